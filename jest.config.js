@@ -1,0 +1,28 @@
+// Two projects: unit tests sit beside the code they test; e2e tests talk to a real cluster started once.
+// Tests are transpiled file by file (isolatedModules); `npm run lint` is what type-checks them.
+const moduleNameMapper = { '^@ds/(.*)$': '<rootDir>/libs/$1/src/index.ts' };
+const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json' }] };
+
+module.exports = {
+  testTimeout: 60000,
+  projects: [
+    {
+      displayName: 'unit',
+      rootDir: __dirname,
+      testEnvironment: 'node',
+      testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts'],
+      moduleNameMapper,
+      transform,
+    },
+    {
+      displayName: 'e2e',
+      rootDir: __dirname,
+      testEnvironment: 'node',
+      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      globalSetup: '<rootDir>/test/e2e/global-setup.ts',
+      globalTeardown: '<rootDir>/test/e2e/global-teardown.ts',
+      moduleNameMapper,
+      transform,
+    },
+  ],
+};

@@ -1,0 +1,33 @@
+import { randomBytes, randomInt } from 'node:crypto';
+
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** Letters and digits drawn without modulo bias, so every id carries log2(62) bits per character. */
+export function randomAlphanumeric(length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i++) out += ALPHANUMERIC[randomInt(ALPHANUMERIC.length)];
+  return out;
+}
+
+export type IdPrefix = 'dec' | 'exec' | 'key' | 'dlv' | 'req' | 'emb' | 'usr' | 'ws' | 'ses' | 'ent';
+
+export function newId(prefix: IdPrefix): string {
+  return `${prefix}_${randomAlphanumeric(20)}`;
+}
+
+export const ID_PATTERN = /^[a-z]+_[A-Za-z0-9]{20}$/;
+
+export function newHookToken(): string {
+  return `whk_${randomAlphanumeric(32)}`;
+}
+
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(24).toString('base64url')}`;
+}
+
+/** Caller-supplied ids (X-Request-ID, Idempotency-Key): 1..128 of A-Za-z0-9._:- */
+export const CALLER_TOKEN_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function isValidCallerToken(value: unknown): value is string {
+  return typeof value === 'string' && CALLER_TOKEN_PATTERN.test(value);
+}
