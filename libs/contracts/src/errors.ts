@@ -1,0 +1,82 @@
+/** Every public error code with the HTTP status the spec gives it. Services throw these; the gateway only maps. */
+export const ERROR_STATUS = {
+  INVALID_REQUEST: 400,
+  PAYLOAD_TOO_LARGE: 413,
+  INVALID_API_KEY: 401,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  DECISION_NOT_FOUND: 404,
+  DECISION_NOT_DEPLOYED: 409,
+  DECISION_DISABLED: 409,
+  INVALID_STATE: 422,
+  INVALID_SCHEMA: 422,
+  IDEMPOTENCY_CONFLICT: 409,
+  RATE_LIMITED: 429,
+  CREDITS_EXHAUSTED: 402,
+  SPEND_CAP_REACHED: 402,
+  QUOTA_EXCEEDED: 402,
+  PLAN_LIMIT_REACHED: 402,
+  PAYMENT_FAILED: 402,
+  BILLING_NOT_CONFIGURED: 503,
+  BILLING_PROVIDER_ERROR: 502,
+  WORKSPACE_NOT_FOUND: 404,
+  ENGINE_NOT_CONFIGURED: 424,
+  ENGINE_TIMEOUT: 504,
+  ENGINE_RATE_LIMITED: 503,
+  ENGINE_UNAVAILABLE: 503,
+  ENGINE_INVALID_REQUEST: 502,
+  ENGINE_AUTH_FAILED: 502,
+  ENGINE_ERROR: 502,
+  INTERNAL_ERROR: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export type ErrorDetails = Record<string, unknown> | Array<{ path: string; message: string }>;
+
+/** The error as it travels over NATS and as the gateway renders it (plus request_id). */
+export interface WireError {
+  code: ErrorCode;
+  status: number;
+  message: string;
+  details?: ErrorDetails;
+}
+
+export class ServiceError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetails,
+  ) {
+    super(message);
+    this.name = 'ServiceError';
+    this.status = ERROR_STATUS[code];
+  }
+
+  toWire(): WireError {
+    const wire: WireError = { code: this.code, status: this.status, message: this.message };
+    if (this.details !== undefined) wire.details = this.details;
+    return wire;
+  }
+
+  static fromWire(wire: WireError): ServiceError {
+    return new ServiceError(wire.code, wire.message, wire.details);
+  }
+}
+
+export function isWireError(value: unknown): value is WireError {
+  if (typeof value !== 'object' || value === null) return false;
+  const candidate = value as Partial<WireError>;
+  return typeof candidate.code === 'string' && candidate.code in ERROR_STATUS && typeof candidate.message === 'string';
+}
+
+/** The public error body: `{ error: { code, message, request_id, details? } }`. */
+export function errorBody(error: WireError, requestId: string): { error: Record<string, unknown> } {
+  const body: Record<string, unknown> = { code: error.code, message: error.message, request_id: requestId };
+  if (error.details !== undefined) body.details = error.details;
+  return { error: body };
+}

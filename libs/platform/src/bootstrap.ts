@@ -1,0 +1,185 @@
+import { DynamicModule, Global, INestApplication, INestMicroservice, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { IncomingMessage } from 'node:http';
+import { DataSource } from 'typeorm';
+import { ServiceName } from '@ds/contracts';
+import { BaseConfig, ConfigError, EnvReader, readBaseConfig } from './config';
+import { DatabaseDefinition, openDatabase, runMigrations } from './database';
+import { createLogger, Logger, PinoNestLogger } from './logger';
+import { Metrics } from './metrics';
+import { NatsLink, RpcClient, SharedConnectionNatsServer } from './nats';
+import { OpsServer } from './ops-server';
+import { RpcMetricsInterceptor, WireErrorFilter } from './rpc-handling';
+
+/** Everything a service's modules may inject from the platform. */
+export const PLATFORM = {
+  logger: Symbol('logger'),
+  metrics: Symbol('metrics'),
+  rpc: Symbol('rpc'),
+  nats: Symbol('nats'),
+  config: Symbol('config'),
+} as const;
+
+export interface ServiceRuntime<TConfig> {
+  base: BaseConfig;
+  config: TConfig;
+  logger: Logger;
+  metrics: Metrics;
+  nats: NatsLink;
+  rpc: RpcClient;
+  dataSource: DataSource;
+}
+
+export interface ServiceDefinition<TConfig> {
+  name: ServiceName;
+  database: DatabaseDefinition;
+  readConfig: (env: EnvReader) => TConfig;
+  module: (runtime: ServiceRuntime<TConfig>) => DynamicModule;
+  /** Present for the HTTP edge: the port to serve and a hook to shape the Fastify instance. */
+  http?: {
+    port: (config: TConfig) => number;
+    configure: (app: NestFastifyApplication, runtime: ServiceRuntime<TConfig>) => Promise<void> | void;
+    bodyLimit: number;
+    genReqId: (request: IncomingMessage) => string;
+  };
+  /** Extra readiness checks (for example Redis) beside NATS and PostgreSQL. */
+  readiness?: (app: INestApplication | INestMicroservice) => Record<string, () => Promise<boolean>>;
+  /** Work started after the service answers (for example a JetStream consumer) and stopped before the drain ends. */
+  background?: (app: INestApplication | INestMicroservice, runtime: ServiceRuntime<TConfig>) => Promise<{ stop(): Promise<void> }>;
+}
+
+export interface RunningService {
+  stop(): Promise<void>;
+  opsPort: number;
+  httpPort: number | null;
+}
+
+function platformModule<TConfig>(runtime: ServiceRuntime<TConfig>): DynamicModule {
+  @Global()
+  @Module({})
+  class PlatformModule {}
+  return {
+    module: PlatformModule,
+    imports: [TypeOrmModule.forRootAsync({ useFactory: () => ({}), dataSourceFactory: async () => runtime.dataSource })],
+    providers: [
+      { provide: PLATFORM.logger, useValue: runtime.logger },
+      { provide: PLATFORM.metrics, useValue: runtime.metrics },
+      { provide: PLATFORM.rpc, useValue: runtime.rpc },
+      { provide: PLATFORM.nats, useValue: runtime.nats },
+      { provide: PLATFORM.config, useValue: runtime.config },
+    ],
+    exports: [PLATFORM.logger, PLATFORM.metrics, PLATFORM.rpc, PLATFORM.nats, PLATFORM.config, TypeOrmModule],
+  };
+}
+
+/** Starts one service: configuration, connections, migrations, the Nest app, probes and graceful shutdown. */
+export async function startService<TConfig>(definition: ServiceDefinition<TConfig>, env: EnvReader = new EnvReader()): Promise<RunningService> {
+  const base = readBaseConfig(definition.name, env);
+  const config = definition.readConfig(env);
+  env.done();
+  const logger = createLogger(definition.name, base.logLevel);
+  const metrics = new Metrics(definition.name);
+
+  const dataSource = await openDatabase(base.databaseUrl, definition.database, base.databasePoolSize);
+  let nats: NatsLink;
+  try {
+    nats = await NatsLink.open(base.natsUrl, definition.name, logger);
+  } catch (error) {
+    await dataSource.destroy();
+    throw error;
+  }
+  if (base.runMigrations) await runMigrations(dataSource, definition.database.schema, logger);
+
+  const runtime: ServiceRuntime<TConfig> = { base, config, logger, metrics, nats, rpc: new RpcClient(nats, metrics), dataSource };
+  const root = definition.module(runtime);
+  const rootModule: DynamicModule = { ...root, imports: [platformModule(runtime), ...(root.imports ?? [])] };
+  const nestLogger = new PinoNestLogger(logger);
+
+  let app: INestApplication | INestMicroservice;
+  let natsServer: SharedConnectionNatsServer | null = null;
+  let httpPort: number | null = null;
+  if (definition.http) {
+    const adapter = new FastifyAdapter({
+      bodyLimit: definition.http.bodyLimit,
+      trustProxy: true,
+      genReqId: definition.http.genReqId,
+    });
+    // Nest's own body parser is off: the service installs parsers that fit its order of checks.
+    const httpApp = await NestFactory.create<NestFastifyApplication>(rootModule, adapter, { logger: nestLogger, abortOnError: false, bodyParser: false });
+    await definition.http.configure(httpApp, runtime);
+    httpApp.enableShutdownHooks([]);
+    await httpApp.listen(definition.http.port(config), '0.0.0.0');
+    const address = httpApp.getHttpServer().address();
+    httpPort = typeof address === 'object' && address ? address.port : definition.http.port(config);
+    app = httpApp;
+  } else {
+    natsServer = new SharedConnectionNatsServer(nats, definition.name);
+    const micro = await NestFactory.createMicroservice(rootModule, { strategy: natsServer, logger: nestLogger, abortOnError: false });
+    micro.useGlobalFilters(new WireErrorFilter(logger));
+    micro.useGlobalInterceptors(new RpcMetricsInterceptor(metrics));
+    await micro.listen();
+    app = micro;
+  }
+
+  const background = definition.background ? await definition.background(app, runtime) : null;
+  const ops = new OpsServer(metrics, {
+    nats: async () => nats.connected,
+    database: async () => (await dataSource.query('SELECT 1'), true),
+    ...(definition.readiness?.(app) ?? {}),
+  });
+  const opsPort = await ops.listen(base.opsPort);
+  logger.info({ opsPort, httpPort }, `${definition.name} started`);
+
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= (async () => {
+      logger.info('shutting down: draining in-flight work');
+      ops.markShuttingDown();
+      const deadline = setTimeout(() => {
+        logger.error('graceful shutdown took too long; exiting');
+        process.exit(1);
+      }, base.shutdownGraceMs + 5_000);
+      deadline.unref();
+      try {
+        if (natsServer) await natsServer.drain(base.shutdownGraceMs);
+        await background?.stop();
+        // Closing the app also closes the TypeORM data source it was given.
+        await app.close();
+        await nats.close();
+        if (dataSource.isInitialized) await dataSource.destroy();
+      } catch (error) {
+        logger.error({ err: error }, 'shutdown did not finish cleanly');
+      } finally {
+        await ops.close();
+        clearTimeout(deadline);
+      }
+      logger.info('stopped');
+    })());
+  return { stop, opsPort, httpPort };
+}
+
+/** The entry point of every service's main.ts: `main.js` runs it, `main.js migrate` only migrates. */
+export async function runServiceMain<TConfig>(definition: ServiceDefinition<TConfig>): Promise<void> {
+  try {
+    if (process.argv[2] === 'migrate') {
+      const env = new EnvReader();
+      const base = readBaseConfig(definition.name, env);
+      env.done();
+      const logger = createLogger(definition.name, base.logLevel);
+      const dataSource = await openDatabase(base.databaseUrl, definition.database, 2);
+      await runMigrations(dataSource, definition.database.schema, logger);
+      await dataSource.destroy();
+      return;
+    }
+    const service = await startService(definition);
+    const onSignal = () => void service.stop().then(() => process.exit(0));
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+  } catch (error) {
+    const message = error instanceof ConfigError ? error.message : `failed to start: ${(error as Error)?.message ?? String(error)}`;
+    process.stderr.write(`${definition.name}: ${message}\n`);
+    process.exit(1);
+  }
+}

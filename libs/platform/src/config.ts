@@ -1,0 +1,138 @@
+import { ServiceName } from '@ds/contracts';
+
+/** A configuration problem worth exactly one line on stderr and a non-zero exit, never a stack trace. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Reads environment variables once, collecting every problem so that a misconfigured deployment learns
+ * everything that is wrong in one start instead of one variable per crash loop.
+ */
+export class EnvReader {
+  private readonly problems: string[] = [];
+
+  constructor(private readonly env: NodeJS.ProcessEnv = process.env) {}
+
+  string(name: string, fallback: string): string;
+  string(name: string, fallback?: undefined): string | undefined;
+  string(name: string, fallback?: string): string | undefined {
+    const raw = this.env[name];
+    return raw === undefined || raw === '' ? fallback : raw;
+  }
+
+  url(name: string, fallback: string, protocols: string[]): string;
+  url(name: string, fallback: undefined, protocols: string[]): string | undefined;
+  url(name: string, fallback: string | undefined, protocols: string[]): string | undefined {
+    const raw = fallback === undefined ? this.string(name) : this.string(name, fallback);
+    if (raw === undefined) return undefined;
+    for (const candidate of raw.split(',')) {
+      let parsed: URL;
+      try {
+        parsed = new URL(candidate.trim());
+      } catch {
+        this.problems.push(`${name} is not a URL (${redact(raw)})`);
+        return raw;
+      }
+      if (!protocols.includes(parsed.protocol.replace(/:$/, ''))) {
+        this.problems.push(`${name} must use ${protocols.join(' or ')}:// (got ${redact(raw)})`);
+        return raw;
+      }
+      if (!parsed.hostname) this.problems.push(`${name} has no host (${redact(raw)})`);
+    }
+    return raw;
+  }
+
+  int(name: string, fallback: number, min: number, max: number): number {
+    const raw = this.string(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      this.problems.push(`${name} must be an integer from ${min} to ${max} (got ${raw})`);
+      return fallback;
+    }
+    return value;
+  }
+
+  number(name: string, fallback: number, min: number, max: number): number {
+    const raw = this.string(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value < min || value > max) {
+      this.problems.push(`${name} must be a number from ${min} to ${max} (got ${raw})`);
+      return fallback;
+    }
+    return value;
+  }
+
+  bool(name: string, fallback: boolean): boolean {
+    const raw = this.string(name);
+    if (raw === undefined) return fallback;
+    if (/^(true|1|yes)$/i.test(raw)) return true;
+    if (/^(false|0|no)$/i.test(raw)) return false;
+    this.problems.push(`${name} must be true or false (got ${raw})`);
+    return fallback;
+  }
+
+  oneOf<T extends string>(name: string, fallback: T, allowed: readonly T[]): T;
+  oneOf<T extends string>(name: string, fallback: undefined, allowed: readonly T[]): T | undefined;
+  oneOf<T extends string>(name: string, fallback: T | undefined, allowed: readonly T[]): T | undefined {
+    const raw = this.string(name);
+    if (raw === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(raw)) {
+      this.problems.push(`${name} must be one of ${allowed.join(', ')} (got ${raw})`);
+      return fallback;
+    }
+    return raw as T;
+  }
+
+  fail(name: string, message: string): void {
+    this.problems.push(`${name} ${message}`);
+  }
+
+  /** Throws one ConfigError naming every problem found so far. */
+  done(): void {
+    if (this.problems.length > 0) throw new ConfigError(`invalid configuration: ${this.problems.join('; ')}`);
+  }
+}
+
+/** Hides passwords in URLs before they reach a log line. */
+export function redact(url: string): string {
+  return url.replace(/\/\/([^:@/]+):([^@/]+)@/g, '//$1:***@');
+}
+
+export const DEFAULT_OPS_PORTS: Record<ServiceName, number> = {
+  gateway: 9400,
+  'decision-runner': 9401,
+  'engine-proxy': 9402,
+  delivery: 9403,
+  'billing-ledger': 9404,
+  partner: 9405,
+};
+
+export interface BaseConfig {
+  service: ServiceName;
+  natsUrl: string;
+  databaseUrl: string;
+  logLevel: string;
+  opsPort: number;
+  shutdownGraceMs: number;
+  runMigrations: boolean;
+  databasePoolSize: number;
+}
+
+export function readBaseConfig(service: ServiceName, env: EnvReader): BaseConfig {
+  return {
+    service,
+    natsUrl: env.url('NATS_URL', 'nats://127.0.0.1:4222', ['nats', 'tls', 'ws', 'wss']),
+    databaseUrl: env.url('DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/postgres', ['postgres', 'postgresql']),
+    logLevel: env.oneOf('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    opsPort: env.int('OPS_PORT', DEFAULT_OPS_PORTS[service], 0, 65535),
+    shutdownGraceMs: env.int('SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    runMigrations: env.bool('MIGRATIONS_RUN', true),
+    databasePoolSize: env.int('DATABASE_POOL_SIZE', 10, 1, 200),
+  };
+}

@@ -1,0 +1,61 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * One registry per process. Metric names follow Prometheus conventions (`_total`, `_seconds`) under the
+ * `decision_service_` prefix; every series carries `service` so that all-in-one mode and a scraped cluster
+ * read the same.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly rpcHandled: Counter<'subject' | 'outcome'>;
+  readonly rpcHandleDuration: Histogram<'subject' | 'outcome'>;
+  readonly rpcCalls: Counter<'subject' | 'outcome'>;
+  readonly rpcCallDuration: Histogram<'subject' | 'outcome'>;
+  readonly httpRequests: Counter<'method' | 'route' | 'status'>;
+  readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
+
+  constructor(service: string) {
+    this.registry.setDefaultLabels({ service });
+    collectDefaultMetrics({ register: this.registry });
+    const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+    this.rpcHandled = new Counter({
+      name: 'decision_service_rpc_handled_total',
+      help: 'NATS requests handled by this service, by subject and outcome (ok or the error code)',
+      labelNames: ['subject', 'outcome'],
+      registers: [this.registry],
+    });
+    this.rpcHandleDuration = new Histogram({
+      name: 'decision_service_rpc_handle_duration_seconds',
+      help: 'Time spent handling NATS requests',
+      labelNames: ['subject', 'outcome'],
+      buckets,
+      registers: [this.registry],
+    });
+    this.rpcCalls = new Counter({
+      name: 'decision_service_rpc_calls_total',
+      help: 'NATS requests sent by this service to others, by subject and outcome',
+      labelNames: ['subject', 'outcome'],
+      registers: [this.registry],
+    });
+    this.rpcCallDuration = new Histogram({
+      name: 'decision_service_rpc_call_duration_seconds',
+      help: 'Round-trip time of NATS requests sent by this service',
+      labelNames: ['subject', 'outcome'],
+      buckets,
+      registers: [this.registry],
+    });
+    this.httpRequests = new Counter({
+      name: 'decision_service_http_requests_total',
+      help: 'HTTP requests answered, by method, route template and status',
+      labelNames: ['method', 'route', 'status'],
+      registers: [this.registry],
+    });
+    this.httpDuration = new Histogram({
+      name: 'decision_service_http_request_duration_seconds',
+      help: 'HTTP request duration',
+      labelNames: ['method', 'route', 'status'],
+      buckets,
+      registers: [this.registry],
+    });
+  }
+}

@@ -1,0 +1,79 @@
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { Metrics } from './metrics';
+
+export type ReadinessCheck = () => Promise<boolean>;
+
+/**
+ * Probes and metrics on their own port, away from the public surface: liveness says the event loop
+ * answers, readiness says every dependency named in `checks` answers right now.
+ */
+export class OpsServer {
+  private server: Server | null = null;
+  private shuttingDown = false;
+
+  constructor(
+    private readonly metrics: Metrics,
+    private readonly checks: Record<string, ReadinessCheck>,
+  ) {}
+
+  async listen(port: number, host = '0.0.0.0'): Promise<number> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    this.server.keepAliveTimeout = 5_000;
+    await new Promise<void>((resolve, reject) => {
+      this.server!.once('error', reject);
+      this.server!.listen(port, host, () => resolve());
+    });
+    const address = this.server.address();
+    return typeof address === 'object' && address ? address.port : port;
+  }
+
+  /** From SIGTERM on, readiness answers 503 so load balancers stop sending work before the drain. */
+  markShuttingDown(): void {
+    this.shuttingDown = true;
+  }
+
+  async readiness(): Promise<{ ready: boolean; checks: Record<string, boolean> }> {
+    const names = Object.keys(this.checks);
+    const results = await Promise.all(names.map((name) => withTimeout(this.checks[name](), 2_000).catch(() => false)));
+    const checks = Object.fromEntries(names.map((name, i) => [name, results[i]]));
+    return { ready: !this.shuttingDown && results.every(Boolean), checks };
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET') return send(res, 405, { status: 'method not allowed' });
+    if (path === '/livez') return send(res, 200, { status: 'ok' });
+    if (path === '/readyz') {
+      const { ready, checks } = await this.readiness();
+      return send(res, ready ? 200 : 503, { status: ready ? 'ok' : this.shuttingDown ? 'shutting_down' : 'unavailable', checks });
+    }
+    if (path === '/metrics') {
+      res.writeHead(200, { 'content-type': this.metrics.registry.contentType });
+      res.end(await this.metrics.registry.metrics());
+      return;
+    }
+    send(res, 404, { status: 'not found' });
+  }
+
+  async close(): Promise<void> {
+    if (!this.server) return;
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+  }
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('timeout')), ms);
+    timer.unref();
+    promise.then(
+      (value) => (clearTimeout(timer), resolve(value)),
+      (error) => (clearTimeout(timer), reject(error)),
+    );
+  });
+}
