@@ -1,0 +1,71 @@
+import { randomAlphanumeric } from '@ds/ids';
+import { estimateTokens } from '../deterministic';
+import { InvalidRequest } from '../invalid-request';
+import { isRecord, questionsFromSchema, readMessages, readModel, type Protocol, type Reply } from './protocol';
+
+/** OpenAI's error `type` and `code` for each status; vLLM, TGI and friends copy the same shape. */
+function errorKind(status: number): { type: string; code: string | null; message: string } {
+  switch (status) {
+    case 400:
+      return { type: 'invalid_request_error', code: null, message: 'Invalid request.' };
+    case 401:
+      return { type: 'invalid_request_error', code: 'invalid_api_key', message: 'Incorrect API key provided.' };
+    case 403:
+      return { type: 'invalid_request_error', code: 'permission_denied', message: 'You are not allowed to use this model.' };
+    case 404:
+      return { type: 'invalid_request_error', code: 'model_not_found', message: 'The model does not exist or you do not have access to it.' };
+    case 429:
+      return { type: 'requests', code: 'rate_limit_exceeded', message: 'Rate limit reached for requests.' };
+    default:
+      return status >= 500
+        ? { type: 'server_error', code: null, message: 'The server had an error while processing your request.' }
+        : { type: 'invalid_request_error', code: null, message: `Request failed with status ${status}.` };
+  }
+}
+
+/** OpenAI-compatible Chat Completions with `response_format: {type: "json_schema"}` structured output. */
+export const openAi: Protocol = {
+  path: '/v1/chat/completions',
+
+  presentedKey(headers) {
+    return /^Bearer (.+)$/i.exec(headers.authorization ?? '')?.[1];
+  },
+
+  parse(body) {
+    if (!isRecord(body)) throw new InvalidRequest('the body must be a JSON object');
+    const model = readModel(body);
+    const messages = readMessages(body);
+    // Streaming would need server-sent events; the service never streams, so refusing keeps the simulator small.
+    if (body.stream === true) throw new InvalidRequest('stream is not supported by the engine simulator');
+    const format = body.response_format;
+    if (!isRecord(format) || format.type !== 'json_schema' || !isRecord(format.json_schema)) {
+      throw new InvalidRequest('response_format must be {type: "json_schema", json_schema: {...}}: the simulator only answers structured requests');
+    }
+    const questions = questionsFromSchema(format.json_schema.schema, 'response_format.json_schema.schema');
+    const promptCharacters = messages.reduce((sum, m) => sum + m.text.length, 0);
+
+    return {
+      model,
+      questions,
+      seed: messages.filter((m) => m.role === 'user').map((m) => m.text).join('\n'),
+      respond: (reply: Reply) => {
+        const content = 'text' in reply ? reply.text : JSON.stringify(reply.answers);
+        const promptTokens = estimateTokens(promptCharacters);
+        const completionTokens = estimateTokens(content.length);
+        return {
+          id: `chatcmpl-${randomAlphanumeric(29)}`,
+          object: 'chat.completion',
+          created: Math.floor(Date.now() / 1000),
+          model: reply.model,
+          choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+          usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+        };
+      },
+    };
+  },
+
+  errorBody(status, message) {
+    const kind = errorKind(status);
+    return { error: { message: message ?? kind.message, type: kind.type, param: null, code: kind.code } };
+  },
+};

@@ -1,0 +1,84 @@
+import { AnswerQuestionsRequest } from '@ds/contracts';
+import { ANSWER_TOOL_NAME } from './request';
+
+export interface ProviderAnswer {
+  distributions: Record<string, Record<string, number>>;
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** Why an answer is outside the decision's contract (missing or unknown answers), or null when it fits. */
+export type AnswerProblem = string;
+
+export function parseOpenAiAnswer(body: unknown): ProviderAnswer | AnswerProblem {
+  const response = body as {
+    model?: unknown;
+    choices?: Array<{ message?: { content?: unknown } }>;
+    usage?: { prompt_tokens?: unknown; completion_tokens?: unknown };
+  };
+  const content = response?.choices?.[0]?.message?.content;
+  if (typeof content !== 'string') return 'the answer has no message content';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(content);
+  } catch {
+    return 'the answer is not JSON';
+  }
+  return {
+    distributions: parsed as ProviderAnswer['distributions'],
+    model: typeof response.model === 'string' ? response.model : '',
+    inputTokens: nonNegativeInt(response.usage?.prompt_tokens),
+    outputTokens: nonNegativeInt(response.usage?.completion_tokens),
+  };
+}
+
+export function parseAnthropicAnswer(body: unknown): ProviderAnswer | AnswerProblem {
+  const response = body as {
+    model?: unknown;
+    content?: Array<{ type?: string; name?: string; input?: unknown }>;
+    usage?: { input_tokens?: unknown; output_tokens?: unknown };
+  };
+  const block = response?.content?.find((item) => item?.type === 'tool_use' && item.name === ANSWER_TOOL_NAME);
+  if (!block) return 'the answer has no tool call with the distributions';
+  return {
+    distributions: block.input as ProviderAnswer['distributions'],
+    model: typeof response.model === 'string' ? response.model : '',
+    inputTokens: nonNegativeInt(response.usage?.input_tokens),
+    outputTokens: nonNegativeInt(response.usage?.output_tokens),
+  };
+}
+
+/**
+ * Holds the answer to the decision's contract: every question present, only known outcomes, finite
+ * non-negative weights that do not all vanish. Each distribution is normalised to sum to 1.
+ */
+export function checkAnswer(request: AnswerQuestionsRequest, distributions: unknown): Record<string, Record<string, number>> | AnswerProblem {
+  if (typeof distributions !== 'object' || distributions === null || Array.isArray(distributions)) return 'the answer is not an object';
+  const byKey = distributions as Record<string, unknown>;
+  const known = new Set(request.questions.map((q) => q.key));
+  const unknownKey = Object.keys(byKey).find((key) => !known.has(key));
+  if (unknownKey !== undefined) return `the answer has an unknown question ${unknownKey}`;
+  const out: Record<string, Record<string, number>> = {};
+  for (const question of request.questions) {
+    const raw = byKey[question.key];
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return `the answer is missing question ${question.key}`;
+    const outcomes = new Set(question.outcomes);
+    const weights = raw as Record<string, unknown>;
+    const unknownOutcome = Object.keys(weights).find((outcome) => !outcomes.has(outcome));
+    if (unknownOutcome !== undefined) return `question ${question.key} has an unknown outcome ${unknownOutcome}`;
+    let total = 0;
+    for (const outcome of question.outcomes) {
+      const weight = weights[outcome] ?? 0;
+      if (typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0) return `question ${question.key} has an invalid weight for ${outcome}`;
+      total += weight;
+    }
+    if (total <= 0) return `question ${question.key} has no weight on any outcome`;
+    out[question.key] = Object.fromEntries(question.outcomes.map((outcome) => [outcome, ((weights[outcome] as number | undefined) ?? 0) / total]));
+  }
+  return out;
+}
+
+function nonNegativeInt(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.round(value) : 0;
+}

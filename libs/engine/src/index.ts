@@ -1,0 +1,4 @@
+export * from './answer';
+export * from './failures';
+export * from './prices';
+export * from './request';

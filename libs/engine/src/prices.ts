@@ -1,0 +1,27 @@
+/** USD per million input tokens, matched by exact model name, else by the longest known prefix. */
+export type PriceTable = Record<string, number>;
+
+export const DEFAULT_PRICES: PriceTable = {
+  'claude-opus-4': 15,
+  'claude-sonnet-4': 3,
+  'claude-haiku-4': 1,
+  'claude-3-5-haiku': 0.8,
+  'gpt-4.1': 2,
+  'gpt-4.1-mini': 0.4,
+  'gpt-4o': 2.5,
+  'gpt-4o-mini': 0.15,
+  'sim-': 1,
+};
+
+export function pricePerMillion(table: PriceTable, model: string): number {
+  if (model in table) return table[model];
+  let best: string | null = null;
+  for (const prefix of Object.keys(table)) {
+    if (model.startsWith(prefix) && (best === null || prefix.length > best.length)) best = prefix;
+  }
+  return best === null ? 0 : table[best];
+}
+
+export function estimatedCostUsd(table: PriceTable, model: string, inputTokens: number): number {
+  return Number(((inputTokens * pricePerMillion(table, model)) / 1_000_000).toFixed(8));
+}
