@@ -1,0 +1,134 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { SERVICE_NAMES, ServiceName } from '@ds/contracts';
+import { startEngineSimulator } from '@ds/engine-simulator';
+import { DEFAULT_OPS_PORTS, redact } from '@ds/platform';
+import { seedDemo } from './demo';
+import { ensureNats, ensurePostgres, listening, Started, stopChild, waitUntil } from './dependencies';
+
+/**
+ * All-in-one mode: every service on one machine, each in its own process exactly as in a cluster, with
+ * PostgreSQL, NATS and an engine found or started here. `--target NAME` runs one service alone,
+ * `--migrate-only` applies every service's migrations and exits, `--demo` seeds a demo workspace.
+ */
+const SERVICE_ENTRY = (name: ServiceName) => resolve(__dirname, '..', '..', name, 'src', 'main.js');
+
+interface Options {
+  demo: boolean;
+  migrateOnly: boolean;
+  target: ServiceName | null;
+}
+
+function parseArgs(argv: string[]): Options {
+  const options: Options = { demo: false, migrateOnly: false, target: null };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--demo') options.demo = true;
+    else if (arg === '--migrate-only') options.migrateOnly = true;
+    else if (arg === '--target') {
+      const target = argv[++i] as ServiceName;
+      if (!SERVICE_NAMES.includes(target)) fail(`--target must be one of ${SERVICE_NAMES.join(', ')}`);
+      options.target = target;
+    } else fail(`unknown argument ${arg}; use --demo, --migrate-only or --target NAME`);
+  }
+  return options;
+}
+
+function fail(message: string): never {
+  process.stderr.write(`all-in-one: ${message}\n`);
+  process.exit(1);
+}
+
+function say(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+function run(entry: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, [entry, ...args], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+}
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  if (options.target) {
+    // One service alone: the same process a Kubernetes pod runs.
+    const child = run(SERVICE_ENTRY(options.target), [], process.env);
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => child.kill(signal));
+    child.once('exit', (code) => process.exit(code ?? 1));
+    return;
+  }
+
+  const dataDir = resolve(process.env.DATA_DIR ?? '.data');
+  mkdirSync(dataDir, { recursive: true });
+  const started: Started[] = [];
+  const stopAll = async () => {
+    for (const dependency of started.reverse()) await dependency.stop().catch(() => undefined);
+  };
+
+  try {
+    const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+    const postgres = await ensurePostgres(process.env.DATABASE_URL, dataDir, Number(process.env.EMBEDDED_POSTGRES_PORT ?? 54329));
+    started.push(postgres);
+    say(`all-in-one: database: ${postgres.description}`);
+    const nats = await ensureNats(natsUrl, dataDir);
+    started.push(nats);
+    say(`all-in-one: messaging: ${nats.description}`);
+
+    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: postgres.url, NATS_URL: natsUrl, DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE ?? '5' };
+    if (options.migrateOnly) {
+      for (const name of SERVICE_NAMES) {
+        const code = await new Promise<number | null>((done) => run(SERVICE_ENTRY(name), ['migrate'], env).once('exit', done));
+        if (code !== 0) throw new Error(`migrations of ${name} failed`);
+      }
+      say('all-in-one: migrations applied');
+      await stopAll();
+      return;
+    }
+
+    if (options.demo && !process.env.ENGINE_LLM_API_KEY && !process.env.ENGINE_CHECKPOINT_BASE_URL) {
+      const simulator = await startEngineSimulator({ port: 0 });
+      started.push({ description: 'engine simulator', stop: () => simulator.close() });
+      Object.assign(env, { ENGINE_DEFAULT: 'llm', ENGINE_LLM_PROVIDER: 'openai', ENGINE_LLM_BASE_URL: `${simulator.url}/v1`, ENGINE_LLM_API_KEY: 'simulator', ENGINE_LLM_MODEL: 'sim-standard' });
+      say(`all-in-one: engine: the built-in engine simulator at ${simulator.url} (deterministic answers; set ENGINE_LLM_API_KEY for a real provider)`);
+    } else {
+      say(`all-in-one: engine: ${env.ENGINE_LLM_API_KEY ? `${env.ENGINE_LLM_PROVIDER ?? 'anthropic'} at ${redact(env.ENGINE_LLM_BASE_URL ?? 'its default address')}` : env.ENGINE_CHECKPOINT_BASE_URL ? `checkpoint at ${env.ENGINE_CHECKPOINT_BASE_URL}` : 'none configured (runs answer 424 ENGINE_NOT_CONFIGURED; use --demo for the simulator)'}`);
+    }
+
+    const opsBase = process.env.OPS_PORT_BASE ? Number(process.env.OPS_PORT_BASE) : null;
+    const opsPorts = Object.fromEntries(SERVICE_NAMES.map((name, i) => [name, opsBase === null ? DEFAULT_OPS_PORTS[name] : opsBase + i])) as Record<ServiceName, number>;
+    const children = SERVICE_NAMES.map((name) => run(SERVICE_ENTRY(name), [], { ...env, OPS_PORT: String(opsPorts[name]) }));
+    started.push({ description: 'services', stop: async () => void (await Promise.all(children.map((child) => stopChild(child)))) });
+    let stopping = false;
+    const shutdown = async (code: number) => {
+      if (stopping) return;
+      stopping = true;
+      await stopAll();
+      process.exit(code);
+    };
+    children.forEach((child, i) =>
+      child.once('exit', (code) => {
+        if (!stopping) {
+          process.stderr.write(`all-in-one: ${SERVICE_NAMES[i]} exited (${code}); stopping everything\n`);
+          void shutdown(1);
+        }
+      }),
+    );
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void shutdown(0));
+
+    await Promise.all(
+      SERVICE_NAMES.map((name) =>
+        waitUntil(async () => (await fetch(`http://127.0.0.1:${opsPorts[name]}/readyz`).catch(() => null))?.ok === true, 60_000, name),
+      ),
+    );
+    const port = Number(process.env.PORT ?? 3000);
+    await waitUntil(() => listening('127.0.0.1', port), 10_000, 'gateway');
+    const baseUrl = `http://127.0.0.1:${port}`;
+    say(`all-in-one: ready: API at ${baseUrl}, probes and metrics at ${SERVICE_NAMES.map((name) => `${name} :${opsPorts[name]}`).join(', ')}`);
+    if (options.demo) say(await seedDemo(baseUrl, dataDir));
+  } catch (error) {
+    await stopAll();
+    fail((error as Error).message);
+  }
+}
+
+void main();

@@ -1,0 +1,45 @@
+import { PlanName, PlanView } from '@ds/contracts';
+
+/**
+ * The plan catalogue. Rate limits, decision counts and retention come from the public spec; included
+ * volumes of the paid plans and prices per million past them are this service's choice (docs/billing.md).
+ */
+export const PLANS: Record<PlanName, PlanView> = {
+  genesis: { name: 'genesis', rate_limit_per_minute: 60, hard_cap: false, included_decisions: 1_000_000, max_decisions: 2, price_per_million_cents: 50_000, retention_days: 7 },
+  developer: { name: 'developer', rate_limit_per_minute: 300, hard_cap: false, included_decisions: 5_000_000, max_decisions: 10, price_per_million_cents: 40_000, retention_days: 14 },
+  growth: { name: 'growth', rate_limit_per_minute: 2_000, hard_cap: false, included_decisions: 25_000_000, max_decisions: null, price_per_million_cents: 30_000, retention_days: 30 },
+  enterprise: { name: 'enterprise', rate_limit_per_minute: 10_000, hard_cap: false, included_decisions: 100_000_000, max_decisions: null, price_per_million_cents: 20_000, retention_days: 365 },
+};
+
+export const PLAN_NAMES = Object.keys(PLANS) as PlanName[];
+
+export interface PlanOverrides {
+  included_decisions?: number;
+  rate_limit_per_minute?: number;
+  hard_cap?: boolean;
+  price_per_million_cents?: number | null;
+}
+
+const OVERRIDE_RULES: Record<keyof PlanOverrides, (value: unknown) => boolean> = {
+  included_decisions: (v) => Number.isInteger(v) && (v as number) >= 0,
+  rate_limit_per_minute: (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1_000_000,
+  hard_cap: (v) => typeof v === 'boolean',
+  price_per_million_cents: (v) => v === null || (Number.isInteger(v) && (v as number) >= 0),
+};
+
+/** Returns the problems with an operator's overrides, one `{ path, message }` each. */
+export function checkOverrides(input: unknown): Array<{ path: string; message: string }> {
+  if (input === undefined || input === null) return [];
+  if (typeof input !== 'object' || Array.isArray(input)) return [{ path: 'overrides', message: 'must be an object' }];
+  const issues: Array<{ path: string; message: string }> = [];
+  for (const [key, value] of Object.entries(input)) {
+    const rule = OVERRIDE_RULES[key as keyof PlanOverrides];
+    if (!rule) issues.push({ path: `overrides.${key}`, message: 'unknown override' });
+    else if (!rule(value)) issues.push({ path: `overrides.${key}`, message: 'has an invalid value' });
+  }
+  return issues;
+}
+
+export function effectivePlan(name: PlanName, overrides: PlanOverrides): PlanView {
+  return { ...PLANS[name], ...overrides };
+}

@@ -1,0 +1,168 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import {
+  AccountReply,
+  CreateDecisionRequest,
+  DecisionCreatedReply,
+  DecisionRef,
+  DecisionSummary,
+  SaveDraftRequest,
+  ServiceError,
+  SetEndpointRequest,
+  SUBJECTS,
+} from '@ds/contracts';
+import { checkDecisionMeta, decisionContract, NormalizedSchema, validateSchema } from '@ds/decision-schema';
+import { newId } from '@ds/ids';
+import { PLATFORM, RpcClient } from '@ds/platform';
+import { DecisionEntity, DecisionVersionEntity } from '../entities';
+import { VersionCache } from './version-cache';
+
+/** TypeORM answers an UPDATE … RETURNING on PostgreSQL with `[rows, affectedCount]`. */
+function updatedRows<T>(result: [T[], number]): T[] {
+  return result[0];
+}
+
+const UPGRADE_URL = '/app/billing/plans';
+const UNIQUE_VIOLATION = '23505';
+
+@Injectable()
+export class DecisionsService {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
+    private readonly versions: VersionCache,
+  ) {}
+
+  async create(request: CreateDecisionRequest): Promise<DecisionCreatedReply> {
+    const metaIssues = checkDecisionMeta({ slug: request.slug, name: request.name, description: request.description });
+    if (metaIssues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The decision is not valid.', metaIssues);
+    const schema = this.validated(request.schema);
+    const account = await this.rpc.call<AccountReply>(SUBJECTS.billing.account, { workspaceId: request.workspaceId });
+    const limit = account.plan.max_decisions;
+
+    return this.db.transaction(async (tx) => {
+      // Serializes creates per workspace so that the plan's decision count holds under concurrency.
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`decisions:${request.workspaceId}`]);
+      if (limit !== null) {
+        const used = await tx.getRepository(DecisionEntity).countBy({ workspaceId: request.workspaceId });
+        if (used >= limit) {
+          throw new ServiceError('PLAN_LIMIT_REACHED', `The ${account.plan.name} plan allows ${limit} decisions.`, {
+            limit,
+            used,
+            upgradeUrl: UPGRADE_URL,
+          });
+        }
+      }
+      const entity = tx.getRepository(DecisionEntity).create({
+        id: newId('dec'),
+        workspaceId: request.workspaceId,
+        slug: request.slug as string,
+        name: request.name as string,
+        description: (request.description as string | undefined) ?? null,
+        draftSchema: schema,
+        revision: 1,
+        activeVersion: null,
+        endpointEnabled: true,
+      });
+      try {
+        await tx.getRepository(DecisionEntity).insert(entity);
+      } catch (error) {
+        if ((error as { code?: string }).code === UNIQUE_VIOLATION) {
+          throw new ServiceError('CONFLICT', `The slug ${entity.slug} is already taken in this workspace.`);
+        }
+        throw error;
+      }
+      return { id: entity.id, slug: entity.slug, name: entity.name, status: 'draft', revision: entity.revision };
+    });
+  }
+
+  async saveDraft(request: SaveDraftRequest): Promise<{ revision: number }> {
+    if (!Number.isInteger(request.revision)) {
+      throw new ServiceError('INVALID_REQUEST', 'revision must be an integer.', [{ path: 'revision', message: 'must be an integer' }]);
+    }
+    const schema = this.validated(request.schema);
+    const [saved] = updatedRows<{ revision: number }>(
+      await this.db.query(
+        `UPDATE decisions SET draft_schema = $1, revision = revision + 1, updated_at = now()
+          WHERE id = $2 AND workspace_id = $3 AND revision = $4 RETURNING revision`,
+        [schema, request.decisionId, request.workspaceId, request.revision],
+      ),
+    );
+    if (!saved) {
+      const current = await this.find(request);
+      throw new ServiceError('CONFLICT', 'The draft was saved by someone else meanwhile; reload it and save again.', {
+        currentRevision: current.revision,
+      });
+    }
+    return { revision: saved.revision };
+  }
+
+  async deploy(ref: DecisionRef): Promise<{ version: number }> {
+    const decision = await this.find(ref);
+    // Deploying re-validates the draft: rules may have become stricter since it was saved.
+    const schema = this.validated(decision.draftSchema);
+    return this.db.transaction(async (tx) => {
+      const [updated] = updatedRows<{ active_version: number }>(
+        await tx.query(
+          `UPDATE decisions SET active_version = COALESCE(active_version, 0) + 1, updated_at = now()
+            WHERE id = $1 AND workspace_id = $2 AND active_version IS NOT DISTINCT FROM $3 RETURNING active_version`,
+          [decision.id, ref.workspaceId, decision.activeVersion],
+        ),
+      );
+      const version = updated?.active_version;
+      if (version === undefined) throw new ServiceError('CONFLICT', 'Another deploy of this decision finished first; reload and deploy again.');
+      await tx.getRepository(DecisionVersionEntity).insert({ decisionId: decision.id, version, schema });
+      return { version };
+    });
+  }
+
+  async setEndpoint(request: SetEndpointRequest): Promise<{ enabled: boolean }> {
+    if (typeof request.enabled !== 'boolean') {
+      throw new ServiceError('INVALID_REQUEST', 'enabled must be a boolean.', [{ path: 'enabled', message: 'must be a boolean' }]);
+    }
+    const result = await this.db.getRepository(DecisionEntity).update(
+      { id: request.decisionId, workspaceId: request.workspaceId },
+      { endpointEnabled: request.enabled },
+    );
+    if (!result.affected) throw new ServiceError('NOT_FOUND', 'No such decision in this workspace.');
+    return { enabled: request.enabled };
+  }
+
+  async list(workspaceId: string): Promise<{ data: DecisionSummary[] }> {
+    const rows = await this.db.getRepository(DecisionEntity).find({
+      where: { workspaceId },
+      order: { createdAt: 'ASC', id: 'ASC' },
+      select: { slug: true, name: true, activeVersion: true, endpointEnabled: true },
+    });
+    return {
+      data: rows.map((row) => ({
+        slug: row.slug,
+        name: row.name,
+        status: row.activeVersion === null ? 'draft' : 'deployed',
+        active_version: row.activeVersion,
+        endpoint_enabled: row.endpointEnabled,
+      })),
+    };
+  }
+
+  async contract(workspaceId: string, slug: string): Promise<Record<string, unknown>> {
+    const decision = await this.db.getRepository(DecisionEntity).findOneBy({ workspaceId, slug });
+    if (!decision) throw new ServiceError('DECISION_NOT_FOUND', `No decision ${slug} in this workspace.`);
+    if (decision.activeVersion === null) throw new ServiceError('DECISION_NOT_DEPLOYED', `The decision ${slug} has never been deployed.`);
+    const schema = await this.versions.get(decision.id, decision.activeVersion);
+    return decisionContract({ slug, status: 'deployed', version: decision.activeVersion, schema }) as unknown as Record<string, unknown>;
+  }
+
+  private async find(ref: DecisionRef): Promise<DecisionEntity> {
+    const decision = await this.db.getRepository(DecisionEntity).findOneBy({ id: ref.decisionId, workspaceId: ref.workspaceId });
+    if (!decision) throw new ServiceError('NOT_FOUND', 'No such decision in this workspace.');
+    return decision;
+  }
+
+  private validated(schema: unknown): NormalizedSchema {
+    const result = validateSchema(schema);
+    if (!result.valid) throw new ServiceError('INVALID_SCHEMA', 'The decision schema is not valid.', result.issues);
+    return result.schema;
+  }
+}

@@ -1,0 +1,51 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+
+@Entity({ name: 'decisions' })
+export class DecisionEntity {
+  @PrimaryColumn({ type: 'text' }) id: string;
+  @Column({ name: 'workspace_id', type: 'text' }) workspaceId: string;
+  @Column({ type: 'text' }) slug: string;
+  @Column({ type: 'text' }) name: string;
+  @Column({ type: 'text', nullable: true }) description: string | null;
+  @Column({ name: 'draft_schema', type: 'jsonb' }) draftSchema: object;
+  @Column({ type: 'integer' }) revision: number;
+  @Column({ name: 'active_version', type: 'integer', nullable: true }) activeVersion: number | null;
+  @Column({ name: 'endpoint_enabled', type: 'boolean' }) endpointEnabled: boolean;
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
+}
+
+@Entity({ name: 'decision_versions' })
+export class DecisionVersionEntity {
+  @PrimaryColumn({ name: 'decision_id', type: 'text' }) decisionId: string;
+  @PrimaryColumn({ type: 'integer' }) version: number;
+  @Column({ type: 'jsonb' }) schema: object;
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
+}
+
+@Entity({ name: 'executions' })
+export class ExecutionEntity {
+  /** Ordering key for cursor paging: strictly increasing in commit order is not needed, only unique and stable. */
+  @PrimaryColumn({ type: 'text' }) id: string;
+  @Column({ type: 'bigint', generated: 'increment', insert: false }) seq: string;
+  @Column({ name: 'workspace_id', type: 'text' }) workspaceId: string;
+  @Column({ name: 'decision_id', type: 'text' }) decisionId: string;
+  @Column({ name: 'decision_slug', type: 'text' }) decisionSlug: string;
+  @Column({ type: 'integer' }) version: number;
+  @Column({ type: 'text' }) source: string;
+  @Column({ type: 'text' }) status: 'success' | 'error';
+  @Column({ name: 'request_id', type: 'text' }) requestId: string;
+  @Column({ type: 'boolean' }) livemode: boolean;
+  @Column({ type: 'jsonb', nullable: true }) result: object | null;
+  @Column({ type: 'jsonb', nullable: true }) confidence: object | null;
+  @Column({ type: 'jsonb', nullable: true }) scores: object | null;
+  @Column({ type: 'jsonb', nullable: true }) composites: object | null;
+  @Column({ type: 'text', nullable: true }) action: string | null;
+  @Column({ name: 'action_reason', type: 'jsonb', nullable: true }) actionReason: object | null;
+  @Column({ type: 'jsonb', nullable: true }) metrics: object | null;
+  @Column({ type: 'jsonb', nullable: true }) destinations: object | null;
+  @Column({ type: 'jsonb', nullable: true }) error: object | null;
+  /** Kept only when the version's settings say storeInput; no API ever returns it. */
+  @Column({ type: 'jsonb', nullable: true }) input: object | null;
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
+}

@@ -1,0 +1,70 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { ListExecutionsReply, ListExecutionsRequest, ServiceError } from '@ds/contracts';
+import { ExecutionEntity } from '../entities';
+
+/**
+ * Newest first, paged by an opaque cursor over the row's sequence number. New rows get higher numbers,
+ * so paging down while runs arrive never repeats or skips a row already behind the cursor.
+ */
+@Injectable()
+export class ExecutionsQuery {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  async list(request: ListExecutionsRequest): Promise<ListExecutionsReply> {
+    const query = this.db
+      .getRepository(ExecutionEntity)
+      .createQueryBuilder('e')
+      .where('e.workspace_id = :workspaceId', { workspaceId: request.workspaceId })
+      .orderBy('e.seq', 'DESC')
+      .limit(request.limit + 1);
+    if (request.cursor !== null) query.andWhere('e.seq < :before', { before: decodeCursor(request.cursor) });
+    if (request.decision !== null) query.andWhere('e.decision_slug = :slug', { slug: request.decision });
+    if (request.status !== null) query.andWhere('e.status = :status', { status: request.status });
+    const rows = await query.getMany();
+    const page = rows.slice(0, request.limit);
+    const hasMore = rows.length > request.limit;
+    return {
+      data: page.map(toPublicExecution),
+      has_more: hasMore,
+      next_cursor: hasMore ? encodeCursor(page[page.length - 1].seq) : null,
+    };
+  }
+}
+
+export function encodeCursor(seq: string): string {
+  return Buffer.from(`e:${seq}`).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): string {
+  const decoded = Buffer.from(cursor, 'base64url').toString();
+  const match = /^e:(\d{1,19})$/.exec(decoded);
+  if (!match) throw new ServiceError('INVALID_REQUEST', 'cursor is not valid.', [{ path: 'cursor', message: 'not a cursor from this API' }]);
+  return match[1];
+}
+
+/** The public form of an execution: never its input. */
+function toPublicExecution(row: ExecutionEntity): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    id: row.id,
+    decision_id: row.decisionId,
+    decision: row.decisionSlug,
+    version: row.version,
+    status: row.status,
+    source: row.source,
+    request_id: row.requestId,
+    livemode: row.livemode,
+    result: row.result,
+    confidence: row.confidence,
+  };
+  if (row.scores !== null) body.scores = row.scores;
+  if (row.composites !== null) body.composites = row.composites;
+  body.action = row.action;
+  body.action_reason = row.actionReason;
+  body.destinations = row.destinations;
+  body.metrics = row.metrics;
+  if (row.error !== null) body.error = row.error;
+  body.created_at = row.createdAt.toISOString();
+  return body;
+}

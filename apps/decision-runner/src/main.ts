@@ -1,0 +1,31 @@
+import 'reflect-metadata';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { runServiceMain, ServiceDefinition } from '@ds/platform';
+import { DecisionsService } from './decisions/decisions.service';
+import { VersionCache } from './decisions/version-cache';
+import { DecisionEntity, DecisionVersionEntity, ExecutionEntity } from './entities';
+import { ExecutionRecorder } from './executions/execution-recorder';
+import { ExecutionsQuery } from './executions/executions.query';
+import { Initial1763780000000 } from './migrations/1763780000000-initial';
+import { RunnerHandlers } from './runner.handlers';
+import { RunService } from './runs/run.service';
+
+class DecisionRunnerModule {}
+
+export const decisionRunner: ServiceDefinition<Record<string, never>> = {
+  name: 'decision-runner',
+  database: {
+    schema: 'decision_runner',
+    entities: [DecisionEntity, DecisionVersionEntity, ExecutionEntity],
+    migrations: [Initial1763780000000],
+  },
+  readConfig: () => ({}),
+  module: () => ({
+    module: DecisionRunnerModule,
+    imports: [TypeOrmModule.forFeature([DecisionEntity, DecisionVersionEntity, ExecutionEntity])],
+    controllers: [RunnerHandlers],
+    providers: [RunService, DecisionsService, VersionCache, ExecutionRecorder, ExecutionsQuery],
+  }),
+};
+
+if (require.main === module) void runServiceMain(decisionRunner);

@@ -1,0 +1,65 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import {
+  CreateDecisionRequest,
+  DecisionRef,
+  GetContractRequest,
+  ListExecutionsRequest,
+  RunDecisionRequest,
+  SaveDraftRequest,
+  SetEndpointRequest,
+  SUBJECTS,
+  WorkspaceScoped,
+} from '@ds/contracts';
+import { DecisionsService } from './decisions/decisions.service';
+import { ExecutionsQuery } from './executions/executions.query';
+import { RunService } from './runs/run.service';
+
+@Controller()
+export class RunnerHandlers {
+  constructor(
+    private readonly runs: RunService,
+    private readonly decisions: DecisionsService,
+    private readonly executions: ExecutionsQuery,
+  ) {}
+
+  @MessagePattern(SUBJECTS.runner.run)
+  run(@Payload() request: RunDecisionRequest) {
+    return this.runs.run(request);
+  }
+
+  @MessagePattern(SUBJECTS.runner.listDecisions)
+  listDecisions(@Payload() request: WorkspaceScoped) {
+    return this.decisions.list(request.workspaceId);
+  }
+
+  @MessagePattern(SUBJECTS.runner.getContract)
+  getContract(@Payload() request: GetContractRequest) {
+    return this.decisions.contract(request.workspaceId, request.slug);
+  }
+
+  @MessagePattern(SUBJECTS.runner.createDecision)
+  create(@Payload() request: CreateDecisionRequest) {
+    return this.decisions.create(request);
+  }
+
+  @MessagePattern(SUBJECTS.runner.saveDraft)
+  saveDraft(@Payload() request: SaveDraftRequest) {
+    return this.decisions.saveDraft(request);
+  }
+
+  @MessagePattern(SUBJECTS.runner.deploy)
+  deploy(@Payload() request: DecisionRef) {
+    return this.decisions.deploy(request);
+  }
+
+  @MessagePattern(SUBJECTS.runner.setEndpoint)
+  setEndpoint(@Payload() request: SetEndpointRequest) {
+    return this.decisions.setEndpoint(request);
+  }
+
+  @MessagePattern(SUBJECTS.runner.listExecutions)
+  listExecutions(@Payload() request: ListExecutionsRequest) {
+    return this.executions.list(request);
+  }
+}

@@ -1,0 +1,166 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import {
+  AnswerQuestionsReply,
+  AnswerQuestionsRequest,
+  EngineQuestion,
+  RunDecisionReply,
+  RunDecisionRequest,
+  ServiceError,
+  SUBJECTS,
+} from '@ds/contracts';
+import { engineErrorEvaluation, evaluate, Evaluation, NormalizedSchema, outcomesOf, validateState } from '@ds/decision-schema';
+import { newId } from '@ds/ids';
+import { currentRequestId, PLATFORM, RpcClient } from '@ds/platform';
+import { VersionCache } from '../decisions/version-cache';
+import { DecisionEntity } from '../entities';
+import { ExecutionRecorder } from '../executions/execution-recorder';
+
+/** Room the runner gives engine-proxy beyond the decision's own deadline before it stops waiting. */
+const ENGINE_REPLY_MARGIN_MS = 2_000;
+
+interface RunMetrics {
+  latency_ms: number;
+  engine: string;
+  model: string;
+  estimated_cost_usd: number;
+  input_tokens: number;
+  output_tokens: number;
+}
+
+/** Steps 5 and 7 to 10 of the run endpoint's order of checks. */
+@Injectable()
+export class RunService {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
+    private readonly versions: VersionCache,
+    private readonly recorder: ExecutionRecorder,
+  ) {}
+
+  async run(request: RunDecisionRequest): Promise<RunDecisionReply> {
+    const started = performance.now();
+    const decision = await this.findRunnable(request.workspaceId, request.slug);
+    const version = decision.activeVersion!;
+    const schema = await this.versions.get(decision.id, version);
+    const executionId = newId('exec');
+    const base = {
+      id: executionId,
+      workspaceId: request.workspaceId,
+      decisionId: decision.id,
+      decisionSlug: decision.slug,
+      version,
+      source: request.source,
+      requestId: currentRequestId()!,
+      livemode: request.livemode,
+      input: schema.settings.storeInput ? { state: request.body.state ?? null } : null,
+    };
+
+    const stateCheck = validateState(schema, request.body.state);
+    if (!stateCheck.ok) {
+      const error = new ServiceError('INVALID_STATE', stateCheck.message);
+      await this.recorder.recordError(base, error);
+      throw error;
+    }
+
+    let answer: AnswerQuestionsReply;
+    try {
+      answer = await this.rpc.call<AnswerQuestionsReply>(SUBJECTS.engine.answer, this.engineRequest(request, schema), {
+        timeoutMs: schema.settings.timeoutMs + ENGINE_REPLY_MARGIN_MS,
+      });
+    } catch (error) {
+      const failure = error instanceof ServiceError ? error : new ServiceError('INTERNAL_ERROR', 'The engine call failed.');
+      if (schema.settings.onEngineError === 'fallback' && failure.code.startsWith('ENGINE_') && failure.code !== 'ENGINE_NOT_CONFIGURED') {
+        const evaluation = engineErrorEvaluation(schema, failure.code);
+        const metrics = this.metrics(started, { engine: schema.settings.engine ?? 'llm', model: schema.settings.model ?? 'unknown' });
+        const body = this.responseBody(request, decision, version, executionId, schema, evaluation, metrics);
+        await this.recorder.recordSuccess(base, evaluation, metrics, schema.settings.storeOutput);
+        return { body, billable: false };
+      }
+      await this.recorder.recordError(base, failure);
+      throw failure;
+    }
+
+    const evaluation = this.evaluate(schema, answer);
+    const metrics = this.metrics(started, answer);
+    const body = this.responseBody(request, decision, version, executionId, schema, evaluation, metrics);
+    await this.recorder.recordSuccess(base, evaluation, metrics, schema.settings.storeOutput);
+    return { body, billable: true };
+  }
+
+  private async findRunnable(workspaceId: string, slug: string): Promise<DecisionEntity> {
+    const decision = await this.db.getRepository(DecisionEntity).findOne({
+      where: { workspaceId, slug },
+      select: { id: true, slug: true, activeVersion: true, endpointEnabled: true },
+    });
+    if (!decision) throw new ServiceError('DECISION_NOT_FOUND', `No decision ${slug} in this workspace.`);
+    if (decision.activeVersion === null) throw new ServiceError('DECISION_NOT_DEPLOYED', `The decision ${slug} has never been deployed.`);
+    if (!decision.endpointEnabled) throw new ServiceError('DECISION_DISABLED', `The endpoint of ${slug} is disabled.`);
+    return decision;
+  }
+
+  private engineRequest(request: RunDecisionRequest, schema: NormalizedSchema): AnswerQuestionsRequest {
+    return {
+      workspaceId: request.workspaceId,
+      engine: schema.settings.engine,
+      model: schema.settings.model,
+      timeoutMs: schema.settings.timeoutMs,
+      context: schema.context,
+      state: request.body.state,
+      questions: schema.questions.map((question): EngineQuestion => ({
+        key: question.key,
+        kind: question.kind,
+        instructions: question.instructions,
+        outcomes: outcomesOf(question),
+        guide: question.kind === 'choice' ? question.options : question.kind === 'score' ? question.levels : question.criterion,
+      })),
+    };
+  }
+
+  private evaluate(schema: NormalizedSchema, answer: AnswerQuestionsReply): Evaluation {
+    try {
+      return evaluate(schema, answer.distributions);
+    } catch {
+      throw new ServiceError('ENGINE_ERROR', 'The engine answered outside the decision contract.');
+    }
+  }
+
+  private metrics(started: number, engine: Partial<AnswerQuestionsReply> & { engine: string; model: string }): RunMetrics {
+    return {
+      latency_ms: Math.round(performance.now() - started),
+      engine: engine.engine,
+      model: engine.model,
+      estimated_cost_usd: engine.estimatedCostUsd ?? 0,
+      input_tokens: engine.inputTokens ?? 0,
+      output_tokens: engine.outputTokens ?? 0,
+    };
+  }
+
+  private responseBody(
+    request: RunDecisionRequest,
+    decision: DecisionEntity,
+    version: number,
+    executionId: string,
+    schema: NormalizedSchema,
+    evaluation: Evaluation,
+    metrics: RunMetrics,
+  ): Record<string, unknown> {
+    const body: Record<string, unknown> = {
+      decision_id: decision.id,
+      execution_id: executionId,
+      schema: decision.slug,
+      version,
+      result: evaluation.result,
+      confidence: evaluation.confidence,
+    };
+    if (evaluation.scores) body.scores = evaluation.scores;
+    if (evaluation.composites) body.composites = evaluation.composites;
+    body.action = evaluation.action;
+    body.action_reason = evaluation.action_reason;
+    if (request.includeProbabilities) body.probabilities = evaluation.probabilities;
+    if (schema.destinations.length > 0) body.destinations = [];
+    body.metrics = metrics;
+    return body;
+  }
+}

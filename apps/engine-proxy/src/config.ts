@@ -1,0 +1,48 @@
+import { EngineName } from '@ds/contracts';
+import { DEFAULT_PRICES, PriceTable } from '@ds/engine';
+import { EnvReader } from '@ds/platform';
+
+export interface ProviderEndpoint {
+  protocol: 'anthropic' | 'openai';
+  baseUrl: string;
+  apiKey: string | null;
+  model: string | null;
+}
+
+export interface EngineProxyConfig {
+  defaultEngine: EngineName;
+  llm: ProviderEndpoint;
+  checkpoint: ProviderEndpoint;
+  sharedSlots: number;
+  prices: PriceTable;
+}
+
+export function readEngineProxyConfig(env: EnvReader): EngineProxyConfig {
+  const provider = env.oneOf('ENGINE_LLM_PROVIDER', 'anthropic', ['anthropic', 'openai'] as const);
+  const pricesRaw = env.string('ENGINE_PRICES_JSON');
+  let prices = DEFAULT_PRICES;
+  if (pricesRaw !== undefined) {
+    try {
+      prices = { ...DEFAULT_PRICES, ...(JSON.parse(pricesRaw) as PriceTable) };
+    } catch {
+      env.fail('ENGINE_PRICES_JSON', 'must be a JSON object of model name to USD per million input tokens');
+    }
+  }
+  return {
+    defaultEngine: env.oneOf('ENGINE_DEFAULT', 'llm', ['llm', 'checkpoint'] as const),
+    llm: {
+      protocol: provider,
+      baseUrl: env.url('ENGINE_LLM_BASE_URL', provider === 'anthropic' ? 'https://api.anthropic.com' : 'https://api.openai.com/v1', ['http', 'https']),
+      apiKey: env.string('ENGINE_LLM_API_KEY') ?? null,
+      model: env.string('ENGINE_LLM_MODEL') ?? null,
+    },
+    checkpoint: {
+      protocol: 'openai',
+      baseUrl: env.url('ENGINE_CHECKPOINT_BASE_URL', undefined, ['http', 'https']) ?? '',
+      apiKey: env.string('ENGINE_CHECKPOINT_API_KEY') ?? null,
+      model: env.string('ENGINE_CHECKPOINT_MODEL') ?? null,
+    },
+    sharedSlots: env.int('ENGINE_SHARED_SLOTS', 32, 1, 100_000),
+    prices,
+  };
+}

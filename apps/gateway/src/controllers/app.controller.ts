@@ -1,0 +1,94 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Req } from '@nestjs/common';
+import { FastifyRequest } from 'fastify';
+import { SUBJECTS } from '@ds/contracts';
+import { PLATFORM, RpcClient } from '@ds/platform';
+import { ApiKeysService } from '../auth/api-keys.service';
+import { SessionsService } from '../auth/sessions.service';
+import { bearerToken } from '../auth/tokens';
+import { objectBody, RequestId, UserId } from '../http/edge';
+import { WorkspacesService } from '../workspaces/workspaces.service';
+
+/** The application's programmatic surface (design/application-api.md): sessions, workspaces, keys, decisions. */
+@Controller('app/v1')
+export class AppController {
+  constructor(
+    private readonly sessions: SessionsService,
+    private readonly workspaces: WorkspacesService,
+    private readonly apiKeys: ApiKeysService,
+    @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
+  ) {}
+
+  @Post('auth/sign-up')
+  signUp(@Body() body: unknown) {
+    return this.sessions.signUp(objectBody(body));
+  }
+
+  @Post('auth/sign-in')
+  @HttpCode(200)
+  signIn(@Body() body: unknown) {
+    return this.sessions.signIn(objectBody(body));
+  }
+
+  @Post('auth/sign-out')
+  @HttpCode(204)
+  async signOut(@Req() request: FastifyRequest) {
+    const token = bearerToken(request.headers.authorization);
+    if (token) await this.sessions.signOut(token);
+  }
+
+  @Post('workspaces')
+  async createWorkspace(@UserId() userId: string, @RequestId() requestId: string, @Body() body: unknown) {
+    const workspace = await this.workspaces.create(userId, objectBody(body).name);
+    const account = await this.rpc.call<{ plan: { name: string } }>(SUBJECTS.billing.account, { workspaceId: workspace.id }, { requestId });
+    return { ...workspace, plan: account.plan.name };
+  }
+
+  @Post('workspaces/:ws/api-keys')
+  async createApiKey(@UserId() userId: string, @Param('ws') ws: string, @Body() body: unknown) {
+    await this.workspaces.requireRole(ws, userId, 'admin');
+    return this.apiKeys.create(ws, userId, objectBody(body));
+  }
+
+  @Get('workspaces/:ws/api-keys')
+  async listApiKeys(@UserId() userId: string, @Param('ws') ws: string) {
+    await this.workspaces.requireRole(ws, userId, 'admin');
+    return this.apiKeys.list(ws);
+  }
+
+  @Delete('workspaces/:ws/api-keys/:id')
+  @HttpCode(204)
+  async revokeApiKey(@UserId() userId: string, @Param('ws') ws: string, @Param('id') id: string) {
+    await this.workspaces.requireRole(ws, userId, 'admin');
+    await this.apiKeys.revoke(ws, id);
+  }
+
+  @Post('workspaces/:ws/decisions')
+  async createDecision(@UserId() userId: string, @RequestId() requestId: string, @Param('ws') ws: string, @Body() body: unknown) {
+    await this.workspaces.requireRole(ws, userId, 'member');
+    const input = objectBody(body);
+    return this.rpc.call(
+      SUBJECTS.runner.createDecision,
+      { workspaceId: ws, slug: input.slug, name: input.name, description: input.description, schema: input.schema },
+      { requestId },
+    );
+  }
+
+  @Put('workspaces/:ws/decisions/:id/draft')
+  async saveDraft(@UserId() userId: string, @RequestId() requestId: string, @Param('ws') ws: string, @Param('id') id: string, @Body() body: unknown) {
+    await this.workspaces.requireRole(ws, userId, 'member');
+    const input = objectBody(body);
+    return this.rpc.call(SUBJECTS.runner.saveDraft, { workspaceId: ws, decisionId: id, schema: input.schema, revision: input.revision }, { requestId });
+  }
+
+  @Post('workspaces/:ws/decisions/:id/deploy')
+  async deploy(@UserId() userId: string, @RequestId() requestId: string, @Param('ws') ws: string, @Param('id') id: string) {
+    await this.workspaces.requireRole(ws, userId, 'admin');
+    return this.rpc.call(SUBJECTS.runner.deploy, { workspaceId: ws, decisionId: id }, { requestId });
+  }
+
+  @Put('workspaces/:ws/decisions/:id/endpoint')
+  async setEndpoint(@UserId() userId: string, @RequestId() requestId: string, @Param('ws') ws: string, @Param('id') id: string, @Body() body: unknown) {
+    await this.workspaces.requireRole(ws, userId, 'admin');
+    return this.rpc.call(SUBJECTS.runner.setEndpoint, { workspaceId: ws, decisionId: id, enabled: objectBody(body).enabled }, { requestId });
+  }
+}

@@ -1,0 +1,104 @@
+import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
+import {
+  ListDecisionsReply,
+  ListExecutionsReply,
+  RunDecisionReply,
+  RunDecisionRequest,
+  ServiceError,
+  SUBJECTS,
+} from '@ds/contracts';
+import { isValidSlug } from '@ds/decision-schema';
+import { isValidCallerToken } from '@ds/ids';
+import { PLATFORM, RpcClient } from '@ds/platform';
+import { AuthenticatedKey } from '../auth/api-keys.service';
+import { ApiKey, objectBody, RequestId } from '../http/edge';
+
+/** Generous enough for the longest engine deadline (30 s) plus LLM and agent destinations (25 s). */
+const RUN_REPLY_TIMEOUT_MS = 65_000;
+
+@Controller()
+export class PublicController {
+  constructor(@Inject(PLATFORM.rpc) private readonly rpc: RpcClient) {}
+
+  @Get('health')
+  health() {
+    return { status: 'ok' };
+  }
+
+  @Post('v1/decisions/:slug')
+  @HttpCode(200)
+  async run(
+    @ApiKey() key: AuthenticatedKey,
+    @RequestId() requestId: string,
+    @Param('slug') slug: string,
+    @Query('include') include: string | string[] | undefined,
+    @Headers('content-type') contentType: string | undefined,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Body() rawBody: unknown,
+  ) {
+    if (!contentType || !/^application\/json\s*(;|$)/i.test(contentType)) {
+      throw new ServiceError('INVALID_REQUEST', 'Content-Type must be application/json.');
+    }
+    const body = objectBody(rawBody);
+    if (idempotencyKey !== undefined && !isValidCallerToken(idempotencyKey)) {
+      throw new ServiceError('INVALID_REQUEST', 'Idempotency-Key must be 1 to 128 characters from A-Za-z0-9._:-.', [
+        { path: 'Idempotency-Key', message: 'invalid format' },
+      ]);
+    }
+    const request: RunDecisionRequest = {
+      workspaceId: key.workspaceId,
+      slug,
+      body,
+      includeProbabilities: includes(include, 'probabilities'),
+      source: 'api',
+      livemode: key.mode === 'live',
+      apiKeyId: key.keyId,
+    };
+    const reply = await this.rpc.call<RunDecisionReply>(SUBJECTS.runner.run, request, { timeoutMs: RUN_REPLY_TIMEOUT_MS, requestId });
+    return reply.body;
+  }
+
+  @Get('v1/decisions')
+  listDecisions(@ApiKey() key: AuthenticatedKey, @RequestId() requestId: string) {
+    return this.rpc.call<ListDecisionsReply>(SUBJECTS.runner.listDecisions, { workspaceId: key.workspaceId }, { requestId });
+  }
+
+  @Get('v1/decisions/:slug')
+  getDecision(@ApiKey() key: AuthenticatedKey, @RequestId() requestId: string, @Param('slug') slug: string) {
+    if (!isValidSlug(slug)) throw new ServiceError('DECISION_NOT_FOUND', 'No decision with this slug in this workspace.');
+    return this.rpc.call(SUBJECTS.runner.getContract, { workspaceId: key.workspaceId, slug }, { requestId });
+  }
+
+  @Get('v1/executions')
+  listExecutions(@ApiKey() key: AuthenticatedKey, @RequestId() requestId: string, @Query() query: Record<string, unknown>) {
+    return this.rpc.call<ListExecutionsReply>(SUBJECTS.runner.listExecutions, { workspaceId: key.workspaceId, ...executionQuery(query) }, { requestId });
+  }
+}
+
+function includes(include: string | string[] | undefined, wanted: string): boolean {
+  const values = Array.isArray(include) ? include : include === undefined ? [] : [include];
+  return values.some((value) => value.split(',').some((part) => part.trim() === wanted));
+}
+
+/** `limit` (1..100, default 20), `cursor`, `decision` (slug) and `status` (success or error), as Stripe-style list parameters. */
+export function executionQuery(query: Record<string, unknown>) {
+  const issues: Array<{ path: string; message: string }> = [];
+  let limit = 20;
+  if (query.limit !== undefined) {
+    limit = typeof query.limit === 'string' && /^\d{1,3}$/.test(query.limit) ? Number(query.limit) : NaN;
+    if (!(limit >= 1 && limit <= 100)) issues.push({ path: 'limit', message: 'must be an integer from 1 to 100' });
+  }
+  const cursor = query.cursor;
+  if (cursor !== undefined && (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > 200)) issues.push({ path: 'cursor', message: 'is not a valid cursor' });
+  const decision = query.decision;
+  if (decision !== undefined && typeof decision !== 'string') issues.push({ path: 'decision', message: 'must be a decision slug' });
+  const status = query.status;
+  if (status !== undefined && status !== 'success' && status !== 'error') issues.push({ path: 'status', message: 'must be success or error' });
+  if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The query parameters are not valid.', issues);
+  return {
+    limit,
+    cursor: (cursor as string | undefined) ?? null,
+    decision: (decision as string | undefined) ?? null,
+    status: (status as 'success' | 'error' | undefined) ?? null,
+  };
+}

@@ -1,0 +1,41 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
+import { FastifyReply, FastifyRequest } from 'fastify';
+import { errorBody, ServiceError, WireError } from '@ds/contracts';
+import { Logger } from '@ds/platform';
+
+/**
+ * Nest hands Fastify's own failures (body limits, parsing, unknown routes) to the exception filter as
+ * HttpExceptions carrying Fastify's status; they become the API's codes with fixed, internals-free messages.
+ */
+function fromHttpStatus(status: number): ServiceError | null {
+  if (status === 413) return new ServiceError('PAYLOAD_TOO_LARGE', 'The request body is larger than 128 KB.');
+  if (status === 415) return new ServiceError('INVALID_REQUEST', 'Content-Type must be application/json.');
+  if (status === 404 || status === 405) return new ServiceError('NOT_FOUND', 'No such endpoint.');
+  if (status >= 400 && status < 500) return new ServiceError('INVALID_REQUEST', 'The request could not be read.');
+  return null;
+}
+
+export function toServiceError(error: unknown, logger: Logger): ServiceError {
+  if (error instanceof ServiceError) return error;
+  const mapped = error instanceof HttpException ? fromHttpStatus(error.getStatus()) : null;
+  if (mapped) return mapped;
+  logger.error({ err: error }, 'unexpected failure while answering a request');
+  return new ServiceError('INTERNAL_ERROR', 'An unexpected error occurred; retry, and contact support with the request id if it persists.');
+}
+
+export function sendError(reply: FastifyReply, request: FastifyRequest, error: WireError): void {
+  if (error.code === 'INVALID_API_KEY' && request.url.startsWith('/mcp')) reply.header('www-authenticate', 'Bearer');
+  void reply.status(error.status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(errorBody(error, request.id)));
+}
+
+/** The one place every failure is shaped: Nest routes errors of handlers, hooks and Fastify itself here. */
+@Catch()
+export class HttpErrorFilter implements ExceptionFilter {
+  constructor(private readonly logger: Logger) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const request = http.getRequest<FastifyRequest>();
+    sendError(http.getResponse<FastifyReply>(), request, toServiceError(exception, this.logger.child({ request_id: request.id })).toWire());
+  }
+}
