@@ -1,0 +1,7 @@
+export default async function globalTeardown(): Promise<void> {
+  const state = (globalThis as Record<string, any>).__E2E__;
+  if (!state) return;
+  await state.cluster.stop();
+  await state.simulator.close();
+  await state.nats.stop();
+}

@@ -1,0 +1,146 @@
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { createWriteStream, mkdirSync, mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Client } from 'pg';
+
+export const ROOT = resolve(__dirname, '..', '..', '..');
+export const LAUNCHER = join(ROOT, 'dist', 'apps', 'all-in-one', 'src', 'main.js');
+export const ADMIN_DATABASE_URL = process.env.E2E_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** A block of consecutive free ports (the cluster's six ops ports). */
+export async function freePortBlock(size: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 20_000 + Math.floor(Math.random() * 30_000);
+    const checks = await Promise.all(Array.from({ length: size }, (_, i) => portIsFree(base + i)));
+    if (checks.every(Boolean)) return base;
+  }
+  throw new Error('no block of free ports');
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolveFree) => {
+    const server = createServer();
+    server.once('error', () => resolveFree(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolveFree(true)));
+  });
+}
+
+/**
+ * A fresh database for one test run. Refuses any name that does not say it is for tests, so a
+ * misconfigured run can never drop a real database.
+ */
+export async function freshDatabase(name: string): Promise<string> {
+  if (!/test/.test(name) || !/^[a-z0-9_]+$/.test(name)) throw new Error(`refusing to recreate database ${name}: its name must contain "test"`);
+  const admin = new Client({ connectionString: ADMIN_DATABASE_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(ADMIN_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export interface NatsServer {
+  url: string;
+  port: number;
+  storeDir: string;
+  process: ChildProcess | null;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+}
+
+/** A private nats-server with JetStream, so tests never share subjects with anything else on the machine. */
+export async function startNats(): Promise<NatsServer> {
+  if (spawnSync('nats-server', ['--version']).error) throw new Error('the e2e tests need nats-server on the PATH');
+  const port = await freePort();
+  const storeDir = mkdtempSync(join(tmpdir(), 'ds-e2e-nats-'));
+  const server: NatsServer = {
+    url: `nats://127.0.0.1:${port}`,
+    port,
+    storeDir,
+    process: null,
+    async start() {
+      server.process = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
+      await waitFor(async () => !(await portIsFree(port)), 10_000, 'nats-server');
+    },
+    async stop() {
+      const child = server.process;
+      if (!child || child.exitCode !== null) return;
+      await new Promise<void>((done) => {
+        child.once('exit', () => done());
+        child.kill('SIGTERM');
+      });
+      server.process = null;
+    },
+  };
+  await server.start();
+  return server;
+}
+
+export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${what} not ready within ${timeoutMs} ms`);
+}
+
+export interface Cluster {
+  baseUrl: string;
+  opsBase: number;
+  process: ChildProcess;
+  logFile: string;
+  stop(): Promise<void>;
+}
+
+/** The all-in-one launcher, exactly as a user starts it, on ports of its own. */
+export async function startCluster(env: NodeJS.ProcessEnv, name: string): Promise<Cluster> {
+  const port = await freePort();
+  const opsBase = await freePortBlock(6);
+  const logDir = join(ROOT, '.data', 'e2e');
+  mkdirSync(logDir, { recursive: true });
+  const logFile = join(logDir, `${name}.log`);
+  const log = createWriteStream(logFile);
+  const child = spawn(process.execPath, [LAUNCHER], {
+    env: { ...process.env, ...env, PORT: String(port), OPS_PORT_BASE: String(opsBase), LOG_LEVEL: env.LOG_LEVEL ?? 'warn', DATA_DIR: join(logDir, `${name}-data`) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.pipe(log);
+  child.stderr!.pipe(log);
+  const ready = new Promise<void>((resolveReady, reject) => {
+    let seen = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (seen.includes('all-in-one: ready')) resolveReady();
+    });
+    child.once('exit', (code) => reject(new Error(`the cluster exited with ${code} before it was ready; see ${logFile}`)));
+  });
+  await Promise.race([ready, new Promise((_, reject) => setTimeout(() => reject(new Error(`the cluster was not ready within 90 s; see ${logFile}`)), 90_000))]);
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    opsBase,
+    process: child,
+    logFile,
+    stop: () =>
+      new Promise<void>((done) => {
+        if (child.exitCode !== null) return done();
+        child.once('exit', () => done());
+        child.kill('SIGTERM');
+      }),
+  };
+}
