@@ -130,7 +130,15 @@ export async function startCluster(env: NodeJS.ProcessEnv, name: string): Promis
     });
     child.once('exit', (code) => reject(new Error(`the cluster exited with ${code} before it was ready; see ${logFile}`)));
   });
-  await Promise.race([ready, new Promise((_, reject) => setTimeout(() => reject(new Error(`the cluster was not ready within 90 s; see ${logFile}`)), 90_000))]);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the cluster was not ready within 90 s; see ${logFile}`)), 90_000);
+  });
+  try {
+    await Promise.race([ready, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     opsBase,
