@@ -1,0 +1,17 @@
+// Public surface of the decision schema library: pure functions, no I/O.
+export type { SchemaIssue } from './issues';
+export * from './schema-types';
+export * as limits from './limits';
+export { validateSchema, normalizeSchema, InvalidSchemaError, type ValidationResult } from './validate-schema';
+export { DEFAULT_SETTINGS, DEFAULT_LLM, DEFAULT_AGENT, DEFAULT_HTTP_METHOD } from './normalize';
+export { outcomesOf, levelLabels, levelLabel, PROBABILITY_OUTCOMES } from './outcomes';
+export { checkDistributions, type Distribution, type Distributions, type DistributionCheck } from './distributions';
+export { evaluate, engineErrorEvaluation, entropyConfidence, type Evaluation, type ActionReason } from './evaluate';
+export { conditionHolds, type ConditionSubject } from './conditions';
+export { matchingDestinations, makesCallerWait, resolvePath, type DestinationMatch, type RunContext, type SkipReason } from './destinations';
+export { renderTemplate, referencedParams } from './param-template';
+export { validateState, checkStateAlone, exampleState, type StateCheck } from './state';
+export { estimateTokens, questionTokens, type QuestionTokens } from './tokens';
+export { decisionContract, type DecisionContract, type ContractQuestion, type ContractLevel } from './contract';
+export { isValidSlug, checkDecisionMeta } from './meta';
+export { TEMPLATES, templateSummary, type Template, type TemplateSummary } from './templates';

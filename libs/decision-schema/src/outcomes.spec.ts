@@ -1,0 +1,26 @@
+import { fullSchema, normalized } from './__fixtures__/schemas';
+import { levelLabels, outcomesOf } from './outcomes';
+import type { ScoreQuestion } from './schema-types';
+
+const [intent, urgency, fraud] = normalized(fullSchema()).questions;
+
+describe('outcomesOf', () => {
+  it('choice: option values with other last', () => {
+    expect(outcomesOf(intent)).toEqual(['refund', 'exchange', 'other']);
+  });
+
+  it('score: level labels in order', () => {
+    expect(outcomesOf(urgency)).toEqual(['calm', 'annoyed', 'furious']);
+  });
+
+  it('probability: yes and no', () => {
+    expect(outcomesOf(fraud)).toEqual(['yes', 'no']);
+  });
+});
+
+describe('levelLabels', () => {
+  it('reads text, labelled and rubric levels, numbering unlabelled rubrics from 1', () => {
+    expect(levelLabels(urgency as ScoreQuestion)).toEqual(['calm', 'annoyed', 'furious']);
+    expect(levelLabels({ levels: [{ rubric: { a: 1 } }, 'b', { label: 'c', description: null }, { rubric: 'x' }] })).toEqual(['1', 'b', 'c', '4']);
+  });
+});

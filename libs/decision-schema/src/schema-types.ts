@@ -1,0 +1,311 @@
+// Shapes of a decision schema. `Normalized*` types are what validateSchema returns and what is stored and
+// versioned: every optional part present, every default filled in, `other` appended to every choice question.
+// `*Input` types describe what an author may write; a normalized schema is itself a valid input.
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+/** Text, or JSON measured by its serialized length (instructions, criteria, option and level descriptions). */
+export type RichText = string | JsonValue[] | { [key: string]: JsonValue };
+
+export const ACTIONS = ['continue', 'block', 'escalate', 'fallback'] as const;
+export type Action = (typeof ACTIONS)[number];
+
+export const QUESTION_KINDS = ['choice', 'score', 'probability'] as const;
+export type QuestionKind = (typeof QUESTION_KINDS)[number];
+
+export const OTHER_OPTION = 'other';
+
+// ---- state -------------------------------------------------------------------------------------------------
+
+export const STATE_FIELD_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array'] as const;
+export type StateFieldType = (typeof STATE_FIELD_TYPES)[number];
+
+export interface StateField {
+  type: StateFieldType;
+  description: string | null;
+  required: boolean;
+  /** Only on string fields. */
+  enum: string[] | null;
+}
+
+export const LIST_ITEM_TYPES = ['string', 'object'] as const;
+export type ListItemType = (typeof LIST_ITEM_TYPES)[number];
+
+export type StateSchema =
+  | { type: 'object'; fields: Record<string, StateField> }
+  | { type: 'text' }
+  | { type: 'list'; items: ListItemType };
+
+// ---- questions ---------------------------------------------------------------------------------------------
+
+export interface ChoiceOption {
+  value: string;
+  description: RichText | null;
+}
+
+/** A text level is its own label; a rubric level without a label is labelled by normalization. */
+export type ScoreLevel = string | { label: string; description: RichText | null } | { label: string; rubric: JsonValue };
+
+interface QuestionCommon {
+  key: string;
+  instructions: RichText;
+  /** null: no minimum. */
+  minConfidence: number | null;
+}
+
+export interface ChoiceQuestion extends QuestionCommon {
+  kind: 'choice';
+  /** Ends with `{ value: 'other', description: null }`. */
+  options: ChoiceOption[];
+}
+
+export interface ScoreQuestion extends QuestionCommon {
+  kind: 'score';
+  levels: ScoreLevel[];
+}
+
+export interface ProbabilityQuestion extends QuestionCommon {
+  kind: 'probability';
+  criterion: RichText;
+  /** Named by destination conditions as `"value": "threshold"`; null when the question has none. */
+  threshold: number | null;
+}
+
+export type NormalizedQuestion = ChoiceQuestion | ScoreQuestion | ProbabilityQuestion;
+
+// ---- composites, conditions, policies ----------------------------------------------------------------------
+
+export interface CompositeTerm {
+  question: string;
+  weight: number;
+  /** Only on terms of choice questions, where it is required. */
+  option?: string;
+}
+
+export interface Composite {
+  key: string;
+  description: string | null;
+  terms: CompositeTerm[];
+}
+
+export const OPERATORS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte'] as const;
+export type Operator = (typeof OPERATORS)[number];
+export const EQUALITY_OPERATORS = ['eq', 'neq'] as const;
+export type EqualityOperator = (typeof EQUALITY_OPERATORS)[number];
+
+/** The word a destination condition may use in place of a probability question's own threshold. */
+export const THRESHOLD_VALUE = 'threshold';
+
+export interface AnswerCondition {
+  on: 'answer';
+  question: string;
+  op: Operator;
+  /** choice: an option value; score: a level label; probability: 0..1 or, in destinations, 'threshold'. */
+  value: string | number;
+}
+
+export interface ConfidenceCondition {
+  on: 'confidence';
+  question: string;
+  op: Operator;
+  value: number;
+}
+
+export interface ScoreCondition {
+  on: 'score';
+  question: string;
+  op: Operator;
+  value: number;
+}
+
+export interface CompositeCondition {
+  on: 'composite';
+  composite: string;
+  op: Operator;
+  value: number;
+}
+
+export interface ActionCondition {
+  on: 'action';
+  op: EqualityOperator;
+  value: Action;
+}
+
+export type PolicyCondition = AnswerCondition | ConfidenceCondition | ScoreCondition | CompositeCondition;
+export type DestinationCondition = PolicyCondition | ActionCondition;
+
+export interface Policy {
+  when: PolicyCondition;
+  and: PolicyCondition[];
+  action: Action;
+}
+
+// ---- settings ----------------------------------------------------------------------------------------------
+
+export const ENGINES = ['llm', 'checkpoint'] as const;
+export type Engine = (typeof ENGINES)[number];
+export const ENGINE_ERROR_MODES = ['fallback', 'error'] as const;
+export type EngineErrorMode = (typeof ENGINE_ERROR_MODES)[number];
+
+export interface Settings {
+  /** null: the workspace default engine. */
+  engine: Engine | null;
+  /** null: the engine's configured model. */
+  model: string | null;
+  timeoutMs: number;
+  onEngineError: EngineErrorMode;
+  storeInput: boolean;
+  storeOutput: boolean;
+}
+
+// ---- destinations ------------------------------------------------------------------------------------------
+
+export const DESTINATION_TYPES = ['reply', 'function', 'llm', 'agent', 'workflow', 'webhook', 'http'] as const;
+export type DestinationType = (typeof DESTINATION_TYPES)[number];
+
+/** Roots a param's `from` path may start with. */
+export const PARAM_ROOTS = ['state', 'result', 'confidence', 'scores', 'composites', 'action', 'decision_id', 'execution_id'] as const;
+export type ParamRoot = (typeof PARAM_ROOTS)[number];
+
+export type ParamSpec = { from: string; required: boolean } | { value: JsonValue };
+
+export const AGENT_MODES = ['sync', 'async'] as const;
+export type AgentMode = (typeof AGENT_MODES)[number];
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+interface DestinationCommon {
+  key: string;
+  description: string | null;
+  /** All must hold; empty means always. */
+  when: DestinationCondition[];
+  params: Record<string, ParamSpec>;
+  headers: Record<string, string>;
+}
+
+export interface ReplyDestination extends DestinationCommon {
+  type: 'reply';
+  text: string;
+  buttons: string[];
+}
+export interface FunctionDestination extends DestinationCommon {
+  type: 'function';
+  function: string;
+}
+export interface LlmDestination extends DestinationCommon {
+  type: 'llm';
+  prompt: string;
+  input: string | null;
+  model: string | null;
+  maxTokens: number;
+  temperature: number;
+  timeoutMs: number;
+}
+export interface AgentDestination extends DestinationCommon {
+  type: 'agent';
+  url: string;
+  mode: AgentMode;
+  instructions: string | null;
+  tools: string[];
+  timeoutMs: number;
+}
+export interface WorkflowDestination extends DestinationCommon {
+  type: 'workflow';
+  url: string;
+}
+export interface WebhookDestination extends DestinationCommon {
+  type: 'webhook';
+  url: string;
+}
+export interface HttpDestination extends DestinationCommon {
+  type: 'http';
+  url: string;
+  method: HttpMethod;
+  body: string | null;
+}
+
+export type NormalizedDestination =
+  | ReplyDestination
+  | FunctionDestination
+  | LlmDestination
+  | AgentDestination
+  | WorkflowDestination
+  | WebhookDestination
+  | HttpDestination;
+
+// ---- the whole ---------------------------------------------------------------------------------------------
+
+export interface NormalizedSchema {
+  state: StateSchema;
+  /** Sent to the engine under the reserved key `decision_context`. */
+  context: string | null;
+  questions: NormalizedQuestion[];
+  composites: Composite[];
+  policies: Policy[];
+  fallbackAction: Action;
+  settings: Settings;
+  destinations: NormalizedDestination[];
+}
+
+// ---- what an author may write ------------------------------------------------------------------------------
+
+export interface StateFieldInput {
+  type: StateFieldType;
+  description?: string | null;
+  required?: boolean;
+  enum?: string[] | null;
+}
+export type StateSchemaInput =
+  | { type: 'object'; fields: Record<string, StateFieldInput> }
+  | { type: 'text' }
+  | { type: 'list'; items: ListItemType };
+
+export type ScoreLevelInput =
+  | string
+  | { label: string; description?: RichText | null }
+  | { label?: string; rubric: JsonValue };
+
+type QuestionCommonInput = { key: string; instructions: RichText; minConfidence?: number | null };
+export type QuestionInput =
+  | (QuestionCommonInput & { kind: 'choice'; options: { value: string; description?: RichText | null }[] })
+  | (QuestionCommonInput & { kind: 'score'; levels: ScoreLevelInput[] })
+  | (QuestionCommonInput & { kind: 'probability'; criterion: RichText; threshold?: number | null });
+
+export type CompositeInput = Omit<Composite, 'description'> & { description?: string | null };
+export type PolicyInput = Omit<Policy, 'and'> & { and?: PolicyCondition[] };
+export type ParamSpecInput = { from: string; required?: boolean } | { value: JsonValue };
+
+type DestinationCommonInput = {
+  key: string;
+  description?: string | null;
+  when?: DestinationCondition[];
+  params?: Record<string, ParamSpecInput>;
+  headers?: Record<string, string>;
+};
+export type DestinationInput = DestinationCommonInput &
+  (
+    | { type: 'reply'; text: string; buttons?: string[] }
+    | { type: 'function'; function: string }
+    | {
+        type: 'llm';
+        prompt: string;
+        input?: string | null;
+        model?: string | null;
+        maxTokens?: number;
+        temperature?: number;
+        timeoutMs?: number;
+      }
+    | { type: 'agent'; url: string; mode?: AgentMode; instructions?: string | null; tools?: string[]; timeoutMs?: number }
+    | { type: 'workflow' | 'webhook'; url: string }
+    | { type: 'http'; url: string; method?: HttpMethod; body?: string | null }
+  );
+
+export interface SchemaInput {
+  state: StateSchemaInput;
+  context?: string | null;
+  questions: QuestionInput[];
+  composites?: CompositeInput[];
+  policies?: PolicyInput[];
+  fallbackAction: Action;
+  settings?: Partial<Settings>;
+  destinations?: DestinationInput[];
+}
