@@ -1,10 +1,12 @@
 // Runs every jest project and ends with one plain line, `N passed, N failed`, that any CI can read.
 const { spawnSync } = require('node:child_process');
-const { mkdirSync, readFileSync } = require('node:fs');
+const { mkdirSync, readFileSync, rmSync } = require('node:fs');
 const { join } = require('node:path');
 
 const resultsFile = join(__dirname, '..', '.data', 'jest-results.json');
 mkdirSync(join(__dirname, '..', '.data'), { recursive: true });
+// A failed start must not be reported with the figures of an earlier run.
+rmSync(resultsFile, { force: true });
 const args = ['jest', ...process.argv.slice(2), '--json', `--outputFile=${resultsFile}`];
 const run = spawnSync('npx', args, { stdio: 'inherit' });
 let summary = 'tests: 0 passed, 0 failed';

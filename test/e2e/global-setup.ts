@@ -1,7 +1,5 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import type { startEngineSimulator as StartEngineSimulator } from '@ds/engine-simulator';
-import { freshDatabase, LAUNCHER, ROOT, startCluster, startNats } from './support/cluster';
+import { builtEngineSimulator, freshDatabase, LAUNCHER, startCluster, startNats } from './support/cluster';
 
 export const ADMIN_TOKEN = 'e2e-admin-token-0123456789';
 
@@ -11,8 +9,7 @@ export const ADMIN_TOKEN = 'e2e-admin-token-0123456789';
  */
 export default async function globalSetup(): Promise<void> {
   if (!existsSync(LAUNCHER)) throw new Error('build first: npm run build (the e2e tests run the compiled services)');
-  // Global set-up runs outside jest's module mapping, so the simulator comes from the build like the services.
-  const { startEngineSimulator } = require(join(ROOT, 'dist', 'libs', 'engine-simulator', 'src', 'index.js')) as { startEngineSimulator: typeof StartEngineSimulator };
+  const { startEngineSimulator } = builtEngineSimulator();
   const [databaseUrl, nats, simulator] = await Promise.all([freshDatabase('decision_service_e2e_test'), startNats(), startEngineSimulator({ port: 0 })]);
   const cluster = await startCluster(
     {

@@ -1,26 +1,71 @@
-import { call } from './support/api';
-import { Cluster, freshDatabase, NatsServer, startCluster, startNats, waitFor } from './support/cluster';
+import { readFileSync } from 'node:fs';
+import type { EngineSimulator } from '@ds/engine-simulator';
+import { call, triageSchema, uniqueMarker } from './support/api';
+import { builtEngineSimulator, Cluster, freshDatabase, NatsServer, startCluster, startNats, waitFor } from './support/cluster';
 
 const SERVICES = 6;
 
-/** A cluster of its own, so that stopping its NATS disturbs no other test. */
-describe('readiness follows NATS', () => {
+/**
+ * A cluster of its own, so that stopping its NATS, or the cluster itself, disturbs no other test.
+ * The tests run in order: the last one shuts the cluster down.
+ */
+describe('a cluster of its own', () => {
   let nats: NatsServer;
   let cluster: Cluster;
+  let simulator: EngineSimulator;
 
   beforeAll(async () => {
-    const [databaseUrl, server] = await Promise.all([freshDatabase('decision_service_e2e_outage_test'), startNats()]);
+    const { startEngineSimulator } = builtEngineSimulator();
+    const [databaseUrl, server, sim] = await Promise.all([freshDatabase('decision_service_e2e_own_test'), startNats(), startEngineSimulator({ port: 0 })]);
     nats = server;
-    cluster = await startCluster({ DATABASE_URL: databaseUrl, NATS_URL: nats.url }, 'outage');
+    simulator = sim;
+    cluster = await startCluster(
+      {
+        DATABASE_URL: databaseUrl,
+        NATS_URL: nats.url,
+        LOG_LEVEL: 'info',
+        ENGINE_LLM_PROVIDER: 'openai',
+        ENGINE_LLM_BASE_URL: `${simulator.url}/v1`,
+        ENGINE_LLM_API_KEY: 'sim-key',
+        ENGINE_LLM_MODEL: 'sim-standard',
+      },
+      'own',
+    );
   }, 120_000);
 
   afterAll(async () => {
     await cluster?.stop();
     await nats?.stop();
+    await simulator?.close();
   });
 
+  const api = (method: string, path: string, options = {}) => call(method, path, options, cluster.baseUrl);
   const readiness = (i: number) => call('GET', '/readyz', {}, `http://127.0.0.1:${cluster.opsBase + i}`);
   const allReady = async (expected: boolean) => (await Promise.all(Array.from({ length: SERVICES }, (_, i) => readiness(i)))).every((r) => (r.status === 200) === expected);
+
+  async function workspaceWithDecision(slug: string, context: string) {
+    const user = await api('POST', '/app/v1/auth/sign-up', { body: { email: `${uniqueMarker()}@example.com`, password: 'correcthorse42', name: 'x' } });
+    const session = user.body.session.token;
+    const workspace = await api('POST', '/app/v1/workspaces', { token: session, body: { name: 'own' } });
+    const key = await api('POST', `/app/v1/workspaces/${workspace.body.id}/api-keys`, { token: session, body: { name: 'k', mode: 'live' } });
+    const decision = await api('POST', `/app/v1/workspaces/${workspace.body.id}/decisions`, { token: session, body: { slug, name: slug, schema: triageSchema(context) } });
+    expect((await api('POST', `/app/v1/workspaces/${workspace.body.id}/decisions/${decision.body.id}/deploy`, { token: session })).status).toBe(201);
+    return key.body.key as string;
+  }
+
+  it('carries the request id into the log lines of the services behind the gateway', async () => {
+    const marker = uniqueMarker();
+    const key = await workspaceWithDecision('logged', marker);
+    await call('POST', '/_sim/scripts', { body: { match: marker, steps: [{ status: 503 }] } }, simulator.url);
+    const reply = await api('POST', '/v1/decisions/logged', { token: key, body: { state: { message: 'hi' } }, headers: { 'x-request-id': `trace.${marker}` } });
+    expect(reply.status).toBe(200);
+    const retryLine = readFileSync(cluster.logFile, 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line))
+      .find((entry) => entry.msg === 'retrying the engine call' && entry.request_id === `trace.${marker}`);
+    expect(retryLine).toMatchObject({ service: 'engine-proxy', level: 'warn', code: 'ENGINE_UNAVAILABLE' });
+  });
 
   it('turns unready when NATS stops and ready again when it returns, without restarting any service', async () => {
     expect(await allReady(true)).toBe(true);
@@ -36,11 +81,26 @@ describe('readiness follows NATS', () => {
     await waitFor(() => allReady(true), 30_000, 'every service ready again');
     expect(cluster.process.pid).toBe(pid);
     expect(cluster.process.exitCode).toBeNull();
-    expect((await call('GET', '/health', {}, cluster.baseUrl)).status).toBe(200);
-    // Requests flow again over the restored connection: a session-less app call reaches the gateway,
-    // and a sign-up travels gateway → billing-ledger over NATS when the workspace is created.
-    const signUp = await call('POST', '/app/v1/auth/sign-up', { body: { email: `outage-${Date.now()}@example.com`, password: 'correcthorse42', name: 'x' } }, cluster.baseUrl);
-    expect(signUp.status).toBe(201);
-    await waitFor(async () => (await call('POST', '/app/v1/workspaces', { token: signUp.body.session.token, body: { name: 'after' } }, cluster.baseUrl)).status === 201, 15_000, 'a NATS round trip');
+    // Work flows again over the restored connections: a whole run crosses three services.
+    const key = await workspaceWithDecision('after-outage', uniqueMarker());
+    expect((await api('POST', '/v1/decisions/after-outage', { token: key, body: { state: { message: 'back' } } })).status).toBe(200);
   }, 90_000);
+
+  it('finishes a run already in flight when it is told to stop', async () => {
+    const marker = uniqueMarker();
+    const key = await workspaceWithDecision('in-flight', marker);
+    await call('POST', '/_sim/scripts', { body: { match: marker, steps: [{ delayMs: 1_500 }] } }, simulator.url);
+    const running = api('POST', '/v1/decisions/in-flight', { token: key, body: { state: { message: 'slow' } } });
+    await waitFor(async () => (await call('GET', `/_sim/requests?match=${marker}`, {}, simulator.url)).body.data.length === 1, 5_000, 'the engine call');
+
+    const stopped = cluster.stop();
+    const reply = await running;
+    expect(reply.status).toBe(200);
+    expect(reply.body.execution_id).toMatch(/^exec_/);
+    await stopped;
+    expect(cluster.process.exitCode).toBe(0);
+    const log = readFileSync(cluster.logFile, 'utf8');
+    expect(log).not.toContain('graceful shutdown took too long');
+    expect(log.match(/"msg":"stopped"/g)).toHaveLength(6);
+  }, 30_000);
 });

@@ -99,6 +99,7 @@ export async function startService<TConfig>(definition: ServiceDefinition<TConfi
 
   let app: INestApplication | INestMicroservice;
   let natsServer: SharedConnectionNatsServer | null = null;
+  let closingHttp = false;
   let httpPort: number | null = null;
   if (definition.http) {
     const adapter = new FastifyAdapter({
@@ -109,7 +110,14 @@ export async function startService<TConfig>(definition: ServiceDefinition<TConfi
     // Nest's own body parser is off: the service installs parsers that fit its order of checks.
     const httpApp = await NestFactory.create<NestFastifyApplication>(rootModule, adapter, { logger: nestLogger, abortOnError: false, bodyParser: false });
     await definition.http.configure(httpApp, runtime);
-    httpApp.enableShutdownHooks([]);
+    // Responses finished during shutdown close their connection; otherwise a keep-alive socket that was
+    // busy when the close began would hold the server open until the client let go.
+    httpApp
+      .getHttpAdapter()
+      .getInstance()
+      .addHook('onSend', async (_request, reply) => {
+        if (closingHttp) reply.header('connection', 'close');
+      });
     await httpApp.listen(definition.http.port(config), '0.0.0.0');
     const address = httpApp.getHttpServer().address();
     httpPort = typeof address === 'object' && address ? address.port : definition.http.port(config);
@@ -144,10 +152,14 @@ export async function startService<TConfig>(definition: ServiceDefinition<TConfi
       deadline.unref();
       try {
         if (natsServer) await natsServer.drain(base.shutdownGraceMs);
+        logger.debug('shutdown: requests drained');
         await background?.stop();
         // Closing the app also closes the TypeORM data source it was given.
+        closingHttp = true;
         await app.close();
+        logger.debug('shutdown: application closed');
         await nats.close();
+        logger.debug('shutdown: NATS connection drained');
         if (dataSource.isInitialized) await dataSource.destroy();
       } catch (error) {
         logger.error({ err: error }, 'shutdown did not finish cleanly');

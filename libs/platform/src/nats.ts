@@ -67,10 +67,11 @@ function describe(error: unknown): string {
 
 /**
  * Nest's NATS server on the process's shared connection. It runs every handler inside the caller's
- * request context, counts work in flight, and on shutdown stops taking requests and waits for that work.
+ * request context, and counts a request as in flight from its start until its reply is published, so
+ * that a shutdown can stop taking requests and still answer every one it took.
  */
 export class SharedConnectionNatsServer extends ServerNats {
-  private inFlight = 0;
+  private readonly inFlight = new Set<object>();
   private idleWaiters: Array<() => void> = [];
 
   constructor(
@@ -81,15 +82,13 @@ export class SharedConnectionNatsServer extends ServerNats {
     this.setOnProcessingStartHook((_transport, context, done) => {
       const natsHeadersIn = (context as unknown as { getHeaders(): { get(k: string): string } | undefined }).getHeaders();
       const requestId = natsHeadersIn?.get(REQUEST_ID_HEADER) || requestIdOrNew();
-      this.inFlight++;
-      return runWithRequestContext({ requestId }, async () => {
-        try {
-          return await done();
-        } finally {
-          this.inFlight--;
-          if (this.inFlight === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
-        }
-      });
+      this.inFlight.add(context as object);
+      return runWithRequestContext({ requestId }, done);
+    });
+    // Called when the reply is published (once more for a separate end-of-stream packet: deleting twice is harmless).
+    this.setOnProcessingEndHook((_transport, context) => {
+      this.inFlight.delete(context as object);
+      if (this.inFlight.size === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
     });
   }
 
@@ -97,11 +96,13 @@ export class SharedConnectionNatsServer extends ServerNats {
     return Promise.resolve(this.link.connection);
   }
 
-  /** Stop receiving, then wait (up to graceMs) for handlers already running. The connection stays open. */
+  /** Stop receiving, then wait (up to graceMs) until every request already taken has been answered. */
   async drain(graceMs: number): Promise<void> {
     const subscriptions = (this as unknown as { subscriptions: Array<{ drain(): Promise<void> }> }).subscriptions;
     await Promise.all(subscriptions.map((subscription) => subscription.drain().catch(() => undefined)));
-    if (this.inFlight === 0) return;
+    // Messages handed over by the drain are still being decoded; let them reach the start hook.
+    await new Promise((resolve) => setImmediate(resolve));
+    if (this.inFlight.size === 0) return;
     await Promise.race([
       new Promise<void>((resolve) => this.idleWaiters.push(resolve)),
       new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref()),

@@ -152,3 +152,12 @@ export async function startCluster(env: NodeJS.ProcessEnv, name: string): Promis
       }),
   };
 }
+
+/**
+ * The engine simulator as built. Global set-up runs outside jest's module mapping, so the simulator comes
+ * from dist/ like the services it stands beside.
+ */
+export function builtEngineSimulator(): typeof import('@ds/engine-simulator') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- compiled output, loaded by path
+  return require(join(ROOT, 'dist', 'libs', 'engine-simulator', 'src', 'index.js'));
+}
