@@ -10,7 +10,7 @@ export const ADMIN_TOKEN = 'e2e-admin-token-0123456789';
 export default async function globalSetup(): Promise<void> {
   if (!existsSync(LAUNCHER)) throw new Error('build first: npm run build (the e2e tests run the compiled services)');
   const { startEngineSimulator } = builtEngineSimulator();
-  const [databaseUrl, nats, simulator] = await Promise.all([freshDatabase('decision_service_e2e_test'), startNats(), startEngineSimulator({ port: 0 })]);
+  const [databaseUrl, nats, simulator] = await Promise.all([freshDatabase('ds_e2e'), startNats(), startEngineSimulator({ port: 0 })]);
   const cluster = await startCluster(
     {
       DATABASE_URL: databaseUrl,
@@ -34,5 +34,5 @@ export default async function globalSetup(): Promise<void> {
     E2E_NATS_URL: nats.url,
     E2E_ADMIN_TOKEN: ADMIN_TOKEN,
   });
-  (globalThis as Record<string, unknown>).__E2E__ = { cluster, nats, simulator };
+  (globalThis as Record<string, unknown>).__E2E__ = { cluster, nats, simulator, databaseUrl };
 }

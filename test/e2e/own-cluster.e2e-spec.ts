@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { EngineSimulator } from '@ds/engine-simulator';
 import { call, triageSchema, uniqueMarker } from './support/api';
-import { builtEngineSimulator, Cluster, freshDatabase, NatsServer, startCluster, startNats, waitFor } from './support/cluster';
+import { builtEngineSimulator, Cluster, dropDatabase, freshDatabase, NatsServer, startCluster, startNats, waitFor } from './support/cluster';
 
 const SERVICES = 6;
 
@@ -13,12 +13,14 @@ describe('a cluster of its own', () => {
   let nats: NatsServer;
   let cluster: Cluster;
   let simulator: EngineSimulator;
+  let databaseUrl: string;
 
   beforeAll(async () => {
     const { startEngineSimulator } = builtEngineSimulator();
-    const [databaseUrl, server, sim] = await Promise.all([freshDatabase('decision_service_e2e_own_test'), startNats(), startEngineSimulator({ port: 0 })]);
+    const [database, server, sim] = await Promise.all([freshDatabase('ds_e2e_own'), startNats(), startEngineSimulator({ port: 0 })]);
     nats = server;
     simulator = sim;
+    databaseUrl = database;
     cluster = await startCluster(
       {
         DATABASE_URL: databaseUrl,
@@ -37,6 +39,7 @@ describe('a cluster of its own', () => {
     await cluster?.stop();
     await nats?.stop();
     await simulator?.close();
+    if (databaseUrl) await dropDatabase(databaseUrl);
   });
 
   const api = (method: string, path: string, options = {}) => call(method, path, options, cluster.baseUrl);

@@ -8,6 +8,7 @@ export { outcomesOf, levelLabels, levelLabel, PROBABILITY_OUTCOMES } from './out
 export { checkDistributions, type Distribution, type Distributions, type DistributionCheck } from './distributions';
 export { evaluate, engineErrorEvaluation, entropyConfidence, type Evaluation, type ActionReason } from './evaluate';
 export { conditionHolds, type ConditionSubject } from './conditions';
+export { destinationEntries, type DestinationEntry } from './destination-entries';
 export { matchingDestinations, makesCallerWait, resolvePath, type DestinationMatch, type RunContext, type SkipReason } from './destinations';
 export { renderTemplate, referencedParams } from './param-template';
 export { validateState, checkStateAlone, exampleState, type StateCheck } from './state';

@@ -1,4 +1,5 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -39,19 +40,33 @@ function portIsFree(port: number): Promise<boolean> {
 }
 
 /**
- * A fresh database for one test run. Refuses any name that does not say it is for tests, so a
- * misconfigured run can never drop a real database.
+ * A fresh database of its own for one test run (`<purpose>_<random>_test`), so that runs side by side
+ * never share one. Refuses any name that does not say it is for tests, so that neither creating nor
+ * dropping can ever touch a real database.
  */
-export async function freshDatabase(name: string): Promise<string> {
-  if (!/test/.test(name) || !/^[a-z0-9_]+$/.test(name)) throw new Error(`refusing to recreate database ${name}: its name must contain "test"`);
-  const admin = new Client({ connectionString: ADMIN_DATABASE_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
+export async function freshDatabase(purpose: string): Promise<string> {
+  const name = `${purpose}_${randomBytes(4).toString('hex')}_test`;
+  if (!/^[a-z0-9_]+_test$/.test(name)) throw new Error(`refusing database name ${name}: it must end in _test`);
+  await adminQuery(`CREATE DATABASE ${name}`);
   const url = new URL(ADMIN_DATABASE_URL);
   url.pathname = `/${name}`;
   return url.toString();
+}
+
+export async function dropDatabase(databaseUrl: string): Promise<void> {
+  const name = new URL(databaseUrl).pathname.slice(1);
+  if (!/^[a-z0-9_]+_test$/.test(name)) throw new Error(`refusing to drop database ${name}: its name must end in _test`);
+  await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+}
+
+async function adminQuery(sql: string): Promise<void> {
+  const admin = new Client({ connectionString: ADMIN_DATABASE_URL });
+  await admin.connect();
+  try {
+    await admin.query(sql);
+  } finally {
+    await admin.end();
+  }
 }
 
 export interface NatsServer {

@@ -15,7 +15,7 @@ export type ExecutionBase = Pick<
 export class ExecutionRecorder {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  async recordSuccess(base: ExecutionBase, evaluation: Evaluation, metrics: object, storeOutput: boolean): Promise<void> {
+  async recordSuccess(base: ExecutionBase, evaluation: Evaluation, metrics: object, destinations: object[] | null, storeOutput: boolean): Promise<void> {
     await this.db.getRepository(ExecutionEntity).insert({
       ...base,
       status: 'success',
@@ -26,7 +26,7 @@ export class ExecutionRecorder {
       action: evaluation.action,
       actionReason: evaluation.action_reason,
       metrics,
-      destinations: null,
+      destinations,
       error: null,
     });
   }

@@ -10,7 +10,17 @@ import {
   ServiceError,
   SUBJECTS,
 } from '@ds/contracts';
-import { engineErrorEvaluation, evaluate, Evaluation, NormalizedSchema, outcomesOf, validateState } from '@ds/decision-schema';
+import {
+  destinationEntries,
+  DestinationEntry,
+  engineErrorEvaluation,
+  evaluate,
+  Evaluation,
+  matchingDestinations,
+  NormalizedSchema,
+  outcomesOf,
+  validateState,
+} from '@ds/decision-schema';
 import { newId } from '@ds/ids';
 import { currentRequestId, PLATFORM, RpcClient } from '@ds/platform';
 import { VersionCache } from '../decisions/version-cache';
@@ -74,8 +84,9 @@ export class RunService {
       if (schema.settings.onEngineError === 'fallback' && failure.code.startsWith('ENGINE_') && failure.code !== 'ENGINE_NOT_CONFIGURED') {
         const evaluation = engineErrorEvaluation(schema, failure.code);
         const metrics = this.metrics(started, { engine: schema.settings.engine ?? 'llm', model: schema.settings.model ?? 'unknown' });
-        const body = this.responseBody(request, decision, version, executionId, schema, evaluation, metrics);
-        await this.recorder.recordSuccess(base, evaluation, metrics, schema.settings.storeOutput);
+        const destinations = this.destinations(schema, evaluation, request, decision.id, executionId);
+        const body = this.responseBody(request, decision, version, executionId, evaluation, metrics, destinations);
+        await this.recorder.recordSuccess(base, evaluation, metrics, destinations, schema.settings.storeOutput);
         return { body, billable: false };
       }
       await this.recorder.recordError(base, failure);
@@ -84,8 +95,9 @@ export class RunService {
 
     const evaluation = this.evaluate(schema, answer);
     const metrics = this.metrics(started, answer);
-    const body = this.responseBody(request, decision, version, executionId, schema, evaluation, metrics);
-    await this.recorder.recordSuccess(base, evaluation, metrics, schema.settings.storeOutput);
+    const destinations = this.destinations(schema, evaluation, request, decision.id, executionId);
+    const body = this.responseBody(request, decision, version, executionId, evaluation, metrics, destinations);
+    await this.recorder.recordSuccess(base, evaluation, metrics, destinations, schema.settings.storeOutput);
     return { body, billable: true };
   }
 
@@ -126,6 +138,12 @@ export class RunService {
     }
   }
 
+  /** Step 10; null when the decision has no destinations, so that the response leaves the field out. */
+  private destinations(schema: NormalizedSchema, evaluation: Evaluation, request: RunDecisionRequest, decisionId: string, executionId: string): DestinationEntry[] | null {
+    if (schema.destinations.length === 0) return null;
+    return destinationEntries(matchingDestinations(schema, evaluation, { state: request.body.state, decisionId, executionId }));
+  }
+
   private metrics(started: number, engine: Partial<AnswerQuestionsReply> & { engine: string; model: string }): RunMetrics {
     return {
       latency_ms: Math.round(performance.now() - started),
@@ -142,9 +160,9 @@ export class RunService {
     decision: DecisionEntity,
     version: number,
     executionId: string,
-    schema: NormalizedSchema,
     evaluation: Evaluation,
     metrics: RunMetrics,
+    destinations: DestinationEntry[] | null,
   ): Record<string, unknown> {
     const body: Record<string, unknown> = {
       decision_id: decision.id,
@@ -159,7 +177,7 @@ export class RunService {
     body.action = evaluation.action;
     body.action_reason = evaluation.action_reason;
     if (request.includeProbabilities) body.probabilities = evaluation.probabilities;
-    if (schema.destinations.length > 0) body.destinations = [];
+    if (destinations !== null) body.destinations = destinations;
     body.metrics = metrics;
     return body;
   }
