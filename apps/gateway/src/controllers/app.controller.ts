@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Req } from '@nestjs/common';
 import { FastifyRequest } from 'fastify';
-import { SUBJECTS } from '@ds/contracts';
+import { ServiceError, SUBJECTS } from '@ds/contracts';
+import { TEMPLATES, templateSummary } from '@ds/decision-schema';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { ApiKeysService } from '../auth/api-keys.service';
 import { SessionsService } from '../auth/sessions.service';
@@ -41,6 +42,30 @@ export class AppController {
     const workspace = await this.workspaces.create(userId, objectBody(body).name);
     const account = await this.rpc.call<{ plan: { name: string } }>(SUBJECTS.billing.account, { workspaceId: workspace.id }, { requestId });
     return { ...workspace, plan: account.plan.name };
+  }
+
+  @Post('workspaces/:ws/members')
+  async addMember(@UserId() userId: string, @Param('ws') ws: string, @Body() body: unknown) {
+    await this.workspaces.requireRole(ws, userId, 'admin');
+    return this.workspaces.addMember(ws, objectBody(body));
+  }
+
+  @Get('workspaces/:ws/members')
+  async listMembers(@UserId() userId: string, @Param('ws') ws: string) {
+    await this.workspaces.requireRole(ws, userId, 'viewer');
+    return this.workspaces.members(ws);
+  }
+
+  @Get('templates')
+  listTemplates() {
+    return { data: TEMPLATES.map(templateSummary) };
+  }
+
+  @Get('templates/:id')
+  getTemplate(@Param('id') id: string) {
+    const template = TEMPLATES.find((candidate) => candidate.id === id);
+    if (!template) throw new ServiceError('NOT_FOUND', `No template ${id}.`);
+    return template;
   }
 
   @Post('workspaces/:ws/api-keys')

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { ServiceError } from '@ds/contracts';
-import { MembershipEntity, Role, WorkspaceEntity } from '../entities';
+import { MembershipEntity, Role, UserEntity, WorkspaceEntity } from '../entities';
 
 const RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -33,6 +33,34 @@ export class WorkspacesService {
     if (!membership) throw new ServiceError('FORBIDDEN', 'You are not a member of this workspace.', { reason: 'workspace_access' });
     if (RANK[membership.role] < RANK[minimum]) throw new ServiceError('FORBIDDEN', `This needs the ${minimum} role or higher.`);
     return membership.role;
+  }
+
+  /**
+   * Adds an existing user with a role below Owner. It stands in for invitations: the e-mail must
+   * already have an account, and a current member cannot be added again.
+   */
+  async addMember(workspaceId: string, input: { email?: unknown; role?: unknown }): Promise<{ user_id: string; email: string; role: Role }> {
+    const issues: Array<{ path: string; message: string }> = [];
+    if (typeof input.email !== 'string' || input.email.length === 0) issues.push({ path: 'email', message: 'must be an e-mail address' });
+    if (input.role !== 'admin' && input.role !== 'member' && input.role !== 'viewer') issues.push({ path: 'role', message: 'must be admin, member or viewer' });
+    if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The member is not valid.', issues);
+    const user = await this.db.getRepository(UserEntity).findOneBy({ email: (input.email as string).toLowerCase() });
+    if (!user) throw new ServiceError('NOT_FOUND', 'No account uses this e-mail; the person must sign up first.');
+    const role = input.role as Role;
+    const inserted: unknown[] = await this.db.query(
+      'INSERT INTO memberships (workspace_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING user_id',
+      [workspaceId, user.id, role],
+    );
+    if (inserted.length === 0) throw new ServiceError('CONFLICT', 'This person is already a member of the workspace.');
+    return { user_id: user.id, email: user.email, role };
+  }
+
+  async members(workspaceId: string): Promise<{ data: Array<{ user_id: string; email: string; name: string; role: Role }> }> {
+    const rows: Array<{ user_id: string; email: string; name: string; role: Role }> = await this.db.query(
+      'SELECT m.user_id, u.email, u.name, m.role FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.workspace_id = $1 ORDER BY u.email',
+      [workspaceId],
+    );
+    return { data: rows };
   }
 
   async exists(workspaceId: string): Promise<boolean> {
