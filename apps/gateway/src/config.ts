@@ -5,6 +5,8 @@ export interface GatewayConfig {
   baseUrl: string;
   appUrl: string;
   adminToken: string | null;
+  redisUrl: string;
+  rateLimitStore: 'redis' | 'memory';
 }
 
 export function readGatewayConfig(env: EnvReader): GatewayConfig {
@@ -15,5 +17,7 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
     baseUrl: env.url('BASE_URL', 'http://localhost:3000', ['http', 'https']).replace(/\/$/, ''),
     appUrl: env.url('APP_URL', 'http://localhost:3000', ['http', 'https']).replace(/\/$/, ''),
     adminToken,
+    redisUrl: env.url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis', 'rediss']),
+    rateLimitStore: env.oneOf('RATE_LIMIT_STORE', 'redis', ['redis', 'memory'] as const),
   };
 }

@@ -9,24 +9,49 @@ import { AppController } from './controllers/app.controller';
 import { PublicController } from './controllers/public.controller';
 import { ApiKeyEntity, MembershipEntity, SessionEntity, UserEntity, WorkspaceEntity } from './entities';
 import { BODY_LIMIT, configureEdge, requestIdFrom } from './http/edge';
+import { IdempotencyService } from './idempotency/idempotency.service';
+import { RateLimiter } from './limits/rate-limiter';
+import { openRateLimitStore, RateLimitStore } from './limits/storage';
+import { Idempotency1763790000000 } from './migrations/1763790000000-idempotency';
 import { HttpErrorFilter } from './http/errors';
 import { Initial1763780000000 } from './migrations/1763780000000-initial';
 import { WorkspacesService } from './workspaces/workspaces.service';
 
+const RATE_LIMIT_STORE = Symbol('rate-limit-store');
 const ENTITIES = [UserEntity, SessionEntity, WorkspaceEntity, MembershipEntity, ApiKeyEntity];
 
 class GatewayModule {}
 
 export const gateway: ServiceDefinition<GatewayConfig> = {
   name: 'gateway',
-  database: { schema: 'gateway', entities: ENTITIES, migrations: [Initial1763780000000] },
+  database: { schema: 'gateway', entities: ENTITIES, migrations: [Initial1763780000000, Idempotency1763790000000] },
   readConfig: readGatewayConfig,
-  module: () => ({
+  module: (runtime) => ({
     module: GatewayModule,
     imports: [TypeOrmModule.forFeature(ENTITIES)],
     controllers: [PublicController, AppController, AdminController],
-    providers: [SessionsService, WorkspacesService, ApiKeysService],
+    providers: [
+      SessionsService,
+      WorkspacesService,
+      ApiKeysService,
+      IdempotencyService,
+      {
+        provide: RATE_LIMIT_STORE,
+        useFactory: () => openRateLimitStore(runtime.config.rateLimitStore, runtime.config.redisUrl, runtime.logger),
+      },
+      {
+        provide: RateLimiter,
+        inject: [RATE_LIMIT_STORE],
+        useFactory: (store: RateLimitStore) => new RateLimiter(store.storage, runtime.rpc, runtime.nats),
+      },
+    ],
   }),
+  readiness: (app) => {
+    const ping = app.get<RateLimitStore>(RATE_LIMIT_STORE).ping;
+    const checks: Record<string, () => Promise<boolean>> = {};
+    if (ping) checks.redis = ping;
+    return checks;
+  },
   http: {
     port: (config) => config.port,
     bodyLimit: BODY_LIMIT,
@@ -36,6 +61,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
         config: runtime.config,
         apiKeys: app.get(ApiKeysService),
         sessions: app.get(SessionsService),
+        rateLimiter: app.get(RateLimiter),
         metrics: runtime.metrics,
       });
       app.useGlobalFilters(new HttpErrorFilter(app.get(PLATFORM.logger)));

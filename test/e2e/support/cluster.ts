@@ -176,3 +176,41 @@ export function builtEngineSimulator(): typeof import('@ds/engine-simulator') {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- compiled output, loaded by path
   return require(join(ROOT, 'dist', 'libs', 'engine-simulator', 'src', 'index.js'));
 }
+
+export interface GatewayProcess {
+  baseUrl: string;
+  opsUrl: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** One more gateway replica beside the shared cluster: the same database, NATS and Redis, its own ports. */
+export async function startGateway(port?: number): Promise<GatewayProcess> {
+  const httpPort = port ?? (await freePort());
+  const opsPort = await freePort();
+  const child = spawn(process.execPath, [join(ROOT, 'dist', 'apps', 'gateway', 'src', 'main.js')], {
+    env: {
+      ...process.env,
+      DATABASE_URL: process.env.E2E_DATABASE_URL,
+      NATS_URL: process.env.E2E_NATS_URL,
+      ADMIN_TOKEN: process.env.E2E_ADMIN_TOKEN,
+      PORT: String(httpPort),
+      OPS_PORT: String(opsPort),
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const opsUrl = `http://127.0.0.1:${opsPort}`;
+  await waitFor(async () => (await fetch(`${opsUrl}/readyz`)).ok, 30_000, 'the second gateway');
+  return {
+    baseUrl: `http://127.0.0.1:${httpPort}`,
+    opsUrl,
+    process: child,
+    stop: () =>
+      new Promise<void>((done) => {
+        if (child.exitCode !== null) return done();
+        child.once('exit', () => done());
+        child.kill('SIGTERM');
+      }),
+  };
+}

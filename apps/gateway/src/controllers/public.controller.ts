@@ -1,4 +1,5 @@
-import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { FastifyReply, FastifyRequest } from 'fastify';
 import {
   ListDecisionsReply,
   ListExecutionsReply,
@@ -12,13 +13,18 @@ import { isValidCallerToken } from '@ds/ids';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { AuthenticatedKey } from '../auth/api-keys.service';
 import { ApiKey, objectBody, RequestId } from '../http/edge';
+import { requestFingerprint } from '../idempotency/fingerprint';
+import { IdempotencyService, StillRunning } from '../idempotency/idempotency.service';
 
 /** Generous enough for the longest engine deadline (30 s) plus LLM and agent destinations (25 s). */
 const RUN_REPLY_TIMEOUT_MS = 65_000;
 
 @Controller()
 export class PublicController {
-  constructor(@Inject(PLATFORM.rpc) private readonly rpc: RpcClient) {}
+  constructor(
+    @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
+    private readonly idempotency: IdempotencyService,
+  ) {}
 
   @Get('health')
   health() {
@@ -35,7 +41,9 @@ export class PublicController {
     @Headers('content-type') contentType: string | undefined,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Body() rawBody: unknown,
-  ) {
+    @Req() httpRequest: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
     if (!contentType || !/^application\/json\s*(;|$)/i.test(contentType)) {
       throw new ServiceError('INVALID_REQUEST', 'Content-Type must be application/json.');
     }
@@ -45,7 +53,7 @@ export class PublicController {
         { path: 'Idempotency-Key', message: 'invalid format' },
       ]);
     }
-    const request: RunDecisionRequest = {
+    const run: RunDecisionRequest = {
       workspaceId: key.workspaceId,
       slug,
       body,
@@ -54,8 +62,38 @@ export class PublicController {
       livemode: key.mode === 'live',
       apiKeyId: key.keyId,
     };
-    const reply = await this.rpc.call<RunDecisionReply>(SUBJECTS.runner.run, request, { timeoutMs: RUN_REPLY_TIMEOUT_MS, requestId });
-    return reply.body;
+    // The body is serialised once: the bytes sent are the bytes a replay sends again.
+    reply.header('content-type', 'application/json; charset=utf-8');
+    if (idempotencyKey === undefined) return JSON.stringify((await this.runDecision(run, requestId)).body);
+
+    const fingerprint = requestFingerprint('POST', httpRequest.url, body);
+    let claim;
+    try {
+      claim = await this.idempotency.claim(key.workspaceId, idempotencyKey, fingerprint);
+    } catch (error) {
+      if (error instanceof StillRunning) reply.header('retry-after', '1');
+      throw error;
+    }
+    if (claim.kind === 'replay') {
+      reply.header('idempotent-replayed', 'true');
+      return claim.body;
+    }
+    let result: RunDecisionReply;
+    try {
+      result = await this.runDecision(run, requestId);
+    } catch (error) {
+      await this.idempotency.release(key.workspaceId, idempotencyKey, fingerprint);
+      throw error;
+    }
+    const text = JSON.stringify(result.body);
+    // Engine-error fallbacks are answered but not kept: a retry may find the engine back.
+    if (result.billable) await this.idempotency.store(key.workspaceId, idempotencyKey, fingerprint, text);
+    else await this.idempotency.release(key.workspaceId, idempotencyKey, fingerprint);
+    return text;
+  }
+
+  private runDecision(run: RunDecisionRequest, requestId: string): Promise<RunDecisionReply> {
+    return this.rpc.call<RunDecisionReply>(SUBJECTS.runner.run, run, { timeoutMs: RUN_REPLY_TIMEOUT_MS, requestId });
   }
 
   @Get('v1/decisions')

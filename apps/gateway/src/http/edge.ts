@@ -10,6 +10,8 @@ import { ApiKeysService, AuthenticatedKey } from '../auth/api-keys.service';
 import { SessionsService } from '../auth/sessions.service';
 import { bearerToken, looksLikeApiKey } from '../auth/tokens';
 import { GatewayConfig } from '../config';
+import { RateLimiter } from '../limits/rate-limiter';
+import { allowed, rateLimitHeaders, retryAfterSeconds, windowFor } from '../limits/windows';
 
 /** 128 KB, read as 131,072 bytes. */
 export const BODY_LIMIT = 131_072;
@@ -31,12 +33,14 @@ interface EdgeDependencies {
   config: GatewayConfig;
   apiKeys: ApiKeysService;
   sessions: SessionsService;
+  rateLimiter: RateLimiter;
   metrics: Metrics;
 }
 
 /**
  * Everything that must happen before a body is read lives in onRequest hooks, so that the order of checks
- * holds: the key (401), then the slug format (404), and only then the body (413, 400).
+ * holds: the key (401), then the workspace's window (429, and from here on the rate-limit headers), then
+ * the slug format (404), and only then the body (413, 400).
  */
 export function configureEdge(app: NestFastifyApplication, deps: EdgeDependencies): void {
   const fastify: FastifyInstance = app.getHttpAdapter().getInstance();
@@ -61,6 +65,13 @@ export function configureEdge(app: NestFastifyApplication, deps: EdgeDependencie
     const path = request.url.split('?')[0];
     if (path.startsWith('/v1/') || path === '/mcp') {
       request.apiKey = await deps.apiKeys.authenticate(bearerToken(request.headers.authorization));
+      const window = await deps.rateLimiter.count(request.apiKey.workspaceId, windowFor(request.method, request.routeOptions.url), request.id);
+      const now = Math.floor(Date.now() / 1000);
+      reply.headers(rateLimitHeaders(window, now));
+      if (!allowed(window)) {
+        reply.header('retry-after', String(retryAfterSeconds(window, now)));
+        throw new ServiceError('RATE_LIMITED', `The workspace used its ${window.limit} ${window.window} requests of this minute; retry after the window resets.`);
+      }
       const params = request.params as { slug?: string };
       if (request.method === 'POST' && request.routeOptions.url === '/v1/decisions/:slug' && !isValidSlug(params.slug)) {
         throw new ServiceError('DECISION_NOT_FOUND', 'No decision with this slug in this workspace.');
