@@ -1,67 +1,66 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { AccountReply, PlanName, ServiceError, SetPlanRequest } from '@ds/contracts';
+import { AccountReply, PlanName, ServiceError, SetPlanRequest, SetSpendCapRequest } from '@ds/contracts';
+import { accountView, consumptionOrder, currentPeriod, parseSpendCap, periodAccounts } from '@ds/billing';
 import { AccountEntity } from './entities';
+import { LedgerStore } from './ledger.store';
 import { checkOverrides, effectivePlan, PLAN_NAMES, PlanOverrides } from './plans';
+import { checkIds } from './requests';
 
 @Injectable()
 export class AccountsService {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /** A workspace the ledger has not seen yet starts on the free plan, with its period anchored now. */
+  /** Plan, usage and balances read in one snapshot, so that the figures agree with each other. */
   async account(workspaceId: string): Promise<AccountReply> {
-    const account = await this.ensure(workspaceId);
-    const plan = effectivePlan(account.plan, account.overrides);
-    const period = currentPeriod(account.periodAnchor, new Date());
-    return {
-      plan,
-      usage: { period_start: period.start.toISOString(), period_end: period.end.toISOString(), used: 0, included: plan.included_decisions },
-    };
+    checkIds({ workspaceId });
+    const now = new Date();
+    // Created before the snapshot: inside it, a concurrent first insert of the same workspace would be a serialization failure.
+    await new LedgerStore(this.db.manager).ensureAccount(workspaceId, now);
+    return this.db.transaction('REPEATABLE READ', async (manager) => {
+      const ledger = new LedgerStore(manager);
+      const account = await manager.getRepository(AccountEntity).findOneByOrFail({ workspaceId });
+      const period = currentPeriod(account.periodAnchor, now);
+      const view = await ledger.periodView(periodAccounts(workspaceId, account.currency, period.start), workspaceId, account.currency);
+      return accountView({
+        plan: effectivePlan(account.plan, account.overrides),
+        period,
+        currency: account.currency,
+        spendCapCents: account.spendCapCents,
+        includedVolume: view.includedVolume,
+        overageVolume: view.overageVolume,
+        spend: view.spend,
+        sources: consumptionOrder(view.sources, now),
+      });
+    });
   }
 
+  /** A new plan or overrides apply at once to the current period; the period's anchor does not move. */
   async setPlan(request: SetPlanRequest): Promise<AccountReply> {
+    checkIds({ workspaceId: request.workspaceId });
     if (typeof request.plan !== 'string' || !PLAN_NAMES.includes(request.plan as PlanName)) {
       throw new ServiceError('INVALID_REQUEST', `plan must be one of ${PLAN_NAMES.join(', ')}.`, [{ path: 'plan', message: 'unknown plan' }]);
     }
     const issues = checkOverrides(request.overrides);
     if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The plan overrides are not valid.', issues);
-    await this.ensure(request.workspaceId);
-    await this.db.getRepository(AccountEntity).update(
-      { workspaceId: request.workspaceId },
-      { plan: request.plan as PlanName, overrides: (request.overrides ?? {}) as PlanOverrides },
-    );
+    await this.update(request.workspaceId, { plan: request.plan as PlanName, overrides: (request.overrides ?? {}) as PlanOverrides });
     return this.account(request.workspaceId);
   }
 
-  private async ensure(workspaceId: string): Promise<AccountEntity> {
-    const repository = this.db.getRepository(AccountEntity);
-    const existing = await repository.findOneBy({ workspaceId });
-    if (existing) return existing;
-    await repository
-      .createQueryBuilder()
-      .insert()
-      .values({ workspaceId, plan: 'genesis', overrides: {}, periodAnchor: new Date() })
-      .orIgnore()
-      .execute();
-    return repository.findOneByOrFail({ workspaceId });
+  /** The cap counts what credits and balance paid in the billing cycle; 0 allows only the included volume. */
+  async setSpendCap(request: SetSpendCapRequest): Promise<AccountReply> {
+    checkIds({ workspaceId: request.workspaceId });
+    const cap = parseSpendCap(request.spend_cap_cents);
+    if (!cap.ok) throw new ServiceError('INVALID_REQUEST', 'The spend cap is not valid.', cap.issues);
+    await this.update(request.workspaceId, { spendCapCents: cap.value });
+    return this.account(request.workspaceId);
   }
-}
 
-/** Monthly periods counted from the anchor's day and time, clamped to short months. */
-export function currentPeriod(anchor: Date, now: Date): { start: Date; end: Date } {
-  let months = (now.getUTCFullYear() - anchor.getUTCFullYear()) * 12 + (now.getUTCMonth() - anchor.getUTCMonth());
-  let start = addMonths(anchor, months);
-  if (start > now) start = addMonths(anchor, --months);
-  return { start, end: addMonths(anchor, months + 1) };
-}
-
-function addMonths(anchor: Date, months: number): Date {
-  const target = new Date(anchor);
-  const day = anchor.getUTCDate();
-  target.setUTCDate(1);
-  target.setUTCMonth(target.getUTCMonth() + months);
-  const lastDay = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
-  target.setUTCDate(Math.min(day, lastDay));
-  return target;
+  private async update(workspaceId: string, changes: Partial<Pick<AccountEntity, 'plan' | 'overrides' | 'spendCapCents'>>): Promise<void> {
+    await this.db.transaction(async (manager) => {
+      await new LedgerStore(manager).lockAccount(workspaceId, new Date());
+      await manager.getRepository(AccountEntity).update({ workspaceId }, changes);
+    });
+  }
 }

@@ -1,11 +1,27 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { SetPlanRequest, SUBJECTS, WorkspaceScoped } from '@ds/contracts';
+import { BillingReserveRequest, BillingSettleRequest, GrantCreditsRequest, SetPlanRequest, SetSpendCapRequest, SUBJECTS, WorkspaceScoped } from '@ds/contracts';
 import { AccountsService } from './accounts.service';
+import { CreditsService } from './credits.service';
+import { ReservationsService } from './reservations.service';
 
 @Controller()
 export class BillingHandlers {
-  constructor(private readonly accounts: AccountsService) {}
+  constructor(
+    private readonly accounts: AccountsService,
+    private readonly credits: CreditsService,
+    private readonly reservations: ReservationsService,
+  ) {}
+
+  @MessagePattern(SUBJECTS.billing.reserve)
+  reserve(@Payload() request: BillingReserveRequest) {
+    return this.reservations.reserve(request);
+  }
+
+  @MessagePattern(SUBJECTS.billing.settle)
+  settle(@Payload() request: BillingSettleRequest) {
+    return this.reservations.settle(request);
+  }
 
   @MessagePattern(SUBJECTS.billing.account)
   account(@Payload() request: WorkspaceScoped) {
@@ -15,5 +31,15 @@ export class BillingHandlers {
   @MessagePattern(SUBJECTS.billing.setPlan)
   setPlan(@Payload() request: SetPlanRequest) {
     return this.accounts.setPlan(request);
+  }
+
+  @MessagePattern(SUBJECTS.billing.grantCredits)
+  grantCredits(@Payload() request: GrantCreditsRequest) {
+    return this.credits.grant(request);
+  }
+
+  @MessagePattern(SUBJECTS.billing.setSpendCap)
+  setSpendCap(@Payload() request: SetSpendCapRequest) {
+    return this.accounts.setSpendCap(request);
   }
 }

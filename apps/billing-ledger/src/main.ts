@@ -1,23 +1,30 @@
 import 'reflect-metadata';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { runServiceMain, ServiceDefinition } from '@ds/platform';
 import { AccountsService } from './accounts.service';
 import { BillingHandlers } from './billing.handlers';
-import { AccountEntity } from './entities';
+import { BillingConfig, readBillingConfig } from './config';
+import { CreditsService } from './credits.service';
+import { BILLING_ENTITIES } from './entities';
 import { Initial1763780000000 } from './migrations/1763780000000-initial';
+import { ReservationsService } from './reservations.service';
+import { EXECUTION_OUTCOMES, RunnerOutcomes, Sweeper } from './sweeper';
 
 class BillingLedgerModule {}
 
-export const billingLedger: ServiceDefinition<Record<string, never>> = {
+export const billingLedger: ServiceDefinition<BillingConfig> = {
   name: 'billing-ledger',
-  database: { schema: 'billing_ledger', entities: [AccountEntity], migrations: [Initial1763780000000] },
-  readConfig: () => ({}),
+  database: { schema: 'billing_ledger', entities: BILLING_ENTITIES, migrations: [Initial1763780000000] },
+  readConfig: readBillingConfig,
   module: () => ({
     module: BillingLedgerModule,
-    imports: [TypeOrmModule.forFeature([AccountEntity])],
     controllers: [BillingHandlers],
-    providers: [AccountsService],
+    providers: [AccountsService, CreditsService, ReservationsService, Sweeper, { provide: EXECUTION_OUTCOMES, useClass: RunnerOutcomes }],
   }),
+  background: async (app) => {
+    const sweeper = app.get(Sweeper);
+    sweeper.start();
+    return { stop: () => sweeper.stop() };
+  },
 };
 
 if (require.main === module) void runServiceMain(billingLedger);

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { runServiceMain, ServiceDefinition } from '@ds/platform';
+import { DecisionRunnerConfig, readDecisionRunnerConfig } from './config';
 import { DecisionsService } from './decisions/decisions.service';
 import { VersionCache } from './decisions/version-cache';
 import { DecisionEntity, DecisionVersionEntity, ExecutionEntity } from './entities';
@@ -8,23 +9,24 @@ import { ExecutionRecorder } from './executions/execution-recorder';
 import { ExecutionsQuery } from './executions/executions.query';
 import { Initial1763780000000 } from './migrations/1763780000000-initial';
 import { RunnerHandlers } from './runner.handlers';
+import { Billing } from './runs/billing';
 import { RunService } from './runs/run.service';
 
 class DecisionRunnerModule {}
 
-export const decisionRunner: ServiceDefinition<Record<string, never>> = {
+export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
   name: 'decision-runner',
   database: {
     schema: 'decision_runner',
     entities: [DecisionEntity, DecisionVersionEntity, ExecutionEntity],
     migrations: [Initial1763780000000],
   },
-  readConfig: () => ({}),
+  readConfig: readDecisionRunnerConfig,
   module: () => ({
     module: DecisionRunnerModule,
     imports: [TypeOrmModule.forFeature([DecisionEntity, DecisionVersionEntity, ExecutionEntity])],
     controllers: [RunnerHandlers],
-    providers: [RunService, DecisionsService, VersionCache, ExecutionRecorder, ExecutionsQuery],
+    providers: [RunService, Billing, DecisionsService, VersionCache, ExecutionRecorder, ExecutionsQuery],
   }),
 };
 

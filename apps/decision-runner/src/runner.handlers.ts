@@ -3,6 +3,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
   CreateDecisionRequest,
   DecisionRef,
+  ExecutionOutcomesRequest,
   GetContractRequest,
   ListExecutionsRequest,
   RunDecisionRequest,
@@ -56,6 +57,11 @@ export class RunnerHandlers {
   @MessagePattern(SUBJECTS.runner.setEndpoint)
   setEndpoint(@Payload() request: SetEndpointRequest) {
     return this.decisions.setEndpoint(request);
+  }
+
+  @MessagePattern(SUBJECTS.runner.executionOutcomes)
+  executionOutcomes(@Payload() request: ExecutionOutcomesRequest) {
+    return this.executions.outcomes(request);
   }
 
   @MessagePattern(SUBJECTS.runner.listExecutions)

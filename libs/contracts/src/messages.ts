@@ -83,6 +83,19 @@ export interface ListExecutionsRequest extends WorkspaceScoped {
   status: 'success' | 'error' | null;
 }
 
+/** Asked by the billing ledger about reservations left unsettled (for example when a runner died mid-run). */
+export interface ExecutionOutcomesRequest extends WorkspaceScoped {
+  executionIds: string[];
+}
+
+/**
+ * Per execution id: `billable` (a fresh 200 answered by the engine), `not_billable` (an error or an
+ * engine-error fallback), or `unknown` (no execution was recorded: the run never finished).
+ */
+export interface ExecutionOutcomesReply {
+  outcomes: Record<string, 'billable' | 'not_billable' | 'unknown'>;
+}
+
 export interface ListExecutionsReply {
   data: Record<string, unknown>[];
   has_more: boolean;
@@ -119,10 +132,81 @@ export interface AnswerQuestionsReply {
   estimatedCostUsd: number;
 }
 
+export type LlmProvider = 'anthropic' | 'openai';
+
+/**
+ * Saves (or replaces) the workspace's own provider key and selects it (`useOwnKey` becomes true). A
+ * workspace holds one key. Refused with INVALID_REQUEST (details paths `provider`, `api_key`) unless
+ * `provider` is anthropic or openai and `apiKey` is 8 to 512 printable characters without spaces.
+ */
+export interface SetProviderKeyRequest extends WorkspaceScoped {
+  provider: unknown;
+  apiKey: unknown;
+}
+
+/** What is ever shown of a saved key. */
+export interface ProviderKeyView {
+  provider: LlmProvider;
+  last4: string;
+}
+
+/** `v1.engine-proxy.provider-key.get` answers the saved key's view, or null when none is saved. */
+export type GetProviderKeyReply = ProviderKeyView | null;
+
+/**
+ * Deleting the key keeps `useOwnKey` as it was: a workspace that chose its own key then gets 424
+ * ENGINE_NOT_CONFIGURED rather than being moved silently onto the service's shared key.
+ */
+export interface DeleteProviderKeyReply {
+  deleted: boolean;
+}
+
+/** `useOwnKey` must be a boolean (INVALID_REQUEST, details path `use_own_key`, otherwise). */
+export interface SetEngineSettingsRequest extends WorkspaceScoped {
+  useOwnKey: unknown;
+}
+
+export interface EngineSettingsReply {
+  /** true: llm runs use the workspace's key (424 ENGINE_NOT_CONFIGURED without one); false: the shared key, within its slots. */
+  useOwnKey: boolean;
+  providerKey: ProviderKeyView | null;
+  /** The provider this service's llm engine speaks; a saved key for another provider cannot be used. */
+  llmProvider: LlmProvider;
+}
+
 // ---- billing-ledger --------------------------------------------------------------------------
 
-export interface BillingCommitRequest extends WorkspaceScoped {
+/**
+ * Step 6. Checks included volume, credits, spend cap and hard cap in the spec's order and, when the run
+ * may go ahead, holds one decision's worth for this execution, so that concurrent runs can never consume
+ * more than remains. Answers the 402 errors of step 6. Reserving the same execution id twice is a no-op.
+ */
+export interface BillingReserveRequest extends WorkspaceScoped {
   executionId: string;
+}
+
+export interface BillingReserveReply {
+  reserved: true;
+}
+
+/**
+ * Settles a reservation exactly once: `billable: true` commits it (a fresh 200), `false` releases it
+ * (an error or an engine-error fallback). Settling again with the same outcome answers the same state;
+ * settling a committed reservation as released (or the reverse) is a CONFLICT. A reservation never
+ * settled is settled by the ledger itself after asking the runner for the execution's outcome.
+ */
+export interface BillingSettleRequest extends WorkspaceScoped {
+  executionId: string;
+  billable: boolean;
+}
+
+export interface BillingSettleReply {
+  state: 'committed' | 'released';
+  /** On commit: what paid for the decision (the period's included volume, or which credit grants). */
+  paid_by?: {
+    funding: 'included' | 'credits';
+    charges: Array<{ source: 'promotional'; grant_id: string; amount_microcents: number } | { source: 'paid'; amount_microcents: number }>;
+  };
 }
 
 export interface PlanView {
@@ -135,12 +219,60 @@ export interface PlanView {
   retention_days: number;
 }
 
+export type Currency = 'usd' | 'brl';
+
+export interface CreditBalanceView {
+  id: string;
+  kind: 'promotional' | 'paid';
+  remaining_cents: number;
+  currency: Currency;
+  expires_at: string | null;
+}
+
 export interface AccountReply {
   plan: PlanView;
-  usage: { period_start: string; period_end: string; used: number; included: number };
+  usage: {
+    period_start: string;
+    period_end: string;
+    /** Decisions billed in this period (committed), whatever paid for them. */
+    used: number;
+    included: number;
+    /** Reserved for runs still in flight. */
+    reserved: number;
+  };
+  balance: {
+    currency: Currency;
+    available_cents: number;
+    promotional_cents: number;
+    paid_cents: number;
+    credits: CreditBalanceView[];
+  };
+  spend_cap: { spend_cap_cents: number | null; spent_cents: number; currency: Currency };
 }
 
 export interface SetPlanRequest extends WorkspaceScoped {
   plan: unknown;
   overrides: unknown;
+}
+
+export interface GrantCreditsRequest extends WorkspaceScoped {
+  kind: unknown;
+  amount_cents: unknown;
+  currency: unknown;
+  expires_at: unknown;
+  /** The caller's idempotency id for the grant: the same id twice grants once. */
+  grantId: string;
+}
+
+export interface CreditGrantReply {
+  id: string;
+  kind: 'promotional' | 'paid';
+  amount_cents: number;
+  currency: Currency;
+  expires_at: string | null;
+  granted_at: string;
+}
+
+export interface SetSpendCapRequest extends WorkspaceScoped {
+  spend_cap_cents: unknown;
 }

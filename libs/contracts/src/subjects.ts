@@ -12,15 +12,25 @@ export const SUBJECTS = {
     deploy: 'v1.decision-runner.decisions.deploy',
     setEndpoint: 'v1.decision-runner.decisions.endpoint',
     listExecutions: 'v1.decision-runner.executions.list',
+    executionOutcomes: 'v1.decision-runner.executions.outcomes',
   },
   engine: {
     answer: 'v1.engine-proxy.answer',
+    /** A workspace's own provider key (Admin in the application); the key itself is never answered back. */
+    setProviderKey: 'v1.engine-proxy.provider-key.set',
+    getProviderKey: 'v1.engine-proxy.provider-key.get',
+    deleteProviderKey: 'v1.engine-proxy.provider-key.delete',
+    /** Whether the workspace's runs use its own provider key or the service's shared key. */
+    getSettings: 'v1.engine-proxy.settings.get',
+    setSettings: 'v1.engine-proxy.settings.set',
   },
   billing: {
-    check: 'v1.billing-ledger.check',
-    commit: 'v1.billing-ledger.commit',
+    reserve: 'v1.billing-ledger.reserve',
+    settle: 'v1.billing-ledger.settle',
     account: 'v1.billing-ledger.account',
     setPlan: 'v1.billing-ledger.plan.set',
+    grantCredits: 'v1.billing-ledger.credits.grant',
+    setSpendCap: 'v1.billing-ledger.spend-cap.set',
   },
   partner: {
     ping: 'v1.partner.ping',

@@ -16,6 +16,7 @@ import { checkDecisionMeta, decisionContract, NormalizedSchema, validateSchema }
 import { newId } from '@ds/ids';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { DecisionEntity, DecisionVersionEntity } from '../entities';
+import { DecisionRunnerConfig } from '../config';
 import { VersionCache } from './version-cache';
 
 /** TypeORM answers an UPDATE … RETURNING on PostgreSQL with `[rows, affectedCount]`. */
@@ -23,7 +24,6 @@ function updatedRows<T>(result: [T[], number]): T[] {
   return result[0];
 }
 
-const UPGRADE_URL = '/app/billing/plans';
 const UNIQUE_VIOLATION = '23505';
 
 @Injectable()
@@ -31,6 +31,7 @@ export class DecisionsService {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
+    @Inject(PLATFORM.config) private readonly config: DecisionRunnerConfig,
     private readonly versions: VersionCache,
   ) {}
 
@@ -50,7 +51,7 @@ export class DecisionsService {
           throw new ServiceError('PLAN_LIMIT_REACHED', `The ${account.plan.name} plan allows ${limit} decisions.`, {
             limit,
             used,
-            upgradeUrl: UPGRADE_URL,
+            upgradeUrl: `${this.config.appUrl}/app/billing/plans`,
           });
         }
       }

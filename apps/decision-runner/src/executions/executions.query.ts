@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { ListExecutionsReply, ListExecutionsRequest, ServiceError } from '@ds/contracts';
+import { ExecutionOutcomesReply, ExecutionOutcomesRequest, ListExecutionsReply, ListExecutionsRequest, ServiceError } from '@ds/contracts';
 import { ExecutionEntity } from '../entities';
 
 /**
@@ -29,6 +29,21 @@ export class ExecutionsQuery {
       data: page.map(toPublicExecution),
       has_more: hasMore,
       next_cursor: hasMore ? encodeCursor(page[page.length - 1].seq) : null,
+    };
+  }
+
+  /** What billing needs to settle a reservation the runner could not settle itself. */
+  async outcomes(request: ExecutionOutcomesRequest): Promise<ExecutionOutcomesReply> {
+    const rows: Array<{ id: string; billable: boolean }> = await this.db.query(
+      `SELECT id, (status = 'success' AND coalesce(action_reason->>'type', '') <> 'engine_error') AS billable
+         FROM executions WHERE workspace_id = $1 AND id = ANY($2)`,
+      [request.workspaceId, request.executionIds],
+    );
+    const known = new Map(rows.map((row) => [row.id, row.billable]));
+    return {
+      outcomes: Object.fromEntries(
+        request.executionIds.map((id) => [id, known.has(id) ? (known.get(id) ? 'billable' : 'not_billable') : 'unknown'] as const),
+      ),
     };
   }
 }

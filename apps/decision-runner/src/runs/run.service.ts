@@ -26,6 +26,7 @@ import { currentRequestId, PLATFORM, RpcClient } from '@ds/platform';
 import { VersionCache } from '../decisions/version-cache';
 import { DecisionEntity } from '../entities';
 import { ExecutionRecorder } from '../executions/execution-recorder';
+import { Billing } from './billing';
 
 /** Room the runner gives engine-proxy beyond the decision's own deadline before it stops waiting. */
 const ENGINE_REPLY_MARGIN_MS = 2_000;
@@ -39,7 +40,7 @@ interface RunMetrics {
   output_tokens: number;
 }
 
-/** Steps 5 and 7 to 10 of the run endpoint's order of checks. */
+/** Steps 5 to 10 of the run endpoint's order of checks. */
 @Injectable()
 export class RunService {
   constructor(
@@ -47,14 +48,35 @@ export class RunService {
     @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
     private readonly versions: VersionCache,
     private readonly recorder: ExecutionRecorder,
+    private readonly billing: Billing,
   ) {}
 
   async run(request: RunDecisionRequest): Promise<RunDecisionReply> {
-    const started = performance.now();
     const decision = await this.findRunnable(request.workspaceId, request.slug);
     const version = decision.activeVersion!;
     const schema = await this.versions.get(decision.id, version);
     const executionId = newId('exec');
+    await this.billing.reserve(request.workspaceId, executionId);
+    let billable = false;
+    try {
+      const reply = await this.execute(request, decision, version, schema, executionId);
+      billable = reply.billable;
+      return reply;
+    } finally {
+      await this.billing.settle(request.workspaceId, executionId, billable);
+    }
+  }
+
+  /** Steps 7 to 10, recorded as an execution whatever their outcome. */
+  private async execute(
+    request: RunDecisionRequest,
+    decision: DecisionEntity,
+    version: number,
+    schema: NormalizedSchema,
+    executionId: string,
+  ): Promise<RunDecisionReply> {
+    // metrics.latency_ms covers the service's own share: state validation, the engine call, composites and policies.
+    const started = performance.now();
     const base = {
       id: executionId,
       workspaceId: request.workspaceId,
@@ -75,10 +97,12 @@ export class RunService {
     }
 
     let answer: AnswerQuestionsReply;
+    let evaluation: Evaluation;
     try {
       answer = await this.rpc.call<AnswerQuestionsReply>(SUBJECTS.engine.answer, this.engineRequest(request, schema), {
         timeoutMs: schema.settings.timeoutMs + ENGINE_REPLY_MARGIN_MS,
       });
+      evaluation = this.evaluate(schema, answer);
     } catch (error) {
       const failure = error instanceof ServiceError ? error : new ServiceError('INTERNAL_ERROR', 'The engine call failed.');
       if (schema.settings.onEngineError === 'fallback' && failure.code.startsWith('ENGINE_') && failure.code !== 'ENGINE_NOT_CONFIGURED') {
@@ -93,7 +117,6 @@ export class RunService {
       throw failure;
     }
 
-    const evaluation = this.evaluate(schema, answer);
     const metrics = this.metrics(started, answer);
     const destinations = this.destinations(schema, evaluation, request, decision.id, executionId);
     const body = this.responseBody(request, decision, version, executionId, evaluation, metrics, destinations);

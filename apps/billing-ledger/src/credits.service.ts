@@ -1,0 +1,98 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { CreditGrantReply, GrantCreditsRequest, ServiceError } from '@ds/contracts';
+import { CreditGrant, expiryEntries, expiryIssues, grantEntries, Issue, LedgerAccountKind, parseGrant, sameGrant } from '@ds/billing';
+import { AccountEntity, CreditGrantEntity, LedgerAccountEntity } from './entities';
+import { LedgerStore } from './ledger.store';
+import { checkIds } from './requests';
+
+const EXPIRY_BATCH = 500;
+const PROMOTIONAL_GRANT: LedgerAccountKind = 'promotional_grant';
+
+@Injectable()
+export class CreditsService {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /**
+   * Grants promotional or paid credits once per grant id. A workspace is billed in one currency: the first grant
+   * chooses it (usd until then), and a grant in another currency is a CONFLICT, because converting would need an
+   * exchange rate the ledger does not have.
+   */
+  async grant(request: GrantCreditsRequest): Promise<CreditGrantReply> {
+    checkIds({ workspaceId: request.workspaceId, grantId: request.grantId });
+    const parsed = parseGrant(request);
+    if (!parsed.ok) throw invalid(parsed.issues);
+    const grant = parsed.value;
+    const now = new Date();
+    return this.db.transaction(async (manager) => {
+      const ledger = new LedgerStore(manager);
+      const account = await ledger.lockAccount(request.workspaceId, now);
+      const grants = manager.getRepository(CreditGrantEntity);
+      const existing = await grants.findOneBy({ workspaceId: request.workspaceId, grantId: request.grantId });
+      if (existing) {
+        if (sameGrant(grantOf(existing), grant)) return view(existing);
+        throw new ServiceError('CONFLICT', `Grant ${request.grantId} was already made with other fields.`);
+      }
+      const issues = expiryIssues(grant, now);
+      if (issues.length > 0) throw invalid(issues);
+      if (grant.currency !== account.currency) {
+        if ((await grants.countBy({ workspaceId: request.workspaceId })) > 0) {
+          throw new ServiceError('CONFLICT', `This workspace is billed in ${account.currency}; credits must be granted in ${account.currency}.`);
+        }
+        await manager.getRepository(AccountEntity).update({ workspaceId: request.workspaceId }, { currency: grant.currency });
+      }
+      const entries = grantEntries(request.workspaceId, request.grantId, grant);
+      await ledger.ensureLedgerAccounts(entries.accounts);
+      await ledger.post([entries.transfer]);
+      const row = grants.create({ workspaceId: request.workspaceId, grantId: request.grantId, ...grant, transferId: entries.transfer.id, createdAt: now });
+      await grants.insert(row);
+      return view(row);
+    });
+  }
+
+  /** Moves what is left of expired promotional grants to the expired account; returns how many grants it expired. */
+  async expireDue(now: Date): Promise<number> {
+    const due = await this.db
+      .getRepository(LedgerAccountEntity)
+      .createQueryBuilder('account')
+      .where('account.kind = :kind AND account.expires_at <= :now', { kind: PROMOTIONAL_GRANT, now })
+      .andWhere('account.credits_posted - account.debits_posted - account.debits_pending > 0')
+      .orderBy('account.expires_at')
+      .limit(EXPIRY_BATCH)
+      .getMany();
+    let expired = 0;
+    for (const grant of due) {
+      const done = await this.db.transaction(async (manager) => {
+        const ledger = new LedgerStore(manager);
+        await ledger.lockAccount(grant.workspaceId, now);
+        const entries = expiryEntries(grant, (await ledger.balances([grant.id])).get(grant.id)!);
+        if (!entries) return false;
+        await ledger.ensureLedgerAccounts(entries.accounts);
+        await ledger.post([entries.transfer]);
+        return true;
+      });
+      if (done) expired++;
+    }
+    return expired;
+  }
+}
+
+function invalid(issues: Issue[]): ServiceError {
+  return new ServiceError('INVALID_REQUEST', 'The credit grant is not valid.', issues);
+}
+
+function grantOf(row: CreditGrantEntity): CreditGrant {
+  return { kind: row.kind, amountCents: row.amountCents, currency: row.currency, expiresAt: row.expiresAt };
+}
+
+function view(row: CreditGrantEntity): CreditGrantReply {
+  return {
+    id: row.grantId,
+    kind: row.kind,
+    amount_cents: row.amountCents,
+    currency: row.currency,
+    expires_at: row.expiresAt?.toISOString() ?? null,
+    granted_at: row.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,466 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { ServiceError } from '@ds/contracts';
+import { replayEntries, Transfer, unbalancedLedgers, ZERO_BALANCES } from '@ds/billing';
+import { newId } from '@ds/ids';
+import { createLogger, dataSourceOptions, Metrics, runMigrations } from '@ds/platform';
+import { AccountsService } from './accounts.service';
+import { BillingConfig } from './config';
+import { CreditsService } from './credits.service';
+import { LedgerAccountEntity, ReservationEntity, TransferEntity } from './entities';
+import { LedgerStore } from './ledger.store';
+import { billingLedger } from './main';
+import { PlanOverrides } from './plans';
+import { ReservationsService } from './reservations.service';
+import { ExecutionOutcomes, Outcomes, Sweeper } from './sweeper';
+
+/**
+ * The service logic against a real PostgreSQL: a database of its own (dropped at the end), the service's own
+ * entities and migrations, the services called directly. Only the runner's answer about outcomes is stubbed.
+ */
+const ADMIN_URL = process.env.E2E_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const DATABASE = `billing_${randomBytes(4).toString('hex')}_test`;
+const config: BillingConfig = { settleAfterMs: 120_000, sweepIntervalMs: 5_000, billingUrl: 'http://app.test/app/billing', upgradeUrl: 'http://app.test/app/billing/plans' };
+const logger = createLogger('billing-ledger', 'silent');
+const DAY = 86_400_000;
+
+let db: DataSource;
+let accounts: AccountsService;
+let credits: CreditsService;
+let reservations: ReservationsService;
+
+async function admin(sql: string): Promise<void> {
+  if (!/^[a-z0-9_]+_test$/.test(DATABASE)) throw new Error(`refusing database ${DATABASE}: its name must end in _test`);
+  const client = new Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+beforeAll(async () => {
+  await admin(`CREATE DATABASE ${DATABASE}`);
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${DATABASE}`;
+  db = new DataSource(dataSourceOptions(url.toString(), billingLedger.database, 20));
+  await db.initialize();
+  await runMigrations(db, billingLedger.database.schema, logger);
+  accounts = new AccountsService(db);
+  credits = new CreditsService(db);
+  reservations = new ReservationsService(db, config);
+});
+
+afterAll(async () => {
+  await db?.destroy();
+  await admin(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+});
+
+const inDays = (days: number) => new Date(Date.now() + days * DAY).toISOString();
+
+async function workspace(overrides: PlanOverrides, plan = 'genesis'): Promise<string> {
+  const workspaceId = randomUUID();
+  await accounts.setPlan({ workspaceId, plan, overrides });
+  return workspaceId;
+}
+
+function grant(workspaceId: string, grantId: string, kind: 'promotional' | 'paid', amount_cents: number, fields: { currency?: string; expires_at?: string } = {}) {
+  return credits.grant({ workspaceId, grantId, kind, amount_cents, currency: fields.currency ?? 'usd', expires_at: fields.expires_at });
+}
+
+async function reserve(workspaceId: string): Promise<string> {
+  const executionId = newId('exec');
+  await reservations.reserve({ workspaceId, executionId });
+  return executionId;
+}
+
+async function run(workspaceId: string) {
+  const executionId = await reserve(workspaceId);
+  return reservations.settle({ workspaceId, executionId, billable: true });
+}
+
+async function refusal(promise: Promise<unknown>): Promise<{ code: string; details: unknown }> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ServiceError) return { code: error.code, details: error.details };
+    throw error;
+  }
+  throw new Error('expected a refusal');
+}
+
+function outcomesStub(answers: Record<string, Outcomes[string]>, calls: string[][] = []): ExecutionOutcomes {
+  return {
+    outcomes: async (_workspaceId, executionIds) => {
+      calls.push(executionIds);
+      return Object.fromEntries(executionIds.filter((id) => id in answers).map((id) => [id, answers[id]]));
+    },
+  };
+}
+
+function sweeper(runner: ExecutionOutcomes): Sweeper {
+  return new Sweeper(db, reservations, credits, runner, config, logger, { registry: new Registry() } as unknown as Metrics);
+}
+
+async function backdate(executionIds: string[], minutes: number): Promise<void> {
+  await db.query(`UPDATE reservations SET created_at = now() - make_interval(mins => $2) WHERE execution_id = ANY($1::text[])`, [executionIds, minutes]);
+}
+
+const stateOf = async (executionId: string) => (await db.getRepository(ReservationEntity).findOneByOrFail({ executionId })).state;
+const entriesOf = (executionId: string) => db.getRepository(TransferEntity).findBy({ causeId: executionId });
+
+describe('consumption order', () => {
+  it('spends the included volume, then promotional grants soonest-expiring first, then the paid balance', async () => {
+    // 1.5 cents a decision, so one decision is split across two grants.
+    const ws = await workspace({ included_decisions: 2, price_per_million_cents: 1_500_000 });
+    await grant(ws, 'paid-1', 'paid', 3);
+    await grant(ws, 'late', 'promotional', 2, { expires_at: inDays(20) });
+    await grant(ws, 'soon', 'promotional', 1, { expires_at: inDays(10) });
+    await grant(ws, 'gone', 'promotional', 5, { expires_at: inDays(1) });
+    // Time passes for "gone": it expired before any decision past the included volume.
+    await db.query(`UPDATE ledger_accounts SET expires_at = now() - interval '1 minute' WHERE grant_id = 'gone'`);
+
+    const paid = [];
+    for (let i = 0; i < 6; i++) paid.push((await run(ws)).paid_by);
+    expect(paid).toEqual([
+      { funding: 'included', charges: [] },
+      { funding: 'included', charges: [] },
+      {
+        funding: 'credits',
+        charges: [
+          { source: 'promotional', grant_id: 'soon', amount_microcents: 1_000_000 },
+          { source: 'promotional', grant_id: 'late', amount_microcents: 500_000 },
+        ],
+      },
+      { funding: 'credits', charges: [{ source: 'promotional', grant_id: 'late', amount_microcents: 1_500_000 }] },
+      { funding: 'credits', charges: [{ source: 'paid', amount_microcents: 1_500_000 }] },
+      { funding: 'credits', charges: [{ source: 'paid', amount_microcents: 1_500_000 }] },
+    ]);
+    expect(await refusal(reserve(ws))).toEqual({
+      code: 'CREDITS_EXHAUSTED',
+      details: { used: 6, included: 2, availableCents: 0, currency: 'usd', billingUrl: 'http://app.test/app/billing' },
+    });
+
+    const account = await accounts.account(ws);
+    expect(account.usage).toMatchObject({ used: 6, included: 2, reserved: 0 });
+    expect(account.balance).toEqual({ currency: 'usd', available_cents: 0, promotional_cents: 0, paid_cents: 0, credits: [] });
+    expect(account.spend_cap).toEqual({ spend_cap_cents: null, spent_cents: 6, currency: 'usd' });
+
+    expect(await credits.expireDue(new Date())).toBeGreaterThanOrEqual(1);
+    const expired = await db.getRepository(LedgerAccountEntity).findOneByOrFail({ id: `${ws}:usd:expired` });
+    expect(expired.creditsPosted).toBe(5_000_000n);
+  });
+
+  it('lists usable credits in consumption order with what remains of each', async () => {
+    const ws = await workspace({ included_decisions: 0, price_per_million_cents: 500_000 });
+    await grant(ws, 'p', 'paid', 10);
+    await grant(ws, 'undated', 'promotional', 4);
+    await grant(ws, 'dated', 'promotional', 2, { expires_at: '2099-01-01T00:00:00Z' });
+    await run(ws);
+    expect((await accounts.account(ws)).balance).toEqual({
+      currency: 'usd',
+      available_cents: 15,
+      promotional_cents: 5,
+      paid_cents: 10,
+      credits: [
+        { id: 'dated', kind: 'promotional', remaining_cents: 1, currency: 'usd', expires_at: '2099-01-01T00:00:00.000Z' },
+        { id: 'undated', kind: 'promotional', remaining_cents: 4, currency: 'usd', expires_at: null },
+        { id: 'paid_balance', kind: 'paid', remaining_cents: 10, currency: 'usd', expires_at: null },
+      ],
+    });
+  });
+});
+
+describe('step 6 refusals', () => {
+  it('CREDITS_EXHAUSTED shows the cents left even when they do not pay for one decision', async () => {
+    const ws = await workspace({ included_decisions: 1, price_per_million_cents: 2_000_000 });
+    await grant(ws, 'p', 'paid', 1);
+    await run(ws);
+    expect(await refusal(reserve(ws))).toEqual({
+      code: 'CREDITS_EXHAUSTED',
+      details: { used: 1, included: 1, availableCents: 1, currency: 'usd', billingUrl: 'http://app.test/app/billing' },
+    });
+  });
+
+  it('SPEND_CAP_REACHED counts what the billing cycle paid, in the workspace currency', async () => {
+    const ws = await workspace({ included_decisions: 0, price_per_million_cents: 1_000_000 });
+    await grant(ws, 'reais', 'paid', 10, { currency: 'brl' });
+    await accounts.setSpendCap({ workspaceId: ws, spend_cap_cents: 2 });
+    await run(ws);
+    await run(ws);
+    const { usage } = await accounts.account(ws);
+    expect(await refusal(reserve(ws))).toEqual({
+      code: 'SPEND_CAP_REACHED',
+      details: { spendCapCents: 2, spentCents: 2, currency: 'brl', periodEnd: usage.period_end, billingUrl: 'http://app.test/app/billing' },
+    });
+    await accounts.setSpendCap({ workspaceId: ws, spend_cap_cents: null });
+    await run(ws);
+    expect((await accounts.account(ws)).spend_cap).toEqual({ spend_cap_cents: null, spent_cents: 3, currency: 'brl' });
+  });
+
+  it('checks credits before the spend cap', async () => {
+    const ws = await workspace({ included_decisions: 0 });
+    await accounts.setSpendCap({ workspaceId: ws, spend_cap_cents: 0 });
+    expect((await refusal(reserve(ws))).code).toBe('CREDITS_EXHAUSTED');
+    await grant(ws, 'p', 'paid', 100);
+    expect((await refusal(reserve(ws))).code).toBe('SPEND_CAP_REACHED');
+  });
+
+  it('QUOTA_EXCEEDED on a hard-cap plan or a plan without a price, whatever credits remain', async () => {
+    for (const overrides of [{ hard_cap: true }, { price_per_million_cents: null }]) {
+      const ws = await workspace({ included_decisions: 1, ...overrides }, 'developer');
+      await grant(ws, 'p', 'paid', 100);
+      await run(ws);
+      const { usage } = await accounts.account(ws);
+      expect(await refusal(reserve(ws))).toEqual({
+        code: 'QUOTA_EXCEEDED',
+        details: { used: 1, included: 1, periodEnd: usage.period_end, upgradeUrl: 'http://app.test/app/billing/plans' },
+      });
+    }
+  });
+
+  it('a refusal holds nothing and records nothing', async () => {
+    const ws = await workspace({ included_decisions: 0 });
+    const executionId = newId('exec');
+    await refusal(reservations.reserve({ workspaceId: ws, executionId }));
+    expect(await db.getRepository(ReservationEntity).countBy({ executionId })).toBe(0);
+    expect(await entriesOf(executionId)).toEqual([]);
+  });
+});
+
+describe('exactly once', () => {
+  it('commits once however often the settle arrives, at once or later', async () => {
+    const ws = await workspace({});
+    const executionId = await reserve(ws);
+    const settles = await Promise.all(Array.from({ length: 5 }, () => reservations.settle({ workspaceId: ws, executionId, billable: true })));
+    expect(settles).toEqual(Array(5).fill({ state: 'committed', paid_by: { funding: 'included', charges: [] } }));
+    expect(await reservations.settle({ workspaceId: ws, executionId, billable: true })).toMatchObject({ state: 'committed' });
+    expect((await entriesOf(executionId)).map((t) => t.phase).sort()).toEqual(['pending', 'post']);
+    expect((await accounts.account(ws)).usage).toMatchObject({ used: 1, reserved: 0 });
+    expect(await refusal(reservations.settle({ workspaceId: ws, executionId, billable: false }))).toMatchObject({ code: 'CONFLICT' });
+    expect(await reservations.reserve({ workspaceId: ws, executionId })).toEqual({ reserved: true });
+    expect(await entriesOf(executionId)).toHaveLength(2);
+  });
+
+  it('holds once when the reserve arrives twice, and a released run gives nothing away', async () => {
+    const ws = await workspace({});
+    const executionId = newId('exec');
+    await Promise.all([reservations.reserve({ workspaceId: ws, executionId }), reservations.reserve({ workspaceId: ws, executionId })]);
+    expect((await accounts.account(ws)).usage).toMatchObject({ used: 0, reserved: 1 });
+    expect(await reservations.settle({ workspaceId: ws, executionId, billable: false })).toEqual({ state: 'released' });
+    expect(await reservations.settle({ workspaceId: ws, executionId, billable: false })).toEqual({ state: 'released' });
+    expect((await accounts.account(ws)).usage).toMatchObject({ used: 0, reserved: 0 });
+    expect(await refusal(reservations.settle({ workspaceId: ws, executionId, billable: true }))).toMatchObject({ code: 'CONFLICT' });
+    expect(await refusal(reservations.reserve({ workspaceId: ws, executionId }))).toMatchObject({ code: 'CONFLICT' });
+  });
+
+  it('answers settles of executions it never held, and keeps execution ids to their workspace', async () => {
+    const ws = await workspace({});
+    expect(await reservations.settle({ workspaceId: ws, executionId: newId('exec'), billable: false })).toEqual({ state: 'released' });
+    expect(await refusal(reservations.settle({ workspaceId: ws, executionId: newId('exec'), billable: true }))).toMatchObject({ code: 'NOT_FOUND' });
+    const executionId = await reserve(ws);
+    expect(await refusal(reservations.reserve({ workspaceId: randomUUID(), executionId }))).toMatchObject({ code: 'CONFLICT' });
+    expect(await refusal(reservations.settle({ workspaceId: await workspace({}), executionId, billable: true }))).toMatchObject({ code: 'CONFLICT' });
+    expect(await refusal(reservations.reserve({ workspaceId: ws, executionId: 'no spaces' }))).toMatchObject({
+      code: 'INVALID_REQUEST',
+      details: [{ path: 'executionId', message: expect.any(String) }],
+    });
+    expect(await refusal(reservations.settle({ workspaceId: ws, executionId, billable: 'yes' as unknown as boolean }))).toMatchObject({ code: 'INVALID_REQUEST' });
+  });
+
+  it('recognises an entry id written twice as a duplicate, and with another amount as a conflict', async () => {
+    const ws = await workspace({});
+    await grant(ws, 'p', 'paid', 5);
+    const [entry] = await entriesOf('p');
+    const { createdAt: _createdAt, ...transfer } = entry;
+    await db.transaction((manager) => new LedgerStore(manager).post([transfer as Transfer]));
+    expect((await accounts.account(ws)).balance.paid_cents).toBe(5);
+    const conflict = db.transaction((manager) => new LedgerStore(manager).post([{ ...transfer, amount: transfer.amount + 1n } as Transfer]));
+    expect(await refusal(conflict)).toMatchObject({ code: 'CONFLICT' });
+    expect((await accounts.account(ws)).balance.paid_cents).toBe(5);
+  });
+});
+
+describe('the sweeper', () => {
+  it('settles what the runner never settled, by what the runner says of each execution', async () => {
+    const ws = await workspace({});
+    const [billable, notBillable, unknown, unanswered, fresh] = [await reserve(ws), await reserve(ws), await reserve(ws), await reserve(ws), await reserve(ws)];
+    await backdate([billable, notBillable, unknown, unanswered], 10);
+    const calls: string[][] = [];
+    const report = await sweeper(outcomesStub({ [billable]: 'billable', [notBillable]: 'not_billable', [unknown]: 'unknown' }, calls)).sweep();
+
+    expect(calls).toEqual([expect.arrayContaining([billable, notBillable, unknown, unanswered])]);
+    expect(report).toMatchObject({ committed: 1, released: 2, left: 1 });
+    expect([await stateOf(billable), await stateOf(notBillable), await stateOf(unknown), await stateOf(unanswered), await stateOf(fresh)]).toEqual([
+      'committed',
+      'released',
+      'released',
+      'pending',
+      'pending',
+    ]);
+    expect(await db.getRepository(ReservationEntity).findOneByOrFail({ executionId: billable })).toMatchObject({ settledBy: 'sweeper' });
+    expect((await accounts.account(ws)).usage).toMatchObject({ used: 1, reserved: 2 });
+    // The runner's own settle, arriving late, finds the same outcome.
+    expect(await reservations.settle({ workspaceId: ws, executionId: billable, billable: true })).toMatchObject({ state: 'committed' });
+  });
+
+  it('leaves everything for the next sweep when the runner does not answer', async () => {
+    const ws = await workspace({});
+    const executionId = await reserve(ws);
+    await backdate([executionId], 10);
+    const silent: ExecutionOutcomes = { outcomes: async () => Promise.reject(new ServiceError('INTERNAL_ERROR', 'no answer')) };
+    expect((await sweeper(silent).sweep()).left).toBeGreaterThanOrEqual(1);
+    expect(await stateOf(executionId)).toBe('pending');
+    await sweeper(outcomesStub({ [executionId]: 'billable' })).sweep();
+    expect(await stateOf(executionId)).toBe('committed');
+  });
+
+  it('bills once with several replicas sweeping at the same time', async () => {
+    const ws = await workspace({});
+    const executionIds = await Promise.all(Array.from({ length: 20 }, () => reserve(ws)));
+    await backdate(executionIds, 10);
+    const answers = Object.fromEntries(executionIds.map((id, i) => [id, i % 2 === 0 ? ('billable' as const) : ('unknown' as const)]));
+    const calls: string[][] = [];
+    await Promise.all([1, 2, 3].map(() => sweeper(outcomesStub(answers, calls)).sweep()));
+    const asked = calls.flat().filter((id) => executionIds.includes(id));
+    expect(new Set(asked).size).toBe(asked.length);
+    expect((await accounts.account(ws)).usage).toMatchObject({ used: 10, reserved: 0 });
+    for (const executionId of executionIds) expect((await entriesOf(executionId)).length).toBe(2);
+  });
+
+  it('runs on its timer and stops cleanly', async () => {
+    const ws = await workspace({});
+    const executionId = await reserve(ws);
+    await backdate([executionId], 10);
+    const timed = new Sweeper(db, reservations, credits, outcomesStub({ [executionId]: 'not_billable' }), { ...config, sweepIntervalMs: 100 }, logger, {
+      registry: new Registry(),
+    } as unknown as Metrics);
+    timed.start();
+    const deadline = Date.now() + 5_000;
+    while ((await stateOf(executionId)) === 'pending' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    await timed.stop();
+    expect(await stateOf(executionId)).toBe('released');
+  });
+});
+
+describe('no overspend under concurrency', () => {
+  const settled = <T>(promises: Array<Promise<T>>) => Promise.allSettled(promises);
+  const codes = (results: PromiseSettledResult<unknown>[]) =>
+    results.map((result) => (result.status === 'fulfilled' ? 'ok' : result.reason instanceof ServiceError ? result.reason.code : String(result.reason)));
+  const count = (list: string[], value: string) => list.filter((item) => item === value).length;
+
+  it('50 runs at the edge of the included volume take only what remains', async () => {
+    const ws = await workspace({ included_decisions: 12, price_per_million_cents: null });
+    await run(ws);
+    await run(ws);
+    const ids = Array.from({ length: 50 }, () => newId('exec'));
+    const results = codes(await settled(ids.map((executionId) => reservations.reserve({ workspaceId: ws, executionId }))));
+    expect([count(results, 'ok'), count(results, 'QUOTA_EXCEEDED')]).toEqual([10, 40]);
+    expect((await accounts.account(ws)).usage).toMatchObject({ used: 2, reserved: 10 });
+    const held = ids.filter((_, i) => results[i] === 'ok');
+    await Promise.all(held.map((executionId, i) => reservations.settle({ workspaceId: ws, executionId, billable: i < 7 })));
+    expect((await accounts.account(ws)).usage).toMatchObject({ used: 9, reserved: 0 });
+  });
+
+  it('50 runs at the edge of a balance spend at most what remains', async () => {
+    const ws = await workspace({ included_decisions: 0, price_per_million_cents: 1_500_000 });
+    await grant(ws, 'promo', 'promotional', 4, { expires_at: inDays(30) });
+    await grant(ws, 'p', 'paid', 6);
+    const ids = Array.from({ length: 50 }, () => newId('exec'));
+    const results = codes(await settled(ids.map((executionId) => reservations.reserve({ workspaceId: ws, executionId }))));
+    // 10 cents pay for 6 decisions at 1.5 cents; 1 cent is left.
+    expect([count(results, 'ok'), count(results, 'CREDITS_EXHAUSTED')]).toEqual([6, 44]);
+    expect((await accounts.account(ws)).balance).toMatchObject({ available_cents: 1 });
+    const held = ids.filter((_, i) => results[i] === 'ok');
+    await Promise.all(held.map((executionId, i) => reservations.settle({ workspaceId: ws, executionId, billable: i % 2 === 0 })));
+    const account = await accounts.account(ws);
+    expect(account.balance.available_cents).toBe(5);
+    expect(account.spend_cap.spent_cents).toBe(4);
+  });
+
+  it('50 runs at the edge of the spend cap pass it by nothing', async () => {
+    const ws = await workspace({ included_decisions: 0, price_per_million_cents: 1_000_000 });
+    await grant(ws, 'p', 'paid', 1_000);
+    await accounts.setSpendCap({ workspaceId: ws, spend_cap_cents: 5 });
+    const results = codes(await settled(Array.from({ length: 50 }, () => reserve(ws))));
+    expect([count(results, 'ok'), count(results, 'SPEND_CAP_REACHED')]).toEqual([5, 45]);
+  });
+});
+
+describe('operator requests', () => {
+  it('grants once per grant id, refuses the same id with other fields, and checks every field', async () => {
+    const ws = await workspace({});
+    const first = await grant(ws, 'g1', 'promotional', 300, { expires_at: '2099-06-01T00:00:00Z' });
+    expect(first).toEqual({ id: 'g1', kind: 'promotional', amount_cents: 300, currency: 'usd', expires_at: '2099-06-01T00:00:00.000Z', granted_at: expect.any(String) });
+    expect(await grant(ws, 'g1', 'promotional', 300, { expires_at: '2099-06-01T00:00:00.000Z' })).toEqual(first);
+    expect(await refusal(grant(ws, 'g1', 'promotional', 301, { expires_at: '2099-06-01T00:00:00Z' }))).toMatchObject({ code: 'CONFLICT' });
+    expect((await accounts.account(ws)).balance.promotional_cents).toBe(300);
+    expect(await refusal(grant(ws, 'g2', 'promotional', 1, { expires_at: '2001-01-01T00:00:00Z' }))).toEqual({
+      code: 'INVALID_REQUEST',
+      details: [{ path: 'expires_at', message: 'must be in the future' }],
+    });
+    expect(await refusal(credits.grant({ workspaceId: ws, grantId: 'g3', kind: 'gift', amount_cents: 0, currency: 'eur', expires_at: undefined }))).toMatchObject({
+      code: 'INVALID_REQUEST',
+      details: [{ path: 'kind' }, { path: 'amount_cents' }, { path: 'currency' }],
+    });
+  });
+
+  it('bills a workspace in the currency of its first grant', async () => {
+    const ws = await workspace({});
+    expect((await accounts.account(ws)).balance.currency).toBe('usd');
+    await grant(ws, 'r1', 'paid', 50, { currency: 'brl' });
+    expect((await accounts.account(ws)).balance).toMatchObject({ currency: 'brl', paid_cents: 50 });
+    expect(await refusal(grant(ws, 'u1', 'paid', 50, { currency: 'usd' }))).toMatchObject({ code: 'CONFLICT' });
+  });
+
+  it('validates the spend cap and the plan', async () => {
+    const ws = await workspace({});
+    for (const spend_cap_cents of [-1, 1.5, '10', undefined]) {
+      expect(await refusal(accounts.setSpendCap({ workspaceId: ws, spend_cap_cents }))).toMatchObject({ code: 'INVALID_REQUEST', details: [{ path: 'spend_cap_cents' }] });
+    }
+    expect((await accounts.setSpendCap({ workspaceId: ws, spend_cap_cents: 0 })).spend_cap).toEqual({ spend_cap_cents: 0, spent_cents: 0, currency: 'usd' });
+    expect(await refusal(accounts.setPlan({ workspaceId: ws, plan: 'platinum', overrides: undefined }))).toMatchObject({ code: 'INVALID_REQUEST' });
+    expect((await accounts.setPlan({ workspaceId: ws, plan: 'growth', overrides: undefined })).plan).toMatchObject({ name: 'growth', included_decisions: 25_000_000 });
+  });
+
+  it('starts a workspace it has not seen on the free plan, its period around now, however many ask at once', async () => {
+    const ws = randomUUID();
+    const [account] = await Promise.all([...Array.from({ length: 5 }, () => accounts.account(ws)), reserve(ws).then(() => undefined)]);
+    if (!account) throw new Error('no account');
+    expect(account.plan).toMatchObject({ name: 'genesis', included_decisions: 1_000_000, hard_cap: false });
+    expect(new Date(account.usage.period_start).getTime()).toBeLessThanOrEqual(Date.now());
+    expect(new Date(account.usage.period_end).getTime()).toBeGreaterThan(Date.now());
+    expect(account.usage).toMatchObject({ used: 0, included: 1_000_000 });
+    expect((await accounts.account(ws)).usage).toMatchObject({ used: 0, reserved: 1 });
+  });
+});
+
+describe('the books', () => {
+  it('balance: every ledger sums to zero and every balance equals its entries', async () => {
+    const entries = (await db.getRepository(TransferEntity).find()).map(({ createdAt: _createdAt, ...transfer }) => transfer as Transfer);
+    // Balances are sums, so only the holds-before-resolutions order matters to the replay.
+    entries.sort((a, b) => Number(a.pendingId !== null) - Number(b.pendingId !== null));
+    const replayed = replayEntries(entries);
+    const ledgerAccounts = await db.getRepository(LedgerAccountEntity).find();
+    expect(entries.length).toBeGreaterThan(100);
+    for (const account of ledgerAccounts) {
+      const { debitsPending, debitsPosted, creditsPending, creditsPosted } = account;
+      expect({ id: account.id, debitsPending, debitsPosted, creditsPending, creditsPosted }).toEqual({ id: account.id, ...(replayed.get(account.id) ?? ZERO_BALANCES) });
+    }
+    expect(unbalancedLedgers(ledgerAccounts.map((account) => ({ ledger: account.ledger, balances: account })))).toEqual([]);
+    const crossing = await db.query(`
+      SELECT t.id FROM transfers t
+      JOIN ledger_accounts d ON d.id = t.debit_account_id
+      JOIN ledger_accounts c ON c.id = t.credit_account_id
+      WHERE d.ledger <> t.ledger OR c.ledger <> t.ledger OR d.workspace_id <> t.workspace_id OR c.workspace_id <> t.workspace_id`);
+    expect(crossing).toEqual([]);
+  });
+
+  it('are append-only', async () => {
+    await expect(db.query(`UPDATE transfers SET amount = amount + 1`)).rejects.toThrow('append-only');
+    await expect(db.query(`DELETE FROM transfers`)).rejects.toThrow('append-only');
+  });
+});

@@ -1,0 +1,206 @@
+import { EntityManager, In } from 'typeorm';
+import { Currency, ServiceError } from '@ds/contracts';
+import {
+  availableOf,
+  Balances,
+  ChargedAccount,
+  compareWithExisting,
+  CreditSource,
+  LedgerAccountSpec,
+  LedgerError,
+  netChanges,
+  PeriodAccounts,
+  Transfer,
+  transferProblems,
+  ZERO_BALANCES,
+} from '@ds/billing';
+import { AccountEntity, LedgerAccountEntity, TransferEntity } from './entities';
+
+/**
+ * The ledger's persistence inside one transaction. Every write of a workspace happens under the lock on its
+ * account row (lockAccount), so the balances read here cannot change before the entries written here land.
+ */
+export class LedgerStore {
+  constructor(private readonly manager: EntityManager) {}
+
+  /** A workspace the ledger has not seen yet starts on the free plan, its billing period anchored now. */
+  async ensureAccount(workspaceId: string, now: Date): Promise<void> {
+    await this.manager
+      .createQueryBuilder()
+      .insert()
+      .into(AccountEntity)
+      .values({ workspaceId, plan: 'genesis', overrides: {}, periodAnchor: now, currency: 'usd', spendCapCents: null })
+      .orIgnore()
+      .execute();
+  }
+
+  /**
+   * Locks the workspace's account row, creating it on first sight. NO KEY UPDATE: the key never changes, and the
+   * foreign keys of the rows written under the lock need not wait for it.
+   */
+  async lockAccount(workspaceId: string, now: Date): Promise<AccountEntity> {
+    const existing = await this.lockExistingAccount(workspaceId);
+    if (existing) return existing;
+    await this.ensureAccount(workspaceId, now);
+    return (await this.lockExistingAccount(workspaceId))!;
+  }
+
+  /** Locks without creating: settling in a workspace the ledger never saw finds no reservation anyway. */
+  async lockExistingAccount(workspaceId: string): Promise<AccountEntity | null> {
+    return this.manager.getRepository(AccountEntity).findOne({ where: { workspaceId }, lock: { mode: 'for_no_key_update' } });
+  }
+
+  async ensureLedgerAccounts(specs: LedgerAccountSpec[]): Promise<void> {
+    if (specs.length === 0) return;
+    await this.manager
+      .createQueryBuilder()
+      .insert()
+      .into(LedgerAccountEntity)
+      .values(specs.map((spec) => ({ ...spec, debitsPending: 0n, debitsPosted: 0n, creditsPending: 0n, creditsPosted: 0n })))
+      .orIgnore()
+      .execute();
+  }
+
+  /** Balances by account id; an account not created yet has none. */
+  async balances(ids: string[]): Promise<Map<string, Balances>> {
+    const rows = await this.manager.getRepository(LedgerAccountEntity).findBy({ id: In(ids) });
+    const found = new Map(rows.map((row) => [row.id, balancesOf(row)]));
+    return new Map(ids.map((id) => [id, found.get(id) ?? ZERO_BALANCES]));
+  }
+
+  /**
+   * In one query: the balances of a period's accounts (those not created yet listed as missing), and the
+   * workspace's promotional grants and paid balance in its currency that still hold something.
+   */
+  async periodView(accounts: PeriodAccounts, workspaceId: string, currency: Currency): Promise<PeriodView> {
+    const ids = [accounts.includedVolume.id, accounts.overageVolume.id, accounts.spend.id];
+    const rows = await this.manager
+      .getRepository(LedgerAccountEntity)
+      .createQueryBuilder('account')
+      .where('account.id = ANY(:ids)', { ids })
+      .orWhere(
+        `(account.workspace_id = :workspaceId AND account.ledger = :currency AND account.kind IN ('promotional_grant', 'paid_balance')
+          AND account.credits_posted - account.debits_posted - account.debits_pending > 0)`,
+        { workspaceId, currency },
+      )
+      .getMany();
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const balance = (id: string) => (byId.has(id) ? balancesOf(byId.get(id)!) : ZERO_BALANCES);
+    return {
+      includedVolume: balance(accounts.includedVolume.id),
+      overageVolume: balance(accounts.overageVolume.id),
+      spend: balance(accounts.spend.id),
+      missing: Object.values(accounts).filter((spec) => !byId.has(spec.id)),
+      sources: rows.filter((row) => row.kind === 'promotional_grant' || row.kind === 'paid_balance').map(sourceOf),
+    };
+  }
+
+  /** A reservation's holds, with the kind of account each one is paid from. */
+  async holdsOf(executionId: string): Promise<{ holds: Transfer[]; charged: Map<string, ChargedAccount> }> {
+    const rows = await this.manager
+      .getRepository(TransferEntity)
+      .createQueryBuilder('transfer')
+      .innerJoinAndMapOne('transfer.debitAccount', LedgerAccountEntity, 'debit', 'debit.id = transfer.debit_account_id')
+      .where(`transfer.cause_id = :executionId AND transfer.phase = 'pending'`, { executionId })
+      .getMany();
+    // Hold ids end in their leg number; shorter first keeps leg 10 after leg 9.
+    rows.sort((a, b) => a.id.length - b.id.length || (a.id < b.id ? -1 : 1));
+    const charged = new Map<string, ChargedAccount>();
+    const holds = rows.map((row) => {
+      const { createdAt: _createdAt, debitAccount, ...transfer } = row as TransferEntity & { debitAccount: LedgerAccountEntity };
+      charged.set(debitAccount.id, { kind: debitAccount.kind, grantId: debitAccount.grantId });
+      return transfer;
+    });
+    return { holds, charged };
+  }
+
+  /**
+   * Writes entries TigerBeetle-style: an id already written with the same fields is a duplicate and changes
+   * nothing; with other fields it is a CONFLICT. Balances move once per new entry, in one update per account.
+   */
+  async post(transfers: Transfer[]): Promise<void> {
+    for (const transfer of transfers) {
+      const problems = transferProblems(transfer);
+      if (problems.length > 0) throw new LedgerError(`transfer ${transfer.id}: ${problems.join('; ')}`);
+    }
+    const column = <K extends keyof Transfer>(key: K) => transfers.map((transfer) => transfer[key]);
+    const inserted: Array<{ id: string }> = await this.manager.query(
+      `INSERT INTO transfers (id, cause_id, workspace_id, ledger, debit_account_id, credit_account_id, amount, phase, pending_id, code)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[], $9::text[], $10::text[])
+       ON CONFLICT (id) DO NOTHING
+       RETURNING id`,
+      [
+        column('id'),
+        column('causeId'),
+        column('workspaceId'),
+        column('ledger'),
+        column('debitAccountId'),
+        column('creditAccountId'),
+        column('amount').map(String),
+        column('phase'),
+        column('pendingId'),
+        column('code'),
+      ],
+    );
+    const fresh = new Set(inserted.map((row) => row.id));
+    await this.checkDuplicates(transfers.filter((transfer) => !fresh.has(transfer.id)));
+    await this.applyBalances(transfers.filter((transfer) => fresh.has(transfer.id)));
+  }
+
+  private async checkDuplicates(repeated: Transfer[]): Promise<void> {
+    if (repeated.length === 0) return;
+    const existing = new Map((await this.manager.getRepository(TransferEntity).findBy({ id: In(repeated.map((t) => t.id)) })).map((row) => [row.id, row]));
+    for (const transfer of repeated) {
+      const { createdAt: _createdAt, ...stored } = existing.get(transfer.id)!;
+      if (compareWithExisting(stored, transfer) === 'conflict') {
+        throw new ServiceError('CONFLICT', `Ledger entry ${transfer.id} already exists with other amounts or accounts.`);
+      }
+    }
+  }
+
+  private async applyBalances(transfers: Transfer[]): Promise<void> {
+    const net = [...netChanges(transfers)];
+    if (net.length === 0) return;
+    const [, updated]: [unknown, number] = await this.manager.query(
+      `UPDATE ledger_accounts AS account SET
+         debits_pending = account.debits_pending + change.debits_pending,
+         debits_posted = account.debits_posted + change.debits_posted,
+         credits_pending = account.credits_pending + change.credits_pending,
+         credits_posted = account.credits_posted + change.credits_posted
+       FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[])
+         AS change (id, debits_pending, debits_posted, credits_pending, credits_posted)
+       WHERE account.id = change.id`,
+      [
+        net.map(([id]) => id),
+        net.map(([, change]) => String(change.debitsPending)),
+        net.map(([, change]) => String(change.debitsPosted)),
+        net.map(([, change]) => String(change.creditsPending)),
+        net.map(([, change]) => String(change.creditsPosted)),
+      ],
+    );
+    if (updated !== net.length) throw new LedgerError(`entries name ${net.length} accounts but ${updated} exist`);
+  }
+}
+
+export interface PeriodView {
+  includedVolume: Balances;
+  overageVolume: Balances;
+  spend: Balances;
+  missing: LedgerAccountSpec[];
+  sources: CreditSource[];
+}
+
+function sourceOf(row: LedgerAccountEntity): CreditSource {
+  return {
+    accountId: row.id,
+    kind: row.kind === 'paid_balance' ? 'paid' : 'promotional',
+    grantId: row.grantId,
+    expiresAt: row.expiresAt,
+    grantedAt: row.createdAt,
+    availableMicros: availableOf(balancesOf(row)),
+  };
+}
+
+function balancesOf(row: LedgerAccountEntity): Balances {
+  return { debitsPending: row.debitsPending, debitsPosted: row.debitsPosted, creditsPending: row.creditsPending, creditsPosted: row.creditsPosted };
+}

@@ -1,0 +1,150 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { Counter } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { ExecutionOutcomesReply, ExecutionOutcomesRequest, SUBJECTS } from '@ds/contracts';
+import { Logger, Metrics, PLATFORM, RpcClient } from '@ds/platform';
+import { BillingConfig } from './config';
+import { CreditsService } from './credits.service';
+import { ReservationsService } from './reservations.service';
+
+export type Outcomes = ExecutionOutcomesReply['outcomes'];
+
+/** Who knows whether an execution was answered with a fresh 200: the runner, which recorded it. */
+export interface ExecutionOutcomes {
+  outcomes(workspaceId: string, executionIds: string[]): Promise<Outcomes>;
+}
+
+export const EXECUTION_OUTCOMES = Symbol('execution-outcomes');
+
+const RUNNER_TIMEOUT_MS = 5_000;
+const CLAIM_BATCH = 500;
+/** A replica that dies mid-sweep leaves its claims; another takes them over after this long. */
+const CLAIM_LEASE_MS = 60_000;
+
+@Injectable()
+export class RunnerOutcomes implements ExecutionOutcomes {
+  constructor(@Inject(PLATFORM.rpc) private readonly rpc: RpcClient) {}
+
+  async outcomes(workspaceId: string, executionIds: string[]): Promise<Outcomes> {
+    const request: ExecutionOutcomesRequest = { workspaceId, executionIds };
+    return (await this.rpc.call<ExecutionOutcomesReply>(SUBJECTS.runner.executionOutcomes, request, { timeoutMs: RUNNER_TIMEOUT_MS })).outcomes;
+  }
+}
+
+export interface SweepReport {
+  committed: number;
+  released: number;
+  left: number;
+  expiredGrants: number;
+}
+
+/**
+ * Settles reservations nobody settled (the runner died between its answer and the settle, or the settle was
+ * lost): it asks the runner what became of each execution, commits `billable` and releases `not_billable` and
+ * `unknown` (no execution recorded, so no client got a 200). Claims are taken with SKIP LOCKED, so replicas share
+ * the work, and settling is idempotent, so a claim taken twice still bills once. It also expires promotional
+ * credits.
+ */
+@Injectable()
+export class Sweeper {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<unknown> = Promise.resolve();
+  private readonly settled: Counter<'outcome'>;
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly reservations: ReservationsService,
+    private readonly credits: CreditsService,
+    @Inject(EXECUTION_OUTCOMES) private readonly runner: ExecutionOutcomes,
+    @Inject(PLATFORM.config) private readonly config: BillingConfig,
+    @Inject(PLATFORM.logger) private readonly logger: Logger,
+    @Inject(PLATFORM.metrics) metrics: Metrics,
+  ) {
+    this.settled = new Counter({
+      name: 'decision_service_billing_sweeper_settled_total',
+      help: 'Reservations settled by the sweeper instead of the runner, by what the runner said of the execution',
+      labelNames: ['outcome'],
+      registers: [metrics.registry],
+    });
+  }
+
+  start(): void {
+    this.timer = setTimeout(() => {
+      this.running = this.sweep()
+        .catch((error: unknown) => this.logger.error({ err: error }, 'billing sweep failed'))
+        .finally(() => {
+          if (this.timer) this.start();
+        });
+    }, this.config.sweepIntervalMs);
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  async sweep(): Promise<SweepReport> {
+    const report: SweepReport = { committed: 0, released: 0, left: 0, expiredGrants: 0 };
+    const claimed = await this.claim();
+    for (const [workspaceId, executionIds] of claimed) await this.settleWorkspace(workspaceId, executionIds, report);
+    report.expiredGrants = await this.credits.expireDue(new Date());
+    if (report.committed + report.released + report.left + report.expiredGrants > 0) this.logger.info(report, 'billing sweep');
+    return report;
+  }
+
+  private async claim(): Promise<Map<string, string[]>> {
+    const [rows]: [Array<{ execution_id: string; workspace_id: string }>, number] = await this.db.query(
+      `UPDATE reservations SET sweep_claimed_until = now() + make_interval(secs => $3::double precision / 1000)
+       WHERE execution_id IN (
+         SELECT execution_id FROM reservations
+         WHERE state = 'pending' AND created_at <= now() - make_interval(secs => $1::double precision / 1000)
+           AND (sweep_claimed_until IS NULL OR sweep_claimed_until <= now())
+         ORDER BY created_at
+         LIMIT $2
+         FOR UPDATE SKIP LOCKED)
+       RETURNING execution_id, workspace_id`,
+      [this.config.settleAfterMs, CLAIM_BATCH, CLAIM_LEASE_MS],
+    );
+    const byWorkspace = new Map<string, string[]>();
+    for (const row of rows) byWorkspace.set(row.workspace_id, [...(byWorkspace.get(row.workspace_id) ?? []), row.execution_id]);
+    return byWorkspace;
+  }
+
+  private async settleWorkspace(workspaceId: string, executionIds: string[], report: SweepReport): Promise<void> {
+    let outcomes: Outcomes;
+    try {
+      outcomes = await this.runner.outcomes(workspaceId, executionIds);
+    } catch (error) {
+      this.logger.warn({ err: error, workspaceId, count: executionIds.length }, 'the runner did not say what became of unsettled executions; retrying on the next sweep');
+      await this.unclaim(executionIds);
+      report.left += executionIds.length;
+      return;
+    }
+    const unanswered: string[] = [];
+    for (const executionId of executionIds) {
+      const outcome = outcomes[executionId];
+      if (outcome !== 'billable' && outcome !== 'not_billable' && outcome !== 'unknown') {
+        unanswered.push(executionId);
+        continue;
+      }
+      try {
+        const { state } = await this.reservations.settle({ workspaceId, executionId, billable: outcome === 'billable' }, 'sweeper');
+        report[state]++;
+        this.settled.inc({ outcome });
+        this.logger.info({ workspaceId, executionId, outcome, state }, 'settled an unsettled reservation');
+      } catch (error) {
+        this.logger.error({ err: error, workspaceId, executionId, outcome }, 'could not settle an unsettled reservation');
+        unanswered.push(executionId);
+      }
+    }
+    await this.unclaim(unanswered);
+    report.left += unanswered.length;
+  }
+
+  private async unclaim(executionIds: string[]): Promise<void> {
+    if (executionIds.length === 0) return;
+    await this.db.query(`UPDATE reservations SET sweep_claimed_until = NULL WHERE execution_id = ANY($1::text[]) AND state = 'pending'`, [executionIds]);
+  }
+}

@@ -1,0 +1,22 @@
+export interface Period {
+  start: Date;
+  end: Date;
+}
+
+/** Monthly periods counted from the anchor's day and time, clamped to short months. */
+export function currentPeriod(anchor: Date, now: Date): Period {
+  let months = (now.getUTCFullYear() - anchor.getUTCFullYear()) * 12 + (now.getUTCMonth() - anchor.getUTCMonth());
+  let start = addMonths(anchor, months);
+  if (start > now) start = addMonths(anchor, --months);
+  return { start, end: addMonths(anchor, months + 1) };
+}
+
+function addMonths(anchor: Date, months: number): Date {
+  const target = new Date(anchor);
+  const day = anchor.getUTCDate();
+  target.setUTCDate(1);
+  target.setUTCMonth(target.getUTCMonth() + months);
+  const lastDay = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
+  target.setUTCDate(Math.min(day, lastDay));
+  return target;
+}

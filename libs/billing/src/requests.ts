@@ -1,0 +1,67 @@
+import { Currency } from '@ds/contracts';
+
+export type Issue = { path: string; message: string };
+
+export const CURRENCIES: readonly Currency[] = ['usd', 'brl'];
+export const GRANT_KINDS = ['promotional', 'paid'] as const;
+export type GrantKind = (typeof GRANT_KINDS)[number];
+
+/** One billion dollars (or reais) per grant keeps every balance far inside PostgreSQL's bigint in micro-cents. */
+export const MAX_GRANT_CENTS = 100_000_000_000;
+
+export interface CreditGrant {
+  kind: GrantKind;
+  amountCents: number;
+  currency: Currency;
+  expiresAt: Date | null;
+}
+
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** JavaScript's parser rolls 31 February over into March; a timestamp must name a real calendar day. */
+function isIsoTimestamp(value: unknown): value is string {
+  if (typeof value !== 'string' || !ISO_TIMESTAMP.test(value) || Number.isNaN(Date.parse(value))) return false;
+  const [year, month, day] = value.slice(0, 10).split('-').map(Number);
+  const calendar = new Date(Date.UTC(year, month - 1, day));
+  return calendar.getUTCMonth() === month - 1 && calendar.getUTCDate() === day;
+}
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; issues: Issue[] };
+
+/** Checks an operator's grant: only promotional credits may expire, because the paid balance never does. */
+export function parseGrant(input: { kind: unknown; amount_cents: unknown; currency: unknown; expires_at: unknown }): Parsed<CreditGrant> {
+  const issues: Issue[] = [];
+  if (!GRANT_KINDS.includes(input.kind as GrantKind)) issues.push({ path: 'kind', message: `must be one of ${GRANT_KINDS.join(', ')}` });
+  const amount = input.amount_cents;
+  if (!Number.isInteger(amount) || (amount as number) < 1 || (amount as number) > MAX_GRANT_CENTS) {
+    issues.push({ path: 'amount_cents', message: `must be an integer from 1 to ${MAX_GRANT_CENTS}` });
+  }
+  if (!CURRENCIES.includes(input.currency as Currency)) issues.push({ path: 'currency', message: `must be one of ${CURRENCIES.join(', ')}` });
+  let expiresAt: Date | null = null;
+  if (input.expires_at !== undefined && input.expires_at !== null) {
+    if (!isIsoTimestamp(input.expires_at)) {
+      issues.push({ path: 'expires_at', message: 'must be an ISO 8601 timestamp with a time zone' });
+    } else if (input.kind === 'paid') {
+      issues.push({ path: 'expires_at', message: 'paid credits never expire; only promotional credits take expires_at' });
+    } else {
+      expiresAt = new Date(input.expires_at);
+    }
+  }
+  if (issues.length > 0) return { ok: false, issues };
+  return { ok: true, value: { kind: input.kind as GrantKind, amountCents: amount as number, currency: input.currency as Currency, expiresAt } };
+}
+
+export function sameGrant(a: CreditGrant, b: CreditGrant): boolean {
+  return a.kind === b.kind && a.amountCents === b.amountCents && a.currency === b.currency && (a.expiresAt?.getTime() ?? null) === (b.expiresAt?.getTime() ?? null);
+}
+
+/** A new grant that has already expired could never be spent. */
+export function expiryIssues(grant: CreditGrant, now: Date): Issue[] {
+  return grant.expiresAt !== null && grant.expiresAt <= now ? [{ path: 'expires_at', message: 'must be in the future' }] : [];
+}
+
+export function parseSpendCap(value: unknown): Parsed<number | null> {
+  if (value === null) return { ok: true, value: null };
+  if (Number.isSafeInteger(value) && (value as number) >= 0) return { ok: true, value: value as number };
+  return { ok: false, issues: [{ path: 'spend_cap_cents', message: 'must be an integer of cents, 0 or more, or null for no cap' }] };
+}

@@ -1,0 +1,62 @@
+import { AccountReply, CreditBalanceView, Currency, PlanView } from '@ds/contracts';
+import { CreditSource, totalAvailable } from './consumption';
+import { Balances } from './ledger';
+import { Period } from './periods';
+import { microsToCents } from './units';
+
+export interface AccountSnapshot {
+  plan: PlanView;
+  period: Period;
+  currency: Currency;
+  spendCapCents: number | null;
+  includedVolume: Balances;
+  overageVolume: Balances;
+  spend: Balances;
+  /** Usable sources in consumption order. */
+  sources: CreditSource[];
+}
+
+/** The paid balance has no grant id of its own: paid grants pool into it. */
+export const PAID_BALANCE_ID = 'paid_balance';
+
+/**
+ * Usage and balances as `/v1/me` and the operator see them. `used` counts committed decisions and `reserved` the
+ * ones held for runs in flight; money is shown in whole cents rounded down, each figure on its own, and held
+ * amounts are neither available nor spendable, so they count as spent until released.
+ */
+export function accountView(snapshot: AccountSnapshot): AccountReply {
+  const { currency, sources } = snapshot;
+  const promotional = totalAvailable(sources.filter((source) => source.kind === 'promotional'));
+  const paid = totalAvailable(sources.filter((source) => source.kind === 'paid'));
+  const credits = sources.map(
+    (source): CreditBalanceView => ({
+      id: source.grantId ?? PAID_BALANCE_ID,
+      kind: source.kind,
+      remaining_cents: microsToCents(source.availableMicros),
+      currency,
+      expires_at: source.expiresAt?.toISOString() ?? null,
+    }),
+  );
+  return {
+    plan: snapshot.plan,
+    usage: {
+      period_start: snapshot.period.start.toISOString(),
+      period_end: snapshot.period.end.toISOString(),
+      used: Number(snapshot.includedVolume.debitsPosted + snapshot.overageVolume.debitsPosted),
+      included: snapshot.plan.included_decisions,
+      reserved: Number(snapshot.includedVolume.debitsPending + snapshot.overageVolume.debitsPending),
+    },
+    balance: {
+      currency,
+      available_cents: microsToCents(promotional + paid),
+      promotional_cents: microsToCents(promotional),
+      paid_cents: microsToCents(paid),
+      credits,
+    },
+    spend_cap: {
+      spend_cap_cents: snapshot.spendCapCents,
+      spent_cents: microsToCents(snapshot.spend.creditsPosted + snapshot.spend.creditsPending),
+      currency,
+    },
+  };
+}
