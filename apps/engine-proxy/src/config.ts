@@ -1,5 +1,5 @@
 import { EngineName } from '@ds/contracts';
-import { DEFAULT_PRICES, PriceTable } from '@ds/engine';
+import { DEV_CREDENTIALS_KEY, DEFAULT_PRICES, parseCredentialsKey, PriceTable } from '@ds/engine';
 import { EnvReader } from '@ds/platform';
 
 export interface ProviderEndpoint {
@@ -15,6 +15,12 @@ export interface EngineProxyConfig {
   checkpoint: ProviderEndpoint;
   sharedSlots: number;
   prices: PriceTable;
+  /** Redis for shared-key slots counted across replicas; null counts them in this process only. */
+  redisUrl: string | null;
+  /** AES-256-GCM key for workspaces' own provider keys at rest. */
+  credentialsKey: Buffer;
+  /** True when ENGINE_CREDENTIALS_KEY was unset and the public development key stands in. */
+  credentialsKeyIsDev: boolean;
 }
 
 export function readEngineProxyConfig(env: EnvReader): EngineProxyConfig {
@@ -27,6 +33,13 @@ export function readEngineProxyConfig(env: EnvReader): EngineProxyConfig {
     } catch {
       env.fail('ENGINE_PRICES_JSON', 'must be a JSON object of model name to USD per million input tokens');
     }
+  }
+  const credentialsRaw = env.string('ENGINE_CREDENTIALS_KEY');
+  let credentialsKey: Buffer = DEV_CREDENTIALS_KEY;
+  if (credentialsRaw !== undefined) {
+    const parsed = parseCredentialsKey(credentialsRaw);
+    if (parsed) credentialsKey = parsed;
+    else env.fail('ENGINE_CREDENTIALS_KEY', 'must be 32 bytes in base64 (for example: openssl rand -base64 32)');
   }
   return {
     defaultEngine: env.oneOf('ENGINE_DEFAULT', 'llm', ['llm', 'checkpoint'] as const),
@@ -44,5 +57,8 @@ export function readEngineProxyConfig(env: EnvReader): EngineProxyConfig {
     },
     sharedSlots: env.int('ENGINE_SHARED_SLOTS', 32, 1, 100_000),
     prices,
+    redisUrl: env.url('REDIS_URL', undefined, ['redis', 'rediss']) ?? null,
+    credentialsKey,
+    credentialsKeyIsDev: credentialsRaw === undefined,
   };
 }

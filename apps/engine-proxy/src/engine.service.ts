@@ -12,32 +12,58 @@ import {
   parseOpenAiAnswer,
   ProviderAnswer,
   retryDelayMs,
+  sharedKeyFingerprint,
 } from '@ds/engine';
 import { Logger, PLATFORM } from '@ds/platform';
 import { EngineProxyConfig, ProviderEndpoint } from './config';
+import { CredentialsService } from './credentials/credentials.service';
+import { postJson, ProviderRequestFailed, ProviderResponse } from './provider-http';
+import { SharedSlots } from './slots/shared-slots';
 
 const ANTHROPIC_VERSION = '2023-06-01';
 
+/** Where one call goes and with which key; `sharedKey` names the shared credential whose slots it needs. */
+interface Route {
+  endpoint: ProviderEndpoint;
+  apiKey: string | null;
+  model: string;
+  sharedKey: string | null;
+}
+
 /**
  * One provider call answers every question. Transient failures are retried (at most twice) only while
- * the decision's deadline leaves room; the deadline covers every attempt and every wait.
+ * the decision's deadline leaves room; the deadline covers the wait for a shared-key slot, every attempt
+ * and every wait between attempts.
  */
 @Injectable()
 export class EngineService {
+  private readonly sharedLlmKey: string | null;
+
   constructor(
     @Inject(PLATFORM.config) private readonly config: EngineProxyConfig,
     @Inject(PLATFORM.logger) private readonly logger: Logger,
-  ) {}
+    private readonly credentials: CredentialsService,
+    private readonly slots: SharedSlots,
+  ) {
+    const { llm } = config;
+    this.sharedLlmKey = llm.apiKey ? sharedKeyFingerprint(llm.protocol, llm.baseUrl, llm.apiKey) : null;
+  }
 
   async answer(request: AnswerQuestionsRequest): Promise<AnswerQuestionsReply> {
-    const engine: EngineName = request.engine ?? this.config.defaultEngine;
-    const endpoint = engine === 'llm' ? this.config.llm : this.config.checkpoint;
-    const model = engine === 'llm' ? (request.model ?? endpoint.model) : endpoint.model;
-    if (!endpoint.baseUrl || !model || (engine === 'llm' && !endpoint.apiKey)) {
-      throw new ServiceError('ENGINE_NOT_CONFIGURED', `The ${engine} engine has no usable credential or model configured.`);
-    }
     const deadline = Date.now() + request.timeoutMs;
-    const answer = await this.callWithRetries(endpoint, request, model, deadline);
+    const engine: EngineName = request.engine ?? this.config.defaultEngine;
+    const route = await this.route(engine, request);
+    const lease = route.sharedKey === null ? null : await this.slots.acquire(route.sharedKey, deadline);
+    if (route.sharedKey !== null && lease === null) {
+      throw new ServiceError('ENGINE_RATE_LIMITED', 'No slot on the shared engine key became free within the decision timeout.');
+    }
+    let answer: ProviderAnswer;
+    try {
+      answer = await this.callWithRetries(route, request, deadline);
+    } finally {
+      lease?.release();
+    }
+    const model = route.model;
     const distributions = checkAnswer(request, answer.distributions);
     if (typeof distributions === 'string') throw new ServiceError('ENGINE_ERROR', `The engine answered outside the decision contract: ${distributions}.`);
     // The checkpoint engine is self-hosted: its name is the model, and it costs nothing per token.
@@ -52,9 +78,35 @@ export class EngineService {
     };
   }
 
-  private async callWithRetries(endpoint: ProviderEndpoint, request: AnswerQuestionsRequest, model: string, deadline: number): Promise<ProviderAnswer> {
+  /**
+   * The checkpoint engine is self-hosted: its optional key is the operator's and no slots apply. The llm
+   * engine uses the workspace's own key when the workspace chose it (424 without one), else the shared key.
+   */
+  private async route(engine: EngineName, request: AnswerQuestionsRequest): Promise<Route> {
+    if (engine === 'checkpoint') {
+      const endpoint = this.config.checkpoint;
+      if (!endpoint.baseUrl || !endpoint.model) throw new ServiceError('ENGINE_NOT_CONFIGURED', 'The checkpoint engine is not configured on this service.');
+      return { endpoint, apiKey: endpoint.apiKey, model: endpoint.model, sharedKey: null };
+    }
+    const endpoint = this.config.llm;
+    const model = request.model ?? endpoint.model;
+    if (!model) throw new ServiceError('ENGINE_NOT_CONFIGURED', 'The llm engine has no model configured, and the decision names none.');
+    const credential = await this.credentials.forWorkspace(request.workspaceId);
+    if (credential.useOwnKey) {
+      if (credential.unreadable) throw new ServiceError('ENGINE_NOT_CONFIGURED', 'The workspace’s provider key cannot be read on this service; save it again.');
+      if (!credential.key) throw new ServiceError('ENGINE_NOT_CONFIGURED', 'The workspace uses its own provider key, and none is saved.');
+      if (credential.key.provider !== endpoint.protocol) {
+        throw new ServiceError('ENGINE_NOT_CONFIGURED', `The workspace’s provider key is for ${credential.key.provider}, but this service’s llm engine speaks ${endpoint.protocol}.`);
+      }
+      return { endpoint, apiKey: credential.key.apiKey, model, sharedKey: null };
+    }
+    if (!endpoint.apiKey || !this.sharedLlmKey) throw new ServiceError('ENGINE_NOT_CONFIGURED', 'The llm engine has no shared provider key configured on this service.');
+    return { endpoint, apiKey: endpoint.apiKey, model, sharedKey: this.sharedLlmKey };
+  }
+
+  private async callWithRetries(route: Route, request: AnswerQuestionsRequest, deadline: number): Promise<ProviderAnswer> {
     for (let retry = 0; ; retry++) {
-      const outcome = await this.attempt(endpoint, request, model, deadline);
+      const outcome = await this.attempt(route, request, deadline);
       if (!isFailure(outcome)) return outcome;
       const delay = retryDelayMs(outcome, retry + 1, deadline - Date.now());
       if (delay === null) throw this.toError(outcome);
@@ -63,29 +115,29 @@ export class EngineService {
     }
   }
 
-  private async attempt(endpoint: ProviderEndpoint, request: AnswerQuestionsRequest, model: string, deadline: number): Promise<ProviderAnswer | AttemptFailure> {
+  private async attempt({ endpoint, apiKey, model }: Route, request: AnswerQuestionsRequest, deadline: number): Promise<ProviderAnswer | AttemptFailure> {
     const msLeft = deadline - Date.now();
     if (msLeft <= 0) return { code: 'ENGINE_TIMEOUT', retryable: false, retryAfterSeconds: null, reason: 'deadline reached' };
     const anthropic = endpoint.protocol === 'anthropic';
-    const url = anthropic ? `${endpoint.baseUrl.replace(/\/$/, '')}/v1/messages` : `${endpoint.baseUrl.replace(/\/$/, '')}/chat/completions`;
+    const url = new URL(anthropic ? `${endpoint.baseUrl.replace(/\/$/, '')}/v1/messages` : `${endpoint.baseUrl.replace(/\/$/, '')}/chat/completions`);
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (anthropic) {
-      headers['x-api-key'] = endpoint.apiKey ?? '';
+      headers['x-api-key'] = apiKey ?? '';
       headers['anthropic-version'] = ANTHROPIC_VERSION;
-    } else if (endpoint.apiKey) {
-      headers.authorization = `Bearer ${endpoint.apiKey}`;
+    } else if (apiKey) {
+      headers.authorization = `Bearer ${apiKey}`;
     }
     const body = JSON.stringify(anthropic ? anthropicBody(request, model) : openAiBody(request, model));
-    let response: Response;
-    let text: string;
+    let response: ProviderResponse;
     try {
-      response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(msLeft) });
-      text = await response.text();
+      response = await postJson(url, headers, body, AbortSignal.timeout(msLeft));
     } catch (error) {
-      if ((error as Error).name === 'TimeoutError') return { code: 'ENGINE_TIMEOUT', retryable: false, retryAfterSeconds: null, reason: 'deadline reached' };
-      return networkFailure((error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message);
+      if (!(error instanceof ProviderRequestFailed)) throw error;
+      if (error.timedOut) return { code: 'ENGINE_TIMEOUT', retryable: false, retryAfterSeconds: null, reason: 'deadline reached' };
+      return networkFailure(error.message);
     }
-    if (!response.ok) return classifyStatus(response.status, providerReason(text), response.headers.get('retry-after'));
+    const { status, text } = response;
+    if (status < 200 || status > 299) return classifyStatus(status, providerReason(text), response.retryAfter);
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);

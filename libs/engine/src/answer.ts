@@ -61,20 +61,24 @@ export function checkAnswer(request: AnswerQuestionsRequest, distributions: unkn
   if (unknownKey !== undefined) return `the answer has an unknown question ${unknownKey}`;
   const out: Record<string, Record<string, number>> = {};
   for (const question of request.questions) {
-    const raw = byKey[question.key];
+    // Own properties only: an option named `constructor` must not find Object.prototype's.
+    const raw = Object.hasOwn(byKey, question.key) ? byKey[question.key] : undefined;
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return `the answer is missing question ${question.key}`;
     const outcomes = new Set(question.outcomes);
     const weights = raw as Record<string, unknown>;
     const unknownOutcome = Object.keys(weights).find((outcome) => !outcomes.has(outcome));
     if (unknownOutcome !== undefined) return `question ${question.key} has an unknown outcome ${unknownOutcome}`;
+    const weightOf = (outcome: string): unknown => (Object.hasOwn(weights, outcome) ? weights[outcome] : 0);
     let total = 0;
     for (const outcome of question.outcomes) {
-      const weight = weights[outcome] ?? 0;
+      const weight = weightOf(outcome);
       if (typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0) return `question ${question.key} has an invalid weight for ${outcome}`;
       total += weight;
     }
     if (total <= 0) return `question ${question.key} has no weight on any outcome`;
-    out[question.key] = Object.fromEntries(question.outcomes.map((outcome) => [outcome, ((weights[outcome] as number | undefined) ?? 0) / total]));
+    // Finite weights can still add up past the largest double; every share would then read as 0.
+    if (!Number.isFinite(total)) return `question ${question.key} has weights too large to add up`;
+    out[question.key] = Object.fromEntries(question.outcomes.map((outcome) => [outcome, (weightOf(outcome) as number) / total]));
   }
   return out;
 }

@@ -4,7 +4,9 @@ import {
   checkAnswer,
   classifyStatus,
   estimatedCostUsd,
+  MAX_OUTPUT_TOKENS,
   MAX_RETRIES,
+  maxOutputTokens,
   networkFailure,
   openAiBody,
   parseAnthropicAnswer,
@@ -40,6 +42,19 @@ describe('request building', () => {
     expect(schema.properties.fraud.additionalProperties).toBe(false);
     expect(openAiBody(request, 'm')).toMatchObject({ model: 'm', response_format: { type: 'json_schema', json_schema: { strict: true } } });
   });
+
+  it('leaves room for every name and number of the answer, up to what models accept', () => {
+    // {"intent":{"refund":0.55,"exchange":0.3,"other":0.15},"fraud":{"yes":0.1,"no":0.9}} is about 40 tokens.
+    expect(maxOutputTokens(request)).toBeGreaterThanOrEqual(100);
+    const wide: AnswerQuestionsRequest = {
+      ...request,
+      questions: Array.from({ length: 64 }, (_, i) => ({ key: `question_with_a_long_key_${i}`, kind: 'score' as const, instructions: 'x', outcomes: Array.from({ length: 10 }, (_, j) => `level_${j}`), guide: [] })),
+    };
+    const narrow: AnswerQuestionsRequest = { ...wide, questions: wide.questions.map((q) => ({ ...q, key: 'q' })) };
+    expect(maxOutputTokens(wide)).toBeGreaterThan(maxOutputTokens(narrow));
+    const huge: AnswerQuestionsRequest = { ...wide, questions: wide.questions.map((q) => ({ ...q, outcomes: Array.from({ length: 255 }, (_, j) => `option_${j}`) })) };
+    expect(maxOutputTokens(huge)).toBe(MAX_OUTPUT_TOKENS);
+  });
 });
 
 describe('answers', () => {
@@ -53,12 +68,24 @@ describe('answers', () => {
     expect(checkAnswer(request, { ...good, fraud: { yes: 1 } })).toMatchObject({ fraud: { yes: 1, no: 0 } });
   });
 
+  it('reads only the answer’s own fields, whatever the keys and outcomes are called', () => {
+    const named: AnswerQuestionsRequest = {
+      ...request,
+      questions: [{ key: 'constructor', kind: 'choice', instructions: 'x', outcomes: ['to_string', 'constructor', 'other'], guide: [] }],
+    };
+    // Leaving out the outcome named `constructor` must count it as 0, not as Object.prototype.constructor.
+    expect(checkAnswer(named, JSON.parse('{"constructor":{"to_string":1}}'))).toEqual({ constructor: { to_string: 1, constructor: 0, other: 0 } });
+    expect(checkAnswer(named, {})).toBe('the answer is missing question constructor');
+  });
+
   it.each([
     [{ intent: good.intent }, 'missing question fraud'],
     [{ ...good, extra: { a: 1 } }, 'unknown question extra'],
     [{ ...good, intent: { refund: 1, maybe: 1 } }, 'unknown outcome maybe'],
     [{ ...good, fraud: { yes: -1, no: 2 } }, 'invalid weight'],
     [{ ...good, fraud: { yes: 0, no: 0 } }, 'no weight'],
+    [{ ...good, fraud: { yes: 1.5e308, no: 1.5e308 } }, 'too large'],
+    [{ ...good, fraud: { yes: '0.5', no: 0.5 } }, 'invalid weight'],
     [[], 'not an object'],
     [null, 'not an object'],
   ])('refuses %j', (answer, problem) => {
@@ -100,6 +127,9 @@ describe('failures and retries', () => {
     expect(parseRetryAfter('2', 0)).toBe(2);
     expect(parseRetryAfter(new Date(5_000).toUTCString(), 2_000)).toBe(3);
     expect(parseRetryAfter('soon', 0)).toBeNull();
+    // Date.parse would read these as years; they are not HTTP dates.
+    expect(parseRetryAfter('-5', 0)).toBeNull();
+    expect(parseRetryAfter('1 2', 0)).toBeNull();
     expect(parseRetryAfter(null)).toBeNull();
   });
 

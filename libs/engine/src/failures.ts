@@ -26,6 +26,8 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   if (value === null || value.trim() === '') return null;
   const trimmed = value.trim();
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed);
+  // An HTTP date always names its day and month; without letters Date.parse reads "-5" as a year.
+  if (!/[a-z]/i.test(trimmed)) return null;
   const at = Date.parse(trimmed);
   return Number.isNaN(at) ? null : Math.max(0, (at - now) / 1000);
 }

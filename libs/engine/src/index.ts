@@ -1,4 +1,6 @@
 export * from './answer';
+export * from './credentials';
 export * from './failures';
 export * from './prices';
 export * from './request';
+export * from './slots';

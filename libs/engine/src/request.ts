@@ -38,11 +38,28 @@ export function answerJsonSchema(request: AnswerQuestionsRequest): Record<string
   };
 }
 
+/** Output ceiling that the largest answers stay under; the models refuse a max_tokens above their own limit. */
+export const MAX_OUTPUT_TOKENS = 8_192;
+
+/**
+ * Room for the whole JSON answer: a name costs about a token per three characters and each number with its
+ * quotes, colon and comma about six. Too small a ceiling truncates the JSON, which reads as ENGINE_ERROR;
+ * a ceiling costs nothing unless the model writes up to it.
+ */
+export function maxOutputTokens(request: AnswerQuestionsRequest): number {
+  let tokens = 64;
+  for (const question of request.questions) {
+    tokens += 6 + Math.ceil(question.key.length / 3);
+    for (const outcome of question.outcomes) tokens += 6 + Math.ceil(outcome.length / 3);
+  }
+  return Math.min(tokens, MAX_OUTPUT_TOKENS);
+}
+
 export function openAiBody(request: AnswerQuestionsRequest, model: string): Record<string, unknown> {
   return {
     model,
     temperature: 0,
-    max_tokens: 64 + request.questions.reduce((sum, q) => sum + 8 * q.outcomes.length, 0),
+    max_tokens: maxOutputTokens(request),
     messages: [
       { role: 'system', content: SYSTEM_PROMPT },
       { role: 'user', content: userMessage(request) },
@@ -54,7 +71,7 @@ export function openAiBody(request: AnswerQuestionsRequest, model: string): Reco
 export function anthropicBody(request: AnswerQuestionsRequest, model: string): Record<string, unknown> {
   return {
     model,
-    max_tokens: 64 + request.questions.reduce((sum, q) => sum + 8 * q.outcomes.length, 0),
+    max_tokens: maxOutputTokens(request),
     temperature: 0,
     system: SYSTEM_PROMPT,
     messages: [{ role: 'user', content: userMessage(request) }],

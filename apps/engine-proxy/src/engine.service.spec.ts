@@ -1,0 +1,189 @@
+import { AnswerQuestionsRequest, ServiceError } from '@ds/contracts';
+import { DEFAULT_PRICES, DEV_CREDENTIALS_KEY, sharedKeyFingerprint } from '@ds/engine';
+import { startEngineSimulator, type EngineSimulator } from '@ds/engine-simulator';
+import { createLogger } from '@ds/platform';
+import { EngineProxyConfig } from './config';
+import { CredentialsService, WorkspaceCredential } from './credentials/credentials.service';
+import { EngineService } from './engine.service';
+import { LocalSemaphores, SlotLease } from './slots/local-semaphore';
+import { SharedSlots } from './slots/shared-slots';
+
+/** The engine service against a real simulator, with the workspace credential and the slots in memory. */
+let sim: EngineSimulator;
+let markers = 0;
+
+beforeAll(async () => {
+  sim = await startEngineSimulator();
+});
+afterAll(() => sim.close());
+
+function config(protocol: 'openai' | 'anthropic', overrides: Partial<EngineProxyConfig> = {}): EngineProxyConfig {
+  return {
+    defaultEngine: 'llm',
+    llm: { protocol, baseUrl: protocol === 'openai' ? `${sim.url}/v1` : sim.url, apiKey: 'shared-key', model: 'sim-standard' },
+    checkpoint: { protocol: 'openai', baseUrl: '', apiKey: null, model: null },
+    sharedSlots: 1,
+    prices: DEFAULT_PRICES,
+    redisUrl: null,
+    credentialsKey: DEV_CREDENTIALS_KEY,
+    credentialsKeyIsDev: true,
+    ...overrides,
+  };
+}
+
+class MemorySlots {
+  readonly semaphores = new LocalSemaphores();
+  acquired = 0;
+  async acquire(fingerprint: string, deadline: number): Promise<SlotLease | null> {
+    const lease = await this.semaphores.acquire(fingerprint, 1, deadline);
+    if (lease) this.acquired++;
+    return lease;
+  }
+}
+
+function service(protocol: 'openai' | 'anthropic', credential: WorkspaceCredential, slots = new MemorySlots(), overrides: Partial<EngineProxyConfig> = {}) {
+  const credentials = { forWorkspace: async () => credential } as unknown as CredentialsService;
+  const engine = new EngineService(config(protocol, overrides), createLogger('engine-proxy', 'silent'), credentials, slots as unknown as SharedSlots);
+  return { engine, slots };
+}
+
+const SHARED: WorkspaceCredential = { useOwnKey: false, key: null, unreadable: false };
+
+function request(marker: string, timeoutMs = 5_000): AnswerQuestionsRequest {
+  return {
+    workspaceId: 'ws-1',
+    engine: null,
+    model: null,
+    timeoutMs,
+    context: marker,
+    state: { message: 'refund please' },
+    questions: [{ key: 'intent', kind: 'choice', instructions: 'Intent?', outcomes: ['refund', 'exchange', 'other'], guide: [] }],
+  };
+}
+
+async function script(marker: string, steps: unknown[], repeat = false): Promise<void> {
+  const reply = await fetch(`${sim.url}/_sim/scripts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ match: marker, steps, repeat }) });
+  expect(reply.status).toBe(201);
+}
+
+async function requests(marker: string): Promise<Array<{ at: number; headers: Record<string, string> }>> {
+  return ((await (await fetch(`${sim.url}/_sim/requests?match=${marker}`)).json()) as { data: Array<{ at: number; headers: Record<string, string> }> }).data;
+}
+
+async function failure(promise: Promise<unknown>): Promise<ServiceError> {
+  const error = await promise.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(ServiceError);
+  return error as ServiceError;
+}
+
+const newMarker = () => `unit-marker-${++markers}-${Date.now()}`;
+
+describe('which key a call uses', () => {
+  it('uses the shared key within a slot, and gives the slot back', async () => {
+    const marker = newMarker();
+    const { engine, slots } = service('openai', SHARED);
+    const reply = await engine.answer(request(marker));
+    expect(reply).toMatchObject({ engine: 'llm', model: 'sim-standard-2026-11-01' });
+    expect((await requests(marker))[0].headers.authorization).toBe('Bearer shared-key');
+    expect(slots.acquired).toBe(1);
+    expect(slots.semaphores.held(sharedKeyFingerprint('openai', `${sim.url}/v1`, 'shared-key'))).toBe(0);
+  });
+
+  it('uses the workspace’s own key without taking a shared slot', async () => {
+    const marker = newMarker();
+    const { engine, slots } = service('anthropic', { useOwnKey: true, key: { provider: 'anthropic', apiKey: 'sk-ant-own-1234' }, unreadable: false });
+    await engine.answer(request(marker));
+    expect((await requests(marker))[0].headers['x-api-key']).toBe('sk-ant-own-1234');
+    expect(slots.acquired).toBe(0);
+  });
+
+  it.each([
+    [{ useOwnKey: true, key: null, unreadable: false }, 'none is saved'],
+    [{ useOwnKey: true, key: null, unreadable: true }, 'cannot be read'],
+    [{ useOwnKey: true, key: { provider: 'anthropic' as const, apiKey: 'sk-ant-own-1234' }, unreadable: false }, 'is for anthropic'],
+  ])('answers 424 ENGINE_NOT_CONFIGURED for %j without calling the provider', async (credential, message) => {
+    const marker = newMarker();
+    const { engine } = service('openai', credential);
+    const error = await failure(engine.answer(request(marker)));
+    expect({ code: error.code, status: error.status }).toEqual({ code: 'ENGINE_NOT_CONFIGURED', status: 424 });
+    expect(error.message).toContain(message);
+    expect(await requests(marker)).toHaveLength(0);
+  });
+
+  it('answers 424 without a shared key, and for a checkpoint engine that is not configured', async () => {
+    const { engine } = service('openai', SHARED, new MemorySlots(), { llm: { protocol: 'openai', baseUrl: `${sim.url}/v1`, apiKey: null, model: 'sim-standard' } });
+    expect((await failure(engine.answer(request(newMarker())))).code).toBe('ENGINE_NOT_CONFIGURED');
+    expect((await failure(engine.answer({ ...request(newMarker()), engine: 'checkpoint' }))).code).toBe('ENGINE_NOT_CONFIGURED');
+  });
+
+  it('answers 503 ENGINE_RATE_LIMITED when no shared slot frees before the deadline, without calling the provider', async () => {
+    const marker = newMarker();
+    const slots = new MemorySlots();
+    const { engine } = service('openai', SHARED, slots);
+    await script(marker, [{ delayMs: 1_000 }]);
+    const first = engine.answer(request(marker, 3_000));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const started = Date.now();
+    const error = await failure(engine.answer({ ...request(`${marker}-second`), timeoutMs: 500 }));
+    expect({ code: error.code, status: error.status }).toEqual({ code: 'ENGINE_RATE_LIMITED', status: 503 });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(450);
+    expect(await requests(`${marker}-second`)).toHaveLength(0);
+    await first;
+  });
+
+  it('gives the slot back when the call fails', async () => {
+    const marker = newMarker();
+    const { engine, slots } = service('openai', SHARED);
+    await script(marker, [{ status: 400, errorMessage: 'bad things' }]);
+    expect((await failure(engine.answer(request(marker)))).code).toBe('ENGINE_INVALID_REQUEST');
+    expect((await engine.answer(request(newMarker()))).engine).toBe('llm');
+    expect(slots.acquired).toBe(2);
+  });
+});
+
+describe('retries inside the deadline', () => {
+  it('tries three times at most on 5xx and answers the last failure', async () => {
+    const marker = newMarker();
+    const { engine } = service('openai', SHARED);
+    await script(marker, [{ status: 500 }], true);
+    const error = await failure(engine.answer(request(marker)));
+    expect(error.code).toBe('ENGINE_UNAVAILABLE');
+    expect(await requests(marker)).toHaveLength(3);
+  });
+
+  it('does not retry a rejected request, and says why the provider rejected it', async () => {
+    const marker = newMarker();
+    const { engine } = service('anthropic', SHARED);
+    await script(marker, [{ status: 400, errorMessage: 'messages.0.content: too long' }], true);
+    const error = await failure(engine.answer(request(marker)));
+    expect(error.code).toBe('ENGINE_INVALID_REQUEST');
+    expect(error.message).toContain('messages.0.content: too long');
+    expect(await requests(marker)).toHaveLength(1);
+  });
+
+  it('does not follow redirects, which would carry the key elsewhere', async () => {
+    const marker = newMarker();
+    const { engine } = service('anthropic', SHARED);
+    await script(marker, [{ status: 307, headers: { location: 'http://127.0.0.1:1/steal' } }]);
+    expect((await failure(engine.answer(request(marker)))).code).toBe('ENGINE_INVALID_REQUEST');
+  });
+
+  it('retries a provider that cannot be reached, then answers 503 ENGINE_UNAVAILABLE', async () => {
+    const { engine } = service('openai', SHARED, new MemorySlots(), { llm: { protocol: 'openai', baseUrl: 'http://127.0.0.1:1/v1', apiKey: 'shared-key', model: 'sim-standard' } });
+    const error = await failure(engine.answer(request(newMarker())));
+    expect({ code: error.code, status: error.status }).toEqual({ code: 'ENGINE_UNAVAILABLE', status: 503 });
+  });
+
+  it('stops at the deadline while the provider is still answering', async () => {
+    const marker = newMarker();
+    const { engine } = service('openai', SHARED);
+    await script(marker, [{ delayMs: 2_000 }]);
+    const started = Date.now();
+    const error = await failure(engine.answer(request(marker, 500)));
+    expect({ code: error.code, status: error.status }).toEqual({ code: 'ENGINE_TIMEOUT', status: 504 });
+    expect(Date.now() - started).toBeLessThan(1_500);
+  });
+});
