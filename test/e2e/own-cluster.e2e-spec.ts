@@ -73,9 +73,14 @@ describe('a cluster of its own', () => {
   it('turns unready when NATS stops and ready again when it returns, without restarting any service', async () => {
     expect(await allReady(true)).toBe(true);
     const pid = cluster.process.pid;
+    const key = await workspaceWithDecision('during-outage', uniqueMarker());
 
     await nats.stop();
     await waitFor(() => allReady(false), 20_000, 'every service unready');
+    // A request that needs another service fails cleanly: the error shape, the request id, no internals.
+    const failed = await api('POST', '/v1/decisions/during-outage', { token: key, body: { state: { message: 'x' } }, headers: { 'x-request-id': 'outage-1' } });
+    expect(failed.status).toBe(500);
+    expect(failed.body).toEqual({ error: { code: 'INTERNAL_ERROR', message: expect.any(String), request_id: 'outage-1' } });
     const during = await readiness(1);
     expect(during.body).toMatchObject({ status: 'unavailable', checks: { nats: false, database: true } });
     expect((await call('GET', '/livez', {}, `http://127.0.0.1:${cluster.opsBase + 1}`)).status).toBe(200);
@@ -84,9 +89,8 @@ describe('a cluster of its own', () => {
     await waitFor(() => allReady(true), 30_000, 'every service ready again');
     expect(cluster.process.pid).toBe(pid);
     expect(cluster.process.exitCode).toBeNull();
-    // Work flows again over the restored connections: a whole run crosses three services.
-    const key = await workspaceWithDecision('after-outage', uniqueMarker());
-    expect((await api('POST', '/v1/decisions/after-outage', { token: key, body: { state: { message: 'back' } } })).status).toBe(200);
+    // Work flows again over the restored connections: a whole run crosses every service on its path.
+    await waitFor(async () => (await api('POST', '/v1/decisions/during-outage', { token: key, body: { state: { message: 'back' } } })).status === 200, 15_000, 'a run after the outage');
   }, 90_000);
 
   it('finishes a run already in flight when it is told to stop', async () => {

@@ -6,6 +6,7 @@ import { SessionsService } from './auth/sessions.service';
 import { GatewayConfig, readGatewayConfig } from './config';
 import { AdminController } from './controllers/admin.controller';
 import { AppController } from './controllers/app.controller';
+import { EngineSettingsController } from './controllers/engine-settings.controller';
 import { PublicController } from './controllers/public.controller';
 import { ApiKeyEntity, MembershipEntity, SessionEntity, UserEntity, WorkspaceEntity } from './entities';
 import { BODY_LIMIT, configureEdge, requestIdFrom } from './http/edge';
@@ -29,7 +30,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
   module: (runtime) => ({
     module: GatewayModule,
     imports: [TypeOrmModule.forFeature(ENTITIES)],
-    controllers: [PublicController, AppController, AdminController],
+    controllers: [PublicController, AppController, EngineSettingsController, AdminController],
     providers: [
       SessionsService,
       WorkspacesService,

@@ -1,12 +1,20 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync, mkdtempSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Client } from 'pg';
 
-export const ROOT = resolve(__dirname, '..', '..', '..');
+/** The repository root, found from here whether this file runs from test/ (jest) or dist/test/ (the bench). */
+export const ROOT = findRoot(__dirname);
+
+function findRoot(from: string): string {
+  for (let dir = from; dir !== dirname(dir); dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'apps'))) return dir;
+  }
+  throw new Error(`no repository root above ${from}`);
+}
 export const LAUNCHER = join(ROOT, 'dist', 'apps', 'all-in-one', 'src', 'main.js');
 export const ADMIN_DATABASE_URL = process.env.E2E_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -123,8 +131,28 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
+/**
+ * Free ports are picked before the process binds them, so another process on the machine can take one
+ * in between; a start that dies before it is ready is tried again on new ports.
+ */
+async function withPortRetries<T>(start: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (error) {
+      if (attempt >= attempts || !(error instanceof ExitedEarly)) throw error;
+    }
+  }
+}
+
+class ExitedEarly extends Error {}
+
 /** The all-in-one launcher, exactly as a user starts it, on ports of its own. */
-export async function startCluster(env: NodeJS.ProcessEnv, name: string): Promise<Cluster> {
+export function startCluster(env: NodeJS.ProcessEnv, name: string): Promise<Cluster> {
+  return withPortRetries(() => startClusterOnce(env, name));
+}
+
+async function startClusterOnce(env: NodeJS.ProcessEnv, name: string): Promise<Cluster> {
   const port = await freePort();
   const opsBase = await freePortBlock(6);
   const logDir = join(ROOT, '.data', 'e2e');
@@ -143,7 +171,7 @@ export async function startCluster(env: NodeJS.ProcessEnv, name: string): Promis
       seen += chunk.toString();
       if (seen.includes('all-in-one: ready')) resolveReady();
     });
-    child.once('exit', (code) => reject(new Error(`the cluster exited with ${code} before it was ready; see ${logFile}`)));
+    child.once('exit', (code) => reject(new ExitedEarly(`the cluster exited with ${code} before it was ready; see ${logFile}`)));
   });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -185,7 +213,11 @@ export interface GatewayProcess {
 }
 
 /** One more gateway replica beside the shared cluster: the same database, NATS and Redis, its own ports. */
-export async function startGateway(port?: number): Promise<GatewayProcess> {
+export function startGateway(port?: number): Promise<GatewayProcess> {
+  return withPortRetries(() => startGatewayOnce(port));
+}
+
+async function startGatewayOnce(port?: number): Promise<GatewayProcess> {
   const httpPort = port ?? (await freePort());
   const opsPort = await freePort();
   const child = spawn(process.execPath, [join(ROOT, 'dist', 'apps', 'gateway', 'src', 'main.js')], {
@@ -201,7 +233,9 @@ export async function startGateway(port?: number): Promise<GatewayProcess> {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const opsUrl = `http://127.0.0.1:${opsPort}`;
-  await waitFor(async () => (await fetch(`${opsUrl}/readyz`)).ok, 30_000, 'the second gateway');
+  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new ExitedEarly(`the gateway exited with ${code} before it was ready`))));
+  exited.catch(() => undefined);
+  await Promise.race([waitFor(async () => (await fetch(`${opsUrl}/readyz`)).ok, 30_000, 'the second gateway'), exited]);
   return {
     baseUrl: `http://127.0.0.1:${httpPort}`,
     opsUrl,

@@ -1,5 +1,6 @@
-import { Body, Controller, Inject, Param, Put } from '@nestjs/common';
+import { Body, Controller, Headers, Inject, Param, Post, Put } from '@nestjs/common';
 import { ServiceError, SUBJECTS } from '@ds/contracts';
+import { isValidCallerToken, newId } from '@ds/ids';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { objectBody, RequestId } from '../http/edge';
 import { RateLimiter } from '../limits/rate-limiter';
@@ -17,9 +18,35 @@ export class AdminController {
   @Put('workspaces/:ws/plan')
   async setPlan(@RequestId() requestId: string, @Param('ws') ws: string, @Body() body: unknown) {
     const input = objectBody(body);
-    if (!(await this.workspaces.exists(ws))) throw new ServiceError('WORKSPACE_NOT_FOUND', 'No such workspace.');
+    await this.requireWorkspace(ws);
     const account = await this.rpc.call(SUBJECTS.billing.setPlan, { workspaceId: ws, plan: input.plan, overrides: input.overrides }, { requestId });
     this.rateLimiter.planChanged(ws);
     return account;
+  }
+
+  /** `Idempotency-Key` makes a grant safe to retry: the same key grants once. */
+  @Post('workspaces/:ws/credits')
+  async grantCredits(@RequestId() requestId: string, @Param('ws') ws: string, @Headers('idempotency-key') idempotencyKey: string | undefined, @Body() body: unknown) {
+    const input = objectBody(body);
+    if (idempotencyKey !== undefined && !isValidCallerToken(idempotencyKey)) {
+      throw new ServiceError('INVALID_REQUEST', 'Idempotency-Key must be 1 to 128 characters from A-Za-z0-9._:-.');
+    }
+    await this.requireWorkspace(ws);
+    return this.rpc.call(
+      SUBJECTS.billing.grantCredits,
+      { workspaceId: ws, kind: input.kind, amount_cents: input.amount_cents, currency: input.currency, expires_at: input.expires_at, grantId: idempotencyKey ?? newId('ent') },
+      { requestId },
+    );
+  }
+
+  @Put('workspaces/:ws/spend-cap')
+  async setSpendCap(@RequestId() requestId: string, @Param('ws') ws: string, @Body() body: unknown) {
+    const input = objectBody(body);
+    await this.requireWorkspace(ws);
+    return this.rpc.call(SUBJECTS.billing.setSpendCap, { workspaceId: ws, spend_cap_cents: input.spend_cap_cents }, { requestId });
+  }
+
+  private async requireWorkspace(ws: string): Promise<void> {
+    if (!(await this.workspaces.exists(ws))) throw new ServiceError('WORKSPACE_NOT_FOUND', 'No such workspace.');
   }
 }

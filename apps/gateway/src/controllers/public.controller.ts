@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import {
+  AccountReply,
   ListDecisionsReply,
   ListExecutionsReply,
   RunDecisionReply,
@@ -15,6 +16,7 @@ import { AuthenticatedKey } from '../auth/api-keys.service';
 import { ApiKey, objectBody, RequestId } from '../http/edge';
 import { requestFingerprint } from '../idempotency/fingerprint';
 import { IdempotencyService, StillRunning } from '../idempotency/idempotency.service';
+import { WorkspacesService } from '../workspaces/workspaces.service';
 
 /** Generous enough for the longest engine deadline (30 s) plus LLM and agent destinations (25 s). */
 const RUN_REPLY_TIMEOUT_MS = 65_000;
@@ -24,6 +26,7 @@ export class PublicController {
   constructor(
     @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
     private readonly idempotency: IdempotencyService,
+    private readonly workspaces: WorkspacesService,
   ) {}
 
   @Get('health')
@@ -105,6 +108,22 @@ export class PublicController {
   getDecision(@ApiKey() key: AuthenticatedKey, @RequestId() requestId: string, @Param('slug') slug: string) {
     if (!isValidSlug(slug)) throw new ServiceError('DECISION_NOT_FOUND', 'No decision with this slug in this workspace.');
     return this.rpc.call(SUBJECTS.runner.getContract, { workspaceId: key.workspaceId, slug }, { requestId });
+  }
+
+  @Get('v1/me')
+  async me(@ApiKey() key: AuthenticatedKey, @RequestId() requestId: string) {
+    const [workspace, account] = await Promise.all([
+      this.workspaces.describe(key.workspaceId),
+      this.rpc.call<AccountReply>(SUBJECTS.billing.account, { workspaceId: key.workspaceId }, { requestId }),
+    ]);
+    return {
+      workspace,
+      api_key: { id: key.keyId, mode: key.mode },
+      plan: account.plan,
+      usage: account.usage,
+      balance: account.balance,
+      spend_cap: account.spend_cap,
+    };
   }
 
   @Get('v1/executions')

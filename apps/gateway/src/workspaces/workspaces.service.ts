@@ -63,6 +63,11 @@ export class WorkspacesService {
     return { data: rows };
   }
 
+  async describe(workspaceId: string): Promise<{ id: string; name: string }> {
+    const workspace = await this.db.getRepository(WorkspaceEntity).findOneByOrFail({ id: workspaceId });
+    return { id: workspace.id, name: workspace.name };
+  }
+
   async exists(workspaceId: string): Promise<boolean> {
     return UUID_PATTERN.test(workspaceId) && (await this.db.getRepository(WorkspaceEntity).existsBy({ id: workspaceId }));
   }

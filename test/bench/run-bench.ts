@@ -1,0 +1,373 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import autocannon, { Result } from 'autocannon';
+import Fastify from 'fastify';
+import { dropDatabase, freePort, freePortBlock, freshDatabase, NatsServer, startNats, waitFor } from '../e2e/support/cluster';
+
+/**
+ * `npm run bench`: requests per second and latency of POST /v1/decisions/{slug} through the whole
+ * cluster (gateway → NATS → decision-runner → NATS → engine-proxy → engine simulator answering at once,
+ * PostgreSQL insert, billing), next to a bare Fastify JSON echo measured in the same run with the same
+ * load, and the ratio of the two: the figure to move (see ../shared/design/PERFORMANCE.md).
+ *
+ * Loopback only, bounded in time, stops by itself and drops its database. Every process shares this
+ * machine's cores with the load generator, so absolute figures swing between runs; the ratio holds better.
+ */
+
+// Compiled to dist/test/bench: three levels up is the project root.
+const ROOT = resolve(__dirname, '..', '..', '..');
+const LAUNCHER = join(ROOT, 'dist', 'apps', 'all-in-one', 'src', 'main.js');
+const SIMULATOR = join(ROOT, 'dist', 'libs', 'engine-simulator', 'src', 'main.js');
+const LOG_DIR = join(ROOT, '.data', 'bench');
+const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+
+const CONNECTIONS = intEnv('BENCH_CONNECTIONS', 50);
+const DURATION_S = intEnv('BENCH_DURATION_S', 10);
+const WARMUP_S = intEnv('BENCH_WARMUP_S', 3);
+const SAMPLES = intEnv('BENCH_SAMPLES', 300);
+/** The second measured run spreads the same load over this many workspaces, as real traffic is spread. */
+const WORKSPACES = intEnv('BENCH_WORKSPACES', 10);
+/** The whole run gives up after this long, whatever hangs. */
+const RUN_LIMIT_MS = 5 * 60_000;
+
+function intEnv(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  return Number.isInteger(value) && value > 0 ? value : fallback;
+}
+
+function say(line = ''): void {
+  process.stdout.write(`${line}\n`);
+}
+
+/** A 1 KB run body, like the measurements in PERFORMANCE.md. */
+function runBody(): string {
+  const base = { state: { message: '', amount: 120 } };
+  const pad = 1024 - JSON.stringify(base).length;
+  return JSON.stringify({ state: { message: 'My order arrived broken and nobody answers my e-mails. '.repeat(20).slice(0, pad), amount: 120 } });
+}
+
+const SCHEMA = {
+  state: { type: 'object', fields: { message: { type: 'string', required: true }, amount: { type: 'number' } } },
+  context: 'We sell refurbished phones.',
+  questions: [
+    {
+      key: 'intent',
+      kind: 'choice',
+      instructions: 'What does the customer want? Read `message`.',
+      options: [
+        { value: 'refund', description: 'Wants the money back' },
+        { value: 'exchange', description: null },
+      ],
+    },
+    { key: 'urgency', kind: 'score', instructions: 'How upset is the customer?', levels: ['calm', 'annoyed', 'furious'] },
+    { key: 'fraud', kind: 'probability', instructions: 'Judge the request.', criterion: 'The request shows signs of fraud' },
+  ],
+  composites: [{ key: 'risk', terms: [{ question: 'fraud', weight: 3 }, { question: 'urgency', weight: 1 }] }],
+  policies: [{ when: { on: 'answer', question: 'fraud', op: 'gte', value: 0.9 }, action: 'block' }],
+  fallbackAction: 'escalate',
+};
+
+async function http(method: string, url: string, token: string | null, body?: unknown): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = {};
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : null };
+}
+
+async function must(what: string, reply: Promise<{ status: number; body: any }>, expected: number): Promise<any> {
+  const { status, body } = await reply;
+  if (status !== expected) throw new Error(`${what} answered ${status}: ${JSON.stringify(body)}`);
+  return body;
+}
+
+function spawnLogged(name: string, args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string } {
+  const log = createWriteStream(join(LOG_DIR, `${name}.log`));
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let seen = '';
+  for (const stream of [child.stdout!, child.stderr!]) {
+    stream.on('data', (chunk: Buffer) => {
+      if (seen.length < 100_000) seen += chunk.toString();
+    });
+    stream.pipe(log);
+  }
+  return { child, output: () => seen };
+}
+
+function stopChild(child: ChildProcess | undefined): Promise<void> {
+  return new Promise((done) => {
+    if (!child || child.exitCode !== null || child.signalCode !== null) return done();
+    const kill = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.once('exit', () => {
+      clearTimeout(kill);
+      done();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/**
+ * One autocannon run; connection i sends the headers `perConnection[i % n]` (for example the API key of
+ * one of several workspaces), and `onBody` sees every response body for the service-side latency.
+ */
+function load(url: string, perConnection: Array<Record<string, string>>, body: string, seconds: number, onBody: (body: string) => void = () => undefined): Promise<Result> {
+  let next = 0;
+  return autocannon({
+    url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...perConnection[0] },
+    body,
+    connections: CONNECTIONS,
+    duration: seconds,
+    timeout: 30,
+    setupClient: (client) => client.setHeaders({ 'content-type': 'application/json', ...perConnection[next++ % perConnection.length] }),
+    verifyBody: (text) => {
+      onBody(text);
+      return true;
+    },
+  });
+}
+
+function summary(result: Result) {
+  const stats: Record<string, { count: number }> = result.statusCodeStats;
+  const total = Object.values(stats).reduce((sum, { count }) => sum + Number(count), 0);
+  return {
+    requests_per_second: Math.round(total / result.duration),
+    latency_ms: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
+    total,
+    non_2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+const SERVICES = ['gateway', 'decision-runner', 'engine-proxy', 'delivery', 'billing-ledger', 'partner'];
+
+/**
+ * Mean time per request of every hop, from the services' own histograms (sum ÷ count, in ms): what the
+ * gateway spent on HTTP, what each caller waited for each subject, what each handler took.
+ */
+async function hopTimes(opsBase: number): Promise<Array<{ service: string; metric: string; labels: string; count: number; sum_ms: number; mean_ms: number }>> {
+  const rows: Array<{ service: string; metric: string; labels: string; count: number; sum_ms: number; mean_ms: number }> = [];
+  for (const [index, service] of SERVICES.entries()) {
+    const text = await (await fetch(`http://127.0.0.1:${opsBase + index}/metrics`)).text();
+    const sums = new Map<string, number>();
+    const counts = new Map<string, number>();
+    for (const line of text.split('\n')) {
+      // The process's own CPU time, as a pseudo-hop counted once: what this service costs the machine.
+      const cpu = /^process_cpu_seconds_total\{.*\} ([0-9.e+-]+)$/.exec(line);
+      if (cpu) rows.push({ service, metric: 'cpu', labels: '', count: 1, sum_ms: Number(cpu[1]) * 1000, mean_ms: Number(cpu[1]) * 1000 });
+      const match = /^(decision_service_[a-z_]+_seconds)_(sum|count)\{(.*)\} ([0-9.e+-]+)$/.exec(line);
+      if (!match) continue;
+      const labels = match[3].replace(/,?service="[^"]*"/, '');
+      (match[2] === 'sum' ? sums : counts).set(`${match[1]}|${labels}`, Number(match[4]));
+    }
+    for (const [key, count] of counts) {
+      if (count === 0) continue;
+      const [metric, labels] = key.split('|');
+      const sumMs = (sums.get(key) ?? 0) * 1000;
+      rows.push({ service, metric: metric.replace(/^decision_service_/, '').replace(/_seconds$/, ''), labels, count, sum_ms: sumMs, mean_ms: Number((sumMs / count).toFixed(2)) });
+    }
+  }
+  return rows.sort((a, b) => b.count - a.count || b.mean_ms - a.mean_ms);
+}
+
+type Hop = Awaited<ReturnType<typeof hopTimes>>[number];
+
+/** The hops of one phase: histogram sums and counts after it minus before it. */
+function hopDelta(before: Hop[], after: Hop[]): Hop[] {
+  const key = (hop: Hop) => `${hop.service}|${hop.metric}|${hop.labels}`;
+  const earlier = new Map(before.map((hop) => [key(hop), hop]));
+  return after
+    .map((hop) => {
+      const old = earlier.get(key(hop));
+      if (hop.metric === 'cpu') {
+        const sumMs = hop.sum_ms - (old?.sum_ms ?? 0);
+        return { ...hop, count: 1, sum_ms: sumMs, mean_ms: Number(sumMs.toFixed(0)) };
+      }
+      const count = hop.count - (old?.count ?? 0);
+      const sumMs = hop.sum_ms - (old?.sum_ms ?? 0);
+      return { ...hop, count, sum_ms: sumMs, mean_ms: count > 0 ? Number((sumMs / count).toFixed(2)) : 0 };
+    })
+    .filter((hop) => hop.count > 0)
+    .sort((a, b) => b.count - a.count || b.mean_ms - a.mean_ms);
+}
+
+/** A workspace on a roomy plan with an API key and the deployed bench decision; answers the key. */
+async function benchWorkspace(base: string, index: number): Promise<string> {
+  const email = `bench-${Date.now()}-${index}@example.com`;
+  const session = (await must('sign-up', http('POST', `${base}/app/v1/auth/sign-up`, null, { email, password: 'benchpassword42', name: 'Bench' }), 201)).session.token;
+  const workspace = await must('workspace', http('POST', `${base}/app/v1/workspaces`, session, { name: `bench ${index}` }), 201);
+  // Enterprise with a limit no bench reaches, so the figures stay comparable once rate limits count.
+  await must('plan', http('PUT', `${base}/admin/v1/workspaces/${workspace.id}/plan`, ADMIN_TOKEN, { plan: 'enterprise', overrides: { rate_limit_per_minute: 1_000_000 } }), 200);
+  const key = (await must('api key', http('POST', `${base}/app/v1/workspaces/${workspace.id}/api-keys`, session, { name: 'bench', mode: 'live' }), 201)).key;
+  const decision = await must('decision', http('POST', `${base}/app/v1/workspaces/${workspace.id}/decisions`, session, { slug: 'bench-triage', name: 'Bench', schema: SCHEMA }), 201);
+  await must('deploy', http('POST', `${base}/app/v1/workspaces/${workspace.id}/decisions/${decision.id}/deploy`, session), 201);
+  return key;
+}
+
+/** `run-bench.js --echo PORT`: the bare Fastify echo, in a process of its own like the services. */
+async function echoServer(port: number): Promise<void> {
+  const app = Fastify({ logger: false });
+  app.post('/echo', async (request) => request.body);
+  await app.listen({ port, host: '127.0.0.1' });
+  say('echo ready');
+  process.once('SIGTERM', () => void app.close().then(() => process.exit(0)));
+}
+
+async function main(): Promise<void> {
+  mkdirSync(LOG_DIR, { recursive: true });
+  const children: ChildProcess[] = [];
+  let nats: NatsServer | undefined;
+  let databaseUrl: string | undefined;
+  let cleaning: Promise<void> | undefined;
+  const cleanup = () =>
+    (cleaning ??= (async () => {
+      for (const child of children.reverse()) await stopChild(child);
+      await nats?.stop().catch(() => undefined);
+      if (databaseUrl) await dropDatabase(databaseUrl).catch((error: unknown) => say(`could not drop ${databaseUrl}: ${String(error)}`));
+    })());
+  const limit = setTimeout(() => {
+    say(`bench: still running after ${RUN_LIMIT_MS / 1000} s; stopping`);
+    void cleanup().finally(() => process.exit(1));
+  }, RUN_LIMIT_MS);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanup().finally(() => process.exit(130)));
+
+  try {
+    say(`bench: machine ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    say(`bench: ${CONNECTIONS} connections, ${WARMUP_S} s warm-up, ${DURATION_S} s measured, 1 KB bodies`);
+
+    const [echoPort, simulatorPort, gatewayPort, opsBase] = await Promise.all([freePort(), freePort(), freePort(), freePortBlock(6)]);
+    [databaseUrl, nats] = await Promise.all([freshDatabase('ds_bench'), startNats()]);
+
+    const echo = spawnLogged('echo', [__filename, '--echo', String(echoPort)], {});
+    children.push(echo.child);
+    const simulator = spawnLogged('simulator', [SIMULATOR], { ENGINE_SIMULATOR_PORT: String(simulatorPort), ENGINE_SIMULATOR_HOST: '127.0.0.1' });
+    children.push(simulator.child);
+    const simulatorUrl = `http://127.0.0.1:${simulatorPort}`;
+    await waitFor(async () => (await fetch(`${simulatorUrl}/health`)).ok, 15_000, 'engine simulator');
+    await waitFor(async () => echo.output().includes('echo ready'), 15_000, 'echo server');
+
+    const cluster = spawnLogged('cluster', [LAUNCHER], {
+      DATABASE_URL: databaseUrl,
+      NATS_URL: nats.url,
+      PORT: String(gatewayPort),
+      OPS_PORT_BASE: String(opsBase),
+      DATA_DIR: join(LOG_DIR, 'data'),
+      LOG_LEVEL: 'warn',
+      ADMIN_TOKEN,
+      ENGINE_DEFAULT: 'llm',
+      ENGINE_LLM_PROVIDER: 'openai',
+      ENGINE_LLM_BASE_URL: `${simulatorUrl}/v1`,
+      ENGINE_LLM_API_KEY: 'bench-key',
+      ENGINE_LLM_MODEL: 'sim-standard',
+      // Above the connection count: the bench measures what a slot costs, not queueing for one.
+      ENGINE_SHARED_SLOTS: String(Math.max(256, CONNECTIONS * 2)),
+    });
+    children.push(cluster.child);
+    await waitFor(async () => cluster.output().includes('all-in-one: ready'), 120_000, 'the cluster');
+    const choices = cluster.output().split('\n').filter((line) => line.startsWith('all-in-one: ') && !line.includes('ready'));
+    for (const line of choices) say(`bench: ${line}`);
+
+    const base = `http://127.0.0.1:${gatewayPort}`;
+    const keys: string[] = [];
+    for (let i = 0; i < WORKSPACES; i++) keys.push(await benchWorkspace(base, i));
+
+    const body = runBody();
+    const runUrl = `${base}/v1/decisions/bench-triage`;
+    const oneWorkspace = [{ authorization: `Bearer ${keys[0]}` }];
+    const manyWorkspaces = keys.map((key) => ({ authorization: `Bearer ${key}` }));
+    const echoUrl = `http://127.0.0.1:${echoPort}/echo`;
+    for (const key of keys) await must('first run', http('POST', runUrl, key, JSON.parse(body)), 200);
+
+    say('bench: warming up');
+    await load(echoUrl, [{}], body, WARMUP_S);
+    await load(runUrl, manyWorkspaces, body, WARMUP_S);
+
+    say('bench: bare Fastify echo');
+    const echoResult = summary(await load(echoUrl, [{}], body, DURATION_S));
+
+    const latencyOf = (into: number[]) => (text: string) => {
+      const match = /"latency_ms":(\d+)/.exec(text);
+      if (match) into.push(Number(match[1]));
+    };
+    say(`bench: POST /v1/decisions/{slug} through the cluster, spread over ${WORKSPACES} workspaces`);
+    const hopsBefore = await hopTimes(opsBase);
+    const underLoad: number[] = [];
+    const runResult = summary(await load(runUrl, manyWorkspaces, body, DURATION_S, latencyOf(underLoad)));
+    const hops = hopDelta(hopsBefore, await hopTimes(opsBase));
+
+    say('bench: POST /v1/decisions/{slug} through the cluster, all from one workspace');
+    const underLoadOne: number[] = [];
+    const oneResult = summary(await load(runUrl, oneWorkspace, body, DURATION_S, latencyOf(underLoadOne)));
+
+    say(`bench: ${SAMPLES} sequential runs (no other load)`);
+    const alone: number[] = [];
+    const roundTrips: number[] = [];
+    for (let i = 0; i < SAMPLES; i++) {
+      const started = performance.now();
+      const reply = await http('POST', runUrl, keys[0], JSON.parse(body));
+      roundTrips.push(performance.now() - started);
+      if (reply.status === 200) alone.push(reply.body.metrics.latency_ms);
+    }
+    underLoad.sort((a, b) => a - b);
+    underLoadOne.sort((a, b) => a - b);
+    alone.sort((a, b) => a - b);
+    roundTrips.sort((a, b) => a - b);
+
+    const results = {
+      machine: { cpus: cpus().length, model: cpus()[0]?.model ?? null, memory_gib: Number((totalmem() / 2 ** 30).toFixed(1)), node: process.version },
+      settings: { connections: CONNECTIONS, duration_s: DURATION_S, warmup_s: WARMUP_S, body_bytes: Buffer.byteLength(body), samples: SAMPLES, workspaces: WORKSPACES },
+      echo: echoResult,
+      run: runResult,
+      ratio: Number((runResult.requests_per_second / echoResult.requests_per_second).toFixed(3)),
+      run_one_workspace: oneResult,
+      ratio_one_workspace: Number((oneResult.requests_per_second / echoResult.requests_per_second).toFixed(3)),
+      service_latency_ms_under_load: { count: underLoad.length, p50: percentile(underLoad, 50), p99: percentile(underLoad, 99), max: underLoad[underLoad.length - 1] },
+      service_latency_ms_under_load_one_workspace: { count: underLoadOne.length, p50: percentile(underLoadOne, 50), p99: percentile(underLoadOne, 99) },
+      service_latency_ms_alone: { count: alone.length, p50: percentile(alone, 50), p99: percentile(alone, 99) },
+      round_trip_ms_alone: { p50: Number(percentile(roundTrips, 50).toFixed(2)), p99: Number(percentile(roundTrips, 99).toFixed(2)) },
+      hops_during_load: hops,
+    };
+    writeFileSync(join(LOG_DIR, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+
+    const row = (name: string, r: ReturnType<typeof summary>) =>
+      say(`${name.padEnd(40)} ${String(r.requests_per_second).padStart(8)} ${String(r.latency_ms.p50).padStart(8)} ${String(r.latency_ms.p99).padStart(8)} ${String(r.non_2xx + r.errors).padStart(8)}`);
+    say();
+    say(`${''.padEnd(40)}    req/s   p50 ms   p99 ms  non-2xx`);
+    row('bare Fastify echo', echoResult);
+    row(`run, ${WORKSPACES} workspaces`, runResult);
+    row('run, one workspace', oneResult);
+    say(`ratio (run / echo): ${results.ratio.toFixed(3)} over ${WORKSPACES} workspaces, ${results.ratio_one_workspace.toFixed(3)} from one workspace`);
+    say(`metrics.latency_ms under load: p50 ${results.service_latency_ms_under_load.p50}, p99 ${results.service_latency_ms_under_load.p99} (${underLoad.length} responses, ${WORKSPACES} workspaces); one workspace p50 ${results.service_latency_ms_under_load_one_workspace.p50}, p99 ${results.service_latency_ms_under_load_one_workspace.p99}`);
+    say(`metrics.latency_ms alone:      p50 ${results.service_latency_ms_alone.p50}, p99 ${results.service_latency_ms_alone.p99}; round trip p50 ${results.round_trip_ms_alone.p50} ms, p99 ${results.round_trip_ms_alone.p99} ms`);
+    say(`where the time went during the ${WORKSPACES}-workspace run (mean per request, from each service's histograms):`);
+    const cpu = hops.filter((hop) => hop.metric === 'cpu' && hop.sum_ms > 0);
+    say(`CPU per run during the ${WORKSPACES}-workspace run (process CPU time ÷ ${runResult.total} runs): ${cpu.map((hop) => `${hop.service} ${(hop.sum_ms / runResult.total).toFixed(2)} ms`).join(', ')}`);
+    for (const hop of hops.filter((row) => row.metric !== 'cpu' && row.count >= 10)) say(`  ${hop.service.padEnd(15)} ${hop.metric.padEnd(28)} ${hop.labels.padEnd(70)} ${String(hop.count).padStart(7)} × ${hop.mean_ms.toFixed(2).padStart(8)} ms`);
+    say(`bench: results in ${join(LOG_DIR, 'results.json')}, logs beside them`);
+    if (runResult.non_2xx + runResult.errors + oneResult.non_2xx + oneResult.errors > 0) {
+      say('bench: some runs failed; see the cluster log');
+      process.exitCode = 1;
+    }
+  } finally {
+    clearTimeout(limit);
+    await cleanup();
+  }
+}
+
+if (process.argv[2] === '--echo') {
+  void echoServer(Number(process.argv[3]));
+} else {
+  main().catch((error: unknown) => {
+    say(`bench failed: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  });
+}
