@@ -220,6 +220,7 @@ const schema = {
           model: str('ENGINE_LLM_MODEL'),
           apiKey: ref('secretValue'),
         }),
+        credentialsKey: ref('secretValue'),
         checkpoint: obj({
           baseUrl: urlOrEmpty(['http', 'https'], 'ENGINE_CHECKPOINT_BASE_URL'),
           model: str('ENGINE_CHECKPOINT_MODEL'),

@@ -248,6 +248,11 @@ ADMIN_TOKEN: {{ .value | b64enc | quote }}
 ENGINE_LLM_API_KEY: {{ .value | b64enc | quote }}
 {{- end }}
 {{- end }}
+{{- with .Values.config.engine.credentialsKey }}
+{{- if and .value (not .existingSecret) }}
+ENGINE_CREDENTIALS_KEY: {{ .value | b64enc | quote }}
+{{- end }}
+{{- end }}
 {{- end }}
 
 {{/*
@@ -299,6 +304,7 @@ Context: (dict "root" $ "env" NAME "ref" <values block with existingSecret/exist
 {{- end }}
 {{- if eq .key "engineProxy" }}
 {{- include "decision-service.secretEnv" (dict "root" $root "env" "ENGINE_LLM_API_KEY" "ref" $v.config.engine.llm.apiKey "inline" $v.config.engine.llm.apiKey.value "optional" true) }}
+{{- include "decision-service.secretEnv" (dict "root" $root "env" "ENGINE_CREDENTIALS_KEY" "ref" $v.config.engine.credentialsKey "inline" $v.config.engine.credentialsKey.value "optional" true) }}
 {{- end }}
 {{- with $svc.extraEnv }}
 {{ toYaml . }}
