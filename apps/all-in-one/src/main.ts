@@ -61,7 +61,9 @@ async function main(): Promise<void> {
   const dataDir = resolve(process.env.DATA_DIR ?? '.data');
   mkdirSync(dataDir, { recursive: true });
   const started: Started[] = [];
+  let stopping = false;
   const stopAll = async () => {
+    stopping = true;
     for (const dependency of started.reverse()) await dependency.stop().catch(() => undefined);
   };
 
@@ -106,10 +108,8 @@ async function main(): Promise<void> {
     const opsPorts = Object.fromEntries(SERVICE_NAMES.map((name, i) => [name, opsBase === null ? DEFAULT_OPS_PORTS[name] : opsBase + i])) as Record<ServiceName, number>;
     const children = SERVICE_NAMES.map((name) => run(SERVICE_ENTRY(name), [], { ...env, OPS_PORT: String(opsPorts[name]) }));
     started.push({ description: 'services', stop: async () => void (await Promise.all(children.map((child) => stopChild(child)))) });
-    let stopping = false;
     const shutdown = async (code: number) => {
       if (stopping) return;
-      stopping = true;
       await stopAll();
       process.exit(code);
     };
