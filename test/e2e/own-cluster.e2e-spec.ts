@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { SUBJECTS } from '@ds/contracts';
 import type { EngineSimulator } from '@ds/engine-simulator';
 import { call, triageSchema, uniqueMarker } from './support/api';
+import { ServiceRpc } from './support/engine-rpc';
 import { builtEngineSimulator, Cluster, dropDatabase, freshDatabase, NatsServer, startCluster, startNats, waitFor } from './support/cluster';
 
 const SERVICES = 6;
@@ -30,6 +32,9 @@ describe('a cluster of its own', () => {
         ENGINE_LLM_BASE_URL: `${simulator.url}/v1`,
         ENGINE_LLM_API_KEY: 'sim-key',
         ENGINE_LLM_MODEL: 'sim-standard',
+        // Short enough to watch the ledger settle a reservation nobody settled; longer than any run here.
+        BILLING_SETTLE_AFTER_MS: '4000',
+        BILLING_SWEEP_INTERVAL_MS: '500',
       },
       'own',
     );
@@ -69,6 +74,26 @@ describe('a cluster of its own', () => {
       .find((entry) => entry.msg === 'retrying the engine call' && entry.request_id === `trace.${marker}`);
     expect(retryLine).toMatchObject({ service: 'engine-proxy', level: 'warn', code: 'ENGINE_UNAVAILABLE' });
   });
+
+  it('releases a reservation whose run never recorded an execution, as if its runner had died', async () => {
+    const user = await api('POST', '/app/v1/auth/sign-up', { body: { email: `${uniqueMarker()}@example.com`, password: 'correcthorse42', name: 'x' } });
+    const workspace = await api('POST', '/app/v1/workspaces', { token: user.body.session.token, body: { name: 'orphan' } });
+    const key = await api('POST', `/app/v1/workspaces/${workspace.body.id}/api-keys`, { token: user.body.session.token, body: { name: 'k', mode: 'live' } });
+    const rpc = new ServiceRpc(nats.url);
+    try {
+      // What a runner does at step 6 before dying: the hold exists, no execution ever will.
+      await rpc.ok(SUBJECTS.billing.reserve, { workspaceId: workspace.body.id, executionId: 'exec_orphanedrun00000000' });
+      const me = () => api('GET', '/v1/me', { token: key.body.key });
+      expect((await me()).body.usage).toMatchObject({ used: 0, reserved: 1 });
+      await waitFor(async () => (await me()).body.usage.reserved === 0, 15_000, 'the sweeper releasing the hold');
+      expect((await me()).body.usage.used).toBe(0);
+      // Released for good: the same execution cannot be reserved again.
+      const again = await rpc.call(SUBJECTS.billing.reserve, { workspaceId: workspace.body.id, executionId: 'exec_orphanedrun00000000' });
+      expect(again).toMatchObject({ ok: false, error: { code: 'CONFLICT' } });
+    } finally {
+      await rpc.close();
+    }
+  }, 30_000);
 
   it('turns unready when NATS stops and ready again when it returns, without restarting any service', async () => {
     expect(await allReady(true)).toBe(true);
