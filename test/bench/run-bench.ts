@@ -1,10 +1,11 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import autocannon, { Result } from 'autocannon';
 import Fastify from 'fastify';
-import { dropDatabase, freePort, freePortBlock, freshDatabase, NatsServer, startNats, waitFor } from '../e2e/support/cluster';
+import { triageSchema } from '../e2e/support/schemas';
+import { dropDatabase, freePort, freePortBlock, freshDatabase, NatsServer, ROOT, startNats, waitFor } from '../e2e/support/cluster';
 
 /**
  * `npm run bench`: requests per second and latency of POST /v1/decisions/{slug} through the whole
@@ -16,8 +17,6 @@ import { dropDatabase, freePort, freePortBlock, freshDatabase, NatsServer, start
  * machine's cores with the load generator, so absolute figures swing between runs; the ratio holds better.
  */
 
-// Compiled to dist/test/bench: three levels up is the project root.
-const ROOT = resolve(__dirname, '..', '..', '..');
 const LAUNCHER = join(ROOT, 'dist', 'apps', 'all-in-one', 'src', 'main.js');
 const SIMULATOR = join(ROOT, 'dist', 'libs', 'engine-simulator', 'src', 'main.js');
 const LOG_DIR = join(ROOT, '.data', 'bench');
@@ -47,27 +46,6 @@ function runBody(): string {
   const pad = 1024 - JSON.stringify(base).length;
   return JSON.stringify({ state: { message: 'My order arrived broken and nobody answers my e-mails. '.repeat(20).slice(0, pad), amount: 120 } });
 }
-
-const SCHEMA = {
-  state: { type: 'object', fields: { message: { type: 'string', required: true }, amount: { type: 'number' } } },
-  context: 'We sell refurbished phones.',
-  questions: [
-    {
-      key: 'intent',
-      kind: 'choice',
-      instructions: 'What does the customer want? Read `message`.',
-      options: [
-        { value: 'refund', description: 'Wants the money back' },
-        { value: 'exchange', description: null },
-      ],
-    },
-    { key: 'urgency', kind: 'score', instructions: 'How upset is the customer?', levels: ['calm', 'annoyed', 'furious'] },
-    { key: 'fraud', kind: 'probability', instructions: 'Judge the request.', criterion: 'The request shows signs of fraud' },
-  ],
-  composites: [{ key: 'risk', terms: [{ question: 'fraud', weight: 3 }, { question: 'urgency', weight: 1 }] }],
-  policies: [{ when: { on: 'answer', question: 'fraud', op: 'gte', value: 0.9 }, action: 'block' }],
-  fallbackAction: 'escalate',
-};
 
 async function http(method: string, url: string, token: string | null, body?: unknown): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = {};
@@ -208,7 +186,7 @@ async function benchWorkspace(base: string, index: number): Promise<string> {
   // Enterprise with a limit no bench reaches, so the figures stay comparable once rate limits count.
   await must('plan', http('PUT', `${base}/admin/v1/workspaces/${workspace.id}/plan`, ADMIN_TOKEN, { plan: 'enterprise', overrides: { rate_limit_per_minute: 1_000_000 } }), 200);
   const key = (await must('api key', http('POST', `${base}/app/v1/workspaces/${workspace.id}/api-keys`, session, { name: 'bench', mode: 'live' }), 201)).key;
-  const decision = await must('decision', http('POST', `${base}/app/v1/workspaces/${workspace.id}/decisions`, session, { slug: 'bench-triage', name: 'Bench', schema: SCHEMA }), 201);
+  const decision = await must('decision', http('POST', `${base}/app/v1/workspaces/${workspace.id}/decisions`, session, { slug: 'bench-triage', name: 'Bench', schema: triageSchema() }), 201);
   await must('deploy', http('POST', `${base}/app/v1/workspaces/${workspace.id}/decisions/${decision.id}/deploy`, session), 201);
   return key;
 }
