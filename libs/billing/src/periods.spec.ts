@@ -36,4 +36,9 @@ describe('currentPeriod', () => {
       }),
     );
   });
+
+  it('puts a moment just before the anchor in the first period, not the month before', () => {
+    const anchor = new Date('2026-11-22T06:03:27.436Z');
+    expect(currentPeriod(anchor, new Date('2026-11-22T06:03:27.417Z'))).toEqual({ start: anchor, end: new Date('2026-12-22T06:03:27.436Z') });
+  });
 });

@@ -5,6 +5,9 @@ export interface Period {
 
 /** Monthly periods counted from the anchor's day and time, clamped to short months. */
 export function currentPeriod(anchor: Date, now: Date): Period {
+  // Nothing is billed before the anchor. A request that read the clock just before a concurrent one created
+  // the account (with its own, later clock) belongs to the first period, not to the month before it.
+  if (now < anchor) return { start: new Date(anchor), end: addMonths(anchor, 1) };
   let months = (now.getUTCFullYear() - anchor.getUTCFullYear()) * 12 + (now.getUTCMonth() - anchor.getUTCMonth());
   let start = addMonths(anchor, months);
   if (start > now) start = addMonths(anchor, --months);
