@@ -32,12 +32,6 @@ export const SUBJECTS = {
     grantCredits: 'v1.billing-ledger.credits.grant',
     setSpendCap: 'v1.billing-ledger.spend-cap.set',
   },
-  partner: {
-    ping: 'v1.partner.ping',
-  },
-  delivery: {
-    ping: 'v1.delivery.ping',
-  },
 } as const;
 
 /** JetStream: deliveries are published to `deliveries.<workspace>` and consumed by the delivery service. */

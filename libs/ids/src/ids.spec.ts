@@ -1,18 +1,10 @@
-import { isValidCallerToken, newHookToken, newId, newWebhookSecret, randomAlphanumeric } from './index';
+import { isValidCallerToken, newId, randomAlphanumeric } from './index';
 
 describe('ids', () => {
   it('makes prefixed ids of 20 letters and digits', () => {
     for (const prefix of ['dec', 'exec', 'key', 'dlv', 'req'] as const) {
       expect(newId(prefix)).toMatch(new RegExp(`^${prefix}_[A-Za-z0-9]{20}$`));
     }
-  });
-
-  it('makes hook tokens of 32 letters and digits', () => {
-    expect(newHookToken()).toMatch(/^whk_[A-Za-z0-9]{32}$/);
-  });
-
-  it('makes webhook secrets with the whsec_ prefix', () => {
-    expect(newWebhookSecret()).toMatch(/^whsec_[A-Za-z0-9_-]{32}$/);
   });
 
   it('never repeats in a large draw', () => {

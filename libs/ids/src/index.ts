@@ -1,4 +1,4 @@
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -13,16 +13,6 @@ export type IdPrefix = 'dec' | 'exec' | 'key' | 'dlv' | 'req' | 'emb' | 'usr' | 
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomAlphanumeric(20)}`;
-}
-
-export const ID_PATTERN = /^[a-z]+_[A-Za-z0-9]{20}$/;
-
-export function newHookToken(): string {
-  return `whk_${randomAlphanumeric(32)}`;
-}
-
-export function newWebhookSecret(): string {
-  return `whsec_${randomBytes(24).toString('base64url')}`;
 }
 
 /** Caller-supplied ids (X-Request-ID, Idempotency-Key): 1..128 of A-Za-z0-9._:- */

@@ -140,7 +140,6 @@ export interface CallOptions {
  */
 export class RpcClient {
   private readonly client: SharedConnectionNatsClient;
-  private ready: Promise<unknown> | null = null;
 
   constructor(
     link: NatsLink,
@@ -151,8 +150,6 @@ export class RpcClient {
   }
 
   async call<TReply>(subject: string, payload: unknown, options: CallOptions = {}): Promise<TReply> {
-    this.ready ??= this.client.connect();
-    await this.ready;
     const hdrs = natsHeaders();
     hdrs.set(REQUEST_ID_HEADER, options.requestId ?? currentRequestId() ?? requestIdOrNew());
     const record = new NatsRecordBuilder(payload).setHeaders(hdrs).build();
