@@ -71,7 +71,7 @@ export function configureEdge(app: NestFastifyApplication, deps: EdgeDependencie
 
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    const access = (request.routeOptions.config as RouteAccessConfig).access;
+    const access = (request.routeOptions.config as RouteAccessConfig | undefined)?.access;
     // Only the router's not-found route has no access; it answers 404 to anybody.
     if (!access) return;
     await checkAccess(access, request, reply, deps);
