@@ -102,10 +102,15 @@ describe('a cluster of its own', () => {
 
     await nats.stop();
     await waitFor(() => allReady(false), 20_000, 'every service unready');
-    // A request that needs another service fails cleanly: the error shape, the request id, no internals.
+    // A request that needs another service is refused, not buffered: 503 with Retry-After, the error shape,
+    // the request id, no internals (no subject names).
     const failed = await api('POST', '/v1/decisions/during-outage', { token: key, body: { state: { message: 'x' } }, headers: { 'x-request-id': 'outage-1' } });
-    expect(failed.status).toBe(500);
-    expect(failed.body).toEqual({ error: { code: 'INTERNAL_ERROR', message: expect.any(String), request_id: 'outage-1' } });
+    expect(failed.status).toBe(503);
+    expect(failed.body).toEqual({ error: { code: 'SERVICE_UNAVAILABLE', message: expect.any(String), request_id: 'outage-1' } });
+    expect(failed.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+    expect(failed.text).not.toMatch(/v1\.[a-z-]+\./);
+    const read = await api('GET', '/v1/decisions', { token: key });
+    expect({ status: read.status, code: read.body.error?.code }).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE' });
     const during = await readiness(1);
     expect(during.body).toMatchObject({ status: 'unavailable', checks: { nats: false, database: true } });
     expect((await call('GET', '/livez', {}, `http://127.0.0.1:${cluster.opsBase + 1}`)).status).toBe(200);

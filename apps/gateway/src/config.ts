@@ -7,6 +7,8 @@ export interface GatewayConfig {
   adminToken: string | null;
   redisUrl: string;
   rateLimitStore: 'redis' | 'memory';
+  /** How long a run is awaited before the gateway answers 503 and keeps the Idempotency-Key reserved. */
+  runReplyTimeoutMs: number;
 }
 
 export function readGatewayConfig(env: EnvReader): GatewayConfig {
@@ -19,5 +21,8 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
     adminToken,
     redisUrl: env.url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis', 'rediss']),
     rateLimitStore: env.oneOf('RATE_LIMIT_STORE', 'redis', ['redis', 'memory'] as const),
+    // The default covers the longest engine deadline (30 s) plus LLM and agent destinations (25 s); the
+    // ceiling stays under the idempotency lease (5 minutes), which must outlast any run still going.
+    runReplyTimeoutMs: env.int('RUN_REPLY_TIMEOUT_MS', 65_000, 1_000, 240_000),
   };
 }

@@ -29,6 +29,8 @@ export const ERROR_STATUS = {
   ENGINE_INVALID_REQUEST: 502,
   ENGINE_AUTH_FAILED: 502,
   ENGINE_ERROR: 502,
+  /** Ours: a service behind the gateway is unreachable or did not answer in time; sent with `Retry-After`. */
+  SERVICE_UNAVAILABLE: 503,
   INTERNAL_ERROR: 500,
 } as const;
 

@@ -45,5 +45,11 @@ export const DELIVERY_STREAM = {
 /** NATS header that carries the request id end to end. */
 export const REQUEST_ID_HEADER = 'x-request-id';
 
+/**
+ * NATS header with the moment (epoch milliseconds) the caller stops waiting. The receiver drops a request
+ * that arrives after it and does no billable work past it; the services' clocks are assumed synchronised (NTP).
+ */
+export const DEADLINE_HEADER = 'x-deadline';
+
 export const SERVICE_NAMES = ['gateway', 'decision-runner', 'engine-proxy', 'delivery', 'billing-ledger', 'partner'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];

@@ -33,6 +33,21 @@ describe('destinationEntries', () => {
     expect(destinationEntries([match({ key: 'out', type, url: 'https://example.com' } as never)])).toEqual([{ key: 'out', type, status: 'skipped', reason: 'unavailable' }]);
   });
 
+  it('skips with reason limit a reply whose rendered text passes 4,000 characters, and keeps one at the limit', () => {
+    const reply = { key: 'echo', type: 'reply', text: '{{params.big}}'.repeat(200), buttons: [] } as never;
+    expect(destinationEntries([match(reply, { big: 'x'.repeat(1_000) })])).toEqual([{ key: 'echo', type: 'reply', status: 'skipped', reason: 'limit' }]);
+    expect(destinationEntries([match(reply, { big: 'x'.repeat(20) })])).toEqual([{ key: 'echo', type: 'reply', text: 'x'.repeat(4_000) }]);
+  });
+
+  it('skips with reason limit a function whose params serialize past 16,000 characters, and keeps one at the limit', () => {
+    const fn = { key: 'sync', type: 'function', function: 'sync' } as never;
+    const atLimit = { a: 'x'.repeat(16_000 - '{"a":""}'.length) };
+    expect(JSON.stringify(atLimit)).toHaveLength(16_000);
+    expect(destinationEntries([match(fn, atLimit)])).toEqual([{ key: 'sync', type: 'function', function: 'sync', params: atLimit }]);
+    expect(destinationEntries([match(fn, { a: `${atLimit.a}x` })])).toEqual([{ key: 'sync', type: 'function', status: 'skipped', reason: 'limit' }]);
+    expect(destinationEntries([match(fn, { a: 'x'.repeat(9_000), b: 'y'.repeat(9_000) })])).toEqual([{ key: 'sync', type: 'function', status: 'skipped', reason: 'limit' }]);
+  });
+
   it('keeps schema order', () => {
     const entries = destinationEntries([match({ key: 'b', type: 'function', function: 'b' } as never), match({ key: 'a', type: 'function', function: 'a' } as never)]);
     expect(entries.map((e) => e.key)).toEqual(['b', 'a']);

@@ -10,7 +10,7 @@ export { evaluate, engineErrorEvaluation, entropyConfidence, type Evaluation, ty
 export { conditionHolds, type ConditionSubject } from './conditions';
 export { destinationEntries, type DestinationEntry } from './destination-entries';
 export { matchingDestinations, makesCallerWait, resolvePath, type DestinationMatch, type RunContext, type SkipReason } from './destinations';
-export { renderTemplate, referencedParams } from './param-template';
+export { renderTemplate, renderTemplateWithin, referencedParams } from './param-template';
 export { validateState, checkStateAlone, exampleState, type StateCheck } from './state';
 export { estimateTokens, questionTokens, type QuestionTokens } from './tokens';
 export { decisionContract, type DecisionContract, type ContractQuestion, type ContractLevel } from './contract';

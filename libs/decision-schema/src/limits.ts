@@ -51,6 +51,12 @@ export const HEADER_VALUE_MAX = 2048;
 export const HEADER_NAME_MAX = 255;
 export const URL_MAX = 2048;
 export const REPLY_TEXT_MAX = 4000;
+/**
+ * Ours: a fired function's params, serialized, in a run response. Params map state values, so without a bound
+ * ten functions of thirty params could each carry the whole state; the spec's own bound for the largest value
+ * a destination entry carries (a sync agent's answer) is 16,000 characters.
+ */
+export const FUNCTION_PARAMS_MAX = 16000;
 export const REPLY_BUTTONS_MAX = 10;
 export const REPLY_BUTTON_MAX = 80;
 /** LLM prompt, LLM input and agent instructions. */

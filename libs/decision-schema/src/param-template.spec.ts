@@ -1,4 +1,4 @@
-import { referencedParams, renderTemplate } from './param-template';
+import { referencedParams, renderTemplate, renderTemplateWithin } from './param-template';
 
 describe('referencedParams', () => {
   it('lists each name once, in order, with or without spaces', () => {
@@ -16,5 +16,21 @@ describe('renderTemplate', () => {
 
   it('does not read Object.prototype', () => {
     expect(renderTemplate('{{params.constructor}}', {})).toBe('');
+  });
+});
+
+describe('renderTemplateWithin', () => {
+  it('renders like renderTemplate while the result fits', () => {
+    const params = { name: 'Ana', tags: ['vip'] };
+    const text = '{{params.name}} {{params.tags}} {{params.name}}';
+    expect(renderTemplateWithin(text, params, 100)).toBe(renderTemplate(text, params));
+    expect(renderTemplateWithin(text, params, 'Ana ["vip"] Ana'.length)).toBe('Ana ["vip"] Ana');
+  });
+
+  it('answers null once the result would pass the limit, however the text repeats a value', () => {
+    const params = { big: 'x'.repeat(1_000) };
+    expect(renderTemplateWithin('{{params.big}}'.repeat(300), params, 4_000)).toBeNull();
+    expect(renderTemplateWithin('{{params.big}}'.repeat(4), params, 4_000)).toHaveLength(4_000);
+    expect(renderTemplateWithin(`${'y'.repeat(4_001)}`, {}, 4_000)).toBeNull();
   });
 });

@@ -76,12 +76,25 @@ function platformModule<TConfig>(runtime: ServiceRuntime<TConfig>): DynamicModul
   };
 }
 
+let rejectionLoggerInstalled = false;
+
+/**
+ * A promise rejected with no handler is a bug to log and fix, not a reason to drop every request in flight:
+ * Node's default ends the process.
+ */
+function logUnhandledRejections(logger: Logger): void {
+  if (rejectionLoggerInstalled) return;
+  rejectionLoggerInstalled = true;
+  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
+}
+
 /** Starts one service: configuration, connections, migrations, the Nest app, probes and graceful shutdown. */
 export async function startService<TConfig>(definition: ServiceDefinition<TConfig>, env: EnvReader = new EnvReader()): Promise<RunningService> {
   const base = readBaseConfig(definition.name, env);
   const config = definition.readConfig(env);
   env.done();
   const logger = createLogger(definition.name, base.logLevel);
+  logUnhandledRejections(logger);
   const metrics = new Metrics(definition.name);
 
   const dataSource = await openDatabase(base.databaseUrl, definition.database, base.databasePoolSize);

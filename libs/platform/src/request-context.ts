@@ -3,6 +3,8 @@ import { newId } from '@ds/ids';
 
 export interface RequestContext {
   requestId: string;
+  /** When the caller stops waiting (epoch milliseconds); absent for work nobody is waiting on. */
+  deadline?: number;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
@@ -18,4 +20,14 @@ export function currentRequestId(): string | undefined {
 /** A request id for work that did not arrive with one (start-up, background jobs). */
 export function requestIdOrNew(): string {
   return currentRequestId() ?? newId('req');
+}
+
+export function currentDeadline(): number | undefined {
+  return storage.getStore()?.deadline;
+}
+
+/** True once the caller of the current request has stopped waiting for its answer. */
+export function callerGaveUp(now = Date.now()): boolean {
+  const deadline = currentDeadline();
+  return deadline !== undefined && now >= deadline;
 }

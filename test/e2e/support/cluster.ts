@@ -1,6 +1,6 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -86,18 +86,27 @@ export interface NatsServer {
   start(): Promise<void>;
 }
 
-/** A private nats-server with JetStream, so tests never share subjects with anything else on the machine. */
-export async function startNats(): Promise<NatsServer> {
+/**
+ * A private nats-server with JetStream, so tests never share subjects with anything else on the machine.
+ * `maxPayload` lowers the largest message the server carries (NATS's default is 1 MB).
+ */
+export async function startNats(options: { maxPayload?: number } = {}): Promise<NatsServer> {
   if (spawnSync('nats-server', ['--version']).error) throw new Error('the e2e tests need nats-server on the PATH');
   const port = await freePort();
   const storeDir = mkdtempSync(join(tmpdir(), 'ds-e2e-nats-'));
+  const configArgs: string[] = [];
+  if (options.maxPayload !== undefined) {
+    const configFile = join(storeDir, 'nats.conf');
+    writeFileSync(configFile, `max_payload: ${options.maxPayload}\n`);
+    configArgs.push('-c', configFile);
+  }
   const server: NatsServer = {
     url: `nats://127.0.0.1:${port}`,
     port,
     storeDir,
     process: null,
     async start() {
-      server.process = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
+      server.process = spawn('nats-server', [...configArgs, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
       await waitFor(async () => !(await portIsFree(port)), 10_000, 'nats-server');
     },
     async stop() {

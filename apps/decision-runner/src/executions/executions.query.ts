@@ -5,6 +5,12 @@ import { ExecutionOutcomesReply, ExecutionOutcomesRequest, ListExecutionsReply, 
 import { ExecutionEntity } from '../entities';
 
 /**
+ * How much JSON one page of executions may carry. Rows can hold mapped state values, so a hundred of them
+ * could pass what NATS carries (1 MB by default); a page stops early instead, and the cursor goes on from there.
+ */
+export const EXECUTIONS_PAGE_BYTES = 256 * 1024;
+
+/**
  * Newest first, paged by an opaque cursor over the row's sequence number. New rows get higher numbers,
  * so paging down while runs arrive never repeats or skips a row already behind the cursor.
  */
@@ -23,12 +29,12 @@ export class ExecutionsQuery {
     if (request.decision !== null) query.andWhere('e.decision_slug = :slug', { slug: request.decision });
     if (request.status !== null) query.andWhere('e.status = :status', { status: request.status });
     const rows = await query.getMany();
-    const page = rows.slice(0, request.limit);
-    const hasMore = rows.length > request.limit;
+    const { page, hasMore } = pageWithin(rows.slice(0, request.limit).map((row) => ({ row, body: toPublicExecution(row) })), EXECUTIONS_PAGE_BYTES);
+    const more = hasMore || rows.length > request.limit;
     return {
-      data: page.map(toPublicExecution),
-      has_more: hasMore,
-      next_cursor: hasMore ? encodeCursor(page[page.length - 1].seq) : null,
+      data: page.map(({ body }) => body),
+      has_more: more,
+      next_cursor: more ? encodeCursor(page[page.length - 1].row.seq) : null,
     };
   }
 
@@ -46,6 +52,20 @@ export class ExecutionsQuery {
       ),
     };
   }
+}
+
+/**
+ * The leading items whose JSON bodies fit in maxBytes together (UTF-8), and at least one, so that paging
+ * always moves on; hasMore when some were left for the next page.
+ */
+export function pageWithin<T extends { body: unknown }>(items: T[], maxBytes: number): { page: T[]; hasMore: boolean } {
+  let bytes = 0;
+  for (let i = 0; i < items.length; i++) {
+    // Each item after the first is preceded by a comma in the page's array.
+    bytes += Buffer.byteLength(JSON.stringify(items[i].body)) + (i > 0 ? 1 : 0);
+    if (i > 0 && bytes > maxBytes) return { page: items.slice(0, i), hasMore: true };
+  }
+  return { page: items, hasMore: false };
 }
 
 export function encodeCursor(seq: string): string {

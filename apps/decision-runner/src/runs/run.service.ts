@@ -22,7 +22,7 @@ import {
   validateState,
 } from '@ds/decision-schema';
 import { newId } from '@ds/ids';
-import { currentRequestId, PLATFORM, RpcClient } from '@ds/platform';
+import { CallerGaveUp, callerGaveUp, currentRequestId, PLATFORM, RpcClient } from '@ds/platform';
 import { VersionCache } from '../decisions/version-cache';
 import { DecisionEntity } from '../entities';
 import { ExecutionRecorder } from '../executions/execution-recorder';
@@ -63,7 +63,8 @@ export class RunService {
       billable = reply.billable;
       return reply;
     } finally {
-      await this.billing.settle(request.workspaceId, executionId, billable);
+      // Nobody is told about an answer finished after the caller stopped waiting, so it is not billed.
+      await this.billing.settle(request.workspaceId, executionId, billable && !callerGaveUp());
     }
   }
 
@@ -117,6 +118,11 @@ export class RunService {
       throw failure;
     }
 
+    if (callerGaveUp()) {
+      const late = new CallerGaveUp();
+      await this.recorder.recordError(base, late);
+      throw late;
+    }
     const metrics = this.metrics(started, answer);
     const destinations = this.destinations(schema, evaluation, request, decision.id, executionId);
     const body = this.responseBody(request, decision, version, executionId, evaluation, metrics, destinations);

@@ -11,16 +11,14 @@ import {
 } from '@ds/contracts';
 import { isValidSlug } from '@ds/decision-schema';
 import { isValidCallerToken } from '@ds/ids';
-import { PLATFORM, RpcClient } from '@ds/platform';
+import { OutcomeUnknown, PLATFORM, RpcClient } from '@ds/platform';
 import { AuthenticatedKey } from '../auth/api-keys.service';
+import { GatewayConfig } from '../config';
 import { ApiKey, ApiKeyRoute, PublicRoute, RunRoute } from '../http/access';
 import { objectBody, RequestId } from '../http/edge';
 import { requestFingerprint } from '../idempotency/fingerprint';
 import { IdempotencyService, StillRunning } from '../idempotency/idempotency.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
-
-/** Generous enough for the longest engine deadline (30 s) plus LLM and agent destinations (25 s). */
-const RUN_REPLY_TIMEOUT_MS = 65_000;
 
 @Controller()
 export class PublicController {
@@ -28,6 +26,7 @@ export class PublicController {
     @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
     private readonly idempotency: IdempotencyService,
     private readonly workspaces: WorkspacesService,
+    @Inject(PLATFORM.config) private readonly config: GatewayConfig,
   ) {}
 
   @Get('health')
@@ -88,7 +87,8 @@ export class PublicController {
     try {
       result = await this.runDecision(run, requestId);
     } catch (error) {
-      await this.idempotency.release(key.workspaceId, idempotencyKey, fingerprint);
+      // A run that may still finish keeps its key reserved until the lease ends, so a retry cannot run it twice.
+      if (!(error instanceof OutcomeUnknown)) await this.idempotency.release(key.workspaceId, idempotencyKey, fingerprint);
       throw error;
     }
     const text = JSON.stringify(result.body);
@@ -99,7 +99,7 @@ export class PublicController {
   }
 
   private runDecision(run: RunDecisionRequest, requestId: string): Promise<RunDecisionReply> {
-    return this.rpc.call<RunDecisionReply>(SUBJECTS.runner.run, run, { timeoutMs: RUN_REPLY_TIMEOUT_MS, requestId });
+    return this.rpc.call<RunDecisionReply>(SUBJECTS.runner.run, run, { timeoutMs: this.config.runReplyTimeoutMs, requestId });
   }
 
   @Get('v1/decisions')

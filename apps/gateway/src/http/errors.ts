@@ -23,8 +23,12 @@ export function toServiceError(error: unknown, logger: Logger): ServiceError {
   return new ServiceError('INTERNAL_ERROR', 'An unexpected error occurred; retry, and contact support with the request id if it persists.');
 }
 
+/** Seconds a client waits before retrying a request that found a service behind the gateway unavailable. */
+const SERVICE_UNAVAILABLE_RETRY_AFTER_S = 5;
+
 export function sendError(reply: FastifyReply, request: FastifyRequest, error: WireError): void {
   if (error.code === 'INVALID_API_KEY' && request.url.startsWith('/mcp')) reply.header('www-authenticate', 'Bearer');
+  if (error.code === 'SERVICE_UNAVAILABLE' && !reply.hasHeader('retry-after')) reply.header('retry-after', String(SERVICE_UNAVAILABLE_RETRY_AFTER_S));
   void reply.status(error.status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(errorBody(error, request.id)));
 }
 
