@@ -1,5 +1,18 @@
 import { EnvReader } from '@ds/platform';
 
+/** Per-address and per-account ceilings on presenting credentials (counted in the rate-limit store). */
+export interface CredentialLimitsConfig {
+  /** Length of the per-address windows below, in seconds. */
+  addressWindowSeconds: number;
+  /** Wrong API keys, sessions and operator tokens per address and window before the address gets 429. */
+  authFailuresPerAddress: number;
+  signUpsPerAddress: number;
+  signInsPerAddress: number;
+  operatorRequestsPerAddress: number;
+  /** Sign-up and sign-in attempts per e-mail and minute. */
+  attemptsPerAccount: number;
+}
+
 export interface GatewayConfig {
   port: number;
   baseUrl: string;
@@ -7,11 +20,25 @@ export interface GatewayConfig {
   adminToken: string | null;
   redisUrl: string;
   rateLimitStore: 'redis' | 'memory';
+  /** Namespace of this installation's counters in a Redis that may be shared. */
+  rateLimitKeyPrefix: string;
+  apiKeyCacheMax: number;
+  passwordScryptN: number;
+  credentialLimits: CredentialLimitsConfig;
 }
+
+/** OWASP's current minimum for scrypt (N=2^17, r=8, p=1). */
+export const DEFAULT_SCRYPT_N = 131_072;
+const MIN_SCRYPT_N = 16_384;
+const MAX_SCRYPT_N = 1_048_576;
 
 export function readGatewayConfig(env: EnvReader): GatewayConfig {
   const adminToken = env.string('ADMIN_TOKEN') ?? null;
   if (adminToken !== null && adminToken.length < 16) env.fail('ADMIN_TOKEN', 'must be at least 16 characters');
+  const passwordScryptN = env.int('PASSWORD_SCRYPT_N', DEFAULT_SCRYPT_N, MIN_SCRYPT_N, MAX_SCRYPT_N);
+  if ((passwordScryptN & (passwordScryptN - 1)) !== 0) env.fail('PASSWORD_SCRYPT_N', `must be a power of two (got ${passwordScryptN})`);
+  const rateLimitKeyPrefix = env.string('RATE_LIMIT_KEY_PREFIX', 'ds');
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(rateLimitKeyPrefix)) env.fail('RATE_LIMIT_KEY_PREFIX', 'must be 1 to 64 of A-Za-z0-9_.-');
   return {
     port: env.int('PORT', 3000, 0, 65535),
     baseUrl: env.url('BASE_URL', 'http://localhost:3000', ['http', 'https']).replace(/\/$/, ''),
@@ -19,5 +46,16 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
     adminToken,
     redisUrl: env.url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis', 'rediss']),
     rateLimitStore: env.oneOf('RATE_LIMIT_STORE', 'redis', ['redis', 'memory'] as const),
+    rateLimitKeyPrefix,
+    apiKeyCacheMax: env.int('API_KEY_CACHE_MAX', 10_000, 1, 10_000_000),
+    passwordScryptN,
+    credentialLimits: {
+      addressWindowSeconds: env.int('ADDRESS_LIMIT_WINDOW_SECONDS', 600, 1, 86_400),
+      authFailuresPerAddress: env.int('AUTH_FAILURES_PER_ADDRESS', 2_000, 1, 10_000_000),
+      signUpsPerAddress: env.int('SIGN_UPS_PER_ADDRESS', 600, 1, 10_000_000),
+      signInsPerAddress: env.int('SIGN_INS_PER_ADDRESS', 600, 1, 10_000_000),
+      operatorRequestsPerAddress: env.int('OPERATOR_REQUESTS_PER_ADDRESS', 600, 1, 10_000_000),
+      attemptsPerAccount: env.int('SIGN_IN_ATTEMPTS_PER_ACCOUNT', 10, 1, 10_000_000),
+    },
   };
 }
