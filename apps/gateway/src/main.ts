@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { PLATFORM, runServiceMain, ServiceDefinition } from '@ds/platform';
 import { ApiKeysService } from './auth/api-keys.service';
-import { SessionsService } from './auth/sessions.service';
+import { PasswordHasher } from './auth/passwords';
+import { CREDENTIAL_LIMITS, PASSWORDS, SessionsService } from './auth/sessions.service';
 import { GatewayConfig, readGatewayConfig } from './config';
 import { AdminController } from './controllers/admin.controller';
 import { AppController } from './controllers/app.controller';
@@ -11,6 +12,7 @@ import { PublicController } from './controllers/public.controller';
 import { ApiKeyEntity, MembershipEntity, SessionEntity, UserEntity, WorkspaceEntity } from './entities';
 import { BODY_LIMIT, configureEdge, requestIdFrom } from './http/edge';
 import { IdempotencyService } from './idempotency/idempotency.service';
+import { CredentialLimits } from './limits/credential-limits';
 import { RateLimiter } from './limits/rate-limiter';
 import { openRateLimitStore, RateLimitStore } from './limits/storage';
 import { Idempotency1763790000000 } from './migrations/1763790000000-idempotency';
@@ -43,8 +45,15 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
       {
         provide: RateLimiter,
         inject: [RATE_LIMIT_STORE],
-        useFactory: (store: RateLimitStore) => new RateLimiter(store.storage, runtime.rpc, runtime.nats),
+        useFactory: (store: RateLimitStore) => new RateLimiter(store.storage, runtime.rpc, runtime.nats, runtime.config.rateLimitKeyPrefix),
       },
+      {
+        provide: CREDENTIAL_LIMITS,
+        inject: [RATE_LIMIT_STORE],
+        useFactory: (store: RateLimitStore) =>
+          new CredentialLimits(store.storage, runtime.config.credentialLimits, runtime.config.rateLimitKeyPrefix, runtime.logger),
+      },
+      { provide: PASSWORDS, useFactory: () => new PasswordHasher(runtime.config.passwordScryptN) },
     ],
   }),
   readiness: (app) => {
@@ -62,6 +71,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
         config: runtime.config,
         apiKeys: app.get(ApiKeysService),
         sessions: app.get(SessionsService),
+        credentialLimits: app.get(CREDENTIAL_LIMITS),
         rateLimiter: app.get(RateLimiter),
         metrics: runtime.metrics,
       });

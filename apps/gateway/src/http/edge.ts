@@ -10,6 +10,7 @@ import { ApiKeysService, AuthenticatedKey } from '../auth/api-keys.service';
 import { SessionsService } from '../auth/sessions.service';
 import { bearerToken, looksLikeApiKey } from '../auth/tokens';
 import { GatewayConfig } from '../config';
+import { CredentialLimits } from '../limits/credential-limits';
 import { RateLimiter } from '../limits/rate-limiter';
 import { allowed, rateLimitHeaders, retryAfterSeconds, windowFor } from '../limits/windows';
 
@@ -33,6 +34,7 @@ interface EdgeDependencies {
   config: GatewayConfig;
   apiKeys: ApiKeysService;
   sessions: SessionsService;
+  credentialLimits: CredentialLimits;
   rateLimiter: RateLimiter;
   metrics: Metrics;
 }
@@ -64,7 +66,8 @@ export function configureEdge(app: NestFastifyApplication, deps: EdgeDependencie
     reply.header('x-request-id', request.id);
     const path = request.url.split('?')[0];
     if (path.startsWith('/v1/') || path === '/mcp') {
-      request.apiKey = await deps.apiKeys.authenticate(bearerToken(request.headers.authorization));
+      const token = bearerToken(request.headers.authorization);
+      request.apiKey = await deps.credentialLimits.authenticate(request.ip, token, () => deps.apiKeys.authenticate(token));
       const window = await deps.rateLimiter.count(request.apiKey.workspaceId, windowFor(request.method, request.routeOptions.url), request.id);
       const now = Math.floor(Date.now() / 1000);
       reply.headers(rateLimitHeaders(window, now));
@@ -81,14 +84,18 @@ export function configureEdge(app: NestFastifyApplication, deps: EdgeDependencie
     if (path.startsWith('/app/')) {
       const token = bearerToken(request.headers.authorization);
       if (token && looksLikeApiKey(token)) throw new ServiceError('FORBIDDEN', 'API keys work only on /v1 and /mcp; sign in to use the application.');
-      if (!path.startsWith('/app/v1/auth/sign-')) request.userId = await deps.sessions.userFor(token);
+      if (!path.startsWith('/app/v1/auth/sign-')) request.userId = await deps.credentialLimits.authenticate(request.ip, token, () => deps.sessions.userFor(token));
       return;
     }
     if (path.startsWith('/admin/')) {
       const token = bearerToken(request.headers.authorization);
       if (token && looksLikeApiKey(token)) throw new ServiceError('FORBIDDEN', 'API keys work only on /v1 and /mcp.');
       if (deps.config.adminToken === null) throw new ServiceError('NOT_FOUND', 'The operator API is off: ADMIN_TOKEN is not set.');
-      if (!token || !sameSecret(token, deps.config.adminToken)) throw new ServiceError('UNAUTHORIZED', 'The operator token is missing or wrong.');
+      const adminToken = deps.config.adminToken;
+      await deps.credentialLimits.beforeOperatorRequest(request.ip);
+      await deps.credentialLimits.authenticate(request.ip, token, async () => {
+        if (!token || !sameSecret(token, adminToken)) throw new ServiceError('UNAUTHORIZED', 'The operator token is missing or wrong.');
+      });
     }
   });
 

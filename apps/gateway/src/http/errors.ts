@@ -25,6 +25,8 @@ export function toServiceError(error: unknown, logger: Logger): ServiceError {
 
 export function sendError(reply: FastifyReply, request: FastifyRequest, error: WireError): void {
   if (error.code === 'INVALID_API_KEY' && request.url.startsWith('/mcp')) reply.header('www-authenticate', 'Bearer');
+  const retryAfter = error.code === 'RATE_LIMITED' && !Array.isArray(error.details) ? error.details?.retryAfter : undefined;
+  if (typeof retryAfter === 'number' && !reply.hasHeader('retry-after')) reply.header('retry-after', String(retryAfter));
   void reply.status(error.status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(errorBody(error, request.id)));
 }
 
