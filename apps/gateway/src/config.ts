@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { EnvReader } from '@ds/platform';
 
 /** Per-address and per-account ceilings on presenting credentials (counted in the rate-limit store). */
@@ -22,6 +23,8 @@ export interface GatewayConfig {
   rateLimitStore: 'redis' | 'memory';
   /** Namespace of this installation's counters in a Redis that may be shared. */
   rateLimitKeyPrefix: string;
+  /** Proxies whose X-Forwarded-For names the client; anyone else is the client. */
+  trustedProxies: string[];
   apiKeyCacheMax: number;
   passwordScryptN: number;
   credentialLimits: CredentialLimitsConfig;
@@ -32,6 +35,18 @@ export const DEFAULT_SCRYPT_N = 131_072;
 const MIN_SCRYPT_N = 16_384;
 const MAX_SCRYPT_N = 1_048_576;
 
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** An address, a CIDR range, or one of proxy-addr's named ranges. */
+function isProxyEntry(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(entry)) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
 export function readGatewayConfig(env: EnvReader): GatewayConfig {
   const adminToken = env.string('ADMIN_TOKEN') ?? null;
   if (adminToken !== null && adminToken.length < 16) env.fail('ADMIN_TOKEN', 'must be at least 16 characters');
@@ -39,6 +54,13 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
   if ((passwordScryptN & (passwordScryptN - 1)) !== 0) env.fail('PASSWORD_SCRYPT_N', `must be a power of two (got ${passwordScryptN})`);
   const rateLimitKeyPrefix = env.string('RATE_LIMIT_KEY_PREFIX', 'ds');
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(rateLimitKeyPrefix)) env.fail('RATE_LIMIT_KEY_PREFIX', 'must be 1 to 64 of A-Za-z0-9_.-');
+  const trustedProxies = env
+    .string('TRUSTED_PROXIES', PROXY_RANGE_NAMES.join(','))
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0);
+  const untrustworthy = trustedProxies.filter((entry) => !isProxyEntry(entry));
+  if (untrustworthy.length > 0) env.fail('TRUSTED_PROXIES', `must list addresses, CIDR ranges, loopback, linklocal or uniquelocal (got ${untrustworthy.join(', ')})`);
   return {
     port: env.int('PORT', 3000, 0, 65535),
     baseUrl: env.url('BASE_URL', 'http://localhost:3000', ['http', 'https']).replace(/\/$/, ''),
@@ -47,6 +69,7 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
     redisUrl: env.url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis', 'rediss']),
     rateLimitStore: env.oneOf('RATE_LIMIT_STORE', 'redis', ['redis', 'memory'] as const),
     rateLimitKeyPrefix,
+    trustedProxies,
     apiKeyCacheMax: env.int('API_KEY_CACHE_MAX', 10_000, 1, 10_000_000),
     passwordScryptN,
     credentialLimits: {

@@ -66,6 +66,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
     port: (config) => config.port,
     bodyLimit: BODY_LIMIT,
     genReqId: (request) => requestIdFrom(request.headers['x-request-id']),
+    trustedProxies: (config) => config.trustedProxies,
     configure: (app, runtime) => {
       configureEdge(app, {
         config: runtime.config,
