@@ -11,6 +11,7 @@ import { EngineSettingsController } from './controllers/engine-settings.controll
 import { PublicController } from './controllers/public.controller';
 import { ApiKeyEntity, MembershipEntity, SessionEntity, UserEntity, WorkspaceEntity } from './entities';
 import { BODY_LIMIT, configureEdge, requestIdFrom } from './http/edge';
+import { RouteTable } from './http/route-table';
 import { IdempotencyService } from './idempotency/idempotency.service';
 import { CredentialLimits } from './limits/credential-limits';
 import { RateLimiter } from './limits/rate-limiter';
@@ -32,8 +33,10 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
   module: (runtime) => ({
     module: GatewayModule,
     imports: [TypeOrmModule.forFeature(ENTITIES)],
-    controllers: [PublicController, AppController, EngineSettingsController, AdminController],
+    // Without an operator token the operator API does not exist at all: its routes are never registered.
+    controllers: [PublicController, AppController, EngineSettingsController, ...(runtime.config.adminToken === null ? [] : [AdminController])],
     providers: [
+      RouteTable,
       SessionsService,
       WorkspacesService,
       ApiKeysService,
@@ -56,6 +59,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
       { provide: PASSWORDS, useFactory: () => new PasswordHasher(runtime.config.passwordScryptN) },
     ],
   }),
+  opsDocuments: (app) => new Map([['/routes', () => ({ routes: app.get(RouteTable).list() })]]),
   readiness: (app) => {
     const ping = app.get<RateLimitStore>(RATE_LIMIT_STORE).ping;
     const checks: Record<string, () => Promise<boolean>> = {};
@@ -73,6 +77,8 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
         apiKeys: app.get(ApiKeysService),
         sessions: app.get(SessionsService),
         credentialLimits: app.get(CREDENTIAL_LIMITS),
+        workspaces: app.get(WorkspacesService),
+        routes: app.get(RouteTable),
         rateLimiter: app.get(RateLimiter),
         metrics: runtime.metrics,
       });

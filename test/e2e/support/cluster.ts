@@ -213,8 +213,8 @@ export interface GatewayProcess {
 }
 
 /**
- * One more gateway replica beside the shared cluster: the same database, NATS and Redis, its own ports;
- * `env` adds or overrides variables of its own.
+ * One more gateway replica beside the shared cluster: the same database, NATS and Redis, its own ports.
+ * `env` overrides its environment (an undefined value removes a variable).
  */
 export function startGateway(port?: number, env: NodeJS.ProcessEnv = {}): Promise<GatewayProcess> {
   return withPortRetries(() => startGatewayOnce(port, env));
