@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { builtEngineSimulator, freshDatabase, LAUNCHER, startCluster, startNats } from './support/cluster';
 
@@ -9,6 +10,10 @@ export const ADMIN_TOKEN = 'e2e-admin-token-0123456789';
  */
 export default async function globalSetup(): Promise<void> {
   if (!existsSync(LAUNCHER)) throw new Error('build first: npm run build (the e2e tests run the compiled services)');
+  // Every cluster and gateway the tests start inherits these: scrypt at its floor keeps hundreds of
+  // sign-ups quick, and a namespace of this run's own keeps its counters apart from any other run
+  // sharing the machine's Redis.
+  Object.assign(process.env, { PASSWORD_SCRYPT_N: '16384', RATE_LIMIT_KEY_PREFIX: `e2e-${randomBytes(6).toString('hex')}` });
   const { startEngineSimulator } = builtEngineSimulator();
   const [databaseUrl, nats, simulator] = await Promise.all([freshDatabase('ds_e2e'), startNats(), startEngineSimulator({ port: 0 })]);
   const cluster = await startCluster(

@@ -1,4 +1,18 @@
+import { isIP } from 'node:net';
 import { EnvReader } from '@ds/platform';
+
+/** Per-address and per-account ceilings on presenting credentials (counted in the rate-limit store). */
+export interface CredentialLimitsConfig {
+  /** Length of the per-address windows below, in seconds. */
+  addressWindowSeconds: number;
+  /** Wrong API keys, sessions and operator tokens per address and window before the address gets 429. */
+  authFailuresPerAddress: number;
+  signUpsPerAddress: number;
+  signInsPerAddress: number;
+  operatorRequestsPerAddress: number;
+  /** Sign-up and sign-in attempts per e-mail and minute. */
+  attemptsPerAccount: number;
+}
 
 export interface GatewayConfig {
   port: number;
@@ -9,11 +23,46 @@ export interface GatewayConfig {
   rateLimitStore: 'redis' | 'memory';
   /** How long a run is awaited before the gateway answers 503 and keeps the Idempotency-Key reserved. */
   runReplyTimeoutMs: number;
+  /** Namespace of this installation's counters in a Redis that may be shared. */
+  rateLimitKeyPrefix: string;
+  /** Proxies whose X-Forwarded-For names the client; anyone else is the client. */
+  trustedProxies: string[];
+  apiKeyCacheMax: number;
+  passwordScryptN: number;
+  credentialLimits: CredentialLimitsConfig;
+}
+
+/** OWASP's current minimum for scrypt (N=2^17, r=8, p=1). */
+export const DEFAULT_SCRYPT_N = 131_072;
+const MIN_SCRYPT_N = 16_384;
+const MAX_SCRYPT_N = 1_048_576;
+
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** An address, a CIDR range, or one of proxy-addr's named ranges. */
+function isProxyEntry(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(entry)) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
 }
 
 export function readGatewayConfig(env: EnvReader): GatewayConfig {
   const adminToken = env.string('ADMIN_TOKEN') ?? null;
   if (adminToken !== null && adminToken.length < 16) env.fail('ADMIN_TOKEN', 'must be at least 16 characters');
+  const passwordScryptN = env.int('PASSWORD_SCRYPT_N', DEFAULT_SCRYPT_N, MIN_SCRYPT_N, MAX_SCRYPT_N);
+  if ((passwordScryptN & (passwordScryptN - 1)) !== 0) env.fail('PASSWORD_SCRYPT_N', `must be a power of two (got ${passwordScryptN})`);
+  const rateLimitKeyPrefix = env.string('RATE_LIMIT_KEY_PREFIX', 'ds');
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(rateLimitKeyPrefix)) env.fail('RATE_LIMIT_KEY_PREFIX', 'must be 1 to 64 of A-Za-z0-9_.-');
+  const trustedProxies = env
+    .string('TRUSTED_PROXIES', PROXY_RANGE_NAMES.join(','))
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0);
+  const untrustworthy = trustedProxies.filter((entry) => !isProxyEntry(entry));
+  if (untrustworthy.length > 0) env.fail('TRUSTED_PROXIES', `must list addresses, CIDR ranges, loopback, linklocal or uniquelocal (got ${untrustworthy.join(', ')})`);
   return {
     port: env.int('PORT', 3000, 0, 65535),
     baseUrl: env.url('BASE_URL', 'http://localhost:3000', ['http', 'https']).replace(/\/$/, ''),
@@ -24,5 +73,17 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
     // The default covers the longest engine deadline (30 s) plus LLM and agent destinations (25 s); the
     // ceiling stays under the idempotency lease (5 minutes), which must outlast any run still going.
     runReplyTimeoutMs: env.int('RUN_REPLY_TIMEOUT_MS', 65_000, 1_000, 240_000),
+    rateLimitKeyPrefix,
+    trustedProxies,
+    apiKeyCacheMax: env.int('API_KEY_CACHE_MAX', 10_000, 1, 10_000_000),
+    passwordScryptN,
+    credentialLimits: {
+      addressWindowSeconds: env.int('ADDRESS_LIMIT_WINDOW_SECONDS', 600, 1, 86_400),
+      authFailuresPerAddress: env.int('AUTH_FAILURES_PER_ADDRESS', 2_000, 1, 10_000_000),
+      signUpsPerAddress: env.int('SIGN_UPS_PER_ADDRESS', 600, 1, 10_000_000),
+      signInsPerAddress: env.int('SIGN_INS_PER_ADDRESS', 600, 1, 10_000_000),
+      operatorRequestsPerAddress: env.int('OPERATOR_REQUESTS_PER_ADDRESS', 600, 1, 10_000_000),
+      attemptsPerAccount: env.int('SIGN_IN_ATTEMPTS_PER_ACCOUNT', 10, 1, 10_000_000),
+    },
   };
 }

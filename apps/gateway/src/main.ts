@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { PLATFORM, runServiceMain, ServiceDefinition } from '@ds/platform';
 import { ApiKeysService } from './auth/api-keys.service';
-import { SessionsService } from './auth/sessions.service';
+import { PasswordHasher } from './auth/passwords';
+import { CREDENTIAL_LIMITS, PASSWORDS, SessionsService } from './auth/sessions.service';
 import { GatewayConfig, readGatewayConfig } from './config';
 import { AdminController } from './controllers/admin.controller';
 import { AppController } from './controllers/app.controller';
@@ -12,6 +13,7 @@ import { ApiKeyEntity, MembershipEntity, SessionEntity, UserEntity, WorkspaceEnt
 import { BODY_LIMIT, configureEdge, requestIdFrom } from './http/edge';
 import { RouteTable } from './http/route-table';
 import { IdempotencyService } from './idempotency/idempotency.service';
+import { CredentialLimits } from './limits/credential-limits';
 import { RateLimiter } from './limits/rate-limiter';
 import { openRateLimitStore, RateLimitStore } from './limits/storage';
 import { Idempotency1763790000000 } from './migrations/1763790000000-idempotency';
@@ -46,8 +48,15 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
       {
         provide: RateLimiter,
         inject: [RATE_LIMIT_STORE],
-        useFactory: (store: RateLimitStore) => new RateLimiter(store.storage, runtime.rpc, runtime.nats),
+        useFactory: (store: RateLimitStore) => new RateLimiter(store.storage, runtime.rpc, runtime.nats, runtime.config.rateLimitKeyPrefix),
       },
+      {
+        provide: CREDENTIAL_LIMITS,
+        inject: [RATE_LIMIT_STORE],
+        useFactory: (store: RateLimitStore) =>
+          new CredentialLimits(store.storage, runtime.config.credentialLimits, runtime.config.rateLimitKeyPrefix, runtime.logger),
+      },
+      { provide: PASSWORDS, useFactory: () => new PasswordHasher(runtime.config.passwordScryptN) },
     ],
   }),
   opsDocuments: (app) => new Map([['/routes', () => ({ routes: app.get(RouteTable).list() })]]),
@@ -61,11 +70,13 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
     port: (config) => config.port,
     bodyLimit: BODY_LIMIT,
     genReqId: (request) => requestIdFrom(request.headers['x-request-id']),
+    trustedProxies: (config) => config.trustedProxies,
     configure: (app, runtime) => {
       configureEdge(app, {
         config: runtime.config,
         apiKeys: app.get(ApiKeysService),
         sessions: app.get(SessionsService),
+        credentialLimits: app.get(CREDENTIAL_LIMITS),
         workspaces: app.get(WorkspacesService),
         routes: app.get(RouteTable),
         rateLimiter: app.get(RateLimiter),

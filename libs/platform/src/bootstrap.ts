@@ -43,6 +43,11 @@ export interface ServiceDefinition<TConfig> {
     configure: (app: NestFastifyApplication, runtime: ServiceRuntime<TConfig>) => Promise<void> | void;
     bodyLimit: number;
     genReqId: (request: IncomingMessage) => string;
+    /**
+     * Proxies whose `X-Forwarded-For` is believed (Fastify's `trustProxy` list: addresses, CIDRs,
+     * `loopback`, `linklocal`, `uniquelocal`); the client's address is the last one not among them.
+     */
+    trustedProxies: (config: TConfig) => string[];
   };
   /** Documents served on the ops port by path (for example the gateway's `/routes`). */
   opsDocuments?: (app: INestApplication | INestMicroservice) => ReadonlyMap<string, OpsDocument>;
@@ -119,7 +124,7 @@ export async function startService<TConfig>(definition: ServiceDefinition<TConfi
   if (definition.http) {
     const adapter = new FastifyAdapter({
       bodyLimit: definition.http.bodyLimit,
-      trustProxy: true,
+      trustProxy: definition.http.trustedProxies(config),
       genReqId: definition.http.genReqId,
     });
     // Nest's own body parser is off: the service installs parsers that fit its order of checks.

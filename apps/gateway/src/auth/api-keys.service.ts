@@ -1,10 +1,13 @@
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { LRUCache } from 'lru-cache';
 import { Subscription } from 'nats';
+import { Gauge } from 'prom-client';
 import { DataSource, IsNull } from 'typeorm';
 import { ServiceError } from '@ds/contracts';
 import { newId } from '@ds/ids';
-import { Logger, NatsLink, PLATFORM } from '@ds/platform';
+import { Logger, Metrics, NatsLink, PLATFORM } from '@ds/platform';
+import { GatewayConfig } from '../config';
 import { ApiKeyEntity, KeyMode } from '../entities';
 import { API_KEY_PATTERN, newApiKey, sha256 } from './tokens';
 
@@ -18,28 +21,58 @@ export interface AuthenticatedKey {
 const MAX_ACTIVE_KEYS = 50;
 /** A cached key is re-read after this long even if no revocation notice arrived (for example during a NATS outage). */
 const CACHE_TTL_MS = 30_000;
+/**
+ * An unknown key is answered from memory this long. Misses live apart from the keys that exist, so a
+ * flood of random keys can evict only other misses, never a working key.
+ */
+const MISS_TTL_MS = 5_000;
 const LAST_USED_RESOLUTION_MS = 60_000;
 const REVOKED_SUBJECT = 'v1.gateway.api-key.revoked';
 
 /**
- * API keys: stored as hashes, shown once. Authentication is served from a per-replica cache; revoking
- * a key broadcasts its hash so every gateway replica drops it at once.
+ * API keys: stored as hashes, shown once. Authentication is served from a per-replica cache, bounded
+ * by `API_KEY_CACHE_MAX` entries for known keys and as many for unknown ones, least recently used
+ * first out; revoking a key broadcasts its hash so every gateway replica drops it at once.
  */
 @Injectable()
 export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
-  private readonly cache = new Map<string, { key: AuthenticatedKey | null; at: number }>();
-  private readonly lastUsedWrites = new Map<string, number>();
+  private readonly known: LRUCache<string, AuthenticatedKey>;
+  private readonly unknown: LRUCache<string, true>;
+  /** Keys whose last_used_at was written within the last minute. */
+  private readonly lastUsedWrites: LRUCache<string, true>;
   private subscription: Subscription | null = null;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     @Inject(PLATFORM.nats) private readonly nats: NatsLink,
     @Inject(PLATFORM.logger) private readonly logger: Logger,
-  ) {}
+    @Inject(PLATFORM.config) config: GatewayConfig,
+    @Inject(PLATFORM.metrics) metrics: Metrics,
+  ) {
+    const max = config.apiKeyCacheMax;
+    this.known = new LRUCache({ max, ttl: CACHE_TTL_MS });
+    this.unknown = new LRUCache({ max, ttl: MISS_TTL_MS });
+    this.lastUsedWrites = new LRUCache({ max, ttl: LAST_USED_RESOLUTION_MS });
+    const caches = { known: this.known, unknown: this.unknown };
+    new Gauge({
+      name: 'decision_service_api_key_cache_entries',
+      help: 'API keys held in this gateway replica’s authentication cache, known and unknown',
+      labelNames: ['kind'],
+      registers: [metrics.registry],
+      collect() {
+        for (const [kind, cache] of Object.entries(caches)) this.set({ kind }, cache.size);
+      },
+    });
+    new Gauge({
+      name: 'decision_service_api_key_cache_max_entries',
+      help: 'Ceiling of each of the two API-key caches (API_KEY_CACHE_MAX)',
+      registers: [metrics.registry],
+    }).set(max);
+  }
 
   onModuleInit(): void {
     this.subscription = this.nats.connection.subscribe(REVOKED_SUBJECT, {
-      callback: (_error, message) => this.cache.delete(message.string()),
+      callback: (_error, message) => this.known.delete(message.string()),
     });
   }
 
@@ -50,17 +83,20 @@ export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
   async authenticate(token: string | null): Promise<AuthenticatedKey> {
     if (!token || !API_KEY_PATTERN.test(token)) throw new ServiceError('INVALID_API_KEY', 'The API key is missing or malformed.');
     const hash = sha256(token);
-    const cached = this.cache.get(hash);
-    let key: AuthenticatedKey | null;
-    if (cached && Date.now() - cached.at < CACHE_TTL_MS) {
-      key = cached.key;
-    } else {
-      const row = await this.db.getRepository(ApiKeyEntity).findOneBy({ keyHash: hash, revokedAt: IsNull() });
-      key = row ? { keyId: row.id, workspaceId: row.workspaceId, mode: row.mode, authorId: row.createdBy } : null;
-      this.cache.set(hash, { key, at: Date.now() });
-    }
+    const key = this.known.get(hash) ?? (this.unknown.has(hash) ? null : await this.lookUp(hash));
     if (!key) throw new ServiceError('INVALID_API_KEY', 'The API key is unknown or has been revoked.');
     this.touch(key.keyId);
+    return key;
+  }
+
+  private async lookUp(hash: string): Promise<AuthenticatedKey | null> {
+    const row = await this.db.getRepository(ApiKeyEntity).findOneBy({ keyHash: hash, revokedAt: IsNull() });
+    if (!row) {
+      this.unknown.set(hash, true);
+      return null;
+    }
+    const key = { keyId: row.id, workspaceId: row.workspaceId, mode: row.mode, authorId: row.createdBy };
+    this.known.set(hash, key);
     return key;
   }
 
@@ -102,18 +138,17 @@ export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
     );
     const revoked = rows[0][0];
     if (!revoked) throw new ServiceError('NOT_FOUND', 'No such API key in this workspace.');
-    this.cache.delete(revoked.key_hash);
+    this.known.delete(revoked.key_hash);
     this.nats.connection.publish(REVOKED_SUBJECT, revoked.key_hash);
   }
 
   /** last_used_at moves at most once a minute per key, so authentication does not write on every request. */
   private touch(keyId: string): void {
-    const now = Date.now();
-    if (now - (this.lastUsedWrites.get(keyId) ?? 0) < LAST_USED_RESOLUTION_MS) return;
-    this.lastUsedWrites.set(keyId, now);
+    if (this.lastUsedWrites.has(keyId)) return;
+    this.lastUsedWrites.set(keyId, true);
     this.db
       .getRepository(ApiKeyEntity)
-      .update({ id: keyId }, { lastUsedAt: new Date(now) })
+      .update({ id: keyId }, { lastUsedAt: new Date() })
       .catch((error) => this.logger.warn({ err: error }, 'could not record when an API key was last used'));
   }
 }

@@ -1,10 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, MoreThan } from 'typeorm';
 import { ServiceError } from '@ds/contracts';
 import { newId } from '@ds/ids';
 import { SessionEntity, UserEntity } from '../entities';
-import { hashPassword, passwordProblem, verifyPassword } from './passwords';
+import { CredentialLimits, rateLimited } from '../limits/credential-limits';
+import { PasswordHasher, passwordProblem } from './passwords';
 import { newSessionToken, sha256 } from './tokens';
 
 const SESSION_DAYS = 30;
@@ -13,6 +14,18 @@ const LOCK_MINUTES = 15;
 const EMAIL_PATTERN = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 const UNIQUE_VIOLATION = '23505';
 
+export const PASSWORDS = Symbol('passwords');
+export const CREDENTIAL_LIMITS = Symbol('credential-limits');
+
+/** One sign-in attempt taken for an e-mail: the account, and its hash when the attempt was granted. */
+interface TakenAttempt {
+  id: string;
+  email: string;
+  name: string;
+  locked_until: Date | null;
+  password_hash: string | null;
+}
+
 export interface SignedIn {
   user: { id: string; email: string; name: string };
   session: { token: string; expires_at: string };
@@ -20,9 +33,15 @@ export interface SignedIn {
 
 @Injectable()
 export class SessionsService {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    @Inject(PASSWORDS) private readonly passwords: PasswordHasher,
+    @Inject(CREDENTIAL_LIMITS) private readonly limits: CredentialLimits,
+  ) {}
 
-  async signUp(input: { email?: unknown; password?: unknown; name?: unknown }): Promise<SignedIn> {
+  /** `address` is the client's; the per-address and per-e-mail ceilings are checked before anything is hashed. */
+  async signUp(input: { email?: unknown; password?: unknown; name?: unknown }, address: string): Promise<SignedIn> {
+    await this.limits.beforeSignUp(address, input.email);
     const issues: Array<{ path: string; message: string }> = [];
     if (typeof input.email !== 'string' || !EMAIL_PATTERN.test(input.email)) issues.push({ path: 'email', message: 'must be an e-mail address' });
     const problem = passwordProblem(input.password);
@@ -33,7 +52,7 @@ export class SessionsService {
       id: newId('usr'),
       email: (input.email as string).toLowerCase(),
       name: input.name as string,
-      passwordHash: await hashPassword(input.password as string),
+      passwordHash: await this.passwords.hash(input.password as string),
       failedSignIns: 0,
       lockedUntil: null,
     });
@@ -46,28 +65,47 @@ export class SessionsService {
     return this.openSession(user);
   }
 
-  async signIn(input: { email?: unknown; password?: unknown }): Promise<SignedIn> {
+  async signIn(input: { email?: unknown; password?: unknown }, address: string): Promise<SignedIn> {
+    await this.limits.beforeSignIn(address, input.email);
     if (typeof input.email !== 'string' || typeof input.password !== 'string') {
       throw new ServiceError('UNAUTHORIZED', 'Wrong e-mail or password.');
     }
-    const users = this.db.getRepository(UserEntity);
-    const user = await users.findOneBy({ email: input.email.toLowerCase() });
-    if (!user) throw new ServiceError('UNAUTHORIZED', 'Wrong e-mail or password.');
-    if (user.lockedUntil && user.lockedUntil > new Date()) {
-      throw new ServiceError('RATE_LIMITED', 'Too many wrong attempts for this e-mail; wait 15 minutes.', { retryAfter: Math.ceil((user.lockedUntil.getTime() - Date.now()) / 1000) });
-    }
-    if (!(await verifyPassword(input.password, user.passwordHash))) {
-      // Counted in the database so that every gateway replica sees the same attempts.
-      await this.db.query(
-        `UPDATE users SET failed_sign_ins = failed_sign_ins + 1,
-           locked_until = CASE WHEN failed_sign_ins + 1 >= $2 THEN now() + make_interval(mins => $3) ELSE locked_until END
-         WHERE id = $1`,
-        [user.id, MAX_FAILED_SIGN_INS, LOCK_MINUTES],
-      );
+    const attempt = await this.takeAttempt(input.email.toLowerCase());
+    if (!attempt) {
+      await this.passwords.verifyNothing(input.password);
       throw new ServiceError('UNAUTHORIZED', 'Wrong e-mail or password.');
     }
-    await users.update({ id: user.id }, { failedSignIns: 0, lockedUntil: null });
-    return this.openSession(user);
+    if (attempt.password_hash === null) {
+      const secondsLeft = attempt.locked_until ? Math.ceil((attempt.locked_until.getTime() - Date.now()) / 1000) : LOCK_MINUTES * 60;
+      throw rateLimited(`Too many wrong attempts for this e-mail; wait ${LOCK_MINUTES} minutes`, Math.max(1, secondsLeft));
+    }
+    if (!(await this.passwords.verify(input.password, attempt.password_hash))) throw new ServiceError('UNAUTHORIZED', 'Wrong e-mail or password.');
+    const rehashed = this.passwords.needsRehash(attempt.password_hash) ? await this.passwords.hash(input.password) : null;
+    await this.db.getRepository(UserEntity).update({ id: attempt.id }, { failedSignIns: 0, lockedUntil: null, ...(rehashed ? { passwordHash: rehashed } : {}) });
+    return this.openSession(attempt);
+  }
+
+  /**
+   * Counts the attempt before the password is checked, in one statement: concurrent attempts queue on the
+   * row, so once the fifth has been taken the rest find the e-mail locked and no hash is computed for
+   * them; a right password then resets the count. A lock that has run out starts a fresh count. Answers
+   * null for an unknown e-mail, and a row without hash when the e-mail is locked.
+   */
+  private async takeAttempt(email: string): Promise<TakenAttempt | null> {
+    const rows: TakenAttempt[] = await this.db.query(
+      `WITH account AS (SELECT id, email, name, locked_until FROM users WHERE email = $1),
+       taken AS (
+         UPDATE users SET
+           failed_sign_ins = CASE WHEN locked_until IS NULL THEN failed_sign_ins + 1 ELSE 1 END,
+           locked_until = CASE WHEN (CASE WHEN locked_until IS NULL THEN failed_sign_ins + 1 ELSE 1 END) >= $2
+                          THEN now() + make_interval(mins => $3) ELSE NULL END
+         WHERE email = $1 AND (locked_until IS NULL OR locked_until <= now())
+         RETURNING id, password_hash
+       )
+       SELECT account.id, account.email, account.name, account.locked_until, taken.password_hash FROM account LEFT JOIN taken ON taken.id = account.id`,
+      [email, MAX_FAILED_SIGN_INS, LOCK_MINUTES],
+    );
+    return rows[0] ?? null;
   }
 
   async signOut(token: string): Promise<void> {
@@ -82,7 +120,7 @@ export class SessionsService {
     return session.userId;
   }
 
-  private async openSession(user: UserEntity): Promise<SignedIn> {
+  private async openSession(user: { id: string; email: string; name: string }): Promise<SignedIn> {
     const token = newSessionToken();
     const expiresAt = new Date(Date.now() + SESSION_DAYS * 86_400_000);
     await this.db.getRepository(SessionEntity).insert({ tokenHash: sha256(token), userId: user.id, expiresAt });

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Ip, Param, Post, Put, Req } from '@nestjs/common';
 import { FastifyRequest } from 'fastify';
 import { ServiceError, SUBJECTS } from '@ds/contracts';
 import { TEMPLATES, templateSummary } from '@ds/decision-schema';
@@ -22,15 +22,15 @@ export class AppController {
 
   @Post('auth/sign-up')
   @ApplicationEntry()
-  signUp(@Body() body: unknown) {
-    return this.sessions.signUp(objectBody(body));
+  signUp(@Ip() address: string, @Body() body: unknown) {
+    return this.sessions.signUp(objectBody(body), address);
   }
 
   @Post('auth/sign-in')
   @ApplicationEntry()
   @HttpCode(200)
-  signIn(@Body() body: unknown) {
-    return this.sessions.signIn(objectBody(body));
+  signIn(@Ip() address: string, @Body() body: unknown) {
+    return this.sessions.signIn(objectBody(body), address);
   }
 
   @Post('auth/sign-out')

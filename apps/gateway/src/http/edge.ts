@@ -10,6 +10,7 @@ import { ApiKeysService } from '../auth/api-keys.service';
 import { SessionsService } from '../auth/sessions.service';
 import { bearerToken, looksLikeApiKey } from '../auth/tokens';
 import { GatewayConfig } from '../config';
+import { CredentialLimits } from '../limits/credential-limits';
 import { RateLimiter } from '../limits/rate-limiter';
 import { allowed, rateLimitHeaders, retryAfterSeconds } from '../limits/windows';
 import { WorkspacesService } from '../workspaces/workspaces.service';
@@ -34,6 +35,7 @@ interface EdgeDependencies {
   config: GatewayConfig;
   apiKeys: ApiKeysService;
   sessions: SessionsService;
+  credentialLimits: CredentialLimits;
   workspaces: WorkspacesService;
   rateLimiter: RateLimiter;
   metrics: Metrics;
@@ -94,7 +96,7 @@ async function checkAccess(access: Access, request: FastifyRequest, reply: Fasti
   const token = bearerToken(request.headers.authorization);
   if (access.kind === 'public') return;
   if (access.kind === 'api-key') {
-    const key = await deps.apiKeys.authenticate(token);
+    const key = await deps.credentialLimits.authenticate(request.ip, token, () => deps.apiKeys.authenticate(token));
     request.caller = { kind: 'api-key', key };
     const window = await deps.rateLimiter.count(key.workspaceId, access.window, request.id);
     const now = Math.floor(Date.now() / 1000);
@@ -114,13 +116,15 @@ async function checkAccess(access: Access, request: FastifyRequest, reply: Fasti
   }
   if (access.kind === 'application-entry') return;
   if (access.kind === 'operator') {
-    if (deps.config.adminToken === null || !token || !sameSecret(token, deps.config.adminToken)) {
-      throw new ServiceError('UNAUTHORIZED', 'The operator token is missing or wrong.');
-    }
+    const adminToken = deps.config.adminToken;
+    await deps.credentialLimits.beforeOperatorRequest(request.ip);
+    await deps.credentialLimits.authenticate(request.ip, token, async () => {
+      if (adminToken === null || !token || !sameSecret(token, adminToken)) throw new ServiceError('UNAUTHORIZED', 'The operator token is missing or wrong.');
+    });
     request.caller = { kind: 'operator' };
     return;
   }
-  const userId = await deps.sessions.userFor(token);
+  const userId = await deps.credentialLimits.authenticate(request.ip, token, () => deps.sessions.userFor(token));
   request.caller = { kind: 'user', userId, membership: null };
   if (access.role !== undefined) {
     const workspaceId = routeParam(request, WORKSPACE_PARAM);

@@ -18,6 +18,7 @@ export class RateLimiter {
     private readonly storage: ThrottlerStorage,
     private readonly rpc: RpcClient,
     private readonly nats: NatsLink,
+    private readonly keyPrefix: string,
   ) {
     nats.connection.subscribe(PLAN_CHANGED_SUBJECT, { callback: (_error, message) => this.plans.delete(message.string()) });
   }
@@ -26,7 +27,7 @@ export class RateLimiter {
     const limit = await this.limitOf(workspaceId, requestId);
     // The record's block is not used: a fixed window ends when its first request is 60 s old, so the
     // decision is made here from the count alone.
-    const record = await this.storage.increment(`ds:rl:${workspaceId}:${window}`, WINDOW_MS, limit, WINDOW_MS, window);
+    const record = await this.storage.increment(`${this.keyPrefix}:rl:${workspaceId}:${window}`, WINDOW_MS, limit, WINDOW_MS, window);
     return { window, limit, hits: record.totalHits, resetAt: Math.floor(Date.now() / 1000) + record.timeToExpire };
   }
 

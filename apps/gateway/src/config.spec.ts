@@ -1,0 +1,45 @@
+import { EnvReader } from '@ds/platform';
+import { readGatewayConfig } from './config';
+
+function read(env: NodeJS.ProcessEnv) {
+  const reader = new EnvReader(env);
+  const config = readGatewayConfig(reader);
+  reader.done();
+  return config;
+}
+
+describe('gateway configuration', () => {
+  it('defaults to OWASP’s scrypt cost, generous per-address ceilings and private proxies only', () => {
+    const config = read({});
+    expect(config.passwordScryptN).toBe(131_072);
+    expect(config.apiKeyCacheMax).toBe(10_000);
+    expect(config.rateLimitKeyPrefix).toBe('ds');
+    expect(config.trustedProxies).toEqual(['loopback', 'linklocal', 'uniquelocal']);
+    expect(config.credentialLimits).toEqual({
+      addressWindowSeconds: 600,
+      authFailuresPerAddress: 2_000,
+      signUpsPerAddress: 600,
+      signInsPerAddress: 600,
+      operatorRequestsPerAddress: 600,
+      attemptsPerAccount: 10,
+    });
+  });
+
+  it('reads every ceiling and the proxies from the environment', () => {
+    const config = read({ PASSWORD_SCRYPT_N: '16384', SIGN_UPS_PER_ADDRESS: '3', TRUSTED_PROXIES: '10.0.0.0/8, 2001:db8::1, loopback' });
+    expect(config.passwordScryptN).toBe(16_384);
+    expect(config.credentialLimits.signUpsPerAddress).toBe(3);
+    expect(config.trustedProxies).toEqual(['10.0.0.0/8', '2001:db8::1', 'loopback']);
+  });
+
+  it.each([
+    [{ PASSWORD_SCRYPT_N: '8192' }, /PASSWORD_SCRYPT_N must be an integer from 16384/],
+    [{ PASSWORD_SCRYPT_N: '100000' }, /PASSWORD_SCRYPT_N must be a power of two/],
+    [{ TRUSTED_PROXIES: '*' }, /TRUSTED_PROXIES must list .* \(got \*\)/],
+    [{ TRUSTED_PROXIES: '10.0.0.0/33' }, /got 10\.0\.0\.0\/33/],
+    [{ RATE_LIMIT_KEY_PREFIX: 'a b' }, /RATE_LIMIT_KEY_PREFIX must be/],
+    [{ AUTH_FAILURES_PER_ADDRESS: '0' }, /AUTH_FAILURES_PER_ADDRESS must be an integer/],
+  ])('refuses %p in one line', (env, message) => {
+    expect(() => read(env)).toThrow(message);
+  });
+});
