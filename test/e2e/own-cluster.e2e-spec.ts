@@ -6,6 +6,8 @@ import { ServiceRpc } from './support/engine-rpc';
 import { builtEngineSimulator, Cluster, dropDatabase, freshDatabase, NatsServer, startCluster, startNats, waitFor } from './support/cluster';
 
 const SERVICES = 6;
+/** Small enough that a Member's decision can build a run answer NATS cannot carry. */
+const MAX_PAYLOAD = 64 * 1024;
 
 /**
  * A cluster of its own, so that stopping its NATS, or the cluster itself, disturbs no other test.
@@ -19,7 +21,7 @@ describe('a cluster of its own', () => {
 
   beforeAll(async () => {
     const { startEngineSimulator } = builtEngineSimulator();
-    const [database, server, sim] = await Promise.all([freshDatabase('ds_e2e_own'), startNats(), startEngineSimulator({ port: 0 })]);
+    const [database, server, sim] = await Promise.all([freshDatabase('ds_e2e_own'), startNats({ maxPayload: MAX_PAYLOAD }), startEngineSimulator({ port: 0 })]);
     nats = server;
     simulator = sim;
     databaseUrl = database;
@@ -51,12 +53,12 @@ describe('a cluster of its own', () => {
   const readiness = (i: number) => call('GET', '/readyz', {}, `http://127.0.0.1:${cluster.opsBase + i}`);
   const allReady = async (expected: boolean) => (await Promise.all(Array.from({ length: SERVICES }, (_, i) => readiness(i)))).every((r) => (r.status === 200) === expected);
 
-  async function workspaceWithDecision(slug: string, context: string) {
+  async function workspaceWithDecision(slug: string, context: string, overrides: Record<string, unknown> = {}) {
     const user = await api('POST', '/app/v1/auth/sign-up', { body: { email: `${uniqueMarker()}@example.com`, password: 'correcthorse42', name: 'x' } });
     const session = user.body.session.token;
     const workspace = await api('POST', '/app/v1/workspaces', { token: session, body: { name: 'own' } });
     const key = await api('POST', `/app/v1/workspaces/${workspace.body.id}/api-keys`, { token: session, body: { name: 'k', mode: 'live' } });
-    const decision = await api('POST', `/app/v1/workspaces/${workspace.body.id}/decisions`, { token: session, body: { slug, name: slug, schema: triageSchema(context) } });
+    const decision = await api('POST', `/app/v1/workspaces/${workspace.body.id}/decisions`, { token: session, body: { slug, name: slug, schema: triageSchema(context, overrides) } });
     expect((await api('POST', `/app/v1/workspaces/${workspace.body.id}/decisions/${decision.body.id}/deploy`, { token: session })).status).toBe(201);
     return key.body.key as string;
   }
@@ -73,6 +75,21 @@ describe('a cluster of its own', () => {
       .map((line) => JSON.parse(line))
       .find((entry) => entry.msg === 'retrying the engine call' && entry.request_id === `trace.${marker}`);
     expect(retryLine).toMatchObject({ service: 'engine-proxy', level: 'warn', code: 'ENGINE_UNAVAILABLE' });
+  });
+
+  it('refuses, records and does not bill a run whose answer is larger than NATS carries', async () => {
+    // Ten function destinations each carrying a 7,000-character state field: about 70 KB of answer.
+    const destinations = Array.from({ length: 10 }, (_, i) => ({ key: `copy_${i}`, type: 'function', function: 'archive', params: { text: { from: 'state.message' } } }));
+    const key = await workspaceWithDecision('oversize-answer', uniqueMarker(), { destinations });
+    const reply = await api('POST', '/v1/decisions/oversize-answer', { token: key, body: { state: { message: 'x'.repeat(7_000) } } });
+    expect({ status: reply.status, code: reply.body.error?.code }).toEqual({ status: 400, code: 'INVALID_REQUEST' });
+    expect(reply.body.error.message).toMatch(/too large to send/);
+    const executions = await api('GET', '/v1/executions', { token: key });
+    expect(executions.body.data.map((execution: { status: string }) => execution.status)).toEqual(['error']);
+    const me = await api('GET', '/v1/me', { token: key });
+    expect(me.body.usage).toMatchObject({ used: 0, reserved: 0 });
+    const small = await api('POST', '/v1/decisions/oversize-answer', { token: key, body: { state: { message: 'short' } } });
+    expect(small.status).toBe(200);
   });
 
   it('releases a reservation whose run never recorded an execution, as if its runner had died', async () => {

@@ -22,11 +22,14 @@ import {
   validateState,
 } from '@ds/decision-schema';
 import { newId } from '@ds/ids';
-import { CallerGaveUp, callerGaveUp, currentRequestId, PLATFORM, RpcClient } from '@ds/platform';
+import { CallerGaveUp, callerGaveUp, currentRequestId, NatsLink, PLATFORM, RpcClient } from '@ds/platform';
 import { VersionCache } from '../decisions/version-cache';
 import { DecisionEntity } from '../entities';
-import { ExecutionRecorder } from '../executions/execution-recorder';
+import { ExecutionBase, ExecutionRecorder } from '../executions/execution-recorder';
 import { Billing } from './billing';
+
+/** Room left in a NATS message for the reply's envelope and headers around the run response. */
+const REPLY_ENVELOPE_BYTES = 4_096;
 
 /** Room the runner gives engine-proxy beyond the decision's own deadline before it stops waiting. */
 const ENGINE_REPLY_MARGIN_MS = 2_000;
@@ -46,6 +49,7 @@ export class RunService {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
+    @Inject(PLATFORM.nats) private readonly nats: NatsLink,
     private readonly versions: VersionCache,
     private readonly recorder: ExecutionRecorder,
     private readonly billing: Billing,
@@ -111,6 +115,7 @@ export class RunService {
         const metrics = this.metrics(started, { engine: schema.settings.engine ?? 'llm', model: schema.settings.model ?? 'unknown' });
         const destinations = this.destinations(schema, evaluation, request, decision.id, executionId);
         const body = this.responseBody(request, decision, version, executionId, evaluation, metrics, destinations);
+        await this.refuseUnsendable(base, body);
         await this.recorder.recordSuccess(base, evaluation, metrics, destinations, schema.settings.storeOutput);
         return { body, billable: false };
       }
@@ -126,8 +131,22 @@ export class RunService {
     const metrics = this.metrics(started, answer);
     const destinations = this.destinations(schema, evaluation, request, decision.id, executionId);
     const body = this.responseBody(request, decision, version, executionId, evaluation, metrics, destinations);
+    await this.refuseUnsendable(base, body);
     await this.recorder.recordSuccess(base, evaluation, metrics, destinations, schema.settings.storeOutput);
     return { body, billable: true };
+  }
+
+  /**
+   * An answer NATS cannot carry would be replaced by an error in transport after it was recorded and billed;
+   * it is refused here instead, recorded as an error and never billed.
+   */
+  private async refuseUnsendable(base: ExecutionBase, body: Record<string, unknown>): Promise<void> {
+    const bytes = Buffer.byteLength(JSON.stringify(body));
+    const limit = this.nats.maxPayload - REPLY_ENVELOPE_BYTES;
+    if (bytes <= limit) return;
+    const error = new ServiceError('INVALID_REQUEST', `The answer to this run is too large to send (${bytes} bytes; at most ${limit}); run it without include=probabilities.`);
+    await this.recorder.recordError(base, error);
+    throw error;
   }
 
   private async findRunnable(workspaceId: string, slug: string): Promise<DecisionEntity> {
