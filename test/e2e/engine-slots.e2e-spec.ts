@@ -1,4 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Redis from 'ioredis';
@@ -72,6 +73,7 @@ describe('shared-key slots across two engine-proxy replicas', () => {
         OPS_PORT: String(opsPort),
         LOG_LEVEL: 'info',
         REDIS_URL,
+        ENGINE_CREDENTIALS_KEY: `rotated:${randomBytes(32).toString('base64')}`,
         ENGINE_SHARED_SLOTS: '1',
         ENGINE_DEFAULT: 'llm',
         ENGINE_LLM_PROVIDER: 'openai',

@@ -34,6 +34,16 @@ export const SUBJECTS = {
   },
 } as const;
 
+/**
+ * Fire-and-forget notices between replicas of one service (published and subscribed by that service only):
+ * the payload is the id whose cached copy every replica drops.
+ */
+export const BROADCAST_SUBJECTS = {
+  gatewayPlanChanged: 'v1.gateway.plan.changed',
+  gatewayApiKeyRevoked: 'v1.gateway.api-key.revoked',
+  engineCredentialsChanged: 'v1.engine-proxy.credentials.changed',
+} as const;
+
 /** JetStream: deliveries are published to `deliveries.<workspace>` and consumed by the delivery service. */
 export const DELIVERY_STREAM = {
   name: 'DELIVERIES',

@@ -2,7 +2,7 @@ import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Subscription } from 'nats';
 import { DataSource, IsNull } from 'typeorm';
-import { ServiceError } from '@ds/contracts';
+import { BROADCAST_SUBJECTS, ServiceError } from '@ds/contracts';
 import { newId } from '@ds/ids';
 import { Logger, NatsLink, PLATFORM } from '@ds/platform';
 import { ApiKeyEntity, KeyMode } from '../entities';
@@ -19,7 +19,7 @@ const MAX_ACTIVE_KEYS = 50;
 /** A cached key is re-read after this long even if no revocation notice arrived (for example during a NATS outage). */
 const CACHE_TTL_MS = 30_000;
 const LAST_USED_RESOLUTION_MS = 60_000;
-const REVOKED_SUBJECT = 'v1.gateway.api-key.revoked';
+const REVOKED_SUBJECT = BROADCAST_SUBJECTS.gatewayApiKeyRevoked;
 
 /**
  * API keys: stored as hashes, shown once. Authentication is served from a per-replica cache; revoking
