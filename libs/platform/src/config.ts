@@ -1,4 +1,5 @@
 import { ServiceName } from '@ds/contracts';
+import { DEFAULT_SESSION_TIMEOUTS, SessionTimeouts } from './database';
 
 /** A configuration problem worth exactly one line on stderr and a non-zero exit, never a stack trace. */
 export class ConfigError extends Error {
@@ -113,6 +114,19 @@ export const DEFAULT_OPS_PORTS: Record<ServiceName, number> = {
   partner: 9405,
 };
 
+/**
+ * SHUTDOWN_GRACE_MS defaults: long enough to finish the longest request a service may be holding. The
+ * gateway waits up to 65 s for a run's reply, so its drain must outlast that.
+ */
+export const DEFAULT_SHUTDOWN_GRACE_MS: Record<ServiceName, number> = {
+  gateway: 70_000,
+  'decision-runner': 65_000,
+  'engine-proxy': 60_000,
+  delivery: 30_000,
+  'billing-ledger': 15_000,
+  partner: 10_000,
+};
+
 export interface BaseConfig {
   service: ServiceName;
   natsUrl: string;
@@ -122,6 +136,7 @@ export interface BaseConfig {
   shutdownGraceMs: number;
   runMigrations: boolean;
   databasePoolSize: number;
+  databaseTimeouts: SessionTimeouts;
 }
 
 export function readBaseConfig(service: ServiceName, env: EnvReader): BaseConfig {
@@ -131,8 +146,13 @@ export function readBaseConfig(service: ServiceName, env: EnvReader): BaseConfig
     databaseUrl: env.url('DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/postgres', ['postgres', 'postgresql']),
     logLevel: env.oneOf('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     opsPort: env.int('OPS_PORT', DEFAULT_OPS_PORTS[service], 0, 65535),
-    shutdownGraceMs: env.int('SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    shutdownGraceMs: env.int('SHUTDOWN_GRACE_MS', DEFAULT_SHUTDOWN_GRACE_MS[service], 0, 600_000),
     runMigrations: env.bool('MIGRATIONS_RUN', true),
     databasePoolSize: env.int('DATABASE_POOL_SIZE', 10, 1, 200),
+    databaseTimeouts: {
+      statementMs: env.int('DATABASE_STATEMENT_TIMEOUT_MS', DEFAULT_SESSION_TIMEOUTS.statementMs, 0, 86_400_000),
+      lockMs: env.int('DATABASE_LOCK_TIMEOUT_MS', DEFAULT_SESSION_TIMEOUTS.lockMs, 0, 86_400_000),
+      idleInTransactionMs: env.int('DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', DEFAULT_SESSION_TIMEOUTS.idleInTransactionMs, 0, 86_400_000),
+    },
   };
 }
