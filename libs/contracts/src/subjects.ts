@@ -31,6 +31,8 @@ export const SUBJECTS = {
     setPlan: 'v1.billing-ledger.plan.set',
     grantCredits: 'v1.billing-ledger.credits.grant',
     setSpendCap: 'v1.billing-ledger.spend-cap.set',
+    /** How many days each workspace's execution log is kept (its plan's retention), for the runner's purge. */
+    retention: 'v1.billing-ledger.retention',
   },
 } as const;
 
