@@ -7,6 +7,8 @@ export interface GatewayConfig {
   adminToken: string | null;
   redisUrl: string;
   rateLimitStore: 'redis' | 'memory';
+  /** How often expired application sessions are deleted; 0 turns the purge off. */
+  sessionPurgeIntervalMs: number;
 }
 
 export function readGatewayConfig(env: EnvReader): GatewayConfig {
@@ -19,5 +21,6 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
     adminToken,
     redisUrl: env.url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis', 'rediss']),
     rateLimitStore: env.oneOf('RATE_LIMIT_STORE', 'redis', ['redis', 'memory'] as const),
+    sessionPurgeIntervalMs: env.int('SESSION_PURGE_INTERVAL_MS', 3_600_000, 0, 86_400_000),
   };
 }
