@@ -85,7 +85,7 @@ export async function startService<TConfig>(definition: ServiceDefinition<TConfi
   const dataSource = await openDatabase(base.databaseUrl, definition.database, base.databasePoolSize, base.databaseTimeouts);
   let nats: NatsLink;
   try {
-    nats = await NatsLink.open(base.natsUrl, definition.name, logger);
+    nats = await NatsLink.open(base.natsUrl, definition.name, logger, base.natsAuth);
   } catch (error) {
     await dataSource.destroy();
     throw error;

@@ -127,9 +127,17 @@ export const DEFAULT_SHUTDOWN_GRACE_MS: Record<ServiceName, number> = {
   partner: 10_000,
 };
 
+/** How this service proves itself to NATS: its own user (permissions limited to its subjects) and TLS files. */
+export interface NatsAuth {
+  user: string | null;
+  password: string | null;
+  tls: { caFile: string | null; certFile: string | null; keyFile: string | null } | null;
+}
+
 export interface BaseConfig {
   service: ServiceName;
   natsUrl: string;
+  natsAuth: NatsAuth;
   databaseUrl: string;
   logLevel: string;
   opsPort: number;
@@ -139,10 +147,23 @@ export interface BaseConfig {
   databaseTimeouts: SessionTimeouts;
 }
 
+function readNatsAuth(env: EnvReader): NatsAuth {
+  const user = env.string('NATS_USER') ?? null;
+  const password = env.string('NATS_PASSWORD') ?? null;
+  if ((user === null) !== (password === null)) env.fail('NATS_USER', 'and NATS_PASSWORD must be set together');
+  const caFile = env.string('NATS_TLS_CA_FILE') ?? null;
+  const certFile = env.string('NATS_TLS_CERT_FILE') ?? null;
+  const keyFile = env.string('NATS_TLS_KEY_FILE') ?? null;
+  if ((certFile === null) !== (keyFile === null)) env.fail('NATS_TLS_CERT_FILE', 'and NATS_TLS_KEY_FILE must be set together');
+  const tls = caFile !== null || certFile !== null ? { caFile, certFile, keyFile } : null;
+  return { user, password, tls };
+}
+
 export function readBaseConfig(service: ServiceName, env: EnvReader): BaseConfig {
   return {
     service,
     natsUrl: env.url('NATS_URL', 'nats://127.0.0.1:4222', ['nats', 'tls', 'ws', 'wss']),
+    natsAuth: readNatsAuth(env),
     databaseUrl: env.url('DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/postgres', ['postgres', 'postgresql']),
     logLevel: env.oneOf('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     opsPort: env.int('OPS_PORT', DEFAULT_OPS_PORTS[service], 0, 65535),

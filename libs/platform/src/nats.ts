@@ -2,10 +2,12 @@ import { ClientNats, NatsRecordBuilder, ServerNats } from '@nestjs/microservices
 import { NatsConnection, connect, headers as natsHeaders } from 'nats';
 import { lastValueFrom, timeout as rxTimeout } from 'rxjs';
 import { REQUEST_ID_HEADER, ServiceError, isWireError } from '@ds/contracts';
-import { ConfigError, redact } from './config';
+import { ConfigError, NatsAuth, redact } from './config';
 import { Logger } from './logger';
 import { Metrics } from './metrics';
 import { currentRequestId, requestIdOrNew, runWithRequestContext } from './request-context';
+
+const NO_NATS_AUTH: NatsAuth = { user: null, password: null, tls: null };
 
 /**
  * The process's one NATS connection. It reconnects forever: a NATS outage makes the service unready,
@@ -21,7 +23,7 @@ export class NatsLink {
     void this.watchStatus();
   }
 
-  static async open(url: string, name: string, logger: Logger): Promise<NatsLink> {
+  static async open(url: string, name: string, logger: Logger, auth: NatsAuth = NO_NATS_AUTH): Promise<NatsLink> {
     try {
       const connection = await connect({
         servers: url.split(',').map((server) => server.trim()),
@@ -31,6 +33,10 @@ export class NatsLink {
         pingInterval: 5_000,
         maxPingOut: 2,
         timeout: 3_000,
+        ...(auth.user !== null && auth.password !== null ? { user: auth.user, pass: auth.password } : {}),
+        ...(auth.tls
+          ? { tls: { ...(auth.tls.caFile ? { caFile: auth.tls.caFile } : {}), ...(auth.tls.certFile && auth.tls.keyFile ? { certFile: auth.tls.certFile, keyFile: auth.tls.keyFile } : {}) } }
+          : {}),
       });
       return new NatsLink(connection, logger);
     } catch (error) {
