@@ -73,8 +73,11 @@ docs="$(node deploy/tools/check-values-docs.mjs 2>"$tmp/err")" || die "$(cat "$t
 pass "${docs#values documented: }"
 
 # 3 --------------------------------------------------------------------------------------------
+# The one value without a default: the key that seals workspaces' provider keys (a pod must set its own).
+required=(--set "config.engine.credentialsKey.value=ci:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=")
+
 step "helm lint --strict (default values)"
-"$HELM" lint "$chart" --strict >"$tmp/lint" 2>&1 || die "$(cat "$tmp/lint")"
+"$HELM" lint "$chart" --strict "${required[@]}" >"$tmp/lint" 2>&1 || die "$(cat "$tmp/lint")"
 pass
 
 step "helm lint --strict ($all_values)"
@@ -83,7 +86,7 @@ pass
 
 # 4 --------------------------------------------------------------------------------------------
 step "helm template (default values)"
-"$HELM" template ds "$chart" --namespace decisions >"$tmp/default.yaml" 2>"$tmp/err" || die "$(cat "$tmp/err")"
+"$HELM" template ds "$chart" --namespace decisions "${required[@]}" >"$tmp/default.yaml" 2>"$tmp/err" || die "$(cat "$tmp/err")"
 parses "$tmp/default.yaml"
 for kind in Deployment Service PodDisruptionBudget; do expect_count "$tmp/default.yaml" "$kind" 6; done
 expect_count "$tmp/default.yaml" ConfigMap 7
@@ -99,7 +102,12 @@ expect_occurrences "$tmp/default.yaml" 'args: \["node", "/app/dist/apps/[a-z-]+/
 expect_occurrences "$tmp/default.yaml" '^ +preStop:$' 6 "preStop hook"
 expect_occurrences "$tmp/default.yaml" '^ +readOnlyRootFilesystem: true$' 12 "read-only root file system"
 expect_occurrences "$tmp/default.yaml" '^ +runAsNonRoot: true$' 18 "runAsNonRoot"
-expect_occurrences "$tmp/default.yaml" '^ +terminationGracePeriodSeconds: 20$' 6 "grace period 5 + 10 + 5 s"
+# preStop 5 s + the service's drain + 5 s: the gateway outlasts its 65 s run reply timeout.
+expect_occurrences "$tmp/default.yaml" '^ +terminationGracePeriodSeconds: 80$' 1 "gateway grace period 5 + 70 + 5 s"
+expect_occurrences "$tmp/default.yaml" '^ +terminationGracePeriodSeconds: (75|70|40|25|20)$' 5 "grace periods of the other services"
+expect_occurrences "$tmp/default.yaml" '^ +SHUTDOWN_GRACE_MS: "70000"$' 1 "gateway SHUTDOWN_GRACE_MS"
+expect_occurrences "$tmp/default.yaml" '^ +- name: ENGINE_CREDENTIALS_KEY$' 2 "ENGINE_CREDENTIALS_KEY for engine-proxy (service and migrations)"
+expect_count "$tmp/default.yaml" ConfigMap 7
 expect_occurrences "$tmp/default.yaml" '^ +OPS_PORT: "9400"$' 1 "OPS_PORT"
 for app in gateway decision-runner engine-proxy delivery billing-ledger partner; do
   grep -q "args: \[\"node\", \"/app/dist/apps/$app/src/main.js\"\]" "$tmp/default.yaml" || die "no container runs $app"
@@ -112,6 +120,11 @@ parses "$tmp/all.yaml"
 for kind in Deployment Service PodDisruptionBudget NetworkPolicy ServiceMonitor; do expect_count "$tmp/all.yaml" "$kind" 6; done
 expect_count "$tmp/all.yaml" HorizontalPodAutoscaler 4
 expect_count "$tmp/all.yaml" Ingress 1
+grep -q '^  authorization.conf: |$' "$tmp/all.yaml" || die "nats.auth: no NATS server authorization ConfigMap"
+expect_occurrences "$tmp/all.yaml" '^ +user: "(gateway|decision-runner|engine-proxy|delivery|billing-ledger|partner)"$' 6 "NATS users"
+expect_occurrences "$tmp/all.yaml" '^ +- name: NATS_PASSWORD$' 12 "NATS_PASSWORD per container"
+expect_occurrences "$tmp/all.yaml" '^ +value: /etc/nats-tls/tls.crt$' 12 "NATS client certificate per container"
+expect_occurrences "$tmp/all.yaml" '^ +mountPath: /etc/nats-tls$' 6 "NATS TLS files mounted"
 expect_occurrences "$tmp/all.yaml" '^ +BASE_URL: "https://decisions.example.com"$' 1 "BASE_URL derived from the TLS Ingress host"
 expect_occurrences "$tmp/all.yaml" '^ +terminationGracePeriodSeconds: 60$' 1 "delivery grace period override"
 expect_occurrences "$tmp/all.yaml" '^ +cidr: 0.0.0.0/0$' 2 "internet egress (engine-proxy, delivery)"
@@ -132,6 +145,10 @@ bad_cases=(
   "routes to the gateway|--set ingress.enabled=true --set services.gateway.enabled=false"
   "could not reach the gateway|--set ingress.enabled=true --set networkPolicy.enabled=true --set networkPolicy.allowExternal=false"
   "every service is disabled|--set services.gateway.enabled=false --set services.decisionRunner.enabled=false --set services.engineProxy.enabled=false --set services.delivery.enabled=false --set services.billingLedger.enabled=false --set services.partner.enabled=false"
+  "engine-proxy needs ENGINE_CREDENTIALS_KEY|--set config.engine.credentialsKey.value="
+  "must be at least 65000|--set services.gateway.shutdownGraceMs=10000"
+  "nats.auth.enabled needs nats.auth.existingSecret|--set nats.auth.enabled=true"
+  "nats.tls.enabled needs nats.tls.existingSecret|--set nats.tls.enabled=true"
   "meet the specifications of the schema|--set config.engine.default=gpt"
   "meet the specifications of the schema|--set services.gateway.bogus=1"
 )
@@ -139,7 +156,7 @@ step "impossible combinations rejected"
 for case in "${bad_cases[@]}"; do
   want="${case%%|*}"
   read -ra args <<<"${case#*|}"
-  if "$HELM" template ds "$chart" "${args[@]}" >/dev/null 2>"$tmp/err"; then
+  if "$HELM" template ds "$chart" "${required[@]}" "${args[@]}" >/dev/null 2>"$tmp/err"; then
     die "helm template ${args[*]} succeeded; expected a failure mentioning: $want"
   fi
   grep -qF -- "$want" "$tmp/err" || die "helm template ${args[*]} failed, but not with \"$want\":" "$(cat "$tmp/err")"

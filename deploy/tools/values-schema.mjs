@@ -190,6 +190,15 @@ const schema = {
       url: urlOrEmpty(['nats', 'tls', 'ws', 'wss'], 'NATS URL (comma-separated list allowed)'),
       existingSecret: ref('secretName'),
       existingSecretKey: ref('secretKey'),
+      auth: obj({
+        enabled: bool('One NATS user per service, limited to its subjects'),
+        existingSecret: ref('secretName'),
+      }),
+      tls: obj({
+        enabled: bool('Connect to NATS over TLS'),
+        existingSecret: ref('secretName'),
+        clientCertificate: bool('Present tls.crt/tls.key for mutual TLS'),
+      }),
     }),
     database: obj({
       url: urlOrEmpty(['postgres', 'postgresql'], 'PostgreSQL URL'),

@@ -3,9 +3,13 @@ import { join } from 'node:path';
 import { ROOT } from './support/cluster';
 
 const RUNNER = join(ROOT, 'dist', 'apps', 'decision-runner', 'src', 'main.js');
+const ENGINE_PROXY = join(ROOT, 'dist', 'apps', 'engine-proxy', 'src', 'main.js');
 
-function start(env: Record<string, string>) {
-  const result = spawnSync(process.execPath, [RUNNER], { env: { ...process.env, ...env, OPS_PORT: '0' }, encoding: 'utf8', timeout: 30_000 });
+function start(env: Record<string, string>, entry = RUNNER) {
+  const inherited = { ...process.env };
+  delete inherited.ENGINE_CREDENTIALS_KEY;
+  delete inherited.ENGINE_CREDENTIALS_DEV_KEY;
+  const result = spawnSync(process.execPath, [entry], { env: { ...inherited, ...env, OPS_PORT: '0' }, encoding: 'utf8', timeout: 30_000 });
   return { status: result.status, stderr: result.stderr.trim(), stdout: result.stdout.trim() };
 }
 
@@ -38,5 +42,20 @@ describe('configuration is checked once at start', () => {
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(/^decision-runner: cannot reach NATS at nats:\/\/127\.0\.0\.1:1 \(.+\); set NATS_URL/);
     expect(result.stderr.split('\n')).toHaveLength(1);
+  });
+
+  it('engine-proxy refuses to start without ENGINE_CREDENTIALS_KEY outside the all-in-one launcher', () => {
+    const result = start({ NATS_URL: process.env.E2E_NATS_URL!, DATABASE_URL: process.env.E2E_DATABASE_URL! }, ENGINE_PROXY);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe(
+      'engine-proxy: invalid configuration: ENGINE_CREDENTIALS_KEY is required (openssl rand -base64 32); only the all-in-one launcher runs without it, with ENGINE_CREDENTIALS_DEV_KEY=true',
+    );
+  });
+
+  it('engine-proxy names a malformed key ring without echoing it', () => {
+    const result = start({ NATS_URL: process.env.E2E_NATS_URL!, DATABASE_URL: process.env.E2E_DATABASE_URL!, ENGINE_CREDENTIALS_KEY: 'new:c2hvcnQ=' }, ENGINE_PROXY);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('ENGINE_CREDENTIALS_KEY must hold keys of 32 bytes in base64');
+    expect(result.stderr).not.toContain('c2hvcnQ=');
   });
 });

@@ -1,4 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Redis from 'ioredis';
@@ -12,6 +13,8 @@ import { RpcResult, ServiceRpc } from './support/engine-rpc';
 const ENGINE_PROXY = join(ROOT, 'dist', 'apps', 'engine-proxy', 'src', 'main.js');
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SHARED_KEY = 'sim-shared-key';
+/** One key for both replicas, as every replica of a deployment reads the same Secret. */
+const CREDENTIALS_KEY = `e2e:${randomBytes(32).toString('base64')}`;
 
 interface Replica {
   opsPort: number;
@@ -72,6 +75,7 @@ describe('shared-key slots across two engine-proxy replicas', () => {
         OPS_PORT: String(opsPort),
         LOG_LEVEL: 'info',
         REDIS_URL,
+        ENGINE_CREDENTIALS_KEY: CREDENTIALS_KEY,
         ENGINE_SHARED_SLOTS: '1',
         ENGINE_DEFAULT: 'llm',
         ENGINE_LLM_PROVIDER: 'openai',

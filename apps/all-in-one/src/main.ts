@@ -77,6 +77,10 @@ async function main(): Promise<void> {
     say(`all-in-one: messaging: ${nats.description}`);
 
     const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: postgres.url, NATS_URL: natsUrl, DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE ?? '5' };
+    if (!process.env.ENGINE_CREDENTIALS_KEY) {
+      env.ENGINE_CREDENTIALS_DEV_KEY = 'true';
+      say('all-in-one: provider keys at rest: sealed with the public development key (set ENGINE_CREDENTIALS_KEY to keep real ones)');
+    }
     const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
     if (process.env.REDIS_URL || (await listening(new URL(redisUrl).hostname, Number(new URL(redisUrl).port || 6379)))) {
       Object.assign(env, { REDIS_URL: redisUrl, RATE_LIMIT_STORE: process.env.RATE_LIMIT_STORE ?? 'redis' });

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { AccountReply, PlanName, ServiceError, SetPlanRequest, SetSpendCapRequest } from '@ds/contracts';
+import { AccountReply, PlanName, RETENTION_BATCH_MAX, RetentionReply, RetentionRequest, ServiceError, SetPlanRequest, SetSpendCapRequest } from '@ds/contracts';
 import { accountView, consumptionOrder, currentPeriod, parseSpendCap, periodAccounts } from '@ds/billing';
 import { AccountEntity } from './entities';
 import { LedgerStore } from './ledger.store';
-import { checkOverrides, effectivePlan, PLAN_NAMES, PlanOverrides } from './plans';
+import { checkOverrides, DEFAULT_PLAN, effectivePlan, PLAN_NAMES, PlanOverrides, PLANS } from './plans';
 import { checkIds } from './requests';
 
 @Injectable()
@@ -34,6 +34,23 @@ export class AccountsService {
         sources: consumptionOrder(view.sources, now),
       });
     });
+  }
+
+  /** Each workspace's execution-log retention: its plan's, or the default plan's when it has no account yet. */
+  async retention(request: RetentionRequest): Promise<RetentionReply> {
+    const ids: unknown = request?.workspaceIds;
+    if (!Array.isArray(ids) || ids.length > RETENTION_BATCH_MAX) {
+      throw new ServiceError('INVALID_REQUEST', `workspaceIds must be a list of at most ${RETENTION_BATCH_MAX} ids.`, [{ path: 'workspaceIds', message: 'must be a list' }]);
+    }
+    ids.forEach((workspaceId) => checkIds({ workspaceId }));
+    const rows = (await this.db.query('SELECT workspace_id, plan, overrides FROM accounts WHERE workspace_id = ANY($1::text[])', [ids])) as Array<{
+      workspace_id: string;
+      plan: PlanName;
+      overrides: PlanOverrides;
+    }>;
+    const retentionDays = new Map<string, number>((ids as string[]).map((id) => [id, PLANS[DEFAULT_PLAN].retention_days]));
+    for (const row of rows) retentionDays.set(row.workspace_id, effectivePlan(row.plan, row.overrides).retention_days);
+    return { retentionDays: Object.fromEntries(retentionDays) };
   }
 
   /** A new plan or overrides apply at once to the current period; the period's anchor does not move. */

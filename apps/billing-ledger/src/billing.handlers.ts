@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { BillingReserveRequest, BillingSettleRequest, GrantCreditsRequest, SetPlanRequest, SetSpendCapRequest, SUBJECTS, WorkspaceScoped } from '@ds/contracts';
+import { BillingReserveRequest, BillingSettleRequest, GrantCreditsRequest, RetentionRequest, SetPlanRequest, SetSpendCapRequest, SUBJECTS, WorkspaceScoped } from '@ds/contracts';
 import { AccountsService } from './accounts.service';
 import { CreditsService } from './credits.service';
 import { ReservationsService } from './reservations.service';
@@ -36,6 +36,11 @@ export class BillingHandlers {
   @MessagePattern(SUBJECTS.billing.grantCredits)
   grantCredits(@Payload() request: GrantCreditsRequest) {
     return this.credits.grant(request);
+  }
+
+  @MessagePattern(SUBJECTS.billing.retention)
+  retention(@Payload() request: RetentionRequest) {
+    return this.accounts.retention(request);
   }
 
   @MessagePattern(SUBJECTS.billing.setSpendCap)

@@ -464,3 +464,19 @@ describe('the books', () => {
     await expect(db.query(`DELETE FROM transfers`)).rejects.toThrow('append-only');
   });
 });
+
+describe('execution-log retention asked by the runner', () => {
+  it("answers each workspace's plan retention, and the default plan's for a workspace without an account", async () => {
+    const growth = await workspace({}, 'growth');
+    const enterprise = await workspace({}, 'enterprise');
+    const unseen = randomUUID();
+    const reply = await accounts.retention({ workspaceIds: [growth, enterprise, unseen] });
+    expect(reply.retentionDays).toEqual({ [growth]: 30, [enterprise]: 365, [unseen]: 7 });
+  });
+
+  it('refuses a request that is not a bounded list of ids', async () => {
+    await expect(accounts.retention({ workspaceIds: 'ws' as unknown as string[] })).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+    await expect(accounts.retention({ workspaceIds: Array.from({ length: 1001 }, () => randomUUID()) })).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+    await expect(accounts.retention({ workspaceIds: ['bad id with spaces'] })).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+  });
+});

@@ -1,5 +1,6 @@
 import { EntityManager, In } from 'typeorm';
 import { Currency, ServiceError } from '@ds/contracts';
+import { DEFAULT_PLAN } from './plans';
 import {
   availableOf,
   Balances,
@@ -29,7 +30,7 @@ export class LedgerStore {
       .createQueryBuilder()
       .insert()
       .into(AccountEntity)
-      .values({ workspaceId, plan: 'genesis', overrides: {}, periodAnchor: now, currency: 'usd', spendCapCents: null })
+      .values({ workspaceId, plan: DEFAULT_PLAN, overrides: {}, periodAnchor: now, currency: 'usd', spendCapCents: null })
       .orIgnore()
       .execute();
   }

@@ -13,6 +13,9 @@ export const PLANS: Record<PlanName, PlanView> = {
 
 export const PLAN_NAMES = Object.keys(PLANS) as PlanName[];
 
+/** The plan of a workspace the ledger has not seen yet. */
+export const DEFAULT_PLAN: PlanName = 'genesis';
+
 export interface PlanOverrides {
   included_decisions?: number;
   rate_limit_per_minute?: number;

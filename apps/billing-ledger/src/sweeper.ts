@@ -133,7 +133,7 @@ export class Sweeper {
         const { state } = await this.reservations.settle({ workspaceId, executionId, billable: outcome === 'billable' }, 'sweeper');
         report[state]++;
         this.settled.inc({ outcome });
-        this.logger.info({ workspaceId, executionId, outcome, state }, 'settled an unsettled reservation');
+        this.logger.info({ workspaceId, executionId, outcome, reservationState: state }, 'settled an unsettled reservation');
       } catch (error) {
         this.logger.error({ err: error, workspaceId, executionId, outcome }, 'could not settle an unsettled reservation');
         unanswered.push(executionId);

@@ -8,6 +8,8 @@ import { DecisionEntity, DecisionVersionEntity, ExecutionEntity } from './entiti
 import { ExecutionRecorder } from './executions/execution-recorder';
 import { ExecutionsQuery } from './executions/executions.query';
 import { Initial1763780000000 } from './migrations/1763780000000-initial';
+import { ExecutionRetention1764400000000 } from './migrations/1764400000000-execution-retention';
+import { BillingRetention, ExecutionRetention, RETENTION_SOURCE } from './retention/execution-retention';
 import { RunnerHandlers } from './runner.handlers';
 import { Billing } from './runs/billing';
 import { RunService } from './runs/run.service';
@@ -19,15 +21,29 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
   database: {
     schema: 'decision_runner',
     entities: [DecisionEntity, DecisionVersionEntity, ExecutionEntity],
-    migrations: [Initial1763780000000],
+    migrations: [Initial1763780000000, ExecutionRetention1764400000000],
   },
   readConfig: readDecisionRunnerConfig,
   module: () => ({
     module: DecisionRunnerModule,
     imports: [TypeOrmModule.forFeature([DecisionEntity, DecisionVersionEntity, ExecutionEntity])],
     controllers: [RunnerHandlers],
-    providers: [RunService, Billing, DecisionsService, VersionCache, ExecutionRecorder, ExecutionsQuery],
+    providers: [
+      RunService,
+      Billing,
+      DecisionsService,
+      VersionCache,
+      ExecutionRecorder,
+      ExecutionsQuery,
+      ExecutionRetention,
+      { provide: RETENTION_SOURCE, useClass: BillingRetention },
+    ],
   }),
+  background: async (app) => {
+    const retention = app.get(ExecutionRetention);
+    retention.start();
+    return { stop: () => retention.stop() };
+  },
 };
 
 if (require.main === module) void runServiceMain(decisionRunner);

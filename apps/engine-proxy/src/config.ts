@@ -1,5 +1,5 @@
 import { EngineName } from '@ds/contracts';
-import { DEV_CREDENTIALS_KEY, DEFAULT_PRICES, parseCredentialsKey, PriceTable } from '@ds/engine';
+import { CredentialsKeyring, DEV_CREDENTIALS_KEY, DEFAULT_PRICES, parseCredentialsKeyring, PriceTable, singleKeyring } from '@ds/engine';
 import { EnvReader } from '@ds/platform';
 
 export interface ProviderEndpoint {
@@ -17,9 +17,9 @@ export interface EngineProxyConfig {
   prices: PriceTable;
   /** Redis for shared-key slots counted across replicas; null counts them in this process only. */
   redisUrl: string | null;
-  /** AES-256-GCM key for workspaces' own provider keys at rest. */
-  credentialsKey: Buffer;
-  /** True when ENGINE_CREDENTIALS_KEY was unset and the public development key stands in. */
+  /** AES-256-GCM keys for workspaces' own provider keys at rest: the first seals, every one opens. */
+  credentialsKeys: CredentialsKeyring;
+  /** True when the public development key stands in (ENGINE_CREDENTIALS_DEV_KEY, set by the all-in-one launcher). */
   credentialsKeyIsDev: boolean;
 }
 
@@ -35,11 +35,15 @@ export function readEngineProxyConfig(env: EnvReader): EngineProxyConfig {
     }
   }
   const credentialsRaw = env.string('ENGINE_CREDENTIALS_KEY');
-  let credentialsKey: Buffer = DEV_CREDENTIALS_KEY;
+  const devKeyAllowed = env.bool('ENGINE_CREDENTIALS_DEV_KEY', false);
+  let credentialsKeys = singleKeyring(DEV_CREDENTIALS_KEY);
   if (credentialsRaw !== undefined) {
-    const parsed = parseCredentialsKey(credentialsRaw);
-    if (parsed) credentialsKey = parsed;
-    else env.fail('ENGINE_CREDENTIALS_KEY', 'must be 32 bytes in base64 (for example: openssl rand -base64 32)');
+    const parsed = parseCredentialsKeyring(credentialsRaw);
+    if ('problem' in parsed) env.fail('ENGINE_CREDENTIALS_KEY', parsed.problem);
+    else credentialsKeys = parsed;
+  } else if (!devKeyAllowed) {
+    // A pod that forgot its key would otherwise seal customers' provider keys under a key printed in the source.
+    env.fail('ENGINE_CREDENTIALS_KEY', 'is required (openssl rand -base64 32); only the all-in-one launcher runs without it, with ENGINE_CREDENTIALS_DEV_KEY=true');
   }
   return {
     defaultEngine: env.oneOf('ENGINE_DEFAULT', 'llm', ['llm', 'checkpoint'] as const),
@@ -58,7 +62,7 @@ export function readEngineProxyConfig(env: EnvReader): EngineProxyConfig {
     sharedSlots: env.int('ENGINE_SHARED_SLOTS', 32, 1, 100_000),
     prices,
     redisUrl: env.url('REDIS_URL', undefined, ['redis', 'rediss']) ?? null,
-    credentialsKey,
+    credentialsKeys,
     credentialsKeyIsDev: credentialsRaw === undefined,
   };
 }

@@ -1,5 +1,5 @@
 import { AnswerQuestionsRequest, ServiceError } from '@ds/contracts';
-import { DEFAULT_PRICES, DEV_CREDENTIALS_KEY, sharedKeyFingerprint } from '@ds/engine';
+import { DEFAULT_PRICES, DEV_CREDENTIALS_KEY, sharedKeyFingerprint, singleKeyring } from '@ds/engine';
 import { startEngineSimulator, type EngineSimulator } from '@ds/engine-simulator';
 import { createLogger } from '@ds/platform';
 import { EngineProxyConfig } from './config';
@@ -25,7 +25,7 @@ function config(protocol: 'openai' | 'anthropic', overrides: Partial<EngineProxy
     sharedSlots: 1,
     prices: DEFAULT_PRICES,
     redisUrl: null,
-    credentialsKey: DEV_CREDENTIALS_KEY,
+    credentialsKeys: singleKeyring(DEV_CREDENTIALS_KEY),
     credentialsKeyIsDev: true,
     ...overrides,
   };

@@ -30,6 +30,8 @@ export interface GatewayConfig {
   apiKeyCacheMax: number;
   passwordScryptN: number;
   credentialLimits: CredentialLimitsConfig;
+  /** How often expired application sessions are deleted; 0 turns the purge off. */
+  sessionPurgeIntervalMs: number;
 }
 
 /** OWASP's current minimum for scrypt (N=2^17, r=8, p=1). */
@@ -85,5 +87,6 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
       operatorRequestsPerAddress: env.int('OPERATOR_REQUESTS_PER_ADDRESS', 600, 1, 10_000_000),
       attemptsPerAccount: env.int('SIGN_IN_ATTEMPTS_PER_ACCOUNT', 10, 1, 10_000_000),
     },
+    sessionPurgeIntervalMs: env.int('SESSION_PURGE_INTERVAL_MS', 3_600_000, 0, 86_400_000),
   };
 }

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { PLATFORM, runServiceMain, ServiceDefinition } from '@ds/platform';
 import { ApiKeysService } from './auth/api-keys.service';
 import { PasswordHasher } from './auth/passwords';
+import { SessionPurge } from './auth/session-purge';
 import { CREDENTIAL_LIMITS, PASSWORDS, SessionsService } from './auth/sessions.service';
 import { GatewayConfig, readGatewayConfig } from './config';
 import { AdminController } from './controllers/admin.controller';
@@ -19,6 +20,7 @@ import { openRateLimitStore, RateLimitStore } from './limits/storage';
 import { Idempotency1763790000000 } from './migrations/1763790000000-idempotency';
 import { HttpErrorFilter } from './http/errors';
 import { Initial1763780000000 } from './migrations/1763780000000-initial';
+import { RetentionIndexes1764400000000 } from './migrations/1764400000000-retention-indexes';
 import { WorkspacesService } from './workspaces/workspaces.service';
 
 const RATE_LIMIT_STORE = Symbol('rate-limit-store');
@@ -28,7 +30,7 @@ class GatewayModule {}
 
 export const gateway: ServiceDefinition<GatewayConfig> = {
   name: 'gateway',
-  database: { schema: 'gateway', entities: ENTITIES, migrations: [Initial1763780000000, Idempotency1763790000000] },
+  database: { schema: 'gateway', entities: ENTITIES, migrations: [Initial1763780000000, Idempotency1763790000000, RetentionIndexes1764400000000] },
   readConfig: readGatewayConfig,
   module: (runtime) => ({
     module: GatewayModule,
@@ -38,6 +40,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
     providers: [
       RouteTable,
       SessionsService,
+      SessionPurge,
       WorkspacesService,
       ApiKeysService,
       IdempotencyService,

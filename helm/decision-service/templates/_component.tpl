@@ -210,6 +210,11 @@ spec:
           volumeMounts:
             - name: tmp
               mountPath: /tmp
+            {{- if $v.nats.tls.enabled }}
+            - name: nats-tls
+              mountPath: /etc/nats-tls
+              readOnly: true
+            {{- end }}
             {{- with $v.extraVolumeMounts }}
             {{- toYaml . | nindent 12 }}
             {{- end }}
@@ -217,6 +222,11 @@ spec:
         - name: tmp
           emptyDir:
             sizeLimit: 64Mi
+        {{- if $v.nats.tls.enabled }}
+        - name: nats-tls
+          secret:
+            secretName: {{ $v.nats.tls.existingSecret }}
+        {{- end }}
         {{- with $v.extraVolumes }}
         {{- toYaml . | nindent 8 }}
         {{- end }}

@@ -304,9 +304,58 @@ Context: (dict "root" $ "env" NAME "ref" <values block with existingSecret/exist
 {{- end }}
 {{- if eq .key "engineProxy" }}
 {{- include "decision-service.secretEnv" (dict "root" $root "env" "ENGINE_LLM_API_KEY" "ref" $v.config.engine.llm.apiKey "inline" $v.config.engine.llm.apiKey.value "optional" true) }}
-{{- include "decision-service.secretEnv" (dict "root" $root "env" "ENGINE_CREDENTIALS_KEY" "ref" $v.config.engine.credentialsKey "inline" $v.config.engine.credentialsKey.value "optional" true) }}
+{{- include "decision-service.secretEnv" (dict "root" $root "env" "ENGINE_CREDENTIALS_KEY" "ref" $v.config.engine.credentialsKey "inline" $v.config.engine.credentialsKey.value) }}
+{{- end }}
+{{- if $v.nats.auth.enabled }}
+{{- $app := include "decision-service.app" . }}
+- name: NATS_USER
+  value: {{ $app | quote }}
+- name: NATS_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ $v.nats.auth.existingSecret }}
+      key: {{ $app }}
+{{- end }}
+{{- if $v.nats.tls.enabled }}
+- name: NATS_TLS_CA_FILE
+  value: /etc/nats-tls/ca.crt
+{{- if $v.nats.tls.clientCertificate }}
+- name: NATS_TLS_CERT_FILE
+  value: /etc/nats-tls/tls.crt
+- name: NATS_TLS_KEY_FILE
+  value: /etc/nats-tls/tls.key
+{{- end }}
 {{- end }}
 {{- with $svc.extraEnv }}
 {{ toYaml . }}
 {{- end }}
+{{- end }}
+
+{{/*
+The NATS server's authorization block: one user per enabled service, its rights from
+files/nats-permissions.json (the lists libs/contracts declares; a unit test keeps them equal). Passwords
+are NATS config variables resolved from the server's environment (DS_NATS_PASSWORD_<SERVICE>), so the
+block holds no secret. Root context.
+*/}}
+{{- define "decision-service.natsAuthorization" -}}
+{{- $permissions := .Files.Get "files/nats-permissions.json" | fromJson }}
+{{- $apps := include "decision-service.components" . | fromYaml }}
+authorization {
+  users = [
+{{- range $key, $app := $apps }}
+{{- if (index $.Values.services $key).enabled }}
+{{- $p := index $permissions $app }}
+    {
+      user: {{ $app | quote }}
+      password: ${{ printf "DS_NATS_PASSWORD_%s" ($app | upper | replace "-" "_") }}
+      permissions: {
+        publish: { allow: [{{ range $i, $subject := $p.publish }}{{ if $i }}, {{ end }}{{ $subject | quote }}{{ end }}] }
+        subscribe: { allow: [{{ range $i, $subject := $p.subscribe }}{{ if $i }}, {{ end }}{{ $subject | quote }}{{ end }}] }
+        allow_responses: true
+      }
+    }
+{{- end }}
+{{- end }}
+  ]
+}
 {{- end }}

@@ -1,3 +1,4 @@
 export * from './errors';
 export * from './subjects';
 export * from './messages';
+export * from './nats-permissions';

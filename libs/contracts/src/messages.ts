@@ -221,6 +221,18 @@ export interface PlanView {
 
 export type Currency = 'usd' | 'brl';
 
+/** At most RETENTION_BATCH_MAX workspace ids per request. */
+export interface RetentionRequest {
+  workspaceIds: string[];
+}
+
+/** Days of execution log kept per workspace id asked about; a workspace without an account has the default plan's. */
+export interface RetentionReply {
+  retentionDays: Record<string, number>;
+}
+
+export const RETENTION_BATCH_MAX = 1000;
+
 export interface CreditBalanceView {
   id: string;
   kind: 'promotional' | 'paid';

@@ -31,7 +31,19 @@ export const SUBJECTS = {
     setPlan: 'v1.billing-ledger.plan.set',
     grantCredits: 'v1.billing-ledger.credits.grant',
     setSpendCap: 'v1.billing-ledger.spend-cap.set',
+    /** How many days each workspace's execution log is kept (its plan's retention), for the runner's purge. */
+    retention: 'v1.billing-ledger.retention',
   },
+} as const;
+
+/**
+ * Fire-and-forget notices between replicas of one service (published and subscribed by that service only):
+ * the payload is the id whose cached copy every replica drops.
+ */
+export const BROADCAST_SUBJECTS = {
+  gatewayPlanChanged: 'v1.gateway.plan.changed',
+  gatewayApiKeyRevoked: 'v1.gateway.api-key.revoked',
+  engineCredentialsChanged: 'v1.engine-proxy.credentials.changed',
 } as const;
 
 /** JetStream: deliveries are published to `deliveries.<workspace>` and consumed by the delivery service. */

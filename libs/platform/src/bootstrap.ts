@@ -6,7 +6,7 @@ import { IncomingMessage } from 'node:http';
 import { DataSource } from 'typeorm';
 import { ServiceName } from '@ds/contracts';
 import { BaseConfig, ConfigError, EnvReader, readBaseConfig } from './config';
-import { DatabaseDefinition, openDatabase, runMigrations } from './database';
+import { DatabaseDefinition, migrateDatabase, openDatabase } from './database';
 import { createLogger, Logger, PinoNestLogger } from './logger';
 import { Metrics } from './metrics';
 import { NatsLink, RpcClient, SharedConnectionNatsServer } from './nats';
@@ -102,15 +102,15 @@ export async function startService<TConfig>(definition: ServiceDefinition<TConfi
   logUnhandledRejections(logger);
   const metrics = new Metrics(definition.name);
 
-  const dataSource = await openDatabase(base.databaseUrl, definition.database, base.databasePoolSize);
+  const dataSource = await openDatabase(base.databaseUrl, definition.database, base.databasePoolSize, base.databaseTimeouts);
   let nats: NatsLink;
   try {
-    nats = await NatsLink.open(base.natsUrl, definition.name, logger);
+    nats = await NatsLink.open(base.natsUrl, definition.name, logger, base.natsAuth);
   } catch (error) {
     await dataSource.destroy();
     throw error;
   }
-  if (base.runMigrations) await runMigrations(dataSource, definition.database.schema, logger);
+  if (base.runMigrations) await migrateDatabase(base.databaseUrl, definition.database, logger);
 
   const runtime: ServiceRuntime<TConfig> = { base, config, logger, metrics, nats, rpc: new RpcClient(nats, metrics), dataSource };
   const root = definition.module(runtime);
@@ -204,9 +204,7 @@ export async function runServiceMain<TConfig>(definition: ServiceDefinition<TCon
       const base = readBaseConfig(definition.name, env);
       env.done();
       const logger = createLogger(definition.name, base.logLevel);
-      const dataSource = await openDatabase(base.databaseUrl, definition.database, 2);
-      await runMigrations(dataSource, definition.database.schema, logger);
-      await dataSource.destroy();
+      await migrateDatabase(base.databaseUrl, definition.database, logger);
       return;
     }
     const service = await startService(definition);

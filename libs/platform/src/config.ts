@@ -1,4 +1,5 @@
 import { ServiceName } from '@ds/contracts';
+import { DEFAULT_SESSION_TIMEOUTS, SessionTimeouts } from './database';
 
 /** A configuration problem worth exactly one line on stderr and a non-zero exit, never a stack trace. */
 export class ConfigError extends Error {
@@ -113,26 +114,66 @@ export const DEFAULT_OPS_PORTS: Record<ServiceName, number> = {
   partner: 9405,
 };
 
+/**
+ * SHUTDOWN_GRACE_MS defaults: long enough to finish the longest request a service may be holding. The
+ * gateway waits up to 65 s for a run's reply, so its drain must outlast that.
+ */
+export const DEFAULT_SHUTDOWN_GRACE_MS: Record<ServiceName, number> = {
+  gateway: 70_000,
+  'decision-runner': 65_000,
+  'engine-proxy': 60_000,
+  delivery: 30_000,
+  'billing-ledger': 15_000,
+  partner: 10_000,
+};
+
+/** How this service proves itself to NATS: its own user (permissions limited to its subjects) and TLS files. */
+export interface NatsAuth {
+  user: string | null;
+  password: string | null;
+  tls: { caFile: string | null; certFile: string | null; keyFile: string | null } | null;
+}
+
 export interface BaseConfig {
   service: ServiceName;
   natsUrl: string;
+  natsAuth: NatsAuth;
   databaseUrl: string;
   logLevel: string;
   opsPort: number;
   shutdownGraceMs: number;
   runMigrations: boolean;
   databasePoolSize: number;
+  databaseTimeouts: SessionTimeouts;
+}
+
+function readNatsAuth(env: EnvReader): NatsAuth {
+  const user = env.string('NATS_USER') ?? null;
+  const password = env.string('NATS_PASSWORD') ?? null;
+  if ((user === null) !== (password === null)) env.fail('NATS_USER', 'and NATS_PASSWORD must be set together');
+  const caFile = env.string('NATS_TLS_CA_FILE') ?? null;
+  const certFile = env.string('NATS_TLS_CERT_FILE') ?? null;
+  const keyFile = env.string('NATS_TLS_KEY_FILE') ?? null;
+  if ((certFile === null) !== (keyFile === null)) env.fail('NATS_TLS_CERT_FILE', 'and NATS_TLS_KEY_FILE must be set together');
+  const tls = caFile !== null || certFile !== null ? { caFile, certFile, keyFile } : null;
+  return { user, password, tls };
 }
 
 export function readBaseConfig(service: ServiceName, env: EnvReader): BaseConfig {
   return {
     service,
     natsUrl: env.url('NATS_URL', 'nats://127.0.0.1:4222', ['nats', 'tls', 'ws', 'wss']),
+    natsAuth: readNatsAuth(env),
     databaseUrl: env.url('DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/postgres', ['postgres', 'postgresql']),
     logLevel: env.oneOf('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     opsPort: env.int('OPS_PORT', DEFAULT_OPS_PORTS[service], 0, 65535),
-    shutdownGraceMs: env.int('SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    shutdownGraceMs: env.int('SHUTDOWN_GRACE_MS', DEFAULT_SHUTDOWN_GRACE_MS[service], 0, 600_000),
     runMigrations: env.bool('MIGRATIONS_RUN', true),
     databasePoolSize: env.int('DATABASE_POOL_SIZE', 10, 1, 200),
+    databaseTimeouts: {
+      statementMs: env.int('DATABASE_STATEMENT_TIMEOUT_MS', DEFAULT_SESSION_TIMEOUTS.statementMs, 0, 86_400_000),
+      lockMs: env.int('DATABASE_LOCK_TIMEOUT_MS', DEFAULT_SESSION_TIMEOUTS.lockMs, 0, 86_400_000),
+      idleInTransactionMs: env.int('DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', DEFAULT_SESSION_TIMEOUTS.idleInTransactionMs, 0, 86_400_000),
+    },
   };
 }

@@ -9,7 +9,34 @@ export interface DatabaseDefinition {
   migrations: MixedList<Function | string>;
 }
 
-export function dataSourceOptions(url: string, definition: DatabaseDefinition, poolSize: number): DataSourceOptions {
+/** Server-side limits of every session, in milliseconds (0 turns one off). */
+export interface SessionTimeouts {
+  /** Longest single statement: a runaway query is cancelled instead of holding a connection. */
+  statementMs: number;
+  /** Longest wait for a row or table lock: a blocked request fails instead of queueing behind another. */
+  lockMs: number;
+  /** Longest a transaction may sit idle: a stuck caller cannot keep its locks. */
+  idleInTransactionMs: number;
+}
+
+export const DEFAULT_SESSION_TIMEOUTS: SessionTimeouts = { statementMs: 30_000, lockMs: 10_000, idleInTransactionMs: 60_000 };
+
+/**
+ * Migrations take their time (an index on a large table) and wait for each other's advisory lock while a
+ * replica migrates, so they run on a connection of their own without the statement and lock limits.
+ */
+export const MIGRATION_SESSION_TIMEOUTS: SessionTimeouts = { statementMs: 0, lockMs: 0, idleInTransactionMs: 600_000 };
+
+export function sessionOptions(schema: string, timeouts: SessionTimeouts): string {
+  return [
+    `-c search_path=${schema}`,
+    `-c statement_timeout=${timeouts.statementMs}`,
+    `-c lock_timeout=${timeouts.lockMs}`,
+    `-c idle_in_transaction_session_timeout=${timeouts.idleInTransactionMs}`,
+  ].join(' ');
+}
+
+export function dataSourceOptions(url: string, definition: DatabaseDefinition, poolSize: number, timeouts: SessionTimeouts = DEFAULT_SESSION_TIMEOUTS): DataSourceOptions {
   return {
     type: 'postgres',
     url,
@@ -24,12 +51,12 @@ export function dataSourceOptions(url: string, definition: DatabaseDefinition, p
     // `{ userId: undefined }` reads as "any user".
     invalidWhereValuesBehavior: { null: 'throw', undefined: 'throw' },
     // The service's schema comes first on every connection, so migrations and raw SQL name tables unqualified.
-    extra: { max: poolSize, connectionTimeoutMillis: 5_000, application_name: definition.schema, options: `-c search_path=${definition.schema}` },
+    extra: { max: poolSize, connectionTimeoutMillis: 5_000, application_name: definition.schema, options: sessionOptions(definition.schema, timeouts) },
   };
 }
 
-export async function openDatabase(url: string, definition: DatabaseDefinition, poolSize: number): Promise<DataSource> {
-  const dataSource = new DataSource(dataSourceOptions(url, definition, poolSize));
+export async function openDatabase(url: string, definition: DatabaseDefinition, poolSize: number, timeouts?: SessionTimeouts): Promise<DataSource> {
+  const dataSource = new DataSource(dataSourceOptions(url, definition, poolSize, timeouts));
   try {
     await dataSource.initialize();
     await dataSource.query('SELECT 1');
@@ -46,6 +73,20 @@ export async function openDatabase(url: string, definition: DatabaseDefinition, 
  * concurrent replicas (or init containers) take turns instead of racing on the same DDL.
  */
 export async function runMigrations(dataSource: DataSource, schema: string, logger: Logger): Promise<void> {
+  await migrateWith(dataSource, schema, logger);
+}
+
+/** Applies pending migrations on a short-lived pool of two connections (the lock and the DDL) with the migration limits. */
+export async function migrateDatabase(url: string, definition: DatabaseDefinition, logger: Logger): Promise<void> {
+  const dataSource = await openDatabase(url, definition, 2, MIGRATION_SESSION_TIMEOUTS);
+  try {
+    await migrateWith(dataSource, definition.schema, logger);
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+async function migrateWith(dataSource: DataSource, schema: string, logger: Logger): Promise<void> {
   const lockRunner = dataSource.createQueryRunner();
   await lockRunner.connect();
   try {

@@ -2,13 +2,15 @@ import { ClientNats, NatsContext, NatsRecordBuilder, ReadPacket, ServerNats, Wri
 import { Msg, MsgHdrs, NatsConnection, connect, headers as natsHeaders } from 'nats';
 import { Subject, lastValueFrom, race, take, mergeMap, throwError, timeout as rxTimeout } from 'rxjs';
 import { DEADLINE_HEADER, REQUEST_ID_HEADER, ServiceError, isWireError } from '@ds/contracts';
-import { ConfigError, redact } from './config';
+import { ConfigError, NatsAuth, redact } from './config';
 import { Logger } from './logger';
 import { Metrics } from './metrics';
 import { currentDeadline, currentRequestId, requestIdOrNew, runWithRequestContext } from './request-context';
 
 /** NATS's own default, used until the server has told its limit. */
 const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
+
+const NO_NATS_AUTH: NatsAuth = { user: null, password: null, tls: null };
 
 /**
  * The process's one NATS connection. It reconnects forever: a NATS outage makes the service unready,
@@ -26,7 +28,7 @@ export class NatsLink {
     void this.watchStatus();
   }
 
-  static async open(url: string, name: string, logger: Logger): Promise<NatsLink> {
+  static async open(url: string, name: string, logger: Logger, auth: NatsAuth = NO_NATS_AUTH): Promise<NatsLink> {
     try {
       const connection = await connect({
         servers: url.split(',').map((server) => server.trim()),
@@ -36,6 +38,10 @@ export class NatsLink {
         pingInterval: 5_000,
         maxPingOut: 2,
         timeout: 3_000,
+        ...(auth.user !== null && auth.password !== null ? { user: auth.user, pass: auth.password } : {}),
+        ...(auth.tls
+          ? { tls: { ...(auth.tls.caFile ? { caFile: auth.tls.caFile } : {}), ...(auth.tls.certFile && auth.tls.keyFile ? { certFile: auth.tls.certFile, keyFile: auth.tls.keyFile } : {}) } }
+          : {}),
       });
       return new NatsLink(connection, logger);
     } catch (error) {

@@ -39,7 +39,7 @@ export async function freePortBlock(size: number): Promise<number> {
   throw new Error('no block of free ports');
 }
 
-function portIsFree(port: number): Promise<boolean> {
+export function portIsFree(port: number): Promise<boolean> {
   return new Promise((resolveFree) => {
     const server = createServer();
     server.once('error', () => resolveFree(false));

@@ -1,8 +1,9 @@
-import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Subscription } from 'nats';
 import { DataSource } from 'typeorm';
 import {
+  BROADCAST_SUBJECTS,
   DeleteProviderKeyReply,
   EngineSettingsReply,
   GetProviderKeyReply,
@@ -12,7 +13,7 @@ import {
   SetEngineSettingsRequest,
   SetProviderKeyRequest,
 } from '@ds/contracts';
-import { credentialAad, credentialsKeyId, isProvider, lastFour, openCredential, providerKeyProblem, sealCredential } from '@ds/engine';
+import { credentialAad, isProvider, lastFour, openWithKeyring, providerKeyProblem, sealWithKeyring } from '@ds/engine';
 import { Logger, NatsLink, PLATFORM } from '@ds/platform';
 import { EngineProxyConfig } from '../config';
 
@@ -37,7 +38,9 @@ const NONE: WorkspaceCredential = { useOwnKey: false, key: null, unreadable: fal
 /** Re-read after this long even if no change notice arrived (for example during a NATS outage). */
 const CACHE_TTL_MS = 30_000;
 /** Replica-to-replica notice: the workspace id whose credential changed. */
-const CHANGED_SUBJECT = 'v1.engine-proxy.credentials.changed';
+const CHANGED_SUBJECT = BROADCAST_SUBJECTS.engineCredentialsChanged;
+/** Rows sealed again per statement after a key rotation. */
+const RESEAL_BATCH = 100;
 
 /**
  * Workspaces' own provider keys, encrypted at rest, and their choice between their own key and the
@@ -45,7 +48,7 @@ const CHANGED_SUBJECT = 'v1.engine-proxy.credentials.changed';
  * cache; a change made through any replica is broadcast so that every replica drops its copy at once.
  */
 @Injectable()
-export class CredentialsService implements OnModuleInit, OnModuleDestroy {
+export class CredentialsService implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
   private readonly cache = new Map<string, { value: WorkspaceCredential; at: number }>();
   private subscription: Subscription | null = null;
 
@@ -63,8 +66,55 @@ export class CredentialsService implements OnModuleInit, OnModuleDestroy {
     this.subscription = this.nats.connection.subscribe(CHANGED_SUBJECT, { callback: (_error, message) => this.cache.delete(message.string()) });
   }
 
+  onApplicationBootstrap(): void {
+    // In the background: a start must not wait on (or fail with) a rotation that can resume at the next start.
+    void this.resealUnderPrimaryKey().catch((error: unknown) => this.logger.error({ err: error }, 'sealing provider keys under the current key failed'));
+  }
+
   onModuleDestroy(): void {
     this.subscription?.unsubscribe();
+  }
+
+  /**
+   * After a rotation, seals every stored provider key again under the first key of ENGINE_CREDENTIALS_KEY,
+   * so that the older keys can be removed once no row names them. Each update is conditional on the row
+   * being unchanged, so replicas doing this at once, or a key saved meanwhile, lose nothing.
+   */
+  async resealUnderPrimaryKey(): Promise<{ resealed: number; unreadable: number }> {
+    const keyring = this.config.credentialsKeys;
+    let resealed = 0;
+    const unreadable = new Set<string>();
+    for (;;) {
+      const rows = (await this.db.query(
+        `SELECT workspace_id, provider, sealed, key_id FROM provider_credentials
+         WHERE sealed IS NOT NULL AND key_id <> $1 AND NOT (workspace_id = ANY($2::text[]))
+         ORDER BY workspace_id LIMIT ${RESEAL_BATCH}`,
+        [keyring.primaryId, [...unreadable]],
+      )) as Array<{ workspace_id: string; provider: LlmProvider; sealed: Buffer; key_id: string }>;
+      if (rows.length === 0) break;
+      for (const row of rows) {
+        const aad = credentialAad(row.workspace_id, row.provider);
+        const apiKey = openWithKeyring(keyring, row.key_id, row.sealed, aad);
+        if (apiKey === null) {
+          unreadable.add(row.workspace_id);
+          continue;
+        }
+        const { sealed, keyId } = sealWithKeyring(keyring, apiKey, aad);
+        const [updated] = (await this.db.query(
+          `UPDATE provider_credentials SET sealed = $2, key_id = $3 WHERE workspace_id = $1 AND key_id = $4 AND sealed = $5 RETURNING workspace_id`,
+          [row.workspace_id, sealed, keyId, row.key_id, row.sealed],
+        )) as [unknown[], number];
+        if (updated.length > 0) {
+          resealed++;
+          this.changed(row.workspace_id);
+        }
+      }
+    }
+    if (resealed > 0) this.logger.info({ resealed, keyId: keyring.primaryId }, 'sealed provider keys again under the current key');
+    if (unreadable.size > 0) {
+      this.logger.error({ unreadable: unreadable.size }, 'some saved provider keys name a key id missing from ENGINE_CREDENTIALS_KEY; keep the old key in the list');
+    }
+    return { resealed, unreadable: unreadable.size };
   }
 
   async forWorkspace(workspaceId: string): Promise<WorkspaceCredential> {
@@ -85,7 +135,7 @@ export class CredentialsService implements OnModuleInit, OnModuleDestroy {
       throw new ServiceError('INVALID_REQUEST', 'The provider key is not valid.', issues);
     }
     const provider = request.provider;
-    const sealed = sealCredential(this.config.credentialsKey, request.apiKey, credentialAad(request.workspaceId, provider));
+    const { sealed, keyId } = sealWithKeyring(this.config.credentialsKeys, request.apiKey, credentialAad(request.workspaceId, provider));
     const view = { provider, last4: lastFour(request.apiKey) };
     // Saving a key is choosing it: that is what someone who pastes their key in expects.
     await this.db.query(
@@ -93,7 +143,7 @@ export class CredentialsService implements OnModuleInit, OnModuleDestroy {
        VALUES ($1, true, $2, $3, $4, $5)
        ON CONFLICT (workspace_id) DO UPDATE SET use_own_key = true, provider = EXCLUDED.provider, sealed = EXCLUDED.sealed,
          key_id = EXCLUDED.key_id, last4 = EXCLUDED.last4, updated_at = now()`,
-      [request.workspaceId, provider, sealed, credentialsKeyId(this.config.credentialsKey), view.last4],
+      [request.workspaceId, provider, sealed, keyId, view.last4],
     );
     this.changed(request.workspaceId);
     return view;
@@ -139,11 +189,11 @@ export class CredentialsService implements OnModuleInit, OnModuleDestroy {
 
   private credentialOf(workspaceId: string, row: Row): WorkspaceCredential {
     if (row.sealed === null || row.provider === null) return { useOwnKey: row.use_own_key, key: null, unreadable: false };
-    const apiKey = openCredential(this.config.credentialsKey, row.sealed, credentialAad(workspaceId, row.provider));
+    const apiKey = openWithKeyring(this.config.credentialsKeys, row.key_id ?? '', row.sealed, credentialAad(workspaceId, row.provider));
     if (apiKey === null) {
       this.logger.error(
-        { workspaceId, sealedWith: row.key_id, currentKey: credentialsKeyId(this.config.credentialsKey) },
-        'a saved provider key cannot be decrypted: ENGINE_CREDENTIALS_KEY differs from the key it was saved under',
+        { workspaceId, sealedWith: row.key_id, currentKey: this.config.credentialsKeys.primaryId },
+        'a saved provider key cannot be decrypted: ENGINE_CREDENTIALS_KEY lacks the key it was saved under',
       );
       return { useOwnKey: row.use_own_key, key: null, unreadable: true };
     }

@@ -4,7 +4,7 @@ import { LRUCache } from 'lru-cache';
 import { Subscription } from 'nats';
 import { Gauge } from 'prom-client';
 import { DataSource, IsNull } from 'typeorm';
-import { ServiceError } from '@ds/contracts';
+import { BROADCAST_SUBJECTS, ServiceError } from '@ds/contracts';
 import { newId } from '@ds/ids';
 import { Logger, Metrics, NatsLink, PLATFORM } from '@ds/platform';
 import { GatewayConfig } from '../config';
@@ -27,7 +27,7 @@ const CACHE_TTL_MS = 30_000;
  */
 const MISS_TTL_MS = 5_000;
 const LAST_USED_RESOLUTION_MS = 60_000;
-const REVOKED_SUBJECT = 'v1.gateway.api-key.revoked';
+const REVOKED_SUBJECT = BROADCAST_SUBJECTS.gatewayApiKeyRevoked;
 
 /**
  * API keys: stored as hashes, shown once. Authentication is served from a per-replica cache, bounded

@@ -1,10 +1,10 @@
 import { ThrottlerStorage } from '@nestjs/throttler';
-import { AccountReply, ServiceError, SUBJECTS } from '@ds/contracts';
+import { AccountReply, BROADCAST_SUBJECTS, ServiceError, SUBJECTS } from '@ds/contracts';
 import { NatsLink, RpcClient } from '@ds/platform';
 import { WINDOW_MS, WindowName, WindowState } from './windows';
 
 const PLAN_CACHE_MS = 30_000;
-const PLAN_CHANGED_SUBJECT = 'v1.gateway.plan.changed';
+const PLAN_CHANGED_SUBJECT = BROADCAST_SUBJECTS.gatewayPlanChanged;
 
 /**
  * Counts requests per workspace and window in a shared ThrottlerStorage. The limit comes from the

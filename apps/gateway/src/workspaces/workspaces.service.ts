@@ -6,6 +6,8 @@ import { ServiceError } from '@ds/contracts';
 import { MembershipEntity, Role, UserEntity, WorkspaceEntity } from '../entities';
 
 const RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
+/** The spec's ceiling on workspaces one user owns. */
+export const MAX_OWNED_WORKSPACES = 10;
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 @Injectable()
@@ -18,6 +20,12 @@ export class WorkspacesService {
     }
     const id = randomUUID();
     await this.db.transaction(async (tx) => {
+      // Serializes one user's creations so that concurrent requests cannot both pass the count.
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`workspaces:owner:${userId}`]);
+      const [{ owned }] = (await tx.query(`SELECT count(*)::int AS owned FROM memberships WHERE user_id = $1 AND role = 'owner'`, [userId])) as Array<{ owned: number }>;
+      if (owned >= MAX_OWNED_WORKSPACES) {
+        throw new ServiceError('CONFLICT', `A user can own ${MAX_OWNED_WORKSPACES} workspaces; delete one or transfer its ownership first.`, { limit: MAX_OWNED_WORKSPACES });
+      }
       await tx.getRepository(WorkspaceEntity).insert({ id, name });
       await tx.getRepository(MembershipEntity).insert({ workspaceId: id, userId, role: 'owner' });
     });

@@ -1,0 +1,130 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { RETENTION_BATCH_MAX, RetentionReply, RetentionRequest, SUBJECTS } from '@ds/contracts';
+import { Logger, PLATFORM, RpcClient } from '@ds/platform';
+import { DecisionRunnerConfig } from '../config';
+
+/** Who knows how long each workspace keeps its execution log: the billing ledger, from the plan. */
+export interface RetentionSource {
+  retentionDays(workspaceIds: string[]): Promise<Record<string, number>>;
+}
+
+export const RETENTION_SOURCE = Symbol('retention-source');
+
+const BILLING_TIMEOUT_MS = 10_000;
+/** Executions deleted per statement: short statements, short locks, nothing that nears the statement timeout. */
+const DELETE_BATCH = 1_000;
+const LOCK_KEY = 'decision-runner:execution-retention';
+
+@Injectable()
+export class BillingRetention implements RetentionSource {
+  constructor(@Inject(PLATFORM.rpc) private readonly rpc: RpcClient) {}
+
+  async retentionDays(workspaceIds: string[]): Promise<Record<string, number>> {
+    const request: RetentionRequest = { workspaceIds };
+    return (await this.rpc.call<RetentionReply>(SUBJECTS.billing.retention, request, { timeoutMs: BILLING_TIMEOUT_MS })).retentionDays;
+  }
+}
+
+export interface PurgeReport {
+  workspaces: number;
+  deleted: number;
+}
+
+/**
+ * Deletes executions older than their workspace's retention (the plan's `retention_days`). Workspaces are
+ * walked in pages, their retention asked of the billing ledger per page, and each one's old executions
+ * deleted in batches. One replica purges at a time (an advisory lock); the others skip the round.
+ */
+@Injectable()
+export class ExecutionRetention {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    @Inject(RETENTION_SOURCE) private readonly retention: RetentionSource,
+    @Inject(PLATFORM.config) private readonly config: DecisionRunnerConfig,
+    @Inject(PLATFORM.logger) private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    if (this.config.executionPurgeIntervalMs === 0) return;
+    this.timer = setTimeout(() => {
+      this.running = this.purge()
+        .catch((error: unknown) => this.logger.error({ err: error }, 'execution retention purge failed'))
+        .finally(() => {
+          if (this.timer) this.start();
+        });
+    }, this.config.executionPurgeIntervalMs);
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  /** One round; answers null when another replica holds the round. */
+  async purge(now = new Date()): Promise<PurgeReport | null> {
+    const lock = this.db.createQueryRunner();
+    await lock.connect();
+    try {
+      const [{ locked }] = (await lock.query('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [LOCK_KEY])) as Array<{ locked: boolean }>;
+      if (!locked) return null;
+      try {
+        return await this.purgeAll(now);
+      } finally {
+        await lock.query('SELECT pg_advisory_unlock(hashtext($1))', [LOCK_KEY]);
+      }
+    } finally {
+      await lock.release();
+    }
+  }
+
+  private async purgeAll(now: Date): Promise<PurgeReport> {
+    const report: PurgeReport = { workspaces: 0, deleted: 0 };
+    let after = '';
+    for (;;) {
+      // Skips from one workspace id to the next through the index instead of reading every execution.
+      const page = (await this.db.query(
+        `WITH RECURSIVE ids AS (
+           (SELECT workspace_id FROM executions WHERE workspace_id > $1 ORDER BY workspace_id LIMIT 1)
+           UNION ALL
+           SELECT (SELECT e.workspace_id FROM executions e WHERE e.workspace_id > ids.workspace_id ORDER BY e.workspace_id LIMIT 1)
+           FROM ids WHERE ids.workspace_id IS NOT NULL
+         )
+         SELECT workspace_id FROM ids WHERE workspace_id IS NOT NULL LIMIT $2`,
+        [after, RETENTION_BATCH_MAX],
+      )) as Array<{ workspace_id: string }>;
+      if (page.length === 0) break;
+      const ids = page.map((row) => row.workspace_id);
+      const days = await this.retention.retentionDays(ids);
+      for (const workspaceId of ids) {
+        const keepDays = days[workspaceId];
+        // A workspace the ledger did not answer for keeps everything: deleting on a guess cannot be undone.
+        if (!Number.isInteger(keepDays) || keepDays <= 0) continue;
+        const deleted = await this.purgeWorkspace(workspaceId, new Date(now.getTime() - keepDays * 86_400_000));
+        report.workspaces++;
+        report.deleted += deleted;
+      }
+      after = ids[ids.length - 1];
+    }
+    if (report.deleted > 0) this.logger.info(report, 'purged executions past their retention');
+    return report;
+  }
+
+  private async purgeWorkspace(workspaceId: string, cutoff: Date): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const [, count] = (await this.db.query(
+        `DELETE FROM executions WHERE id IN (
+           SELECT id FROM executions WHERE workspace_id = $1 AND created_at < $2 ORDER BY created_at LIMIT ${DELETE_BATCH})`,
+        [workspaceId, cutoff],
+      )) as [unknown, number];
+      deleted += count;
+      if (count < DELETE_BATCH) return deleted;
+    }
+  }
+}

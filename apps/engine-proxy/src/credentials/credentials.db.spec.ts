@@ -1,0 +1,84 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { credentialAad, parseCredentialsKeyring, sealWithKeyring, CredentialsKeyring } from '@ds/engine';
+import { createLogger, dataSourceOptions, NatsLink, runMigrations } from '@ds/platform';
+import { EngineProxyConfig } from '../config';
+import { engineProxy } from '../main';
+import { CredentialsService } from './credentials.service';
+
+/** Key rotation against a real PostgreSQL with engine-proxy's migrations; the change notices go nowhere. */
+const ADMIN_URL = process.env.E2E_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const DATABASE = `engine_keys_${randomBytes(4).toString('hex')}_test`;
+const logger = createLogger('engine-proxy', 'silent');
+const notices: string[] = [];
+const nats = { connection: { publish: (_subject: string, workspaceId: string) => notices.push(workspaceId) } } as unknown as NatsLink;
+
+let db: DataSource;
+
+async function admin(sql: string): Promise<void> {
+  if (!/^[a-z0-9_]+_test$/.test(DATABASE)) throw new Error(`refusing database ${DATABASE}: its name must end in _test`);
+  const client = new Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+function ring(raw: string): CredentialsKeyring {
+  const parsed = parseCredentialsKeyring(raw);
+  if ('problem' in parsed) throw new Error(parsed.problem);
+  return parsed;
+}
+
+function service(keys: CredentialsKeyring): CredentialsService {
+  return new CredentialsService(db, { credentialsKeys: keys, credentialsKeyIsDev: false } as EngineProxyConfig, nats, logger);
+}
+
+beforeAll(async () => {
+  await admin(`CREATE DATABASE ${DATABASE}`);
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${DATABASE}`;
+  db = new DataSource(dataSourceOptions(url.toString(), engineProxy.database, 4));
+  await db.initialize();
+  await runMigrations(db, engineProxy.database.schema, logger);
+});
+
+afterAll(async () => {
+  await db?.destroy();
+  await admin(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+});
+
+describe('provider keys across a rotation of ENGINE_CREDENTIALS_KEY', () => {
+  it('are sealed again under the new first key, and one under a key no longer listed is reported, not lost', async () => {
+    const oldKey = randomBytes(32).toString('base64');
+    const newKey = randomBytes(32).toString('base64');
+    const bareKey = randomBytes(32).toString('base64');
+    const saved = randomUUID();
+    const legacy = randomUUID();
+    const orphan = randomUUID();
+    await service(ring(`old:${oldKey}`)).setKey({ workspaceId: saved, provider: 'openai', apiKey: 'sk-saved-under-old' });
+    // Saved before keys had ids: the row names the key by its fingerprint.
+    await service(ring(bareKey)).setKey({ workspaceId: legacy, provider: 'anthropic', apiKey: 'sk-ant-legacy-key' });
+    const lost = sealWithKeyring(ring(`gone:${randomBytes(32).toString('base64')}`), 'sk-orphaned-key', credentialAad(orphan, 'openai'));
+    await db.query(`INSERT INTO provider_credentials (workspace_id, use_own_key, provider, sealed, key_id, last4) VALUES ($1, true, 'openai', $2, 'gone', 'nkey')`, [
+      orphan,
+      lost.sealed,
+    ]);
+
+    const rotated = service(ring(`new:${newKey},old:${oldKey},legacy:${bareKey}`));
+    expect(await rotated.resealUnderPrimaryKey()).toEqual({ resealed: 2, unreadable: 1 });
+    const rows = (await db.query('SELECT workspace_id, key_id FROM provider_credentials')) as Array<{ workspace_id: string; key_id: string }>;
+    expect(Object.fromEntries(rows.map((row) => [row.workspace_id, row.key_id]))).toEqual({ [saved]: 'new', [legacy]: 'new', [orphan]: 'gone' });
+    expect(notices).toEqual(expect.arrayContaining([saved, legacy]));
+
+    // The old keys can go now: the new key alone opens what was resealed.
+    const newOnly = service(ring(`new:${newKey}`));
+    expect((await newOnly.forWorkspace(saved)).key).toEqual({ provider: 'openai', apiKey: 'sk-saved-under-old' });
+    expect((await newOnly.forWorkspace(legacy)).key).toEqual({ provider: 'anthropic', apiKey: 'sk-ant-legacy-key' });
+    expect(await newOnly.forWorkspace(orphan)).toMatchObject({ key: null, unreadable: true });
+    expect(await newOnly.resealUnderPrimaryKey()).toEqual({ resealed: 0, unreadable: 1 });
+  });
+});

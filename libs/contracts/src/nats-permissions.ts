@@ -1,0 +1,72 @@
+import { BROADCAST_SUBJECTS, DELIVERY_STREAM, SUBJECTS, ServiceName } from './subjects';
+
+/**
+ * What each service's NATS user may publish and subscribe to: the subjects it serves (subscribe), the
+ * subjects it calls (publish), its own broadcasts (both), and its reply inbox. Replies to requests it
+ * serves need no publish right: the server config grants them with `allow_responses`. The Helm chart
+ * renders these lists into the NATS server's authorization block (helm/decision-service/files/nats-permissions.json).
+ */
+export interface NatsPermissions {
+  publish: string[];
+  subscribe: string[];
+}
+
+const REPLY_INBOX = '_INBOX.>';
+const served = (subjects: Record<string, string>) => Object.values(subjects);
+const { runner, engine, billing } = SUBJECTS;
+
+export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
+  gateway: {
+    publish: [
+      runner.run,
+      runner.listDecisions,
+      runner.getContract,
+      runner.createDecision,
+      runner.saveDraft,
+      runner.deploy,
+      runner.setEndpoint,
+      runner.listExecutions,
+      engine.setProviderKey,
+      engine.getProviderKey,
+      engine.deleteProviderKey,
+      engine.getSettings,
+      engine.setSettings,
+      billing.account,
+      billing.setPlan,
+      billing.grantCredits,
+      billing.setSpendCap,
+      BROADCAST_SUBJECTS.gatewayPlanChanged,
+      BROADCAST_SUBJECTS.gatewayApiKeyRevoked,
+    ],
+    subscribe: [REPLY_INBOX, BROADCAST_SUBJECTS.gatewayPlanChanged, BROADCAST_SUBJECTS.gatewayApiKeyRevoked],
+  },
+  'decision-runner': {
+    // Deliveries go to JetStream as plain publishes; the stream's acknowledgement comes back to the inbox.
+    publish: [engine.answer, billing.reserve, billing.settle, billing.account, billing.retention, ...DELIVERY_STREAM.subjects],
+    subscribe: [REPLY_INBOX, ...served(runner)],
+  },
+  'engine-proxy': {
+    publish: [BROADCAST_SUBJECTS.engineCredentialsChanged],
+    subscribe: [REPLY_INBOX, ...served(engine), BROADCAST_SUBJECTS.engineCredentialsChanged],
+  },
+  'billing-ledger': {
+    publish: [runner.executionOutcomes],
+    subscribe: [REPLY_INBOX, ...served(billing)],
+  },
+  delivery: {
+    // The JetStream API of its own stream and consumer only, and acknowledgements of its messages.
+    publish: [
+      '$JS.API.INFO',
+      `$JS.API.STREAM.*.${DELIVERY_STREAM.name}`,
+      `$JS.API.CONSUMER.*.${DELIVERY_STREAM.name}.>`,
+      `$JS.API.CONSUMER.DURABLE.CREATE.${DELIVERY_STREAM.name}.>`,
+      `$JS.API.CONSUMER.MSG.NEXT.${DELIVERY_STREAM.name}.>`,
+      `$JS.ACK.${DELIVERY_STREAM.name}.>`,
+    ],
+    subscribe: [REPLY_INBOX],
+  },
+  partner: {
+    publish: [],
+    subscribe: [REPLY_INBOX],
+  },
+};
