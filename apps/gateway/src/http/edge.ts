@@ -12,6 +12,7 @@ import { bearerToken, looksLikeApiKey } from '../auth/tokens';
 import { GatewayConfig } from '../config';
 import { RateLimiter } from '../limits/rate-limiter';
 import { allowed, rateLimitHeaders, retryAfterSeconds, windowFor } from '../limits/windows';
+import { parseJsonBody } from './json-body';
 
 /** 128 KB, read as 131,072 bytes. */
 export const BODY_LIMIT = 131_072;
@@ -52,11 +53,10 @@ export function configureEdge(app: NestFastifyApplication, deps: EdgeDependencie
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const raw = body as string;
     request.rawBody = raw;
-    if (raw.length === 0) return done(null, undefined);
     try {
-      done(null, JSON.parse(raw));
+      done(null, parseJsonBody(raw));
     } catch (error) {
-      done(new ServiceError('INVALID_REQUEST', 'The request body is not valid JSON.', [{ path: '', message: (error as Error).message }]), undefined);
+      done(error as Error, undefined);
     }
   });
 
