@@ -7,6 +7,7 @@ export interface GatewayConfig {
   adminToken: string | null;
   redisUrl: string;
   rateLimitStore: 'redis' | 'memory';
+  requestTimeoutMs: number;
 }
 
 export function readGatewayConfig(env: EnvReader): GatewayConfig {
@@ -19,5 +20,6 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
     adminToken,
     redisUrl: env.url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis', 'rediss']),
     rateLimitStore: env.oneOf('RATE_LIMIT_STORE', 'redis', ['redis', 'memory'] as const),
+    requestTimeoutMs: env.int('HTTP_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
   };
 }

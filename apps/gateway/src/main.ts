@@ -56,6 +56,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
   http: {
     port: (config) => config.port,
     bodyLimit: BODY_LIMIT,
+    requestTimeoutMs: (config) => config.requestTimeoutMs,
     genReqId: (request) => requestIdFrom(request.headers['x-request-id']),
     configure: (app, runtime) => {
       configureEdge(app, {
