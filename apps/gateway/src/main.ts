@@ -10,6 +10,7 @@ import { EngineSettingsController } from './controllers/engine-settings.controll
 import { PublicController } from './controllers/public.controller';
 import { ApiKeyEntity, MembershipEntity, SessionEntity, UserEntity, WorkspaceEntity } from './entities';
 import { BODY_LIMIT, configureEdge, requestIdFrom } from './http/edge';
+import { RouteTable } from './http/route-table';
 import { IdempotencyService } from './idempotency/idempotency.service';
 import { RateLimiter } from './limits/rate-limiter';
 import { openRateLimitStore, RateLimitStore } from './limits/storage';
@@ -30,8 +31,10 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
   module: (runtime) => ({
     module: GatewayModule,
     imports: [TypeOrmModule.forFeature(ENTITIES)],
-    controllers: [PublicController, AppController, EngineSettingsController, AdminController],
+    // Without an operator token the operator API does not exist at all: its routes are never registered.
+    controllers: [PublicController, AppController, EngineSettingsController, ...(runtime.config.adminToken === null ? [] : [AdminController])],
     providers: [
+      RouteTable,
       SessionsService,
       WorkspacesService,
       ApiKeysService,
@@ -47,6 +50,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
       },
     ],
   }),
+  opsDocuments: (app) => new Map([['/routes', () => ({ routes: app.get(RouteTable).list() })]]),
   readiness: (app) => {
     const ping = app.get<RateLimitStore>(RATE_LIMIT_STORE).ping;
     const checks: Record<string, () => Promise<boolean>> = {};
@@ -63,6 +67,8 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
         config: runtime.config,
         apiKeys: app.get(ApiKeysService),
         sessions: app.get(SessionsService),
+        workspaces: app.get(WorkspacesService),
+        routes: app.get(RouteTable),
         rateLimiter: app.get(RateLimiter),
         metrics: runtime.metrics,
       });

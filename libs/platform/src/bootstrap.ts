@@ -11,7 +11,7 @@ import { httpServerOptions } from './http-server';
 import { createLogger, Logger, PinoNestLogger } from './logger';
 import { Metrics } from './metrics';
 import { NatsLink, RpcClient, SharedConnectionNatsServer } from './nats';
-import { OpsServer } from './ops-server';
+import { OpsDocument, OpsServer } from './ops-server';
 import { RpcMetricsInterceptor, WireErrorFilter } from './rpc-handling';
 
 /** Everything a service's modules may inject from the platform. */
@@ -47,6 +47,8 @@ export interface ServiceDefinition<TConfig> {
     requestTimeoutMs: (config: TConfig) => number;
     genReqId: (request: IncomingMessage) => string;
   };
+  /** Documents served on the ops port by path (for example the gateway's `/routes`). */
+  opsDocuments?: (app: INestApplication | INestMicroservice) => ReadonlyMap<string, OpsDocument>;
   /** Extra readiness checks (for example Redis) beside NATS and PostgreSQL. */
   readiness?: (app: INestApplication | INestMicroservice) => Record<string, () => Promise<boolean>>;
   /** Work started after the service answers (for example a JetStream consumer) and stopped before the drain ends. */
@@ -136,11 +138,15 @@ export async function startService<TConfig>(definition: ServiceDefinition<TConfi
   }
 
   const background = definition.background ? await definition.background(app, runtime) : null;
-  const ops = new OpsServer(metrics, {
-    nats: async () => nats.connected,
-    database: async () => (await dataSource.query('SELECT 1'), true),
-    ...(definition.readiness?.(app) ?? {}),
-  });
+  const ops = new OpsServer(
+    metrics,
+    {
+      nats: async () => nats.connected,
+      database: async () => (await dataSource.query('SELECT 1'), true),
+      ...(definition.readiness?.(app) ?? {}),
+    },
+    definition.opsDocuments?.(app),
+  );
   const opsPort = await ops.listen(base.opsPort);
   logger.info({ opsPort, httpPort }, `${definition.name} started`);
 

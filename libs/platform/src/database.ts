@@ -20,6 +20,9 @@ export function dataSourceOptions(url: string, definition: DatabaseDefinition, p
     synchronize: false,
     migrationsRun: false,
     logging: false,
+    // A condition whose value is missing must fail, never widen: TypeORM otherwise drops `undefined` and
+    // `{ userId: undefined }` reads as "any user".
+    invalidWhereValuesBehavior: { null: 'throw', undefined: 'throw' },
     // The service's schema comes first on every connection, so migrations and raw SQL name tables unqualified.
     extra: { max: poolSize, connectionTimeoutMillis: 5_000, application_name: definition.schema, options: `-c search_path=${definition.schema}` },
   };

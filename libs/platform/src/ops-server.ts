@@ -3,6 +3,9 @@ import { Metrics } from './metrics';
 
 export type ReadinessCheck = () => Promise<boolean>;
 
+/** A read-only JSON document a service publishes on its ops port beside the probes (for example its route table). */
+export type OpsDocument = () => unknown;
+
 /**
  * Probes and metrics on their own port, away from the public surface: liveness says the event loop
  * answers, readiness says every dependency named in `checks` answers right now.
@@ -14,6 +17,7 @@ export class OpsServer {
   constructor(
     private readonly metrics: Metrics,
     private readonly checks: Record<string, ReadinessCheck>,
+    private readonly documents: ReadonlyMap<string, OpsDocument> = new Map(),
   ) {}
 
   async listen(port: number, host = '0.0.0.0'): Promise<number> {
@@ -52,6 +56,8 @@ export class OpsServer {
       res.end(await this.metrics.registry.metrics());
       return;
     }
+    const document = this.documents.get(path);
+    if (document) return send(res, 200, document());
     send(res, 404, { status: 'not found' });
   }
 

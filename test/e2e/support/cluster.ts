@@ -212,12 +212,15 @@ export interface GatewayProcess {
   stop(): Promise<void>;
 }
 
-/** One more gateway replica beside the shared cluster: the same database, NATS and Redis, its own ports. */
-export function startGateway(port?: number): Promise<GatewayProcess> {
-  return withPortRetries(() => startGatewayOnce(port));
+/**
+ * One more gateway replica beside the shared cluster: the same database, NATS and Redis, its own ports.
+ * `env` overrides its environment (an undefined value removes a variable).
+ */
+export function startGateway(port?: number, env: NodeJS.ProcessEnv = {}): Promise<GatewayProcess> {
+  return withPortRetries(() => startGatewayOnce(port, env));
 }
 
-async function startGatewayOnce(port?: number): Promise<GatewayProcess> {
+async function startGatewayOnce(port: number | undefined, env: NodeJS.ProcessEnv): Promise<GatewayProcess> {
   const httpPort = port ?? (await freePort());
   const opsPort = await freePort();
   const child = spawn(process.execPath, [join(ROOT, 'dist', 'apps', 'gateway', 'src', 'main.js')], {
@@ -229,6 +232,7 @@ async function startGatewayOnce(port?: number): Promise<GatewayProcess> {
       PORT: String(httpPort),
       OPS_PORT: String(opsPort),
       LOG_LEVEL: 'warn',
+      ...env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -2,6 +2,7 @@ import { Body, Controller, Headers, Inject, Param, Post, Put } from '@nestjs/com
 import { ServiceError, SUBJECTS } from '@ds/contracts';
 import { isValidCallerToken, newId } from '@ds/ids';
 import { PLATFORM, RpcClient } from '@ds/platform';
+import { OperatorRoute } from '../http/access';
 import { objectBody, RequestId } from '../http/edge';
 import { RateLimiter } from '../limits/rate-limiter';
 import { WorkspacesService } from '../workspaces/workspaces.service';
@@ -16,6 +17,7 @@ export class AdminController {
   ) {}
 
   @Put('workspaces/:ws/plan')
+  @OperatorRoute()
   async setPlan(@RequestId() requestId: string, @Param('ws') ws: string, @Body() body: unknown) {
     const input = objectBody(body);
     await this.requireWorkspace(ws);
@@ -26,6 +28,7 @@ export class AdminController {
 
   /** `Idempotency-Key` makes a grant safe to retry: the same key grants once. */
   @Post('workspaces/:ws/credits')
+  @OperatorRoute()
   async grantCredits(@RequestId() requestId: string, @Param('ws') ws: string, @Headers('idempotency-key') idempotencyKey: string | undefined, @Body() body: unknown) {
     const input = objectBody(body);
     if (idempotencyKey !== undefined && !isValidCallerToken(idempotencyKey)) {
@@ -40,6 +43,7 @@ export class AdminController {
   }
 
   @Put('workspaces/:ws/spend-cap')
+  @OperatorRoute()
   async setSpendCap(@RequestId() requestId: string, @Param('ws') ws: string, @Body() body: unknown) {
     const input = objectBody(body);
     await this.requireWorkspace(ws);

@@ -6,7 +6,8 @@ import { PLATFORM, RpcClient } from '@ds/platform';
 import { ApiKeysService } from '../auth/api-keys.service';
 import { SessionsService } from '../auth/sessions.service';
 import { bearerToken } from '../auth/tokens';
-import { objectBody, RequestId, UserId } from '../http/edge';
+import { ApplicationEntry, MemberWorkspace, SignedIn, UserId, WorkspaceRole } from '../http/access';
+import { objectBody, RequestId } from '../http/edge';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 
 /** The application's programmatic surface (design/application-api.md): sessions, workspaces, keys, decisions. */
@@ -20,17 +21,20 @@ export class AppController {
   ) {}
 
   @Post('auth/sign-up')
+  @ApplicationEntry()
   signUp(@Body() body: unknown) {
     return this.sessions.signUp(objectBody(body));
   }
 
   @Post('auth/sign-in')
+  @ApplicationEntry()
   @HttpCode(200)
   signIn(@Body() body: unknown) {
     return this.sessions.signIn(objectBody(body));
   }
 
   @Post('auth/sign-out')
+  @ApplicationEntry()
   @HttpCode(204)
   async signOut(@Req() request: FastifyRequest) {
     const token = bearerToken(request.headers.authorization);
@@ -38,6 +42,7 @@ export class AppController {
   }
 
   @Post('workspaces')
+  @SignedIn()
   async createWorkspace(@UserId() userId: string, @RequestId() requestId: string, @Body() body: unknown) {
     const workspace = await this.workspaces.create(userId, objectBody(body).name);
     const account = await this.rpc.call<{ plan: { name: string } }>(SUBJECTS.billing.account, { workspaceId: workspace.id }, { requestId });
@@ -45,23 +50,25 @@ export class AppController {
   }
 
   @Post('workspaces/:ws/members')
-  async addMember(@UserId() userId: string, @Param('ws') ws: string, @Body() body: unknown) {
-    await this.workspaces.requireRole(ws, userId, 'admin');
+  @WorkspaceRole('admin')
+  async addMember(@MemberWorkspace() ws: string, @Body() body: unknown) {
     return this.workspaces.addMember(ws, objectBody(body));
   }
 
   @Get('workspaces/:ws/members')
-  async listMembers(@UserId() userId: string, @Param('ws') ws: string) {
-    await this.workspaces.requireRole(ws, userId, 'viewer');
+  @WorkspaceRole('viewer')
+  async listMembers(@MemberWorkspace() ws: string) {
     return this.workspaces.members(ws);
   }
 
   @Get('templates')
+  @SignedIn()
   listTemplates() {
     return { data: TEMPLATES.map(templateSummary) };
   }
 
   @Get('templates/:id')
+  @SignedIn()
   getTemplate(@Param('id') id: string) {
     const template = TEMPLATES.find((candidate) => candidate.id === id);
     if (!template) throw new ServiceError('NOT_FOUND', `No template ${id}.`);
@@ -69,27 +76,27 @@ export class AppController {
   }
 
   @Post('workspaces/:ws/api-keys')
-  async createApiKey(@UserId() userId: string, @Param('ws') ws: string, @Body() body: unknown) {
-    await this.workspaces.requireRole(ws, userId, 'admin');
+  @WorkspaceRole('admin')
+  async createApiKey(@UserId() userId: string, @MemberWorkspace() ws: string, @Body() body: unknown) {
     return this.apiKeys.create(ws, userId, objectBody(body));
   }
 
   @Get('workspaces/:ws/api-keys')
-  async listApiKeys(@UserId() userId: string, @Param('ws') ws: string) {
-    await this.workspaces.requireRole(ws, userId, 'admin');
+  @WorkspaceRole('admin')
+  async listApiKeys(@MemberWorkspace() ws: string) {
     return this.apiKeys.list(ws);
   }
 
   @Delete('workspaces/:ws/api-keys/:id')
+  @WorkspaceRole('admin')
   @HttpCode(204)
-  async revokeApiKey(@UserId() userId: string, @Param('ws') ws: string, @Param('id') id: string) {
-    await this.workspaces.requireRole(ws, userId, 'admin');
+  async revokeApiKey(@MemberWorkspace() ws: string, @Param('id') id: string) {
     await this.apiKeys.revoke(ws, id);
   }
 
   @Post('workspaces/:ws/decisions')
-  async createDecision(@UserId() userId: string, @RequestId() requestId: string, @Param('ws') ws: string, @Body() body: unknown) {
-    await this.workspaces.requireRole(ws, userId, 'member');
+  @WorkspaceRole('member')
+  async createDecision(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Body() body: unknown) {
     const input = objectBody(body);
     return this.rpc.call(
       SUBJECTS.runner.createDecision,
@@ -99,21 +106,21 @@ export class AppController {
   }
 
   @Put('workspaces/:ws/decisions/:id/draft')
-  async saveDraft(@UserId() userId: string, @RequestId() requestId: string, @Param('ws') ws: string, @Param('id') id: string, @Body() body: unknown) {
-    await this.workspaces.requireRole(ws, userId, 'member');
+  @WorkspaceRole('member')
+  async saveDraft(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Body() body: unknown) {
     const input = objectBody(body);
     return this.rpc.call(SUBJECTS.runner.saveDraft, { workspaceId: ws, decisionId: id, schema: input.schema, revision: input.revision }, { requestId });
   }
 
   @Post('workspaces/:ws/decisions/:id/deploy')
-  async deploy(@UserId() userId: string, @RequestId() requestId: string, @Param('ws') ws: string, @Param('id') id: string) {
-    await this.workspaces.requireRole(ws, userId, 'admin');
+  @WorkspaceRole('admin')
+  async deploy(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string) {
     return this.rpc.call(SUBJECTS.runner.deploy, { workspaceId: ws, decisionId: id }, { requestId });
   }
 
   @Put('workspaces/:ws/decisions/:id/endpoint')
-  async setEndpoint(@UserId() userId: string, @RequestId() requestId: string, @Param('ws') ws: string, @Param('id') id: string, @Body() body: unknown) {
-    await this.workspaces.requireRole(ws, userId, 'admin');
+  @WorkspaceRole('admin')
+  async setEndpoint(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Body() body: unknown) {
     return this.rpc.call(SUBJECTS.runner.setEndpoint, { workspaceId: ws, decisionId: id, enabled: objectBody(body).enabled }, { requestId });
   }
 }

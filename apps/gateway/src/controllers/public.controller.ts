@@ -13,7 +13,8 @@ import { isValidSlug } from '@ds/decision-schema';
 import { isValidCallerToken } from '@ds/ids';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { AuthenticatedKey } from '../auth/api-keys.service';
-import { ApiKey, objectBody, RequestId } from '../http/edge';
+import { ApiKey, ApiKeyRoute, PublicRoute, RunRoute } from '../http/access';
+import { objectBody, RequestId } from '../http/edge';
 import { requestFingerprint } from '../idempotency/fingerprint';
 import { IdempotencyService, StillRunning } from '../idempotency/idempotency.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
@@ -30,11 +31,13 @@ export class PublicController {
   ) {}
 
   @Get('health')
+  @PublicRoute()
   health() {
     return { status: 'ok' };
   }
 
   @Post('v1/decisions/:slug')
+  @RunRoute('slug')
   @HttpCode(200)
   async run(
     @ApiKey() key: AuthenticatedKey,
@@ -100,17 +103,20 @@ export class PublicController {
   }
 
   @Get('v1/decisions')
+  @ApiKeyRoute('reads')
   listDecisions(@ApiKey() key: AuthenticatedKey, @RequestId() requestId: string) {
     return this.rpc.call<ListDecisionsReply>(SUBJECTS.runner.listDecisions, { workspaceId: key.workspaceId }, { requestId });
   }
 
   @Get('v1/decisions/:slug')
+  @ApiKeyRoute('reads')
   getDecision(@ApiKey() key: AuthenticatedKey, @RequestId() requestId: string, @Param('slug') slug: string) {
     if (!isValidSlug(slug)) throw new ServiceError('DECISION_NOT_FOUND', 'No decision with this slug in this workspace.');
     return this.rpc.call(SUBJECTS.runner.getContract, { workspaceId: key.workspaceId, slug }, { requestId });
   }
 
   @Get('v1/me')
+  @ApiKeyRoute('reads')
   async me(@ApiKey() key: AuthenticatedKey, @RequestId() requestId: string) {
     const [workspace, account] = await Promise.all([
       this.workspaces.describe(key.workspaceId),
@@ -127,6 +133,7 @@ export class PublicController {
   }
 
   @Get('v1/executions')
+  @ApiKeyRoute('reads')
   listExecutions(@ApiKey() key: AuthenticatedKey, @RequestId() requestId: string, @Query() query: Record<string, unknown>) {
     return this.rpc.call<ListExecutionsReply>(SUBJECTS.runner.listExecutions, { workspaceId: key.workspaceId, ...executionQuery(query) }, { requestId });
   }

@@ -1,26 +1,27 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { FastifyInstance, FastifyRequest } from 'fastify';
+import { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
 import { ServiceError } from '@ds/contracts';
 import { isValidSlug } from '@ds/decision-schema';
 import { isValidCallerToken, newId } from '@ds/ids';
 import { Metrics } from '@ds/platform';
-import { ApiKeysService, AuthenticatedKey } from '../auth/api-keys.service';
+import { ApiKeysService } from '../auth/api-keys.service';
 import { SessionsService } from '../auth/sessions.service';
 import { bearerToken, looksLikeApiKey } from '../auth/tokens';
 import { GatewayConfig } from '../config';
 import { RateLimiter } from '../limits/rate-limiter';
-import { allowed, rateLimitHeaders, retryAfterSeconds, windowFor } from '../limits/windows';
+import { allowed, rateLimitHeaders, retryAfterSeconds } from '../limits/windows';
+import { WorkspacesService } from '../workspaces/workspaces.service';
+import { Access, RouteAccessConfig, WORKSPACE_PARAM } from './access';
 import { parseJsonBody } from './json-body';
+import { RouteTable } from './route-table';
 
 /** 128 KB, read as 131,072 bytes. */
 export const BODY_LIMIT = 131_072;
 
 declare module 'fastify' {
   interface FastifyRequest {
-    apiKey: AuthenticatedKey | null;
-    userId: string | null;
     rawBody: string | null;
   }
 }
@@ -34,19 +35,19 @@ interface EdgeDependencies {
   config: GatewayConfig;
   apiKeys: ApiKeysService;
   sessions: SessionsService;
+  workspaces: WorkspacesService;
   rateLimiter: RateLimiter;
   metrics: Metrics;
+  routes: RouteTable;
 }
 
 /**
- * Everything that must happen before a body is read lives in onRequest hooks, so that the order of checks
- * holds: the key (401), then the workspace's window (429, and from here on the rate-limit headers), then
- * the slug format (404), and only then the body (413, 400).
+ * Everything that must happen before a body is read lives in onRequest hooks: the request id, and the
+ * access the matched route declares (see http/access.ts). Bodies are parsed only after that.
  */
 export function configureEdge(app: NestFastifyApplication, deps: EdgeDependencies): void {
   const fastify: FastifyInstance = app.getHttpAdapter().getInstance();
-  fastify.decorateRequest('apiKey', null);
-  fastify.decorateRequest('userId', null);
+  fastify.decorateRequest('caller', null as never);
   fastify.decorateRequest('rawBody', null);
 
   fastify.removeAllContentTypeParsers();
@@ -60,36 +61,20 @@ export function configureEdge(app: NestFastifyApplication, deps: EdgeDependencie
     }
   });
 
+  // Every route must declare its access; a route without one would be served to anybody, so the gateway
+  // refuses to start instead.
+  fastify.addHook('onRoute', (route) => {
+    const access = (route.config as RouteAccessConfig | undefined)?.access;
+    if (!access) throw new Error(`route ${String(route.method)} ${route.url} declares no access (see http/access.ts)`);
+    deps.routes.add(route.method, route.url, access);
+  });
+
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    const path = request.url.split('?')[0];
-    if (path.startsWith('/v1/') || path === '/mcp') {
-      request.apiKey = await deps.apiKeys.authenticate(bearerToken(request.headers.authorization));
-      const window = await deps.rateLimiter.count(request.apiKey.workspaceId, windowFor(request.method, request.routeOptions.url), request.id);
-      const now = Math.floor(Date.now() / 1000);
-      reply.headers(rateLimitHeaders(window, now));
-      if (!allowed(window)) {
-        reply.header('retry-after', String(retryAfterSeconds(window, now)));
-        throw new ServiceError('RATE_LIMITED', `The workspace used its ${window.limit} ${window.window} requests of this minute; retry after the window resets.`);
-      }
-      const params = request.params as { slug?: string };
-      if (request.method === 'POST' && request.routeOptions.url === '/v1/decisions/:slug' && !isValidSlug(params.slug)) {
-        throw new ServiceError('DECISION_NOT_FOUND', 'No decision with this slug in this workspace.');
-      }
-      return;
-    }
-    if (path.startsWith('/app/')) {
-      const token = bearerToken(request.headers.authorization);
-      if (token && looksLikeApiKey(token)) throw new ServiceError('FORBIDDEN', 'API keys work only on /v1 and /mcp; sign in to use the application.');
-      if (!path.startsWith('/app/v1/auth/sign-')) request.userId = await deps.sessions.userFor(token);
-      return;
-    }
-    if (path.startsWith('/admin/')) {
-      const token = bearerToken(request.headers.authorization);
-      if (token && looksLikeApiKey(token)) throw new ServiceError('FORBIDDEN', 'API keys work only on /v1 and /mcp.');
-      if (deps.config.adminToken === null) throw new ServiceError('NOT_FOUND', 'The operator API is off: ADMIN_TOKEN is not set.');
-      if (!token || !sameSecret(token, deps.config.adminToken)) throw new ServiceError('UNAUTHORIZED', 'The operator token is missing or wrong.');
-    }
+    const access = (request.routeOptions.config as RouteAccessConfig | undefined)?.access;
+    // Only the router's not-found route has no access; it answers 404 to anybody.
+    if (!access) return;
+    await checkAccess(access, request, reply, deps);
   });
 
   fastify.addHook('onResponse', async (request, reply) => {
@@ -99,19 +84,63 @@ export function configureEdge(app: NestFastifyApplication, deps: EdgeDependencie
   });
 }
 
+/**
+ * The checks of the matched route's declared access, in the order the spec gives for the run endpoint:
+ * the credential (401/403), then for API keys the workspace's window (429, and from here on the rate-limit
+ * headers) and the slug format (404); the body (413, 400) is read only after this hook.
+ */
+async function checkAccess(access: Access, request: FastifyRequest, reply: FastifyReply, deps: EdgeDependencies): Promise<void> {
+  request.caller = { kind: 'anonymous' };
+  const token = bearerToken(request.headers.authorization);
+  if (access.kind === 'public') return;
+  if (access.kind === 'api-key') {
+    const key = await deps.apiKeys.authenticate(token);
+    request.caller = { kind: 'api-key', key };
+    const window = await deps.rateLimiter.count(key.workspaceId, access.window, request.id);
+    const now = Math.floor(Date.now() / 1000);
+    reply.headers(rateLimitHeaders(window, now));
+    if (!allowed(window)) {
+      reply.header('retry-after', String(retryAfterSeconds(window, now)));
+      throw new ServiceError('RATE_LIMITED', `The workspace used its ${window.limit} ${window.window} requests of this minute; retry after the window resets.`);
+    }
+    if (access.slugParam !== undefined && !isValidSlug(routeParam(request, access.slugParam))) {
+      throw new ServiceError('DECISION_NOT_FOUND', 'No decision with this slug in this workspace.');
+    }
+    return;
+  }
+  // API keys work only on /v1 and /mcp: everywhere else they are refused before anything is looked up.
+  if (token && looksLikeApiKey(token)) {
+    throw new ServiceError('FORBIDDEN', access.kind === 'operator' ? 'API keys work only on /v1 and /mcp.' : 'API keys work only on /v1 and /mcp; sign in to use the application.');
+  }
+  if (access.kind === 'application-entry') return;
+  if (access.kind === 'operator') {
+    if (deps.config.adminToken === null || !token || !sameSecret(token, deps.config.adminToken)) {
+      throw new ServiceError('UNAUTHORIZED', 'The operator token is missing or wrong.');
+    }
+    request.caller = { kind: 'operator' };
+    return;
+  }
+  const userId = await deps.sessions.userFor(token);
+  request.caller = { kind: 'user', userId, membership: null };
+  if (access.role !== undefined) {
+    const workspaceId = routeParam(request, WORKSPACE_PARAM);
+    const role = await deps.workspaces.requireRole(workspaceId, userId, access.role);
+    request.caller = { kind: 'user', userId, membership: { workspaceId, role } };
+  }
+}
+
+function routeParam(request: FastifyRequest, name: string): string {
+  const params = request.params as Record<string, string | undefined> | undefined;
+  const value = params && Object.hasOwn(params, name) ? params[name] : undefined;
+  if (typeof value !== 'string') throw new Error(`the matched route ${request.routeOptions.url} has no :${name} parameter`);
+  return value;
+}
+
 function sameSecret(given: string, expected: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);
 }
-
-export const ApiKey = createParamDecorator((_data: unknown, context: ExecutionContext): AuthenticatedKey => {
-  return context.switchToHttp().getRequest<FastifyRequest>().apiKey!;
-});
-
-export const UserId = createParamDecorator((_data: unknown, context: ExecutionContext): string => {
-  return context.switchToHttp().getRequest<FastifyRequest>().userId!;
-});
 
 export const RequestId = createParamDecorator((_data: unknown, context: ExecutionContext): string => {
   return context.switchToHttp().getRequest<FastifyRequest>().id;

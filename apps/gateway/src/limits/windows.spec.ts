@@ -1,15 +1,6 @@
-import { allowed, rateLimitHeaders, retryAfterSeconds, windowFor } from './windows';
+import { allowed, rateLimitHeaders, retryAfterSeconds } from './windows';
 
 describe('rate-limit windows', () => {
-  it('puts runs in the decisions window and everything else in reads', () => {
-    expect(windowFor('POST', '/v1/decisions/:slug')).toBe('decisions');
-    expect(windowFor('GET', '/v1/decisions/:slug')).toBe('reads');
-    expect(windowFor('GET', '/v1/decisions')).toBe('reads');
-    expect(windowFor('GET', '/v1/me')).toBe('reads');
-    expect(windowFor('POST', '/mcp')).toBe('reads');
-    expect(windowFor('GET', undefined)).toBe('reads');
-  });
-
   it('allows up to the limit and not one more', () => {
     expect(allowed({ window: 'reads', limit: 60, hits: 60, resetAt: 0 })).toBe(true);
     expect(allowed({ window: 'reads', limit: 60, hits: 61, resetAt: 0 })).toBe(false);

@@ -19,11 +19,6 @@ export function allowed(state: WindowState): boolean {
   return state.hits <= state.limit;
 }
 
-/** POST /v1/decisions/{slug} counts as a decision; every other API-key request (every /mcp request too) as a read. */
-export function windowFor(method: string, routeUrl: string | undefined): WindowName {
-  return method === 'POST' && routeUrl === '/v1/decisions/:slug' ? 'decisions' : 'reads';
-}
-
 /**
  * `X-RateLimit-*` as the spec names them, plus the IETF RateLimit fields
  * (draft-ietf-httpapi-ratelimit-headers: `RateLimit-Policy` lists the workspace's three windows,

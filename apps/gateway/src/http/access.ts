@@ -1,0 +1,93 @@
+import { applyDecorators, createParamDecorator, ExecutionContext } from '@nestjs/common';
+import { RouteConfig } from '@nestjs/platform-fastify';
+import { FastifyRequest } from 'fastify';
+import { AuthenticatedKey } from '../auth/api-keys.service';
+import { Role } from '../entities';
+import { WindowName } from '../limits/windows';
+
+/**
+ * What a route needs before anything else of the request is looked at. Every route declares exactly one;
+ * the edge reads it from the route the router matched (`request.routeOptions.config.access`), never from
+ * the text of the URL, so an encoded or oddly spelled path can only reach a route together with its check.
+ */
+export type Access =
+  /** Anyone: the health check, public documents. */
+  | { kind: 'public' }
+  /** The application's doors that need no session yet (sign-up, sign-in, sign-out); API keys are refused. */
+  | { kind: 'application-entry' }
+  /** A signed-in user; with `role`, a member of the route's `:ws` workspace holding at least that role. */
+  | { kind: 'session'; role?: Role }
+  /** An API key of the workspace; the request counts in `window`. `slugParam` is checked before the body is read. */
+  | { kind: 'api-key'; window: Exclude<WindowName, 'webhooks'>; slugParam?: string }
+  /** The operator token (`ADMIN_TOKEN`). */
+  | { kind: 'operator' };
+
+export type AccessKind = Access['kind'];
+
+/** The route's config as the edge sees it; `access` is absent only on the router's not-found route. */
+export interface RouteAccessConfig {
+  access?: Access;
+}
+
+function declare(access: Access): MethodDecorator {
+  return applyDecorators(RouteConfig({ access } satisfies RouteAccessConfig));
+}
+
+export const PublicRoute = () => declare({ kind: 'public' });
+export const ApplicationEntry = () => declare({ kind: 'application-entry' });
+/** Any signed-in user, for routes that are not about one workspace. */
+export const SignedIn = () => declare({ kind: 'session' });
+/** A member of the route's `:ws` workspace with at least `role`. */
+export const WorkspaceRole = (role: Role) => declare({ kind: 'session', role });
+export const ApiKeyRoute = (window: 'reads') => declare({ kind: 'api-key', window });
+/** The run endpoint: the decisions window, and the slug format checked in the order of checks. */
+export const RunRoute = (slugParam: string) => declare({ kind: 'api-key', window: 'decisions', slugParam });
+export const OperatorRoute = () => declare({ kind: 'operator' });
+
+/** The workspace route parameter that a role check reads. */
+export const WORKSPACE_PARAM = 'ws';
+
+/** Who the edge found the caller to be, set by the access check of the matched route. */
+export type Caller =
+  | { kind: 'anonymous' }
+  | { kind: 'api-key'; key: AuthenticatedKey }
+  | { kind: 'user'; userId: string; membership: { workspaceId: string; role: Role } | null }
+  | { kind: 'operator' };
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller: Caller;
+  }
+}
+
+function callerOf(context: ExecutionContext): Caller {
+  return context.switchToHttp().getRequest<FastifyRequest>().caller;
+}
+
+/**
+ * Identity readers for handlers. Each throws when the route's declared access did not establish that
+ * identity: a handler can never run with an undefined owner and so never builds a query without one.
+ */
+export const ApiKey = createParamDecorator((_data: unknown, context: ExecutionContext): AuthenticatedKey => {
+  const caller = callerOf(context);
+  if (caller.kind !== 'api-key') throw identityMissing('API key');
+  return caller.key;
+});
+
+export const UserId = createParamDecorator((_data: unknown, context: ExecutionContext): string => {
+  const caller = callerOf(context);
+  if (caller.kind !== 'user') throw identityMissing('user');
+  return caller.userId;
+});
+
+/** The `:ws` workspace, as verified by the route's role check (never the raw parameter). */
+export const MemberWorkspace = createParamDecorator((_data: unknown, context: ExecutionContext): string => {
+  const caller = callerOf(context);
+  if (caller.kind !== 'user' || !caller.membership) throw identityMissing('workspace membership');
+  return caller.membership.workspaceId;
+});
+
+function identityMissing(what: string): Error {
+  // A route that reads an identity its access declaration does not establish is a programming error.
+  return new Error(`the route reads the caller's ${what}, which its access declaration does not establish`);
+}
