@@ -35,7 +35,13 @@ export function toServiceError(error: unknown, logger: Logger): ServiceError {
 
 export function sendError(reply: FastifyReply, request: FastifyRequest, error: WireError): void {
   if (error.code === 'INVALID_API_KEY' && request.url.startsWith('/mcp')) reply.header('www-authenticate', 'Bearer');
-  void reply.status(error.status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(errorBody(error, request.id)));
+  // Set here as well as in the onRequest hook: some failures (a path the router cannot decode for a method it
+  // has no routes for) are answered without the hooks running.
+  void reply
+    .status(error.status)
+    .header('x-request-id', request.id)
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(JSON.stringify(errorBody(error, request.id)));
 }
 
 /** The one place every failure is shaped: Nest routes errors of handlers, hooks and Fastify itself here. */
