@@ -120,14 +120,17 @@ const hostileSegment = fc.oneof(
 /** One spelling of a value the router may decode and a handler may receive. */
 function paramValue(name: string): fc.Arbitrary<string> {
   const real = name === 'ws' ? ws.workspaceId : name === 'slug' ? SLUG : null;
-  return real === null ? hostileSegment : fc.oneof({ weight: 3, arbitrary: fc.constant(real) }, { weight: 2, arbitrary: hostileSegment });
+  return real === null ? hostileSegment : fc.oneof({ weight: 4, arbitrary: fc.constant(real) }, { weight: 1, arbitrary: hostileSegment });
 }
 
 /** The route's template filled with generated parameters, then perhaps spelled oddly. */
 function pathFor(route: RouteEntry): fc.Arbitrary<string> {
   const segments = route.url.split('/').slice(1);
   const filled = fc.tuple(...segments.map((segment) => (segment.startsWith(':') ? paramValue(segment.slice(1)) : fc.constant(segment))));
-  const spelling = fc.constantFrom('plain', 'plain', 'plain', 'trailing-slash', 'double-slash', 'dot-segment', 'dot-dot', 'encoded-letter', 'extra-segment');
+  const spelling = fc.oneof(
+    { weight: 6, arbitrary: fc.constant('plain') },
+    { weight: 4, arbitrary: fc.constantFrom('trailing-slash', 'double-slash', 'dot-segment', 'dot-dot', 'encoded-letter', 'extra-segment') },
+  );
   return fc.tuple(filled, spelling, fc.nat(), hostileSegment).map(([parts, how, pick, extra]) => {
     const at = parts.length === 0 ? 0 : pick % parts.length;
     const letterEncoded = parts.map((part, i) => (i === at && /^[a-z]/.test(part) ? `${hexByte(part.charCodeAt(0))}${part.slice(1)}` : part));
@@ -170,21 +173,26 @@ const queryString = fc.oneof(
 /** Printable ASCII: what Node's client (and any HTTP/1.1 client) lets through in a header value. */
 const headerText = fc.stringMatching(/^[\x20-\x7e]{0,40}$/);
 
-const contentType = fc.constantFrom(
-  'application/json',
-  'application/json; charset=utf-8',
-  'application/json; charset=utf-16',
-  'Application/JSON',
-  'application/json, text/plain',
-  'application/problem+json',
-  'text/plain',
-  'text/json',
-  'application/x-www-form-urlencoded',
-  'multipart/form-data; boundary=x',
-  'application/octet-stream',
-  '*/*',
-  ';',
-  '',
+const contentType = fc.oneof(
+  { weight: 3, arbitrary: fc.constant('application/json') },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      'application/json; charset=utf-8',
+      'application/json; charset=utf-16',
+      'Application/JSON',
+      'application/json, text/plain',
+      'application/problem+json',
+      'text/plain',
+      'text/json',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/octet-stream',
+      '*/*',
+      ';',
+      '',
+    ),
+  },
 );
 
 /** Strings a handler may choke on: wrong types in JSON's clothing, hostile text, sizes at the limits. */
@@ -213,6 +221,7 @@ const hostileJson: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
 /** Bodies that look like what a route expects, with one part generated. */
 const plausibleBody = fc.oneof(
   hostileJson.map((state) => ({ state })),
+  fc.record({ message: hostileString, extra: hostileJson }, { requiredKeys: ['message'] }).map((state) => ({ state })),
   fc.record({ name: hostileJson, mode: hostileJson }, { requiredKeys: [] }),
   fc.record({ email: hostileJson, password: hostileJson, name: hostileJson }, { requiredKeys: [] }),
   fc.record({ plan: hostileJson, overrides: hostileJson }, { requiredKeys: [] }),
@@ -226,7 +235,7 @@ function nestedText(levels: number): string {
 
 const bodyText: fc.Arbitrary<string | Uint8Array | null> = fc.oneof(
   { weight: 2, arbitrary: fc.constant(null) },
-  { weight: 4, arbitrary: plausibleBody.map((value) => JSON.stringify(value)) },
+  { weight: 6, arbitrary: plausibleBody.map((value) => JSON.stringify(value)) },
   { weight: 2, arbitrary: hostileJson.map((value) => JSON.stringify(value) ?? 'null') },
   { weight: 1, arbitrary: fc.string({ maxLength: 60 }) },
   { weight: 1, arbitrary: fc.uint8Array({ maxLength: 60 }) },
@@ -256,7 +265,11 @@ function headersArbitrary(tokens: fc.Arbitrary<string | null>): fc.Arbitrary<Rec
       {
         authorization: tokens,
         contentType,
-        idempotencyKey: fc.oneof(fc.constant(null), headerText),
+        idempotencyKey: fc.oneof(
+          { weight: 4, arbitrary: fc.constant(null) },
+          { weight: 1, arbitrary: fc.stringMatching(/^[A-Za-z0-9._:-]{1,20}$/) },
+          { weight: 1, arbitrary: headerText },
+        ),
         requestId: fc.oneof(fc.constant(null), headerText, fc.constantFrom('req_fuzz', 'a'.repeat(128), 'a'.repeat(129))),
         extraName: fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/),
         extraValue: headerText,
