@@ -21,6 +21,8 @@ export default async function globalSetup(): Promise<void> {
       DATABASE_URL: databaseUrl,
       NATS_URL: nats.url,
       ADMIN_TOKEN,
+      // Short, so that the slow-body test sees a stalled request cut off within seconds.
+      HTTP_REQUEST_TIMEOUT_MS: '4000',
       ENGINE_DEFAULT: 'llm',
       ENGINE_LLM_PROVIDER: 'openai',
       ENGINE_LLM_BASE_URL: `${simulator.url}/v1`,

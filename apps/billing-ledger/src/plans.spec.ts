@@ -23,4 +23,10 @@ describe('plans', () => {
     expect(checkOverrides(undefined)).toEqual([]);
     expect(checkOverrides({ price_per_million_cents: null })).toEqual([]);
   });
+
+  it('knows only its own overrides, whatever Object.prototype holds', () => {
+    expect(checkOverrides(JSON.parse('{"constructor":1,"toString":"x","hasOwnProperty":true,"__proto__":{},"valueOf":null}'))).toEqual(
+      ['constructor', 'toString', 'hasOwnProperty', '__proto__', 'valueOf'].map((key) => ({ path: `overrides.${key}`, message: 'unknown override' })),
+    );
+  });
 });

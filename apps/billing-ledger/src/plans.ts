@@ -36,7 +36,8 @@ export function checkOverrides(input: unknown): Array<{ path: string; message: s
   if (typeof input !== 'object' || Array.isArray(input)) return [{ path: 'overrides', message: 'must be an object' }];
   const issues: Array<{ path: string; message: string }> = [];
   for (const [key, value] of Object.entries(input)) {
-    const rule = OVERRIDE_RULES[key as keyof PlanOverrides];
+    // Own properties only: `constructor` or `toString` must be unknown overrides, not Object.prototype's functions.
+    const rule = Object.hasOwn(OVERRIDE_RULES, key) ? OVERRIDE_RULES[key as keyof PlanOverrides] : undefined;
     if (!rule) issues.push({ path: `overrides.${key}`, message: 'unknown override' });
     else if (!rule(value)) issues.push({ path: `overrides.${key}`, message: 'has an invalid value' });
   }

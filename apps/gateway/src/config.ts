@@ -32,6 +32,8 @@ export interface GatewayConfig {
   credentialLimits: CredentialLimitsConfig;
   /** How often expired application sessions are deleted; 0 turns the purge off. */
   sessionPurgeIntervalMs: number;
+  /** The whole request, headers and body, must arrive within this time. */
+  requestTimeoutMs: number;
 }
 
 /** OWASP's current minimum for scrypt (N=2^17, r=8, p=1). */
@@ -88,5 +90,6 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
       attemptsPerAccount: env.int('SIGN_IN_ATTEMPTS_PER_ACCOUNT', 10, 1, 10_000_000),
     },
     sessionPurgeIntervalMs: env.int('SESSION_PURGE_INTERVAL_MS', 3_600_000, 0, 86_400_000),
+    requestTimeoutMs: env.int('HTTP_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
   };
 }

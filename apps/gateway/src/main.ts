@@ -72,6 +72,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
   http: {
     port: (config) => config.port,
     bodyLimit: BODY_LIMIT,
+    requestTimeoutMs: (config) => config.requestTimeoutMs,
     genReqId: (request) => requestIdFrom(request.headers['x-request-id']),
     trustedProxies: (config) => config.trustedProxies,
     configure: (app, runtime) => {

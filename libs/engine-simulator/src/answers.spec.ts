@@ -18,6 +18,16 @@ describe('composeAnswers', () => {
     expect(answers).toEqual({ intent: deterministicDistribution('seed', intent), fraud: { yes: 2 }, extra: { a: 1 } });
   });
 
+  it.each(['constructor', 'to_string', 'hasOwnProperty', '__proto__'])('answers a question keyed %j like any other', (key) => {
+    const question = { key, outcomes: ['yes', 'no'] };
+    const answers = composeAnswers('seed', [question, fraud]);
+    expect(Object.keys(answers)).toEqual([key, 'fraud']);
+    expect(Object.getOwnPropertyDescriptor(answers, key)?.value).toEqual(deterministicDistribution('seed', question));
+    expect(Object.getPrototypeOf(answers)).toBe(Object.prototype);
+    const forced = composeAnswers('seed', [question], { answers: JSON.parse(`{"${key}":{"yes":1}}`) });
+    expect(Object.getOwnPropertyDescriptor(forced, key)?.value).toEqual({ yes: 1 });
+  });
+
   it('moves 0.1 from the top outcome of the first answer to an unknown outcome', () => {
     const { intent: answer } = composeAnswers('seed', [intent], { answers: { intent: { refund: 0.7, exchange: 0.2, other: 0.1 } }, unknownOutcome: true });
     expect(answer).toEqual({ refund: 0.6, exchange: 0.2, other: 0.1, [UNKNOWN_OUTCOME]: 0.1 });

@@ -17,16 +17,19 @@ export const MALFORMED_TEXT = 'Sure! The customer most likely wants a refund, an
  */
 export function composeAnswers(seed: string, questions: Question[], step?: Step): Answers {
   const forced = step?.answers ?? {};
-  const answers: Answers = {};
-  for (const question of questions) answers[question.key] = forced[question.key] ?? deterministicDistribution(seed, question);
-  for (const [key, distribution] of Object.entries(forced)) answers[key] ??= distribution;
-
-  if (step?.incomplete && questions.length > 0) delete answers[questions[0].key];
-  if (step?.unknownOutcome) {
-    const first = Object.keys(answers)[0];
-    if (first !== undefined) answers[first] = withUnknownOutcome(answers[first]);
+  // A Map, not an object: question keys such as `constructor` must not find Object.prototype's properties.
+  const answers = new Map<string, Distribution>();
+  for (const question of questions) {
+    answers.set(question.key, (Object.hasOwn(forced, question.key) ? forced[question.key] : undefined) ?? deterministicDistribution(seed, question));
   }
-  return answers;
+  for (const [key, distribution] of Object.entries(forced)) if (!answers.has(key)) answers.set(key, distribution);
+
+  if (step?.incomplete && questions.length > 0) answers.delete(questions[0].key);
+  if (step?.unknownOutcome) {
+    const first = answers.keys().next();
+    if (!first.done) answers.set(first.value, withUnknownOutcome(answers.get(first.value)!));
+  }
+  return Object.fromEntries(answers);
 }
 
 /** Moves probability from the most likely outcome to an unlisted one, so the total stays 1. */

@@ -84,6 +84,9 @@ describe('parseScript', () => {
     [{ match: 'm', steps: [{ headers: { a: 1 } }] }, 'steps[0].headers must be an object of strings'],
     [{ match: 'm', steps: [{ answers: { q: { a: '1' } } }] }, 'steps[0].answers must be an object of {outcome: number} objects'],
     [{ match: 'm', steps: [{ drop: 1 }] }, 'steps[0].drop must be a boolean'],
+    [{ match: 'm', steps: [{ constructor: 1 }] }, 'steps[0] has an unknown field constructor'],
+    [{ match: 'm', steps: [{ toString: 1 }] }, 'steps[0] has an unknown field toString'],
+    [{ match: 'm', steps: [JSON.parse('{"__proto__":1}')] }, 'steps[0] has an unknown field __proto__'],
   ])('refuses %j', (body, message) => {
     expect(() => parseScript(body)).toThrow(new InvalidRequest(message));
   });

@@ -82,7 +82,7 @@ export function parseScript(body: unknown): ScriptInput {
   steps.forEach((step: unknown, i) => {
     if (!isRecord(step)) throw new InvalidRequest(`steps[${i}] must be an object`);
     for (const [field, value] of Object.entries(step)) {
-      const check = (STEP_FIELDS as Record<string, Check | undefined>)[field];
+      const check = Object.hasOwn(STEP_FIELDS, field) ? (STEP_FIELDS as Record<string, Check>)[field] : undefined;
       if (!check) throw new InvalidRequest(`steps[${i}] has an unknown field ${field}`);
       if (!check.test(value)) throw new InvalidRequest(`steps[${i}].${field} must be ${check.expected}`);
     }

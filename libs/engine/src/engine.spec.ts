@@ -3,6 +3,7 @@ import {
   answerJsonSchema,
   checkAnswer,
   classifyStatus,
+  DEFAULT_PRICES,
   estimatedCostUsd,
   MAX_OUTPUT_TOKENS,
   MAX_RETRIES,
@@ -154,6 +155,10 @@ describe('prices', () => {
     expect(pricePerMillion(table, 'claude-sonnet-4-5-20250929')).toBe(4);
     expect(pricePerMillion(table, 'claude-sonnet-4-20250514')).toBe(3);
     expect(pricePerMillion(table, 'unknown')).toBe(0);
+  });
+  it.each(['constructor', 'toString', '__proto__', 'hasOwnProperty'])('prices a model named %j at 0, not by Object.prototype', (model) => {
+    expect(pricePerMillion(DEFAULT_PRICES, model)).toBe(0);
+    expect(estimatedCostUsd(DEFAULT_PRICES, model, 1_000)).toBe(0);
   });
   it('multiplies input tokens by the price', () => {
     expect(estimatedCostUsd(table, 'gpt-4o', 1_000)).toBe(0.0025);

@@ -14,7 +14,8 @@ export const DEFAULT_PRICES: PriceTable = {
 };
 
 export function pricePerMillion(table: PriceTable, model: string): number {
-  if (model in table) return table[model];
+  // Own properties only: a model named `constructor` or `toString` must not find Object.prototype.
+  if (Object.hasOwn(table, model)) return table[model];
   let best: string | null = null;
   for (const prefix of Object.keys(table)) {
     if (model.startsWith(prefix) && (best === null || prefix.length > best.length)) best = prefix;

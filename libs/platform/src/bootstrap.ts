@@ -7,6 +7,7 @@ import { DataSource } from 'typeorm';
 import { ServiceName } from '@ds/contracts';
 import { BaseConfig, ConfigError, EnvReader, readBaseConfig } from './config';
 import { DatabaseDefinition, migrateDatabase, openDatabase } from './database';
+import { httpServerOptions } from './http-server';
 import { createLogger, Logger, PinoNestLogger } from './logger';
 import { Metrics } from './metrics';
 import { NatsLink, RpcClient, SharedConnectionNatsServer } from './nats';
@@ -42,6 +43,8 @@ export interface ServiceDefinition<TConfig> {
     port: (config: TConfig) => number;
     configure: (app: NestFastifyApplication, runtime: ServiceRuntime<TConfig>) => Promise<void> | void;
     bodyLimit: number;
+    /** The whole request, headers and body, must arrive within this time. */
+    requestTimeoutMs: (config: TConfig) => number;
     genReqId: (request: IncomingMessage) => string;
     /**
      * Proxies whose `X-Forwarded-For` is believed (Fastify's `trustProxy` list: addresses, CIDRs,
@@ -123,6 +126,7 @@ export async function startService<TConfig>(definition: ServiceDefinition<TConfi
   let httpPort: number | null = null;
   if (definition.http) {
     const adapter = new FastifyAdapter({
+      ...httpServerOptions({ requestTimeoutMs: definition.http.requestTimeoutMs(config) }),
       bodyLimit: definition.http.bodyLimit,
       trustProxy: definition.http.trustedProxies(config),
       genReqId: definition.http.genReqId,

@@ -1,6 +1,7 @@
 export * from './bootstrap';
 export * from './config';
 export * from './database';
+export * from './http-server';
 export * from './logger';
 export * from './metrics';
 export * from './nats';

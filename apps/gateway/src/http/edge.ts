@@ -15,6 +15,7 @@ import { RateLimiter } from '../limits/rate-limiter';
 import { allowed, rateLimitHeaders, retryAfterSeconds } from '../limits/windows';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { Access, RouteAccessConfig, WORKSPACE_PARAM } from './access';
+import { parseJsonBody } from './json-body';
 import { RouteTable } from './route-table';
 
 /** 128 KB, read as 131,072 bytes. */
@@ -55,11 +56,10 @@ export function configureEdge(app: NestFastifyApplication, deps: EdgeDependencie
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const raw = body as string;
     request.rawBody = raw;
-    if (raw.length === 0) return done(null, undefined);
     try {
-      done(null, JSON.parse(raw));
+      done(null, parseJsonBody(raw));
     } catch (error) {
-      done(new ServiceError('INVALID_REQUEST', 'The request body is not valid JSON.', [{ path: '', message: (error as Error).message }]), undefined);
+      done(error as Error, undefined);
     }
   });
 

@@ -7,7 +7,8 @@ import { Logger } from '@ds/platform';
  * Nest hands Fastify's own failures (body limits, parsing, unknown routes) to the exception filter as
  * HttpExceptions carrying Fastify's status; they become the API's codes with fixed, internals-free messages.
  */
-function fromHttpStatus(status: number): ServiceError | null {
+function fromHttpStatus(status: number | null): ServiceError | null {
+  if (status === null) return null;
   if (status === 413) return new ServiceError('PAYLOAD_TOO_LARGE', 'The request body is larger than 128 KB.');
   if (status === 415) return new ServiceError('INVALID_REQUEST', 'Content-Type must be application/json.');
   if (status === 404 || status === 405) return new ServiceError('NOT_FOUND', 'No such endpoint.');
@@ -15,9 +16,18 @@ function fromHttpStatus(status: number): ServiceError | null {
   return null;
 }
 
+/**
+ * Fastify marks the client's own failures that reach no handler (a body the client aborted or never
+ * finished) with a 4xx `statusCode`; they are the caller's doing, not an unexpected failure worth a log line.
+ */
+function fastifyClientStatus(error: unknown): number | null {
+  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : null;
+}
+
 export function toServiceError(error: unknown, logger: Logger): ServiceError {
   if (error instanceof ServiceError) return error;
-  const mapped = error instanceof HttpException ? fromHttpStatus(error.getStatus()) : null;
+  const mapped = error instanceof HttpException ? fromHttpStatus(error.getStatus()) : fromHttpStatus(fastifyClientStatus(error));
   if (mapped) return mapped;
   logger.error({ err: error }, 'unexpected failure while answering a request');
   return new ServiceError('INTERNAL_ERROR', 'An unexpected error occurred; retry, and contact support with the request id if it persists.');
@@ -31,7 +41,13 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: W
   if (error.code === 'SERVICE_UNAVAILABLE' && !reply.hasHeader('retry-after')) reply.header('retry-after', String(SERVICE_UNAVAILABLE_RETRY_AFTER_S));
   const retryAfter = error.code === 'RATE_LIMITED' && !Array.isArray(error.details) ? error.details?.retryAfter : undefined;
   if (typeof retryAfter === 'number' && !reply.hasHeader('retry-after')) reply.header('retry-after', String(retryAfter));
-  void reply.status(error.status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(errorBody(error, request.id)));
+  // Set here as well as in the onRequest hook: some failures (a path the router cannot decode for a method it
+  // has no routes for) are answered without the hooks running.
+  void reply
+    .status(error.status)
+    .header('x-request-id', request.id)
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(JSON.stringify(errorBody(error, request.id)));
 }
 
 /** The one place every failure is shaped: Nest routes errors of handlers, hooks and Fastify itself here. */

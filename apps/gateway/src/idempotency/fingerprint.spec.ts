@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { canonicalJson, requestFingerprint } from './fingerprint';
 
 describe('requestFingerprint', () => {
@@ -25,5 +26,38 @@ describe('requestFingerprint', () => {
   it('writes canonical JSON', () => {
     expect(canonicalJson({ b: [1, { d: null, c: 'x' }], a: true })).toBe('{"a":true,"b":[1,{"c":"x","d":null}]}');
     expect(canonicalJson(undefined)).toBe('null');
+  });
+});
+
+describe('canonicalJson at any depth', () => {
+  // The plain recursive definition, safe here because fast-check's values are shallow.
+  function recursiveCanonical(value: unknown): string {
+    if (Array.isArray(value)) return `[${value.map(recursiveCanonical).join(',')}]`;
+    if (value !== null && typeof value === 'object') {
+      const entries = Object.keys(value)
+        .sort()
+        .map((key) => `${JSON.stringify(key)}:${recursiveCanonical((value as Record<string, unknown>)[key])}`);
+      return `{${entries.join(',')}}`;
+    }
+    return JSON.stringify(value) ?? 'null';
+  }
+
+  it('is the recursive definition, for any JSON value', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        expect(canonicalJson(value)).toBe(recursiveCanonical(value));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('writes nesting far deeper than the call stack allows', () => {
+    const depth = 200_000;
+    let value: unknown = 'core';
+    for (let i = 0; i < depth; i++) value = i % 2 === 0 ? [value] : { z: value, a: 1 };
+    const text = canonicalJson(value);
+    expect(text.startsWith('{"a":1,"z":[{"a":1,"z":[')).toBe(true);
+    expect(text).toHaveLength(depth / 2 + (depth / 2) * '{"a":1,"z":}'.length + '"core"'.length + depth / 2);
+    expect(requestFingerprint('POST', '/v1/decisions/x', value)).toMatch(/^[0-9a-f]{64}$/);
   });
 });

@@ -15,13 +15,38 @@ export function requestFingerprint(method: string, url: string, body: unknown): 
     .digest('hex');
 }
 
+/**
+ * JSON with object keys sorted. Written with an explicit stack instead of recursion, so that no nesting depth
+ * can overflow the call stack, whatever reaches it.
+ */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(',')}}`;
+  const out: string[] = [];
+  // A string is text to write as it is; a { value } is a value still to be written.
+  const work: Array<string | { value: unknown }> = [{ value }];
+  while (work.length > 0) {
+    const item = work.pop()!;
+    if (typeof item === 'string') {
+      out.push(item);
+      continue;
+    }
+    const current = item.value;
+    if (current === null || typeof current !== 'object') {
+      out.push(JSON.stringify(current) ?? 'null');
+      continue;
+    }
+    const parts: Array<string | { value: unknown }> = [];
+    if (Array.isArray(current)) {
+      parts.push('[');
+      current.forEach((element, index) => parts.push(index > 0 ? ',' : '', { value: element }));
+      parts.push(']');
+    } else {
+      parts.push('{');
+      Object.keys(current)
+        .sort()
+        .forEach((key, index) => parts.push(`${index > 0 ? ',' : ''}${JSON.stringify(key)}:`, { value: (current as Record<string, unknown>)[key] }));
+      parts.push('}');
+    }
+    for (let i = parts.length - 1; i >= 0; i--) work.push(parts[i]);
   }
-  return JSON.stringify(value) ?? 'null';
+  return out.join('');
 }

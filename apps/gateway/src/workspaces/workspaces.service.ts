@@ -4,8 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { ServiceError } from '@ds/contracts';
 import { MembershipEntity, Role, UserEntity, WorkspaceEntity } from '../entities';
+import { roleReaches } from './roles';
 
-const RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
 /** The spec's ceiling on workspaces one user owns. */
 export const MAX_OWNED_WORKSPACES = 10;
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -39,7 +39,7 @@ export class WorkspacesService {
   async requireRole(workspaceId: string, userId: string, minimum: Role): Promise<Role> {
     const membership = UUID_PATTERN.test(workspaceId) ? await this.db.getRepository(MembershipEntity).findOneBy({ workspaceId, userId }) : null;
     if (!membership) throw new ServiceError('FORBIDDEN', 'You are not a member of this workspace.', { reason: 'workspace_access' });
-    if (RANK[membership.role] < RANK[minimum]) throw new ServiceError('FORBIDDEN', `This needs the ${minimum} role or higher.`);
+    if (!roleReaches(membership.role, minimum)) throw new ServiceError('FORBIDDEN', `This needs the ${minimum} role or higher.`);
     return membership.role;
   }
 

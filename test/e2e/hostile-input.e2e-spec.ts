@@ -1,0 +1,172 @@
+import { connect } from 'node:net';
+import { call, deployedDecision, expectError, newWorkspace, runDecision, triageSchema, Workspace } from './support/api';
+
+/**
+ * Input built to break the service rather than use it: each is refused at the edge with 400 INVALID_REQUEST
+ * in the one error shape, nothing is recorded, and the gateway keeps answering.
+ */
+const json = { 'content-type': 'application/json' };
+const NESTING_MAX = 64;
+
+function nested(levels: number): unknown {
+  let value: unknown = 'core';
+  for (let i = 1; i < levels; i++) value = { inner: value };
+  return value;
+}
+
+async function executionsOf(ws: Workspace): Promise<unknown[]> {
+  const reply = await call('GET', '/v1/executions', { token: ws.apiKey });
+  expect(reply.status).toBe(200);
+  return reply.body.data;
+}
+
+async function expectHealthy(): Promise<void> {
+  const health = await call('GET', '/health');
+  expect({ status: health.status, body: health.body }).toEqual({ status: 200, body: { status: 'ok' } });
+}
+
+interface RawExchange {
+  closedByServer: boolean;
+  received: string;
+}
+
+/** Sends `text` on a raw connection, then stalls; answers what the server sent before it closed, or after `patienceMs`. */
+function sendAndStall(text: string, patienceMs: number): Promise<RawExchange> {
+  const port = Number(new URL(process.env.E2E_BASE_URL!).port);
+  return new Promise((resolveExchange) => {
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    const gaveUp = setTimeout(() => {
+      socket.destroy();
+      resolveExchange({ closedByServer: false, received });
+    }, patienceMs);
+    socket.on('data', (chunk) => (received += chunk.toString()));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      clearTimeout(gaveUp);
+      resolveExchange({ closedByServer: true, received });
+    });
+    socket.write(text);
+  });
+}
+
+function errorBodyOf(response: string): { status: number; requestIdHeader: string | undefined; body: any } {
+  const [head, body] = response.split('\r\n\r\n', 2);
+  return {
+    status: Number(head.split(' ')[1]),
+    requestIdHeader: /^x-request-id: (.+)$/im.exec(head)?.[1],
+    body: JSON.parse(body),
+  };
+}
+
+describe('hostile input at the HTTP edge', () => {
+  let ws: Workspace;
+
+  beforeAll(async () => {
+    ws = await newWorkspace();
+    await deployedDecision(ws, 'hostile', triageSchema());
+  });
+
+  it('a state holding a lone UTF-16 surrogate is 400 INVALID_REQUEST, and no execution is recorded', async () => {
+    const reply = await runDecision(ws, 'hostile', { message: 'broken \ud800 text' });
+    expectError(reply, 400, 'INVALID_REQUEST');
+    expect(reply.body.error.details).toEqual([{ path: 'state.message', message: 'is a string that is not well-formed Unicode (a lone UTF-16 surrogate)' }]);
+    const asKey = await call('POST', '/v1/decisions/hostile', { token: ws.apiKey, rawBody: '{"state":{"message":"ok","\\udc00":1}}', headers: json });
+    expectError(asKey, 400, 'INVALID_REQUEST');
+    expectError(await runDecision(ws, 'hostile', { message: 'nul \u0000 byte' }), 400, 'INVALID_REQUEST');
+    expect(await executionsOf(ws)).toEqual([]);
+  });
+
+  it('the same in an application endpoint body: 400, and nothing is created', async () => {
+    const workspace = await call('POST', '/app/v1/workspaces', { token: ws.session, body: { name: 'lone \udfff' } });
+    expectError(workspace, 400, 'INVALID_REQUEST');
+    expect(workspace.body.error.details).toEqual([{ path: 'name', message: 'is a string that is not well-formed Unicode (a lone UTF-16 surrogate)' }]);
+    const schema = triageSchema() as Record<string, any>;
+    const decision = await call('POST', `/app/v1/workspaces/${ws.workspaceId}/decisions`, {
+      token: ws.session,
+      body: { slug: 'surrogate', name: 'Decision \ud83d', schema },
+    });
+    expectError(decision, 400, 'INVALID_REQUEST');
+    // The slug is still free: the refused request created nothing.
+    const clean = await call('POST', `/app/v1/workspaces/${ws.workspaceId}/decisions`, { token: ws.session, body: { slug: 'surrogate', name: 'Decision', schema } });
+    expect(clean.status).toBe(201);
+  });
+
+  it(`nesting deeper than ${NESTING_MAX} levels is 400 INVALID_REQUEST on every route, within it the run goes on`, async () => {
+    const deep = await runDecision(ws, 'hostile', { message: 'hi', extra: nested(NESTING_MAX) }, { 'idempotency-key': 'deep-1' });
+    expectError(deep, 400, 'INVALID_REQUEST');
+    expect(deep.body.error.message).toMatch(/nested deeper than 64/);
+    expectError(await call('POST', '/app/v1/workspaces', { token: ws.session, rawBody: '['.repeat(60_000) + ']'.repeat(60_000), headers: json }), 400, 'INVALID_REQUEST');
+    expectError(await call('POST', '/app/v1/auth/sign-in', { rawBody: JSON.stringify({ email: nested(200), password: 'x' }), headers: json }), 400, 'INVALID_REQUEST');
+    // The body, state and 62 levels under it: 64, the deepest a body may go.
+    const deepest = await runDecision(ws, 'hostile', { message: 'hi', extra: nested(NESTING_MAX - 1) }, { 'idempotency-key': 'deep-2' });
+    expect(deepest.status).toBe(200);
+    expect(await executionsOf(ws)).toHaveLength(1);
+  });
+
+  it('__proto__ and constructor.prototype anywhere are 400 INVALID_REQUEST', async () => {
+    for (const rawBody of [
+      '{"state":{"message":"hi","__proto__":{"isAdmin":true}}}',
+      '{"__proto__":{"plan":"enterprise"},"state":{"message":"hi"}}',
+      '{"state":{"message":"hi","list":[{"constructor":{"prototype":{"polluted":true}}}]}}',
+    ]) {
+      const reply = await call('POST', '/v1/decisions/hostile', { token: ws.apiKey, rawBody, headers: json });
+      expectError(reply, 400, 'INVALID_REQUEST');
+      expect(reply.body.error.message).toBe('The request body uses a property name that is not allowed.');
+    }
+    expectError(await call('POST', '/app/v1/auth/sign-up', { rawBody: '{"email":"a@b.co","password":"longenough1","__proto__":{}}', headers: json }), 400, 'INVALID_REQUEST');
+    // constructor as a plain property name is an ordinary key.
+    expect((await runDecision(ws, 'hostile', { message: 'hi', constructor: 'fine' })).status).toBe(200);
+  });
+
+  it('a header block over 16 KB is answered in the one error shape, and the connection closed', async () => {
+    const reply = await call('GET', '/health', { headers: { 'x-padding': 'x'.repeat(20_000) } });
+    expectError(reply, 400, 'INVALID_REQUEST');
+    expect(reply.body.error.message).toMatch(/headers are larger than 16 KB/);
+    expect(reply.headers.get('connection')).toBe('close');
+    await expectHealthy();
+  });
+
+  it('a request that is not HTTP is answered in the one error shape', async () => {
+    const exchange = await sendAndStall('HELLO / WORLD\r\n\r\n', 20_000);
+    expect(exchange.closedByServer).toBe(true);
+    const answer = errorBodyOf(exchange.received);
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toEqual({ code: 'INVALID_REQUEST', message: 'The request is not valid HTTP/1.1.', request_id: answer.requestIdHeader });
+  });
+
+  it('a long slug reaches the run route: 401 without a key, 404 DECISION_NOT_FOUND with one', async () => {
+    const slug = 'a'.repeat(500);
+    expectError(await call('POST', `/v1/decisions/${slug}`, { body: { state: {} } }), 401, 'INVALID_API_KEY');
+    expectError(await call('POST', `/v1/decisions/${slug}`, { token: ws.apiKey, body: { state: {} } }), 404, 'DECISION_NOT_FOUND');
+    expectError(await call('GET', `/v1/decisions/${slug}`, { token: ws.apiKey }), 404, 'DECISION_NOT_FOUND');
+  });
+
+  it('a path that cannot be percent-decoded is 400 INVALID_REQUEST in the one error shape', async () => {
+    expectError(await call('GET', '/v1/decisions/%zz', { token: ws.apiKey }), 400, 'INVALID_REQUEST');
+    expectError(await call('GET', '/app/v1/workspaces/%E0%A4%A', { token: ws.session }), 400, 'INVALID_REQUEST');
+  });
+
+  it('slow headers and a slow body are cut off by the server, with an error, and the gateway still answers', async () => {
+    const slowBody = sendAndStall(
+      [
+        'POST /v1/decisions/hostile HTTP/1.1',
+        'Host: gateway',
+        `Authorization: Bearer ${ws.apiKey}`,
+        'Content-Type: application/json',
+        'Content-Length: 200',
+        '',
+        '{"state":{"message":"a slow',
+      ].join('\r\n'),
+      20_000,
+    );
+    const slowHeaders = sendAndStall('GET /health HTTP/1.1\r\nHost: gateway\r\nX-Slow: still typi', 20_000);
+    for (const exchange of await Promise.all([slowBody, slowHeaders])) {
+      expect(exchange.closedByServer).toBe(true);
+      const answer = errorBodyOf(exchange.received);
+      expect(answer.status).toBe(400);
+      expect(answer.body.error).toEqual({ code: 'INVALID_REQUEST', message: 'The request was not received within 4 seconds.', request_id: answer.requestIdHeader });
+    }
+    await expectHealthy();
+  });
+});
