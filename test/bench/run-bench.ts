@@ -1,11 +1,12 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon, { Result } from 'autocannon';
 import Fastify from 'fastify';
 import { triageSchema } from '../e2e/support/schemas';
 import { dropDatabase, freePort, freePortBlock, freshDatabase, NatsServer, ROOT, startNats, waitFor } from '../e2e/support/cluster';
+import { formatSummaries, summarizeProfiles } from './profile-summary';
 
 /**
  * `npm run bench`: requests per second and latency of POST /v1/decisions/{slug} through the whole
@@ -28,6 +29,8 @@ const WARMUP_S = intEnv('BENCH_WARMUP_S', 3);
 const SAMPLES = intEnv('BENCH_SAMPLES', 300);
 /** The second measured run spreads the same load over this many workspaces, as real traffic is spread. */
 const WORKSPACES = intEnv('BENCH_WORKSPACES', 10);
+/** `BENCH_CPU_PROFILE=1`: every service writes a CPU profile, summarised at the end (test/bench/profile-summary.ts). */
+const PROFILE_DIR = process.env.BENCH_CPU_PROFILE === '1' ? join(LOG_DIR, 'profiles') : null;
 /** The whole run gives up after this long, whatever hangs. */
 const RUN_LIMIT_MS = 5 * 60_000;
 
@@ -202,6 +205,10 @@ async function echoServer(port: number): Promise<void> {
 
 async function main(): Promise<void> {
   mkdirSync(LOG_DIR, { recursive: true });
+  if (PROFILE_DIR) {
+    rmSync(PROFILE_DIR, { recursive: true, force: true });
+    mkdirSync(PROFILE_DIR, { recursive: true });
+  }
   const children: ChildProcess[] = [];
   let nats: NatsServer | undefined;
   let databaseUrl: string | undefined;
@@ -248,6 +255,7 @@ async function main(): Promise<void> {
       ENGINE_LLM_MODEL: 'sim-standard',
       // Above the connection count: the bench measures what a slot costs, not queueing for one.
       ENGINE_SHARED_SLOTS: String(Math.max(256, CONNECTIONS * 2)),
+      ...(PROFILE_DIR ? { CPU_PROFILE_DIR: PROFILE_DIR } : {}),
     });
     children.push(cluster.child);
     await waitFor(async () => cluster.output().includes('all-in-one: ready'), 120_000, 'the cluster');
@@ -339,6 +347,8 @@ async function main(): Promise<void> {
     clearTimeout(limit);
     await cleanup();
   }
+  // The services write their profiles as they stop, so the summary comes after the cleanup.
+  if (PROFILE_DIR) say(`\nCPU profiles of the whole bench (${PROFILE_DIR}):\n${formatSummaries(summarizeProfiles(PROFILE_DIR))}`);
 }
 
 if (process.argv[2] === '--echo') {

@@ -44,8 +44,17 @@ function say(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-function run(entry: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, [entry, ...args], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+function run(entry: string, args: string[], env: NodeJS.ProcessEnv, nodeArgs: string[] = []): ChildProcess {
+  return spawn(process.execPath, [...nodeArgs, entry, ...args], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+}
+
+/**
+ * `CPU_PROFILE_DIR` makes every service write a V8 CPU profile named after it when it stops (Node does not
+ * take `--cpu-prof` from NODE_OPTIONS, so the launcher passes it).
+ */
+function profilingArgs(name: ServiceName): string[] {
+  const dir = process.env.CPU_PROFILE_DIR;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${resolve(dir)}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
 }
 
 async function main(): Promise<void> {
@@ -110,7 +119,7 @@ async function main(): Promise<void> {
 
     const opsBase = process.env.OPS_PORT_BASE ? Number(process.env.OPS_PORT_BASE) : null;
     const opsPorts = Object.fromEntries(SERVICE_NAMES.map((name, i) => [name, opsBase === null ? DEFAULT_OPS_PORTS[name] : opsBase + i])) as Record<ServiceName, number>;
-    const children = SERVICE_NAMES.map((name) => run(SERVICE_ENTRY(name), [], { ...env, OPS_PORT: String(opsPorts[name]) }));
+    const children = SERVICE_NAMES.map((name) => run(SERVICE_ENTRY(name), [], { ...env, OPS_PORT: String(opsPorts[name]) }, profilingArgs(name)));
     started.push({ description: 'services', stop: async () => void (await Promise.all(children.map((child) => stopChild(child)))) });
     const shutdown = async (code: number) => {
       if (stopping) return;

@@ -21,8 +21,8 @@ export interface RunDecisionRequest {
 }
 
 export interface RunDecisionReply {
-  /** The run response exactly as the public API returns it. */
-  body: Record<string, unknown>;
+  /** The run response serialised once, by the runner: these bytes are the bytes the client (and a replay) gets. */
+  body: string;
   /** Fresh 200s answered by the engine are billable and storable for idempotency; engine-error fallbacks are not. */
   billable: boolean;
 }
@@ -199,6 +199,12 @@ export interface BillingSettleRequest extends WorkspaceScoped {
   executionId: string;
   billable: boolean;
 }
+
+/**
+ * One settlement event on the SETTLEMENTS stream: the runner publishes it when a run's outcome is known,
+ * deduplicated by execution id; the ledger posts them in batches.
+ */
+export type BillingSettlement = BillingSettleRequest;
 
 export interface BillingSettleReply {
   state: 'committed' | 'released';

@@ -42,8 +42,8 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
   },
   'decision-runner': {
     // Deliveries go to JetStream as plain publishes; the stream's acknowledgement comes back to the inbox.
-    publish: [engine.answer, billing.reserve, billing.settle, billing.account, billing.retention, ...DELIVERY_STREAM.subjects],
-    subscribe: [REPLY_INBOX, ...served(runner)],
+    publish: [engine.answer, billing.reserve, billing.settle, billing.account, billing.retention, ...DELIVERY_STREAM.subjects, BROADCAST_SUBJECTS.runnerDecisionChanged],
+    subscribe: [REPLY_INBOX, ...served(runner), BROADCAST_SUBJECTS.runnerDecisionChanged],
   },
   'engine-proxy': {
     publish: [BROADCAST_SUBJECTS.engineCredentialsChanged],

@@ -44,6 +44,8 @@ export const BROADCAST_SUBJECTS = {
   gatewayPlanChanged: 'v1.gateway.plan.changed',
   gatewayApiKeyRevoked: 'v1.gateway.api-key.revoked',
   engineCredentialsChanged: 'v1.engine-proxy.credentials.changed',
+  /** A decision's slug, active version or endpoint switch changed: runners drop their cached copy (payload: workspace id and slug). */
+  runnerDecisionChanged: 'v1.decision-runner.decision.changed',
 } as const;
 
 /** JetStream: deliveries are published to `deliveries.<workspace>` and consumed by the delivery service. */
@@ -52,6 +54,18 @@ export const DELIVERY_STREAM = {
   subjects: ['deliveries.>'],
   subjectFor: (workspaceId: string) => `deliveries.${workspaceId}`,
   consumer: 'delivery-worker',
+} as const;
+
+/**
+ * JetStream: settlements (commit or release of a step-6 reservation) published by the runner to
+ * `settlements.<workspace>` with `Nats-Msg-Id` = `settle-<execution id>`, posted in batches by the ledger.
+ */
+export const SETTLEMENT_STREAM = {
+  name: 'SETTLEMENTS',
+  subjects: ['settlements.>'],
+  subjectFor: (workspaceId: string) => `settlements.${workspaceId}`,
+  msgIdFor: (executionId: string) => `settle-${executionId}`,
+  consumer: 'billing-ledger-settlements',
 } as const;
 
 /** NATS header that carries the request id end to end. */

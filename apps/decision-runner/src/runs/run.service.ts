@@ -114,7 +114,7 @@ export class RunService {
         const evaluation = engineErrorEvaluation(schema, failure.code);
         const metrics = this.metrics(started, { engine: schema.settings.engine ?? 'llm', model: schema.settings.model ?? 'unknown' });
         const destinations = this.destinations(schema, evaluation, request, decision.id, executionId);
-        const body = this.responseBody(request, decision, version, executionId, evaluation, metrics, destinations);
+        const body = JSON.stringify(this.responseBody(request, decision, version, executionId, evaluation, metrics, destinations));
         await this.refuseUnsendable(base, body);
         await this.recorder.recordSuccess(base, evaluation, metrics, destinations, schema.settings.storeOutput);
         return { body, billable: false };
@@ -130,7 +130,7 @@ export class RunService {
     }
     const metrics = this.metrics(started, answer);
     const destinations = this.destinations(schema, evaluation, request, decision.id, executionId);
-    const body = this.responseBody(request, decision, version, executionId, evaluation, metrics, destinations);
+    const body = JSON.stringify(this.responseBody(request, decision, version, executionId, evaluation, metrics, destinations));
     await this.refuseUnsendable(base, body);
     await this.recorder.recordSuccess(base, evaluation, metrics, destinations, schema.settings.storeOutput);
     return { body, billable: true };
@@ -140,9 +140,12 @@ export class RunService {
    * An answer NATS cannot carry would be replaced by an error in transport after it was recorded and billed;
    * it is refused here instead, recorded as an error and never billed.
    */
-  private async refuseUnsendable(base: ExecutionBase, body: Record<string, unknown>): Promise<void> {
-    const bytes = Buffer.byteLength(JSON.stringify(body));
+  private async refuseUnsendable(base: ExecutionBase, body: string): Promise<void> {
     const limit = this.nats.maxPayload - REPLY_ENVELOPE_BYTES;
+    // Inside the reply envelope the text is a JSON string, so escaping can grow each character to six bytes;
+    // only an answer that could reach the limit is measured exactly.
+    if (body.length * 6 <= limit) return;
+    const bytes = Buffer.byteLength(JSON.stringify(body));
     if (bytes <= limit) return;
     const error = new ServiceError('INVALID_REQUEST', `The answer to this run is too large to send (${bytes} bytes; at most ${limit}); run it without include=probabilities.`);
     await this.recorder.recordError(base, error);

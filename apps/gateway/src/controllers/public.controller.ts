@@ -69,7 +69,7 @@ export class PublicController {
     };
     // The body is serialised once: the bytes sent are the bytes a replay sends again.
     reply.header('content-type', 'application/json; charset=utf-8');
-    if (idempotencyKey === undefined) return JSON.stringify((await this.runDecision(run, requestId)).body);
+    if (idempotencyKey === undefined) return (await this.runDecision(run, requestId)).body;
 
     const fingerprint = requestFingerprint('POST', httpRequest.url, body);
     let claim;
@@ -91,7 +91,7 @@ export class PublicController {
       if (!(error instanceof OutcomeUnknown)) await this.idempotency.release(key.workspaceId, idempotencyKey, fingerprint);
       throw error;
     }
-    const text = JSON.stringify(result.body);
+    const text = result.body;
     // Engine-error fallbacks are answered but not kept: a retry may find the engine back.
     if (result.billable) await this.idempotency.store(key.workspaceId, idempotencyKey, fingerprint, text);
     else await this.idempotency.release(key.workspaceId, idempotencyKey, fingerprint);
