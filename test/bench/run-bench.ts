@@ -181,6 +181,43 @@ function hopDelta(before: Hop[], after: Hop[]): Hop[] {
     .sort((a, b) => b.count - a.count || b.mean_ms - a.mean_ms);
 }
 
+/** Resident memory of every service, from its own `process_resident_memory_bytes`, in MB. */
+async function residentMemory(opsPorts: Array<{ service: string; port: number }>): Promise<Map<string, number>> {
+  const sizes = new Map<string, number>();
+  await Promise.all(
+    opsPorts.map(async ({ service, port }) => {
+      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      const match = /^process_resident_memory_bytes\{.*\} ([0-9.e+]+)$/m.exec(text);
+      if (match) sizes.set(service, Number(match[1]) / 2 ** 20);
+    }),
+  );
+  return sizes;
+}
+
+/** Samples every service's resident memory once a second and keeps the highest figure of each. */
+function watchMemory(opsPorts: Array<{ service: string; port: number }>): { stop(): Promise<Map<string, number>> } {
+  const peaks = new Map<string, number>();
+  const sample = async () => {
+    for (const [service, mb] of await residentMemory(opsPorts).catch(() => new Map<string, number>())) peaks.set(service, Math.max(peaks.get(service) ?? 0, mb));
+  };
+  const timer = setInterval(() => void sample(), 1_000);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await sample();
+      return peaks;
+    },
+  };
+}
+
+/** One more replica of a service beside the all-in-one cluster, on the same database and NATS; resolves once ready. */
+async function startReplica(service: string, env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; opsPort: number }> {
+  const opsPort = await freePort();
+  const replica = spawnLogged(`${service}-replica`, [join(ROOT, 'dist', 'apps', service, 'src', 'main.js')], { ...env, OPS_PORT: String(opsPort), LOG_LEVEL: 'warn' });
+  await waitFor(async () => (await fetch(`http://127.0.0.1:${opsPort}/readyz`)).ok, 60_000, `a second ${service}`);
+  return { child: replica.child, opsPort };
+}
+
 /** A workspace on a roomy plan with an API key and the deployed bench decision; answers the key. */
 async function benchWorkspace(base: string, index: number): Promise<string> {
   const email = `bench-${Date.now()}-${index}@example.com`;
@@ -284,6 +321,8 @@ async function main(): Promise<void> {
       const match = /"latency_ms":(\d+)/.exec(text);
       if (match) into.push(Number(match[1]));
     };
+    const servicePorts = SERVICES.map((service, index) => ({ service, port: opsBase + index }));
+    const memory = watchMemory(servicePorts);
     say(`bench: POST /v1/decisions/{slug} through the cluster, spread over ${WORKSPACES} workspaces`);
     const hopsBefore = await hopTimes(opsBase);
     const underLoad: number[] = [];
@@ -292,7 +331,10 @@ async function main(): Promise<void> {
 
     say('bench: POST /v1/decisions/{slug} through the cluster, all from one workspace');
     const underLoadOne: number[] = [];
+    const hopsBeforeOne = await hopTimes(opsBase);
     const oneResult = summary(await load(runUrl, oneWorkspace, body, DURATION_S, latencyOf(underLoadOne)));
+    const cpuOne = hopDelta(hopsBeforeOne, await hopTimes(opsBase)).filter((hop) => hop.metric === 'cpu' && hop.sum_ms > 0);
+    const peakMemory = await memory.stop();
 
     say(`bench: ${SAMPLES} sequential runs (no other load)`);
     const alone: number[] = [];
@@ -303,6 +345,13 @@ async function main(): Promise<void> {
       roundTrips.push(performance.now() - started);
       if (reply.status === 200) alone.push(reply.body.metrics.latency_ms);
     }
+    // Replicas share the work through their queue groups; on two cores the claim is that throughput does not fall.
+    say('bench: one workspace again, with a second decision-runner and a second billing-ledger');
+    const replicaEnv = { DATABASE_URL: databaseUrl, NATS_URL: nats.url, DATABASE_POOL_SIZE: '5', MIGRATIONS_RUN: 'false' };
+    for (const service of ['decision-runner', 'billing-ledger']) children.push((await startReplica(service, replicaEnv)).child);
+    await load(runUrl, oneWorkspace, body, WARMUP_S);
+    const replicaResult = summary(await load(runUrl, oneWorkspace, body, DURATION_S));
+
     underLoad.sort((a, b) => a - b);
     underLoadOne.sort((a, b) => a - b);
     alone.sort((a, b) => a - b);
@@ -316,6 +365,9 @@ async function main(): Promise<void> {
       ratio: Number((runResult.requests_per_second / echoResult.requests_per_second).toFixed(3)),
       run_one_workspace: oneResult,
       ratio_one_workspace: Number((oneResult.requests_per_second / echoResult.requests_per_second).toFixed(3)),
+      run_one_workspace_two_replicas: replicaResult,
+      cpu_ms_per_run_one_workspace: Object.fromEntries(cpuOne.map((hop) => [hop.service, Number((hop.sum_ms / oneResult.total).toFixed(2))])),
+      peak_resident_memory_mb: Object.fromEntries([...peakMemory].map(([service, mb]) => [service, Math.round(mb)])),
       service_latency_ms_under_load: { count: underLoad.length, p50: percentile(underLoad, 50), p99: percentile(underLoad, 99), max: underLoad[underLoad.length - 1] },
       service_latency_ms_under_load_one_workspace: { count: underLoadOne.length, p50: percentile(underLoadOne, 50), p99: percentile(underLoadOne, 99) },
       service_latency_ms_alone: { count: alone.length, p50: percentile(alone, 50), p99: percentile(alone, 99) },
@@ -331,12 +383,15 @@ async function main(): Promise<void> {
     row('bare Fastify echo', echoResult);
     row(`run, ${WORKSPACES} workspaces`, runResult);
     row('run, one workspace', oneResult);
+    row('run, one workspace, 2 runners + 2 ledgers', replicaResult);
     say(`ratio (run / echo): ${results.ratio.toFixed(3)} over ${WORKSPACES} workspaces, ${results.ratio_one_workspace.toFixed(3)} from one workspace`);
     say(`metrics.latency_ms under load: p50 ${results.service_latency_ms_under_load.p50}, p99 ${results.service_latency_ms_under_load.p99} (${underLoad.length} responses, ${WORKSPACES} workspaces); one workspace p50 ${results.service_latency_ms_under_load_one_workspace.p50}, p99 ${results.service_latency_ms_under_load_one_workspace.p99}`);
     say(`metrics.latency_ms alone:      p50 ${results.service_latency_ms_alone.p50}, p99 ${results.service_latency_ms_alone.p99}; round trip p50 ${results.round_trip_ms_alone.p50} ms, p99 ${results.round_trip_ms_alone.p99} ms`);
     say(`where the time went during the ${WORKSPACES}-workspace run (mean per request, from each service's histograms):`);
     const cpu = hops.filter((hop) => hop.metric === 'cpu' && hop.sum_ms > 0);
     say(`CPU per run during the ${WORKSPACES}-workspace run (process CPU time ÷ ${runResult.total} runs): ${cpu.map((hop) => `${hop.service} ${(hop.sum_ms / runResult.total).toFixed(2)} ms`).join(', ')}`);
+    say(`CPU per run during the one-workspace run (÷ ${oneResult.total} runs): ${cpuOne.map((hop) => `${hop.service} ${(hop.sum_ms / oneResult.total).toFixed(2)} ms`).join(', ')}`);
+    say(`peak resident memory under load: ${[...peakMemory].map(([service, mb]) => `${service} ${Math.round(mb)} MB`).join(', ')}`);
     for (const hop of hops.filter((row) => row.metric !== 'cpu' && row.count >= 10)) say(`  ${hop.service.padEnd(15)} ${hop.metric.padEnd(28)} ${hop.labels.padEnd(70)} ${String(hop.count).padStart(7)} × ${hop.mean_ms.toFixed(2).padStart(8)} ms`);
     say(`bench: results in ${join(LOG_DIR, 'results.json')}, logs beside them`);
     if (runResult.non_2xx + runResult.errors + oneResult.non_2xx + oneResult.errors > 0) {
