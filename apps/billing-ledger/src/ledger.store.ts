@@ -66,12 +66,6 @@ export class LedgerStore {
     await this.manager.query('SELECT 1 FROM accounts WHERE workspace_id = ANY($1::text[]) ORDER BY workspace_id FOR NO KEY UPDATE', [workspaceIds]);
   }
 
-  /** Budget rows (see lockBudget) of several workspaces and periods, in id order. */
-  async lockBudgets(includedVolumeIds: string[]): Promise<void> {
-    if (includedVolumeIds.length === 0) return;
-    await this.manager.query('SELECT 1 FROM ledger_accounts WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE', [[...new Set(includedVolumeIds)]]);
-  }
-
   /** The reservations of these executions that exist, locked until the transaction ends. */
   async lockReservations(executionIds: string[]): Promise<Map<string, Pick<ReservationEntity, 'executionId' | 'workspaceId' | 'state' | 'periodStart'>>> {
     const rows: Array<{ execution_id: string; workspace_id: string; state: ReservationState; period_start: Date }> = await this.manager.query(
@@ -218,6 +212,13 @@ export class LedgerStore {
   private async applyBalances(transfers: Transfer[]): Promise<void> {
     const net = [...netChanges(transfers)];
     if (net.length === 0) return;
+    // The one-statement reservation locks a period's included volume (its budget row) before the decisions-billed
+    // account; locking here in that order too, budget rows first, means no cycle of waits with it or between
+    // batches. Taken just before the update, so that the budget rows stay locked for as short a time as possible.
+    await this.manager.query(
+      `SELECT 1 FROM ledger_accounts WHERE id = ANY($1::text[]) ORDER BY kind <> 'included_volume', id FOR NO KEY UPDATE`,
+      [net.map(([id]) => id)],
+    );
     const [, updated]: [unknown, number] = await this.manager.query(
       `UPDATE ledger_accounts AS account SET
          debits_pending = account.debits_pending + change.debits_pending,

@@ -99,7 +99,8 @@ export class ReservationsService {
    * Settles many executions in one transaction, each as settle would, and answers each in order: a refused one
    * (a CONFLICT, an unknown execution) is answered with its error without stopping the others. The same
    * execution twice in one batch is settled once; the second is answered as a repeat. Locks are taken in one
-   * order (workspace rows, then budget rows, by id) so that batches of two replicas and reserves cannot deadlock.
+   * order (workspace rows by id, the reservations, then the ledger accounts, budget rows first: see LedgerStore.post)
+   * so that batches of two replicas and reserves cannot deadlock.
    * A database failure rejects the whole batch, which then changed nothing.
    */
   async settleBatch(requests: BillingSettleRequest[], settledBy: SettledBy = 'runner'): Promise<Array<BillingSettleReply | ServiceError>> {
@@ -110,8 +111,6 @@ export class ReservationsService {
       const ledger = new LedgerStore(manager);
       await ledger.lockAccounts([...new Set(valid.map((request) => request.workspaceId))]);
       const reservations = await ledger.lockReservations([...new Set(valid.map((request) => request.executionId))]);
-      const pending = [...reservations.values()].filter((reservation) => reservation.state === 'pending');
-      await ledger.lockBudgets(pending.map((reservation) => chart.includedVolume(reservation.workspaceId, reservation.periodStart).id));
       const holds = await ledger.holdsOfMany([...reservations.keys()]);
 
       const entries: Transfer[] = [];
@@ -139,8 +138,9 @@ export class ReservationsService {
         }
         outcomes[index] = target === 'released' ? { state: target } : { state: target, paid_by: paidBy(execution.holds, execution.charged) };
       });
-      await ledger.post(entries);
+      // The balances last: their rows include the budget rows that reservations update, kept locked until commit.
       await ledger.markSettled(transitions, settledBy);
+      await ledger.post(entries);
       return outcomes as Array<BillingSettleReply | ServiceError>;
     });
   }
