@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AccountReply, PlanName, RETENTION_BATCH_MAX, RetentionReply, RetentionRequest, ServiceError, SetPlanRequest, SetSpendCapRequest } from '@ds/contracts';
@@ -7,14 +7,23 @@ import { AccountEntity } from './entities';
 import { LedgerStore } from './ledger.store';
 import { checkOverrides, DEFAULT_PLAN, effectivePlan, PLAN_NAMES, PlanOverrides, PLANS } from './plans';
 import { checkIds } from './requests';
+import { SETTLEMENT_BACKLOG, SettlementBacklog } from './settlement-stream';
 
 @Injectable()
 export class AccountsService {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    @Optional() @Inject(SETTLEMENT_BACKLOG) private readonly settlements?: SettlementBacklog,
+  ) {}
 
-  /** Plan, usage and balances read in one snapshot, so that the figures agree with each other. */
+  /**
+   * Plan, usage and balances read in one snapshot, so that the figures agree with each other. Settlements
+   * travel as events: the ones already published are posted first (waiting a second at most), so that a run
+   * answered before this request shows as used rather than reserved.
+   */
   async account(workspaceId: string): Promise<AccountReply> {
     checkIds({ workspaceId });
+    await this.settlements?.caughtUp();
     const now = new Date();
     // Created before the snapshot: inside it, a concurrent first insert of the same workspace would be a serialization failure.
     await new LedgerStore(this.db.manager).ensureAccount(workspaceId, now);

@@ -15,7 +15,7 @@ import {
   transferProblems,
   ZERO_BALANCES,
 } from '@ds/billing';
-import { AccountEntity, LedgerAccountEntity, TransferEntity } from './entities';
+import { AccountEntity, LedgerAccountEntity, ReservationEntity, ReservationState, TransferEntity } from './entities';
 
 /**
  * The ledger's persistence inside one transaction. Every write of a workspace happens under the lock on its
@@ -49,6 +49,41 @@ export class LedgerStore {
   /** Locks without creating: settling in a workspace the ledger never saw finds no reservation anyway. */
   async lockExistingAccount(workspaceId: string): Promise<AccountEntity | null> {
     return this.manager.getRepository(AccountEntity).findOne({ where: { workspaceId }, lock: { mode: 'for_no_key_update' } });
+  }
+
+  /**
+   * Locks a period's included-volume account, the budget row that reservations from the included volume update
+   * in one statement without the account lock. Nothing is locked when it does not exist yet: that path then
+   * finds no row to update either.
+   */
+  async lockBudget(includedVolumeId: string): Promise<void> {
+    await this.manager.query('SELECT 1 FROM ledger_accounts WHERE id = $1 FOR NO KEY UPDATE', [includedVolumeId]);
+  }
+
+  /** Locks several workspaces' account rows, in id order so that two transactions taking the same ones cannot deadlock. */
+  async lockAccounts(workspaceIds: string[]): Promise<void> {
+    if (workspaceIds.length === 0) return;
+    await this.manager.query('SELECT 1 FROM accounts WHERE workspace_id = ANY($1::text[]) ORDER BY workspace_id FOR NO KEY UPDATE', [workspaceIds]);
+  }
+
+  /** The reservations of these executions that exist, locked until the transaction ends. */
+  async lockReservations(executionIds: string[]): Promise<Map<string, Pick<ReservationEntity, 'executionId' | 'workspaceId' | 'state' | 'periodStart'>>> {
+    const rows: Array<{ execution_id: string; workspace_id: string; state: ReservationState; period_start: Date }> = await this.manager.query(
+      'SELECT execution_id, workspace_id, state, period_start FROM reservations WHERE execution_id = ANY($1::text[]) ORDER BY execution_id FOR UPDATE',
+      [executionIds],
+    );
+    return new Map(rows.map((row) => [row.execution_id, { executionId: row.execution_id, workspaceId: row.workspace_id, state: row.state, periodStart: row.period_start }]));
+  }
+
+  /** Records how executions were settled, in one statement. */
+  async markSettled(states: Map<string, ReservationState>, settledBy: 'runner' | 'sweeper'): Promise<void> {
+    if (states.size === 0) return;
+    await this.manager.query(
+      `UPDATE reservations SET state = settled.state, settled_at = now(), settled_by = $3, sweep_claimed_until = NULL
+       FROM unnest($1::text[], $2::text[]) AS settled (execution_id, state)
+       WHERE reservations.execution_id = settled.execution_id`,
+      [[...states.keys()], [...states.values()], settledBy],
+    );
   }
 
   async ensureLedgerAccounts(specs: LedgerAccountSpec[]): Promise<void> {
@@ -96,23 +131,37 @@ export class LedgerStore {
     };
   }
 
-  /** A reservation's holds, with the kind of account each one is paid from. */
-  async holdsOf(executionId: string): Promise<{ holds: Transfer[]; charged: Map<string, ChargedAccount> }> {
-    const rows = await this.manager
-      .getRepository(TransferEntity)
-      .createQueryBuilder('transfer')
-      .innerJoinAndMapOne('transfer.debitAccount', LedgerAccountEntity, 'debit', 'debit.id = transfer.debit_account_id')
-      .where(`transfer.cause_id = :executionId AND transfer.phase = 'pending'`, { executionId })
-      .getMany();
+  /** The holds of several reservations by execution id, with the kind of account each one is paid from, in one query. */
+  async holdsOfMany(executionIds: string[]): Promise<Map<string, { holds: Transfer[]; charged: Map<string, ChargedAccount> }>> {
+    const byExecution = new Map<string, { holds: Transfer[]; charged: Map<string, ChargedAccount> }>();
+    if (executionIds.length === 0) return byExecution;
+    const rows: HoldRow[] = await this.manager.query(
+      `SELECT transfer.id, transfer.cause_id, transfer.workspace_id, transfer.ledger, transfer.debit_account_id, transfer.credit_account_id,
+              transfer.amount, transfer.phase, transfer.pending_id, transfer.code, debit.kind AS debit_kind, debit.grant_id AS debit_grant_id
+       FROM transfers AS transfer JOIN ledger_accounts AS debit ON debit.id = transfer.debit_account_id
+       WHERE transfer.cause_id = ANY($1::text[]) AND transfer.phase = 'pending'`,
+      [executionIds],
+    );
     // Hold ids end in their leg number; shorter first keeps leg 10 after leg 9.
     rows.sort((a, b) => a.id.length - b.id.length || (a.id < b.id ? -1 : 1));
-    const charged = new Map<string, ChargedAccount>();
-    const holds = rows.map((row) => {
-      const { createdAt: _createdAt, debitAccount, ...transfer } = row as TransferEntity & { debitAccount: LedgerAccountEntity };
-      charged.set(debitAccount.id, { kind: debitAccount.kind, grantId: debitAccount.grantId });
-      return transfer;
-    });
-    return { holds, charged };
+    for (const row of rows) {
+      const execution = byExecution.get(row.cause_id) ?? { holds: [], charged: new Map<string, ChargedAccount>() };
+      execution.holds.push({
+        id: row.id,
+        causeId: row.cause_id,
+        workspaceId: row.workspace_id,
+        ledger: row.ledger,
+        debitAccountId: row.debit_account_id,
+        creditAccountId: row.credit_account_id,
+        amount: BigInt(row.amount),
+        phase: row.phase,
+        pendingId: row.pending_id,
+        code: row.code,
+      });
+      execution.charged.set(row.debit_account_id, { kind: row.debit_kind, grantId: row.debit_grant_id });
+      byExecution.set(row.cause_id, execution);
+    }
+    return byExecution;
   }
 
   /**
@@ -120,6 +169,7 @@ export class LedgerStore {
    * nothing; with other fields it is a CONFLICT. Balances move once per new entry, in one update per account.
    */
   async post(transfers: Transfer[]): Promise<void> {
+    if (transfers.length === 0) return;
     for (const transfer of transfers) {
       const problems = transferProblems(transfer);
       if (problems.length > 0) throw new LedgerError(`transfer ${transfer.id}: ${problems.join('; ')}`);
@@ -162,6 +212,13 @@ export class LedgerStore {
   private async applyBalances(transfers: Transfer[]): Promise<void> {
     const net = [...netChanges(transfers)];
     if (net.length === 0) return;
+    // The one-statement reservation locks a period's included volume (its budget row) before the decisions-billed
+    // account; locking here in that order too, budget rows first, means no cycle of waits with it or between
+    // batches. Taken just before the update, so that the budget rows stay locked for as short a time as possible.
+    await this.manager.query(
+      `SELECT 1 FROM ledger_accounts WHERE id = ANY($1::text[]) ORDER BY kind <> 'included_volume', id FOR NO KEY UPDATE`,
+      [net.map(([id]) => id)],
+    );
     const [, updated]: [unknown, number] = await this.manager.query(
       `UPDATE ledger_accounts AS account SET
          debits_pending = account.debits_pending + change.debits_pending,
@@ -181,6 +238,21 @@ export class LedgerStore {
     );
     if (updated !== net.length) throw new LedgerError(`entries name ${net.length} accounts but ${updated} exist`);
   }
+}
+
+interface HoldRow {
+  id: string;
+  cause_id: string;
+  workspace_id: string;
+  ledger: Transfer['ledger'];
+  debit_account_id: string;
+  credit_account_id: string;
+  amount: string;
+  phase: Transfer['phase'];
+  pending_id: string | null;
+  code: Transfer['code'];
+  debit_kind: string;
+  debit_grant_id: string | null;
 }
 
 export interface PeriodView {

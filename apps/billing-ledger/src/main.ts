@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { runServiceMain, ServiceDefinition } from '@ds/platform';
+import { Logger, PLATFORM, runServiceMain, ServiceDefinition } from '@ds/platform';
 import { AccountsService } from './accounts.service';
 import { BillingHandlers } from './billing.handlers';
 import { BillingConfig, readBillingConfig } from './config';
@@ -7,6 +7,7 @@ import { CreditsService } from './credits.service';
 import { BILLING_ENTITIES } from './entities';
 import { Initial1763780000000 } from './migrations/1763780000000-initial';
 import { ReservationsService } from './reservations.service';
+import { SETTLEMENT_BACKLOG, SettlementConsumer } from './settlement-stream';
 import { EXECUTION_OUTCOMES, RunnerOutcomes, Sweeper } from './sweeper';
 
 class BillingLedgerModule {}
@@ -15,15 +16,33 @@ export const billingLedger: ServiceDefinition<BillingConfig> = {
   name: 'billing-ledger',
   database: { schema: 'billing_ledger', entities: BILLING_ENTITIES, migrations: [Initial1763780000000] },
   readConfig: readBillingConfig,
-  module: () => ({
+  module: (runtime) => ({
     module: BillingLedgerModule,
     controllers: [BillingHandlers],
-    providers: [AccountsService, CreditsService, ReservationsService, Sweeper, { provide: EXECUTION_OUTCOMES, useClass: RunnerOutcomes }],
+    providers: [
+      AccountsService,
+      CreditsService,
+      ReservationsService,
+      Sweeper,
+      { provide: EXECUTION_OUTCOMES, useClass: RunnerOutcomes },
+      {
+        provide: SETTLEMENT_BACKLOG,
+        useFactory: (reservations: ReservationsService, logger: Logger) => new SettlementConsumer(runtime.nats.connection, reservations, logger),
+        inject: [ReservationsService, PLATFORM.logger],
+      },
+    ],
   }),
   background: async (app) => {
+    const settlements = app.get<SettlementConsumer>(SETTLEMENT_BACKLOG);
+    await settlements.start();
     const sweeper = app.get(Sweeper);
     sweeper.start();
-    return { stop: () => sweeper.stop() };
+    return {
+      stop: async () => {
+        await settlements.stop();
+        await sweeper.stop();
+      },
+    };
   },
 };
 

@@ -1,34 +1,63 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { LRUCache } from 'lru-cache';
 import { DataSource, EntityManager } from 'typeorm';
 import { BillingReserveReply, BillingReserveRequest, BillingSettleReply, BillingSettleRequest, ServiceError } from '@ds/contracts';
-import { consumptionOrder, currentPeriod, decideReservation, holdTransfers, paidBy, periodAccounts, settlementTransfers } from '@ds/billing';
+import { chart, consumptionOrder, currentPeriod, decideReservation, holdTransfers, paidBy, periodAccounts, settlementTransfers, Transfer } from '@ds/billing';
 import { PLATFORM } from '@ds/platform';
 import { BillingConfig } from './config';
-import { ReservationEntity } from './entities';
+import { ReservationEntity, ReservationState } from './entities';
+import { FastReserve } from './fast-reserve';
 import { LedgerStore } from './ledger.store';
 import { effectivePlan } from './plans';
 import { checkIds } from './requests';
 
+/** Workspaces whose period anchor this process remembers; an anchor never changes once the account exists. */
+const ANCHOR_CACHE_SIZE = 10_000;
+
 @Injectable()
 export class ReservationsService {
+  private readonly fast: FastReserve;
+  private readonly anchors = new LRUCache<string, Date>({ max: ANCHOR_CACHE_SIZE });
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     @Inject(PLATFORM.config) private readonly config: BillingConfig,
-  ) {}
+  ) {
+    this.fast = new FastReserve(db);
+  }
 
   /**
-   * Step 6: under the workspace's lock, checks in the spec's order and holds one decision's worth. Asked again for
-   * the same execution it holds nothing more: a pending or committed reservation answers reserved, a released one
-   * is a CONFLICT (the run was already given up, and going ahead could only give it away).
+   * Step 6. While the period's included volume has room, one statement takes a decision of it (FastReserve);
+   * otherwise, under the workspace's lock and its budget row's, the checks run in the spec's order and hold one
+   * decision's worth. Asked again for the same execution it holds nothing more: a pending or committed
+   * reservation answers reserved, a released one is a CONFLICT (the run was already given up, and going ahead
+   * could only give it away).
    */
   async reserve(request: BillingReserveRequest): Promise<BillingReserveReply> {
     checkIds({ workspaceId: request.workspaceId, executionId: request.executionId });
     const now = new Date();
+    const anchor = this.anchors.get(request.workspaceId);
+    if (anchor) {
+      const periodStart = currentPeriod(anchor, now).start;
+      const held = await this.fast.tryIncluded({
+        workspaceId: request.workspaceId,
+        executionId: request.executionId,
+        includedVolumeId: chart.includedVolume(request.workspaceId, periodStart).id,
+        decisionsBilledId: chart.decisionsBilled(request.workspaceId).id,
+        periodStart,
+      });
+      if (held) return { reserved: true };
+    }
     return this.db.transaction(async (manager) => {
       const ledger = new LedgerStore(manager);
       const account = await ledger.lockAccount(request.workspaceId, now);
+      this.anchors.set(request.workspaceId, account.periodAnchor);
       const period = currentPeriod(account.periodAnchor, now);
+      // The one-statement path writes this row without the account lock: holding it too makes the balances
+      // read below final until this transaction ends. Taken before the reservation is written, in the same
+      // order as that path, so that two reserves of one execution cannot deadlock.
+      await ledger.lockBudget(chart.includedVolume(request.workspaceId, period.start).id);
       // Written first, so that it doubles as the duplicate check; a refusal rolls it back.
       const existing = await claimReservation(manager, { executionId: request.executionId, workspaceId: request.workspaceId, state: 'pending', periodStart: period.start });
       if (existing) return reserveAgain(existing, request.workspaceId);
@@ -60,31 +89,73 @@ export class ReservationsService {
    * Commits (billable) or releases the execution's holds, once. The same outcome again answers the same state;
    * the other outcome is a CONFLICT. Releasing an execution that holds nothing answers released.
    */
-  async settle(request: BillingSettleRequest, settledBy: 'runner' | 'sweeper' = 'runner'): Promise<BillingSettleReply> {
-    checkIds({ workspaceId: request.workspaceId, executionId: request.executionId });
-    if (typeof request.billable !== 'boolean') throw new ServiceError('INVALID_REQUEST', 'The billing request is not valid.', [{ path: 'billable', message: 'must be a boolean' }]);
-    const target = request.billable ? 'committed' : 'released';
+  async settle(request: BillingSettleRequest, settledBy: SettledBy = 'runner'): Promise<BillingSettleReply> {
+    const [outcome] = await this.settleBatch([request], settledBy);
+    if (outcome instanceof ServiceError) throw outcome;
+    return outcome;
+  }
+
+  /**
+   * Settles many executions in one transaction, each as settle would, and answers each in order: a refused one
+   * (a CONFLICT, an unknown execution) is answered with its error without stopping the others. The same
+   * execution twice in one batch is settled once; the second is answered as a repeat. Locks are taken in one
+   * order (workspace rows by id, the reservations, then the ledger accounts, budget rows first: see LedgerStore.post)
+   * so that batches of two replicas and reserves cannot deadlock.
+   * A database failure rejects the whole batch, which then changed nothing.
+   */
+  async settleBatch(requests: BillingSettleRequest[], settledBy: SettledBy = 'runner'): Promise<Array<BillingSettleReply | ServiceError>> {
+    const outcomes: Array<BillingSettleReply | ServiceError | null> = requests.map((request) => settleRequestError(request));
+    const valid = requests.filter((_, index) => outcomes[index] === null);
+    if (valid.length === 0) return outcomes as Array<BillingSettleReply | ServiceError>;
     return this.db.transaction(async (manager) => {
       const ledger = new LedgerStore(manager);
-      await ledger.lockExistingAccount(request.workspaceId);
-      const reservations = manager.getRepository(ReservationEntity);
-      const reservation = await reservations.findOneBy({ executionId: request.executionId });
-      if (!reservation) {
-        if (!request.billable) return { state: 'released' };
-        throw new ServiceError('NOT_FOUND', `No reservation exists for execution ${request.executionId}.`);
-      }
-      if (reservation.workspaceId !== request.workspaceId) throw new ServiceError('CONFLICT', `Execution ${request.executionId} belongs to another workspace.`);
-      const { holds, charged } = await ledger.holdsOf(request.executionId);
-      if (reservation.state === 'pending') {
-        await ledger.post(settlementTransfers(holds, request.billable));
-        await reservations.update({ executionId: request.executionId }, { state: target, settledAt: new Date(), settledBy, sweepClaimedUntil: null });
-      } else if (reservation.state !== target) {
-        throw new ServiceError('CONFLICT', `Execution ${request.executionId} was already ${reservation.state}.`);
-      }
-      if (target === 'released') return { state: target };
-      return { state: target, paid_by: paidBy(holds, charged) };
+      await ledger.lockAccounts([...new Set(valid.map((request) => request.workspaceId))]);
+      const reservations = await ledger.lockReservations([...new Set(valid.map((request) => request.executionId))]);
+      const holds = await ledger.holdsOfMany([...reservations.keys()]);
+
+      const entries: Transfer[] = [];
+      const transitions = new Map<string, ReservationState>();
+      requests.forEach((request, index) => {
+        if (outcomes[index] !== null) return;
+        const target = request.billable ? 'committed' : 'released';
+        const reservation = reservations.get(request.executionId);
+        if (!reservation) {
+          outcomes[index] = request.billable ? new ServiceError('NOT_FOUND', `No reservation exists for execution ${request.executionId}.`) : { state: 'released' };
+          return;
+        }
+        if (reservation.workspaceId !== request.workspaceId) {
+          outcomes[index] = new ServiceError('CONFLICT', `Execution ${request.executionId} belongs to another workspace.`);
+          return;
+        }
+        const execution = holds.get(request.executionId) ?? { holds: [], charged: new Map() };
+        if (reservation.state === 'pending') {
+          entries.push(...settlementTransfers(execution.holds, request.billable));
+          reservation.state = target;
+          transitions.set(request.executionId, target);
+        } else if (reservation.state !== target) {
+          outcomes[index] = new ServiceError('CONFLICT', `Execution ${request.executionId} was already ${reservation.state}.`);
+          return;
+        }
+        outcomes[index] = target === 'released' ? { state: target } : { state: target, paid_by: paidBy(execution.holds, execution.charged) };
+      });
+      // The balances last: their rows include the budget rows that reservations update, kept locked until commit.
+      await ledger.markSettled(transitions, settledBy);
+      await ledger.post(entries);
+      return outcomes as Array<BillingSettleReply | ServiceError>;
     });
   }
+}
+
+export type SettledBy = 'runner' | 'sweeper';
+
+function settleRequestError(request: BillingSettleRequest): ServiceError | null {
+  try {
+    checkIds({ workspaceId: request?.workspaceId, executionId: request?.executionId });
+  } catch (error) {
+    return error as ServiceError;
+  }
+  if (typeof request.billable !== 'boolean') return new ServiceError('INVALID_REQUEST', 'The billing request is not valid.', [{ path: 'billable', message: 'must be a boolean' }]);
+  return null;
 }
 
 function reserveAgain(existing: ReservationEntity, workspaceId: string): BillingReserveReply {

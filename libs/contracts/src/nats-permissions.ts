@@ -1,4 +1,4 @@
-import { BROADCAST_SUBJECTS, DELIVERY_STREAM, SUBJECTS, ServiceName } from './subjects';
+import { BROADCAST_SUBJECTS, DELIVERY_STREAM, SETTLEMENT_STREAM, SUBJECTS, ServiceName } from './subjects';
 
 /**
  * What each service's NATS user may publish and subscribe to: the subjects it serves (subscribe), the
@@ -41,8 +41,17 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
     subscribe: [REPLY_INBOX, BROADCAST_SUBJECTS.gatewayPlanChanged, BROADCAST_SUBJECTS.gatewayApiKeyRevoked],
   },
   'decision-runner': {
-    // Deliveries go to JetStream as plain publishes; the stream's acknowledgement comes back to the inbox.
-    publish: [engine.answer, billing.reserve, billing.settle, billing.account, billing.retention, ...DELIVERY_STREAM.subjects, BROADCAST_SUBJECTS.runnerDecisionChanged],
+    // Deliveries and settlements go to JetStream as plain publishes; the stream's acknowledgement comes back to the inbox.
+    publish: [
+      engine.answer,
+      billing.reserve,
+      billing.settle,
+      billing.account,
+      billing.retention,
+      ...DELIVERY_STREAM.subjects,
+      ...SETTLEMENT_STREAM.subjects,
+      BROADCAST_SUBJECTS.runnerDecisionChanged,
+    ],
     subscribe: [REPLY_INBOX, ...served(runner), BROADCAST_SUBJECTS.runnerDecisionChanged],
   },
   'engine-proxy': {
@@ -50,7 +59,16 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
     subscribe: [REPLY_INBOX, ...served(engine), BROADCAST_SUBJECTS.engineCredentialsChanged],
   },
   'billing-ledger': {
-    publish: [runner.executionOutcomes],
+    // Besides the runner: the JetStream API of its own settlements stream and consumer, and acknowledgements.
+    publish: [
+      runner.executionOutcomes,
+      '$JS.API.INFO',
+      `$JS.API.STREAM.*.${SETTLEMENT_STREAM.name}`,
+      `$JS.API.CONSUMER.*.${SETTLEMENT_STREAM.name}.>`,
+      `$JS.API.CONSUMER.DURABLE.CREATE.${SETTLEMENT_STREAM.name}.>`,
+      `$JS.API.CONSUMER.MSG.NEXT.${SETTLEMENT_STREAM.name}.>`,
+      `$JS.ACK.${SETTLEMENT_STREAM.name}.>`,
+    ],
     subscribe: [REPLY_INBOX, ...served(billing)],
   },
   delivery: {

@@ -1,30 +1,40 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { BillingReserveReply, BillingSettleReply, SUBJECTS } from '@ds/contracts';
-import { Logger, PLATFORM, RpcClient } from '@ds/platform';
+import { JetStreamClient } from 'nats';
+import { BillingReserveReply, BillingSettlement, SETTLEMENT_STREAM, SUBJECTS } from '@ds/contracts';
+import { Logger, NatsLink, PLATFORM, RpcClient } from '@ds/platform';
 
 /**
- * The runner's side of billing. Step 6 reserves one decision for the execution (or answers the 402);
- * once the execution is recorded the reservation is settled: committed for a fresh 200, released
- * otherwise. A settle that does not arrive is made good by the ledger, which asks the runner for the
- * execution's outcome, so the run never waits on billing after its answer is known. A settle is sent even
- * after the caller stopped waiting: that is when a reservation most needs releasing.
+ * The runner's side of billing. Step 6 reserves one decision for the execution (or answers the 402); once the
+ * execution is recorded the reservation is settled: committed for a fresh 200, released otherwise. The
+ * settlement is an event on the SETTLEMENTS stream, not a request: the run waits only for JetStream to store it
+ * (so that `/v1/me` right after the answer can count it), never for the ledger, which posts settlements in
+ * batches. The execution id is the message id, so a settlement published twice is stored once. A settlement
+ * that cannot be published is made good by the ledger's sweeper, which asks the runner for the execution's
+ * outcome. A settlement is sent even after the caller stopped waiting: that is when a reservation most needs
+ * releasing.
  */
 @Injectable()
 export class Billing {
+  private readonly jetstream: JetStreamClient;
+
   constructor(
     @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
+    @Inject(PLATFORM.nats) nats: NatsLink,
     @Inject(PLATFORM.logger) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.jetstream = nats.connection.jetstream();
+  }
 
   async reserve(workspaceId: string, executionId: string): Promise<void> {
     await this.rpc.call<BillingReserveReply>(SUBJECTS.billing.reserve, { workspaceId, executionId });
   }
 
   async settle(workspaceId: string, executionId: string, billable: boolean): Promise<void> {
+    const settlement: BillingSettlement = { workspaceId, executionId, billable };
     try {
-      await this.rpc.call<BillingSettleReply>(SUBJECTS.billing.settle, { workspaceId, executionId, billable }, { outlivesCaller: true });
+      await this.jetstream.publish(SETTLEMENT_STREAM.subjectFor(workspaceId), JSON.stringify(settlement), { msgID: SETTLEMENT_STREAM.msgIdFor(executionId) });
     } catch (error) {
-      this.logger.warn({ err: error, executionId, billable }, 'could not settle billing now; the ledger will settle it from the execution');
+      this.logger.warn({ err: error, executionId, billable }, 'could not publish the settlement; the ledger will settle it from the execution');
     }
   }
 }

@@ -1,0 +1,358 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { connect, JetStreamClient, NatsConnection } from 'nats';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { BillingSettlement, ServiceError, SETTLEMENT_STREAM } from '@ds/contracts';
+import { replayEntries, Transfer, unbalancedLedgers, ZERO_BALANCES } from '@ds/billing';
+import { newId } from '@ds/ids';
+import { createLogger, dataSourceOptions, runMigrations } from '@ds/platform';
+import { NatsServer, startNats, waitFor } from '../../../test/e2e/support/cluster';
+import { AccountsService } from './accounts.service';
+import { BillingConfig } from './config';
+import { CreditsService } from './credits.service';
+import { LedgerAccountEntity, ReservationEntity, TransferEntity } from './entities';
+import { billingLedger } from './main';
+import { PlanOverrides } from './plans';
+import { ReservationsService } from './reservations.service';
+import { SettlementConsumer } from './settlement-stream';
+
+/**
+ * Step 6 and the settlement batches with two ledger replicas: two ReservationsService instances, each on a
+ * DataSource (and pool) of its own against one real PostgreSQL database, and a real nats-server for the
+ * settlements stream. Replica B's connections carry an application name of their own so that the test can kill
+ * them the way a dying process would.
+ */
+const ADMIN_URL = process.env.E2E_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const DATABASE = `billing_replicas_${randomBytes(4).toString('hex')}_test`;
+const REPLICA_B = `replica_b_${randomBytes(3).toString('hex')}`;
+const config: BillingConfig = { settleAfterMs: 120_000, sweepIntervalMs: 5_000, billingUrl: 'http://app.test/app/billing', upgradeUrl: 'http://app.test/app/billing/plans' };
+const logger = createLogger('billing-ledger', 'silent');
+const BURST = 200;
+
+let dbA: DataSource;
+let dbB: DataSource;
+let replicaA: ReservationsService;
+let replicaB: ReservationsService;
+let accounts: AccountsService;
+let credits: CreditsService;
+
+async function admin(sql: string, values: unknown[] = []): Promise<void> {
+  if (!/^[a-z0-9_]+_test$/.test(DATABASE)) throw new Error(`refusing database ${DATABASE}: its name must end in _test`);
+  const client = new Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(sql, values);
+  } finally {
+    await client.end();
+  }
+}
+
+async function replicaDataSource(applicationName: string | null): Promise<DataSource> {
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${DATABASE}`;
+  const options = dataSourceOptions(url.toString(), billingLedger.database, 8);
+  const extra = (options as { extra: Record<string, unknown> }).extra;
+  const source = new DataSource({ ...options, extra: applicationName ? { ...extra, application_name: applicationName } : extra } as typeof options);
+  await source.initialize();
+  return source;
+}
+
+beforeAll(async () => {
+  await admin(`CREATE DATABASE ${DATABASE}`);
+  dbA = await replicaDataSource(null);
+  await runMigrations(dbA, billingLedger.database.schema, logger);
+  dbB = await replicaDataSource(REPLICA_B);
+  replicaA = new ReservationsService(dbA, config);
+  replicaB = new ReservationsService(dbB, config);
+  accounts = new AccountsService(dbA);
+  credits = new CreditsService(dbA);
+});
+
+afterAll(async () => {
+  await dbA?.destroy();
+  if (dbB?.isInitialized) await dbB.destroy();
+  await admin(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+});
+
+async function workspace(overrides: PlanOverrides): Promise<string> {
+  const workspaceId = randomUUID();
+  await accounts.setPlan({ workspaceId, plan: 'genesis', overrides });
+  // One reserve on each replica (released when it held anything): each then knows the workspace's period, and
+  // takes the one-statement path while the included volume has room.
+  for (const replica of [replicaA, replicaB]) {
+    const executionId = newId('exec');
+    try {
+      await replica.reserve({ workspaceId, executionId });
+      await replica.settle({ workspaceId, executionId, billable: false });
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+    }
+  }
+  return workspaceId;
+}
+
+interface Burst {
+  /** Per reserve, in order: 'ok' or the refusal's code. */
+  results: string[];
+  held: string[];
+}
+
+/** Reserves BURST executions at once, alternating replicas. */
+async function burst(workspaceId: string, during?: () => Promise<void>): Promise<Burst> {
+  const ids = Array.from({ length: BURST }, () => newId('exec'));
+  const all = Promise.allSettled(ids.map((executionId, i) => (i % 2 === 0 ? replicaA : replicaB).reserve({ workspaceId, executionId })));
+  await during?.();
+  const results = (await all).map((result) =>
+    result.status === 'fulfilled' ? 'ok' : result.reason instanceof ServiceError ? result.reason.code : `failed: ${(result.reason as Error).message}`,
+  );
+  return { results, held: ids.filter((_, i) => results[i] === 'ok') };
+}
+
+const count = (list: string[], value: string) => list.filter((item) => item === value).length;
+const codesOf = (results: string[]) => [...new Set(results)].sort();
+
+async function settleAll(workspaceId: string, held: string[], billable: (index: number) => boolean): Promise<void> {
+  const outcomes = await replicaA.settleBatch(held.map((executionId, i) => ({ workspaceId, executionId, billable: billable(i) })));
+  expect(outcomes.filter((outcome) => outcome instanceof ServiceError)).toEqual([]);
+}
+
+async function holdsByCode(workspaceId: string): Promise<Record<string, number>> {
+  const rows: Array<{ code: string; n: number }> = await dbA.query(
+    `SELECT code, count(*)::int AS n FROM transfers WHERE workspace_id = $1 AND phase = 'pending' GROUP BY code`,
+    [workspaceId],
+  );
+  return Object.fromEntries(rows.map((row) => [row.code, row.n]));
+}
+
+/** Every balance equals the sum of its entries, every ledger sums to zero, every hold is resolved at most once. */
+async function expectBooksBalance(): Promise<void> {
+  const entries = (await dbA.getRepository(TransferEntity).find()).map(({ createdAt: _createdAt, ...transfer }) => transfer as Transfer);
+  entries.sort((a, b) => Number(a.pendingId !== null) - Number(b.pendingId !== null));
+  const replayed = replayEntries(entries);
+  const ledgerAccounts = await dbA.getRepository(LedgerAccountEntity).find();
+  for (const account of ledgerAccounts) {
+    const { debitsPending, debitsPosted, creditsPending, creditsPosted } = account;
+    expect({ id: account.id, debitsPending, debitsPosted, creditsPending, creditsPosted }).toEqual({ id: account.id, ...(replayed.get(account.id) ?? ZERO_BALANCES) });
+  }
+  expect(unbalancedLedgers(ledgerAccounts.map((account) => ({ ledger: account.ledger, balances: account })))).toEqual([]);
+  // A reservation without its holds, or holds without their reservation, would be a decision the books miss.
+  const orphans = await dbA.query(`
+    SELECT r.execution_id FROM reservations r LEFT JOIN transfers t ON t.cause_id = r.execution_id AND t.phase = 'pending' WHERE t.id IS NULL
+    UNION ALL
+    SELECT t.cause_id FROM transfers t LEFT JOIN reservations r ON r.execution_id = t.cause_id WHERE t.code <> 'grant' AND t.code <> 'expiry' AND r.execution_id IS NULL`);
+  expect(orphans).toEqual([]);
+}
+
+describe('step 6 across two replicas, hundreds of reserves at each 402 edge', () => {
+  it('the included volume running out into credits: exactly what the volume and the credits pay for, then CREDITS_EXHAUSTED', async () => {
+    // 1 cent a decision: 60 included (2 of them used by the warm-up, then released), then 40 cents of credits.
+    const ws = await workspace({ included_decisions: 60, price_per_million_cents: 1_000_000 });
+    await credits.grant({ workspaceId: ws, grantId: 'paid', kind: 'paid', amount_cents: 40, currency: 'usd', expires_at: undefined });
+    const { results, held } = await burst(ws);
+    expect(codesOf(results)).toEqual(['CREDITS_EXHAUSTED', 'ok']);
+    expect(count(results, 'ok')).toBe(100);
+    expect(await holdsByCode(ws)).toMatchObject({ included_decision: 60 + 2, overage_decision: 40, decision_charge: 40 });
+    await settleAll(ws, held, (i) => i % 3 !== 0);
+    const account = await accounts.account(ws);
+    expect(account.usage).toMatchObject({ reserved: 0, used: held.filter((_, i) => i % 3 !== 0).length });
+    // Released charges came back; committed ones are spent: together they are the 40 cents granted.
+    expect(account.balance.available_cents + account.spend_cap.spent_cents).toBe(40);
+    await expectBooksBalance();
+  });
+
+  it('credits running out at the spend cap: exactly what the credits pay for, then CREDITS_EXHAUSTED before SPEND_CAP_REACHED', async () => {
+    const ws = await workspace({ included_decisions: 0, price_per_million_cents: 1_000_000 });
+    await credits.grant({ workspaceId: ws, grantId: 'promo', kind: 'promotional', amount_cents: 30, currency: 'usd', expires_at: new Date(Date.now() + 30 * 86_400_000).toISOString() });
+    await credits.grant({ workspaceId: ws, grantId: 'paid', kind: 'paid', amount_cents: 45, currency: 'usd', expires_at: undefined });
+    // The cap is reached exactly when the credits run out: the spec's order answers CREDITS_EXHAUSTED, never the cap.
+    await accounts.setSpendCap({ workspaceId: ws, spend_cap_cents: 75 });
+    const { results, held } = await burst(ws);
+    expect(codesOf(results)).toEqual(['CREDITS_EXHAUSTED', 'ok']);
+    expect(count(results, 'ok')).toBe(75);
+    expect((await accounts.account(ws)).balance.available_cents).toBe(0);
+    await settleAll(ws, held, () => true);
+    expect((await accounts.account(ws)).spend_cap.spent_cents).toBe(75);
+  });
+
+  it('the spend cap: never a cent past it, SPEND_CAP_REACHED while credits remain', async () => {
+    const ws = await workspace({ included_decisions: 20, price_per_million_cents: 1_000_000 });
+    await credits.grant({ workspaceId: ws, grantId: 'paid', kind: 'paid', amount_cents: 1_000, currency: 'usd', expires_at: undefined });
+    await accounts.setSpendCap({ workspaceId: ws, spend_cap_cents: 35 });
+    const { results, held } = await burst(ws);
+    expect(codesOf(results)).toEqual(['SPEND_CAP_REACHED', 'ok']);
+    expect(count(results, 'ok')).toBe(20 + 35);
+    expect((await accounts.account(ws)).spend_cap.spent_cents).toBe(35);
+    await settleAll(ws, held, (i) => i % 2 === 0);
+    const account = await accounts.account(ws);
+    expect(account.spend_cap.spent_cents).toBeLessThanOrEqual(35);
+    expect(account.usage.reserved).toBe(0);
+  });
+
+  it('the hard cap: never a decision past the included volume, QUOTA_EXCEEDED whatever credits remain', async () => {
+    const ws = await workspace({ included_decisions: 90, hard_cap: true });
+    await credits.grant({ workspaceId: ws, grantId: 'paid', kind: 'paid', amount_cents: 1_000, currency: 'usd', expires_at: undefined });
+    const { results, held } = await burst(ws);
+    expect(codesOf(results)).toEqual(['QUOTA_EXCEEDED', 'ok']);
+    expect(count(results, 'ok')).toBe(90);
+    await settleAll(ws, held, () => true);
+    expect((await accounts.account(ws)).usage).toMatchObject({ used: 90, reserved: 0, included: 90 });
+    expect((await accounts.account(ws)).balance.available_cents).toBe(1_000);
+  });
+
+  it('a replica killed mid-burst: its reserves fail whole, the survivor never passes the cap, the books balance', async () => {
+    const ws = await workspace({ included_decisions: 70, hard_cap: true });
+    const { results, held } = await burst(ws, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await admin('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [REPLICA_B]);
+    });
+    expect(count(results, 'ok')).toBeLessThanOrEqual(70);
+    expect(results.filter((result) => result.startsWith('failed:')).length).toBeGreaterThan(0);
+    expect(results.every((result) => result === 'ok' || result === 'QUOTA_EXCEEDED' || result.startsWith('failed:'))).toBe(true);
+    const pending: Array<{ execution_id: string }> = await dbA.query(`SELECT execution_id FROM reservations WHERE workspace_id = $1 AND state = 'pending'`, [ws]);
+    expect(pending.length).toBeLessThanOrEqual(70);
+    expect(pending.map((row) => row.execution_id)).toEqual(expect.arrayContaining(held));
+    // The survivor takes what is left, exactly.
+    const rest = await Promise.allSettled(Array.from({ length: 100 }, () => replicaA.reserve({ workspaceId: ws, executionId: newId('exec') })));
+    expect(rest.filter((result) => result.status === 'fulfilled').length).toBe(70 - pending.length);
+    expect((await accounts.account(ws)).usage).toMatchObject({ used: 0, reserved: 70 });
+    // Whatever the killed replica did not finish left nothing behind: no reservation without its hold, nor the reverse.
+    await expectBooksBalance();
+    // The replica comes back.
+    await dbB.destroy();
+    dbB = await replicaDataSource(REPLICA_B);
+    replicaB = new ReservationsService(dbB, config);
+  });
+});
+
+describe('settlement batches', () => {
+  it('settle each execution once in a batch with duplicates and both outcomes, and answer the rest', async () => {
+    const ws = await workspace({ included_decisions: 100, price_per_million_cents: 1_000_000 });
+    const [e1, e2, e3, e4] = Array.from({ length: 4 }, () => newId('exec'));
+    for (const executionId of [e1, e2, e3, e4]) await replicaB.reserve({ workspaceId: ws, executionId });
+    const outcomes = await replicaA.settleBatch([
+      { workspaceId: ws, executionId: e1, billable: true },
+      { workspaceId: ws, executionId: e1, billable: true },
+      { workspaceId: ws, executionId: e2, billable: false },
+      { workspaceId: ws, executionId: e2, billable: true },
+      { workspaceId: ws, executionId: e3, billable: true },
+      { workspaceId: ws, executionId: e3, billable: false },
+      { workspaceId: ws, executionId: 'exec_never_reserved', billable: false },
+      { workspaceId: ws, executionId: 'exec_never_reserved', billable: true },
+      { workspaceId: 'another-workspace', executionId: e4, billable: true },
+      { workspaceId: ws, executionId: e4, billable: 'yes' as unknown as boolean },
+    ]);
+    const shown = outcomes.map((outcome) => (outcome instanceof ServiceError ? outcome.code : outcome.state));
+    expect(shown).toEqual(['committed', 'committed', 'released', 'CONFLICT', 'committed', 'CONFLICT', 'released', 'NOT_FOUND', 'CONFLICT', 'INVALID_REQUEST']);
+    expect(outcomes[0]).toEqual({ state: 'committed', paid_by: { funding: 'included', charges: [] } });
+    const phases = async (executionId: string) => (await dbA.getRepository(TransferEntity).findBy({ causeId: executionId })).map((t) => t.phase).sort();
+    expect([await phases(e1), await phases(e2), await phases(e3), await phases(e4)]).toEqual([
+      ['pending', 'post'],
+      ['pending', 'void'],
+      ['pending', 'post'],
+      ['pending'],
+    ]);
+    // The same batch again (a redelivery) changes nothing.
+    const again = await replicaB.settleBatch([
+      { workspaceId: ws, executionId: e1, billable: true },
+      { workspaceId: ws, executionId: e2, billable: false },
+    ]);
+    expect(again.map((outcome) => (outcome instanceof ServiceError ? outcome.code : outcome.state))).toEqual(['committed', 'released']);
+    expect((await accounts.account(ws)).usage).toMatchObject({ used: 2, reserved: 1 });
+  });
+
+  it('two replicas posting overlapping batches at once settle every execution exactly once, without deadlock', async () => {
+    const workspaces = [await workspace({ included_decisions: 1_000 }), await workspace({ included_decisions: 0, price_per_million_cents: 1_000_000 })];
+    await credits.grant({ workspaceId: workspaces[1], grantId: 'paid', kind: 'paid', amount_cents: 1_000, currency: 'usd', expires_at: undefined });
+    const runs: BillingSettlement[] = [];
+    for (let i = 0; i < 120; i++) {
+      const workspaceId = workspaces[i % 2];
+      const executionId = newId('exec');
+      await (i % 2 === 0 ? replicaA : replicaB).reserve({ workspaceId, executionId });
+      runs.push({ workspaceId, executionId, billable: i % 5 !== 0 });
+    }
+    const reversed = [...runs].reverse();
+    const [a, b] = await Promise.all([replicaA.settleBatch(runs), replicaB.settleBatch(reversed)]);
+    expect([...a, ...b].filter((outcome) => outcome instanceof ServiceError)).toEqual([]);
+    const states = await dbA.getRepository(ReservationEntity).findBy({ workspaceId: workspaces[1] });
+    expect(states.filter((row) => row.state === 'committed').length).toBe(runs.filter((run) => run.workspaceId === workspaces[1] && run.billable).length);
+    const resolutions: Array<{ n: number }> = await dbA.query(
+      `SELECT count(*)::int AS n FROM transfers WHERE cause_id = ANY($1::text[]) AND phase IN ('post', 'void') GROUP BY cause_id, pending_id HAVING count(*) > 1`,
+      [runs.map((run) => run.executionId)],
+    );
+    expect(resolutions).toEqual([]);
+    await expectBooksBalance();
+  });
+});
+
+describe('settlements through JetStream', () => {
+  let nats: NatsServer;
+  let publisher: NatsConnection;
+  let jetstream: JetStreamClient;
+
+  beforeAll(async () => {
+    nats = await startNats();
+    publisher = await connect({ servers: nats.url });
+    jetstream = publisher.jetstream();
+  });
+
+  afterAll(async () => {
+    await publisher?.close();
+    await nats?.stop();
+  });
+
+  const publish = (settlement: BillingSettlement) =>
+    jetstream.publish(SETTLEMENT_STREAM.subjectFor(settlement.workspaceId), JSON.stringify(settlement), { msgID: SETTLEMENT_STREAM.msgIdFor(settlement.executionId) });
+
+  it('a ledger killed mid-batch posts nothing; the messages are delivered again and posted once by the other replica', async () => {
+    const ws = await workspace({ included_decisions: 500 });
+    const runs = Array.from({ length: 40 }, (_, i): BillingSettlement => ({ workspaceId: ws, executionId: newId('exec'), billable: i % 4 !== 0 }));
+    for (const run of runs) await replicaA.reserve({ workspaceId: ws, executionId: run.executionId });
+
+    // Replica B takes the batch and stops on the workspace's lock, held here, before writing anything.
+    const connectionB = await connect({ servers: nats.url });
+    const consumerB = new SettlementConsumer(connectionB, replicaB, logger);
+    await consumerB.start();
+    const blocker = await dbA.createQueryRunner();
+    await blocker.connect();
+    await blocker.startTransaction();
+    await blocker.query('SELECT 1 FROM accounts WHERE workspace_id = $1 FOR UPDATE', [ws]);
+    for (const run of runs) await publish(run);
+    // The same settlement published again is stored once.
+    expect((await publish(runs[0])).duplicate).toBe(true);
+    await waitFor(
+      async () => {
+        const rows: Array<{ n: number }> = await dbA.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`,
+          [REPLICA_B],
+        );
+        return rows[0].n > 0;
+      },
+      10_000,
+      'replica B to wait on the lock mid-batch',
+    );
+
+    // Replica B dies: its NATS connection is gone before it can hand anything back, its transaction is rolled back.
+    await connectionB.close();
+    await admin('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [REPLICA_B]);
+    await consumerB.stop();
+    await blocker.rollbackTransaction();
+    await blocker.release();
+    expect(await dbA.getRepository(ReservationEntity).countBy({ workspaceId: ws, state: 'pending' })).toBe(runs.length);
+
+    const connectionA = await connect({ servers: nats.url });
+    const consumerA = new SettlementConsumer(connectionA, replicaA, logger);
+    await consumerA.start();
+    try {
+      await waitFor(async () => (await dbA.getRepository(ReservationEntity).countBy({ workspaceId: ws, state: 'pending' })) === 0, 30_000, 'the settlements to be redelivered');
+      await consumerA.caughtUp();
+    } finally {
+      await consumerA.stop();
+      await connectionA.close();
+    }
+    const rows = await dbA.getRepository(ReservationEntity).findBy({ workspaceId: ws });
+    const byId = new Map(rows.map((row) => [row.executionId, row.state]));
+    expect(runs.map((run) => byId.get(run.executionId))).toEqual(runs.map((run) => (run.billable ? 'committed' : 'released')));
+    expect((await accounts.account(ws)).usage).toMatchObject({ used: runs.filter((run) => run.billable).length, reserved: 0 });
+    await expectBooksBalance();
+  }, 60_000);
+});

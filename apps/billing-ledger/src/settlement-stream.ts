@@ -1,0 +1,189 @@
+import { AckPolicy, ConsumerMessages, DeliverPolicy, JetStreamManager, JsMsg, NatsConnection, RetentionPolicy, StorageType, StreamConfig } from 'nats';
+import { BillingSettlement, ServiceError, SETTLEMENT_STREAM } from '@ds/contracts';
+import { Logger } from '@ds/platform';
+import { ReservationsService } from './reservations.service';
+
+/**
+ * Settlements wait in a work queue until a ledger replica posts them; a message's id (the execution's) makes a
+ * republished settlement a duplicate for 2 minutes, and the reservation's state machine makes any later one a
+ * repeat that changes nothing.
+ */
+const STREAM_CONFIG: Partial<StreamConfig> = {
+  name: SETTLEMENT_STREAM.name,
+  subjects: [...SETTLEMENT_STREAM.subjects],
+  retention: RetentionPolicy.Workqueue,
+  storage: StorageType.File,
+  max_age: 7 * 24 * 3600 * 1e9,
+  duplicate_window: 120 * 1e9,
+};
+
+/** The most settlements posted in one transaction. */
+export const SETTLEMENT_BATCH_MAX = 256;
+/** How long the first settlement of a batch waits for others, so that a steady trickle still shares transactions. */
+const BATCH_GATHER_MS = 2;
+/** A batch whose transaction failed comes back after this long. */
+const RETRY_DELAY_MS = 1_000;
+/** An unacknowledged message (its replica died mid-batch) is redelivered after this long. */
+const ACK_WAIT_NS = 10 * 1e9;
+/** `/v1/me` waits at most this long for settlements already published to be posted. */
+const CATCH_UP_MAX_MS = 1_000;
+const CATCH_UP_POLL_MS = 5;
+
+/** Tells whether the settlements published until now are posted; AccountsService waits on it. */
+export interface SettlementBacklog {
+  /** Resolves once every settlement published before the call is posted, or after about a second regardless. */
+  caughtUp(): Promise<void>;
+}
+
+export const SETTLEMENT_BACKLOG = Symbol('settlement-backlog');
+
+/** Declares the stream and its durable pull consumer; safe on every start of every replica. */
+export async function declareSettlementStream(connection: NatsConnection): Promise<JetStreamManager> {
+  const manager = await connection.jetstreamManager();
+  try {
+    await manager.streams.info(SETTLEMENT_STREAM.name);
+    await manager.streams.update(SETTLEMENT_STREAM.name, STREAM_CONFIG);
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    await manager.streams.add(STREAM_CONFIG);
+  }
+  try {
+    await manager.consumers.info(SETTLEMENT_STREAM.name, SETTLEMENT_STREAM.consumer);
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    await manager.consumers.add(SETTLEMENT_STREAM.name, {
+      durable_name: SETTLEMENT_STREAM.consumer,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: ACK_WAIT_NS,
+      // A settlement is never dropped: a batch that cannot be posted is retried until it can.
+      max_deliver: -1,
+      max_ack_pending: 4 * SETTLEMENT_BATCH_MAX,
+    });
+  }
+  return manager;
+}
+
+/**
+ * Pulls settlements and posts them in batches: whatever arrived while the previous batch was being posted goes
+ * into the next one (up to SETTLEMENT_BATCH_MAX), in one transaction. Messages are acknowledged after the commit;
+ * when the transaction fails they are handed back for redelivery, and a replica that dies mid-batch leaves them
+ * unacknowledged, so JetStream redelivers them after ACK_WAIT_NS. A settlement the ledger refuses (a CONFLICT,
+ * an unknown execution, an invalid message) is acknowledged and logged: delivering it again cannot change it.
+ */
+export class SettlementConsumer implements SettlementBacklog {
+  private messages: ConsumerMessages | null = null;
+  private manager: JetStreamManager | null = null;
+  private waiting: JsMsg[] = [];
+  private scheduled: NodeJS.Timeout | null = null;
+  private posting: Promise<void> = Promise.resolve();
+  private busy = false;
+
+  constructor(
+    private readonly connection: NatsConnection,
+    private readonly reservations: ReservationsService,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    this.manager = await declareSettlementStream(this.connection);
+    const consumer = await this.connection.jetstream().consumers.get(SETTLEMENT_STREAM.name, SETTLEMENT_STREAM.consumer);
+    this.messages = await consumer.consume({ max_messages: 2 * SETTLEMENT_BATCH_MAX, callback: (message) => this.receive(message) });
+  }
+
+  async stop(): Promise<void> {
+    // Messages taken but not posted are left unacknowledged: another replica gets them after the ack wait.
+    try {
+      this.messages?.stop();
+    } catch (error) {
+      this.logger.warn({ err: error }, 'the settlements consumer did not stop cleanly');
+    }
+    this.messages = null;
+    if (this.scheduled) clearTimeout(this.scheduled);
+    this.scheduled = null;
+    await this.posting;
+  }
+
+  async caughtUp(): Promise<void> {
+    if (!this.manager) return;
+    const deadline = Date.now() + CATCH_UP_MAX_MS;
+    try {
+      const published = (await this.manager.streams.info(SETTLEMENT_STREAM.name)).state.last_seq;
+      while (Date.now() < deadline) {
+        const consumer = await this.manager.consumers.info(SETTLEMENT_STREAM.name, SETTLEMENT_STREAM.consumer);
+        if (consumer.ack_floor.stream_seq >= published) return;
+        await new Promise((resolve) => setTimeout(resolve, CATCH_UP_POLL_MS));
+      }
+    } catch (error) {
+      this.logger.warn({ err: error }, 'could not tell whether settlements are posted; answering with the ledger as it is');
+    }
+  }
+
+  private receive(message: JsMsg): void {
+    this.waiting.push(message);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.busy || this.scheduled || this.waiting.length === 0) return;
+    this.scheduled = setTimeout(() => {
+      this.scheduled = null;
+      this.busy = true;
+      this.posting = this.postWaiting()
+        .catch((error: unknown) => this.logger.error({ err: error }, 'settlement batch failed'))
+        .finally(() => {
+          this.busy = false;
+          this.schedule();
+        });
+    }, BATCH_GATHER_MS);
+  }
+
+  private async postWaiting(): Promise<void> {
+    while (this.waiting.length > 0) {
+      const batch = this.waiting.splice(0, SETTLEMENT_BATCH_MAX);
+      await this.postBatch(batch);
+    }
+  }
+
+  /** Posts one batch in one transaction, then acknowledges each message, or hands them all back. */
+  async postBatch(batch: JsMsg[]): Promise<void> {
+    const parsed = batch.map((message) => ({ message, settlement: parseSettlement(message.data) }));
+    const valid = parsed.filter((entry): entry is { message: JsMsg; settlement: BillingSettlement } => entry.settlement !== null);
+    for (const entry of parsed) {
+      if (entry.settlement === null) {
+        this.logger.error({ subject: entry.message.subject, seq: entry.message.seq }, 'dropped a settlement message that is not a settlement');
+        entry.message.term();
+      }
+    }
+    if (valid.length === 0) return;
+    let outcomes;
+    try {
+      outcomes = await this.reservations.settleBatch(valid.map((entry) => entry.settlement));
+    } catch (error) {
+      this.logger.error({ err: error, count: valid.length }, 'could not post a batch of settlements; they will be delivered again');
+      for (const entry of valid) entry.message.nak(RETRY_DELAY_MS);
+      return;
+    }
+    valid.forEach((entry, index) => {
+      const outcome = outcomes[index];
+      if (outcome instanceof ServiceError) {
+        this.logger.warn({ workspaceId: entry.settlement.workspaceId, executionId: entry.settlement.executionId, code: outcome.code, reason: outcome.message }, 'the ledger refused a settlement');
+      }
+      entry.message.ack();
+    });
+  }
+}
+
+function parseSettlement(data: Uint8Array): BillingSettlement | null {
+  try {
+    const value = JSON.parse(Buffer.from(data).toString('utf8')) as Partial<BillingSettlement> | null;
+    if (!value || typeof value !== 'object' || typeof value.workspaceId !== 'string' || typeof value.executionId !== 'string' || typeof value.billable !== 'boolean') return null;
+    return { workspaceId: value.workspaceId, executionId: value.executionId, billable: value.billable };
+  } catch {
+    return null;
+  }
+}
+
+function isNotFound(error: unknown): boolean {
+  return /not found/i.test((error as Error)?.message ?? '');
+}
