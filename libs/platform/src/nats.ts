@@ -1,6 +1,6 @@
-import { ClientNats, NatsContext, NatsRecordBuilder, ReadPacket, ServerNats, WritePacket } from '@nestjs/microservices';
-import { Msg, MsgHdrs, NatsConnection, connect, headers as natsHeaders } from 'nats';
-import { Subject, lastValueFrom, race, take, mergeMap, throwError, timeout as rxTimeout } from 'rxjs';
+import { NatsContext, ServerNats, WritePacket } from '@nestjs/microservices';
+import { ErrorCode, Msg, MsgHdrs, NatsConnection, connect, headers as natsHeaders } from 'nats';
+import { Subject } from 'rxjs';
 import { DEADLINE_HEADER, REQUEST_ID_HEADER, ServiceError, isWireError } from '@ds/contracts';
 import { ConfigError, NatsAuth, redact } from './config';
 import { Logger } from './logger';
@@ -90,12 +90,14 @@ function describe(error: unknown): string {
  * answer: publishing it would throw outside any handler and end the process.
  */
 export class SharedConnectionNatsServer extends ServerNats {
-  private readonly inFlight = new Set<object>();
+  /** Requests taken and not yet answered, with when each started (for the handled-request metrics). */
+  private readonly inFlight = new Map<object, bigint>();
   private idleWaiters: Array<() => void> = [];
 
   constructor(
     private readonly link: NatsLink,
     queue: string,
+    private readonly metrics?: Metrics,
   ) {
     super({ queue });
     this.setOnProcessingStartHook((_transport, context, done) => {
@@ -109,7 +111,7 @@ export class SharedConnectionNatsServer extends ServerNats {
         );
         return undefined;
       }
-      this.inFlight.add(context as object);
+      this.inFlight.set(context as object, process.hrtime.bigint());
       return runWithRequestContext({ requestId, deadline }, done);
     });
     // Called when the reply is published (once more for a separate end-of-stream packet: deleting twice is harmless).
@@ -126,7 +128,9 @@ export class SharedConnectionNatsServer extends ServerNats {
   override getPublisher(natsMsg: Msg, id: string, ctx: NatsContext): (response: unknown) => void {
     if (!natsMsg.reply) return () => undefined;
     return (response: unknown) => {
-      const outgoing = this.serializeAnswer({ ...(response as WritePacket), id }, natsMsg.subject);
+      const packet = response as WritePacket;
+      const outgoing = this.serializeAnswer({ ...packet, id }, natsMsg.subject);
+      this.recordHandled(ctx, natsMsg.subject, packet.err);
       this.onProcessingEndHook?.(this.transportId, ctx);
       try {
         natsMsg.respond(outgoing.data, { headers: outgoing.headers });
@@ -134,6 +138,18 @@ export class SharedConnectionNatsServer extends ServerNats {
         this.link.logger.error({ err: error, subject: natsMsg.subject }, 'could not publish an answer');
       }
     };
+  }
+
+  /**
+   * RED metrics per subject, recorded here rather than by a Nest interceptor: an interceptor wraps every
+   * handler in more rxjs operators, which the profiles show on the hot path. Recorded once per request,
+   * for the packet that first answers it.
+   */
+  private recordHandled(ctx: NatsContext, subject: string, error: unknown): void {
+    const started = this.inFlight.get(ctx as object);
+    if (started === undefined || !this.metrics) return;
+    const outcome = error === undefined || error === null ? 'ok' : isWireError(error) ? error.code : 'INTERNAL_ERROR';
+    this.metrics.handled(subject, outcome, Number(process.hrtime.bigint() - started) / 1e9);
   }
 
   private serializeAnswer(packet: WritePacket & { id: string }, subject: string): { data: Uint8Array; headers?: MsgHdrs } {
@@ -181,30 +197,6 @@ function messageBytes(message: { data: Uint8Array; headers?: MsgHdrs }): number 
   return message.data.length + (headers ? headers.encode().length : 0);
 }
 
-class SharedConnectionNatsClient extends ClientNats {
-  constructor(private readonly link: NatsLink) {
-    super({});
-    // Refused while serializing, before anything is published: nats.js would throw the same from inside the transport.
-    const serializer = this.serializer;
-    this.serializer = {
-      serialize: (packet: ReadPacket) => {
-        const outgoing = serializer.serialize(packet) as { data: Uint8Array; headers?: MsgHdrs };
-        const bytes = messageBytes(outgoing);
-        if (bytes > this.link.maxPayload) throw new RequestTooLarge(bytes, this.link.maxPayload);
-        return outgoing;
-      },
-    };
-  }
-
-  override createClient(): Promise<NatsConnection> {
-    return Promise.resolve(this.link.connection);
-  }
-
-  override async close(): Promise<void> {
-    // Owned by the NatsLink.
-  }
-}
-
 /** The request never left this process: it is larger than NATS carries. */
 export class RequestTooLarge extends ServiceError {
   constructor(bytes: number, limit: number) {
@@ -239,20 +231,71 @@ export interface CallOptions {
 }
 
 /**
+ * A JSON text placed as is into an encoded request: a value the caller already holds as validated JSON
+ * text (a request body as received), so that it is neither serialised again nor copied through an object.
+ * Only the text of one complete JSON value may be wrapped.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * The request as Nest's NATS server reads it (`{id, data}`; the server routes by subject, so the pattern
+ * is left out), encoded once. Top-level JsonText fields of the payload are spliced in as they are.
+ */
+export function encodeRequest(id: string, payload: unknown): Uint8Array {
+  let data: string;
+  if (payload !== null && typeof payload === 'object' && !Array.isArray(payload) && Object.values(payload).some((value) => value instanceof JsonText)) {
+    const plain: Record<string, unknown> = {};
+    let spliced = '';
+    for (const [name, value] of Object.entries(payload)) {
+      if (value instanceof JsonText) spliced += `,${JSON.stringify(name)}:${value.text}`;
+      else plain[name] = value;
+    }
+    const head = JSON.stringify(plain);
+    data = head.length === 2 ? `{${spliced.slice(1)}}` : `${head.slice(0, -1)}${spliced}}`;
+  } else {
+    data = payload === undefined ? 'null' : JSON.stringify(payload);
+  }
+  return encoder.encode(`{"id":"${id}","data":${data}}`);
+}
+
+/** An answer of Nest's NATS server: the handler's `response`, or its error as `err`. */
+interface AnswerPacket {
+  response?: unknown;
+  err?: unknown;
+}
+
+export function decodeAnswer(bytes: Uint8Array): AnswerPacket {
+  return JSON.parse(decoder.decode(bytes)) as AnswerPacket;
+}
+
+/**
  * Request/reply to another service. Sends the current request id and an absolute deadline in NATS headers
  * and turns a failing handler's answer back into the ServiceError it threw, so errors keep their public code
  * end to end. While NATS is disconnected it refuses at once instead of letting the client buffer requests.
  * Subjects are internal: they go to the log, never into an error message.
+ *
+ * Requests go straight through nats.js on the connection's one shared reply subscription: one publish per
+ * call, the payload encoded once (Nest's client subscribes and unsubscribes a fresh inbox per call and
+ * wraps each call in several Observables).
  */
 export class RpcClient {
-  private readonly client: SharedConnectionNatsClient;
+  /** Rejections of the calls waiting for an answer: a dropped connection ends them as OutcomeUnknown. */
+  private readonly waiting = new Set<(error: Error) => void>();
+  private nextId = 0;
 
   constructor(
     private readonly link: NatsLink,
     private readonly metrics: Metrics,
     private readonly defaultTimeoutMs = 10_000,
   ) {
-    this.client = new SharedConnectionNatsClient(link);
+    link.disconnects.subscribe(() => {
+      for (const reject of [...this.waiting]) reject(new OutcomeUnknown());
+    });
   }
 
   async call<TReply>(subject: string, payload: unknown, options: CallOptions = {}): Promise<TReply> {
@@ -267,21 +310,35 @@ export class RpcClient {
       const hdrs = natsHeaders();
       hdrs.set(REQUEST_ID_HEADER, options.requestId ?? currentRequestId() ?? requestIdOrNew());
       hdrs.set(DEADLINE_HEADER, String(now + timeoutMs));
-      const record = new NatsRecordBuilder(payload).setHeaders(hdrs).build();
-      const lostConnection = this.link.disconnects.pipe(
-        take(1),
-        mergeMap(() => throwError(() => new OutcomeUnknown())),
-      );
-      return await lastValueFrom(race(this.client.send<TReply>(subject, record).pipe(rxTimeout(timeoutMs)), lostConnection));
+      const data = encodeRequest(String(++this.nextId), payload);
+      // Refused before anything is published: nats.js would throw the same from inside the transport.
+      const bytes = messageBytes({ data, headers: hdrs });
+      if (bytes > this.link.maxPayload) throw new RequestTooLarge(bytes, this.link.maxPayload);
+      const answer = decodeAnswer((await this.request(subject, data, hdrs, timeoutMs)).data);
+      if (answer.err !== undefined && answer.err !== null) throw answer.err;
+      return answer.response as TReply;
     } catch (error) {
       const mapped = this.toServiceError(error, subject);
       outcome = mapped.code;
       throw mapped;
     } finally {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      this.metrics.rpcCalls.inc({ subject, outcome });
-      this.metrics.rpcCallDuration.observe({ subject, outcome }, seconds);
+      this.metrics.called(subject, outcome, Number(process.hrtime.bigint() - started) / 1e9);
     }
+  }
+
+  private request(subject: string, data: Uint8Array, headers: MsgHdrs, timeout: number): Promise<Msg> {
+    return new Promise<Msg>((resolve, reject) => {
+      const settle = (finish: () => void) => {
+        if (!this.waiting.delete(fail)) return;
+        finish();
+      };
+      const fail = (error: Error) => settle(() => reject(error));
+      this.waiting.add(fail);
+      this.link.connection.request(subject, data, { timeout, headers }).then(
+        (message) => settle(() => resolve(message)),
+        (error: Error) => settle(() => reject(error)),
+      );
+    });
   }
 
   private toServiceError(error: unknown, subject: string): ServiceError {
@@ -291,12 +348,12 @@ export class RpcClient {
     }
     if (error instanceof ServiceError) return error;
     if (isWireError(error)) return ServiceError.fromWire(error);
-    const name = (error as { name?: string } | null)?.name;
-    if (name === 'TimeoutError') {
+    const code = (error as { code?: string } | null)?.code;
+    if (code === ErrorCode.Timeout) {
       this.link.logger.warn({ subject }, 'no answer in time');
       return new OutcomeUnknown();
     }
-    if (name === 'EmptyResponseException') {
+    if (code === ErrorCode.NoResponders) {
       this.link.logger.warn({ subject }, 'no service is answering');
       return new ServiceError('SERVICE_UNAVAILABLE', 'A service this request needs is not available right now. Retry shortly.');
     }
