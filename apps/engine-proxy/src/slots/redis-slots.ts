@@ -66,8 +66,7 @@ export class RedisSlots {
   ) {
     // Commands fail at once while Redis is away instead of queueing behind the outage: a waiting call has a deadline.
     const options = { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000 };
-    // Acquires and releases of concurrent calls issued in the same tick leave in one write.
-    this.redis = new Redis(url, { ...options, enableAutoPipelining: true }) as SlotCommands;
+    this.redis = new Redis(url, options) as SlotCommands;
     this.redis.defineCommand('acquireSlot', { numberOfKeys: 1, lua: ACQUIRE_SCRIPT });
     this.redis.defineCommand('releaseSlot', { numberOfKeys: 1, lua: RELEASE_SCRIPT });
     this.subscriber = new Redis(url, options);

@@ -44,7 +44,7 @@ function windowBehaviour(name: string, open: () => { counter: WindowCounter; clo
 }
 
 windowBehaviour('windows counted in Redis', () => {
-  const redis = new Redis(REDIS_URL, { enableAutoPipelining: true, lazyConnect: false });
+  const redis = new Redis(REDIS_URL);
   return { counter: new RedisWindowCounter(redis), close: async () => void (await redis.quit()) };
 });
 

@@ -82,9 +82,8 @@ export async function openRateLimitStore(kind: 'redis' | 'memory', redisUrl: str
     logger.warn('rate-limit windows are counted in this process only (RATE_LIMIT_STORE=memory): run one gateway replica');
     return { windows: new MemoryWindowCounter(storage), storage, onApplicationShutdown: async () => storage.onApplicationShutdown() };
   }
-  // Commands fail at once while Redis is away instead of queueing behind the outage. Commands issued in
-  // the same tick by concurrent requests leave in one write.
-  const redis = new Redis(redisUrl, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 3_000, enableAutoPipelining: true });
+  // Commands fail at once while Redis is away instead of queueing behind the outage.
+  const redis = new Redis(redisUrl, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 3_000 });
   redis.on('error', (error) => logger.debug({ err: error }, 'Redis connection error'));
   try {
     await redis.connect();
