@@ -1,5 +1,5 @@
 import { MessageHandler, NatsContext, ServerNats, WritePacket } from '@nestjs/microservices';
-import { ErrorCode, Msg, MsgHdrs, NatsConnection, connect, headers as natsHeaders } from 'nats';
+import { Msg, MsgHdrs, NatsConnection, connect, createInbox, headers as natsHeaders } from 'nats';
 import { Subject } from 'rxjs';
 import { DEADLINE_HEADER, REQUEST_ID_HEADER, ServiceError, isWireError } from '@ds/contracts';
 import { ConfigError, NatsAuth, redact } from './config';
@@ -290,19 +290,31 @@ export function decodeAnswer(bytes: Uint8Array): AnswerPacket {
   return JSON.parse(decoder.decode(bytes)) as AnswerPacket;
 }
 
+/** Raised on a reply subject no service listens on: NATS answers a request it could hand to no one with 503. */
+class NoResponders extends Error {}
+
+/** Raised when a call's time is up before its answer came. */
+class NoAnswerInTime extends Error {}
+
+interface WaitingCall {
+  answer(message: Msg): void;
+  fail(error: Error): void;
+}
+
 /**
  * Request/reply to another service. Sends the current request id and an absolute deadline in NATS headers
  * and turns a failing handler's answer back into the ServiceError it threw, so errors keep their public code
  * end to end. While NATS is disconnected it refuses at once instead of letting the client buffer requests.
  * Subjects are internal: they go to the log, never into an error message.
  *
- * Requests go straight through nats.js on the connection's one shared reply subscription: one publish per
- * call, the payload encoded once (Nest's client subscribes and unsubscribes a fresh inbox per call and
- * wraps each call in several Observables).
+ * Answers come to one subscription of this client (`_INBOX.<unique>.*`), each call on its own reply
+ * subject: one publish per call, the payload encoded once. (Nest's client subscribes and unsubscribes an
+ * inbox per call and wraps each in several Observables; nats.js's own request builds an error object per
+ * call even when it succeeds.)
  */
 export class RpcClient {
-  /** Rejections of the calls waiting for an answer: a dropped connection ends them as OutcomeUnknown. */
-  private readonly waiting = new Set<(error: Error) => void>();
+  private readonly waiting = new Map<string, WaitingCall>();
+  private readonly replyPrefix = `${createInbox()}.`;
   private nextId = 0;
 
   constructor(
@@ -310,8 +322,12 @@ export class RpcClient {
     private readonly metrics: Metrics,
     private readonly defaultTimeoutMs = 10_000,
   ) {
+    link.connection.subscribe(`${this.replyPrefix}*`, {
+      callback: (_error, message) => this.waiting.get(message.subject.slice(this.replyPrefix.length))?.answer(message),
+    });
+    // A dropped connection may have lost any answer still to come.
     link.disconnects.subscribe(() => {
-      for (const reject of [...this.waiting]) reject(new OutcomeUnknown());
+      for (const call of [...this.waiting.values()]) call.fail(new OutcomeUnknown());
     });
   }
 
@@ -327,11 +343,12 @@ export class RpcClient {
       const hdrs = natsHeaders();
       hdrs.set(REQUEST_ID_HEADER, options.requestId ?? currentRequestId() ?? requestIdOrNew());
       hdrs.set(DEADLINE_HEADER, String(now + timeoutMs));
-      const data = encodeRequest(String(++this.nextId), payload);
+      const id = String(++this.nextId);
+      const data = encodeRequest(id, payload);
       // Refused before anything is published: nats.js would throw the same from inside the transport.
       const bytes = messageBytes({ data, headers: hdrs });
       if (bytes > this.link.maxPayload) throw new RequestTooLarge(bytes, this.link.maxPayload);
-      const answer = decodeAnswer((await this.request(subject, data, hdrs, timeoutMs)).data);
+      const answer = decodeAnswer((await this.request(id, subject, data, hdrs, timeoutMs)).data);
       if (answer.err !== undefined && answer.err !== null) throw answer.err;
       return answer.response as TReply;
     } catch (error) {
@@ -343,18 +360,33 @@ export class RpcClient {
     }
   }
 
-  private request(subject: string, data: Uint8Array, headers: MsgHdrs, timeout: number): Promise<Msg> {
+  private request(id: string, subject: string, data: Uint8Array, headers: MsgHdrs, timeoutMs: number): Promise<Msg> {
     return new Promise<Msg>((resolve, reject) => {
-      const settle = (finish: () => void) => {
-        if (!this.waiting.delete(fail)) return;
-        finish();
+      const finish = () => {
+        clearTimeout(timer);
+        this.waiting.delete(id);
       };
-      const fail = (error: Error) => settle(() => reject(error));
-      this.waiting.add(fail);
-      this.link.connection.request(subject, data, { timeout, headers }).then(
-        (message) => settle(() => resolve(message)),
-        (error: Error) => settle(() => reject(error)),
-      );
+      const timer = setTimeout(() => {
+        finish();
+        reject(new NoAnswerInTime());
+      }, timeoutMs);
+      this.waiting.set(id, {
+        answer: (message) => {
+          finish();
+          if (message.data.length === 0 && message.headers?.code === 503) reject(new NoResponders());
+          else resolve(message);
+        },
+        fail: (error) => {
+          finish();
+          reject(error);
+        },
+      });
+      try {
+        this.link.connection.publish(subject, data, { reply: `${this.replyPrefix}${id}`, headers });
+      } catch (error) {
+        finish();
+        reject(error as Error);
+      }
     });
   }
 
@@ -365,12 +397,11 @@ export class RpcClient {
     }
     if (error instanceof ServiceError) return error;
     if (isWireError(error)) return ServiceError.fromWire(error);
-    const code = (error as { code?: string } | null)?.code;
-    if (code === ErrorCode.Timeout) {
+    if (error instanceof NoAnswerInTime) {
       this.link.logger.warn({ subject }, 'no answer in time');
       return new OutcomeUnknown();
     }
-    if (code === ErrorCode.NoResponders) {
+    if (error instanceof NoResponders) {
       this.link.logger.warn({ subject }, 'no service is answering');
       return new ServiceError('SERVICE_UNAVAILABLE', 'A service this request needs is not available right now. Retry shortly.');
     }
