@@ -38,6 +38,7 @@ interface Route {
 @Injectable()
 export class EngineService {
   private readonly sharedLlmKey: string | null;
+  private readonly callUrls = new Map<string, URL>();
 
   constructor(
     @Inject(PLATFORM.config) private readonly config: EngineProxyConfig,
@@ -119,7 +120,7 @@ export class EngineService {
     const msLeft = deadline - Date.now();
     if (msLeft <= 0) return { code: 'ENGINE_TIMEOUT', retryable: false, retryAfterSeconds: null, reason: 'deadline reached' };
     const anthropic = endpoint.protocol === 'anthropic';
-    const url = new URL(anthropic ? `${endpoint.baseUrl.replace(/\/$/, '')}/v1/messages` : `${endpoint.baseUrl.replace(/\/$/, '')}/chat/completions`);
+    const url = this.callUrl(endpoint.baseUrl, anthropic);
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (anthropic) {
       headers['x-api-key'] = apiKey ?? '';
@@ -147,6 +148,17 @@ export class EngineService {
     const answer = anthropic ? parseAnthropicAnswer(parsed) : parseOpenAiAnswer(parsed);
     if (typeof answer === 'string') return { code: 'ENGINE_ERROR', retryable: false, retryAfterSeconds: null, reason: answer };
     return answer;
+  }
+
+  /** Endpoints come from configuration, so their few URLs are built once rather than parsed per call. */
+  private callUrl(baseUrl: string, anthropic: boolean): URL {
+    const key = `${anthropic ? 'a' : 'o'} ${baseUrl}`;
+    let url = this.callUrls.get(key);
+    if (!url) {
+      url = new URL(anthropic ? `${baseUrl.replace(/\/$/, '')}/v1/messages` : `${baseUrl.replace(/\/$/, '')}/chat/completions`);
+      this.callUrls.set(key, url);
+    }
+    return url;
   }
 
   private toError(failure: AttemptFailure): ServiceError {

@@ -51,7 +51,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
       {
         provide: RateLimiter,
         inject: [RATE_LIMIT_STORE],
-        useFactory: (store: RateLimitStore) => new RateLimiter(store.storage, runtime.rpc, runtime.nats, runtime.config.rateLimitKeyPrefix),
+        useFactory: (store: RateLimitStore) => new RateLimiter(store.windows, runtime.rpc, runtime.nats, runtime.config.rateLimitKeyPrefix),
       },
       {
         provide: CREDENTIAL_LIMITS,

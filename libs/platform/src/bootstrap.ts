@@ -12,7 +12,7 @@ import { createLogger, Logger, PinoNestLogger } from './logger';
 import { Metrics } from './metrics';
 import { NatsLink, RpcClient, SharedConnectionNatsServer } from './nats';
 import { OpsDocument, OpsServer } from './ops-server';
-import { RpcMetricsInterceptor, WireErrorFilter } from './rpc-handling';
+import { WireErrorFilter } from './rpc-handling';
 
 /** Everything a service's modules may inject from the platform. */
 export const PLATFORM = {
@@ -147,10 +147,9 @@ export async function startService<TConfig>(definition: ServiceDefinition<TConfi
     httpPort = typeof address === 'object' && address ? address.port : definition.http.port(config);
     app = httpApp;
   } else {
-    natsServer = new SharedConnectionNatsServer(nats, definition.name);
+    natsServer = new SharedConnectionNatsServer(nats, definition.name, metrics);
     const micro = await NestFactory.createMicroservice(rootModule, { strategy: natsServer, logger: nestLogger, abortOnError: false });
     micro.useGlobalFilters(new WireErrorFilter(logger));
-    micro.useGlobalInterceptors(new RpcMetricsInterceptor(metrics));
     await micro.listen();
     app = micro;
   }

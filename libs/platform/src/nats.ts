@@ -1,6 +1,6 @@
-import { ClientNats, NatsContext, NatsRecordBuilder, ReadPacket, ServerNats, WritePacket } from '@nestjs/microservices';
-import { Msg, MsgHdrs, NatsConnection, connect, headers as natsHeaders } from 'nats';
-import { Subject, lastValueFrom, race, take, mergeMap, throwError, timeout as rxTimeout } from 'rxjs';
+import { MessageHandler, NatsContext, ServerNats, WritePacket } from '@nestjs/microservices';
+import { Msg, MsgHdrs, NatsConnection, connect, createInbox, headers as natsHeaders } from 'nats';
+import { Subject } from 'rxjs';
 import { DEADLINE_HEADER, REQUEST_ID_HEADER, ServiceError, isWireError } from '@ds/contracts';
 import { ConfigError, NatsAuth, redact } from './config';
 import { Logger } from './logger';
@@ -38,6 +38,9 @@ export class NatsLink {
         pingInterval: 5_000,
         maxPingOut: 2,
         timeout: 3_000,
+        // Otherwise every request and its timer capture a stack trace up front, in case it fails: a cost on
+        // every call, for errors that are mapped to a ServiceError and logged by subject anyway.
+        noAsyncTraces: true,
         ...(auth.user !== null && auth.password !== null ? { user: auth.user, pass: auth.password } : {}),
         ...(auth.tls
           ? { tls: { ...(auth.tls.caFile ? { caFile: auth.tls.caFile } : {}), ...(auth.tls.certFile && auth.tls.keyFile ? { certFile: auth.tls.certFile, keyFile: auth.tls.keyFile } : {}) } }
@@ -90,12 +93,15 @@ function describe(error: unknown): string {
  * answer: publishing it would throw outside any handler and end the process.
  */
 export class SharedConnectionNatsServer extends ServerNats {
-  private readonly inFlight = new Set<object>();
+  /** Requests taken and not yet answered, with when each started (for the handled-request metrics). */
+  private readonly inFlight = new Map<object, bigint>();
   private idleWaiters: Array<() => void> = [];
+  private readonly handlersBySubject = new Map<string, MessageHandler>();
 
   constructor(
     private readonly link: NatsLink,
     queue: string,
+    private readonly metrics?: Metrics,
   ) {
     super({ queue });
     this.setOnProcessingStartHook((_transport, context, done) => {
@@ -109,7 +115,7 @@ export class SharedConnectionNatsServer extends ServerNats {
         );
         return undefined;
       }
-      this.inFlight.add(context as object);
+      this.inFlight.set(context as object, process.hrtime.bigint());
       return runWithRequestContext({ requestId, deadline }, done);
     });
     // Called when the reply is published (once more for a separate end-of-stream packet: deleting twice is harmless).
@@ -119,6 +125,19 @@ export class SharedConnectionNatsServer extends ServerNats {
     });
   }
 
+  /**
+   * Nest finds a handler by first trying to parse the subject as a JSON pattern, which throws (and is
+   * caught) for every plain subject on every message; subjects are few and their handlers fixed once
+   * listening, so each is looked up once.
+   */
+  override getHandlerByPattern(pattern: string): MessageHandler | null {
+    const known = this.handlersBySubject.get(pattern);
+    if (known) return known;
+    const handler = super.getHandlerByPattern(pattern);
+    if (handler) this.handlersBySubject.set(pattern, handler);
+    return handler;
+  }
+
   override createNatsClient(): Promise<NatsConnection> {
     return Promise.resolve(this.link.connection);
   }
@@ -126,7 +145,9 @@ export class SharedConnectionNatsServer extends ServerNats {
   override getPublisher(natsMsg: Msg, id: string, ctx: NatsContext): (response: unknown) => void {
     if (!natsMsg.reply) return () => undefined;
     return (response: unknown) => {
-      const outgoing = this.serializeAnswer({ ...(response as WritePacket), id }, natsMsg.subject);
+      const packet = response as WritePacket;
+      const outgoing = this.serializeAnswer({ ...packet, id }, natsMsg.subject);
+      this.recordHandled(ctx, natsMsg.subject, packet.err);
       this.onProcessingEndHook?.(this.transportId, ctx);
       try {
         natsMsg.respond(outgoing.data, { headers: outgoing.headers });
@@ -134,6 +155,18 @@ export class SharedConnectionNatsServer extends ServerNats {
         this.link.logger.error({ err: error, subject: natsMsg.subject }, 'could not publish an answer');
       }
     };
+  }
+
+  /**
+   * RED metrics per subject, recorded here rather than by a Nest interceptor: an interceptor wraps every
+   * handler in more rxjs operators, which the profiles show on the hot path. Recorded once per request,
+   * for the packet that first answers it.
+   */
+  private recordHandled(ctx: NatsContext, subject: string, error: unknown): void {
+    const started = this.inFlight.get(ctx as object);
+    if (started === undefined || !this.metrics) return;
+    const outcome = error === undefined || error === null ? 'ok' : isWireError(error) ? error.code : 'INTERNAL_ERROR';
+    this.metrics.handled(subject, outcome, Number(process.hrtime.bigint() - started) / 1e9);
   }
 
   private serializeAnswer(packet: WritePacket & { id: string }, subject: string): { data: Uint8Array; headers?: MsgHdrs } {
@@ -181,30 +214,6 @@ function messageBytes(message: { data: Uint8Array; headers?: MsgHdrs }): number 
   return message.data.length + (headers ? headers.encode().length : 0);
 }
 
-class SharedConnectionNatsClient extends ClientNats {
-  constructor(private readonly link: NatsLink) {
-    super({});
-    // Refused while serializing, before anything is published: nats.js would throw the same from inside the transport.
-    const serializer = this.serializer;
-    this.serializer = {
-      serialize: (packet: ReadPacket) => {
-        const outgoing = serializer.serialize(packet) as { data: Uint8Array; headers?: MsgHdrs };
-        const bytes = messageBytes(outgoing);
-        if (bytes > this.link.maxPayload) throw new RequestTooLarge(bytes, this.link.maxPayload);
-        return outgoing;
-      },
-    };
-  }
-
-  override createClient(): Promise<NatsConnection> {
-    return Promise.resolve(this.link.connection);
-  }
-
-  override async close(): Promise<void> {
-    // Owned by the NatsLink.
-  }
-}
-
 /** The request never left this process: it is larger than NATS carries. */
 export class RequestTooLarge extends ServiceError {
   constructor(bytes: number, limit: number) {
@@ -239,20 +248,87 @@ export interface CallOptions {
 }
 
 /**
+ * A JSON text placed as is into an encoded request: a value the caller already holds as validated JSON
+ * text (a request body as received), so that it is neither serialised again nor copied through an object.
+ * Only the text of one complete JSON value may be wrapped.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * The request as Nest's NATS server reads it (`{id, data}`; the server routes by subject, so the pattern
+ * is left out), encoded once. Top-level JsonText fields of the payload are spliced in as they are.
+ */
+export function encodeRequest(id: string, payload: unknown): Uint8Array {
+  let data: string;
+  if (payload !== null && typeof payload === 'object' && !Array.isArray(payload) && Object.values(payload).some((value) => value instanceof JsonText)) {
+    const plain: Record<string, unknown> = {};
+    let spliced = '';
+    for (const [name, value] of Object.entries(payload)) {
+      if (value instanceof JsonText) spliced += `,${JSON.stringify(name)}:${value.text}`;
+      else plain[name] = value;
+    }
+    const head = JSON.stringify(plain);
+    data = head.length === 2 ? `{${spliced.slice(1)}}` : `${head.slice(0, -1)}${spliced}}`;
+  } else {
+    data = payload === undefined ? 'null' : JSON.stringify(payload);
+  }
+  return encoder.encode(`{"id":"${id}","data":${data}}`);
+}
+
+/** An answer of Nest's NATS server: the handler's `response`, or its error as `err`. */
+interface AnswerPacket {
+  response?: unknown;
+  err?: unknown;
+}
+
+export function decodeAnswer(bytes: Uint8Array): AnswerPacket {
+  return JSON.parse(decoder.decode(bytes)) as AnswerPacket;
+}
+
+/** Raised on a reply subject no service listens on: NATS answers a request it could hand to no one with 503. */
+class NoResponders extends Error {}
+
+/** Raised when a call's time is up before its answer came. */
+class NoAnswerInTime extends Error {}
+
+interface WaitingCall {
+  answer(message: Msg): void;
+  fail(error: Error): void;
+}
+
+/**
  * Request/reply to another service. Sends the current request id and an absolute deadline in NATS headers
  * and turns a failing handler's answer back into the ServiceError it threw, so errors keep their public code
  * end to end. While NATS is disconnected it refuses at once instead of letting the client buffer requests.
  * Subjects are internal: they go to the log, never into an error message.
+ *
+ * Answers come to one subscription of this client (`_INBOX.<unique>.*`), each call on its own reply
+ * subject: one publish per call, the payload encoded once. (Nest's client subscribes and unsubscribes an
+ * inbox per call and wraps each in several Observables; nats.js's own request builds an error object per
+ * call even when it succeeds.)
  */
 export class RpcClient {
-  private readonly client: SharedConnectionNatsClient;
+  private readonly waiting = new Map<string, WaitingCall>();
+  private readonly replyPrefix = `${createInbox()}.`;
+  private nextId = 0;
 
   constructor(
     private readonly link: NatsLink,
     private readonly metrics: Metrics,
     private readonly defaultTimeoutMs = 10_000,
   ) {
-    this.client = new SharedConnectionNatsClient(link);
+    link.connection.subscribe(`${this.replyPrefix}*`, {
+      callback: (_error, message) => this.waiting.get(message.subject.slice(this.replyPrefix.length))?.answer(message),
+    });
+    // A dropped connection may have lost any answer still to come.
+    link.disconnects.subscribe(() => {
+      for (const call of [...this.waiting.values()]) call.fail(new OutcomeUnknown());
+    });
   }
 
   async call<TReply>(subject: string, payload: unknown, options: CallOptions = {}): Promise<TReply> {
@@ -267,21 +343,51 @@ export class RpcClient {
       const hdrs = natsHeaders();
       hdrs.set(REQUEST_ID_HEADER, options.requestId ?? currentRequestId() ?? requestIdOrNew());
       hdrs.set(DEADLINE_HEADER, String(now + timeoutMs));
-      const record = new NatsRecordBuilder(payload).setHeaders(hdrs).build();
-      const lostConnection = this.link.disconnects.pipe(
-        take(1),
-        mergeMap(() => throwError(() => new OutcomeUnknown())),
-      );
-      return await lastValueFrom(race(this.client.send<TReply>(subject, record).pipe(rxTimeout(timeoutMs)), lostConnection));
+      const id = String(++this.nextId);
+      const data = encodeRequest(id, payload);
+      // Refused before anything is published: nats.js would throw the same from inside the transport.
+      const bytes = messageBytes({ data, headers: hdrs });
+      if (bytes > this.link.maxPayload) throw new RequestTooLarge(bytes, this.link.maxPayload);
+      const answer = decodeAnswer((await this.request(id, subject, data, hdrs, timeoutMs)).data);
+      if (answer.err !== undefined && answer.err !== null) throw answer.err;
+      return answer.response as TReply;
     } catch (error) {
       const mapped = this.toServiceError(error, subject);
       outcome = mapped.code;
       throw mapped;
     } finally {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      this.metrics.rpcCalls.inc({ subject, outcome });
-      this.metrics.rpcCallDuration.observe({ subject, outcome }, seconds);
+      this.metrics.called(subject, outcome, Number(process.hrtime.bigint() - started) / 1e9);
     }
+  }
+
+  private request(id: string, subject: string, data: Uint8Array, headers: MsgHdrs, timeoutMs: number): Promise<Msg> {
+    return new Promise<Msg>((resolve, reject) => {
+      const finish = () => {
+        clearTimeout(timer);
+        this.waiting.delete(id);
+      };
+      const timer = setTimeout(() => {
+        finish();
+        reject(new NoAnswerInTime());
+      }, timeoutMs);
+      this.waiting.set(id, {
+        answer: (message) => {
+          finish();
+          if (message.data.length === 0 && message.headers?.code === 503) reject(new NoResponders());
+          else resolve(message);
+        },
+        fail: (error) => {
+          finish();
+          reject(error);
+        },
+      });
+      try {
+        this.link.connection.publish(subject, data, { reply: `${this.replyPrefix}${id}`, headers });
+      } catch (error) {
+        finish();
+        reject(error as Error);
+      }
+    });
   }
 
   private toServiceError(error: unknown, subject: string): ServiceError {
@@ -291,12 +397,11 @@ export class RpcClient {
     }
     if (error instanceof ServiceError) return error;
     if (isWireError(error)) return ServiceError.fromWire(error);
-    const name = (error as { name?: string } | null)?.name;
-    if (name === 'TimeoutError') {
+    if (error instanceof NoAnswerInTime) {
       this.link.logger.warn({ subject }, 'no answer in time');
       return new OutcomeUnknown();
     }
-    if (name === 'EmptyResponseException') {
+    if (error instanceof NoResponders) {
       this.link.logger.warn({ subject }, 'no service is answering');
       return new ServiceError('SERVICE_UNAVAILABLE', 'A service this request needs is not available right now. Retry shortly.');
     }

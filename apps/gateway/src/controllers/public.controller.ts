@@ -11,7 +11,7 @@ import {
 } from '@ds/contracts';
 import { isValidSlug } from '@ds/decision-schema';
 import { isValidCallerToken } from '@ds/ids';
-import { OutcomeUnknown, PLATFORM, RpcClient } from '@ds/platform';
+import { JsonText, OutcomeUnknown, PLATFORM, RpcClient } from '@ds/platform';
 import { AuthenticatedKey } from '../auth/api-keys.service';
 import { GatewayConfig } from '../config';
 import { ApiKey, ApiKeyRoute, PublicRoute, RunRoute } from '../http/access';
@@ -69,7 +69,10 @@ export class PublicController {
     };
     // The body is serialised once: the bytes sent are the bytes a replay sends again.
     reply.header('content-type', 'application/json; charset=utf-8');
-    if (idempotencyKey === undefined) return (await this.runDecision(run, requestId)).body;
+    // The body goes on as the text it arrived as (validated by the parser): not serialised a second time.
+    const rawText = httpRequest.rawBody;
+    const forwarded = rawText === null ? run : { ...run, body: new JsonText(rawText) };
+    if (idempotencyKey === undefined) return (await this.runDecision(forwarded, requestId)).body;
 
     const fingerprint = requestFingerprint('POST', httpRequest.url, body);
     let claim;
@@ -85,7 +88,7 @@ export class PublicController {
     }
     let result: RunDecisionReply;
     try {
-      result = await this.runDecision(run, requestId);
+      result = await this.runDecision(forwarded, requestId);
     } catch (error) {
       // A run that may still finish keeps its key reserved until the lease ends, so a retry cannot run it twice.
       if (!(error instanceof OutcomeUnknown)) await this.idempotency.release(key.workspaceId, idempotencyKey, fingerprint);
@@ -98,7 +101,7 @@ export class PublicController {
     return text;
   }
 
-  private runDecision(run: RunDecisionRequest, requestId: string): Promise<RunDecisionReply> {
+  private runDecision(run: RunDecisionRequest | (Omit<RunDecisionRequest, 'body'> & { body: JsonText }), requestId: string): Promise<RunDecisionReply> {
     return this.rpc.call<RunDecisionReply>(SUBJECTS.runner.run, run, { timeoutMs: this.config.runReplyTimeoutMs, requestId });
   }
 

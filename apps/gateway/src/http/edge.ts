@@ -80,9 +80,7 @@ export function configureEdge(app: NestFastifyApplication, deps: EdgeDependencie
   });
 
   fastify.addHook('onResponse', async (request, reply) => {
-    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
-    deps.metrics.httpRequests.inc(labels);
-    deps.metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
+    deps.metrics.answered(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
   });
 }
 
