@@ -5,6 +5,7 @@ import { ServiceError } from '@ds/contracts';
 import { Evaluation } from '@ds/decision-schema';
 import { createLogger, dataSourceOptions, runMigrations } from '@ds/platform';
 import { decisionRunner } from '../main';
+import { waitFor } from '../../../../test/e2e/support/cluster';
 import { ExecutionBase, ExecutionRecorder } from './execution-recorder';
 
 /** Group commit against a real PostgreSQL with the runner's own migrations. */
@@ -161,6 +162,34 @@ describe('ExecutionRecorder', () => {
         result_is_sql_null: true,
       },
     ]);
+  });
+
+  it('answers a record only once its row is committed, so a run cannot answer before its execution exists', async () => {
+    const blocker = new Client({ connectionString: (db.options as { url: string }).url });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      // Blocks every INSERT into executions until this transaction ends.
+      await blocker.query('LOCK TABLE decision_runner.executions IN EXCLUSIVE MODE');
+      let settled = false;
+      const recorded = recorder.recordSuccess(base('blocked', 1), evaluation, { latency_ms: 1 }, null, true).then(() => (settled = true));
+      await waitFor(
+        async () => {
+          const [waiting] = (await db.query(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO executions%'`,
+          )) as Array<{ n: number }>;
+          return waiting.n === 1;
+        },
+        10_000,
+        'the INSERT to wait on the lock',
+      );
+      expect(settled).toBe(false);
+      await blocker.query('COMMIT');
+      await recorded;
+      expect(await written('blocked')).toEqual({ rows: 1, transactions: 1 });
+    } finally {
+      await blocker.end();
+    }
   });
 
   it('fails every execution of an INSERT that fails, writes none of them, and writes the next batch', async () => {
