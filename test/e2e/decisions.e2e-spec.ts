@@ -52,6 +52,26 @@ describe('decision definitions', () => {
     expect(listed.body.data).toEqual([{ slug: 'lifecycle', name: 'Lifecycle', status: 'deployed', active_version: 2, endpoint_enabled: true }]);
   });
 
+  it('runs see every change to their decision at once: created after a 404, deployed, switched off and on, redeployed', async () => {
+    const ws = await newWorkspace();
+    const endpoint = (id: string, enabled: boolean) => call('PUT', `${decisionsPath(ws)}/${id}/endpoint`, { token: ws.session, body: { enabled } });
+    // Each answer below is asked twice, so that the second one could come from what the first left behind.
+    for (let i = 0; i < 2; i += 1) expectError(await runDecision(ws, 'changing', { message: 'hello' }), 404, 'DECISION_NOT_FOUND');
+    const { id } = await createDecision(ws, 'changing', triageSchema());
+    for (let i = 0; i < 2; i += 1) expectError(await runDecision(ws, 'changing', { message: 'hello' }), 409, 'DECISION_NOT_DEPLOYED');
+    expect(await deploy(ws, id)).toBe(1);
+    for (let i = 0; i < 2; i += 1) expect((await runDecision(ws, 'changing', { message: 'hello' })).body.version).toBe(1);
+    expect((await endpoint(id, false)).body).toEqual({ enabled: false });
+    for (let i = 0; i < 2; i += 1) expectError(await runDecision(ws, 'changing', { message: 'hello' }), 409, 'DECISION_DISABLED');
+    expect((await endpoint(id, true)).body).toEqual({ enabled: true });
+    for (let i = 0; i < 2; i += 1) expect((await runDecision(ws, 'changing', { message: 'hello' })).status).toBe(200);
+    expect(await deploy(ws, id)).toBe(2);
+    for (let i = 0; i < 2; i += 1) expect((await runDecision(ws, 'changing', { message: 'hello' })).body.version).toBe(2);
+    // Other workspaces' decisions of the same slug are not this one.
+    const other = await newWorkspace();
+    expectError(await runDecision(other, 'changing', { message: 'hello' }), 404, 'DECISION_NOT_FOUND');
+  });
+
   it('lists every schema issue at once with paths', async () => {
     const ws = await newWorkspace();
     const schema = triageSchema();

@@ -166,6 +166,27 @@ describe('GET /v1/executions', () => {
   });
 });
 
+describe('executions of concurrent runs', () => {
+  it('lists each run the moment it has answered, with dozens running at once', async () => {
+    const ws = await roomyWorkspace();
+    await deployedDecision(ws, 'burst', triageSchema());
+    const unlisted: string[] = [];
+    const answered: string[] = [];
+    await Promise.all(
+      Array.from({ length: 30 }, async (_, n) => {
+        const reply = await runDecision(ws, 'burst', { message: `burst ${n}` });
+        expect(reply.status).toBe(200);
+        answered.push(reply.body.execution_id);
+        const listed = await executions(ws, '?decision=burst&limit=100');
+        if (!listed.body.data.some((execution: { id: string }) => execution.id === reply.body.execution_id)) unlisted.push(reply.body.execution_id);
+      }),
+    );
+    expect(unlisted).toEqual([]);
+    const all = await executions(ws, '?decision=burst&limit=100');
+    expect(new Set(all.body.data.map((execution: { id: string }) => execution.id))).toEqual(new Set(answered));
+  });
+});
+
 describe('cursor paging while runs keep arriving', () => {
   it('neither repeats nor skips any row older than the first page', async () => {
     const ws = await roomyWorkspace();

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { runServiceMain, ServiceDefinition } from '@ds/platform';
 import { DecisionRunnerConfig, readDecisionRunnerConfig } from './config';
+import { DecisionCache } from './decisions/decision-cache';
 import { DecisionsService } from './decisions/decisions.service';
 import { VersionCache } from './decisions/version-cache';
 import { DecisionEntity, DecisionVersionEntity, ExecutionEntity } from './entities';
@@ -32,6 +33,7 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       RunService,
       Billing,
       DecisionsService,
+      DecisionCache,
       VersionCache,
       ExecutionRecorder,
       ExecutionsQuery,

@@ -17,6 +17,7 @@ import { newId } from '@ds/ids';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { DecisionEntity, DecisionVersionEntity } from '../entities';
 import { DecisionRunnerConfig } from '../config';
+import { DecisionCache } from './decision-cache';
 import { VersionCache } from './version-cache';
 
 /** TypeORM answers an UPDATE … RETURNING on PostgreSQL with `[rows, affectedCount]`. */
@@ -33,6 +34,7 @@ export class DecisionsService {
     @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
     @Inject(PLATFORM.config) private readonly config: DecisionRunnerConfig,
     private readonly versions: VersionCache,
+    private readonly runnable: DecisionCache,
   ) {}
 
   async create(request: CreateDecisionRequest): Promise<DecisionCreatedReply> {
@@ -42,7 +44,7 @@ export class DecisionsService {
     const account = await this.rpc.call<AccountReply>(SUBJECTS.billing.account, { workspaceId: request.workspaceId });
     const limit = account.plan.max_decisions;
 
-    return this.db.transaction(async (tx) => {
+    const created = await this.db.transaction(async (tx) => {
       // Serializes creates per workspace so that the plan's decision count holds under concurrency.
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`decisions:${request.workspaceId}`]);
       if (limit !== null) {
@@ -74,8 +76,11 @@ export class DecisionsService {
         }
         throw error;
       }
-      return { id: entity.id, slug: entity.slug, name: entity.name, status: 'draft', revision: entity.revision };
+      return { id: entity.id, slug: entity.slug, name: entity.name, status: 'draft', revision: entity.revision } satisfies DecisionCreatedReply;
     });
+    // Replicas may hold this slug as not found.
+    this.runnable.changed(request.workspaceId, created.slug);
+    return created;
   }
 
   async saveDraft(request: SaveDraftRequest): Promise<{ revision: number }> {
@@ -103,7 +108,7 @@ export class DecisionsService {
     const decision = await this.find(ref);
     // Deploying re-validates the draft: rules may have become stricter since it was saved.
     const schema = this.validated(decision.draftSchema);
-    return this.db.transaction(async (tx) => {
+    const deployed = await this.db.transaction(async (tx) => {
       const [updated] = updatedRows<{ active_version: number }>(
         await tx.query(
           `UPDATE decisions SET active_version = COALESCE(active_version, 0) + 1, updated_at = now()
@@ -116,17 +121,23 @@ export class DecisionsService {
       await tx.getRepository(DecisionVersionEntity).insert({ decisionId: decision.id, version, schema });
       return { version };
     });
+    this.runnable.changed(ref.workspaceId, decision.slug);
+    return deployed;
   }
 
   async setEndpoint(request: SetEndpointRequest): Promise<{ enabled: boolean }> {
     if (typeof request.enabled !== 'boolean') {
       throw new ServiceError('INVALID_REQUEST', 'enabled must be a boolean.', [{ path: 'enabled', message: 'must be a boolean' }]);
     }
-    const result = await this.db.getRepository(DecisionEntity).update(
-      { id: request.decisionId, workspaceId: request.workspaceId },
-      { endpointEnabled: request.enabled },
+    const [updated] = updatedRows<{ slug: string }>(
+      await this.db.query('UPDATE decisions SET endpoint_enabled = $1, updated_at = now() WHERE id = $2 AND workspace_id = $3 RETURNING slug', [
+        request.enabled,
+        request.decisionId,
+        request.workspaceId,
+      ]),
     );
-    if (!result.affected) throw new ServiceError('NOT_FOUND', 'No such decision in this workspace.');
+    if (!updated) throw new ServiceError('NOT_FOUND', 'No such decision in this workspace.');
+    this.runnable.changed(request.workspaceId, updated.slug);
     return { enabled: request.enabled };
   }
 

@@ -1,22 +1,86 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ServiceError } from '@ds/contracts';
 import { Evaluation } from '@ds/decision-schema';
 import { ExecutionEntity } from '../entities';
+import { pgPool } from '../pg-pool';
+import { GroupCommit } from './group-commit';
 
 export type ExecutionBase = Pick<
   ExecutionEntity,
   'id' | 'workspaceId' | 'decisionId' | 'decisionSlug' | 'version' | 'source' | 'requestId' | 'livemode' | 'input'
 >;
 
-/** Steps 7 to 10 leave an execution behind, failures included; it is written before the caller hears back. */
-@Injectable()
-export class ExecutionRecorder {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+export type ExecutionRow = ExecutionBase &
+  Pick<ExecutionEntity, 'status' | 'result' | 'confidence' | 'scores' | 'composites' | 'action' | 'actionReason' | 'metrics' | 'destinations' | 'error'>;
 
-  async recordSuccess(base: ExecutionBase, evaluation: Evaluation, metrics: object, destinations: object[] | null, storeOutput: boolean): Promise<void> {
-    await this.db.getRepository(ExecutionEntity).insert({
+/** Rows per INSERT: bounds the statement's size (each row's JSON included) and the time one write holds a connection. */
+const MAX_ROWS_PER_INSERT = 256;
+
+/**
+ * One multi-row INSERT for a whole batch: one array parameter per column, unnested side by side. The SQL text
+ * is fixed whatever the batch size, so it is prepared once per connection.
+ */
+const INSERT_EXECUTIONS = {
+  name: 'decision-runner.insert-executions',
+  text: `INSERT INTO executions (id, workspace_id, decision_id, decision_slug, version, source, status, request_id, livemode,
+                            result, confidence, scores, composites, action, action_reason, metrics, destinations, error, input)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::text[], $7::text[], $8::text[], $9::boolean[],
+                              $10::jsonb[], $11::jsonb[], $12::jsonb[], $13::jsonb[], $14::text[], $15::jsonb[], $16::jsonb[], $17::jsonb[],
+                              $18::jsonb[], $19::jsonb[])`,
+};
+
+/** A jsonb column's value as the statement takes it: JSON text, or SQL NULL. */
+function jsonb(value: unknown): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value);
+}
+
+/** The batch as one array per column, in the statement's order. */
+export function insertParameters(rows: readonly ExecutionRow[]): unknown[][] {
+  return [
+    rows.map((row) => row.id),
+    rows.map((row) => row.workspaceId),
+    rows.map((row) => row.decisionId),
+    rows.map((row) => row.decisionSlug),
+    rows.map((row) => row.version),
+    rows.map((row) => row.source),
+    rows.map((row) => row.status),
+    rows.map((row) => row.requestId),
+    rows.map((row) => row.livemode),
+    rows.map((row) => jsonb(row.result)),
+    rows.map((row) => jsonb(row.confidence)),
+    rows.map((row) => jsonb(row.scores)),
+    rows.map((row) => jsonb(row.composites)),
+    rows.map((row) => row.action),
+    rows.map((row) => jsonb(row.actionReason)),
+    rows.map((row) => jsonb(row.metrics)),
+    rows.map((row) => jsonb(row.destinations)),
+    rows.map((row) => jsonb(row.error)),
+    rows.map((row) => jsonb(row.input)),
+  ];
+}
+
+/**
+ * Steps 7 to 10 leave an execution behind, failures included; it is written before the caller hears back.
+ * Rows of concurrent runs are written together by group commit, each run waiting for the INSERT that carries
+ * its row: a run whose row was not written answers an error (and is not billed), never a decision.
+ */
+@Injectable()
+export class ExecutionRecorder implements OnModuleDestroy {
+  private readonly batches: GroupCommit<ExecutionRow>;
+
+  constructor(@InjectDataSource() db: DataSource) {
+    this.batches = new GroupCommit<ExecutionRow>(
+      async (rows) => {
+        await pgPool(db).query({ ...INSERT_EXECUTIONS, values: insertParameters(rows) });
+      },
+      { maxBatch: MAX_ROWS_PER_INSERT },
+    );
+  }
+
+  recordSuccess(base: ExecutionBase, evaluation: Evaluation, metrics: object, destinations: object[] | null, storeOutput: boolean): Promise<void> {
+    return this.batches.add({
       ...base,
       status: 'success',
       result: storeOutput ? evaluation.result : null,
@@ -31,8 +95,8 @@ export class ExecutionRecorder {
     });
   }
 
-  async recordError(base: ExecutionBase, error: ServiceError): Promise<void> {
-    await this.db.getRepository(ExecutionEntity).insert({
+  recordError(base: ExecutionBase, error: ServiceError): Promise<void> {
+    return this.batches.add({
       ...base,
       status: 'error',
       result: null,
@@ -45,5 +109,10 @@ export class ExecutionRecorder {
       destinations: null,
       error: { code: error.code, message: error.message },
     });
+  }
+
+  /** Rows already handed over are written before the pool closes. */
+  async onModuleDestroy(): Promise<void> {
+    await this.batches.idle();
   }
 }

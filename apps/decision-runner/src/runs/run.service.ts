@@ -1,6 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import {
   AnswerQuestionsReply,
   AnswerQuestionsRequest,
@@ -23,8 +21,8 @@ import {
 } from '@ds/decision-schema';
 import { newId } from '@ds/ids';
 import { CallerGaveUp, callerGaveUp, currentRequestId, NatsLink, PLATFORM, RpcClient } from '@ds/platform';
+import { DecisionCache, RunnableDecision } from '../decisions/decision-cache';
 import { VersionCache } from '../decisions/version-cache';
-import { DecisionEntity } from '../entities';
 import { ExecutionBase, ExecutionRecorder } from '../executions/execution-recorder';
 import { Billing } from './billing';
 
@@ -47,7 +45,7 @@ interface RunMetrics {
 @Injectable()
 export class RunService {
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly decisions: DecisionCache,
     @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
     @Inject(PLATFORM.nats) private readonly nats: NatsLink,
     private readonly versions: VersionCache,
@@ -75,7 +73,7 @@ export class RunService {
   /** Steps 7 to 10, recorded as an execution whatever their outcome. */
   private async execute(
     request: RunDecisionRequest,
-    decision: DecisionEntity,
+    decision: RunnableDecision,
     version: number,
     schema: NormalizedSchema,
     executionId: string,
@@ -152,11 +150,8 @@ export class RunService {
     throw error;
   }
 
-  private async findRunnable(workspaceId: string, slug: string): Promise<DecisionEntity> {
-    const decision = await this.db.getRepository(DecisionEntity).findOne({
-      where: { workspaceId, slug },
-      select: { id: true, slug: true, activeVersion: true, endpointEnabled: true },
-    });
+  private async findRunnable(workspaceId: string, slug: string): Promise<RunnableDecision> {
+    const decision = await this.decisions.get(workspaceId, slug);
     if (!decision) throw new ServiceError('DECISION_NOT_FOUND', `No decision ${slug} in this workspace.`);
     if (decision.activeVersion === null) throw new ServiceError('DECISION_NOT_DEPLOYED', `The decision ${slug} has never been deployed.`);
     if (!decision.endpointEnabled) throw new ServiceError('DECISION_DISABLED', `The endpoint of ${slug} is disabled.`);
@@ -208,7 +203,7 @@ export class RunService {
 
   private responseBody(
     request: RunDecisionRequest,
-    decision: DecisionEntity,
+    decision: RunnableDecision,
     version: number,
     executionId: string,
     evaluation: Evaluation,
