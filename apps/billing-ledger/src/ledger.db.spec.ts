@@ -1,11 +1,10 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { Client } from 'pg';
+import { randomUUID } from 'node:crypto';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { ServiceError } from '@ds/contracts';
 import { replayEntries, Transfer, unbalancedLedgers, ZERO_BALANCES } from '@ds/billing';
 import { newId } from '@ds/ids';
-import { createLogger, dataSourceOptions, Metrics, runMigrations } from '@ds/platform';
+import { createLogger, Metrics } from '@ds/platform';
 import { AccountsService } from './accounts.service';
 import { BillingConfig } from './config';
 import { CreditsService } from './credits.service';
@@ -15,48 +14,32 @@ import { billingLedger } from './main';
 import { PlanOverrides } from './plans';
 import { ReservationsService } from './reservations.service';
 import { ExecutionOutcomes, Outcomes, Sweeper } from './sweeper';
+import { MigratedDatabase, migratedDatabase } from '../../../test/support/service-database';
 
 /**
  * The service logic against a real PostgreSQL: a database of its own (dropped at the end), the service's own
  * entities and migrations, the services called directly. Only the runner's answer about outcomes is stubbed.
  */
-const ADMIN_URL = process.env.E2E_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const DATABASE = `billing_${randomBytes(4).toString('hex')}_test`;
 const config: BillingConfig = { settleAfterMs: 120_000, sweepIntervalMs: 5_000, billingUrl: 'http://app.test/app/billing', upgradeUrl: 'http://app.test/app/billing/plans' };
 const logger = createLogger('billing-ledger', 'silent');
 const DAY = 86_400_000;
 
+let database: MigratedDatabase;
 let db: DataSource;
 let accounts: AccountsService;
 let credits: CreditsService;
 let reservations: ReservationsService;
 
-async function admin(sql: string): Promise<void> {
-  if (!/^[a-z0-9_]+_test$/.test(DATABASE)) throw new Error(`refusing database ${DATABASE}: its name must end in _test`);
-  const client = new Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 beforeAll(async () => {
-  await admin(`CREATE DATABASE ${DATABASE}`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${DATABASE}`;
-  db = new DataSource(dataSourceOptions(url.toString(), billingLedger.database, 20));
-  await db.initialize();
-  await runMigrations(db, billingLedger.database.schema, logger);
+  database = await migratedDatabase('billing', billingLedger.database, 20);
+  db = database.dataSource;
   accounts = new AccountsService(db);
   credits = new CreditsService(db);
   reservations = new ReservationsService(db, config);
 });
 
 afterAll(async () => {
-  await db?.destroy();
-  await admin(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+  await database?.drop();
 });
 
 const inDays = (days: number) => new Date(Date.now() + days * DAY).toISOString();

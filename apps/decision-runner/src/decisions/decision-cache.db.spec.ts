@@ -1,42 +1,25 @@
-import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { createLogger, dataSourceOptions, NatsLink, runMigrations } from '@ds/platform';
+import { createLogger, NatsLink } from '@ds/platform';
 import { firstValueFrom } from 'rxjs';
 import { NatsServer, startNats, waitFor } from '../../../../test/e2e/support/cluster';
 import { decisionRunner } from '../main';
 import { pgPool } from '../pg-pool';
 import { DecisionCache } from './decision-cache';
+import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
 
 /** Two runner replicas' caches over one real PostgreSQL and one real nats-server. */
-const ADMIN_URL = process.env.E2E_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const DATABASE = `runner_decision_cache_${randomBytes(4).toString('hex')}_test`;
 const logger = createLogger('decision-runner', 'silent');
 
+let database: MigratedDatabase;
 let db: DataSource;
 let nats: NatsServer;
 let links: NatsLink[] = [];
 let replicaA: DecisionCache;
 let replicaB: DecisionCache;
 
-async function admin(sql: string): Promise<void> {
-  if (!/^[a-z0-9_]+_test$/.test(DATABASE)) throw new Error(`refusing database ${DATABASE}: its name must end in _test`);
-  const client = new Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 beforeAll(async () => {
-  await admin(`CREATE DATABASE ${DATABASE}`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${DATABASE}`;
-  db = new DataSource(dataSourceOptions(url.toString(), decisionRunner.database, 4));
-  await db.initialize();
-  await runMigrations(db, decisionRunner.database.schema, logger);
+  database = await migratedDatabase('runner_decision_cache', decisionRunner.database, 4);
+  db = database.dataSource;
   nats = await startNats();
   links = await Promise.all([NatsLink.open(nats.url, 'replica-a', logger), NatsLink.open(nats.url, 'replica-b', logger)]);
   replicaA = new DecisionCache(db, links[0]);
@@ -48,8 +31,7 @@ afterAll(async () => {
   replicaB?.onModuleDestroy();
   await Promise.all(links.map((link) => link.close()));
   await nats?.stop();
-  await db?.destroy();
-  await admin(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+  await database?.drop();
 });
 
 /** Once both have round-tripped to the server, every broadcast sent before has reached both replicas. */

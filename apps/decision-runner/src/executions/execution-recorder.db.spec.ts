@@ -1,45 +1,26 @@
-import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { ServiceError } from '@ds/contracts';
 import { Evaluation } from '@ds/decision-schema';
-import { createLogger, dataSourceOptions, runMigrations } from '@ds/platform';
 import { decisionRunner } from '../main';
 import { waitFor } from '../../../../test/e2e/support/cluster';
 import { ExecutionBase, ExecutionRecorder } from './execution-recorder';
+import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
 
 /** Group commit against a real PostgreSQL with the runner's own migrations. */
-const ADMIN_URL = process.env.E2E_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const DATABASE = `runner_recorder_${randomBytes(4).toString('hex')}_test`;
-const logger = createLogger('decision-runner', 'silent');
 
+let database: MigratedDatabase;
 let db: DataSource;
 let recorder: ExecutionRecorder;
 
-async function admin(sql: string): Promise<void> {
-  if (!/^[a-z0-9_]+_test$/.test(DATABASE)) throw new Error(`refusing database ${DATABASE}: its name must end in _test`);
-  const client = new Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 beforeAll(async () => {
-  await admin(`CREATE DATABASE ${DATABASE}`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${DATABASE}`;
-  db = new DataSource(dataSourceOptions(url.toString(), decisionRunner.database, 4));
-  await db.initialize();
-  await runMigrations(db, decisionRunner.database.schema, logger);
+  database = await migratedDatabase('runner_recorder', decisionRunner.database, 4);
+  db = database.dataSource;
   recorder = new ExecutionRecorder(db);
 });
 
 afterAll(async () => {
-  await db?.destroy();
-  await admin(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+  await database?.drop();
 });
 
 function base(workspaceId: string, n: number, input: object | null = null): ExecutionBase {

@@ -1,44 +1,26 @@
-import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { createLogger, dataSourceOptions, runMigrations } from '@ds/platform';
+import { createLogger } from '@ds/platform';
 import { DecisionRunnerConfig } from '../config';
 import { decisionRunner } from '../main';
 import { ExecutionRetention, RetentionSource } from './execution-retention';
+import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
 
 /** The purge against a real PostgreSQL with the runner's own migrations; only the ledger's answer is stubbed. */
-const ADMIN_URL = process.env.E2E_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const DATABASE = `runner_retention_${randomBytes(4).toString('hex')}_test`;
 const config: DecisionRunnerConfig = { appUrl: 'http://app.test', executionPurgeIntervalMs: 0 };
 const logger = createLogger('decision-runner', 'silent');
 const DAY = 86_400_000;
 const NOW = new Date('2030-06-01T12:00:00Z');
 
+let database: MigratedDatabase;
 let db: DataSource;
 
-async function admin(sql: string): Promise<void> {
-  if (!/^[a-z0-9_]+_test$/.test(DATABASE)) throw new Error(`refusing database ${DATABASE}: its name must end in _test`);
-  const client = new Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 beforeAll(async () => {
-  await admin(`CREATE DATABASE ${DATABASE}`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${DATABASE}`;
-  db = new DataSource(dataSourceOptions(url.toString(), decisionRunner.database, 4));
-  await db.initialize();
-  await runMigrations(db, decisionRunner.database.schema, logger);
+  database = await migratedDatabase('runner_retention', decisionRunner.database, 4);
+  db = database.dataSource;
 });
 
 afterAll(async () => {
-  await db?.destroy();
-  await admin(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+  await database?.drop();
 });
 
 /** `count` executions of one workspace, all `ageDays` old at NOW. */

@@ -1,31 +1,19 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { credentialAad, parseCredentialsKeyring, sealWithKeyring, CredentialsKeyring } from '@ds/engine';
-import { createLogger, dataSourceOptions, NatsLink, runMigrations } from '@ds/platform';
+import { createLogger, NatsLink } from '@ds/platform';
 import { EngineProxyConfig } from '../config';
 import { engineProxy } from '../main';
 import { CredentialsService } from './credentials.service';
+import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
 
 /** Key rotation against a real PostgreSQL with engine-proxy's migrations; the change notices go nowhere. */
-const ADMIN_URL = process.env.E2E_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const DATABASE = `engine_keys_${randomBytes(4).toString('hex')}_test`;
 const logger = createLogger('engine-proxy', 'silent');
 const notices: string[] = [];
 const nats = { connection: { publish: (_subject: string, workspaceId: string) => notices.push(workspaceId) } } as unknown as NatsLink;
 
+let database: MigratedDatabase;
 let db: DataSource;
-
-async function admin(sql: string): Promise<void> {
-  if (!/^[a-z0-9_]+_test$/.test(DATABASE)) throw new Error(`refusing database ${DATABASE}: its name must end in _test`);
-  const client = new Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 function ring(raw: string): CredentialsKeyring {
   const parsed = parseCredentialsKeyring(raw);
@@ -38,17 +26,12 @@ function service(keys: CredentialsKeyring): CredentialsService {
 }
 
 beforeAll(async () => {
-  await admin(`CREATE DATABASE ${DATABASE}`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${DATABASE}`;
-  db = new DataSource(dataSourceOptions(url.toString(), engineProxy.database, 4));
-  await db.initialize();
-  await runMigrations(db, engineProxy.database.schema, logger);
+  database = await migratedDatabase('engine_keys', engineProxy.database, 4);
+  db = database.dataSource;
 });
 
 afterAll(async () => {
-  await db?.destroy();
-  await admin(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+  await database?.drop();
 });
 
 describe('provider keys across a rotation of ENGINE_CREDENTIALS_KEY', () => {

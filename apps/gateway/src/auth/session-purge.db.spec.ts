@@ -1,44 +1,26 @@
-import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { createLogger, dataSourceOptions, runMigrations } from '@ds/platform';
+import { createLogger } from '@ds/platform';
 import { GatewayConfig } from '../config';
 import { gateway } from '../main';
 import { MAX_OWNED_WORKSPACES, WorkspacesService } from '../workspaces/workspaces.service';
 import { SessionPurge } from './session-purge';
+import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
 
 /** Against a real PostgreSQL with the gateway's own migrations. */
-const ADMIN_URL = process.env.E2E_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const DATABASE = `gateway_retention_${randomBytes(4).toString('hex')}_test`;
 const logger = createLogger('gateway', 'silent');
 const NOW = new Date('2030-06-01T12:00:00Z');
 const HOUR = 3_600_000;
 
+let database: MigratedDatabase;
 let db: DataSource;
 
-async function admin(sql: string): Promise<void> {
-  if (!/^[a-z0-9_]+_test$/.test(DATABASE)) throw new Error(`refusing database ${DATABASE}: its name must end in _test`);
-  const client = new Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 beforeAll(async () => {
-  await admin(`CREATE DATABASE ${DATABASE}`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${DATABASE}`;
-  db = new DataSource(dataSourceOptions(url.toString(), gateway.database, 20));
-  await db.initialize();
-  await runMigrations(db, gateway.database.schema, logger);
+  database = await migratedDatabase('gateway_retention', gateway.database, 20);
+  db = database.dataSource;
 });
 
 afterAll(async () => {
-  await db?.destroy();
-  await admin(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+  await database?.drop();
 });
 
 async function user(id: string): Promise<void> {

@@ -1,45 +1,27 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { Client } from 'pg';
+import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { ServiceError } from '@ds/contracts';
-import { createLogger, dataSourceOptions, runMigrations } from '@ds/platform';
 import { MembershipEntity, UserEntity, WorkspaceEntity } from '../entities';
 import { gateway } from '../main';
 import { WorkspacesService } from './workspaces.service';
+import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
 
 /** A query without its owner must fail, never widen to "any owner": checked on a real PostgreSQL. */
-const ADMIN_URL = process.env.E2E_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const DATABASE = `gateway_${randomBytes(4).toString('hex')}_test`;
 
+let database: MigratedDatabase;
 let db: DataSource;
 const workspaceId = randomUUID();
 
-async function admin(sql: string): Promise<void> {
-  if (!/^[a-z0-9_]+_test$/.test(DATABASE)) throw new Error(`refusing database ${DATABASE}: its name must end in _test`);
-  const client = new Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 beforeAll(async () => {
-  await admin(`CREATE DATABASE ${DATABASE}`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${DATABASE}`;
-  db = new DataSource(dataSourceOptions(url.toString(), gateway.database, 2));
-  await db.initialize();
-  await runMigrations(db, gateway.database.schema, createLogger('gateway', 'silent'));
+  database = await migratedDatabase('gateway', gateway.database, 2);
+  db = database.dataSource;
   await db.getRepository(UserEntity).insert({ id: 'usr_owner', email: 'owner@example.com', name: 'Owner', passwordHash: 'x', failedSignIns: 0, lockedUntil: null });
   await db.getRepository(WorkspaceEntity).insert({ id: workspaceId, name: 'Acme' });
   await db.getRepository(MembershipEntity).insert({ workspaceId, userId: 'usr_owner', role: 'owner' });
 });
 
 afterAll(async () => {
-  await db?.destroy();
-  await admin(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+  await database?.drop();
 });
 
 describe('queries without their owner', () => {
