@@ -58,6 +58,8 @@ describe('the NATS transport, on a server that carries at most 64 KB', () => {
     micro = await NestFactory.createMicroservice(ProbeModule, { strategy: new SharedConnectionNatsServer(serverLink, 'probe'), logger: false });
     micro.useGlobalFilters(new WireErrorFilter(logger));
     await micro.listen();
+    // The subscriptions are sent; a flush returns once the server has them, so the first call finds a responder.
+    await serverLink.connection.flush();
     rpc = new RpcClient(clientLink, new Metrics('probe-client'));
   }, 30_000);
 

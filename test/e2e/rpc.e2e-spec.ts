@@ -59,6 +59,8 @@ describe('request/reply between services over NATS', () => {
     micro = await NestFactory.createMicroservice(ProbeModule, { strategy: new SharedConnectionNatsServer(serverLink, 'probe', serverMetrics), logger: false });
     micro.useGlobalFilters(new WireErrorFilter(logger));
     await micro.listen();
+    // The subscriptions are sent; a flush returns once the server has them, so the first call finds a responder.
+    await serverLink.connection.flush();
     rpc = new RpcClient(clientLink, clientMetrics);
   }, 30_000);
 

@@ -151,6 +151,9 @@ export async function startService<TConfig>(definition: ServiceDefinition<TConfi
     const micro = await NestFactory.createMicroservice(rootModule, { strategy: natsServer, logger: nestLogger, abortOnError: false });
     micro.useGlobalFilters(new WireErrorFilter(logger));
     await micro.listen();
+    // The subscriptions are only queued by listen(); once the server has answered a flush it holds them, so
+    // the service never reports ready while a request to it would still find no responder.
+    await nats.connection.flush();
     app = micro;
   }
 
