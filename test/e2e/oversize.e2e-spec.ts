@@ -6,7 +6,7 @@ import pino from 'pino';
 import { Writable } from 'node:stream';
 import { DEADLINE_HEADER, ServiceError } from '@ds/contracts';
 import { Metrics, NatsLink, OutcomeUnknown, RequestTooLarge, RpcClient, SharedConnectionNatsServer, WireErrorFilter } from '@ds/platform';
-import { call, deployedDecision, newWorkspace, Reply, opsPort, runDecision, triageSchema, Workspace } from './support/api';
+import { call, deployedDecision, Reply, opsPort, runDecision, triageSchema, Workspace, roomyWorkspace } from './support/api';
 import { NatsServer, startNats } from './support/cluster';
 
 /**
@@ -115,16 +115,6 @@ describe('the NATS transport, on a server that carries at most 64 KB', () => {
 describe('answers a Member can inflate', () => {
   const runnerOps = `http://127.0.0.1:${opsPort(1)}`;
 
-  /** Enterprise with a limit no test here meets: a hundred runs fit in a minute. */
-  async function roomyWorkspace(): Promise<Workspace> {
-    const ws = await newWorkspace();
-    const plan = await call('PUT', `/admin/v1/workspaces/${ws.workspaceId}/plan`, {
-      token: process.env.E2E_ADMIN_TOKEN,
-      body: { plan: 'enterprise', overrides: { rate_limit_per_minute: 1_000_000 } },
-    });
-    if (plan.status !== 200) throw new Error(`plan change failed: ${plan.text}`);
-    return ws;
-  }
 
   /** Nine replies that repeat `message` 280 times each, and a function that maps it into 30 params. */
   const echoingSchema = () =>

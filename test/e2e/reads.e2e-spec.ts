@@ -1,20 +1,10 @@
-import { call, createDecision, deploy, deployedDecision, expectError, newWorkspace, runDecision, scriptEngine, triageSchema, uniqueMarker, Workspace } from './support/api';
+import { call, createDecision, deploy, deployedDecision, expectError, newWorkspace, runDecision, scriptEngine, triageSchema, uniqueMarker, Workspace, roomyWorkspace } from './support/api';
 
 /**
  * The public read endpoints: GET /v1/decisions, /v1/decisions/{slug} and /v1/executions with its limit,
  * filters and cursor, including paging while new runs keep arriving.
  */
 
-/** A workspace whose plan allows many requests a minute, so that tests making dozens never meet the limit. */
-async function roomyWorkspace(): Promise<Workspace> {
-  const ws = await newWorkspace();
-  const plan = await call('PUT', `/admin/v1/workspaces/${ws.workspaceId}/plan`, {
-    token: process.env.E2E_ADMIN_TOKEN,
-    body: { plan: 'enterprise', overrides: { rate_limit_per_minute: 1_000_000 } },
-  });
-  if (plan.status !== 200) throw new Error(`plan change failed: ${plan.text}`);
-  return ws;
-}
 
 const executions = (ws: Workspace, query = '') => call('GET', `/v1/executions${query}`, { token: ws.apiKey });
 

@@ -70,6 +70,17 @@ export async function newWorkspace(mode: 'live' | 'test' = 'live'): Promise<Work
   return { session: user.session, workspaceId: workspace.body.id, apiKey: key.body.key, keyId: key.body.id, email: user.email };
 }
 
+/** A workspace whose plan allows many requests a minute, so that tests making dozens never meet the limit. */
+export async function roomyWorkspace(): Promise<Workspace> {
+  const ws = await newWorkspace();
+  const plan = await call('PUT', `/admin/v1/workspaces/${ws.workspaceId}/plan`, {
+    token: process.env.E2E_ADMIN_TOKEN,
+    body: { plan: 'enterprise', overrides: { rate_limit_per_minute: 1_000_000 } },
+  });
+  if (plan.status !== 200) throw new Error(`plan change failed: ${plan.text}`);
+  return ws;
+}
+
 export async function createDecision(ws: Workspace, slug: string, schema: unknown): Promise<{ id: string }> {
   const reply = await call('POST', `/app/v1/workspaces/${ws.workspaceId}/decisions`, { token: ws.session, body: { slug, name: `Decision ${slug}`, schema } });
   if (reply.status !== 201) throw new Error(`decision creation failed: ${reply.text}`);

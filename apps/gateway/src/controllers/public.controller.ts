@@ -58,21 +58,19 @@ export class PublicController {
         { path: 'Idempotency-Key', message: 'invalid format' },
       ]);
     }
-    const run: RunDecisionRequest = {
+    const run = {
       workspaceId: key.workspaceId,
       slug,
-      body,
+      // The body goes on as the text it arrived as (the parser validated it), not serialised a second time.
+      body: httpRequest.rawBody === null ? body : new JsonText(httpRequest.rawBody),
       includeProbabilities: includes(include, 'probabilities'),
-      source: 'api',
+      source: 'api' as const,
       livemode: key.mode === 'live',
       apiKeyId: key.keyId,
     };
-    // The body is serialised once: the bytes sent are the bytes a replay sends again.
+    // The runner's response text is what the client gets, and what a replay sends again.
     reply.header('content-type', 'application/json; charset=utf-8');
-    // The body goes on as the text it arrived as (validated by the parser): not serialised a second time.
-    const rawText = httpRequest.rawBody;
-    const forwarded = rawText === null ? run : { ...run, body: new JsonText(rawText) };
-    if (idempotencyKey === undefined) return (await this.runDecision(forwarded, requestId)).body;
+    if (idempotencyKey === undefined) return (await this.runDecision(run, requestId)).body;
 
     const fingerprint = requestFingerprint('POST', httpRequest.url, body);
     let claim;
@@ -88,20 +86,19 @@ export class PublicController {
     }
     let result: RunDecisionReply;
     try {
-      result = await this.runDecision(forwarded, requestId);
+      result = await this.runDecision(run, requestId);
     } catch (error) {
       // A run that may still finish keeps its key reserved until the lease ends, so a retry cannot run it twice.
       if (!(error instanceof OutcomeUnknown)) await this.idempotency.release(key.workspaceId, idempotencyKey, fingerprint);
       throw error;
     }
-    const text = result.body;
     // Engine-error fallbacks are answered but not kept: a retry may find the engine back.
-    if (result.billable) await this.idempotency.store(key.workspaceId, idempotencyKey, fingerprint, text);
+    if (result.billable) await this.idempotency.store(key.workspaceId, idempotencyKey, fingerprint, result.body);
     else await this.idempotency.release(key.workspaceId, idempotencyKey, fingerprint);
-    return text;
+    return result.body;
   }
 
-  private runDecision(run: RunDecisionRequest | (Omit<RunDecisionRequest, 'body'> & { body: JsonText }), requestId: string): Promise<RunDecisionReply> {
+  private runDecision(run: Omit<RunDecisionRequest, 'body'> & { body: RunDecisionRequest['body'] | JsonText }, requestId: string): Promise<RunDecisionReply> {
     return this.rpc.call<RunDecisionReply>(SUBJECTS.runner.run, run, { timeoutMs: this.config.runReplyTimeoutMs, requestId });
   }
 
