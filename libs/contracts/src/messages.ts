@@ -294,3 +294,33 @@ export interface CreditGrantReply {
 export interface SetSpendCapRequest extends WorkspaceScoped {
   spend_cap_cents: unknown;
 }
+
+// ---- delivery (JetStream DELIVERIES, published by decision-runner) ---------------------------
+
+export type DeliveryKind = 'webhook' | 'http' | 'workflow' | 'agent';
+
+/**
+ * One outgoing call, published once per queued destination with `Nats-Msg-Id` = `deliveryId` on
+ * `DELIVERY_STREAM.subjectFor(workspaceId)`. The runner renders everything that depends on the run; the
+ * delivery service adds only what depends on the attempt (signature, timestamp, delivery-id headers).
+ */
+export interface DeliveryMessage {
+  /** `dlv_…`: the delivery's id, the JetStream message id, the event id of a webhook. */
+  deliveryId: string;
+  workspaceId: string;
+  decisionId: string;
+  decisionSlug: string;
+  executionId: string;
+  /** The destination's `key` in the schema. */
+  destinationKey: string;
+  kind: DeliveryKind;
+  livemode: boolean;
+  url: string;
+  method: string;
+  /** Rendered headers of an `http` destination (at most 20); empty for the other kinds. */
+  headers: Record<string, string>;
+  /** The exact body text to send (a webhook's `decision.completed` event, a rendered template, an agent or workflow payload). */
+  body: string;
+  /** ISO 8601 time the run answered. */
+  createdAt: string;
+}
