@@ -33,6 +33,8 @@ const WORKSPACES = intEnv('BENCH_WORKSPACES', 10);
 const PROFILE_DIR = process.env.BENCH_CPU_PROFILE === '1' ? join(LOG_DIR, 'profiles') : null;
 /** The whole run gives up after this long, whatever hangs. */
 const RUN_LIMIT_MS = 5 * 60_000;
+/** `BENCH_ONLY=alone`: only the sequential runs, with where their time went; for chasing a lone run's latency. */
+const ALONE_ONLY = process.env.BENCH_ONLY === 'alone';
 
 function intEnv(name: string, fallback: number): number {
   const value = Number(process.env[name] ?? fallback);
@@ -310,6 +312,11 @@ async function main(): Promise<void> {
     const echoUrl = `http://127.0.0.1:${echoPort}/echo`;
     for (const key of keys) await must('first run', http('POST', runUrl, key, JSON.parse(body)), 200);
 
+    if (ALONE_ONLY) {
+      await loneRuns(runUrl, keys[0]!, body, opsBase);
+      return;
+    }
+
     say('bench: warming up');
     await load(echoUrl, [{}], body, WARMUP_S);
     await load(runUrl, manyWorkspaces, body, WARMUP_S);
@@ -404,6 +411,29 @@ async function main(): Promise<void> {
   }
   // The services write their profiles as they stop, so the summary comes after the cleanup.
   if (PROFILE_DIR) say(`\nCPU profiles of the whole bench (${PROFILE_DIR}):\n${formatSummaries(summarizeProfiles(PROFILE_DIR))}`);
+}
+
+/** Sequential runs with nothing else going on: the latency a single caller sees, and each hop's share of it. */
+async function loneRuns(runUrl: string, key: string, body: string, opsBase: number): Promise<void> {
+  for (let i = 0; i < 50; i++) await http('POST', runUrl, key, JSON.parse(body));
+  say(`bench: ${SAMPLES} sequential runs (no other load)`);
+  const before = await hopTimes(opsBase);
+  const alone: number[] = [];
+  const roundTrips: number[] = [];
+  for (let i = 0; i < SAMPLES; i++) {
+    const started = performance.now();
+    const reply = await http('POST', runUrl, key, JSON.parse(body));
+    roundTrips.push(performance.now() - started);
+    if (reply.status === 200) alone.push(reply.body.metrics.latency_ms);
+  }
+  const hops = hopDelta(before, await hopTimes(opsBase));
+  alone.sort((a, b) => a - b);
+  roundTrips.sort((a, b) => a - b);
+  say(`metrics.latency_ms alone: p50 ${percentile(alone, 50)}, p99 ${percentile(alone, 99)}; round trip p50 ${percentile(roundTrips, 50).toFixed(2)} ms, p99 ${percentile(roundTrips, 99).toFixed(2)} ms`);
+  for (const hop of hops.filter((row) => row.count >= 10 || row.metric === 'cpu')) {
+    if (hop.metric === 'cpu') say(`  ${hop.service.padEnd(15)} cpu per run ${(hop.sum_ms / SAMPLES).toFixed(2)} ms`);
+    else say(`  ${hop.service.padEnd(15)} ${hop.metric.padEnd(28)} ${hop.labels.padEnd(70)} ${String(hop.count).padStart(7)} × ${hop.mean_ms.toFixed(2).padStart(8)} ms`);
+  }
 }
 
 if (process.argv[2] === '--echo') {
