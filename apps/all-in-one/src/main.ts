@@ -5,7 +5,9 @@ import { SERVICE_NAMES, ServiceName } from '@ds/contracts';
 import { startEngineSimulator } from '@ds/engine-simulator';
 import { DEFAULT_OPS_PORTS, redact } from '@ds/platform';
 import { seedDemo } from './demo';
-import { ensureNats, ensurePostgres, listening, Started, stopChild, waitUntil } from './dependencies';
+import { DEFAULT_RESTART_POLICY, RestartPolicyOptions } from './restart-policy';
+import { SupervisedService } from './supervisor';
+import { ensureNats, ensurePostgres, listening, Started, waitUntil } from './dependencies';
 
 /**
  * All-in-one mode: every service on one machine, each in its own process exactly as in a cluster, with
@@ -55,6 +57,23 @@ function run(entry: string, args: string[], env: NodeJS.ProcessEnv, nodeArgs: st
 function profilingArgs(name: ServiceName): string[] {
   const dir = process.env.CPU_PROFILE_DIR;
   return dir ? ['--cpu-prof', `--cpu-prof-dir=${resolve(dir)}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
+}
+
+/** The supervisor's backoff and crash-loop limit, from the environment (documented in the README). */
+function restartPolicyFromEnv(): RestartPolicyOptions {
+  const number = (name: string, fallback: number) => {
+    const raw = process.env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < 0) fail(`${name} must be a non-negative integer, not ${JSON.stringify(raw)}`);
+    return value;
+  };
+  return {
+    ...DEFAULT_RESTART_POLICY,
+    firstDelayMs: number('RESTART_DELAY_MS', DEFAULT_RESTART_POLICY.firstDelayMs),
+    maxDelayMs: number('RESTART_MAX_DELAY_MS', DEFAULT_RESTART_POLICY.maxDelayMs),
+    crashLoopLimit: Math.max(1, number('CRASH_LOOP_LIMIT', DEFAULT_RESTART_POLICY.crashLoopLimit)),
+  };
 }
 
 async function main(): Promise<void> {
@@ -119,32 +138,41 @@ async function main(): Promise<void> {
 
     const opsBase = process.env.OPS_PORT_BASE ? Number(process.env.OPS_PORT_BASE) : null;
     const opsPorts = Object.fromEntries(SERVICE_NAMES.map((name, i) => [name, opsBase === null ? DEFAULT_OPS_PORTS[name] : opsBase + i])) as Record<ServiceName, number>;
-    const children = SERVICE_NAMES.map((name) => run(SERVICE_ENTRY(name), [], { ...env, OPS_PORT: String(opsPorts[name]) }, profilingArgs(name)));
-    started.push({ description: 'services', stop: async () => void (await Promise.all(children.map((child) => stopChild(child)))) });
     const shutdown = async (code: number) => {
       if (stopping) return;
       await stopAll();
       process.exit(code);
     };
-    children.forEach((child, i) =>
-      child.once('exit', (code) => {
-        if (!stopping) {
-          process.stderr.write(`all-in-one: ${SERVICE_NAMES[i]} exited (${code}); stopping everything\n`);
-          void shutdown(1);
-        }
-      }),
+    const readyz = (name: ServiceName) => async () => (await fetch(`http://127.0.0.1:${opsPorts[name]}/readyz`).catch(() => null))?.ok === true;
+    const restartPolicy = restartPolicyFromEnv();
+    const services = SERVICE_NAMES.map(
+      (name) =>
+        new SupervisedService(
+          name,
+          () => run(SERVICE_ENTRY(name), [], { ...env, OPS_PORT: String(opsPorts[name]) }, profilingArgs(name)),
+          readyz(name),
+          {
+            say: (line) => process.stderr.write(`${line}\n`),
+            giveUp: (message) => {
+              if (stopping) return;
+              process.stderr.write(`all-in-one: ${message}\n`);
+              void shutdown(1);
+            },
+          },
+          restartPolicy,
+        ),
     );
+    for (const service of services) service.start();
+    started.push({ description: 'services', stop: async () => void (await Promise.all(services.map((service) => service.stop()))) });
     for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void shutdown(0));
 
-    await Promise.all(
-      SERVICE_NAMES.map((name) =>
-        waitUntil(async () => (await fetch(`http://127.0.0.1:${opsPorts[name]}/readyz`).catch(() => null))?.ok === true, 60_000, name),
-      ),
-    );
+    await Promise.all(SERVICE_NAMES.map((name) => waitUntil(readyz(name), 60_000, name)));
     const port = Number(process.env.PORT ?? 3000);
     await waitUntil(() => listening('127.0.0.1', port), 10_000, 'gateway');
     const baseUrl = `http://127.0.0.1:${port}`;
+    for (const service of services) service.arm();
     say(`all-in-one: ready: API at ${baseUrl}, probes and metrics at ${SERVICE_NAMES.map((name) => `${name} :${opsPorts[name]}`).join(', ')}`);
+    say(`all-in-one: processes: ${services.map((service) => `${service.name} ${service.pid}`).join(', ')} (a service that crashes is restarted)`);
     if (options.demo) say(await seedDemo(baseUrl, dataDir));
   } catch (error) {
     await stopAll();
