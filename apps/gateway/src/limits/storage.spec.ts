@@ -67,3 +67,13 @@ describe('the Redis window key', () => {
     }
   });
 });
+
+describe('a Redis that went away', () => {
+  it('refuses the request as a retryable 503 instead of counting nothing or failing with a 500', async () => {
+    const redis = new Redis(REDIS_URL, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+    await redis.connect();
+    const counter = new RedisWindowCounter(redis);
+    redis.disconnect();
+    await expect(counter.hit('unit:rl:gone', 'decisions', 60_000)).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
+  });
+});

@@ -1,6 +1,7 @@
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import { ThrottlerStorage, ThrottlerStorageService } from '@nestjs/throttler';
 import Redis from 'ioredis';
+import { ServiceError } from '@ds/contracts';
 import { ConfigError, Logger, redact } from '@ds/platform';
 
 /** One request counted in a fixed window. */
@@ -53,8 +54,25 @@ export class RedisWindowCounter implements WindowCounter {
   }
 
   async hit(key: string, name: string, windowMs: number): Promise<WindowHit> {
-    const [hits, msLeft] = await this.redis.windowHit(`{${key}:${name}}:hits`, windowMs);
+    const [hits, msLeft] = await this.redis.windowHit(`{${key}:${name}}:hits`, windowMs).catch(storeUnavailable);
     return { hits, secondsLeft: Math.ceil(msLeft / 1000) };
+  }
+}
+
+/**
+ * While Redis is away a window cannot be counted, and letting requests through uncounted would lift every
+ * limit at once: the request is refused as a retryable 503, never as the caller's fault or a 500.
+ */
+function storeUnavailable(error: unknown): never {
+  throw Object.assign(new ServiceError('SERVICE_UNAVAILABLE', 'The rate-limit store is unreachable right now. Retry shortly.'), { cause: error });
+}
+
+/** The throttler's Redis storage, its outages answered as storeUnavailable says. */
+class GuardedThrottlerStorage implements ThrottlerStorage {
+  constructor(private readonly inner: ThrottlerStorage) {}
+
+  increment(...args: Parameters<ThrottlerStorage['increment']>): ReturnType<ThrottlerStorage['increment']> {
+    return this.inner.increment(...args).catch(storeUnavailable);
   }
 }
 
@@ -93,7 +111,7 @@ export async function openRateLimitStore(kind: 'redis' | 'memory', redisUrl: str
   }
   return {
     windows: new RedisWindowCounter(redis),
-    storage: new ThrottlerStorageRedisService(redis),
+    storage: new GuardedThrottlerStorage(new ThrottlerStorageRedisService(redis)),
     ping: async () => (await redis.ping()) === 'PONG',
     onApplicationShutdown: async () => void (await redis.quit().catch(() => redis.disconnect())),
   };
