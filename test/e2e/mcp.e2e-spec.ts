@@ -7,6 +7,7 @@ import {
   deployedDecision,
   expectError,
   newWorkspace,
+  opsPort,
   Reply,
   roomyWorkspace,
   runDecision,
@@ -344,10 +345,21 @@ describe('the transport, over plain HTTP', () => {
     const toolFailure = await rpc(ws.apiKey, toolsCall(3, 'nope'), { 'x-request-id': 'my-request-2' });
     expect(toolFailure.body.result).toMatchObject({ isError: true, structuredContent: { error: { code: 'NOT_FOUND', request_id: 'my-request-2' } } });
 
+    const metrics = await (await fetch(`http://127.0.0.1:${opsPort(0)}/metrics`)).text();
+    expect(metrics).toMatch(/^decision_service_mcp_tool_calls_total\{[^}]*tool="list_templates",outcome="ok"[^}]*\} [1-9]/m);
+    expect(metrics).toMatch(/^decision_service_mcp_tool_calls_total\{[^}]*tool="unknown",outcome="NOT_FOUND"[^}]*\} [1-9]/m);
+
     const initialized = await rpc(ws.apiKey, { jsonrpc: '2.0', method: 'notifications/initialized' });
     expect(initialized.status).toBe(202);
     const unknownMethod = await rpc(ws.apiKey, { jsonrpc: '2.0', id: 4, method: 'resources/list' });
     expect(unknownMethod.body).toMatchObject({ id: 4, error: { code: -32601 } });
+  });
+
+  it('is one path for every method, each declared as an API-key route in the reads window', async () => {
+    const table = (await (await fetch(`http://127.0.0.1:${opsPort(0)}/routes`)).json()) as { routes: Array<{ method: string; url: string; access: unknown }> };
+    const mcp = table.routes.filter((route) => route.url.startsWith('/mcp'));
+    expect(mcp.map((route) => route.method).sort()).toEqual(['DELETE', 'GET', 'HEAD', 'POST']);
+    for (const route of mcp) expect(route).toEqual({ method: route.method, url: '/mcp', access: { kind: 'api-key', window: 'reads' } });
   });
 
   it('refuses GET, HEAD and DELETE with 405: no event stream and no sessions', async () => {

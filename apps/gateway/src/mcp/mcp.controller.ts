@@ -1,8 +1,9 @@
 import { Body, Controller, Delete, Get, Inject, Post, Req, Res } from '@nestjs/common';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { FastifyReply, FastifyRequest } from 'fastify';
+import { Counter } from 'prom-client';
 import { ServiceError } from '@ds/contracts';
-import { Logger, PLATFORM, RpcClient } from '@ds/platform';
+import { Logger, Metrics, PLATFORM, RpcClient } from '@ds/platform';
 import { AuthenticatedKey } from '../auth/api-keys.service';
 import { GatewayConfig } from '../config';
 import { ApiKey, ApiKeyRoute } from '../http/access';
@@ -25,6 +26,7 @@ const NOT_FORWARDED = new Set(['content-length', 'transfer-encoding', 'connectio
 @Controller('mcp')
 export class McpController {
   private readonly services: BackendServices;
+  private readonly toolCalls: Counter<'tool' | 'outcome'>;
 
   constructor(
     @Inject(PLATFORM.rpc) rpc: RpcClient,
@@ -32,8 +34,15 @@ export class McpController {
     rateLimiter: RateLimiter,
     @Inject(PLATFORM.config) config: GatewayConfig,
     @Inject(PLATFORM.logger) private readonly logger: Logger,
+    @Inject(PLATFORM.metrics) metrics: Metrics,
   ) {
     this.services = { rpc, workspaces, rateLimiter, config };
+    this.toolCalls = new Counter({
+      name: 'decision_service_mcp_tool_calls_total',
+      help: 'MCP tool calls, by tool (unknown for a name that is none) and outcome (ok or the error code)',
+      labelNames: ['tool', 'outcome'],
+      registers: [metrics.registry],
+    });
   }
 
   @Post()
@@ -50,7 +59,12 @@ export class McpController {
       return sendJsonRpcError(reply, 400, -32600, 'JSON-RPC batches are not accepted: send one message per request.');
     }
     const logger = this.logger.child({ request_id: requestId });
-    const server = mcpServer(new GatewayToolBackend(this.services, key, requestId), requestId, (error) => toServiceError(error, logger));
+    const server = mcpServer({
+      backend: new GatewayToolBackend(this.services, key, requestId),
+      requestId,
+      mapError: (error) => toServiceError(error, logger),
+      observe: (tool, outcome) => this.toolCalls.inc({ tool, outcome }),
+    });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {

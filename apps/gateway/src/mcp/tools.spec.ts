@@ -143,7 +143,7 @@ describe('tool arguments', () => {
 
 describe('calling a tool', () => {
   it('answers the JSON as structuredContent and the same JSON as text', async () => {
-    const result = await callTool('list_templates', {}, unreachable, 'req_1', asIs);
+    const result = await callTool('list_templates', {}, { backend: unreachable, requestId: 'req_1', mapError: asIs });
     expect(result.isError).toBeUndefined();
     expect(result.structuredContent).toEqual({ data: TEMPLATES.map(({ id, name, description, category, patterns }) => ({ id, name, description, category, patterns })) });
     expect(result.content).toEqual([{ type: 'text', text: JSON.stringify(result.structuredContent) }]);
@@ -152,7 +152,7 @@ describe('calling a tool', () => {
 
   it('gives a template with its schema and sample state, and NOT_FOUND for an unknown one', async () => {
     const template = TEMPLATES[0];
-    const found = await callTool('get_template', { id: template.id }, unreachable, 'req_1', asIs);
+    const found = await callTool('get_template', { id: template.id }, { backend: unreachable, requestId: 'req_1', mapError: asIs });
     expect(found.structuredContent).toEqual({
       id: template.id,
       name: template.name,
@@ -162,29 +162,38 @@ describe('calling a tool', () => {
       schema: template.schema,
       sample_state: template.sample_state,
     });
-    const missing = await callTool('get_template', { id: 'no-such-template' }, unreachable, 'req_2', asIs);
+    const missing = await callTool('get_template', { id: 'no-such-template' }, { backend: unreachable, requestId: 'req_2', mapError: asIs });
     expect(missing.isError).toBe(true);
     expect(missing.structuredContent).toEqual({ error: { code: 'NOT_FOUND', message: 'No template no-such-template.', request_id: 'req_2' } });
     expect(JSON.parse((missing.content[0] as { text: string }).text)).toEqual(missing.structuredContent);
   });
 
   it('validates a schema: the normalized schema, or every issue', async () => {
-    const valid = await callTool('validate_schema', { schema: TEMPLATES[0].schema }, unreachable, 'req_1', asIs);
+    const valid = await callTool('validate_schema', { schema: TEMPLATES[0].schema }, { backend: unreachable, requestId: 'req_1', mapError: asIs });
     const expected = validateSchema(TEMPLATES[0].schema);
     expect(expected.valid).toBe(true);
     expect(valid.structuredContent).toEqual({ valid: true, schema: (expected as { schema: unknown }).schema });
-    const invalid = await callTool('validate_schema', { schema: { questions: [] } }, unreachable, 'req_1', asIs);
+    const invalid = await callTool('validate_schema', { schema: { questions: [] } }, { backend: unreachable, requestId: 'req_1', mapError: asIs });
     expect(invalid.isError).toBeUndefined();
     expect(invalid.structuredContent).toMatchObject({ valid: false, issues: expect.arrayContaining([expect.objectContaining({ path: 'state' })]) });
   });
 
   it('answers an unknown tool and invalid arguments as tool errors with the API error object', async () => {
-    const unknown = await callTool('delete_everything', {}, unreachable, 'req_9', asIs);
+    const unknown = await callTool('delete_everything', {}, { backend: unreachable, requestId: 'req_9', mapError: asIs });
     expect(unknown).toMatchObject({ isError: true, structuredContent: { error: { code: 'NOT_FOUND', request_id: 'req_9' } } });
-    const invalid = await callTool('get_template', { id: 5 }, unreachable, 'req_9', asIs);
+    const invalid = await callTool('get_template', { id: 5 }, { backend: unreachable, requestId: 'req_9', mapError: asIs });
     expect(invalid.structuredContent).toEqual({
       error: { code: 'INVALID_REQUEST', message: 'The arguments of get_template are not valid.', request_id: 'req_9', details: [{ path: 'id', message: 'must be a string' }] },
     });
+  });
+
+  it('reports every call with its tool and outcome, unknown names as one', async () => {
+    const seen: string[] = [];
+    const observe = (tool: string, outcome: string) => seen.push(`${tool}:${outcome}`);
+    await callTool('list_templates', {}, { backend: unreachable, requestId: 'req_1', mapError: asIs, observe });
+    await callTool('get_template', {}, { backend: unreachable, requestId: 'req_1', mapError: asIs, observe });
+    await callTool('x'.repeat(500), {}, { backend: unreachable, requestId: 'req_1', mapError: asIs, observe });
+    expect(seen).toEqual(['list_templates:ok', 'get_template:INVALID_REQUEST', 'unknown:NOT_FOUND']);
   });
 
   it('refuses a malformed slug as DECISION_NOT_FOUND before asking any service', async () => {
@@ -197,7 +206,7 @@ describe('calling a tool', () => {
     });
     for (const name of ['get_decision', 'check_state', 'run_decision']) {
       const args = name === 'get_decision' ? { slug: 'Not A Slug' } : { slug: 'Not A Slug', state: {} };
-      const result = await callTool(name, args, backend, 'req_1', asIs);
+      const result = await callTool(name, args, { backend, requestId: 'req_1', mapError: asIs });
       expect({ name, code: (result.structuredContent as { error: { code: string } }).error.code }).toEqual({ name, code: 'DECISION_NOT_FOUND' });
     }
     // Only the run counts in the decisions window, before its arguments are read, as the run endpoint does.
@@ -208,7 +217,7 @@ describe('calling a tool', () => {
 describe('the SDK client against the server', () => {
   it('lists the tools and calls one over the protocol', async () => {
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    const server = mcpServer(unreachable, 'req_1', asIs);
+    const server = mcpServer({ backend: unreachable, requestId: 'req_1', mapError: asIs });
     await server.connect(serverSide);
     const client = new Client({ name: 'unit', version: '1.0.0' });
     await client.connect(clientSide);
