@@ -353,6 +353,10 @@ describe('the transport, over plain HTTP', () => {
     expect(initialized.status).toBe(202);
     const unknownMethod = await rpc(ws.apiKey, { jsonrpc: '2.0', id: 4, method: 'resources/list' });
     expect(unknownMethod.body).toMatchObject({ id: 4, error: { code: -32601 } });
+    expect((await rpc(ws.apiKey, { jsonrpc: '2.0', id: 5, method: 'ping' })).body).toEqual({ jsonrpc: '2.0', id: 5, result: {} });
+    const oldProtocol = await rpc(ws.apiKey, { jsonrpc: '2.0', id: 6, method: 'tools/list' }, { 'mcp-protocol-version': '1999-01-01' });
+    expect(oldProtocol.status).toBe(400);
+    expect(oldProtocol.body).toMatchObject({ jsonrpc: '2.0', error: { message: expect.stringContaining('Unsupported protocol version') } });
   });
 
   it('is one path for every method, each declared as an API-key route in the reads window', async () => {
