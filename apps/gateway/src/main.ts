@@ -19,6 +19,7 @@ import { RateLimiter } from './limits/rate-limiter';
 import { openRateLimitStore, RateLimitStore } from './limits/storage';
 import { Idempotency1763790000000 } from './migrations/1763790000000-idempotency';
 import { HttpErrorFilter } from './http/errors';
+import { McpController } from './mcp/mcp.controller';
 import { Initial1763780000000 } from './migrations/1763780000000-initial';
 import { RetentionIndexes1764400000000 } from './migrations/1764400000000-retention-indexes';
 import { WorkspacesService } from './workspaces/workspaces.service';
@@ -36,7 +37,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
     module: GatewayModule,
     imports: [TypeOrmModule.forFeature(ENTITIES)],
     // Without an operator token the operator API does not exist at all: its routes are never registered.
-    controllers: [PublicController, AppController, EngineSettingsController, ...(runtime.config.adminToken === null ? [] : [AdminController])],
+    controllers: [PublicController, McpController, AppController, EngineSettingsController, ...(runtime.config.adminToken === null ? [] : [AdminController])],
     providers: [
       RouteTable,
       SessionsService,

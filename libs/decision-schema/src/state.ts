@@ -40,8 +40,11 @@ export function validateState(schema: NormalizedSchema, state: unknown): StateCh
   return OK;
 }
 
-/** The state schema and the state's own size limits, without the questions (MCP `check_state`). */
-export function checkStateAlone(schema: NormalizedSchema, state: unknown): StateCheck {
+/**
+ * The state schema and the state's own size limits, without the questions (MCP `check_state`). Only the state
+ * schema is read, so a decision's public contract (`state_schema`) is enough.
+ */
+export function checkStateAlone(schema: Pick<NormalizedSchema, 'state'>, state: unknown): StateCheck {
   const result = measureState(schema.state, state);
   return result.ok ? OK : result;
 }

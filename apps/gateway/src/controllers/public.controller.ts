@@ -1,7 +1,6 @@
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import {
-  AccountReply,
   ListDecisionsReply,
   ListExecutionsReply,
   RunDecisionReply,
@@ -18,6 +17,7 @@ import { ApiKey, ApiKeyRoute, PublicRoute, RunRoute } from '../http/access';
 import { objectBody, RequestId } from '../http/edge';
 import { requestFingerprint } from '../idempotency/fingerprint';
 import { IdempotencyService, StillRunning } from '../idempotency/idempotency.service';
+import { accountBody } from '../workspaces/account';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 
 @Controller()
@@ -117,19 +117,8 @@ export class PublicController {
 
   @Get('v1/me')
   @ApiKeyRoute('reads')
-  async me(@ApiKey() key: AuthenticatedKey, @RequestId() requestId: string) {
-    const [workspace, account] = await Promise.all([
-      this.workspaces.describe(key.workspaceId),
-      this.rpc.call<AccountReply>(SUBJECTS.billing.account, { workspaceId: key.workspaceId }, { requestId }),
-    ]);
-    return {
-      workspace,
-      api_key: { id: key.keyId, mode: key.mode },
-      plan: account.plan,
-      usage: account.usage,
-      balance: account.balance,
-      spend_cap: account.spend_cap,
-    };
+  me(@ApiKey() key: AuthenticatedKey, @RequestId() requestId: string) {
+    return accountBody(this.workspaces, this.rpc, key, requestId);
   }
 
   @Get('v1/executions')
