@@ -57,6 +57,21 @@ function signed(secret: string, body: string, skewSeconds = 0): Record<string, s
   return { 'service-signature': `t=${t},v1=${signature(secret, t, body)}` };
 }
 
+/**
+ * A call signed with `t` = this second + `skewSeconds`, sent again when it crossed a second boundary, so that
+ * the gateway (on this machine's clock) read the very second `t` was counted from.
+ */
+async function signedAtSkew(token: string, secret: string, body: string, skewSeconds: number): Promise<Reply[]> {
+  const replies: Reply[] = [];
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const second = Math.floor(Date.now() / 1000);
+    const t = second + skewSeconds;
+    replies.push(await hook(token, { body, headers: { 'service-signature': `t=${t},v1=${signature(secret, t, body)}` } }));
+    if (Math.floor(Date.now() / 1000) === second) break;
+  }
+  return replies;
+}
+
 const decisionPath = (ws: Workspace, decisionId: string) => `/app/v1/workspaces/${ws.workspaceId}/decisions/${decisionId}`;
 
 async function turnOn(ws: Workspace, decisionId: string, session = ws.session): Promise<string> {
@@ -215,20 +230,29 @@ describe('proving the secret', () => {
       [{ 'service-signature': 'v1=abc' }, /malformed/],
       [{ 'service-signature': `t=${t},v1=${signature(secret, t, 'another body')}` }, /does not match/],
       [{ 'service-signature': `t=${t},v1=${signature('whsec_other', t, body)}` }, /does not match/],
-      [signed(secret, body, -301), /300 seconds/],
-      [signed(secret, body, 301), /300 seconds/],
-      [{ ...signed(secret, body, -301), authorization: 'Bearer whsec_wrong' }, /300 seconds.*bearer secret is wrong/],
+      [{ ...signed(secret, body, -400), authorization: 'Bearer whsec_wrong' }, /300 seconds.*bearer secret is wrong/],
     ];
     for (const [headers, message] of refusals) {
       const refused = await hook(token, { body, headers });
       expectError(refused, 401, 'UNAUTHORIZED');
       expect(refused.body.error.message).toMatch(message);
     }
-    // Inside the tolerance on both sides of the service's clock.
-    expect((await hook(token, { body, headers: signed(secret, body, -299) })).status).toBe(200);
-    expect((await hook(token, { body, headers: signed(secret, body, 299) })).status).toBe(200);
+    // 299 seconds either side of the service's clock pass, 301 do not.
+    let ran = 4;
+    for (const skew of [-301, 301]) {
+      const replies = await signedAtSkew(token, secret, body, skew);
+      const last = replies[replies.length - 1];
+      expectError(last, 401, 'UNAUTHORIZED');
+      expect(last.body.error.message).toMatch(/more than 300 seconds/);
+      ran += replies.filter((reply) => reply.status === 200).length;
+    }
+    for (const skew of [-299, 299]) {
+      const replies = await signedAtSkew(token, secret, body, skew);
+      expect(replies[replies.length - 1].status).toBe(200);
+      ran += replies.filter((reply) => reply.status === 200).length;
+    }
 
-    expect(await executions(ws)).toHaveLength(6);
+    expect(await executions(ws)).toHaveLength(ran);
 
     // Without the secret, unsigned calls are accepted again; a removed secret no longer proves anything.
     expect((await call('DELETE', `${decisionPath(ws, decisionId)}/hook/secret`, { token: ws.session })).status).toBe(204);
@@ -313,6 +337,19 @@ describe('the secret URL state machine', () => {
     const fresh = await turnOn(ws, decisionId);
     expect([token, rotated.body.token, again.body.token]).not.toContain(fresh);
     expect((await hook(fresh, { body }, second.baseUrl)).status).toBe(200);
+  });
+
+  it('blocks a URL on every gateway once one of them counted the 31st wrong proof', async () => {
+    const { ws, decisionId, token } = await hooked('blocked-everywhere');
+    const secret = await newSecret(ws, decisionId);
+    const body = stateBody();
+    // The other gateway has resolved the URL (with its secret) before the block.
+    expect((await hook(token, { body, headers: signed(secret, body) }, second.baseUrl)).status).toBe(200);
+    for (let i = 0; i < 30; i++) expectError(await hook(token, { body, headers: { authorization: `Bearer whsec_guess${i}` } }), 401, 'UNAUTHORIZED');
+    expectError(await hook(token, { body, headers: { authorization: 'Bearer whsec_guess30' } }), 429, 'RATE_LIMITED');
+    const elsewhere = await hook(token, { body, headers: signed(secret, body) }, second.baseUrl);
+    expectError(elsewhere, 429, 'RATE_LIMITED');
+    expect(elsewhere.headers.get('retry-after')).toBe('60');
   });
 
   it('lets a Member turn the URL on and off, and keeps rotation and secrets to Admins', async () => {

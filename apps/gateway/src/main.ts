@@ -67,7 +67,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
       {
         provide: HookProofLimits,
         inject: [RATE_LIMIT_STORE],
-        useFactory: (store: RateLimitStore) => new HookProofLimits(store.storage, runtime.config.rateLimitKeyPrefix, runtime.logger),
+        useFactory: (store: RateLimitStore) => new HookProofLimits(store.storage, runtime.config.rateLimitKeyPrefix, runtime.logger, store.blockedMs),
       },
     ],
   }),

@@ -8,12 +8,13 @@ export const WRONG_PROOFS_PER_MINUTE = 30;
 export const WRONG_PROOF_BLOCK_S = 60;
 const WINDOW_MS = 60_000;
 const BLOCKED_MAX = 100_000;
+const NAME = 'hook-proofs';
 
 /**
  * The secret URL's own budget of wrong signatures and secrets, counted per decision (so a rotation does not
  * reset it) in the shared rate-limit store. Past it the URL refuses every call for a minute before any proof
- * is looked at, so that the refusal tells a guesser nothing about a guess; the block is remembered by the
- * replica that saw it, so refused calls cost no store round trip.
+ * is looked at, so that the refusal tells a guesser nothing about a guess. The replica that saw the block
+ * remembers it, so its refused calls cost no store round trip; the others read it from the store.
  */
 export class HookProofLimits {
   private readonly blocked = new LRUCache<string, true>({ max: BLOCKED_MAX });
@@ -22,10 +23,24 @@ export class HookProofLimits {
     private readonly storage: ThrottlerStorage,
     private readonly keyPrefix: string,
     private readonly logger: Logger,
+    private readonly blockedMs?: (key: string, name: string) => Promise<number>,
   ) {}
 
-  refuseIfBlocked(decisionId: string): void {
+  /** Refuses a URL blocked by this replica, or (asking the shared store) by another one. */
+  async refuseIfBlocked(decisionId: string): Promise<void> {
     if (this.blocked.getRemainingTTL(decisionId) > 0) throw this.refusal();
+    if (!this.blockedMs) return;
+    let ms: number;
+    try {
+      ms = await this.blockedMs(this.key(decisionId), NAME);
+    } catch (error) {
+      // Without the store the call goes on to its proof; wrong ones are still refused with 401.
+      this.logger.warn({ err: error }, 'could not read whether a secret URL is blocked');
+      return;
+    }
+    if (ms <= 0) return;
+    this.blocked.set(decisionId, true, { ttl: ms });
+    throw this.refusal();
   }
 
   /** Counts a wrong proof; throws the 429 when it is one too many. */
@@ -33,7 +48,7 @@ export class HookProofLimits {
     let blocked: boolean;
     let seconds = WRONG_PROOF_BLOCK_S;
     try {
-      const counted = await this.storage.increment(`${this.keyPrefix}:hook-proofs:${decisionId}`, WINDOW_MS, WRONG_PROOFS_PER_MINUTE, WINDOW_MS, 'hook-proofs');
+      const counted = await this.storage.increment(this.key(decisionId), WINDOW_MS, WRONG_PROOFS_PER_MINUTE, WINDOW_MS, NAME);
       blocked = counted.isBlocked;
       if (counted.timeToBlockExpire > 0) seconds = counted.timeToBlockExpire;
     } catch (error) {
@@ -44,6 +59,10 @@ export class HookProofLimits {
     if (!blocked) return;
     this.blocked.set(decisionId, true, { ttl: seconds * 1000 });
     throw this.refusal();
+  }
+
+  private key(decisionId: string): string {
+    return `${this.keyPrefix}:hook-proofs:${decisionId}`;
   }
 
   private refusal() {

@@ -118,7 +118,8 @@ async function checkAccess(access: Access, request: FastifyRequest, reply: Fasti
     deps.credentialLimits.refuseIfBlocked(request.ip);
     const hook = await deps.hookTokens.resolve(routeParam(request, access.tokenParam), request.id);
     if (!hook) throw new ServiceError('NOT_FOUND', 'No secret URL here: the token is unknown, was rotated, or the URL is off.');
-    deps.hookProofLimits.refuseIfBlocked(hook.decisionId);
+    // Only a URL with a secret can take wrong proofs.
+    if (hook.secret !== null) await deps.hookProofLimits.refuseIfBlocked(hook.decisionId);
     request.caller = { kind: 'hook', hook };
     return;
   }
