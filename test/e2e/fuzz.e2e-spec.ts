@@ -19,7 +19,7 @@ const SLUG = 'fuzz-triage';
 interface RouteEntry {
   method: string;
   url: string;
-  access: { kind: 'public' | 'application-entry' | 'session' | 'api-key' | 'operator' };
+  access: { kind: 'public' | 'application-entry' | 'session' | 'api-key' | 'operator' | 'hook' };
 }
 
 interface RawReply {
@@ -38,6 +38,8 @@ interface FuzzRequest {
 let routes: RouteEntry[];
 let ws: Workspace;
 let spareSession: string;
+/** A live secret URL of the decision, without a secret, so that generated bodies reach its handler. */
+let hookToken: string;
 
 /**
  * Node's client sends the path exactly as given (no resolution of `..`, no re-encoding), unlike fetch, whose
@@ -119,7 +121,7 @@ const hostileSegment = fc.oneof(
 
 /** One spelling of a value the router may decode and a handler may receive. */
 function paramValue(name: string): fc.Arbitrary<string> {
-  const real = name === 'ws' ? ws.workspaceId : name === 'slug' ? SLUG : null;
+  const real = name === 'ws' ? ws.workspaceId : name === 'slug' ? SLUG : name === 'token' ? hookToken : null;
   return real === null ? hostileSegment : fc.oneof({ weight: 4, arbitrary: fc.constant(real) }, { weight: 1, arbitrary: hostileSegment });
 }
 
@@ -329,7 +331,10 @@ beforeAll(async () => {
   expect(table.status).toBe(200);
   routes = ((await table.json()) as { routes: RouteEntry[] }).routes;
   ws = await newWorkspace();
-  await deployedDecision(ws, SLUG, triageSchema());
+  const decisionId = await deployedDecision(ws, SLUG, triageSchema());
+  const hook = await call('POST', `/app/v1/workspaces/${ws.workspaceId}/decisions/${decisionId}/hook`, { token: ws.session });
+  expect(hook.status).toBe(201);
+  hookToken = hook.body.token;
   // The enterprise window, so that the generated requests reach handlers instead of a used-up window.
   const plan = await call('PUT', `/admin/v1/workspaces/${ws.workspaceId}/plan`, { token: process.env.E2E_ADMIN_TOKEN, body: { plan: 'enterprise' } });
   expect(plan.status).toBe(200);
@@ -339,7 +344,7 @@ beforeAll(async () => {
 
 describe('fuzzing every route of the gateway', () => {
   it('lists routes of every kind of access to fuzz', () => {
-    expect(new Set(routes.map((route) => route.access.kind))).toEqual(new Set(['public', 'application-entry', 'session', 'api-key', 'operator']));
+    expect(new Set(routes.map((route) => route.access.kind))).toEqual(new Set(['public', 'application-entry', 'session', 'api-key', 'operator', 'hook']));
   });
 
   it('without valid credentials: never a 5xx, never internals, always the one error shape', async () => {
@@ -362,6 +367,8 @@ describe('fuzzing every route of the gateway', () => {
         case 'application-entry':
           return `Bearer ${spareSession}`;
         case 'public':
+        case 'hook':
+          // A secret URL's credential is the token in its path.
           return null;
       }
     };

@@ -10,7 +10,7 @@ import { GatewayProcess, startGateway } from './support/cluster';
 interface RouteEntry {
   method: string;
   url: string;
-  access: { kind: 'public' | 'application-entry' | 'session' | 'api-key' | 'operator'; role?: string; window?: string };
+  access: { kind: 'public' | 'application-entry' | 'session' | 'api-key' | 'operator' | 'hook'; role?: string; window?: string; tokenParam?: string };
 }
 
 interface Refusal {
@@ -45,6 +45,7 @@ function concretePath(url: string): string {
   return url.replace(/:(\w+)/g, (_match, name: string) => {
     if (name === 'ws') return owner.workspaceId;
     if (name === 'slug') return 'support-triage';
+    if (name === 'token') return `whk_${'Zz9'.repeat(10)}Zz`;
     return `dec_${'a1'.repeat(10)}`;
   });
 }
@@ -113,6 +114,15 @@ function attemptsFor(route: RouteEntry): Attempt[] {
       ];
     case 'application-entry':
       return [{ credential: 'an API key', token: owner.apiKey, refusal: forbidden }];
+    case 'hook': {
+      // The token in the path is the credential: an unknown one is not found, whatever else is sent.
+      const notFound: Refusal = { status: 404, code: 'NOT_FOUND' };
+      return [
+        { credential: 'an unknown token', token: null, refusal: notFound },
+        { credential: 'an unknown token and an API key', token: owner.apiKey, refusal: notFound },
+        { credential: 'an unknown token and a session', token: owner.session, refusal: notFound },
+      ];
+    }
     case 'public':
       return [];
   }
@@ -130,7 +140,8 @@ async function inBatches<T>(items: T[], size: number, work: (item: T) => Promise
 describe('the route table', () => {
   it('lists every kind of access, and every route declares one', () => {
     const kinds = new Set(routes.map((route) => route.access.kind));
-    expect([...kinds].sort()).toEqual(['api-key', 'application-entry', 'operator', 'public', 'session']);
+    expect([...kinds].sort()).toEqual(['api-key', 'application-entry', 'hook', 'operator', 'public', 'session']);
+    expect(routes.find((route) => route.method === 'POST' && route.url === '/v1/hooks/:token')?.access).toEqual({ kind: 'hook', tokenParam: 'token' });
     expect(routes.find((route) => route.method === 'POST' && route.url === '/v1/decisions/:slug')?.access).toEqual({ kind: 'api-key', window: 'decisions', slugParam: 'slug' });
     for (const route of routes.filter((candidate) => candidate.access.kind === 'api-key' && candidate.url !== '/v1/decisions/:slug')) {
       expect({ route: route.url, window: route.access.window }).toEqual({ route: route.url, window: 'reads' });

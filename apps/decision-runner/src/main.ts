@@ -8,8 +8,11 @@ import { VersionCache } from './decisions/version-cache';
 import { DecisionEntity, DecisionVersionEntity, ExecutionEntity } from './entities';
 import { ExecutionRecorder } from './executions/execution-recorder';
 import { ExecutionsQuery } from './executions/executions.query';
+import { HooksHandlers } from './hooks/hooks.handlers';
+import { HooksService } from './hooks/hooks.service';
 import { Initial1763780000000 } from './migrations/1763780000000-initial';
 import { ExecutionRetention1764400000000 } from './migrations/1764400000000-execution-retention';
+import { DecisionHooks1795448775114 } from './migrations/1795448775114-decision-hooks';
 import { BillingRetention, ExecutionRetention, RETENTION_SOURCE } from './retention/execution-retention';
 import { RunnerHandlers } from './runner.handlers';
 import { Billing } from './runs/billing';
@@ -22,13 +25,13 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
   database: {
     schema: 'decision_runner',
     entities: [DecisionEntity, DecisionVersionEntity, ExecutionEntity],
-    migrations: [Initial1763780000000, ExecutionRetention1764400000000],
+    migrations: [Initial1763780000000, ExecutionRetention1764400000000, DecisionHooks1795448775114],
   },
   readConfig: readDecisionRunnerConfig,
   module: () => ({
     module: DecisionRunnerModule,
     imports: [TypeOrmModule.forFeature([DecisionEntity, DecisionVersionEntity, ExecutionEntity])],
-    controllers: [RunnerHandlers],
+    controllers: [RunnerHandlers, HooksHandlers],
     providers: [
       RunService,
       Billing,
@@ -38,6 +41,7 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       ExecutionRecorder,
       ExecutionsQuery,
       ExecutionRetention,
+      HooksService,
       { provide: RETENTION_SOURCE, useClass: BillingRetention },
     ],
   }),

@@ -9,10 +9,13 @@ import { GatewayConfig, readGatewayConfig } from './config';
 import { AdminController } from './controllers/admin.controller';
 import { AppController } from './controllers/app.controller';
 import { EngineSettingsController } from './controllers/engine-settings.controller';
+import { HooksController } from './controllers/hooks.controller';
 import { PublicController } from './controllers/public.controller';
 import { ApiKeyEntity, MembershipEntity, SessionEntity, UserEntity, WorkspaceEntity } from './entities';
 import { BODY_LIMIT, configureEdge, requestIdFrom } from './http/edge';
 import { RouteTable } from './http/route-table';
+import { HookTokens } from './hooks/hook-tokens';
+import { HookProofLimits } from './hooks/proof-limits';
 import { IdempotencyService } from './idempotency/idempotency.service';
 import { CredentialLimits } from './limits/credential-limits';
 import { RateLimiter } from './limits/rate-limiter';
@@ -37,7 +40,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
     module: GatewayModule,
     imports: [TypeOrmModule.forFeature(ENTITIES)],
     // Without an operator token the operator API does not exist at all: its routes are never registered.
-    controllers: [PublicController, McpController, AppController, EngineSettingsController, ...(runtime.config.adminToken === null ? [] : [AdminController])],
+    controllers: [PublicController, McpController, AppController, EngineSettingsController, HooksController, ...(runtime.config.adminToken === null ? [] : [AdminController])],
     providers: [
       RouteTable,
       SessionsService,
@@ -61,6 +64,12 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
           new CredentialLimits(store.storage, runtime.config.credentialLimits, runtime.config.rateLimitKeyPrefix, runtime.logger),
       },
       { provide: PASSWORDS, useFactory: () => new PasswordHasher(runtime.config.passwordScryptN) },
+      HookTokens,
+      {
+        provide: HookProofLimits,
+        inject: [RATE_LIMIT_STORE],
+        useFactory: (store: RateLimitStore) => new HookProofLimits(store.storage, runtime.config.rateLimitKeyPrefix, runtime.logger, store.blockedMs),
+      },
     ],
   }),
   opsDocuments: (app) => new Map([['/routes', () => ({ routes: app.get(RouteTable).list() })]]),
@@ -85,6 +94,8 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
         workspaces: app.get(WorkspacesService),
         routes: app.get(RouteTable),
         rateLimiter: app.get(RateLimiter),
+        hookTokens: app.get(HookTokens),
+        hookProofLimits: app.get(HookProofLimits),
         metrics: runtime.metrics,
       });
       app.useGlobalFilters(new HttpErrorFilter(app.get(PLATFORM.logger)));

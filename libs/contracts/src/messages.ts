@@ -102,6 +102,32 @@ export interface ListExecutionsReply {
   next_cursor: string | null;
 }
 
+/** Looks a secret URL up by the SHA-256 hex of its token (the token itself never leaves the gateway). */
+export interface ResolveHookRequest {
+  tokenHash: string;
+}
+
+/** What the gateway needs to check and run a secret-URL call; null when no URL has this token. */
+export interface ResolvedHook {
+  workspaceId: string;
+  decisionId: string;
+  slug: string;
+  /** The `whsec_…` secret calls must prove, or null when any call is accepted. */
+  secret: string | null;
+}
+
+export type ResolveHookReply = ResolvedHook | null;
+
+/**
+ * Answers of the hook management subjects. `token` and `secret` are present when one was just created
+ * (shown this once); `dropped` lists the token hashes whose cached resolutions must be dropped everywhere.
+ */
+export interface HookChangeReply {
+  token?: string;
+  secret?: string;
+  dropped: string[];
+}
+
 // ---- engine-proxy ----------------------------------------------------------------------------
 
 export interface EngineQuestion {

@@ -26,6 +26,12 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
       runner.deploy,
       runner.setEndpoint,
       runner.listExecutions,
+      runner.resolveHook,
+      runner.enableHook,
+      runner.disableHook,
+      runner.rotateHook,
+      runner.createHookSecret,
+      runner.deleteHookSecret,
       engine.setProviderKey,
       engine.getProviderKey,
       engine.deleteProviderKey,
@@ -37,8 +43,9 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
       billing.setSpendCap,
       BROADCAST_SUBJECTS.gatewayPlanChanged,
       BROADCAST_SUBJECTS.gatewayApiKeyRevoked,
+      BROADCAST_SUBJECTS.gatewayHookChanged,
     ],
-    subscribe: [REPLY_INBOX, BROADCAST_SUBJECTS.gatewayPlanChanged, BROADCAST_SUBJECTS.gatewayApiKeyRevoked],
+    subscribe: [REPLY_INBOX, BROADCAST_SUBJECTS.gatewayPlanChanged, BROADCAST_SUBJECTS.gatewayApiKeyRevoked, BROADCAST_SUBJECTS.gatewayHookChanged],
   },
   'decision-runner': {
     // Deliveries and settlements go to JetStream as plain publishes; the stream's acknowledgement comes back to the inbox.

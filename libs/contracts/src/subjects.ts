@@ -13,6 +13,13 @@ export const SUBJECTS = {
     setEndpoint: 'v1.decision-runner.decisions.endpoint',
     listExecutions: 'v1.decision-runner.executions.list',
     executionOutcomes: 'v1.decision-runner.executions.outcomes',
+    /** Secret-URL triggers (hook tokens live with the decisions they run). */
+    resolveHook: 'v1.decision-runner.hooks.resolve',
+    enableHook: 'v1.decision-runner.hooks.enable',
+    disableHook: 'v1.decision-runner.hooks.disable',
+    rotateHook: 'v1.decision-runner.hooks.rotate',
+    createHookSecret: 'v1.decision-runner.hooks.secret.create',
+    deleteHookSecret: 'v1.decision-runner.hooks.secret.delete',
   },
   engine: {
     answer: 'v1.engine-proxy.answer',
@@ -43,6 +50,8 @@ export const SUBJECTS = {
 export const BROADCAST_SUBJECTS = {
   gatewayPlanChanged: 'v1.gateway.plan.changed',
   gatewayApiKeyRevoked: 'v1.gateway.api-key.revoked',
+  /** A secret URL was turned off, rotated or had its secret changed (payload: the token's SHA-256 hex). */
+  gatewayHookChanged: 'v1.gateway.hook.changed',
   engineCredentialsChanged: 'v1.engine-proxy.credentials.changed',
   /** A decision's slug, active version or endpoint switch changed: runners drop their cached copy (payload: workspace id and slug). */
   runnerDecisionChanged: 'v1.decision-runner.decision.changed',

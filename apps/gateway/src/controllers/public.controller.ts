@@ -128,7 +128,7 @@ export class PublicController {
   }
 }
 
-function includes(include: string | string[] | undefined, wanted: string): boolean {
+export function includes(include: string | string[] | undefined, wanted: string): boolean {
   const values = Array.isArray(include) ? include : include === undefined ? [] : [include];
   return values.some((value) => value.split(',').some((part) => part.trim() === wanted));
 }

@@ -1,6 +1,7 @@
 import { applyDecorators, createParamDecorator, ExecutionContext } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { FastifyRequest } from 'fastify';
+import { ResolvedHook } from '@ds/contracts';
 import { AuthenticatedKey } from '../auth/api-keys.service';
 import { Role } from '../entities';
 import { WindowName } from '../limits/windows';
@@ -20,7 +21,12 @@ export type Access =
   /** An API key of the workspace; the request counts in `window`. `slugParam` is checked before the body is read. */
   | { kind: 'api-key'; window: Exclude<WindowName, 'webhooks'>; slugParam?: string }
   /** The operator token (`ADMIN_TOKEN`). */
-  | { kind: 'operator' };
+  | { kind: 'operator' }
+  /**
+   * A secret URL: the `whk_` token in `tokenParam` is the credential (unknown, rotated or off: 404). The
+   * proof of its secret and its window need the body, so the handler checks them.
+   */
+  | { kind: 'hook'; tokenParam: string };
 
 export type AccessKind = Access['kind'];
 
@@ -43,6 +49,7 @@ export const ApiKeyRoute = (window: 'reads') => declare({ kind: 'api-key', windo
 /** The run endpoint: the decisions window, and the slug format checked in the order of checks. */
 export const RunRoute = (slugParam: string) => declare({ kind: 'api-key', window: 'decisions', slugParam });
 export const OperatorRoute = () => declare({ kind: 'operator' });
+export const HookRoute = (tokenParam: string) => declare({ kind: 'hook', tokenParam });
 
 /** The workspace route parameter that a role check reads. */
 export const WORKSPACE_PARAM = 'ws';
@@ -52,7 +59,8 @@ export type Caller =
   | { kind: 'anonymous' }
   | { kind: 'api-key'; key: AuthenticatedKey }
   | { kind: 'user'; userId: string; membership: { workspaceId: string; role: Role } | null }
-  | { kind: 'operator' };
+  | { kind: 'operator' }
+  | { kind: 'hook'; hook: ResolvedHook };
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -72,6 +80,13 @@ export const ApiKey = createParamDecorator((_data: unknown, context: ExecutionCo
   const caller = callerOf(context);
   if (caller.kind !== 'api-key') throw identityMissing('API key');
   return caller.key;
+});
+
+/** The secret URL the path's token resolved to. */
+export const SecretUrl = createParamDecorator((_data: unknown, context: ExecutionContext): ResolvedHook => {
+  const caller = callerOf(context);
+  if (caller.kind !== 'hook') throw identityMissing('secret URL');
+  return caller.hook;
 });
 
 export const UserId = createParamDecorator((_data: unknown, context: ExecutionContext): string => {

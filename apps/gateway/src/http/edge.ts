@@ -1,6 +1,6 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errorCodes, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
 import { ServiceError } from '@ds/contracts';
 import { isValidSlug } from '@ds/decision-schema';
@@ -10,6 +10,8 @@ import { ApiKeysService } from '../auth/api-keys.service';
 import { SessionsService } from '../auth/sessions.service';
 import { bearerToken, looksLikeApiKey } from '../auth/tokens';
 import { GatewayConfig } from '../config';
+import { HookTokens } from '../hooks/hook-tokens';
+import { HookProofLimits } from '../hooks/proof-limits';
 import { CredentialLimits } from '../limits/credential-limits';
 import { RateLimiter } from '../limits/rate-limiter';
 import { allowed, rateLimitHeaders, retryAfterSeconds } from '../limits/windows';
@@ -41,6 +43,12 @@ interface EdgeDependencies {
   rateLimiter: RateLimiter;
   metrics: Metrics;
   routes: RouteTable;
+  hookTokens: HookTokens;
+  hookProofLimits: HookProofLimits;
+}
+
+function isHookRoute(request: FastifyRequest): boolean {
+  return (request.routeOptions.config as RouteAccessConfig | undefined)?.access?.kind === 'hook';
 }
 
 /**
@@ -56,11 +64,24 @@ export function configureEdge(app: NestFastifyApplication, deps: EdgeDependencie
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const raw = body as string;
     request.rawBody = raw;
+    // A secret URL proves its signature over the body as sent, before it is read as JSON.
+    if (isHookRoute(request)) return done(null, undefined);
     try {
       done(null, parseJsonBody(raw));
     } catch (error) {
       done(error as Error, undefined);
     }
+  });
+
+  // Secret URLs take any content type (text/plain is a text state, the rest is read as JSON); every other
+  // route refuses what is not JSON, as before any catch-all existed.
+  fastify.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
+    if (isHookRoute(request)) {
+      request.rawBody = body as string;
+      return done(null, undefined);
+    }
+    if (request.is404) return done(null, undefined);
+    done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(String(request.headers['content-type'] ?? '')), undefined);
   });
 
   // Every route must declare its access; a route without one would be served to anybody, so the gateway
@@ -93,6 +114,15 @@ async function checkAccess(access: Access, request: FastifyRequest, reply: Fasti
   request.caller = { kind: 'anonymous' };
   const token = bearerToken(request.headers.authorization);
   if (access.kind === 'public') return;
+  if (access.kind === 'hook') {
+    deps.credentialLimits.refuseIfBlocked(request.ip);
+    const hook = await deps.hookTokens.resolve(routeParam(request, access.tokenParam), request.id);
+    if (!hook) throw new ServiceError('NOT_FOUND', 'No secret URL here: the token is unknown, was rotated, or the URL is off.');
+    // Only a URL with a secret can take wrong proofs.
+    if (hook.secret !== null) await deps.hookProofLimits.refuseIfBlocked(hook.decisionId);
+    request.caller = { kind: 'hook', hook };
+    return;
+  }
   if (access.kind === 'api-key') {
     const key = await deps.credentialLimits.authenticate(request.ip, token, () => deps.apiKeys.authenticate(token));
     request.caller = { kind: 'api-key', key };

@@ -23,6 +23,11 @@ export interface RateLimitStore {
   windows: WindowCounter;
   /** Ceilings on credentials, with the store's blocking (see CredentialLimits). */
   storage: ThrottlerStorage;
+  /**
+   * Milliseconds left of a block `storage` placed on (`key`, `name`), read without counting; absent for the
+   * in-process store, whose blocks the one gateway already knows.
+   */
+  blockedMs?: (key: string, name: string) => Promise<number>;
   /** Readiness of the shared store; absent for the in-process one. */
   ping?: () => Promise<boolean>;
   /** Called by Nest when the gateway shuts down. */
@@ -112,6 +117,8 @@ export async function openRateLimitStore(kind: 'redis' | 'memory', redisUrl: str
   return {
     windows: new RedisWindowCounter(redis),
     storage: new GuardedThrottlerStorage(new ThrottlerStorageRedisService(redis)),
+    // The block key as ThrottlerStorageRedisService names it.
+    blockedMs: async (key, name) => Math.max(0, await redis.pttl(`{${key}:${name}}:blocked`).catch(storeUnavailable)),
     ping: async () => (await redis.ping()) === 'PONG',
     onApplicationShutdown: async () => void (await redis.quit().catch(() => redis.disconnect())),
   };
