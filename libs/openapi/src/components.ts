@@ -277,12 +277,14 @@ function account(): JsonSchema {
   };
 }
 
-function subWorkspace(): JsonSchema {
+/** A sub-workspace; in an embed session's answer it also says whether the session `created` it. */
+function subWorkspace(inEmbedSession = false): JsonSchema {
   const limitValue: JsonSchema = { type: ['integer', 'null'], minimum: 0, description: "null means the partner's default" };
   return {
     type: 'object',
-    required: ['id', 'external_id', 'name', 'metadata', 'limits', 'usage', 'created_at'],
+    required: ['id', 'external_id', 'name', 'metadata', 'limits', 'usage', 'created_at', ...(inEmbedSession ? ['created'] : [])],
     properties: {
+      ...(inEmbedSession ? { created: { type: 'boolean', description: 'whether this session created the sub-workspace' } } : {}),
       id: { type: 'string', description: 'UUID form' },
       external_id: { type: 'string', pattern: EXTERNAL_ID_PATTERN },
       name: { type: 'string', minLength: 1, maxLength: 80 },
@@ -353,7 +355,7 @@ function embedSession(): JsonSchema {
       expires_at: dateTime,
       permissions: { type: 'array', items: { enum: [...EMBED_PERMISSIONS] } },
       origins: { type: 'array', items: { type: 'string' } },
-      workspace: { allOf: [ref('SubWorkspace'), { type: 'object', required: ['created'], properties: { created: { type: 'boolean' } } }] },
+      workspace: subWorkspace(true),
     },
   };
 }
@@ -439,7 +441,13 @@ export function componentSchemas(): Record<string, JsonSchema> {
       anyOf: [{ type: 'object' }, { type: 'array' }, { type: 'string' }, { type: 'number' }, { type: 'boolean' }],
     },
     Health: { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } },
-    OpenApiDocument: { type: 'object', required: ['openapi', 'info', 'paths'], properties: { openapi: { type: 'string', pattern: '^3\\.1\\.' }, info: { type: 'object' }, paths: { type: 'object' } } },
+    OpenApiDocument: {
+      type: 'object',
+      description: 'An OpenAPI 3.1 document; its own schema is the OpenAPI specification.',
+      required: ['openapi', 'info', 'paths'],
+      properties: { openapi: { type: 'string', pattern: '^3\\.1\\.' }, info: { type: 'object' }, paths: { type: 'object' } },
+      additionalProperties: true,
+    },
     Metadata: { type: 'object', maxProperties: 20, additionalProperties: { type: 'string' }, description: 'up to 20 string pairs' },
     SubWorkspace: subWorkspace(),
     SubWorkspaceCreate: subWorkspaceWrite(true),

@@ -60,7 +60,10 @@ function headerRefs(names: string[]): Record<string, { $ref: string }> {
 
 /** The error object with `error.code` narrowed to the codes one answer can carry. */
 function errorSchema(codes: ErrorCode[]): JsonSchema {
-  return { allOf: [ref('Error'), { type: 'object', properties: { error: { type: 'object', properties: { code: { enum: codes } } } } }] };
+  // `additionalProperties: true` says that this part only narrows: the other fields are described by Error.
+  return {
+    allOf: [ref('Error'), { type: 'object', properties: { error: { type: 'object', properties: { code: { enum: codes } }, additionalProperties: true } }, additionalProperties: true }],
+  };
 }
 
 function errorResponses(operation: Operation): Record<string, unknown> {
