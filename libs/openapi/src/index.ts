@@ -3,3 +3,4 @@ export { openApiDocument, openApiPath, pathShape, undocumentedRoutes, isPublicAp
 export { decisionOpenApiDocument, stateJsonSchema, answerShapes } from './decision-document';
 export { OPERATIONS, PARAMETERS, type Operation, type Auth } from './operations';
 export { checkAgainstSchema, resolveRef, type JsonSchema, type SchemaProblem, type CheckOptions } from './json-schema';
+export { typeScriptClient } from './typescript-client';
