@@ -1,4 +1,8 @@
-import { checkAgainstSchema, pathShape, undocumentedRoutes, type OpenApiDocument } from '@ds/openapi';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ts from 'typescript';
+import { checkAgainstSchema, pathShape, typeScriptClient, undocumentedRoutes, type OpenApiDocument } from '@ds/openapi';
 import { validateOpenApi } from '../support/openapi-validator';
 import { call, createDecision, deployedDecision, expectError, newWorkspace, opsPort, Reply, roomyWorkspace, runDecision, triageSchema, Workspace } from './support/api';
 
@@ -244,6 +248,40 @@ describe('GET /v1/decisions/{slug}/openapi.json', () => {
     for (const [reply, status, code] of cases) {
       expectError(reply, status, code);
       expectDescribed(document, 'GET', path, reply);
+    }
+  });
+
+  it('generates a typed client from the document that runs the real decision', async () => {
+    const client = typeScriptClient(narrowed.body);
+    // The program a user of the generated client would write: it type-checks against the decision's own types.
+    const usage = `
+      import { createClient, type RunResponse } from './client';
+      export async function run(baseUrl: string, token: string): Promise<RunResponse> {
+        const api = createClient({ baseUrl, token });
+        const answer = await api.runDecision({ body: { state: { message: 'Broken on arrival, refund me', amount: 20 } } });
+        if ('intent' in answer.result) {
+          const intent: 'refund' | 'exchange' | 'other' = answer.result.intent;
+          const urgency: 'calm' | 'annoyed' | 'furious' = answer.result.urgency;
+          const fraud: number = answer.result.fraud;
+          void [intent, urgency, fraud];
+        }
+        return answer;
+      }`;
+    const dir = mkdtempSync(join(tmpdir(), 'generated-client-'));
+    try {
+      writeFileSync(join(dir, 'client.ts'), client);
+      writeFileSync(join(dir, 'usage.ts'), usage);
+      const options = { strict: true, skipLibCheck: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'], types: [], outDir: dir };
+      const program = ts.createProgram([join(dir, 'usage.ts')], options);
+      expect(ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, ' '))).toEqual([]);
+      expect(program.emit().emitSkipped).toBe(false);
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const generated = require(join(dir, 'usage.js')) as { run(baseUrl: string, token: string): Promise<any> };
+      const answer = await generated.run(process.env.E2E_BASE_URL!, ws.apiKey);
+      expect(answer.schema).toBe('typed');
+      expect(checkAgainstSchema(narrowed.body.components.schemas.RunResponse, answer, narrowed.body, { closedObjects: true })).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
