@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import ts from 'typescript';
 import { checkAgainstSchema, pathShape, typeScriptClient, undocumentedRoutes, type OpenApiDocument } from '@ds/openapi';
 import { validateOpenApi } from '../support/openapi-validator';
-import { call, createDecision, deployedDecision, expectError, newWorkspace, opsPort, Reply, roomyWorkspace, runDecision, triageSchema, Workspace } from './support/api';
+import { call, createDecision, deployedDecision, expectError, newWorkspace, opsPort, Reply, roomyWorkspace, runDecision, scriptEngine, triageSchema, uniqueMarker, Workspace } from './support/api';
 
 /**
  * GET /openapi.json and GET /v1/decisions/{slug}/openapi.json against the running gateway: the documents
@@ -15,6 +15,7 @@ import { call, createDecision, deployedDecision, expectError, newWorkspace, opsP
 interface RouteEntry {
   method: string;
   url: string;
+  access: { kind: string; window?: string };
 }
 
 /** Operations this document describes ahead of the routes that serve them (the secret URL, MCP, partner mode). */
@@ -90,6 +91,14 @@ describe('GET /openapi.json', () => {
     const served = new Set(routes.map((route) => `${route.method} ${pathShape(route.url)}`));
     const described = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${pathShape(path)}`));
     expect(described.filter((operation) => !served.has(operation) && !DESCRIBED_AHEAD.has(operation))).toEqual([]);
+    // The security and window the document gives each served operation are the access its route declares.
+    for (const route of routes.filter((entry) => entry.method !== 'HEAD' && (entry.access.kind === 'api-key' || entry.access.kind === 'public'))) {
+      const path = Object.keys(document.paths).find((candidate) => pathShape(candidate) === pathShape(route.url));
+      if (!path) continue;
+      const operation = document.paths[path][route.method.toLowerCase()];
+      const expected = route.access.kind === 'api-key' ? { security: [{ ApiKey: [] }], windows: [route.access.window] } : { security: [], windows: undefined };
+      expect({ route: `${route.method} ${route.url}`, security: operation.security, windows: operation['x-rate-limit-windows'] }).toEqual({ route: `${route.method} ${route.url}`, ...expected });
+    }
     // The application and operator APIs are not public: they are left out.
     expect(Object.keys(document.paths).filter((path) => path.startsWith('/app/') || path.startsWith('/admin/'))).toEqual([]);
   });
@@ -143,6 +152,21 @@ describe('real answers of the API match the document', () => {
       expectError(reply, status, code);
       expectDescribed(document, 'POST', path, reply);
     }
+  });
+
+  it('engine failures: an error, and a fallback with its empty answers', async () => {
+    const marker = uniqueMarker();
+    await deployedDecision(ws, 'engine-fails', triageSchema(marker));
+    await deployedDecision(ws, 'engine-falls-back', triageSchema(`${marker} fallback`, { settings: { onEngineError: 'fallback' } }));
+    await scriptEngine(marker, [{ status: 401 }], true);
+    const failed = await runDecision(ws, 'engine-fails', { message: 'x' });
+    expectError(failed, 502, 'ENGINE_AUTH_FAILED');
+    expectDescribed(document, 'POST', '/v1/decisions/{slug}', failed);
+    const fallback = await runDecision(ws, 'engine-falls-back', { message: 'x' });
+    expect(fallback.body).toMatchObject({ result: {}, action_reason: { type: 'engine_error', code: 'ENGINE_AUTH_FAILED' } });
+    expectDescribed(document, 'POST', '/v1/decisions/{slug}', fallback);
+    const narrowed = (await call('GET', '/v1/decisions/engine-falls-back/openapi.json', { token: ws.apiKey })).body;
+    expectDescribed(narrowed, 'POST', '/v1/decisions/engine-falls-back', fallback);
   });
 
   it('reads: decisions, a contract, the account and executions with successes and errors, and their refusals', async () => {
