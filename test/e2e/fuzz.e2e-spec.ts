@@ -85,6 +85,8 @@ function checkReply(request: FuzzRequest, reply: RawReply): void {
   } catch {
     throw new Error(`an error that is not JSON:\n${context}`);
   }
+  // The tool server's transport refusals (405, 406, a batch) are JSON-RPC errors, as the spec's MCP table has them.
+  if (isMcpTransportRefusal(request, reply, body)) return;
   const error = body?.error;
   const shapeProblems = [
     Object.keys(body ?? {}).join(',') !== 'error' && 'the body has more than `error`',
@@ -95,6 +97,16 @@ function checkReply(request: FuzzRequest, reply: RawReply): void {
     (ERROR_STATUS as Record<string, number>)[error?.code] !== reply.status && `status ${reply.status} is not the status of ${error?.code}`,
   ].filter(Boolean);
   if (shapeProblems.length > 0) throw new Error(`not the one error shape (${shapeProblems.join('; ')}):\n${context}`);
+}
+
+function isMcpTransportRefusal(request: FuzzRequest, reply: RawReply, body: any): boolean {
+  return (
+    new URL(request.path, 'http://x').pathname === '/mcp' &&
+    [400, 405, 406].includes(reply.status) &&
+    body?.jsonrpc === '2.0' &&
+    typeof body?.error?.code === 'number' &&
+    typeof body?.error?.message === 'string'
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------------

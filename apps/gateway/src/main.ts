@@ -10,6 +10,7 @@ import { AdminController } from './controllers/admin.controller';
 import { AppController } from './controllers/app.controller';
 import { EngineSettingsController } from './controllers/engine-settings.controller';
 import { HooksController } from './controllers/hooks.controller';
+import { OpenApiController } from './controllers/openapi.controller';
 import { PublicController } from './controllers/public.controller';
 import { ApiKeyEntity, MembershipEntity, SessionEntity, UserEntity, WorkspaceEntity } from './entities';
 import { BODY_LIMIT, configureEdge, requestIdFrom } from './http/edge';
@@ -40,7 +41,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
     module: GatewayModule,
     imports: [TypeOrmModule.forFeature(ENTITIES)],
     // Without an operator token the operator API does not exist at all: its routes are never registered.
-    controllers: [PublicController, McpController, AppController, EngineSettingsController, HooksController, ...(runtime.config.adminToken === null ? [] : [AdminController])],
+    controllers: [PublicController, OpenApiController, McpController, AppController, EngineSettingsController, HooksController, ...(runtime.config.adminToken === null ? [] : [AdminController])],
     providers: [
       RouteTable,
       SessionsService,

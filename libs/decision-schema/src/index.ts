@@ -14,5 +14,5 @@ export { renderTemplate, renderTemplateWithin, referencedParams } from './param-
 export { validateState, checkStateAlone, exampleState, type StateCheck } from './state';
 export { estimateTokens, questionTokens, type QuestionTokens } from './tokens';
 export { decisionContract, type DecisionContract, type ContractQuestion, type ContractLevel } from './contract';
-export { isValidSlug, checkDecisionMeta } from './meta';
+export { isValidSlug, checkDecisionMeta, SLUG_PATTERN } from './meta';
 export { TEMPLATES, templateSummary, type Template, type TemplateSummary } from './templates';

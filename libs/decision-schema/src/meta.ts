@@ -3,7 +3,7 @@ import { Issues, type SchemaIssue } from './issues';
 import { DECISION_DESCRIPTION_MAX, DECISION_NAME_MAX, SLUG_MAX } from './limits';
 
 /** Lowercase letters and digits in runs joined by single dashes: no leading, trailing or doubled dash. */
-const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 export function isValidSlug(value: unknown): value is string {
   return typeof value === 'string' && value.length <= SLUG_MAX && SLUG_PATTERN.test(value);

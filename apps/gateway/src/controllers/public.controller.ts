@@ -1,6 +1,10 @@
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import {
+  AccountReply,
+  EXECUTION_STATUSES,
+  EXECUTIONS_CURSOR_MAX_LENGTH,
+  EXECUTIONS_PAGE,
   ListDecisionsReply,
   ListExecutionsReply,
   RunDecisionReply,
@@ -136,22 +140,22 @@ export function includes(include: string | string[] | undefined, wanted: string)
 /** `limit` (1..100, default 20), `cursor`, `decision` (slug) and `status` (success or error), as Stripe-style list parameters. */
 export function executionQuery(query: Record<string, unknown>) {
   const issues: Array<{ path: string; message: string }> = [];
-  let limit = 20;
+  let limit: number = EXECUTIONS_PAGE.default;
   if (query.limit !== undefined) {
     limit = typeof query.limit === 'string' && /^\d{1,3}$/.test(query.limit) ? Number(query.limit) : NaN;
-    if (!(limit >= 1 && limit <= 100)) issues.push({ path: 'limit', message: 'must be an integer from 1 to 100' });
+    if (!(limit >= EXECUTIONS_PAGE.min && limit <= EXECUTIONS_PAGE.max)) issues.push({ path: 'limit', message: `must be an integer from ${EXECUTIONS_PAGE.min} to ${EXECUTIONS_PAGE.max}` });
   }
   const cursor = query.cursor;
-  if (cursor !== undefined && (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > 200)) issues.push({ path: 'cursor', message: 'is not a valid cursor' });
+  if (cursor !== undefined && (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > EXECUTIONS_CURSOR_MAX_LENGTH)) issues.push({ path: 'cursor', message: 'is not a valid cursor' });
   const decision = query.decision;
   if (decision !== undefined && typeof decision !== 'string') issues.push({ path: 'decision', message: 'must be a decision slug' });
   const status = query.status;
-  if (status !== undefined && status !== 'success' && status !== 'error') issues.push({ path: 'status', message: 'must be success or error' });
+  if (status !== undefined && !EXECUTION_STATUSES.includes(status as never)) issues.push({ path: 'status', message: `must be ${EXECUTION_STATUSES.join(' or ')}` });
   if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The query parameters are not valid.', issues);
   return {
     limit,
     cursor: (cursor as string | undefined) ?? null,
     decision: (decision as string | undefined) ?? null,
-    status: (status as 'success' | 'error' | undefined) ?? null,
+    status: (status as (typeof EXECUTION_STATUSES)[number] | undefined) ?? null,
   };
 }

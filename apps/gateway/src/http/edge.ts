@@ -2,7 +2,7 @@ import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { errorCodes, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
-import { ServiceError } from '@ds/contracts';
+import { REQUEST_BODY_MAX_BYTES, ServiceError } from '@ds/contracts';
 import { isValidSlug } from '@ds/decision-schema';
 import { isValidCallerToken, newId } from '@ds/ids';
 import { Metrics } from '@ds/platform';
@@ -21,7 +21,7 @@ import { parseJsonBody } from './json-body';
 import { RouteTable } from './route-table';
 
 /** 128 KB, read as 131,072 bytes. */
-export const BODY_LIMIT = 131_072;
+export const BODY_LIMIT = REQUEST_BODY_MAX_BYTES;
 
 declare module 'fastify' {
   interface FastifyRequest {
