@@ -132,6 +132,29 @@ export interface AnswerQuestionsReply {
   estimatedCostUsd: number;
 }
 
+/**
+ * An llm destination's call (step 10): `prompt` is the system instruction and `input` the user turn, both
+ * already rendered by the runner. Same providers, keys and shared-key slots as the engine's own calls; retries
+ * of transient failures only inside `timeoutMs`. Fails with the engine's public codes.
+ */
+export interface CompleteTextRequest extends WorkspaceScoped {
+  /** null: the llm engine's configured model. */
+  model: string | null;
+  prompt: string;
+  input: string;
+  maxTokens: number;
+  temperature: number;
+  timeoutMs: number;
+}
+
+export interface CompleteTextReply {
+  text: string;
+  /** As reported by the provider. */
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+}
+
 export type LlmProvider = 'anthropic' | 'openai';
 
 /**
