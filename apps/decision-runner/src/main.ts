@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { runServiceMain, ServiceDefinition } from '@ds/platform';
+import { NatsLink, PLATFORM, runServiceMain, ServiceDefinition } from '@ds/platform';
 import { DecisionRunnerConfig, readDecisionRunnerConfig } from './config';
 import { DecisionCache } from './decisions/decision-cache';
 import { DecisionsService } from './decisions/decisions.service';
@@ -13,6 +13,8 @@ import { ExecutionRetention1764400000000 } from './migrations/1764400000000-exec
 import { BillingRetention, ExecutionRetention, RETENTION_SOURCE } from './retention/execution-retention';
 import { RunnerHandlers } from './runner.handlers';
 import { Billing } from './runs/billing';
+import { DestinationCalls } from './runs/destination-calls';
+import { RUNNER_JETSTREAM, runnerJetStream } from './runs/jetstream';
 import { RunService } from './runs/run.service';
 
 class DecisionRunnerModule {}
@@ -32,6 +34,8 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
     providers: [
       RunService,
       Billing,
+      DestinationCalls,
+      { provide: RUNNER_JETSTREAM, useFactory: (nats: NatsLink) => runnerJetStream(nats), inject: [PLATFORM.nats] },
       DecisionsService,
       DecisionCache,
       VersionCache,

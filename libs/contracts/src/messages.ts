@@ -340,7 +340,11 @@ export interface DeliveryMessage {
   livemode: boolean;
   url: string;
   method: string;
-  /** Rendered headers of an `http` destination (at most 20); empty for the other kinds. */
+  /**
+   * The destination's own headers (at most 20, none of them reserved for the delivery) and the body's
+   * `content-type`: `application/json` for webhooks, workflows and agents; for http as its destination declares,
+   * else `application/json` for a JSON body template and `text/plain; charset=utf-8` for another.
+   */
   headers: Record<string, string>;
   /** The exact body text to send (a webhook's `decision.completed` event, a rendered template, an agent or workflow payload). */
   body: string;
