@@ -37,16 +37,20 @@ interface Route {
 
 /** How one kind of call is written for, and read from, each provider protocol. */
 interface CallShape<TRequest, TAnswer> {
+  /** How errors name the call's deadline and what its answer must fit. */
+  words: { deadline: string; contract: string };
   body(request: TRequest, model: string, anthropic: boolean): Record<string, unknown>;
   parse(body: unknown, anthropic: boolean): TAnswer | string;
 }
 
 const ANSWER_SHAPE: CallShape<AnswerQuestionsRequest, ProviderAnswer> = {
+  words: { deadline: 'the decision timeout', contract: 'outside the decision contract' },
   body: (request, model, anthropic) => (anthropic ? anthropicBody(request, model) : openAiBody(request, model)),
   parse: (body, anthropic) => (anthropic ? parseAnthropicAnswer(body) : parseOpenAiAnswer(body)),
 };
 
 const COMPLETION_SHAPE: CallShape<CompleteTextRequest, ProviderText> = {
+  words: { deadline: 'the destination timeout', contract: 'without usable text' },
   body: (request, model, anthropic) => (anthropic ? anthropicCompletionBody(request, model) : openAiCompletionBody(request, model)),
   parse: (body, anthropic) => (anthropic ? parseAnthropicText(body) : parseOpenAiText(body)),
 };
@@ -145,7 +149,7 @@ export class EngineService {
       const outcome = await this.attempt(route, shape, request, deadline);
       if (!isFailure(outcome)) return outcome;
       const delay = retryDelayMs(outcome, retry + 1, deadline - Date.now());
-      if (delay === null) throw this.toError(outcome);
+      if (delay === null) throw this.toError(outcome, shape.words);
       this.logger.warn({ code: outcome.code, reason: outcome.reason, retry: retry + 1, delayMs: delay }, 'retrying the engine call');
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
@@ -201,14 +205,14 @@ export class EngineService {
     return url;
   }
 
-  private toError(failure: AttemptFailure): ServiceError {
+  private toError(failure: AttemptFailure, words: CallShape<unknown, object>['words']): ServiceError {
     const messages: Record<string, string> = {
-      ENGINE_TIMEOUT: 'The engine did not answer within the decision timeout.',
+      ENGINE_TIMEOUT: `The engine did not answer within ${words.deadline}.`,
       ENGINE_RATE_LIMITED: 'The engine provider is overloaded or rate limited.',
       ENGINE_UNAVAILABLE: 'The engine provider failed or could not be reached.',
       ENGINE_AUTH_FAILED: 'The engine provider rejected the engine key.',
       ENGINE_INVALID_REQUEST: `The engine provider rejected the request: ${failure.reason}`,
-      ENGINE_ERROR: `The engine answered outside the decision contract: ${failure.reason}.`,
+      ENGINE_ERROR: `The engine answered ${words.contract}: ${failure.reason}.`,
     };
     return new ServiceError(failure.code, messages[failure.code] ?? failure.reason);
   }

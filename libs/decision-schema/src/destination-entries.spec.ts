@@ -18,7 +18,7 @@ const match = (destination: Partial<NormalizedDestination> & { key: string; type
   ({ destination: { ...common, ...destination } as NormalizedDestination, params, ...(skipped ? { skipped } : {}) });
 
 const response = { decision_id: 'dec_1', execution_id: 'exec_1', result: { intent: 'refund' }, confidence: { intent: 0.9 }, action: 'continue', metrics: { latency_ms: 3 } };
-const run: RunData = { state: { message: 'hi' }, livemode: true, response };
+const run: RunData = { state: { message: 'hi' }, livemode: true, response: () => response };
 const entriesOf = (matches: DestinationMatch[]) => planDestinations(matches, run).entries;
 
 const llm = (overrides: Record<string, unknown> = {}) =>

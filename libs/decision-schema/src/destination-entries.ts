@@ -51,8 +51,12 @@ export interface DestinationPlan {
 export interface RunData {
   state: unknown;
   livemode: boolean;
-  /** decision_id, execution_id, schema, version, result, confidence, scores, composites, action, action_reason, metrics. */
-  response: Readonly<Record<string, unknown>>;
+  /**
+   * decision_id, execution_id, schema, version, result, confidence, scores, composites, action, action_reason,
+   * metrics: asked for only by a destination that sends it (an llm without input, a sync agent), so that a run
+   * whose destinations are replies and deliveries builds no copy of it.
+   */
+  response: () => Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -134,13 +138,13 @@ export function planDestinations(matches: DestinationMatch[], run: RunData): Des
  * (The prompt says what to do with it.)
  */
 function llmDefaultInput(run: RunData): string {
-  const { result, confidence, scores, composites, action } = run.response;
+  const { result, confidence, scores, composites, action } = run.response();
   return JSON.stringify({ state: run.state, result, confidence, scores, composites, action });
 }
 
 /** What a sync agent is POSTed: its instructions and tools, the params, and the run's data. */
 function syncAgentBody(destination: AgentDestination, instructions: string | null, params: Record<string, unknown>, run: RunData): string {
-  return JSON.stringify({ destination: destination.key, livemode: run.livemode, instructions, tools: destination.tools, params, data: run.response });
+  return JSON.stringify({ destination: destination.key, livemode: run.livemode, instructions, tools: destination.tools, params, data: run.response() });
 }
 
 /** A body template that is a JSON document gets its text values escaped for JSON; anything else is sent as text. */

@@ -156,7 +156,8 @@ export class RunService {
     }
 
     const matches = matchingDestinations(schema, evaluation, { state: request.body.state, decisionId: decision.id, executionId: base.id });
-    const plan = planDestinations(matches, { state: request.body.state, livemode: request.livemode, response: { ...response, metrics } });
+    let data: Record<string, unknown> | undefined;
+    const plan = planDestinations(matches, { state: request.body.state, livemode: request.livemode, response: () => (data ??= { ...response, metrics }) });
     const { entries } = plan;
     if (plan.waiting.length > 0) {
       await this.calls.wait(request.workspaceId, plan.waiting, entries);
