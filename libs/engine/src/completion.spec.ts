@@ -22,6 +22,12 @@ describe('llm destination completions', () => {
     });
   });
 
+  it('clamps a temperature above Anthropic’s scale to its top, and keeps OpenAI’s', () => {
+    expect(anthropicCompletionBody({ ...request, temperature: 1.7 }, 'claude-x').temperature).toBe(1);
+    expect(anthropicCompletionBody({ ...request, temperature: 0 }, 'claude-x').temperature).toBe(0);
+    expect(openAiCompletionBody({ ...request, temperature: 1.7 }, 'gpt-x').temperature).toBe(1.7);
+  });
+
   it('reads the text, model and token counts of an OpenAI-compatible answer', () => {
     expect(parseOpenAiText({ model: 'gpt-x-1', choices: [{ message: { content: 'Broken item.' } }], usage: { prompt_tokens: 12, completion_tokens: 3 } })).toEqual({
       text: 'Broken item.',

@@ -13,11 +13,14 @@ export function openAiCompletionBody(request: CompleteTextRequest, model: string
   };
 }
 
+/** Anthropic's temperature scale ends at 1 where the destination's (OpenAI's) ends at 2: the top is clamped, not refused. */
+export const ANTHROPIC_TEMPERATURE_MAX = 1;
+
 export function anthropicCompletionBody(request: CompleteTextRequest, model: string): Record<string, unknown> {
   return {
     model,
     max_tokens: request.maxTokens,
-    temperature: request.temperature,
+    temperature: Math.min(request.temperature, ANTHROPIC_TEMPERATURE_MAX),
     system: request.prompt,
     messages: [{ role: 'user', content: request.input }],
   };
