@@ -127,7 +127,7 @@ expect_occurrences "$tmp/all.yaml" '^ +value: /etc/nats-tls/tls.crt$' 12 "NATS c
 expect_occurrences "$tmp/all.yaml" '^ +mountPath: /etc/nats-tls$' 6 "NATS TLS files mounted"
 expect_occurrences "$tmp/all.yaml" '^ +BASE_URL: "https://decisions.example.com"$' 1 "BASE_URL derived from the TLS Ingress host"
 expect_occurrences "$tmp/all.yaml" '^ +terminationGracePeriodSeconds: 60$' 1 "delivery grace period override"
-expect_occurrences "$tmp/all.yaml" '^ +cidr: 0.0.0.0/0$' 2 "internet egress (engine-proxy, delivery)"
+expect_occurrences "$tmp/all.yaml" '^ +cidr: 0.0.0.0/0$' 3 "internet egress (engine-proxy, delivery, decision-runner for sync agents)"
 pass "$(grep -c '^kind:' "$tmp/all.yaml") objects"
 
 # 5 --------------------------------------------------------------------------------------------

@@ -30,6 +30,8 @@ export default async function globalSetup(): Promise<void> {
       ENGINE_LLM_MODEL: 'sim-standard',
       ENGINE_CHECKPOINT_BASE_URL: `${simulator.url}/v1`,
       ENGINE_CHECKPOINT_MODEL: 'ckpt-triage-7b',
+      // Receivers and sync agents in the tests listen on loopback over plain http.
+      DELIVERY_ALLOW_PRIVATE_TARGETS: 'true',
     },
     'shared',
   );

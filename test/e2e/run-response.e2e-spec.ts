@@ -41,7 +41,7 @@ describe('the run response', () => {
     expect(reply.body.action_reason).toEqual({ type: 'policy', rule: 0 });
   });
 
-  it('returns replies and functions that fired, in schema order, and never pretends a delivery happened', async () => {
+  it('returns replies and functions that fired, in schema order, and queues deliveries', async () => {
     const ws = await newWorkspace();
     const marker = uniqueMarker();
     await deployedDecision(
@@ -64,7 +64,7 @@ describe('the run response', () => {
       { key: 'apology', type: 'reply', text: 'Sorry, Ana.', buttons: ['Track my refund'] },
       { key: 'needs_phone', type: 'reply', status: 'skipped', reason: 'missing_param', param: 'phone' },
       { key: 'refund', type: 'function', function: 'issueRefund', params: { amount: 30, intent: 'refund' } },
-      { key: 'ops', type: 'webhook', status: 'skipped', reason: 'unavailable' },
+      { key: 'ops', type: 'webhook', status: 'queued', delivery_id: expect.stringMatching(/^dlv_[A-Za-z0-9]{20}$/) },
     ]);
     const executions = await call('GET', '/v1/executions', { token: ws.apiKey });
     expect(executions.body.data[0].destinations).toEqual(reply.body.destinations);

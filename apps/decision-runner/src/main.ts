@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { runServiceMain, ServiceDefinition } from '@ds/platform';
+import { NatsLink, PLATFORM, runServiceMain, ServiceDefinition } from '@ds/platform';
 import { DecisionRunnerConfig, readDecisionRunnerConfig } from './config';
 import { DecisionCache } from './decisions/decision-cache';
 import { DecisionsService } from './decisions/decisions.service';
@@ -16,6 +16,8 @@ import { DecisionHooks1795448775114 } from './migrations/1795448775114-decision-
 import { BillingRetention, ExecutionRetention, RETENTION_SOURCE } from './retention/execution-retention';
 import { RunnerHandlers } from './runner.handlers';
 import { Billing } from './runs/billing';
+import { DestinationCalls } from './runs/destination-calls';
+import { RUNNER_JETSTREAM, runnerJetStream } from './runs/jetstream';
 import { RunService } from './runs/run.service';
 
 class DecisionRunnerModule {}
@@ -35,6 +37,8 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
     providers: [
       RunService,
       Billing,
+      DestinationCalls,
+      { provide: RUNNER_JETSTREAM, useFactory: (nats: NatsLink) => runnerJetStream(nats), inject: [PLATFORM.nats] },
       DecisionsService,
       DecisionCache,
       VersionCache,

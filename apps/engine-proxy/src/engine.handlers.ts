@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { AnswerQuestionsRequest, SetEngineSettingsRequest, SetProviderKeyRequest, SUBJECTS, WorkspaceScoped } from '@ds/contracts';
+import { AnswerQuestionsRequest, CompleteTextRequest, SetEngineSettingsRequest, SetProviderKeyRequest, SUBJECTS, WorkspaceScoped } from '@ds/contracts';
 import { CredentialsService } from './credentials/credentials.service';
 import { EngineService } from './engine.service';
 
@@ -14,6 +14,11 @@ export class EngineHandlers {
   @MessagePattern(SUBJECTS.engine.answer)
   answer(@Payload() request: AnswerQuestionsRequest) {
     return this.engine.answer(request);
+  }
+
+  @MessagePattern(SUBJECTS.engine.complete)
+  complete(@Payload() request: CompleteTextRequest) {
+    return this.engine.complete(request);
   }
 
   @MessagePattern(SUBJECTS.engine.setProviderKey)

@@ -187,3 +187,58 @@ describe('retries inside the deadline', () => {
     expect(Date.now() - started).toBeLessThan(1_500);
   });
 });
+
+describe('llm destination completions', () => {
+  const completion = (marker: string, timeoutMs = 5_000) => ({
+    workspaceId: 'ws-1',
+    model: null,
+    prompt: `Summarise ${marker}.`,
+    input: 'The order arrived broken.',
+    maxTokens: 64,
+    temperature: 0.5,
+    timeoutMs,
+  });
+
+  it.each(['openai', 'anthropic'] as const)('answers the provider’s text, model and token counts over %s, within a shared slot', async (protocol) => {
+    const marker = newMarker();
+    const { engine, slots } = service(protocol, SHARED);
+    await script(marker, [{ text: 'A broken order.' }]);
+    expect(await engine.complete(completion(marker))).toEqual({ text: 'A broken order.', model: 'sim-standard-2026-11-01', inputTokens: expect.any(Number), outputTokens: 4 });
+    expect(slots.acquired).toBe(1);
+    expect(slots.semaphores.held(sharedKeyFingerprint(protocol, protocol === 'openai' ? `${sim.url}/v1` : sim.url, 'shared-key'))).toBe(0);
+  });
+
+  it('uses the workspace’s own key and the destination’s model', async () => {
+    const marker = newMarker();
+    const { engine, slots } = service('openai', { useOwnKey: true, key: { provider: 'openai', apiKey: 'sk-own-12345678' }, unreadable: false });
+    const reply = await engine.complete({ ...completion(marker), model: 'sim-large' });
+    expect(reply.model).toBe('sim-large-2026-11-01');
+    const [sent] = await requests(marker);
+    expect(sent.headers.authorization).toBe('Bearer sk-own-12345678');
+    expect(slots.acquired).toBe(0);
+  });
+
+  it('retries a 5xx, and fails with the engine’s codes in the destination’s words', async () => {
+    const retried = newMarker();
+    const { engine } = service('openai', SHARED);
+    await script(retried, [{ status: 503 }, { text: 'Second time lucky.' }]);
+    expect((await engine.complete(completion(retried))).text).toBe('Second time lucky.');
+    expect(await requests(retried)).toHaveLength(2);
+
+    const slow = newMarker();
+    await script(slow, [{ delayMs: 2_000 }]);
+    const timeout = await failure(engine.complete(completion(slow, 500)));
+    expect({ code: timeout.code, message: timeout.message }).toEqual({ code: 'ENGINE_TIMEOUT', message: 'The engine did not answer within the destination timeout.' });
+
+    const rejected = newMarker();
+    await script(rejected, [{ status: 400, errorMessage: 'prompt too long' }]);
+    const invalid = await failure(engine.complete(completion(rejected)));
+    expect(invalid.code).toBe('ENGINE_INVALID_REQUEST');
+    expect(invalid.message).toContain('prompt too long');
+  });
+
+  it('answers 424 ENGINE_NOT_CONFIGURED without a usable key', async () => {
+    const { engine } = service('openai', { useOwnKey: true, key: null, unreadable: false });
+    expect((await failure(engine.complete(completion(newMarker())))).code).toBe('ENGINE_NOT_CONFIGURED');
+  });
+});

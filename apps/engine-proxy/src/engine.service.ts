@@ -1,16 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AnswerQuestionsReply, AnswerQuestionsRequest, EngineName, ServiceError } from '@ds/contracts';
+import { AnswerQuestionsReply, AnswerQuestionsRequest, CompleteTextReply, CompleteTextRequest, EngineName, ServiceError } from '@ds/contracts';
 import {
   anthropicBody,
+  anthropicCompletionBody,
   AttemptFailure,
   checkAnswer,
   classifyStatus,
   estimatedCostUsd,
   networkFailure,
   openAiBody,
+  openAiCompletionBody,
   parseAnthropicAnswer,
+  parseAnthropicText,
   parseOpenAiAnswer,
+  parseOpenAiText,
   ProviderAnswer,
+  ProviderText,
   retryDelayMs,
   sharedKeyFingerprint,
 } from '@ds/engine';
@@ -29,6 +34,26 @@ interface Route {
   model: string;
   sharedKey: string | null;
 }
+
+/** How one kind of call is written for, and read from, each provider protocol. */
+interface CallShape<TRequest, TAnswer> {
+  /** How errors name the call's deadline and what its answer must fit. */
+  words: { deadline: string; contract: string };
+  body(request: TRequest, model: string, anthropic: boolean): Record<string, unknown>;
+  parse(body: unknown, anthropic: boolean): TAnswer | string;
+}
+
+const ANSWER_SHAPE: CallShape<AnswerQuestionsRequest, ProviderAnswer> = {
+  words: { deadline: 'the decision timeout', contract: 'outside the decision contract' },
+  body: (request, model, anthropic) => (anthropic ? anthropicBody(request, model) : openAiBody(request, model)),
+  parse: (body, anthropic) => (anthropic ? parseAnthropicAnswer(body) : parseOpenAiAnswer(body)),
+};
+
+const COMPLETION_SHAPE: CallShape<CompleteTextRequest, ProviderText> = {
+  words: { deadline: 'the destination timeout', contract: 'without usable text' },
+  body: (request, model, anthropic) => (anthropic ? anthropicCompletionBody(request, model) : openAiCompletionBody(request, model)),
+  parse: (body, anthropic) => (anthropic ? parseAnthropicText(body) : parseOpenAiText(body)),
+};
 
 /**
  * One provider call answers every question. Transient failures are retried (at most twice) only while
@@ -54,16 +79,7 @@ export class EngineService {
     const deadline = Date.now() + request.timeoutMs;
     const engine: EngineName = request.engine ?? this.config.defaultEngine;
     const route = await this.route(engine, request);
-    const lease = route.sharedKey === null ? null : await this.slots.acquire(route.sharedKey, deadline);
-    if (route.sharedKey !== null && lease === null) {
-      throw new ServiceError('ENGINE_RATE_LIMITED', 'No slot on the shared engine key became free within the decision timeout.');
-    }
-    let answer: ProviderAnswer;
-    try {
-      answer = await this.callWithRetries(route, request, deadline);
-    } finally {
-      lease?.release();
-    }
+    const answer = await this.callInSlot(route, ANSWER_SHAPE, request, deadline);
     const model = route.model;
     const distributions = checkAnswer(request, answer.distributions);
     if (typeof distributions === 'string') throw new ServiceError('ENGINE_ERROR', `The engine answered outside the decision contract: ${distributions}.`);
@@ -80,10 +96,33 @@ export class EngineService {
   }
 
   /**
+   * An llm destination: the llm engine's route (the workspace's own key when it chose it, else the shared key
+   * within its slots), the destination's own deadline, the same retries. The reported model is the provider's.
+   */
+  async complete(request: CompleteTextRequest): Promise<CompleteTextReply> {
+    const deadline = Date.now() + request.timeoutMs;
+    const route = await this.route('llm', request);
+    const answer = await this.callInSlot(route, COMPLETION_SHAPE, request, deadline);
+    return { text: answer.text, model: answer.model || route.model, inputTokens: answer.inputTokens, outputTokens: answer.outputTokens };
+  }
+
+  private async callInSlot<TRequest, TAnswer extends object>(route: Route, shape: CallShape<TRequest, TAnswer>, request: TRequest, deadline: number): Promise<TAnswer> {
+    const lease = route.sharedKey === null ? null : await this.slots.acquire(route.sharedKey, deadline);
+    if (route.sharedKey !== null && lease === null) {
+      throw new ServiceError('ENGINE_RATE_LIMITED', 'No slot on the shared engine key became free within the timeout.');
+    }
+    try {
+      return await this.callWithRetries(route, shape, request, deadline);
+    } finally {
+      lease?.release();
+    }
+  }
+
+  /**
    * The checkpoint engine is self-hosted: its optional key is the operator's and no slots apply. The llm
    * engine uses the workspace's own key when the workspace chose it (424 without one), else the shared key.
    */
-  private async route(engine: EngineName, request: AnswerQuestionsRequest): Promise<Route> {
+  private async route(engine: EngineName, request: { workspaceId: string; model: string | null }): Promise<Route> {
     if (engine === 'checkpoint') {
       const endpoint = this.config.checkpoint;
       if (!endpoint.baseUrl || !endpoint.model) throw new ServiceError('ENGINE_NOT_CONFIGURED', 'The checkpoint engine is not configured on this service.');
@@ -105,18 +144,23 @@ export class EngineService {
     return { endpoint, apiKey: endpoint.apiKey, model, sharedKey: this.sharedLlmKey };
   }
 
-  private async callWithRetries(route: Route, request: AnswerQuestionsRequest, deadline: number): Promise<ProviderAnswer> {
+  private async callWithRetries<TRequest, TAnswer extends object>(route: Route, shape: CallShape<TRequest, TAnswer>, request: TRequest, deadline: number): Promise<TAnswer> {
     for (let retry = 0; ; retry++) {
-      const outcome = await this.attempt(route, request, deadline);
+      const outcome = await this.attempt(route, shape, request, deadline);
       if (!isFailure(outcome)) return outcome;
       const delay = retryDelayMs(outcome, retry + 1, deadline - Date.now());
-      if (delay === null) throw this.toError(outcome);
+      if (delay === null) throw this.toError(outcome, shape.words);
       this.logger.warn({ code: outcome.code, reason: outcome.reason, retry: retry + 1, delayMs: delay }, 'retrying the engine call');
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }
 
-  private async attempt({ endpoint, apiKey, model }: Route, request: AnswerQuestionsRequest, deadline: number): Promise<ProviderAnswer | AttemptFailure> {
+  private async attempt<TRequest, TAnswer extends object>(
+    { endpoint, apiKey, model }: Route,
+    shape: CallShape<TRequest, TAnswer>,
+    request: TRequest,
+    deadline: number,
+  ): Promise<TAnswer | AttemptFailure> {
     const msLeft = deadline - Date.now();
     if (msLeft <= 0) return { code: 'ENGINE_TIMEOUT', retryable: false, retryAfterSeconds: null, reason: 'deadline reached' };
     const anthropic = endpoint.protocol === 'anthropic';
@@ -128,7 +172,7 @@ export class EngineService {
     } else if (apiKey) {
       headers.authorization = `Bearer ${apiKey}`;
     }
-    const body = JSON.stringify(anthropic ? anthropicBody(request, model) : openAiBody(request, model));
+    const body = JSON.stringify(shape.body(request, model, anthropic));
     let response: ProviderResponse;
     try {
       response = await postJson(url, headers, body, AbortSignal.timeout(msLeft));
@@ -145,7 +189,7 @@ export class EngineService {
     } catch {
       return { code: 'ENGINE_ERROR', retryable: false, retryAfterSeconds: null, reason: 'the provider answered with something that is not JSON' };
     }
-    const answer = anthropic ? parseAnthropicAnswer(parsed) : parseOpenAiAnswer(parsed);
+    const answer = shape.parse(parsed, anthropic);
     if (typeof answer === 'string') return { code: 'ENGINE_ERROR', retryable: false, retryAfterSeconds: null, reason: answer };
     return answer;
   }
@@ -161,21 +205,21 @@ export class EngineService {
     return url;
   }
 
-  private toError(failure: AttemptFailure): ServiceError {
+  private toError(failure: AttemptFailure, words: CallShape<unknown, object>['words']): ServiceError {
     const messages: Record<string, string> = {
-      ENGINE_TIMEOUT: 'The engine did not answer within the decision timeout.',
+      ENGINE_TIMEOUT: `The engine did not answer within ${words.deadline}.`,
       ENGINE_RATE_LIMITED: 'The engine provider is overloaded or rate limited.',
       ENGINE_UNAVAILABLE: 'The engine provider failed or could not be reached.',
       ENGINE_AUTH_FAILED: 'The engine provider rejected the engine key.',
       ENGINE_INVALID_REQUEST: `The engine provider rejected the request: ${failure.reason}`,
-      ENGINE_ERROR: `The engine answered outside the decision contract: ${failure.reason}.`,
+      ENGINE_ERROR: `The engine answered ${words.contract}: ${failure.reason}.`,
     };
     return new ServiceError(failure.code, messages[failure.code] ?? failure.reason);
   }
 }
 
-function isFailure(outcome: ProviderAnswer | AttemptFailure): outcome is AttemptFailure {
-  return 'retryable' in outcome;
+function isFailure<TAnswer extends object>(outcome: TAnswer | AttemptFailure): outcome is AttemptFailure {
+  return 'retryable' in outcome && 'code' in outcome;
 }
 
 /** The provider's own words about a rejection, from either protocol's error body. */

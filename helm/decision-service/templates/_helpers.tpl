@@ -201,6 +201,10 @@ SHUTDOWN_GRACE_MS override, then services.<name>.env (which wins). Empty values 
 {{- else if or (eq .key "billingLedger") (eq .key "decisionRunner") }}
 {{- /* Both put links to the application (billing, plan upgrade) in their 402 errors. */}}
 {{- $_ := set $data "APP_URL" (default (include "decision-service.baseUrl" $root) $c.gateway.appUrl) }}
+{{- if eq .key "decisionRunner" }}
+{{- /* The runner calls sync agents under the same address rules as deliveries. */}}
+{{- $_ := set $data "DELIVERY_ALLOW_PRIVATE_TARGETS" (toString $c.delivery.allowPrivateTargets) }}
+{{- end }}
 {{- else if eq .key "engineProxy" }}
 {{- $_ := set $data "ENGINE_DEFAULT" $c.engine.default }}
 {{- $_ := set $data "ENGINE_LLM_PROVIDER" $c.engine.llm.provider }}

@@ -158,6 +158,29 @@ export interface AnswerQuestionsReply {
   estimatedCostUsd: number;
 }
 
+/**
+ * An llm destination's call (step 10): `prompt` is the system instruction and `input` the user turn, both
+ * already rendered by the runner. Same providers, keys and shared-key slots as the engine's own calls; retries
+ * of transient failures only inside `timeoutMs`. Fails with the engine's public codes.
+ */
+export interface CompleteTextRequest extends WorkspaceScoped {
+  /** null: the llm engine's configured model. */
+  model: string | null;
+  prompt: string;
+  input: string;
+  maxTokens: number;
+  temperature: number;
+  timeoutMs: number;
+}
+
+export interface CompleteTextReply {
+  text: string;
+  /** As reported by the provider. */
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+}
+
 export type LlmProvider = 'anthropic' | 'openai';
 
 /**
@@ -343,7 +366,11 @@ export interface DeliveryMessage {
   livemode: boolean;
   url: string;
   method: string;
-  /** Rendered headers of an `http` destination (at most 20); empty for the other kinds. */
+  /**
+   * The destination's own headers (at most 20, none of them reserved for the delivery) and the body's
+   * `content-type`: `application/json` for webhooks, workflows and agents; for http as its destination declares,
+   * else `application/json` for a JSON body template and `text/plain; charset=utf-8` for another.
+   */
   headers: Record<string, string>;
   /** The exact body text to send (a webhook's `decision.completed` event, a rendered template, an agent or workflow payload). */
   body: string;

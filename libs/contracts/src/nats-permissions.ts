@@ -51,6 +51,7 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
     // Deliveries and settlements go to JetStream as plain publishes; the stream's acknowledgement comes back to the inbox.
     publish: [
       engine.answer,
+      engine.complete,
       billing.reserve,
       billing.settle,
       billing.account,

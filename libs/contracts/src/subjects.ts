@@ -23,6 +23,8 @@ export const SUBJECTS = {
   },
   engine: {
     answer: 'v1.engine-proxy.answer',
+    /** An llm destination: one free-text completion with the engine's providers, keys and slots. */
+    complete: 'v1.engine-proxy.complete',
     /** A workspace's own provider key (Admin in the application); the key itself is never answered back. */
     setProviderKey: 'v1.engine-proxy.provider-key.set',
     getProviderKey: 'v1.engine-proxy.provider-key.get',

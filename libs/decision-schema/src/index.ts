@@ -8,9 +8,28 @@ export { outcomesOf, levelLabels, levelLabel, PROBABILITY_OUTCOMES } from './out
 export { checkDistributions, type Distribution, type Distributions, type DistributionCheck } from './distributions';
 export { evaluate, engineErrorEvaluation, entropyConfidence, type Evaluation, type ActionReason } from './evaluate';
 export { conditionHolds, type ConditionSubject } from './conditions';
-export { destinationEntries, type DestinationEntry } from './destination-entries';
+export {
+  planDestinations,
+  llmCompletedEntry,
+  failedEntry,
+  agentAnsweredEntry,
+  queuedEntry,
+  unavailableEntry,
+  deliveryBody,
+  deliveryRequest,
+  httpBodyFormat,
+  type DestinationEntry,
+  type DestinationPlan,
+  type WaitingCall,
+  type LlmCall,
+  type AgentCall,
+  type PlannedDelivery,
+  type DeliveredDestination,
+  type DeliveryEnvelope,
+  type RunData,
+} from './destination-entries';
 export { matchingDestinations, makesCallerWait, resolvePath, type DestinationMatch, type RunContext, type SkipReason } from './destinations';
-export { renderTemplate, renderTemplateWithin, referencedParams } from './param-template';
+export { renderTemplate, renderTemplateWithin, referencedParams, type TemplateFormat } from './param-template';
 export { validateState, checkStateAlone, exampleState, type StateCheck } from './state';
 export { estimateTokens, questionTokens, type QuestionTokens } from './tokens';
 export { decisionContract, type DecisionContract, type ContractQuestion, type ContractLevel } from './contract';

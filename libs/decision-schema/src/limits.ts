@@ -70,6 +70,8 @@ export const DESTINATION_TIMEOUT_MAX_MS = 25000;
 export const LLM_MAX_TOKENS_MIN = 16;
 export const LLM_MAX_TOKENS_MAX = 2048;
 export const LLM_TEMPERATURE_MAX = 2;
+/** A sync agent's answer longer than this is reported with `response: null`. */
+export const SYNC_AGENT_RESPONSE_MAX = 16000;
 export const DESTINATIONS_FIRING_MAX = 10;
 /** LLM answers and sync agents: the kinds the caller waits for. */
 export const WAITING_DESTINATIONS_MAX = 3;

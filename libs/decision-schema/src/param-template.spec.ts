@@ -34,3 +34,16 @@ describe('renderTemplateWithin', () => {
     expect(renderTemplateWithin(`${'y'.repeat(4_001)}`, {}, 4_000)).toBeNull();
   });
 });
+
+describe('renderTemplateWithin in json format', () => {
+  it('escapes text values as the inside of a JSON string, so they cannot break out of it', () => {
+    const params = { name: 'Ana "the boss"\n}', amount: 3, tags: ['a"b'] };
+    const body = renderTemplateWithin('{"name": "{{params.name}}", "amount": {{params.amount}}, "tags": {{params.tags}}}', params, 1_000, 'json')!;
+    expect(JSON.parse(body)).toEqual({ name: 'Ana "the boss"\n}', amount: 3, tags: ['a"b'] });
+  });
+
+  it('counts the escaped length against the limit', () => {
+    expect(renderTemplateWithin('{{params.q}}', { q: '""' }, 4, 'json')).toBe('\\"\\"');
+    expect(renderTemplateWithin('{{params.q}}', { q: '"""' }, 4, 'json')).toBeNull();
+  });
+});

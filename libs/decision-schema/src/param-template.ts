@@ -19,7 +19,7 @@ export function renderTemplate(text: string, params: Readonly<Record<string, unk
  * renderTemplate, or null as soon as the result would pass maxLength characters. A short template that
  * repeats a large state value can expand a thousandfold; it is never built beyond the limit.
  */
-export function renderTemplateWithin(text: string, params: Readonly<Record<string, unknown>>, maxLength: number): string | null {
+export function renderTemplateWithin(text: string, params: Readonly<Record<string, unknown>>, maxLength: number, format: TemplateFormat = 'text'): string | null {
   const rendered = new Map<string, string>();
   const parts: string[] = [];
   let length = 0;
@@ -34,7 +34,7 @@ export function renderTemplateWithin(text: string, params: Readonly<Record<strin
     const name = match[1];
     let value = rendered.get(name);
     if (value === undefined) {
-      value = renderValue(Object.hasOwn(params, name) ? params[name] : undefined);
+      value = renderValue(Object.hasOwn(params, name) ? params[name] : undefined, format);
       rendered.set(name, value);
     }
     if (!append(value)) return null;
@@ -44,7 +44,15 @@ export function renderTemplateWithin(text: string, params: Readonly<Record<strin
   return parts.join('');
 }
 
-function renderValue(value: unknown): string {
+/**
+ * `json`: the template is a JSON text whose author put placeholders inside strings or where a value goes, so a
+ * text value is escaped as the inside of a JSON string (a quote or a line break in a customer's name cannot
+ * break the body or add fields to it). Other values are JSON either way.
+ */
+export type TemplateFormat = 'text' | 'json';
+
+function renderValue(value: unknown, format: TemplateFormat): string {
   if (value === undefined || value === null) return '';
-  return typeof value === 'string' ? value : JSON.stringify(value);
+  if (typeof value !== 'string') return JSON.stringify(value);
+  return format === 'json' ? JSON.stringify(value).slice(1, -1) : value;
 }

@@ -77,3 +77,8 @@ export function reportedModel(requested: string): string {
 export function estimateTokens(characters: number): number {
   return Math.ceil(characters / 4);
 }
+
+/** A free-text answer: the same user turns always give the same text, which names its seed's digest. */
+export function freeTextAnswer(seed: string): string {
+  return `Simulated answer ${digest(seed).toString('hex').slice(0, 12)}.`;
+}

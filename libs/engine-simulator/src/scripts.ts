@@ -24,6 +24,8 @@ export interface Step {
   model?: string;
   /** Message of the error body of a `status` ≥ 400 step. */
   errorMessage?: string;
+  /** The answer's text, for a request that asks for free text. */
+  text?: string;
 }
 
 export interface ScriptInput {
@@ -64,6 +66,7 @@ const STEP_FIELDS: Record<keyof Step, Check> = {
   answers: { test: (v) => isRecord(v) && Object.values(v).every(isDistribution), expected: 'an object of {outcome: number} objects' },
   model: { test: (v) => typeof v === 'string' && v.length > 0, expected: 'a non-empty string' },
   errorMessage: { test: (v) => typeof v === 'string', expected: 'a string' },
+  text: { test: (v) => typeof v === 'string', expected: 'a string' },
 };
 
 /**

@@ -164,7 +164,6 @@ describe('OpenAI-compatible chat completions', () => {
   });
 
   it.each([
-    ['no response_format', { response_format: undefined }, /response_format/],
     ['a json_object response_format', { response_format: { type: 'json_object' } }, /response_format/],
     ['a question without outcomes', { response_format: { type: 'json_schema', json_schema: { schema: { properties: { q: { type: 'number' } } } } } }, /properties\.q/],
     ['no messages', { messages: [] }, /messages/],
@@ -176,6 +175,21 @@ describe('OpenAI-compatible chat completions', () => {
     const body = (await res.json()) as Json;
     expect(body.error).toMatchObject({ type: 'invalid_request_error', code: null });
     expect(body.error.message).toMatch(message);
+  });
+
+  it('answers a request without response_format with free text, the same for the same turns, or the scripted text', async () => {
+    const marker = newMarker();
+    const free = openAiBody(marker, { response_format: undefined });
+    const first = (await (await chat(free)).json()) as Json;
+    expect(first.model).toBe('sim-standard-2026-11-01');
+    expect(first.choices[0].message.content).toMatch(/^Simulated answer [0-9a-f]{12}\.$/);
+    expect(first.usage.completion_tokens).toBe(Math.ceil(first.choices[0].message.content.length / 4));
+    const second = (await (await chat(free)).json()) as Json;
+    expect(second.choices[0].message.content).toBe(first.choices[0].message.content);
+
+    await post('/_sim/scripts', { match: marker, steps: [{ text: 'Refund approved.' }] });
+    const scripted = (await (await chat(free)).json()) as Json;
+    expect(scripted.choices[0].message.content).toBe('Refund approved.');
   });
 
   it('refuses a body that is not JSON with a 400 in OpenAI format', async () => {
@@ -227,7 +241,7 @@ describe('Anthropic messages', () => {
   });
 
   it.each([
-    ['no tools', { tools: undefined }, /tools/],
+    ['empty tools', { tools: [] }, /tools/],
     ['a tool_choice naming a missing tool', { tool_choice: { type: 'tool', name: 'other' } }, /tool_choice names other/],
     ['a tool without input_schema', { tools: [{ name: 'record_answers' }] }, /input_schema/],
     ['no max_tokens', { max_tokens: undefined }, /max_tokens/],
@@ -237,6 +251,13 @@ describe('Anthropic messages', () => {
     const body = (await res.json()) as Json;
     expect(body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
     expect(body.error.message).toMatch(message);
+  });
+
+  it('answers a request without tools with a text block', async () => {
+    const marker = newMarker();
+    const body = (await (await messages(anthropicBody(marker, { tools: undefined, tool_choice: undefined }))).json()) as Json;
+    expect(body).toMatchObject({ type: 'message', stop_reason: 'end_turn', content: [{ type: 'text' }] });
+    expect(body.content[0].text).toMatch(/^Simulated answer [0-9a-f]{12}\.$/);
   });
 
   it('refuses a request without anthropic-version, as the real API does', async () => {

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Serv
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { composeAnswers, MALFORMED_TEXT } from './answers';
-import { reportedModel } from './deterministic';
+import { freeTextAnswer, reportedModel } from './deterministic';
 import { InvalidRequest } from './invalid-request';
 import { anthropic } from './protocols/anthropic';
 import { openAi } from './protocols/openai';
@@ -149,9 +149,11 @@ async function answerProvider(
   }
 
   const model = step?.model ?? reportedModel(request.model);
-  const reply: Reply = step?.malformed
-    ? { model, text: MALFORMED_TEXT }
-    : { model, answers: composeAnswers(request.seed, request.questions, step) };
+  const reply: Reply = request.freeText
+    ? { model, text: step?.text ?? freeTextAnswer(request.seed) }
+    : step?.malformed
+      ? { model, text: MALFORMED_TEXT }
+      : { model, answers: composeAnswers(request.seed, request.questions, step) };
   sendJson(res, step?.status ?? 200, request.respond(reply), headers);
 }
 

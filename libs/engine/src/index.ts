@@ -4,3 +4,4 @@ export * from './failures';
 export * from './prices';
 export * from './request';
 export * from './slots';
+export * from './completion';

@@ -8,3 +8,5 @@ export * from './nats';
 export * from './ops-server';
 export * from './request-context';
 export * from './rpc-handling';
+export * from './outbound/addresses';
+export * from './outbound/outbound-http';

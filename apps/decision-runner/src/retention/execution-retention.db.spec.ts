@@ -6,7 +6,7 @@ import { ExecutionRetention, RetentionSource } from './execution-retention';
 import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
 
 /** The purge against a real PostgreSQL with the runner's own migrations; only the ledger's answer is stubbed. */
-const config: DecisionRunnerConfig = { appUrl: 'http://app.test', executionPurgeIntervalMs: 0 };
+const config: DecisionRunnerConfig = { appUrl: 'http://app.test', executionPurgeIntervalMs: 0, allowPrivateTargets: false };
 const logger = createLogger('decision-runner', 'silent');
 const DAY = 86_400_000;
 const NOW = new Date('2030-06-01T12:00:00Z');

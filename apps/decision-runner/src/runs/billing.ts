@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { JetStreamClient } from 'nats';
 import { BillingReserveReply, BillingSettlement, SETTLEMENT_STREAM, SUBJECTS } from '@ds/contracts';
-import { Logger, NatsLink, PLATFORM, RpcClient } from '@ds/platform';
+import { Logger, PLATFORM, RpcClient } from '@ds/platform';
+import { RUNNER_JETSTREAM } from './jetstream';
 
 /**
  * The runner's side of billing. Step 6 reserves one decision for the execution (or answers the 402); once the
@@ -15,15 +16,11 @@ import { Logger, NatsLink, PLATFORM, RpcClient } from '@ds/platform';
  */
 @Injectable()
 export class Billing {
-  private readonly jetstream: JetStreamClient;
-
   constructor(
     @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
-    @Inject(PLATFORM.nats) nats: NatsLink,
+    @Inject(RUNNER_JETSTREAM) private readonly jetstream: JetStreamClient,
     @Inject(PLATFORM.logger) private readonly logger: Logger,
-  ) {
-    this.jetstream = nats.connection.jetstream();
-  }
+  ) {}
 
   async reserve(workspaceId: string, executionId: string): Promise<void> {
     await this.rpc.call<BillingReserveReply>(SUBJECTS.billing.reserve, { workspaceId, executionId });

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   AnswerQuestionsReply,
   AnswerQuestionsRequest,
+  DeliveryMessage,
   EngineQuestion,
   RunDecisionReply,
   RunDecisionRequest,
@@ -9,7 +10,8 @@ import {
   SUBJECTS,
 } from '@ds/contracts';
 import {
-  destinationEntries,
+  deliveryBody,
+  deliveryRequest,
   DestinationEntry,
   engineErrorEvaluation,
   evaluate,
@@ -17,6 +19,9 @@ import {
   matchingDestinations,
   NormalizedSchema,
   outcomesOf,
+  planDestinations,
+  queuedEntry,
+  unavailableEntry,
   validateState,
 } from '@ds/decision-schema';
 import { newId } from '@ds/ids';
@@ -25,6 +30,7 @@ import { DecisionCache, RunnableDecision } from '../decisions/decision-cache';
 import { VersionCache } from '../decisions/version-cache';
 import { ExecutionBase, ExecutionRecorder } from '../executions/execution-recorder';
 import { Billing } from './billing';
+import { DestinationCalls } from './destination-calls';
 
 /** Room left in a NATS message for the reply's envelope and headers around the run response. */
 const REPLY_ENVELOPE_BYTES = 4_096;
@@ -41,6 +47,8 @@ interface RunMetrics {
   output_tokens: number;
 }
 
+type ResponseBody = Record<string, unknown> & { destinations?: DestinationEntry[]; metrics?: RunMetrics };
+
 /** Steps 5 to 10 of the run endpoint's order of checks. */
 @Injectable()
 export class RunService {
@@ -51,6 +59,7 @@ export class RunService {
     private readonly versions: VersionCache,
     private readonly recorder: ExecutionRecorder,
     private readonly billing: Billing,
+    private readonly calls: DestinationCalls,
   ) {}
 
   async run(request: RunDecisionRequest): Promise<RunDecisionReply> {
@@ -111,11 +120,7 @@ export class RunService {
       if (schema.settings.onEngineError === 'fallback' && failure.code.startsWith('ENGINE_') && failure.code !== 'ENGINE_NOT_CONFIGURED') {
         const evaluation = engineErrorEvaluation(schema, failure.code);
         const metrics = this.metrics(started, { engine: schema.settings.engine ?? 'llm', model: schema.settings.model ?? 'unknown' });
-        const destinations = this.destinations(schema, evaluation, request, decision.id, executionId);
-        const body = JSON.stringify(this.responseBody(request, decision, version, executionId, evaluation, metrics, destinations));
-        await this.refuseUnsendable(base, body);
-        await this.recorder.recordSuccess(base, evaluation, metrics, destinations, schema.settings.storeOutput);
-        return { body, billable: false };
+        return this.answer(request, decision, version, schema, base, evaluation, metrics, false);
       }
       await this.recorder.recordError(base, failure);
       throw failure;
@@ -127,11 +132,83 @@ export class RunService {
       throw late;
     }
     const metrics = this.metrics(started, answer);
-    const destinations = this.destinations(schema, evaluation, request, decision.id, executionId);
-    const body = JSON.stringify(this.responseBody(request, decision, version, executionId, evaluation, metrics, destinations));
+    return this.answer(request, decision, version, schema, base, evaluation, metrics, true);
+  }
+
+  /** Step 10 and the answer: the response serialised once, recorded, and what the caller and a replay receive. */
+  private async answer(
+    request: RunDecisionRequest,
+    decision: RunnableDecision,
+    version: number,
+    schema: NormalizedSchema,
+    base: ExecutionBase,
+    evaluation: Evaluation,
+    metrics: RunMetrics,
+    billable: boolean,
+  ): Promise<RunDecisionReply> {
+    const response = this.responseHead(request, decision, version, base.id, evaluation);
+    if (schema.destinations.length === 0) {
+      response.metrics = metrics;
+      const body = JSON.stringify(response);
+      await this.refuseUnsendable(base, body);
+      await this.recorder.recordSuccess(base, evaluation, metrics, null, schema.settings.storeOutput);
+      return { body, billable };
+    }
+
+    const matches = matchingDestinations(schema, evaluation, { state: request.body.state, decisionId: decision.id, executionId: base.id });
+    let data: Record<string, unknown> | undefined;
+    const plan = planDestinations(matches, { state: request.body.state, livemode: request.livemode, response: () => (data ??= { ...response, metrics }) });
+    const { entries } = plan;
+    if (plan.waiting.length > 0) {
+      await this.calls.wait(request.workspaceId, plan.waiting, entries);
+      if (callerGaveUp()) {
+        // Nothing is queued for an answer nobody receives.
+        const late = new CallerGaveUp();
+        await this.recorder.recordError(base, late);
+        throw late;
+      }
+    }
+    const deliveryIds = plan.deliveries.map((planned) => {
+      const id = newId('dlv');
+      entries[planned.index] = queuedEntry(entries[planned.index], id);
+      return id;
+    });
+    response.destinations = entries;
+    response.metrics = metrics;
+    let body = JSON.stringify(response);
     await this.refuseUnsendable(base, body);
-    await this.recorder.recordSuccess(base, evaluation, metrics, destinations, schema.settings.storeOutput);
-    return { body, billable: true };
+
+    if (plan.deliveries.length > 0) {
+      const createdAt = new Date();
+      const created = Math.floor(createdAt.getTime() / 1000);
+      const messages = plan.deliveries.map((planned, i): DeliveryMessage => {
+        const { method, headers } = deliveryRequest(planned);
+        return {
+          deliveryId: deliveryIds[i],
+          workspaceId: request.workspaceId,
+          decisionId: decision.id,
+          decisionSlug: decision.slug,
+          executionId: base.id,
+          destinationKey: planned.destination.key,
+          kind: planned.destination.type,
+          livemode: request.livemode,
+          url: planned.destination.url,
+          method,
+          headers,
+          body: deliveryBody(planned, { deliveryId: deliveryIds[i], created, livemode: request.livemode, responseJson: body }),
+          createdAt: createdAt.toISOString(),
+        };
+      });
+      const stored = await this.calls.publish(messages);
+      if (stored.includes(false)) {
+        stored.forEach((ok, i) => {
+          if (!ok) entries[plan.deliveries[i].index] = unavailableEntry(entries[plan.deliveries[i].index]);
+        });
+        body = JSON.stringify(response);
+      }
+    }
+    await this.recorder.recordSuccess(base, evaluation, metrics, entries, schema.settings.storeOutput);
+    return { body, billable };
   }
 
   /**
@@ -184,12 +261,6 @@ export class RunService {
     }
   }
 
-  /** Step 10; null when the decision has no destinations, so that the response leaves the field out. */
-  private destinations(schema: NormalizedSchema, evaluation: Evaluation, request: RunDecisionRequest, decisionId: string, executionId: string): DestinationEntry[] | null {
-    if (schema.destinations.length === 0) return null;
-    return destinationEntries(matchingDestinations(schema, evaluation, { state: request.body.state, decisionId, executionId }));
-  }
-
   private metrics(started: number, engine: Partial<AnswerQuestionsReply> & { engine: string; model: string }): RunMetrics {
     return {
       latency_ms: Math.round(performance.now() - started),
@@ -201,16 +272,15 @@ export class RunService {
     };
   }
 
-  private responseBody(
+  /** The response up to its destinations and metrics, which the caller appends in that order. */
+  private responseHead(
     request: RunDecisionRequest,
     decision: RunnableDecision,
     version: number,
     executionId: string,
     evaluation: Evaluation,
-    metrics: RunMetrics,
-    destinations: DestinationEntry[] | null,
-  ): Record<string, unknown> {
-    const body: Record<string, unknown> = {
+  ): ResponseBody {
+    const body: ResponseBody = {
       decision_id: decision.id,
       execution_id: executionId,
       schema: decision.slug,
@@ -223,8 +293,6 @@ export class RunService {
     body.action = evaluation.action;
     body.action_reason = evaluation.action_reason;
     if (request.includeProbabilities) body.probabilities = evaluation.probabilities;
-    if (destinations !== null) body.destinations = destinations;
-    body.metrics = metrics;
     return body;
   }
 }

@@ -58,20 +58,23 @@ export const anthropic: Protocol = {
     if (typeof body.max_tokens !== 'number') throw new InvalidRequest('max_tokens: Field required');
     const messages = readMessages(body);
     if (body.stream === true) throw new InvalidRequest('stream is not supported by the engine simulator');
-    const tool = answerTool(body);
-    const questions = questionsFromSchema(tool.input_schema, `tools.${tool.name}.input_schema`);
+    // Without tools the request asks for free text (an llm destination's completion).
+    const freeText = body.tools === undefined;
+    const tool = freeText ? null : answerTool(body);
+    const questions = tool === null ? [] : questionsFromSchema(tool.input_schema, `tools.${tool.name}.input_schema`);
     const promptCharacters = contentText(body.system).length + messages.reduce((sum, m) => sum + m.text.length, 0);
 
     return {
       model,
       questions,
+      freeText,
       seed: messages.filter((m) => m.role === 'user').map((m) => m.text).join('\n'),
       respond: (reply: Reply) => {
         // A malformed answer is the model writing prose instead of calling the tool.
         const content =
           'text' in reply
             ? [{ type: 'text', text: reply.text }]
-            : [{ type: 'tool_use', id: `toolu_01${randomAlphanumeric(22)}`, name: tool.name, input: reply.answers }];
+            : [{ type: 'tool_use', id: `toolu_01${randomAlphanumeric(22)}`, name: tool?.name, input: reply.answers }];
         const output = 'text' in reply ? reply.text : JSON.stringify(reply.answers);
         return {
           id: `msg_01${randomAlphanumeric(22)}`,

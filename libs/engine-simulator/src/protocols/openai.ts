@@ -38,15 +38,18 @@ export const openAi: Protocol = {
     // Streaming would need server-sent events; the service never streams, so refusing keeps the simulator small.
     if (body.stream === true) throw new InvalidRequest('stream is not supported by the engine simulator');
     const format = body.response_format;
-    if (!isRecord(format) || format.type !== 'json_schema' || !isRecord(format.json_schema)) {
-      throw new InvalidRequest('response_format must be {type: "json_schema", json_schema: {...}}: the simulator only answers structured requests');
+    // Without response_format the request asks for free text (an llm destination's completion).
+    const freeText = format === undefined;
+    if (!freeText && (!isRecord(format) || format.type !== 'json_schema' || !isRecord(format.json_schema))) {
+      throw new InvalidRequest('response_format must be {type: "json_schema", json_schema: {...}}, or absent for a free-text answer');
     }
-    const questions = questionsFromSchema(format.json_schema.schema, 'response_format.json_schema.schema');
+    const questions = freeText ? [] : questionsFromSchema((format as { json_schema: { schema: unknown } }).json_schema.schema, 'response_format.json_schema.schema');
     const promptCharacters = messages.reduce((sum, m) => sum + m.text.length, 0);
 
     return {
       model,
       questions,
+      freeText,
       seed: messages.filter((m) => m.role === 'user').map((m) => m.text).join('\n'),
       respond: (reply: Reply) => {
         const content = 'text' in reply ? reply.text : JSON.stringify(reply.answers);

@@ -11,6 +11,8 @@ export interface ProviderRequest {
   /** The model name as requested (alias or dated version). */
   model: string;
   questions: Question[];
+  /** Asked for free text rather than distributions: answered with a text reply. */
+  freeText: boolean;
   /** Text of the user turns: what the answers are derived from. */
   seed: string;
   /** The provider's 200 body around `reply`. */

@@ -1,0 +1,152 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { JetStreamClient } from 'nats';
+import { Counter, Histogram } from 'prom-client';
+import { CompleteTextReply, CompleteTextRequest, DELIVERY_STREAM, DeliveryMessage, ServiceError, SUBJECTS } from '@ds/contracts';
+import {
+  AgentCall,
+  agentAnsweredEntry,
+  DestinationEntry,
+  failedEntry,
+  LlmCall,
+  llmCompletedEntry,
+  WaitingCall,
+} from '@ds/decision-schema';
+import { Logger, Metrics, OutboundFailed, outboundRequest, OutboundRefused, PLATFORM, RpcClient } from '@ds/platform';
+import { DecisionRunnerConfig } from '../config';
+import { RUNNER_JETSTREAM } from './jetstream';
+
+/** Room the runner gives engine-proxy beyond an llm destination's own timeout before it stops waiting. */
+const LLM_REPLY_MARGIN_MS = 2_000;
+
+/**
+ * Bytes of a sync agent's answer read at most. The spec returns answers up to 16,000 characters and `reply`
+ * of any answer; past 1 MiB the answer is not read and the call fails, so that an agent cannot make the runner
+ * hold an unbounded body.
+ */
+const AGENT_ANSWER_MAX_BYTES = 1_048_576;
+
+/** How long JetStream may take to store a delivery before the publish is tried once more (same message id). */
+const PUBLISH_TIMEOUT_MS = 2_000;
+
+/**
+ * The destinations of step 10 that leave the runner: llm and sync agent calls, which the caller waits for, and
+ * deliveries, which are stored in JetStream for the delivery service before the run answers.
+ */
+@Injectable()
+export class DestinationCalls {
+  private readonly outcomes: Counter<'type' | 'outcome'>;
+  private readonly durations: Histogram<'type'>;
+
+  constructor(
+    @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
+    @Inject(RUNNER_JETSTREAM) private readonly jetstream: JetStreamClient,
+    @Inject(PLATFORM.config) private readonly config: DecisionRunnerConfig,
+    @Inject(PLATFORM.logger) private readonly logger: Logger,
+    @Inject(PLATFORM.metrics) metrics: Metrics,
+  ) {
+    this.outcomes = new Counter({
+      name: 'decision_service_destination_outcomes_total',
+      help: 'Destinations that call out, by type and outcome (completed, failed, queued, unavailable)',
+      labelNames: ['type', 'outcome'],
+      registers: [metrics.registry],
+    });
+    this.durations = new Histogram({
+      name: 'decision_service_destination_wait_seconds',
+      help: 'Time the caller waited for an llm or sync agent destination',
+      labelNames: ['type'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 20, 25, 30],
+      registers: [metrics.registry],
+    });
+  }
+
+  /** Runs every waiting call at once and settles its entry; never throws. */
+  async wait(workspaceId: string, calls: WaitingCall[], entries: DestinationEntry[]): Promise<void> {
+    await Promise.all(
+      calls.map(async (call) => {
+        const started = performance.now();
+        const entry = call.kind === 'llm' ? await this.completeLlm(workspaceId, call, entries[call.index]) : await this.callAgent(call, entries[call.index]);
+        entries[call.index] = entry;
+        this.durations.observe({ type: call.kind }, (performance.now() - started) / 1000);
+        this.outcomes.inc({ type: call.kind, outcome: String(entry.status) });
+      }),
+    );
+  }
+
+  /**
+   * Stores each delivery in the DELIVERIES stream, its id as the message id so that a retried publish is stored
+   * once. Answers, per message, whether it was stored.
+   */
+  async publish(messages: DeliveryMessage[]): Promise<boolean[]> {
+    return Promise.all(
+      messages.map(async (message) => {
+        const stored = await this.publishOne(message);
+        this.outcomes.inc({ type: message.kind, outcome: stored ? 'queued' : 'unavailable' });
+        return stored;
+      }),
+    );
+  }
+
+  private async publishOne(message: DeliveryMessage): Promise<boolean> {
+    const subject = DELIVERY_STREAM.subjectFor(message.workspaceId);
+    const data = JSON.stringify(message);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.jetstream.publish(subject, data, { msgID: message.deliveryId, timeout: PUBLISH_TIMEOUT_MS });
+        return true;
+      } catch (error) {
+        // A timed-out publish may have been stored; the second try with the same id is then a duplicate JetStream drops.
+        const retry = attempt === 1 && /timeout/i.test((error as Error)?.message ?? '');
+        if (!retry) {
+          this.logger.warn({ err: error, deliveryId: message.deliveryId, destination: message.destinationKey }, 'could not queue a delivery');
+          return false;
+        }
+      }
+    }
+  }
+
+  private async completeLlm(workspaceId: string, call: LlmCall, entry: DestinationEntry): Promise<DestinationEntry> {
+    const { destination } = call;
+    const request: CompleteTextRequest = {
+      workspaceId,
+      model: destination.model,
+      prompt: call.prompt,
+      input: call.input,
+      maxTokens: destination.maxTokens,
+      temperature: destination.temperature,
+      timeoutMs: destination.timeoutMs,
+    };
+    try {
+      const answer = await this.rpc.call<CompleteTextReply>(SUBJECTS.engine.complete, request, { timeoutMs: destination.timeoutMs + LLM_REPLY_MARGIN_MS });
+      return llmCompletedEntry(entry, answer);
+    } catch (error) {
+      if (!(error instanceof ServiceError)) this.logger.error({ err: error, destination: destination.key }, 'an llm destination failed unexpectedly');
+      return failedEntry(entry, error instanceof ServiceError ? `${error.code}: ${error.message}` : 'The llm call failed.');
+    }
+  }
+
+  private async callAgent(call: AgentCall, entry: DestinationEntry): Promise<DestinationEntry> {
+    const { destination } = call;
+    try {
+      const response = await outboundRequest({
+        method: 'POST',
+        url: destination.url,
+        headers: { ...destination.headers, 'content-type': 'application/json', 'user-agent': 'decision-service-agent/1' },
+        body: call.body,
+        timeoutMs: destination.timeoutMs,
+        maxResponseBytes: AGENT_ANSWER_MAX_BYTES,
+        allowPrivateTargets: this.config.allowPrivateTargets,
+      });
+      if (response.status >= 300 && response.status < 400) return failedEntry(entry, `The agent answered ${response.status}; redirects are not followed.`);
+      if (response.status < 200 || response.status > 299) return failedEntry(entry, `The agent answered ${response.status}.`);
+      if (response.truncated) return failedEntry(entry, `The agent's answer is larger than ${AGENT_ANSWER_MAX_BYTES} bytes.`);
+      return agentAnsweredEntry(entry, response.text);
+    } catch (error) {
+      if (error instanceof OutboundRefused) return failedEntry(entry, `The agent's URL is not allowed: ${error.message}.`);
+      if (error instanceof OutboundFailed) {
+        return failedEntry(entry, error.timedOut ? `The agent did not answer within ${destination.timeoutMs} ms.` : `The agent could not be reached (${error.message}).`);
+      }
+      this.logger.error({ err: error, destination: destination.key }, 'a sync agent call failed unexpectedly');
+      return failedEntry(entry, 'The agent call failed.');
+    }
+  }
+}
