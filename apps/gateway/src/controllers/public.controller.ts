@@ -1,7 +1,6 @@
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import {
-  AccountReply,
   EXECUTION_STATUSES,
   EXECUTIONS_CURSOR_MAX_LENGTH,
   EXECUTIONS_PAGE,
