@@ -8,6 +8,7 @@ import { CREDENTIAL_LIMITS, PASSWORDS, SessionsService } from './auth/sessions.s
 import { GatewayConfig, readGatewayConfig } from './config';
 import { AdminController } from './controllers/admin.controller';
 import { AppController } from './controllers/app.controller';
+import { DeliveriesController } from './controllers/deliveries.controller';
 import { EngineSettingsController } from './controllers/engine-settings.controller';
 import { PublicController } from './controllers/public.controller';
 import { ApiKeyEntity, MembershipEntity, SessionEntity, UserEntity, WorkspaceEntity } from './entities';
@@ -36,7 +37,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
     module: GatewayModule,
     imports: [TypeOrmModule.forFeature(ENTITIES)],
     // Without an operator token the operator API does not exist at all: its routes are never registered.
-    controllers: [PublicController, AppController, EngineSettingsController, ...(runtime.config.adminToken === null ? [] : [AdminController])],
+    controllers: [PublicController, AppController, EngineSettingsController, DeliveriesController, ...(runtime.config.adminToken === null ? [] : [AdminController])],
     providers: [
       RouteTable,
       SessionsService,
