@@ -62,9 +62,10 @@ export class DeliveriesStore {
 
   /**
    * The delivery's row, written the first time its message is consumed. Redeliveries of the message (a replica
-   * died, an acknowledgement was lost) find the row already there and read its state.
+   * died, an acknowledgement was lost) find the row already there and read its state. Null when the id belongs
+   * to another workspace's delivery.
    */
-  async record(message: DeliveryMessage): Promise<DeliveryState> {
+  async record(message: DeliveryMessage): Promise<DeliveryState | null> {
     const rows = (await this.db.query(
       `WITH inserted AS (
          INSERT INTO deliveries (id, workspace_id, decision_id, decision_slug, execution_id, destination_key, kind, livemode, url, method, headers, body, status, created_at)
@@ -91,7 +92,8 @@ export class DeliveriesStore {
         validDate(message.createdAt) ?? new Date(),
       ],
     )) as Array<{ status: DeliveryStatus; sequence: number; attempt_count: number }>;
-    if (rows.length === 0) throw new Error(`delivery ${message.deliveryId} exists under another workspace`);
+    // The id is taken by another workspace's delivery: this message can never be delivered.
+    if (rows.length === 0) return null;
     return { status: rows[0].status, sequence: rows[0].sequence, attemptCount: rows[0].attempt_count };
   }
 

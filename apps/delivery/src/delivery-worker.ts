@@ -157,7 +157,13 @@ export class DeliveryWorker {
 
   private async process(held: Held): Promise<void> {
     const { delivery, sequence, message } = held;
-    let state = await this.store.record(delivery);
+    const recorded = await this.store.record(delivery);
+    if (!recorded) {
+      this.logger.error({ deliveryId: delivery.deliveryId, workspaceId: delivery.workspaceId }, 'dropped a delivery message whose id belongs to another workspace');
+      this.settle(message, 'term');
+      return;
+    }
+    let state = recorded;
     if (sequence > state.sequence && state.status === 'failed') {
       if (await this.store.startSequence(delivery.deliveryId, sequence)) state = { status: 'pending', sequence, attemptCount: 0 };
     }

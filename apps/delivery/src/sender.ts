@@ -74,8 +74,10 @@ export class Sender {
 
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.timeoutMs);
+    let chosen: string | null = null;
     try {
       const address = await this.pick(hostname, controller.signal);
+      chosen = address.address;
       const response = await this.request(url, hostname, address, request, controller.signal);
       const outcome = classifyStatus(response.status);
       return result({
@@ -87,8 +89,8 @@ export class Sender {
       });
     } catch (error) {
       if (error instanceof Refused) return result({ outcome: 'refused', error: error.message });
-      if (controller.signal.aborted) return result({ outcome: 'timeout', error: `no answer within ${this.timeoutMs} ms` });
-      return result({ outcome: 'network', error: networkError(error) });
+      if (controller.signal.aborted) return result({ outcome: 'timeout', address: chosen, error: `no answer within ${this.timeoutMs} ms` });
+      return result({ outcome: 'network', address: chosen, error: networkError(error) });
     } finally {
       clearTimeout(timer);
     }
