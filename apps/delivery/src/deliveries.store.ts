@@ -111,16 +111,16 @@ export class DeliveriesStore {
    * Counts an attempt before it is made and records it as `interrupted` until it finishes: an attempt cut short by
    * a crash still counts and shows. Null when the delivery is no longer pending in this sequence.
    */
-  async beginAttempt(deliveryId: string, sequence: number): Promise<{ attemptId: string; attempt: number } | null> {
+  async beginAttempt(deliveryId: string, sequence: number, startedAt = new Date()): Promise<{ attemptId: string; attempt: number } | null> {
     const rows = (await this.db.query(
       `WITH counted AS (
          UPDATE deliveries SET attempt_count = attempt_count + 1, next_attempt_at = NULL, updated_at = now()
          WHERE id = $1 AND sequence = $2 AND status = 'pending'
          RETURNING attempt_count)
-       INSERT INTO delivery_attempts (delivery_id, sequence, attempt, outcome)
-       SELECT $1, $2, attempt_count, 'interrupted' FROM counted
+       INSERT INTO delivery_attempts (delivery_id, sequence, attempt, outcome, started_at)
+       SELECT $1, $2, attempt_count, 'interrupted', $3 FROM counted
        RETURNING id, attempt`,
-      [deliveryId, sequence],
+      [deliveryId, sequence, startedAt],
     )) as Array<{ id: string; attempt: number }>;
     return rows.length === 0 ? null : { attemptId: String(rows[0].id), attempt: rows[0].attempt };
   }

@@ -33,7 +33,6 @@ interface WorkspaceLane {
   waiting: Held[];
   inFlight: number;
   window: SlidingWindow;
-  wake: NodeJS.Timeout | null;
 }
 
 /**
@@ -51,6 +50,8 @@ export class DeliveryWorker {
   private inFlight = 0;
   private readonly running = new Set<Promise<void>>();
   private heartbeat: NodeJS.Timeout | null = null;
+  /** Attempts waiting for their workspace's window; woken early when the worker stops. */
+  private readonly sleepers: Array<() => void> = [];
   private stopped = false;
 
   constructor(
@@ -68,7 +69,17 @@ export class DeliveryWorker {
     const consumer = await this.connection.jetstream().consumers.get(DELIVERY_STREAM.name, DELIVERY_STREAM.consumer);
     this.messages = await consumer.consume({ max_messages: 256, callback: (message) => this.receive(message) });
     this.heartbeat = setInterval(() => {
-      for (const message of this.held) message.working();
+      for (const message of this.held) {
+        try {
+          message.working();
+        } catch {
+          // Disconnected: the message comes back after the ack wait, and its row says what is done.
+        }
+      }
+      const now = Date.now();
+      for (const [workspaceId, lane] of this.lanes) {
+        if (lane.inFlight === 0 && lane.waiting.length === 0 && lane.window.idle(now)) this.lanes.delete(workspaceId);
+      }
     }, HEARTBEAT_MS);
     this.heartbeat.unref();
   }
@@ -82,9 +93,9 @@ export class DeliveryWorker {
       this.logger.warn({ err: error }, 'the delivery consumer did not stop cleanly');
     }
     for (const lane of this.lanes.values()) {
-      if (lane.wake) clearTimeout(lane.wake);
       for (const held of lane.waiting.splice(0)) this.settle(held.message, 'nak', 0);
     }
+    for (const wake of this.sleepers.splice(0)) wake();
     await Promise.allSettled([...this.running]);
     if (this.heartbeat) clearInterval(this.heartbeat);
   }
@@ -116,7 +127,7 @@ export class DeliveryWorker {
   private lane(workspaceId: string): WorkspaceLane {
     let lane = this.lanes.get(workspaceId);
     if (!lane) {
-      lane = { waiting: [], inFlight: 0, window: new SlidingWindow(), wake: null };
+      lane = { waiting: [], inFlight: 0, window: new SlidingWindow() };
       this.lanes.set(workspaceId, lane);
     }
     return lane;
@@ -124,21 +135,12 @@ export class DeliveryWorker {
 
   private pump(workspaceId: string): void {
     const lane = this.lanes.get(workspaceId);
-    if (!lane || lane.wake) return;
+    if (!lane) return;
     while (lane.waiting.length > 0 && lane.inFlight < WORKSPACE_CONCURRENCY && this.inFlight < GLOBAL_CONCURRENCY && !this.stopped) {
-      const wait = lane.window.take(Date.now());
-      if (wait > 0) {
-        this.metrics.throttled.inc();
-        lane.wake = setTimeout(() => {
-          lane.wake = null;
-          this.pump(workspaceId);
-        }, wait);
-        return;
-      }
       const held = lane.waiting.shift()!;
       lane.inFlight++;
       this.inFlight++;
-      const work = this.process(held)
+      const work = this.process(held, lane)
         .catch((error: unknown) => {
           this.logger.error({ err: error, deliveryId: held.delivery.deliveryId }, 'a delivery attempt could not be recorded; it will be tried again');
           this.settle(held.message, 'nak', INTERNAL_RETRY_MS);
@@ -149,13 +151,12 @@ export class DeliveryWorker {
           this.running.delete(work);
           this.pump(workspaceId);
           if (this.inFlight === GLOBAL_CONCURRENCY - 1) for (const other of this.lanes.keys()) if (other !== workspaceId) this.pump(other);
-          if (lane.inFlight === 0 && lane.waiting.length === 0 && !lane.wake && lane.window.idle(Date.now())) this.lanes.delete(workspaceId);
         });
       this.running.add(work);
     }
   }
 
-  private async process(held: Held): Promise<void> {
+  private async process(held: Held, lane: WorkspaceLane): Promise<void> {
     const { delivery, sequence, message } = held;
     const recorded = await this.store.record(delivery);
     if (!recorded) {
@@ -172,7 +173,13 @@ export class DeliveryWorker {
       this.settle(message, 'ack');
       return;
     }
-    const begun = await this.store.beginAttempt(delivery.deliveryId, sequence);
+    const secrets = await this.secrets.signing(delivery.workspaceId);
+    const startedAt = await this.windowSlot(lane);
+    if (startedAt === null) {
+      this.settle(message, 'nak', 0);
+      return;
+    }
+    const begun = await this.store.beginAttempt(delivery.deliveryId, sequence, new Date(startedAt));
     if (!begun) {
       this.settle(message, 'ack');
       return;
@@ -184,12 +191,11 @@ export class DeliveryWorker {
       this.settle(message, 'term');
       return;
     }
-    const secrets = await this.secrets.signing(delivery.workspaceId);
     const body = delivery.body;
     const headers = attemptHeaders({
       deliveryId: delivery.deliveryId,
       attempt: begun.attempt,
-      timestamp: Math.floor(Date.now() / 1000),
+      timestamp: Math.floor(startedAt / 1000),
       body,
       secrets,
       destinationHeaders: delivery.headers,
@@ -217,6 +223,31 @@ export class DeliveryWorker {
     await this.store.finishAttempt(begun.attemptId, delivery.deliveryId, sequence, result, { status: 'pending', nextAttemptAt: new Date(Date.now() + delay) });
     this.logger.info({ ...log, error: result.error, retryInMs: delay }, 'delivery attempt failed; retrying later');
     this.settle(message, 'nak', delay);
+  }
+
+  /**
+   * Waits until the workspace's window allows one more attempt and counts it; answers the moment it was counted
+   * (the attempt's recorded start), or null when the worker stopped meanwhile. Taken as late as possible, right
+   * before the attempt, so that what the window counts is what receivers see.
+   */
+  private async windowSlot(lane: WorkspaceLane): Promise<number | null> {
+    for (;;) {
+      if (this.stopped) return null;
+      const now = Date.now();
+      const wait = lane.window.take(now);
+      if (wait === 0) return now;
+      this.metrics.throttled.inc();
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer);
+          const index = this.sleepers.indexOf(wake);
+          if (index >= 0) this.sleepers.splice(index, 1);
+          resolve();
+        };
+        const timer = setTimeout(wake, wait);
+        this.sleepers.push(wake);
+      });
+    }
   }
 
   private settle(message: JsMsg, how: 'ack' | 'nak' | 'term', delayMs = 0): void {
