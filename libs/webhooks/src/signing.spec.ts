@@ -52,9 +52,7 @@ describe('Service-Signature', () => {
 
   it('is the documented HMAC of "<t>." + body keyed by the whole string', () => {
     // Known answer, computed independently: printf '1700000000.{}' | openssl dgst -sha256 -hmac 'whsec_test'
-    expect(serviceSignature(['whsec_test'], 1_700_000_000, '{}')).toBe(
-      `t=1700000000,v1=${require('node:crypto').createHmac('sha256', 'whsec_test').update('1700000000.{}').digest('hex')}`,
-    );
+    expect(serviceSignature(['whsec_test'], 1_700_000_000, '{}')).toBe('t=1700000000,v1=35495024f4ef3f94e5a93e22221544c4b75e9a42300cd965ab81cb85cd994e91');
   });
 });
 
