@@ -114,7 +114,9 @@ export class Sender {
   private check(hostname: string, address: string): void {
     if (this.options.allowPrivateTargets) return;
     const problem = addressProblem(address);
-    if (problem !== null) throw new Refused(`refused: ${hostname} resolves to ${address} (${problem.replace(/_/g, ' ')}), which deliveries may not reach`);
+    if (problem === null) return;
+    const what = hostname === address ? `the address ${address}` : `${hostname} resolves to ${address}`;
+    throw new Refused(`refused: ${what} (${problem.replace(/_/g, ' ')}), which deliveries may not reach`);
   }
 
   private request(url: URL, hostname: string, address: ResolvedAddress, request: SendRequest, signal: AbortSignal): Promise<{ status: number; headers: IncomingHttpHeaders }> {
