@@ -13,8 +13,13 @@ import { SlidingWindow } from './workspace-window';
 export const WORKSPACE_CONCURRENCY = 8;
 /** Attempts in flight at once on one replica, all workspaces together. */
 const GLOBAL_CONCURRENCY = 256;
-/** Messages one workspace may hold waiting on a replica; beyond it they go back to the stream for a while. */
+/**
+ * Messages one workspace may hold waiting on a replica, and all workspaces together; beyond them messages go back
+ * to the stream for a while (at least until the workspace's window has room), so that a replica's memory and its
+ * in-progress reports stay bounded.
+ */
 const WORKSPACE_BACKLOG = 200;
+const REPLICA_BACKLOG = 4_000;
 const BACKLOG_RETURN_MS = 5_000;
 /** Every held message is reported in progress this often, well within the consumer's ack wait. */
 const HEARTBEAT_MS = 5_000;
@@ -115,8 +120,8 @@ export class DeliveryWorker {
     }
     const sequence = Number(message.headers?.get(DELIVERY_STREAM.sequenceHeader) || '1');
     const lane = this.lane(delivery.workspaceId);
-    if (this.stopped || lane.waiting.length >= WORKSPACE_BACKLOG) {
-      message.nak(BACKLOG_RETURN_MS);
+    if (this.stopped || lane.waiting.length >= WORKSPACE_BACKLOG || this.held.size >= REPLICA_BACKLOG) {
+      this.settle(message, 'nak', Math.max(BACKLOG_RETURN_MS, lane.window.waitAt(Date.now())));
       return;
     }
     this.held.add(message);

@@ -10,6 +10,14 @@ describe('the per-workspace window', () => {
     expect(window.take(60_010)).toBe(0);
   });
 
+  it('tells the wait without counting', () => {
+    const window = new SlidingWindow(1, 1_000);
+    expect(window.waitAt(0)).toBe(0);
+    expect(window.waitAt(0)).toBe(0);
+    expect(window.take(0)).toBe(0);
+    expect(window.waitAt(400)).toBe(600);
+  });
+
   it('counts only attempts it allowed', () => {
     const window = new SlidingWindow(1, 1_000);
     expect(window.take(0)).toBe(0);

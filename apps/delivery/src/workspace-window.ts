@@ -17,15 +17,19 @@ export class SlidingWindow {
 
   /** 0 when the attempt may start now (and it is counted), else the milliseconds to wait. */
   take(now: number): number {
+    const wait = this.waitAt(now);
+    if (wait === 0) this.starts.push(now);
+    return wait;
+  }
+
+  /** How long until an attempt would be allowed, without counting one. */
+  waitAt(now: number): number {
     while (this.head < this.starts.length && this.starts[this.head] <= now - this.windowMs) this.head++;
     if (this.head > 1024) {
       this.starts.splice(0, this.head);
       this.head = 0;
     }
-    if (this.starts.length - this.head < this.limit) {
-      this.starts.push(now);
-      return 0;
-    }
+    if (this.starts.length - this.head < this.limit) return 0;
     return this.starts[this.head] + this.windowMs - now;
   }
 
