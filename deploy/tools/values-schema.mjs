@@ -238,6 +238,7 @@ const schema = {
       delivery: obj({
         allowPrivateTargets: bool('DELIVERY_ALLOW_PRIVATE_TARGETS'),
         retryScale: { type: 'number', exclusiveMinimum: 0, description: 'DELIVERY_RETRY_SCALE' },
+        purgeIntervalMs: int('DELIVERY_PURGE_INTERVAL_MS', { minimum: 0, maximum: 86400000 }),
       }),
     }),
     serviceAccount: obj({

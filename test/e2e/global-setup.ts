@@ -30,8 +30,11 @@ export default async function globalSetup(): Promise<void> {
       ENGINE_LLM_MODEL: 'sim-standard',
       ENGINE_CHECKPOINT_BASE_URL: `${simulator.url}/v1`,
       ENGINE_CHECKPOINT_MODEL: 'ckpt-triage-7b',
-      // Receivers and sync agents in the tests listen on loopback over plain http.
+      // Receivers and sync agents in the tests listen on loopback over plain http; the SSRF guard's refusals are
+      // tested with a delivery service of their own (delivery-own.e2e-spec.ts) and at unit level.
       DELIVERY_ALLOW_PRIVATE_TARGETS: 'true',
+      // The 7-hour schedule in about 5 seconds (Retry-After's cap scales with it: about 2 seconds).
+      DELIVERY_RETRY_SCALE: '0.0002',
     },
     'shared',
   );

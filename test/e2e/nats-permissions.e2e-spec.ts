@@ -79,6 +79,30 @@ describe('NATS users limited to their subjects', () => {
     expect((await manager.streams.info(DELIVERY_STREAM.name)).state.messages).toBe(1);
   });
 
+  it('lets the delivery service update its consumer, take, retry and resend deliveries, and answer the gateway', async () => {
+    const delivery = await as('delivery');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the built service code, as it runs
+    const { declareDeliveryStream } = require(join(ROOT, 'dist', 'apps', 'delivery', 'src', 'jetstream.js')) as typeof import('../../apps/delivery/src/jetstream');
+    // A second declaration updates the existing consumer's settings.
+    const manager = await declareDeliveryStream(delivery);
+    expect((await manager.consumers.info(DELIVERY_STREAM.name, DELIVERY_STREAM.consumer)).config.max_deliver).toBe(-1);
+    const resend = await delivery.jetstream().publish(DELIVERY_STREAM.subjectFor('ws-2'), 'resent', { msgID: DELIVERY_STREAM.resendMsgId('dlv_x', 2) });
+    expect(resend.stream).toBe(DELIVERY_STREAM.name);
+    const consumer = await delivery.jetstream().consumers.get(DELIVERY_STREAM.name, DELIVERY_STREAM.consumer);
+    const taken = await consumer.next({ expires: 5_000 });
+    expect(taken).not.toBeNull();
+    taken!.working();
+    taken!.nak(10);
+    const again = await consumer.next({ expires: 5_000 });
+    expect(again).not.toBeNull();
+    again!.ack();
+
+    delivery.subscribe(SUBJECTS.delivery.list, { queue: 'delivery', callback: (_error, message) => message.respond('listed') });
+    await delivery.flush();
+    const gateway = await as('gateway');
+    expect((await gateway.request(SUBJECTS.delivery.list, '', { timeout: 2_000 })).string()).toBe('listed');
+  });
+
   it("refuses a service reaching for another service's subject", async () => {
     const gateway = await as('gateway');
     // The gateway never calls the engine or reserves billing; only the runner does.

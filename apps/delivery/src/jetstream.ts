@@ -1,4 +1,4 @@
-import { AckPolicy, DeliverPolicy, JetStreamManager, NatsConnection, RetentionPolicy, StorageType, StreamConfig } from 'nats';
+import { AckPolicy, ConsumerConfig, DeliverPolicy, JetStreamManager, NatsConnection, RetentionPolicy, StorageType, StreamConfig } from 'nats';
 import { DELIVERY_STREAM } from '@ds/contracts';
 
 /** Deliveries are retained 30 days (the spec's retention), and a message's id deduplicates republishing for 2 minutes. */
@@ -12,8 +12,22 @@ const STREAM_CONFIG: Partial<StreamConfig> = {
 };
 
 /**
+ * The consumer's settings that may change between versions. Attempts are counted in the database, not by
+ * JetStream (a message handed back because its lane was full, or redelivered after a crash, is not an attempt),
+ * so deliveries are unlimited. A message waiting hours for its retry stays unacknowledged, so acknowledgements
+ * pending are unlimited too; a replica holds only what its lanes allow and hands the rest back. Held messages are
+ * reported in progress every few seconds, so the ack wait only matters when a replica dies: its messages come
+ * back after it.
+ */
+const CONSUMER_SETTINGS: Partial<ConsumerConfig> = {
+  ack_wait: 20 * 1e9,
+  max_deliver: -1,
+  max_ack_pending: -1,
+};
+
+/**
  * Declares the delivery stream and its durable consumer. Safe to run on every start of every replica:
- * an existing stream is updated to this configuration, an existing consumer is left as it is.
+ * an existing stream is updated to this configuration, an existing consumer gets the settings above.
  */
 export async function declareDeliveryStream(connection: NatsConnection): Promise<JetStreamManager> {
   const manager = await connection.jetstreamManager();
@@ -26,14 +40,14 @@ export async function declareDeliveryStream(connection: NatsConnection): Promise
   }
   try {
     await manager.consumers.info(DELIVERY_STREAM.name, DELIVERY_STREAM.consumer);
+    await manager.consumers.update(DELIVERY_STREAM.name, DELIVERY_STREAM.consumer, CONSUMER_SETTINGS);
   } catch (error) {
     if (!isNotFound(error)) throw error;
     await manager.consumers.add(DELIVERY_STREAM.name, {
       durable_name: DELIVERY_STREAM.consumer,
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
-      ack_wait: 30 * 1e9,
-      max_deliver: 6,
+      ...CONSUMER_SETTINGS,
     });
   }
   return manager;

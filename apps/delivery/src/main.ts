@@ -1,25 +1,65 @@
 import 'reflect-metadata';
-import { EnvReader, runServiceMain, ServiceDefinition } from '@ds/platform';
-import { declareDeliveryStream } from './jetstream';
+import { Logger, Metrics, NatsLink, PLATFORM, runServiceMain, ServiceDefinition } from '@ds/platform';
+import { DeliveryConfig, readDeliveryConfig } from './config';
+import { DeliveriesStore } from './deliveries.store';
+import { DeliveryHandlers } from './delivery.handlers';
+import { DeliveryWorker } from './delivery-worker';
+import { DELIVERY_ENTITIES } from './entities';
+import { DeliveryMetrics } from './metrics';
+import { Deliveries1795448851605 } from './migrations/1795448851605-deliveries';
+import { DeliveryPurge } from './purge';
+import { Sender } from './sender';
+import { SigningSecretsService } from './signing-secrets.service';
 
-export interface DeliveryConfig {
-  allowPrivateTargets: boolean;
-  retryScale: number;
-}
+export type { DeliveryConfig } from './config';
 
 class DeliveryModule {}
 
+const WORKER = Symbol('delivery-worker');
+const PURGE = Symbol('delivery-purge');
+
 export const delivery: ServiceDefinition<DeliveryConfig> = {
   name: 'delivery',
-  database: { schema: 'delivery', entities: [], migrations: [] },
-  readConfig: (env: EnvReader) => ({
-    allowPrivateTargets: env.bool('DELIVERY_ALLOW_PRIVATE_TARGETS', false),
-    retryScale: env.number('DELIVERY_RETRY_SCALE', 1, 0, 1000),
+  database: { schema: 'delivery', entities: DELIVERY_ENTITIES, migrations: [Deliveries1795448851605] },
+  readConfig: readDeliveryConfig,
+  module: (runtime) => ({
+    module: DeliveryModule,
+    controllers: [DeliveryHandlers],
+    providers: [
+      DeliveriesStore,
+      SigningSecretsService,
+      {
+        provide: WORKER,
+        useFactory: (store: DeliveriesStore, secrets: SigningSecretsService, nats: NatsLink, metrics: Metrics, logger: Logger) => {
+          let worker: DeliveryWorker | null = null;
+          const deliveryMetrics = new DeliveryMetrics(metrics, {
+            consumer: async () => worker?.consumerState() ?? null,
+            oldestPendingAgeSeconds: () => store.oldestPendingAgeSeconds(),
+          });
+          worker = new DeliveryWorker(nats.connection, store, secrets, new Sender({ allowPrivateTargets: runtime.config.allowPrivateTargets }), deliveryMetrics, logger, runtime.config.retryScale);
+          return worker;
+        },
+        inject: [DeliveriesStore, SigningSecretsService, PLATFORM.nats, PLATFORM.metrics, PLATFORM.logger],
+      },
+      {
+        provide: PURGE,
+        useFactory: (store: DeliveriesStore, secrets: SigningSecretsService, logger: Logger) => new DeliveryPurge(store, secrets, runtime.config.purgeIntervalMs, logger),
+        inject: [DeliveriesStore, SigningSecretsService, PLATFORM.logger],
+      },
+    ],
   }),
-  module: () => ({ module: DeliveryModule }),
-  background: async (_app, runtime) => {
-    await declareDeliveryStream(runtime.nats.connection);
-    return { stop: async () => undefined };
+  background: async (app, runtime) => {
+    const worker = app.get<DeliveryWorker>(WORKER);
+    const purge = app.get<DeliveryPurge>(PURGE);
+    await worker.start();
+    purge.start();
+    if (runtime.config.allowPrivateTargets) runtime.logger.warn('DELIVERY_ALLOW_PRIVATE_TARGETS is on: deliveries may go to plain http and to private and loopback addresses');
+    return {
+      stop: async () => {
+        await purge.stop();
+        await worker.stop();
+      },
+    };
   },
 };
 

@@ -8,6 +8,7 @@ import { CREDENTIAL_LIMITS, PASSWORDS, SessionsService } from './auth/sessions.s
 import { GatewayConfig, readGatewayConfig } from './config';
 import { AdminController } from './controllers/admin.controller';
 import { AppController } from './controllers/app.controller';
+import { DeliveriesController } from './controllers/deliveries.controller';
 import { EngineSettingsController } from './controllers/engine-settings.controller';
 import { HooksController } from './controllers/hooks.controller';
 import { OpenApiController } from './controllers/openapi.controller';
@@ -41,7 +42,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
     module: GatewayModule,
     imports: [TypeOrmModule.forFeature(ENTITIES)],
     // Without an operator token the operator API does not exist at all: its routes are never registered.
-    controllers: [PublicController, OpenApiController, McpController, AppController, EngineSettingsController, HooksController, ...(runtime.config.adminToken === null ? [] : [AdminController])],
+    controllers: [PublicController, OpenApiController, McpController, AppController, EngineSettingsController, HooksController, DeliveriesController, ...(runtime.config.adminToken === null ? [] : [AdminController])],
     providers: [
       RouteTable,
       SessionsService,

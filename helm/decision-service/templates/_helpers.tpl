@@ -218,6 +218,7 @@ SHUTDOWN_GRACE_MS override, then services.<name>.env (which wins). Empty values 
 {{- else if eq .key "delivery" }}
 {{- $_ := set $data "DELIVERY_ALLOW_PRIVATE_TARGETS" (toString $c.delivery.allowPrivateTargets) }}
 {{- $_ := set $data "DELIVERY_RETRY_SCALE" (toString $c.delivery.retryScale) }}
+{{- $_ := set $data "DELIVERY_PURGE_INTERVAL_MS" (int64 $c.delivery.purgeIntervalMs | toString) }}
 {{- end }}
 {{- if not (kindIs "invalid" $svc.shutdownGraceMs) }}
 {{- $_ := set $data "SHUTDOWN_GRACE_MS" (int64 $svc.shutdownGraceMs | toString) }}

@@ -377,3 +377,69 @@ export interface DeliveryMessage {
   /** ISO 8601 time the run answered. */
   createdAt: string;
 }
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface ListDeliveriesRequest extends WorkspaceScoped {
+  limit: number;
+  cursor: string | null;
+  /** `dec_…`: only this decision's deliveries. */
+  decisionId: string | null;
+  status: DeliveryStatus | null;
+}
+
+export interface DeliveryRef extends WorkspaceScoped {
+  deliveryId: string;
+}
+
+/** One attempt as the application shows it. */
+export interface DeliveryAttemptView {
+  sequence: number;
+  attempt: number;
+  started_at: string;
+  /** `succeeded`, `failed` (the receiver answered something else), `timeout`, `refused` (SSRF guard or scheme), `network`, `interrupted` (the sender stopped mid-attempt). */
+  outcome: string;
+  response_status: number | null;
+  duration_ms: number | null;
+  error: string | null;
+}
+
+/** One delivery as the application shows it; the body and headers sent are not repeated. */
+export interface DeliveryView {
+  id: string;
+  decision_id: string;
+  decision_slug: string;
+  execution_id: string;
+  destination_key: string;
+  kind: DeliveryKind;
+  url: string;
+  livemode: boolean;
+  status: DeliveryStatus;
+  /** The current attempt sequence: 1, then one more per resend. */
+  sequence: number;
+  attempt_count: number;
+  next_attempt_at: string | null;
+  created_at: string;
+  completed_at: string | null;
+  attempts: DeliveryAttemptView[];
+}
+
+export interface ListDeliveriesReply {
+  data: DeliveryView[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+export interface SigningSecretView {
+  /** `whsec_…` plus its last four characters. */
+  hint: string;
+  created_at: string;
+  /** While the previous secret still signs beside this one: when it stops. */
+  previous_expires_at: string | null;
+}
+
+export interface RotatedSigningSecretReply {
+  /** The new secret in full, shown this once. */
+  secret: string;
+  previous_expires_at: string | null;
+}

@@ -40,9 +40,9 @@ describe('NATS permissions per service', () => {
     expect(holders('publish', subject)).toEqual([ownerOf(subject)]);
   });
 
-  it('deliveries are published by the runner only and the JetStream API is the delivery service’s alone', () => {
+  it('deliveries are published by the runner (and resent by the delivery service) and the JetStream API is the delivery service’s alone', () => {
     const delivery = DELIVERY_STREAM.subjectFor('8f9f2c1e-0000-4000-8000-000000000000');
-    expect(holders('publish', delivery)).toEqual(['decision-runner']);
+    expect(holders('publish', delivery)).toEqual(['decision-runner', 'delivery']);
     expect(holders('subscribe', delivery)).toEqual([]);
     for (const api of [`$JS.API.STREAM.CREATE.${DELIVERY_STREAM.name}`, `$JS.API.CONSUMER.INFO.${DELIVERY_STREAM.name}.${DELIVERY_STREAM.consumer}`]) {
       expect(holders('publish', api)).toEqual(['delivery']);

@@ -13,7 +13,7 @@ export interface NatsPermissions {
 
 const REPLY_INBOX = '_INBOX.>';
 const served = (subjects: Record<string, string>) => Object.values(subjects);
-const { runner, engine, billing } = SUBJECTS;
+const { runner, engine, billing, delivery } = SUBJECTS;
 
 export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
   gateway: {
@@ -41,6 +41,7 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
       billing.setPlan,
       billing.grantCredits,
       billing.setSpendCap,
+      ...served(delivery),
       BROADCAST_SUBJECTS.gatewayPlanChanged,
       BROADCAST_SUBJECTS.gatewayApiKeyRevoked,
       BROADCAST_SUBJECTS.gatewayHookChanged,
@@ -80,8 +81,10 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
     subscribe: [REPLY_INBOX, ...served(billing)],
   },
   delivery: {
-    // The JetStream API of its own stream and consumer only, and acknowledgements of its messages.
+    // The JetStream API of its own stream and consumer only, acknowledgements of its messages, and resends
+    // published back into its own stream.
     publish: [
+      ...DELIVERY_STREAM.subjects,
       '$JS.API.INFO',
       `$JS.API.STREAM.*.${DELIVERY_STREAM.name}`,
       `$JS.API.CONSUMER.*.${DELIVERY_STREAM.name}.>`,
@@ -89,7 +92,7 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
       `$JS.API.CONSUMER.MSG.NEXT.${DELIVERY_STREAM.name}.>`,
       `$JS.ACK.${DELIVERY_STREAM.name}.>`,
     ],
-    subscribe: [REPLY_INBOX],
+    subscribe: [REPLY_INBOX, ...served(delivery)],
   },
   partner: {
     publish: [],

@@ -43,6 +43,16 @@ export const SUBJECTS = {
     /** How many days each workspace's execution log is kept (its plan's retention), for the runner's purge. */
     retention: 'v1.billing-ledger.retention',
   },
+  delivery: {
+    /** A workspace's deliveries (optionally one decision's), newest first, each with its attempts. */
+    list: 'v1.delivery.deliveries.list',
+    get: 'v1.delivery.deliveries.get',
+    /** A failed delivery sent again: a new sequence of attempts under the same `dlv_…` id. */
+    resend: 'v1.delivery.deliveries.resend',
+    /** The workspace's signing secret, masked (its full value is shown once, by rotate). */
+    getSigningSecret: 'v1.delivery.signing-secret.get',
+    rotateSigningSecret: 'v1.delivery.signing-secret.rotate',
+  },
 } as const;
 
 /**
@@ -65,6 +75,10 @@ export const DELIVERY_STREAM = {
   subjects: ['deliveries.>'],
   subjectFor: (workspaceId: string) => `deliveries.${workspaceId}`,
   consumer: 'delivery-worker',
+  /** Header of a resent delivery's message: the attempt sequence it starts (the runner's message is sequence 1). */
+  sequenceHeader: 'ds-delivery-sequence',
+  /** Message id of a resend, so that a resend published twice is one resend. */
+  resendMsgId: (deliveryId: string, sequence: number) => `${deliveryId}.resend.${sequence}`,
 } as const;
 
 /**

@@ -1,0 +1,298 @@
+import { ConsumerMessages, headers as natsHeaders, JetStreamManager, JsMsg, NatsConnection } from 'nats';
+import { DeliveryKind, DeliveryMessage, DELIVERY_STREAM } from '@ds/contracts';
+import { Logger } from '@ds/platform';
+import { attemptHeaders, MAX_ATTEMPTS, retryDelayMs } from '@ds/webhooks';
+import { declareDeliveryStream } from './jetstream';
+import { DeliveriesStore } from './deliveries.store';
+import { DeliveryMetrics } from './metrics';
+import { Sender } from './sender';
+import { SigningSecretsService } from './signing-secrets.service';
+import { SlidingWindow } from './workspace-window';
+
+/** Attempts in flight at once for one workspace on one replica: a slow receiver holds only its own workspace's slots. */
+export const WORKSPACE_CONCURRENCY = 8;
+/** Attempts in flight at once on one replica, all workspaces together. */
+const GLOBAL_CONCURRENCY = 256;
+/**
+ * Messages one workspace may hold waiting on a replica, and all workspaces together; beyond them messages go back
+ * to the stream for a while (at least until the workspace's window has room), so that a replica's memory and its
+ * in-progress reports stay bounded.
+ */
+const WORKSPACE_BACKLOG = 200;
+const REPLICA_BACKLOG = 4_000;
+const BACKLOG_RETURN_MS = 5_000;
+/** Every held message is reported in progress this often, well within the consumer's ack wait. */
+const HEARTBEAT_MS = 5_000;
+/** A failure of our own (the database, the stream) retries the message after this long, without counting an attempt. */
+const INTERNAL_RETRY_MS = 2_000;
+const USER_AGENT = 'DecisionService-Webhooks/1.0';
+const KINDS: readonly DeliveryKind[] = ['webhook', 'http', 'workflow', 'agent'];
+
+interface Held {
+  message: JsMsg;
+  delivery: DeliveryMessage;
+  sequence: number;
+}
+
+interface WorkspaceLane {
+  waiting: Held[];
+  inFlight: number;
+  window: SlidingWindow;
+}
+
+/**
+ * Consumes the DELIVERIES stream with a durable pull consumer and explicit acknowledgement. Each message is
+ * attempted once per delivery: success is acked, a failure that may be retried is nak'd with the schedule's delay
+ * (JetStream holds it and delivers it again), and 410, a refused target or the last attempt are termed. Messages
+ * wait in one lane per workspace, each with its own concurrency and its own 600-a-minute window, so one
+ * workspace's dead receiver or burst never holds up another's deliveries.
+ */
+export class DeliveryWorker {
+  private messages: ConsumerMessages | null = null;
+  private manager: JetStreamManager | null = null;
+  private readonly lanes = new Map<string, WorkspaceLane>();
+  private readonly held = new Set<JsMsg>();
+  private inFlight = 0;
+  private readonly running = new Set<Promise<void>>();
+  private heartbeat: NodeJS.Timeout | null = null;
+  /** Attempts waiting for their workspace's window; woken early when the worker stops. */
+  private readonly sleepers: Array<() => void> = [];
+  private stopped = false;
+
+  constructor(
+    private readonly connection: NatsConnection,
+    private readonly store: DeliveriesStore,
+    private readonly secrets: SigningSecretsService,
+    private readonly sender: Sender,
+    private readonly metrics: DeliveryMetrics,
+    private readonly logger: Logger,
+    private readonly retryScale: number,
+  ) {}
+
+  async start(): Promise<void> {
+    this.manager = await declareDeliveryStream(this.connection);
+    const consumer = await this.connection.jetstream().consumers.get(DELIVERY_STREAM.name, DELIVERY_STREAM.consumer);
+    this.messages = await consumer.consume({ max_messages: 256, callback: (message) => this.receive(message) });
+    this.heartbeat = setInterval(() => {
+      for (const message of this.held) {
+        try {
+          message.working();
+        } catch {
+          // Disconnected: the message comes back after the ack wait, and its row says what is done.
+        }
+      }
+      const now = Date.now();
+      for (const [workspaceId, lane] of this.lanes) {
+        if (lane.inFlight === 0 && lane.waiting.length === 0 && lane.window.idle(now)) this.lanes.delete(workspaceId);
+      }
+    }, HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
+  /** Stops taking messages and lets attempts in flight finish; messages still waiting go back to the stream. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    try {
+      this.messages?.stop();
+    } catch (error) {
+      this.logger.warn({ err: error }, 'the delivery consumer did not stop cleanly');
+    }
+    for (const lane of this.lanes.values()) {
+      for (const held of lane.waiting.splice(0)) this.settle(held.message, 'nak', 0);
+    }
+    for (const wake of this.sleepers.splice(0)) wake();
+    await Promise.allSettled([...this.running]);
+    if (this.heartbeat) clearInterval(this.heartbeat);
+  }
+
+  async consumerState(): Promise<{ undelivered: number; unacknowledged: number } | null> {
+    if (!this.manager) return null;
+    const info = await this.manager.consumers.info(DELIVERY_STREAM.name, DELIVERY_STREAM.consumer);
+    return { undelivered: info.num_pending, unacknowledged: info.num_ack_pending };
+  }
+
+  private receive(message: JsMsg): void {
+    const delivery = parseDelivery(message.data);
+    if (!delivery) {
+      this.logger.error({ subject: message.subject, seq: message.seq }, 'dropped a delivery message that is not a delivery');
+      message.term('not a delivery message');
+      return;
+    }
+    const sequence = Number(message.headers?.get(DELIVERY_STREAM.sequenceHeader) || '1');
+    const lane = this.lane(delivery.workspaceId);
+    if (this.stopped || lane.waiting.length >= WORKSPACE_BACKLOG || this.held.size >= REPLICA_BACKLOG) {
+      this.settle(message, 'nak', Math.max(BACKLOG_RETURN_MS, lane.window.waitAt(Date.now())));
+      return;
+    }
+    this.held.add(message);
+    lane.waiting.push({ message, delivery, sequence: Number.isInteger(sequence) && sequence >= 1 ? sequence : 1 });
+    this.pump(delivery.workspaceId);
+  }
+
+  private lane(workspaceId: string): WorkspaceLane {
+    let lane = this.lanes.get(workspaceId);
+    if (!lane) {
+      lane = { waiting: [], inFlight: 0, window: new SlidingWindow() };
+      this.lanes.set(workspaceId, lane);
+    }
+    return lane;
+  }
+
+  private pump(workspaceId: string): void {
+    const lane = this.lanes.get(workspaceId);
+    if (!lane) return;
+    while (lane.waiting.length > 0 && lane.inFlight < WORKSPACE_CONCURRENCY && this.inFlight < GLOBAL_CONCURRENCY && !this.stopped) {
+      const held = lane.waiting.shift()!;
+      lane.inFlight++;
+      this.inFlight++;
+      const work = this.process(held, lane)
+        .catch((error: unknown) => {
+          this.logger.error({ err: error, deliveryId: held.delivery.deliveryId }, 'a delivery attempt could not be recorded; it will be tried again');
+          this.settle(held.message, 'nak', INTERNAL_RETRY_MS);
+        })
+        .finally(() => {
+          lane.inFlight--;
+          this.inFlight--;
+          this.running.delete(work);
+          this.pump(workspaceId);
+          if (this.inFlight === GLOBAL_CONCURRENCY - 1) for (const other of this.lanes.keys()) if (other !== workspaceId) this.pump(other);
+        });
+      this.running.add(work);
+    }
+  }
+
+  private async process(held: Held, lane: WorkspaceLane): Promise<void> {
+    const { delivery, sequence, message } = held;
+    const recorded = await this.store.record(delivery);
+    if (!recorded) {
+      this.logger.error({ deliveryId: delivery.deliveryId, workspaceId: delivery.workspaceId }, 'dropped a delivery message whose id belongs to another workspace');
+      this.settle(message, 'term');
+      return;
+    }
+    let state = recorded;
+    if (sequence > state.sequence && state.status === 'failed') {
+      if (await this.store.startSequence(delivery.deliveryId, sequence)) state = { status: 'pending', sequence, attemptCount: 0 };
+    }
+    if (state.sequence !== sequence || state.status !== 'pending') {
+      // Already finished (an acknowledgement was lost) or superseded by a resend: nothing to send.
+      this.settle(message, 'ack');
+      return;
+    }
+    const secrets = await this.secrets.signing(delivery.workspaceId);
+    const startedAt = await this.windowSlot(lane);
+    if (startedAt === null) {
+      this.settle(message, 'nak', 0);
+      return;
+    }
+    const begun = await this.store.beginAttempt(delivery.deliveryId, sequence, new Date(startedAt));
+    if (!begun) {
+      this.settle(message, 'ack');
+      return;
+    }
+    if (begun.attempt > MAX_ATTEMPTS) {
+      // Attempts cut short by crashes used up the sequence.
+      await this.store.markFailed(delivery.deliveryId, sequence);
+      this.metrics.deliveries.inc({ outcome: 'failed' });
+      this.settle(message, 'term');
+      return;
+    }
+    const body = delivery.body;
+    const headers = attemptHeaders({
+      deliveryId: delivery.deliveryId,
+      attempt: begun.attempt,
+      timestamp: Math.floor(startedAt / 1000),
+      body,
+      secrets,
+      destinationHeaders: delivery.headers,
+      userAgent: USER_AGENT,
+    });
+    const result = await this.sender.send({ url: delivery.url, method: delivery.method, headers, body });
+    this.metrics.attempts.inc({ outcome: result.outcome });
+    this.metrics.attemptDuration.observe({ outcome: result.outcome }, result.durationMs / 1000);
+
+    const log = { deliveryId: delivery.deliveryId, workspaceId: delivery.workspaceId, attempt: begun.attempt, sequence, outcome: result.outcome, status: result.responseStatus };
+    if (result.outcome === 'succeeded') {
+      await this.store.finishAttempt(begun.attemptId, delivery.deliveryId, sequence, result, { status: 'succeeded', nextAttemptAt: null });
+      this.metrics.deliveries.inc({ outcome: 'succeeded' });
+      this.settle(message, 'ack');
+      return;
+    }
+    const delay = result.outcome === 'gone' || result.outcome === 'refused' ? null : retryDelayMs(begun.attempt, { scale: this.retryScale, random: Math.random(), retryAfterMs: result.retryAfterMs });
+    if (delay === null) {
+      await this.store.finishAttempt(begun.attemptId, delivery.deliveryId, sequence, result, { status: 'failed', nextAttemptAt: null });
+      this.metrics.deliveries.inc({ outcome: result.outcome === 'gone' ? 'gone' : 'failed' });
+      this.logger.warn({ ...log, error: result.error }, 'delivery failed for good');
+      this.settle(message, 'term');
+      return;
+    }
+    await this.store.finishAttempt(begun.attemptId, delivery.deliveryId, sequence, result, { status: 'pending', nextAttemptAt: new Date(Date.now() + delay) });
+    this.logger.info({ ...log, error: result.error, retryInMs: delay }, 'delivery attempt failed; retrying later');
+    this.settle(message, 'nak', delay);
+  }
+
+  /**
+   * Waits until the workspace's window allows one more attempt and counts it; answers the moment it was counted
+   * (the attempt's recorded start), or null when the worker stopped meanwhile. Taken as late as possible, right
+   * before the attempt, so that what the window counts is what receivers see.
+   */
+  private async windowSlot(lane: WorkspaceLane): Promise<number | null> {
+    for (;;) {
+      if (this.stopped) return null;
+      const now = Date.now();
+      const wait = lane.window.take(now);
+      if (wait === 0) return now;
+      this.metrics.throttled.inc();
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer);
+          const index = this.sleepers.indexOf(wake);
+          if (index >= 0) this.sleepers.splice(index, 1);
+          resolve();
+        };
+        const timer = setTimeout(wake, wait);
+        this.sleepers.push(wake);
+      });
+    }
+  }
+
+  private settle(message: JsMsg, how: 'ack' | 'nak' | 'term', delayMs = 0): void {
+    this.held.delete(message);
+    try {
+      if (how === 'ack') message.ack();
+      else if (how === 'term') message.term();
+      else message.nak(delayMs);
+    } catch (error) {
+      // The connection is down: JetStream delivers the message again after the ack wait, and its row says what is done.
+      this.logger.warn({ err: error, how }, 'could not settle a delivery message');
+    }
+  }
+}
+
+/** Publishes a resend: the delivery as queued, starting attempt sequence `sequence`. */
+export async function publishResend(connection: NatsConnection, message: DeliveryMessage, sequence: number): Promise<void> {
+  const h = natsHeaders();
+  h.set(DELIVERY_STREAM.sequenceHeader, String(sequence));
+  await connection.jetstream().publish(DELIVERY_STREAM.subjectFor(message.workspaceId), JSON.stringify(message), {
+    msgID: DELIVERY_STREAM.resendMsgId(message.deliveryId, sequence),
+    headers: h,
+  });
+}
+
+export function parseDelivery(data: Uint8Array): DeliveryMessage | null {
+  let value: Partial<DeliveryMessage> | null;
+  try {
+    value = JSON.parse(Buffer.from(data).toString('utf8')) as Partial<DeliveryMessage> | null;
+  } catch {
+    return null;
+  }
+  if (!value || typeof value !== 'object') return null;
+  const strings = ['deliveryId', 'workspaceId', 'decisionId', 'decisionSlug', 'executionId', 'destinationKey', 'url', 'method', 'body', 'createdAt'] as const;
+  for (const field of strings) if (typeof value[field] !== 'string') return null;
+  if (!/^dlv_[A-Za-z0-9]{20}$/.test(value.deliveryId!)) return null;
+  if (!KINDS.includes(value.kind as DeliveryKind) || typeof value.livemode !== 'boolean') return null;
+  if (!/^[A-Z]{3,7}$/.test(value.method!)) return null;
+  const headers = value.headers ?? {};
+  if (typeof headers !== 'object' || Array.isArray(headers) || Object.values(headers).some((v) => typeof v !== 'string')) return null;
+  return { ...(value as DeliveryMessage), headers: headers as Record<string, string> };
+}
+

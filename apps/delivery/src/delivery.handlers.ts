@@ -1,0 +1,74 @@
+import { Controller, Inject } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { DeliveryRef, DeliveryView, ListDeliveriesRequest, ServiceError, SUBJECTS, WorkspaceScoped } from '@ds/contracts';
+import { NatsLink, PLATFORM } from '@ds/platform';
+import { DeliveriesStore } from './deliveries.store';
+import { publishResend } from './delivery-worker';
+import { SigningSecretsService } from './signing-secrets.service';
+
+const STATUSES = ['pending', 'succeeded', 'failed'] as const;
+
+@Controller()
+export class DeliveryHandlers {
+  constructor(
+    private readonly store: DeliveriesStore,
+    private readonly secrets: SigningSecretsService,
+    @Inject(PLATFORM.nats) private readonly nats: NatsLink,
+  ) {}
+
+  @MessagePattern(SUBJECTS.delivery.list)
+  list(@Payload() request: ListDeliveriesRequest) {
+    const limit = Number.isInteger(request.limit) && request.limit >= 1 && request.limit <= 100 ? request.limit : 20;
+    const status = STATUSES.includes(request.status as (typeof STATUSES)[number]) ? request.status : null;
+    return this.store.list({
+      workspaceId: request.workspaceId,
+      limit,
+      cursor: typeof request.cursor === 'string' ? request.cursor : null,
+      decisionId: typeof request.decisionId === 'string' ? request.decisionId : null,
+      status,
+    });
+  }
+
+  @MessagePattern(SUBJECTS.delivery.get)
+  async get(@Payload() request: DeliveryRef) {
+    const view = await this.store.get(request.workspaceId, String(request.deliveryId));
+    if (!view) throw notFound();
+    return view;
+  }
+
+  /**
+   * Publishes the delivery again, as it was queued, to start a new attempt sequence under the same id. The
+   * consumer starts the sequence when it takes the message, so a resend lost between here and the stream
+   * changes nothing, and two resends of one failure are one (same message id).
+   */
+  @MessagePattern(SUBJECTS.delivery.resend)
+  async resend(@Payload() request: DeliveryRef): Promise<DeliveryView> {
+    const found = await this.store.message(request.workspaceId, String(request.deliveryId));
+    if (!found) throw notFound();
+    if (found.status !== 'failed') throw new ServiceError('CONFLICT', `Only a failed delivery can be resent; this one is ${found.status}.`, { status: found.status });
+    const sequence = found.sequence + 1;
+    try {
+      await publishResend(this.nats.connection, found.message, sequence);
+    } catch {
+      throw new ServiceError('SERVICE_UNAVAILABLE', 'The delivery could not be queued again; try again shortly.');
+    }
+    const view = (await this.store.get(request.workspaceId, found.message.deliveryId))!;
+    return { ...view, status: 'pending', sequence, attempt_count: 0, completed_at: null };
+  }
+
+  @MessagePattern(SUBJECTS.delivery.getSigningSecret)
+  async getSigningSecret(@Payload() request: WorkspaceScoped) {
+    const view = await this.secrets.view(request.workspaceId);
+    if (!view) throw new ServiceError('NOT_FOUND', 'This workspace has no signing secret yet: rotating creates one, and so does its first delivery.');
+    return view;
+  }
+
+  @MessagePattern(SUBJECTS.delivery.rotateSigningSecret)
+  rotateSigningSecret(@Payload() request: WorkspaceScoped) {
+    return this.secrets.rotate(request.workspaceId);
+  }
+}
+
+function notFound(): ServiceError {
+  return new ServiceError('NOT_FOUND', 'No such delivery in this workspace.');
+}

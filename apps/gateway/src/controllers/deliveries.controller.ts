@@ -1,0 +1,76 @@
+import { Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
+import { DeliveryStatus, DeliveryView, ListDeliveriesReply, RotatedSigningSecretReply, ServiceError, SigningSecretView, SUBJECTS } from '@ds/contracts';
+import { PLATFORM, RpcClient } from '@ds/platform';
+import { MemberWorkspace, WorkspaceRole } from '../http/access';
+import { RequestId } from '../http/edge';
+
+/**
+ * A workspace's outgoing deliveries and its signing secret. Reading deliveries is open to every member;
+ * resending one is a change (Member); the signing secret is a secret (Admin).
+ */
+@Controller('app/v1/workspaces/:ws')
+export class DeliveriesController {
+  constructor(@Inject(PLATFORM.rpc) private readonly rpc: RpcClient) {}
+
+  @Get('deliveries')
+  @WorkspaceRole('viewer')
+  list(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Query() query: Record<string, unknown>) {
+    return this.rpc.call<ListDeliveriesReply>(SUBJECTS.delivery.list, { workspaceId: ws, ...deliveryQuery(query, true) }, { requestId });
+  }
+
+  @Get('decisions/:id/deliveries')
+  @WorkspaceRole('viewer')
+  listForDecision(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') decisionId: string, @Query() query: Record<string, unknown>) {
+    return this.rpc.call<ListDeliveriesReply>(SUBJECTS.delivery.list, { workspaceId: ws, ...deliveryQuery(query, false), decisionId }, { requestId });
+  }
+
+  @Get('deliveries/:id')
+  @WorkspaceRole('viewer')
+  get(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') deliveryId: string) {
+    return this.rpc.call<DeliveryView>(SUBJECTS.delivery.get, { workspaceId: ws, deliveryId }, { requestId });
+  }
+
+  @Post('deliveries/:id/resend')
+  @WorkspaceRole('member')
+  @HttpCode(202)
+  resend(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') deliveryId: string) {
+    return this.rpc.call<DeliveryView>(SUBJECTS.delivery.resend, { workspaceId: ws, deliveryId }, { requestId });
+  }
+
+  @Get('signing-secret')
+  @WorkspaceRole('admin')
+  signingSecret(@RequestId() requestId: string, @MemberWorkspace() ws: string) {
+    return this.rpc.call<SigningSecretView>(SUBJECTS.delivery.getSigningSecret, { workspaceId: ws }, { requestId });
+  }
+
+  @Post('signing-secret/rotate')
+  @WorkspaceRole('admin')
+  rotateSigningSecret(@RequestId() requestId: string, @MemberWorkspace() ws: string) {
+    return this.rpc.call<RotatedSigningSecretReply>(SUBJECTS.delivery.rotateSigningSecret, { workspaceId: ws }, { requestId });
+  }
+}
+
+const STATUSES: readonly DeliveryStatus[] = ['pending', 'succeeded', 'failed'];
+
+/** `limit` (1..100, default 20), `cursor`, `status` and, on the workspace list, `decision_id`, as Stripe-style list parameters. */
+export function deliveryQuery(query: Record<string, unknown>, allowDecision: boolean) {
+  const issues: Array<{ path: string; message: string }> = [];
+  let limit = 20;
+  if (query.limit !== undefined) {
+    limit = typeof query.limit === 'string' && /^\d{1,3}$/.test(query.limit) ? Number(query.limit) : NaN;
+    if (!(limit >= 1 && limit <= 100)) issues.push({ path: 'limit', message: 'must be an integer from 1 to 100' });
+  }
+  const cursor = query.cursor;
+  if (cursor !== undefined && (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > 200)) issues.push({ path: 'cursor', message: 'is not a valid cursor' });
+  const status = query.status;
+  if (status !== undefined && !STATUSES.includes(status as DeliveryStatus)) issues.push({ path: 'status', message: 'must be pending, succeeded or failed' });
+  const decisionId = allowDecision ? query.decision_id : undefined;
+  if (decisionId !== undefined && (typeof decisionId !== 'string' || decisionId.length === 0 || decisionId.length > 64)) issues.push({ path: 'decision_id', message: 'must be a decision id' });
+  if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The query parameters are not valid.', issues);
+  return {
+    limit,
+    cursor: (cursor as string | undefined) ?? null,
+    status: (status as DeliveryStatus | undefined) ?? null,
+    decisionId: (decisionId as string | undefined) ?? null,
+  };
+}

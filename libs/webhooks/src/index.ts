@@ -1,0 +1,3 @@
+export * from './addresses';
+export * from './schedule';
+export * from './signing';

@@ -1,0 +1,133 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { dropDatabase, freePort, freshDatabase, NatsServer, ROOT, startNats, waitFor } from './support/cluster';
+import { DeliveryPublisher, eventually, Receiver, startReceiver, webhookMessage } from './support/deliveries';
+
+/**
+ * A delivery service of its own, on its own NATS and database, so that refusing private targets, killing the
+ * process and restarting NATS disturb no other test. The tests run in order.
+ */
+describe('a delivery service of its own', () => {
+  let nats: NatsServer;
+  let databaseUrl: string;
+  let db: Client;
+  let publisher: DeliveryPublisher;
+  let service: ChildProcess | null = null;
+  const receivers: Receiver[] = [];
+  const logDir = join(ROOT, '.data', 'e2e');
+
+  async function startDelivery(env: Record<string, string>): Promise<ChildProcess> {
+    const opsPort = await freePort();
+    mkdirSync(logDir, { recursive: true });
+    const log = createWriteStream(join(logDir, 'delivery-own.log'), { flags: 'a' });
+    const child = spawn(process.execPath, [join(ROOT, 'dist', 'apps', 'delivery', 'src', 'main.js')], {
+      env: { ...process.env, DATABASE_URL: databaseUrl, NATS_URL: nats.url, OPS_PORT: String(opsPort), LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '10', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.pipe(log);
+    child.stderr!.pipe(log);
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${opsPort}/readyz`)).ok, 60_000, 'the delivery service');
+    return child;
+  }
+
+  function stopDelivery(signal: NodeJS.Signals): Promise<void> {
+    const child = service;
+    service = null;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+    return new Promise((done) => {
+      child.once('exit', () => done());
+      child.kill(signal);
+    });
+  }
+
+  async function rows(sql: string, params: unknown[] = []): Promise<any[]> {
+    return (await db.query(sql, params)).rows;
+  }
+
+  beforeAll(async () => {
+    [databaseUrl, nats] = await Promise.all([freshDatabase('ds_e2e_delivery'), startNats()]);
+    db = new Client({ connectionString: databaseUrl });
+    await db.connect();
+    publisher = await DeliveryPublisher.open(nats.url);
+  }, 60_000);
+
+  afterAll(async () => {
+    await stopDelivery('SIGTERM');
+    await publisher?.close();
+    await Promise.all(receivers.map((r) => r.close()));
+    await db?.end();
+    await nats?.stop();
+    if (databaseUrl) await dropDatabase(databaseUrl);
+  });
+
+  it('refuses plain http and every address that is loopback, including a name resolving to 127.0.0.1, and never connects', async () => {
+    service = await startDelivery({ DELIVERY_ALLOW_PRIVATE_TARGETS: 'false', DELIVERY_RETRY_SCALE: '0.0002' });
+    const target = await startReceiver();
+    receivers.push(target);
+    const urls = [
+      `https://localhost:${target.port}/hook`,
+      `https://127.0.0.1:${target.port}/hook`,
+      `https://[::1]:${target.port}/hook`,
+      `https://[::ffff:127.0.0.1]:${target.port}/hook`,
+      `https://0.0.0.0:${target.port}/hook`,
+      `http://localhost:${target.port}/hook`,
+    ];
+    const messages = urls.map((url) => webhookMessage('ws_ssrf', url));
+    for (const message of messages) await publisher.publish(message);
+    const done = await eventually(
+      async () => {
+        const found = await rows(`SELECT id, status FROM delivery.deliveries WHERE workspace_id = 'ws_ssrf' AND status = 'failed'`);
+        return found.length === messages.length ? found : null;
+      },
+      30_000,
+      'every refused delivery failed',
+    );
+    expect(done).toHaveLength(messages.length);
+    const attempts = await rows(`SELECT d.url, a.outcome, a.error FROM delivery.delivery_attempts a JOIN delivery.deliveries d ON d.id = a.delivery_id WHERE d.workspace_id = 'ws_ssrf'`);
+    expect(attempts).toHaveLength(messages.length);
+    for (const attempt of attempts) expect(attempt.outcome).toBe('refused');
+    expect(attempts.find((a) => a.url.startsWith('https://localhost')).error).toMatch(/localhost resolves to .* \(loopback\)/);
+    expect(attempts.find((a) => a.url.startsWith('http://')).error).toMatch(/https/);
+    expect(target.received).toHaveLength(0);
+    await stopDelivery('SIGTERM');
+  }, 90_000);
+
+  it('loses no delivery and sends none under another id when the service is killed mid-burst and NATS restarts', async () => {
+    service = await startDelivery({ DELIVERY_ALLOW_PRIVATE_TARGETS: 'true', DELIVERY_RETRY_SCALE: '0.0002' });
+    // Slow enough that attempts are in flight when the process dies.
+    const target = await startReceiver((_r, _i, response) => setTimeout(() => response.writeHead(200).end(), 30));
+    receivers.push(target);
+    const messages = Array.from({ length: 300 }, (_, i) => webhookMessage(`ws_burst_${i % 3}`, target.url));
+    for (const message of messages) await publisher.publish(message);
+    const seen = () => new Set(target.received.map((r) => String(r.headers['service-delivery-id'])));
+
+    await eventually(async () => seen().size >= 40, 60_000, 'the first deliveries of the burst');
+    await stopDelivery('SIGKILL');
+    const atKill = seen().size;
+    expect(atKill).toBeLessThan(messages.length);
+    service = await startDelivery({ DELIVERY_ALLOW_PRIVATE_TARGETS: 'true', DELIVERY_RETRY_SCALE: '0.0002' });
+    await eventually(async () => seen().size >= atKill + 40 || seen().size === messages.length, 60_000, 'deliveries resuming after the kill');
+    await nats.stop();
+    await nats.start();
+    await eventually(async () => seen().size === messages.length, 150_000, 'every delivery of the burst');
+
+    const published = new Set(messages.map((m) => m.deliveryId));
+    expect(seen()).toEqual(published);
+    for (const request of target.received) {
+      // One id per delivery everywhere it appears: the header, the Standard Webhooks id and the event's own id.
+      expect(request.headers['webhook-id']).toBe(request.headers['service-delivery-id']);
+      expect(JSON.parse(request.body).id).toBe(request.headers['service-delivery-id']);
+    }
+    const recorded = await eventually(
+      async () => {
+        const found = await rows(`SELECT status, count(*)::int AS n FROM delivery.deliveries WHERE workspace_id LIKE 'ws_burst_%' GROUP BY status`);
+        return found.length === 1 && found[0].status === 'succeeded' ? found : null;
+      },
+      60_000,
+      'every delivery recorded as succeeded',
+    );
+    expect(recorded).toEqual([{ status: 'succeeded', n: messages.length }]);
+  }, 400_000);
+});
