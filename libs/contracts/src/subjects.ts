@@ -13,6 +13,8 @@ export const SUBJECTS = {
     setEndpoint: 'v1.decision-runner.decisions.endpoint',
     listExecutions: 'v1.decision-runner.executions.list',
     executionOutcomes: 'v1.decision-runner.executions.outcomes',
+    /** Seeds a sub-workspace: copies named deployed decisions of the partner's workspace (partner mode). */
+    copyDecisions: 'v1.decision-runner.decisions.copy',
   },
   engine: {
     answer: 'v1.engine-proxy.answer',
@@ -33,6 +35,22 @@ export const SUBJECTS = {
     setSpendCap: 'v1.billing-ledger.spend-cap.set',
     /** How many days each workspace's execution log is kept (its plan's retention), for the runner's purge. */
     retention: 'v1.billing-ledger.retention',
+  },
+  partner: {
+    /** The operator's partner-mode switch of a workspace (`enabled`, `allowed_origins`). */
+    setSettings: 'v1.partner.settings.set',
+    upsertWorkspace: 'v1.partner.workspaces.upsert',
+    listWorkspaces: 'v1.partner.workspaces.list',
+    getWorkspace: 'v1.partner.workspaces.get',
+    updateWorkspace: 'v1.partner.workspaces.update',
+    deleteWorkspace: 'v1.partner.workspaces.delete',
+    createEmbedSession: 'v1.partner.embed.create',
+    closeEmbedSession: 'v1.partner.embed.close',
+    revokeEmbedSessions: 'v1.partner.embed.revoke',
+    /** Exchanges a launch ticket (once, within its 60 seconds) for the embed session's cookie token. */
+    redeemTicket: 'v1.partner.embed.redeem',
+    /** The live embed session a cookie token names, or null. */
+    embedSession: 'v1.partner.embed.session',
   },
 } as const;
 
@@ -66,6 +84,19 @@ export const SETTLEMENT_STREAM = {
   subjectFor: (workspaceId: string) => `settlements.${workspaceId}`,
   msgIdFor: (executionId: string) => `settle-${executionId}`,
   consumer: 'billing-ledger-settlements',
+} as const;
+
+/**
+ * JetStream: a sub-workspace was deleted. Published by the partner service to `workspace-events.deleted.<id>`
+ * with `Nats-Msg-Id` = `workspace-deleted-<id>`; every service holding rows of that workspace has its own durable
+ * consumer (`workspace-deleted-<service>`) and deletes them. Deleting twice deletes nothing more, so redelivery is harmless.
+ */
+export const WORKSPACE_EVENTS_STREAM = {
+  name: 'WORKSPACE_EVENTS',
+  subjects: ['workspace-events.>'],
+  deletedSubject: (workspaceId: string) => `workspace-events.deleted.${workspaceId}`,
+  msgIdFor: (workspaceId: string) => `workspace-deleted-${workspaceId}`,
+  consumerFor: (service: string) => `workspace-deleted-${service}`,
 } as const;
 
 /** NATS header that carries the request id end to end. */

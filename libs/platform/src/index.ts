@@ -8,3 +8,4 @@ export * from './nats';
 export * from './ops-server';
 export * from './request-context';
 export * from './rpc-handling';
+export * from './workspace-events';
