@@ -10,7 +10,7 @@ import { GatewayProcess, startGateway } from './support/cluster';
 interface RouteEntry {
   method: string;
   url: string;
-  access: { kind: 'public' | 'application-entry' | 'session' | 'api-key' | 'operator'; role?: string; window?: string };
+  access: { kind: 'public' | 'application-entry' | 'session' | 'embed' | 'api-key' | 'operator'; role?: string; window?: string; embed?: string };
 }
 
 interface Refusal {
@@ -111,6 +111,12 @@ function attemptsFor(route: RouteEntry): Attempt[] {
         { credential: 'a session', token: owner.session, refusal: signInFirst },
         { credential: 'an API key', token: owner.apiKey, refusal: forbidden },
       ];
+    case 'embed':
+      return [
+        { credential: 'nothing', token: null, refusal: signInFirst },
+        { credential: 'a session', token: owner.session, refusal: signInFirst },
+        { credential: 'an API key', token: owner.apiKey, refusal: forbidden },
+      ];
     case 'application-entry':
       return [{ credential: 'an API key', token: owner.apiKey, refusal: forbidden }];
     case 'public':
@@ -130,7 +136,7 @@ async function inBatches<T>(items: T[], size: number, work: (item: T) => Promise
 describe('the route table', () => {
   it('lists every kind of access, and every route declares one', () => {
     const kinds = new Set(routes.map((route) => route.access.kind));
-    expect([...kinds].sort()).toEqual(['api-key', 'application-entry', 'operator', 'public', 'session']);
+    expect([...kinds].sort()).toEqual(['api-key', 'application-entry', 'embed', 'operator', 'public', 'session']);
     expect(routes.find((route) => route.method === 'POST' && route.url === '/v1/decisions/:slug')?.access).toEqual({ kind: 'api-key', window: 'decisions', slugParam: 'slug' });
     for (const route of routes.filter((candidate) => candidate.access.kind === 'api-key' && candidate.url !== '/v1/decisions/:slug')) {
       expect({ route: route.url, window: route.access.window }).toEqual({ route: route.url, window: 'reads' });

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { PLATFORM, runServiceMain, ServiceDefinition } from '@ds/platform';
+import { PLATFORM, runServiceMain, ServiceDefinition, WorkspaceDeletions } from '@ds/platform';
 import { ApiKeysService } from './auth/api-keys.service';
 import { PasswordHasher } from './auth/passwords';
 import { SessionPurge } from './auth/session-purge';
@@ -8,7 +8,9 @@ import { CREDENTIAL_LIMITS, PASSWORDS, SessionsService } from './auth/sessions.s
 import { GatewayConfig, readGatewayConfig } from './config';
 import { AdminController } from './controllers/admin.controller';
 import { AppController } from './controllers/app.controller';
+import { EmbedLaunchController } from './controllers/embed-launch.controller';
 import { EngineSettingsController } from './controllers/engine-settings.controller';
+import { PartnerController } from './controllers/partner.controller';
 import { PublicController } from './controllers/public.controller';
 import { ApiKeyEntity, MembershipEntity, SessionEntity, UserEntity, WorkspaceEntity } from './entities';
 import { BODY_LIMIT, configureEdge, requestIdFrom } from './http/edge';
@@ -36,7 +38,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
     module: GatewayModule,
     imports: [TypeOrmModule.forFeature(ENTITIES)],
     // Without an operator token the operator API does not exist at all: its routes are never registered.
-    controllers: [PublicController, AppController, EngineSettingsController, ...(runtime.config.adminToken === null ? [] : [AdminController])],
+    controllers: [PublicController, AppController, EngineSettingsController, PartnerController, EmbedLaunchController, ...(runtime.config.adminToken === null ? [] : [AdminController])],
     providers: [
       RouteTable,
       SessionsService,
@@ -69,6 +71,18 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
     if (ping) checks.redis = ping;
     return checks;
   },
+  background: async (app, runtime) => {
+    const workspaces = app.get(WorkspacesService);
+    const apiKeys = app.get(ApiKeysService);
+    const deletions = new WorkspaceDeletions(
+      runtime.nats.connection,
+      'gateway',
+      async (event) => apiKeys.forget(await workspaces.purge(event.workspaceId)),
+      runtime.logger,
+    );
+    await deletions.start();
+    return { stop: () => deletions.stop() };
+  },
   http: {
     port: (config) => config.port,
     bodyLimit: BODY_LIMIT,
@@ -85,6 +99,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
         routes: app.get(RouteTable),
         rateLimiter: app.get(RateLimiter),
         metrics: runtime.metrics,
+        rpc: runtime.rpc,
       });
       app.useGlobalFilters(new HttpErrorFilter(app.get(PLATFORM.logger)));
     },

@@ -458,8 +458,12 @@ export interface EmbedSessionView {
   expiresAt: string;
 }
 
-/** A redeemed ticket: the cookie token (shown this once) and the session; `null` when the ticket is used, expired, revoked or unknown. */
-export type RedeemTicketReply = { token: string; session: EmbedSessionView } | null;
+/**
+ * A redeemed ticket: the cookie token (shown this once) and the session. A ticket that is used, past its
+ * 60 seconds, or whose session was closed, revoked or expired answers `token: null` with the session's origins
+ * (the "reopen" page may be framed by them); an unknown ticket answers null.
+ */
+export type RedeemTicketReply = { token: string; session: EmbedSessionView } | { token: null; origins: string[] } | null;
 
 export interface EmbedSessionLookupRequest {
   token: string;
