@@ -77,7 +77,10 @@ export function configureEdge(app: NestFastifyApplication, deps: EdgeDependencie
     reply.header('x-request-id', request.id);
     const access = (request.routeOptions.config as RouteAccessConfig | undefined)?.access;
     // Only the router's not-found route has no access; it answers 404 to anybody.
-    if (!access) return;
+    if (!access) {
+      await framePageOfEmbedSession(request, reply, deps);
+      return;
+    }
     await checkAccess(access, request, reply, deps);
   });
 
