@@ -21,7 +21,8 @@ export class Partner1795448852716 implements MigrationInterface {
         metadata jsonb NOT NULL DEFAULT '{}',
         max_decisions integer CHECK (max_decisions >= 0),
         monthly_decisions integer CHECK (monthly_decisions >= 0),
-        created_at timestamptz NOT NULL DEFAULT now(),
+        -- Milliseconds, as ISO 8601 and the paging cursor carry them, so that a cursor names its row exactly.
+        created_at timestamptz NOT NULL DEFAULT date_trunc('milliseconds', now()),
         updated_at timestamptz NOT NULL DEFAULT now(),
         UNIQUE (partner_workspace_id, external_id)
       )`);
