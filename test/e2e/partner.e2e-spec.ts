@@ -431,6 +431,13 @@ describe('embed sessions', () => {
     expect((await launch(session.url.replace(/\?ticket=.*/, ''))).status).toBe(410);
   });
 
+  it('lets one of simultaneous loads of a launch URL win', async () => {
+    const session = await embedSession(partner, { workspace: sub.id, user: { id: 'racer' } });
+    const loads = await Promise.all(Array.from({ length: 6 }, () => launch(session.url)));
+    expect(loads.map((load) => load.status).sort()).toEqual([302, 410, 410, 410, 410, 410]);
+    expect(loads.filter((load) => load.token !== null)).toHaveLength(1);
+  });
+
   it('refuses a ticket past its 60 seconds', async () => {
     const session = await embedSession(partner, { workspace: sub.id, user: { id: 'late' } });
     await withDatabase((db) => db.query(`UPDATE partner.embed_sessions SET launch_expires_at = now() - interval '1 second' WHERE id = $1`, [session.id]));
