@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SUBJECTS } from '@ds/contracts';
-import { call, createDecision, deployedDecision, expectError, newWorkspace, opsPort, triageSchema, Workspace } from './support/api';
+import { baseUrl, call, createDecision, deployedDecision, expectError, newWorkspace, opsPort, triageSchema, Workspace } from './support/api';
 import { ServiceRpc } from './support/engine-rpc';
 import {
   ALLOWED_ORIGINS,
@@ -8,6 +8,7 @@ import {
   embedSession,
   eventually,
   launch,
+  launchPath,
   openEmbed,
   partnerWorkspace,
   setPartner,
@@ -404,6 +405,9 @@ describe('embed sessions', () => {
 
   it('redeems the ticket once: cookie, frame-ancestors and start path, then the reopen page', async () => {
     const session = await embedSession(partner, { workspace: sub.id, user: { id: 'once' }, start_path: '/decisions/new', origins: ALLOWED_ORIGINS });
+    // A HEAD (a link preview) does not spend the ticket.
+    const head = await fetch(`${baseUrl()}${launchPath(session.url)}`, { method: 'HEAD', redirect: 'manual' });
+    expect({ status: head.status, cookie: head.headers.get('set-cookie') }).toEqual({ status: 200, cookie: null });
     const first = await launch(session.url);
     expect(first.status).toBe(302);
     expect(first.location).toBe('/decisions/new');

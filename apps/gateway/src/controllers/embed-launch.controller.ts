@@ -1,5 +1,5 @@
-import { Controller, Get, Inject, Query, Res } from '@nestjs/common';
-import { FastifyReply } from 'fastify';
+import { Controller, Get, Inject, Query, Req, Res } from '@nestjs/common';
+import { FastifyReply, FastifyRequest } from 'fastify';
 import { RedeemTicketReply, SUBJECTS } from '@ds/contracts';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { clearedEmbedCookie, embedCookie, setFrameAncestors } from '../embed/embed-cookie';
@@ -17,9 +17,11 @@ export class EmbedLaunchController {
 
   @Get('launch')
   @PublicRoute()
-  async launch(@RequestId() requestId: string, @Query('ticket') ticket: unknown, @Res() reply: FastifyReply) {
+  async launch(@RequestId() requestId: string, @Query('ticket') ticket: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     // The ticket is in the URL: it must not be cached or sent onward as a referrer.
     reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
+    // A HEAD (a link preview, a scanner) must not spend the one load the ticket allows.
+    if (request.method === 'HEAD') return reply.status(200).header('content-type', 'text/html; charset=utf-8').send();
     const redeemed = typeof ticket === 'string' ? await this.rpc.call<RedeemTicketReply>(SUBJECTS.partner.redeemTicket, { ticket }, { requestId }) : null;
     if (redeemed && redeemed.token !== null) {
       setFrameAncestors(reply, redeemed.session.origins);
