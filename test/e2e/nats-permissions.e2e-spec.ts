@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NatsConnection } from 'nats';
-import { DELIVERY_STREAM, NATS_PERMISSIONS, SERVICE_NAMES, SUBJECTS, ServiceName } from '@ds/contracts';
-import { createLogger, NatsLink } from '@ds/platform';
+import { DELIVERY_STREAM, NATS_PERMISSIONS, SERVICE_NAMES, SUBJECTS, ServiceName, WorkspaceDeletedEvent } from '@ds/contracts';
+import { createLogger, NatsLink, publishWorkspaceDeleted, WorkspaceDeletions } from '@ds/platform';
 import { freePort, portIsFree, ROOT, waitFor } from './support/cluster';
 
 const password = (service: ServiceName) => `pw-${service}-${process.pid}`;
@@ -101,6 +101,26 @@ describe('NATS users limited to their subjects', () => {
     await delivery.flush();
     const gateway = await as('gateway');
     expect((await gateway.request(SUBJECTS.delivery.list, '', { timeout: 2_000 })).string()).toBe('listed');
+  });
+
+  it('lets every owner consume workspace deletions the partner service publishes', async () => {
+    const owners: ServiceName[] = ['gateway', 'decision-runner', 'engine-proxy', 'partner'];
+    const received = new Map<ServiceName, string[]>(owners.map((service) => [service, []]));
+    const consumers = await Promise.all(
+      owners.map(async (service) => {
+        const consumer = new WorkspaceDeletions(await as(service), service, async (event: WorkspaceDeletedEvent) => void received.get(service)!.push(event.workspaceId), logger);
+        await consumer.start();
+        return consumer;
+      }),
+    );
+    const partner = await as('partner');
+    await publishWorkspaceDeleted(partner, { workspaceId: 'ws-deleted-1', partnerWorkspaceId: 'ws-partner', deletedAt: new Date().toISOString() });
+    await waitFor(async () => owners.every((service) => received.get(service)!.length > 0), 10_000, 'every owner to receive the deletion');
+    expect(Object.fromEntries(received)).toEqual(Object.fromEntries(owners.map((service) => [service, ['ws-deleted-1']])));
+    await Promise.all(consumers.map((consumer) => consumer.stop()));
+    // Only the partner service announces deletions.
+    const runner = await as('decision-runner');
+    await expect(publishWorkspaceDeleted(runner, { workspaceId: 'ws-2', partnerWorkspaceId: 'p', deletedAt: '' })).rejects.toThrow();
   });
 
   it("refuses a service reaching for another service's subject", async () => {

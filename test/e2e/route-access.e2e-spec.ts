@@ -10,7 +10,7 @@ import { GatewayProcess, startGateway } from './support/cluster';
 interface RouteEntry {
   method: string;
   url: string;
-  access: { kind: 'public' | 'application-entry' | 'session' | 'api-key' | 'operator' | 'hook'; role?: string; window?: string; tokenParam?: string };
+  access: { kind: 'public' | 'application-entry' | 'session' | 'embed' | 'api-key' | 'operator' | 'hook'; role?: string; window?: string; tokenParam?: string; embed?: string };
 }
 
 interface Refusal {
@@ -112,6 +112,12 @@ function attemptsFor(route: RouteEntry): Attempt[] {
         { credential: 'a session', token: owner.session, refusal: signInFirst },
         { credential: 'an API key', token: owner.apiKey, refusal: forbidden },
       ];
+    case 'embed':
+      return [
+        { credential: 'nothing', token: null, refusal: signInFirst },
+        { credential: 'a session', token: owner.session, refusal: signInFirst },
+        { credential: 'an API key', token: owner.apiKey, refusal: forbidden },
+      ];
     case 'application-entry':
       return [{ credential: 'an API key', token: owner.apiKey, refusal: forbidden }];
     case 'hook': {
@@ -140,7 +146,7 @@ async function inBatches<T>(items: T[], size: number, work: (item: T) => Promise
 describe('the route table', () => {
   it('lists every kind of access, and every route declares one', () => {
     const kinds = new Set(routes.map((route) => route.access.kind));
-    expect([...kinds].sort()).toEqual(['api-key', 'application-entry', 'hook', 'operator', 'public', 'session']);
+    expect([...kinds].sort()).toEqual(['api-key', 'application-entry', 'embed', 'hook', 'operator', 'public', 'session']);
     expect(routes.find((route) => route.method === 'POST' && route.url === '/v1/hooks/:token')?.access).toEqual({ kind: 'hook', tokenParam: 'token' });
     expect(routes.find((route) => route.method === 'POST' && route.url === '/v1/decisions/:slug')?.access).toEqual({ kind: 'api-key', window: 'decisions', slugParam: 'slug' });
     for (const route of routes.filter((candidate) => candidate.access.kind === 'api-key' && candidate.url !== '/v1/decisions/:slug')) {

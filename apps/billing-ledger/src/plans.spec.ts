@@ -22,6 +22,10 @@ describe('plans', () => {
     expect(checkOverrides([])).toEqual([{ path: 'overrides', message: 'must be an object' }]);
     expect(checkOverrides(undefined)).toEqual([]);
     expect(checkOverrides({ price_per_million_cents: null })).toEqual([]);
+    expect(checkOverrides({ max_decisions: 3 })).toEqual([]);
+    expect(checkOverrides({ max_decisions: null })).toEqual([]);
+    expect(checkOverrides({ max_decisions: -1 })).toEqual([{ path: 'overrides.max_decisions', message: 'has an invalid value' }]);
+    expect(effectivePlan('growth', { max_decisions: 4 }).max_decisions).toBe(4);
   });
 
   it('knows only its own overrides, whatever Object.prototype holds', () => {

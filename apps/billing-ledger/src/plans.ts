@@ -21,6 +21,8 @@ export interface PlanOverrides {
   rate_limit_per_minute?: number;
   hard_cap?: boolean;
   price_per_million_cents?: number | null;
+  /** A sub-workspace's own decision limit (partner mode); null: unlimited. */
+  max_decisions?: number | null;
 }
 
 const OVERRIDE_RULES: Record<keyof PlanOverrides, (value: unknown) => boolean> = {
@@ -28,6 +30,7 @@ const OVERRIDE_RULES: Record<keyof PlanOverrides, (value: unknown) => boolean> =
   rate_limit_per_minute: (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1_000_000,
   hard_cap: (v) => typeof v === 'boolean',
   price_per_million_cents: (v) => v === null || (Number.isInteger(v) && (v as number) >= 0),
+  max_decisions: (v) => v === null || (Number.isInteger(v) && (v as number) >= 0),
 };
 
 /** Returns the problems with an operator's overrides, one `{ path, message }` each. */

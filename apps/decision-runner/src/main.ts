@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { NatsLink, PLATFORM, runServiceMain, ServiceDefinition } from '@ds/platform';
+import { NatsLink, PLATFORM, runServiceMain, ServiceDefinition, WorkspaceDeletions } from '@ds/platform';
 import { DecisionRunnerConfig, readDecisionRunnerConfig } from './config';
 import { DecisionCache } from './decisions/decision-cache';
 import { DecisionsService } from './decisions/decisions.service';
@@ -49,10 +49,18 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       { provide: RETENTION_SOURCE, useClass: BillingRetention },
     ],
   }),
-  background: async (app) => {
+  background: async (app, runtime) => {
     const retention = app.get(ExecutionRetention);
     retention.start();
-    return { stop: () => retention.stop() };
+    const decisions = app.get(DecisionsService);
+    const deletions = new WorkspaceDeletions(runtime.nats.connection, 'decision-runner', (event) => decisions.purgeWorkspace(event.workspaceId), runtime.logger);
+    await deletions.start();
+    return {
+      stop: async () => {
+        await deletions.stop();
+        await retention.stop();
+      },
+    };
   },
 };
 

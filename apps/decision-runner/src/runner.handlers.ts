@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
+  CopyDecisionsRequest,
   CreateDecisionRequest,
   DecisionRef,
   ExecutionOutcomesRequest,
@@ -57,6 +58,11 @@ export class RunnerHandlers {
   @MessagePattern(SUBJECTS.runner.setEndpoint)
   setEndpoint(@Payload() request: SetEndpointRequest) {
     return this.decisions.setEndpoint(request);
+  }
+
+  @MessagePattern(SUBJECTS.runner.copyDecisions)
+  copyDecisions(@Payload() request: CopyDecisionsRequest) {
+    return this.decisions.copy(request);
   }
 
   @MessagePattern(SUBJECTS.runner.executionOutcomes)

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { runServiceMain, ServiceDefinition } from '@ds/platform';
+import { runServiceMain, ServiceDefinition, WorkspaceDeletions } from '@ds/platform';
 import { EngineProxyConfig, readEngineProxyConfig } from './config';
 import { CredentialsService } from './credentials/credentials.service';
 import { EngineHandlers } from './engine.handlers';
@@ -15,6 +15,12 @@ export const engineProxy: ServiceDefinition<EngineProxyConfig> = {
   readConfig: readEngineProxyConfig,
   module: () => ({ module: EngineProxyModule, controllers: [EngineHandlers], providers: [EngineService, CredentialsService, SharedSlots] }),
   readiness: (app) => app.get(SharedSlots).readinessChecks(),
+  background: async (app, runtime) => {
+    const credentials = app.get(CredentialsService);
+    const deletions = new WorkspaceDeletions(runtime.nats.connection, 'engine-proxy', (event) => credentials.purgeWorkspace(event.workspaceId), runtime.logger);
+    await deletions.start();
+    return { stop: () => deletions.stop() };
+  },
 };
 
 if (require.main === module) void runServiceMain(engineProxy);

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { PLATFORM, runServiceMain, ServiceDefinition } from '@ds/platform';
+import { PLATFORM, runServiceMain, ServiceDefinition, WorkspaceDeletions } from '@ds/platform';
 import { ApiKeysService } from './auth/api-keys.service';
 import { PasswordHasher } from './auth/passwords';
 import { SessionPurge } from './auth/session-purge';
@@ -9,9 +9,11 @@ import { GatewayConfig, readGatewayConfig } from './config';
 import { AdminController } from './controllers/admin.controller';
 import { AppController } from './controllers/app.controller';
 import { DeliveriesController } from './controllers/deliveries.controller';
+import { EmbedLaunchController } from './controllers/embed-launch.controller';
 import { EngineSettingsController } from './controllers/engine-settings.controller';
 import { HooksController } from './controllers/hooks.controller';
 import { OpenApiController } from './controllers/openapi.controller';
+import { PartnerController } from './controllers/partner.controller';
 import { PublicController } from './controllers/public.controller';
 import { ApiKeyEntity, MembershipEntity, SessionEntity, UserEntity, WorkspaceEntity } from './entities';
 import { BODY_LIMIT, configureEdge, requestIdFrom } from './http/edge';
@@ -42,7 +44,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
     module: GatewayModule,
     imports: [TypeOrmModule.forFeature(ENTITIES)],
     // Without an operator token the operator API does not exist at all: its routes are never registered.
-    controllers: [PublicController, OpenApiController, McpController, AppController, EngineSettingsController, HooksController, DeliveriesController, ...(runtime.config.adminToken === null ? [] : [AdminController])],
+    controllers: [PublicController, OpenApiController, McpController, AppController, EngineSettingsController, HooksController, DeliveriesController, PartnerController, EmbedLaunchController, ...(runtime.config.adminToken === null ? [] : [AdminController])],
     providers: [
       RouteTable,
       SessionsService,
@@ -81,6 +83,18 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
     if (ping) checks.redis = ping;
     return checks;
   },
+  background: async (app, runtime) => {
+    const workspaces = app.get(WorkspacesService);
+    const apiKeys = app.get(ApiKeysService);
+    const deletions = new WorkspaceDeletions(
+      runtime.nats.connection,
+      'gateway',
+      async (event) => apiKeys.forget(await workspaces.purge(event.workspaceId)),
+      runtime.logger,
+    );
+    await deletions.start();
+    return { stop: () => deletions.stop() };
+  },
   http: {
     port: (config) => config.port,
     bodyLimit: BODY_LIMIT,
@@ -99,6 +113,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
         hookTokens: app.get(HookTokens),
         hookProofLimits: app.get(HookProofLimits),
         metrics: runtime.metrics,
+        rpc: runtime.rpc,
       });
       app.useGlobalFilters(new HttpErrorFilter(app.get(PLATFORM.logger)));
     },

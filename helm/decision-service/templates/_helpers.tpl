@@ -198,8 +198,8 @@ SHUTDOWN_GRACE_MS override, then services.<name>.env (which wins). Empty values 
 {{- $_ := set $data "PORT" (toString $c.gateway.port) }}
 {{- $_ := set $data "BASE_URL" $base }}
 {{- $_ := set $data "APP_URL" (default $base $c.gateway.appUrl) }}
-{{- else if or (eq .key "billingLedger") (eq .key "decisionRunner") }}
-{{- /* Both put links to the application (billing, plan upgrade) in their 402 errors. */}}
+{{- else if or (eq .key "billingLedger") (eq .key "decisionRunner") (eq .key "partner") }}
+{{- /* Links to the application: billing and plan upgrades in 402 errors, embed sessions' launch URLs. */}}
 {{- $_ := set $data "APP_URL" (default (include "decision-service.baseUrl" $root) $c.gateway.appUrl) }}
 {{- if eq .key "decisionRunner" }}
 {{- /* The runner calls sync agents under the same address rules as deliveries. */}}

@@ -1,4 +1,4 @@
-import { BROADCAST_SUBJECTS, DELIVERY_STREAM, SETTLEMENT_STREAM, SUBJECTS, ServiceName } from './subjects';
+import { BROADCAST_SUBJECTS, DELIVERY_STREAM, SETTLEMENT_STREAM, SUBJECTS, ServiceName, WORKSPACE_EVENTS_STREAM } from './subjects';
 
 /**
  * What each service's NATS user may publish and subscribe to: the subjects it serves (subscribe), the
@@ -13,7 +13,27 @@ export interface NatsPermissions {
 
 const REPLY_INBOX = '_INBOX.>';
 const served = (subjects: Record<string, string>) => Object.values(subjects);
-const { runner, engine, billing, delivery } = SUBJECTS;
+const { runner, engine, billing, delivery, partner } = SUBJECTS;
+
+/**
+ * The JetStream API a service needs to declare the WORKSPACE_EVENTS stream (whoever starts first declares it)
+ * and to pull from its own durable consumer of deleted workspaces.
+ */
+function workspaceEventsConsumer(service: ServiceName): string[] {
+  const stream = WORKSPACE_EVENTS_STREAM.name;
+  const consumer = WORKSPACE_EVENTS_STREAM.consumerFor(service);
+  return [
+    '$JS.API.INFO',
+    `$JS.API.STREAM.INFO.${stream}`,
+    `$JS.API.STREAM.CREATE.${stream}`,
+    `$JS.API.CONSUMER.INFO.${stream}.${consumer}`,
+    `$JS.API.CONSUMER.CREATE.${stream}.${consumer}`,
+    `$JS.API.CONSUMER.CREATE.${stream}.${consumer}.>`,
+    `$JS.API.CONSUMER.DURABLE.CREATE.${stream}.${consumer}`,
+    `$JS.API.CONSUMER.MSG.NEXT.${stream}.${consumer}`,
+    `$JS.ACK.${stream}.${consumer}.>`,
+  ];
+}
 
 export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
   gateway: {
@@ -42,9 +62,11 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
       billing.grantCredits,
       billing.setSpendCap,
       ...served(delivery),
+      ...served(partner),
       BROADCAST_SUBJECTS.gatewayPlanChanged,
       BROADCAST_SUBJECTS.gatewayApiKeyRevoked,
       BROADCAST_SUBJECTS.gatewayHookChanged,
+      ...workspaceEventsConsumer('gateway'),
     ],
     subscribe: [REPLY_INBOX, BROADCAST_SUBJECTS.gatewayPlanChanged, BROADCAST_SUBJECTS.gatewayApiKeyRevoked, BROADCAST_SUBJECTS.gatewayHookChanged],
   },
@@ -60,11 +82,12 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
       ...DELIVERY_STREAM.subjects,
       ...SETTLEMENT_STREAM.subjects,
       BROADCAST_SUBJECTS.runnerDecisionChanged,
+      ...workspaceEventsConsumer('decision-runner'),
     ],
     subscribe: [REPLY_INBOX, ...served(runner), BROADCAST_SUBJECTS.runnerDecisionChanged],
   },
   'engine-proxy': {
-    publish: [BROADCAST_SUBJECTS.engineCredentialsChanged],
+    publish: [BROADCAST_SUBJECTS.engineCredentialsChanged, ...workspaceEventsConsumer('engine-proxy')],
     subscribe: [REPLY_INBOX, ...served(engine), BROADCAST_SUBJECTS.engineCredentialsChanged],
   },
   'billing-ledger': {
@@ -95,7 +118,16 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
     subscribe: [REPLY_INBOX, ...served(delivery)],
   },
   partner: {
-    publish: [],
-    subscribe: [REPLY_INBOX],
+    // The only publisher of workspace events; its own consumer removes its links and sessions.
+    publish: [
+      runner.copyDecisions,
+      runner.listDecisions,
+      billing.account,
+      billing.setPlan,
+      ...WORKSPACE_EVENTS_STREAM.subjects,
+      `$JS.API.STREAM.UPDATE.${WORKSPACE_EVENTS_STREAM.name}`,
+      ...workspaceEventsConsumer('partner'),
+    ],
+    subscribe: [REPLY_INBOX, ...served(partner)],
   },
 };

@@ -20,6 +20,8 @@ export const SUBJECTS = {
     rotateHook: 'v1.decision-runner.hooks.rotate',
     createHookSecret: 'v1.decision-runner.hooks.secret.create',
     deleteHookSecret: 'v1.decision-runner.hooks.secret.delete',
+    /** Seeds a sub-workspace: copies named deployed decisions of the partner's workspace (partner mode). */
+    copyDecisions: 'v1.decision-runner.decisions.copy',
   },
   engine: {
     answer: 'v1.engine-proxy.answer',
@@ -52,6 +54,22 @@ export const SUBJECTS = {
     /** The workspace's signing secret, masked (its full value is shown once, by rotate). */
     getSigningSecret: 'v1.delivery.signing-secret.get',
     rotateSigningSecret: 'v1.delivery.signing-secret.rotate',
+  },
+  partner: {
+    /** The operator's partner-mode switch of a workspace (`enabled`, `allowed_origins`). */
+    setSettings: 'v1.partner.settings.set',
+    upsertWorkspace: 'v1.partner.workspaces.upsert',
+    listWorkspaces: 'v1.partner.workspaces.list',
+    getWorkspace: 'v1.partner.workspaces.get',
+    updateWorkspace: 'v1.partner.workspaces.update',
+    deleteWorkspace: 'v1.partner.workspaces.delete',
+    createEmbedSession: 'v1.partner.embed.create',
+    closeEmbedSession: 'v1.partner.embed.close',
+    revokeEmbedSessions: 'v1.partner.embed.revoke',
+    /** Exchanges a launch ticket (once, within its 60 seconds) for the embed session's cookie token. */
+    redeemTicket: 'v1.partner.embed.redeem',
+    /** The live embed session a cookie token names, or null. */
+    embedSession: 'v1.partner.embed.session',
   },
 } as const;
 
@@ -91,6 +109,19 @@ export const SETTLEMENT_STREAM = {
   subjectFor: (workspaceId: string) => `settlements.${workspaceId}`,
   msgIdFor: (executionId: string) => `settle-${executionId}`,
   consumer: 'billing-ledger-settlements',
+} as const;
+
+/**
+ * JetStream: a sub-workspace was deleted. Published by the partner service to `workspace-events.deleted.<id>`
+ * with `Nats-Msg-Id` = `workspace-deleted-<id>`; every service holding rows of that workspace has its own durable
+ * consumer (`workspace-deleted-<service>`) and deletes them. Deleting twice deletes nothing more, so redelivery is harmless.
+ */
+export const WORKSPACE_EVENTS_STREAM = {
+  name: 'WORKSPACE_EVENTS',
+  subjects: ['workspace-events.>'],
+  deletedSubject: (workspaceId: string) => `workspace-events.deleted.${workspaceId}`,
+  msgIdFor: (workspaceId: string) => `workspace-deleted-${workspaceId}`,
+  consumerFor: (service: string) => `workspace-deleted-${service}`,
 } as const;
 
 /** NATS header that carries the request id end to end. */

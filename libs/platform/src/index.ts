@@ -10,3 +10,4 @@ export * from './request-context';
 export * from './rpc-handling';
 export * from './outbound/addresses';
 export * from './outbound/outbound-http';
+export * from './workspace-events';

@@ -3,6 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import {
   AccountReply,
+  CopyDecisionsReply,
+  CopyDecisionsRequest,
   CreateDecisionRequest,
   DecisionCreatedReply,
   DecisionRef,
@@ -164,6 +166,70 @@ export class DecisionsService {
     if (decision.activeVersion === null) throw new ServiceError('DECISION_NOT_DEPLOYED', `The decision ${slug} has never been deployed.`);
     const schema = await this.versions.get(decision.id, decision.activeVersion);
     return decisionContract({ slug, status: 'deployed', version: decision.activeVersion, schema }) as unknown as Record<string, unknown>;
+  }
+
+  /**
+   * Seeds a sub-workspace with the partner's deployed decisions: each named slug's active version becomes the
+   * copy's draft (and, with `deploy`, its version 1). Slugs that cannot be copied are skipped with a reason;
+   * the sub-workspace's decision limit counts as for any create.
+   */
+  async copy(request: CopyDecisionsRequest): Promise<CopyDecisionsReply> {
+    const slugs = Array.isArray(request.slugs) ? request.slugs.filter((slug): slug is string => typeof slug === 'string') : [];
+    const account = await this.rpc.call<AccountReply>(SUBJECTS.billing.account, { workspaceId: request.workspaceId });
+    const limit = account.plan.max_decisions;
+    const reply: CopyDecisionsReply = { created: [], skipped: [] };
+    await this.db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`decisions:${request.workspaceId}`]);
+      let used = await tx.getRepository(DecisionEntity).countBy({ workspaceId: request.workspaceId });
+      for (const slug of slugs) {
+        const source = await tx.getRepository(DecisionEntity).findOneBy({ workspaceId: request.fromWorkspaceId, slug });
+        if (!source) {
+          reply.skipped.push({ slug, reason: 'not_found' });
+          continue;
+        }
+        if (source.activeVersion === null) {
+          reply.skipped.push({ slug, reason: 'not_deployed' });
+          continue;
+        }
+        if (await tx.getRepository(DecisionEntity).existsBy({ workspaceId: request.workspaceId, slug })) {
+          reply.skipped.push({ slug, reason: 'exists' });
+          continue;
+        }
+        if (limit !== null && used >= limit) {
+          reply.skipped.push({ slug, reason: 'limit' });
+          continue;
+        }
+        const version = await tx.getRepository(DecisionVersionEntity).findOneByOrFail({ decisionId: source.id, version: source.activeVersion });
+        const id = newId('dec');
+        await tx.getRepository(DecisionEntity).insert({
+          id,
+          workspaceId: request.workspaceId,
+          slug,
+          name: source.name,
+          description: source.description,
+          draftSchema: version.schema,
+          revision: 1,
+          activeVersion: request.deploy ? 1 : null,
+          endpointEnabled: true,
+        });
+        if (request.deploy) await tx.getRepository(DecisionVersionEntity).insert({ decisionId: id, version: 1, schema: version.schema });
+        used += 1;
+        reply.created.push({ slug, id, deployed: request.deploy });
+      }
+    });
+    for (const created of reply.created) this.runnable.changed(request.workspaceId, created.slug);
+    return reply;
+  }
+
+  /** Removes a deleted workspace's decisions, versions and executions; deleting twice deletes nothing more. */
+  async purgeWorkspace(workspaceId: string): Promise<void> {
+    const slugs = (await this.db.transaction(async (tx) => {
+      await tx.query('DELETE FROM executions WHERE workspace_id = $1', [workspaceId]);
+      // Versions go with their decision (ON DELETE CASCADE).
+      const deleted = (await tx.query('DELETE FROM decisions WHERE workspace_id = $1 RETURNING slug', [workspaceId])) as [Array<{ slug: string }>, number];
+      return deleted[0];
+    })) as Array<{ slug: string }>;
+    for (const { slug } of slugs) this.runnable.changed(workspaceId, slug);
   }
 
   private async find(ref: DecisionRef): Promise<DecisionEntity> {

@@ -200,6 +200,12 @@ export class CredentialsService implements OnModuleInit, OnApplicationBootstrap,
     return { useOwnKey: row.use_own_key, key: { provider: row.provider, apiKey }, unreadable: false };
   }
 
+  /** A deleted workspace's credential goes with it; deleting twice deletes nothing more. */
+  async purgeWorkspace(workspaceId: string): Promise<void> {
+    await this.db.query('DELETE FROM provider_credentials WHERE workspace_id = $1', [workspaceId]);
+    this.changed(workspaceId);
+  }
+
   private changed(workspaceId: string): void {
     this.cache.delete(workspaceId);
     this.nats.connection.publish(CHANGED_SUBJECT, workspaceId);

@@ -142,6 +142,14 @@ export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
     this.nats.connection.publish(REVOKED_SUBJECT, revoked.key_hash);
   }
 
+  /** Keys deleted with their workspace stop working on every replica at once. */
+  forget(keyHashes: string[]): void {
+    for (const hash of keyHashes) {
+      this.known.delete(hash);
+      this.nats.connection.publish(REVOKED_SUBJECT, hash);
+    }
+  }
+
   /** last_used_at moves at most once a minute per key, so authentication does not write on every request. */
   private touch(keyId: string): void {
     if (this.lastUsedWrites.has(keyId)) return;

@@ -50,6 +50,15 @@ export class AdminController {
     return this.rpc.call(SUBJECTS.billing.setSpendCap, { workspaceId: ws, spend_cap_cents: input.spend_cap_cents }, { requestId });
   }
 
+  /** Partner mode: sub-workspaces and embed sessions for the workspace's keys, framed by `allowed_origins`. */
+  @Put('workspaces/:ws/partner')
+  @OperatorRoute()
+  async setPartner(@RequestId() requestId: string, @Param('ws') ws: string, @Body() body: unknown) {
+    const input = objectBody(body);
+    await this.requireWorkspace(ws);
+    return this.rpc.call(SUBJECTS.partner.setSettings, { workspaceId: ws, enabled: input.enabled, allowed_origins: input.allowed_origins }, { requestId });
+  }
+
   private async requireWorkspace(ws: string): Promise<void> {
     if (!(await this.workspaces.exists(ws))) throw new ServiceError('WORKSPACE_NOT_FOUND', 'No such workspace.');
   }

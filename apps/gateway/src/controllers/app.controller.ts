@@ -62,13 +62,13 @@ export class AppController {
   }
 
   @Get('templates')
-  @SignedIn()
+  @SignedIn('session')
   listTemplates() {
     return { data: TEMPLATES.map(templateSummary) };
   }
 
   @Get('templates/:id')
-  @SignedIn()
+  @SignedIn('session')
   getTemplate(@Param('id') id: string) {
     const template = TEMPLATES.find((candidate) => candidate.id === id);
     if (!template) throw new ServiceError('NOT_FOUND', `No template ${id}.`);
@@ -94,8 +94,14 @@ export class AppController {
     await this.apiKeys.revoke(ws, id);
   }
 
+  @Get('workspaces/:ws/decisions')
+  @WorkspaceRole('viewer', 'decisions:read')
+  async listDecisions(@RequestId() requestId: string, @MemberWorkspace() ws: string) {
+    return this.rpc.call(SUBJECTS.runner.listDecisions, { workspaceId: ws }, { requestId });
+  }
+
   @Post('workspaces/:ws/decisions')
-  @WorkspaceRole('member')
+  @WorkspaceRole('member', 'decisions:write')
   async createDecision(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Body() body: unknown) {
     const input = objectBody(body);
     return this.rpc.call(
@@ -106,20 +112,20 @@ export class AppController {
   }
 
   @Put('workspaces/:ws/decisions/:id/draft')
-  @WorkspaceRole('member')
+  @WorkspaceRole('member', 'decisions:write')
   async saveDraft(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Body() body: unknown) {
     const input = objectBody(body);
     return this.rpc.call(SUBJECTS.runner.saveDraft, { workspaceId: ws, decisionId: id, schema: input.schema, revision: input.revision }, { requestId });
   }
 
   @Post('workspaces/:ws/decisions/:id/deploy')
-  @WorkspaceRole('admin')
+  @WorkspaceRole('admin', 'decisions:deploy')
   async deploy(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string) {
     return this.rpc.call(SUBJECTS.runner.deploy, { workspaceId: ws, decisionId: id }, { requestId });
   }
 
   @Put('workspaces/:ws/decisions/:id/endpoint')
-  @WorkspaceRole('admin')
+  @WorkspaceRole('admin', 'decisions:deploy')
   async setEndpoint(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Body() body: unknown) {
     return this.rpc.call(SUBJECTS.runner.setEndpoint, { workspaceId: ws, decisionId: id, enabled: objectBody(body).enabled }, { requestId });
   }

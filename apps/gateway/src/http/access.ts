@@ -1,7 +1,7 @@
 import { applyDecorators, createParamDecorator, ExecutionContext } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { FastifyRequest } from 'fastify';
-import { ResolvedHook } from '@ds/contracts';
+import { EmbedPermission, EmbedSessionView, ResolvedHook } from '@ds/contracts';
 import { AuthenticatedKey } from '../auth/api-keys.service';
 import { Role } from '../entities';
 import { WindowName } from '../limits/windows';
@@ -16,8 +16,15 @@ export type Access =
   | { kind: 'public' }
   /** The application's doors that need no session yet (sign-up, sign-in, sign-out); API keys are refused. */
   | { kind: 'application-entry' }
-  /** A signed-in user; with `role`, a member of the route's `:ws` workspace holding at least that role. */
-  | { kind: 'session'; role?: Role }
+  /**
+   * A signed-in user; with `role`, a member of the route's `:ws` workspace holding at least that role. With
+   * `embed`, an embed session (partner mode) is accepted too when it holds that permission and, on a
+   * workspace route, `:ws` is its sub-workspace; `'session'` needs no permission beyond a live session.
+   * Without `embed`, embed sessions are refused.
+   */
+  | { kind: 'session'; role?: Role; embed?: EmbedPermission | 'session' }
+  /** An embed session only (the embedded editor's own calls). */
+  | { kind: 'embed' }
   /** An API key of the workspace; the request counts in `window`. `slugParam` is checked before the body is read. */
   | { kind: 'api-key'; window: Exclude<WindowName, 'webhooks'>; slugParam?: string }
   /** The operator token (`ADMIN_TOKEN`). */
@@ -41,10 +48,14 @@ function declare(access: Access): MethodDecorator {
 
 export const PublicRoute = () => declare({ kind: 'public' });
 export const ApplicationEntry = () => declare({ kind: 'application-entry' });
-/** Any signed-in user, for routes that are not about one workspace. */
-export const SignedIn = () => declare({ kind: 'session' });
-/** A member of the route's `:ws` workspace with at least `role`. */
-export const WorkspaceRole = (role: Role) => declare({ kind: 'session', role });
+/** Any signed-in user, for routes that are not about one workspace; `embed` also admits embed sessions. */
+export const SignedIn = (embed?: EmbedPermission | 'session') => declare(embed === undefined ? { kind: 'session' } : { kind: 'session', embed });
+/**
+ * A member of the route's `:ws` workspace with at least `role`; with `embed`, also an embed session of that
+ * sub-workspace holding that permission (the embedded editor calls the application's own endpoints).
+ */
+export const WorkspaceRole = (role: Role, embed?: EmbedPermission) => declare(embed === undefined ? { kind: 'session', role } : { kind: 'session', role, embed });
+export const EmbedSessionRoute = () => declare({ kind: 'embed' });
 export const ApiKeyRoute = (window: 'reads') => declare({ kind: 'api-key', window });
 /** The run endpoint: the decisions window, and the slug format checked in the order of checks. */
 export const RunRoute = (slugParam: string) => declare({ kind: 'api-key', window: 'decisions', slugParam });
@@ -59,6 +70,7 @@ export type Caller =
   | { kind: 'anonymous' }
   | { kind: 'api-key'; key: AuthenticatedKey }
   | { kind: 'user'; userId: string; membership: { workspaceId: string; role: Role } | null }
+  | { kind: 'embed'; session: EmbedSessionView }
   | { kind: 'operator' }
   | { kind: 'hook'; hook: ResolvedHook };
 
@@ -95,11 +107,18 @@ export const UserId = createParamDecorator((_data: unknown, context: ExecutionCo
   return caller.userId;
 });
 
-/** The `:ws` workspace, as verified by the route's role check (never the raw parameter). */
+/** The `:ws` workspace, as verified by the route's role check or embed session (never the raw parameter). */
 export const MemberWorkspace = createParamDecorator((_data: unknown, context: ExecutionContext): string => {
   const caller = callerOf(context);
+  if (caller.kind === 'embed') return caller.session.workspaceId;
   if (caller.kind !== 'user' || !caller.membership) throw identityMissing('workspace membership');
   return caller.membership.workspaceId;
+});
+
+export const EmbedSession = createParamDecorator((_data: unknown, context: ExecutionContext): EmbedSessionView => {
+  const caller = callerOf(context);
+  if (caller.kind !== 'embed') throw identityMissing('embed session');
+  return caller.session;
 });
 
 function identityMissing(what: string): Error {

@@ -5,13 +5,14 @@ import { timingSafeEqual } from 'node:crypto';
 import { REQUEST_BODY_MAX_BYTES, ServiceError } from '@ds/contracts';
 import { isValidSlug } from '@ds/decision-schema';
 import { isValidCallerToken, newId } from '@ds/ids';
-import { Metrics } from '@ds/platform';
+import { Metrics, RpcClient } from '@ds/platform';
 import { ApiKeysService } from '../auth/api-keys.service';
 import { SessionsService } from '../auth/sessions.service';
 import { bearerToken, looksLikeApiKey } from '../auth/tokens';
 import { GatewayConfig } from '../config';
 import { HookTokens } from '../hooks/hook-tokens';
 import { HookProofLimits } from '../hooks/proof-limits';
+import { embedToken, isCrossSiteWrite, lookUpEmbedSession, setFrameAncestors } from '../embed/embed-cookie';
 import { CredentialLimits } from '../limits/credential-limits';
 import { RateLimiter } from '../limits/rate-limiter';
 import { allowed, rateLimitHeaders, retryAfterSeconds } from '../limits/windows';
@@ -45,6 +46,7 @@ interface EdgeDependencies {
   routes: RouteTable;
   hookTokens: HookTokens;
   hookProofLimits: HookProofLimits;
+  rpc: RpcClient;
 }
 
 function isHookRoute(request: FastifyRequest): boolean {
@@ -96,7 +98,10 @@ export function configureEdge(app: NestFastifyApplication, deps: EdgeDependencie
     reply.header('x-request-id', request.id);
     const access = (request.routeOptions.config as RouteAccessConfig | undefined)?.access;
     // Only the router's not-found route has no access; it answers 404 to anybody.
-    if (!access) return;
+    if (!access) {
+      await framePageOfEmbedSession(request, reply, deps);
+      return;
+    }
     await checkAccess(access, request, reply, deps);
   });
 
@@ -113,7 +118,10 @@ export function configureEdge(app: NestFastifyApplication, deps: EdgeDependencie
 async function checkAccess(access: Access, request: FastifyRequest, reply: FastifyReply, deps: EdgeDependencies): Promise<void> {
   request.caller = { kind: 'anonymous' };
   const token = bearerToken(request.headers.authorization);
-  if (access.kind === 'public') return;
+  if (access.kind === 'public') {
+    await framePageOfEmbedSession(request, reply, deps);
+    return;
+  }
   if (access.kind === 'hook') {
     deps.credentialLimits.refuseIfBlocked(request.ip);
     const hook = await deps.hookTokens.resolve(routeParam(request, access.tokenParam), request.id);
@@ -143,6 +151,11 @@ async function checkAccess(access: Access, request: FastifyRequest, reply: Fasti
     throw new ServiceError('FORBIDDEN', access.kind === 'operator' ? 'API keys work only on /v1 and /mcp.' : 'API keys work only on /v1 and /mcp; sign in to use the application.');
   }
   if (access.kind === 'application-entry') return;
+  // The embedded editor: its cookie stands for a session when no bearer token is sent.
+  if (access.kind === 'embed' || (access.kind === 'session' && token === null && embedToken(request.headers.cookie) !== null)) {
+    await checkEmbedSession(access, request, reply, deps);
+    return;
+  }
   if (access.kind === 'operator') {
     const adminToken = deps.config.adminToken;
     await deps.credentialLimits.beforeOperatorRequest(request.ip);
@@ -159,6 +172,40 @@ async function checkAccess(access: Access, request: FastifyRequest, reply: Fasti
     const role = await deps.workspaces.requireRole(workspaceId, userId, access.role);
     request.caller = { kind: 'user', userId, membership: { workspaceId, role } };
   }
+}
+
+/**
+ * An embed session acts only where the route admits embed sessions, only in its own sub-workspace, and only
+ * with the permission the route names; everything it is answered may be framed by its origins only.
+ */
+async function checkEmbedSession(access: Access, request: FastifyRequest, reply: FastifyReply, deps: EdgeDependencies): Promise<void> {
+  const token = embedToken(request.headers.cookie);
+  const session = await deps.credentialLimits.authenticate(request.ip, token, async () => {
+    const found = token === null ? null : await lookUpEmbedSession(deps.rpc, token, request.id);
+    if (!found) throw new ServiceError('UNAUTHORIZED', 'The embed session has ended; reopen the editor from your app.');
+    return found;
+  });
+  setFrameAncestors(reply, session.origins);
+  if (isCrossSiteWrite(request)) throw new ServiceError('FORBIDDEN', 'An embed session acts only from the application’s own pages.', { reason: 'cross_site' });
+  if (access.kind === 'session') {
+    if (access.embed === undefined) throw new ServiceError('FORBIDDEN', 'An embed session cannot use this endpoint.', { reason: 'embed_permission' });
+    if (access.role !== undefined && routeParam(request, WORKSPACE_PARAM) !== session.workspaceId) {
+      throw new ServiceError('FORBIDDEN', 'The embed session belongs to another workspace.', { reason: 'workspace_access' });
+    }
+    if (access.embed !== 'session' && !session.permissions.includes(access.embed)) {
+      throw new ServiceError('FORBIDDEN', `The embed session lacks the ${access.embed} permission.`, { reason: 'embed_permission', permission: access.embed });
+    }
+  }
+  request.caller = { kind: 'embed', session };
+}
+
+/** A page loaded inside an embed session (the editor's own pages) may be framed by that session's origins only. */
+async function framePageOfEmbedSession(request: FastifyRequest, reply: FastifyReply, deps: EdgeDependencies): Promise<void> {
+  if (request.method !== 'GET' || !(request.headers.accept ?? '').includes('text/html')) return;
+  const token = embedToken(request.headers.cookie);
+  if (token === null) return;
+  const session = await lookUpEmbedSession(deps.rpc, token, request.id).catch(() => null);
+  if (session) setFrameAncestors(reply, session.origins);
 }
 
 function routeParam(request: FastifyRequest, name: string): string {

@@ -76,6 +76,29 @@ export class WorkspacesService {
     return { id: workspace.id, name: workspace.name };
   }
 
+  /**
+   * The workspace row of a partner's sub-workspace (its link lives in the partner service): written or renamed
+   * from every answer that names it, so a row missing after a failure is written by the next call.
+   */
+  async ensureSubWorkspace(workspace: { id: string; name: string }): Promise<void> {
+    await this.db.query('INSERT INTO workspaces (id, name) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name', [workspace.id, workspace.name]);
+  }
+
+  /**
+   * Everything the gateway holds of a deleted workspace: keys (answered with their hashes, which every replica
+   * then drops from its cache), idempotency records, memberships and the row. Deleting twice deletes nothing more.
+   */
+  async purge(workspaceId: string): Promise<string[]> {
+    if (!UUID_PATTERN.test(workspaceId)) return [];
+    return this.db.transaction(async (tx) => {
+      const [keys] = (await tx.query('DELETE FROM api_keys WHERE workspace_id = $1 RETURNING key_hash', [workspaceId])) as [Array<{ key_hash: string }>, number];
+      await tx.query('DELETE FROM idempotency_keys WHERE workspace_id = $1', [workspaceId]);
+      await tx.query('DELETE FROM memberships WHERE workspace_id = $1', [workspaceId]);
+      await tx.query('DELETE FROM workspaces WHERE id = $1', [workspaceId]);
+      return keys.map((key) => key.key_hash);
+    });
+  }
+
   async exists(workspaceId: string): Promise<boolean> {
     return UUID_PATTERN.test(workspaceId) && (await this.db.getRepository(WorkspaceEntity).existsBy({ id: workspaceId }));
   }
