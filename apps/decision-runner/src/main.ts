@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { runServiceMain, ServiceDefinition } from '@ds/platform';
 import { DecisionRunnerConfig, readDecisionRunnerConfig } from './config';
 import { DecisionCache } from './decisions/decision-cache';
+import { DecisionDetails } from './decisions/decision-details';
 import { DecisionsService } from './decisions/decisions.service';
 import { VersionCache } from './decisions/version-cache';
 import { DecisionEntity, DecisionVersionEntity, ExecutionEntity } from './entities';
@@ -11,6 +12,7 @@ import { ExecutionsQuery } from './executions/executions.query';
 import { Initial1763780000000 } from './migrations/1763780000000-initial';
 import { ExecutionRetention1764400000000 } from './migrations/1764400000000-execution-retention';
 import { BillingRetention, ExecutionRetention, RETENTION_SOURCE } from './retention/execution-retention';
+import { PlaygroundService } from './playground/playground.service';
 import { RunnerHandlers } from './runner.handlers';
 import { Billing } from './runs/billing';
 import { RunService } from './runs/run.service';
@@ -33,6 +35,8 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       RunService,
       Billing,
       DecisionsService,
+      DecisionDetails,
+      PlaygroundService,
       DecisionCache,
       VersionCache,
       ExecutionRecorder,

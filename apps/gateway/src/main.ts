@@ -10,6 +10,7 @@ import { AdminController } from './controllers/admin.controller';
 import { AppController } from './controllers/app.controller';
 import { EngineSettingsController } from './controllers/engine-settings.controller';
 import { PublicController } from './controllers/public.controller';
+import { WebController } from './controllers/web.controller';
 import { ApiKeyEntity, MembershipEntity, SessionEntity, UserEntity, WorkspaceEntity } from './entities';
 import { BODY_LIMIT, configureEdge, requestIdFrom } from './http/edge';
 import { RouteTable } from './http/route-table';
@@ -36,7 +37,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
     module: GatewayModule,
     imports: [TypeOrmModule.forFeature(ENTITIES)],
     // Without an operator token the operator API does not exist at all: its routes are never registered.
-    controllers: [PublicController, AppController, EngineSettingsController, ...(runtime.config.adminToken === null ? [] : [AdminController])],
+    controllers: [PublicController, AppController, EngineSettingsController, WebController, ...(runtime.config.adminToken === null ? [] : [AdminController])],
     providers: [
       RouteTable,
       SessionsService,

@@ -26,6 +26,8 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
       runner.deploy,
       runner.setEndpoint,
       runner.listExecutions,
+      runner.getDecision,
+      runner.playground,
       engine.setProviderKey,
       engine.getProviderKey,
       engine.deleteProviderKey,

@@ -13,6 +13,10 @@ export const SUBJECTS = {
     setEndpoint: 'v1.decision-runner.decisions.endpoint',
     listExecutions: 'v1.decision-runner.executions.list',
     executionOutcomes: 'v1.decision-runner.executions.outcomes',
+    /** One decision as the application's editor needs it: draft, revision and the active version's schema. */
+    getDecision: 'v1.decision-runner.decisions.get',
+    /** A run from the application's playground: the draft or a version, destinations as previews. */
+    playground: 'v1.decision-runner.playground.run',
   },
   engine: {
     answer: 'v1.engine-proxy.answer',

@@ -1,6 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Ip, Param, Post, Put, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Ip, Param, Post, Put, Query, Req } from '@nestjs/common';
 import { FastifyRequest } from 'fastify';
-import { ServiceError, SUBJECTS } from '@ds/contracts';
+import { DecisionDetailsReply, ListDecisionsReply, ListExecutionsReply, ServiceError, SUBJECTS } from '@ds/contracts';
 import { TEMPLATES, templateSummary } from '@ds/decision-schema';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { ApiKeysService } from '../auth/api-keys.service';
@@ -9,6 +9,7 @@ import { bearerToken } from '../auth/tokens';
 import { ApplicationEntry, MemberWorkspace, SignedIn, UserId, WorkspaceRole } from '../http/access';
 import { objectBody, RequestId } from '../http/edge';
 import { WorkspacesService } from '../workspaces/workspaces.service';
+import { executionQuery } from './public.controller';
 
 /** The application's programmatic surface (design/application-api.md): sessions, workspaces, keys, decisions. */
 @Controller('app/v1')
@@ -47,6 +48,20 @@ export class AppController {
     const workspace = await this.workspaces.create(userId, objectBody(body).name);
     const account = await this.rpc.call<{ plan: { name: string } }>(SUBJECTS.billing.account, { workspaceId: workspace.id }, { requestId });
     return { ...workspace, plan: account.plan.name };
+  }
+
+  @Get('workspaces')
+  @SignedIn()
+  listWorkspaces(@UserId() userId: string) {
+    return this.workspaces.ofUser(userId);
+  }
+
+  @Get('workspaces/:ws')
+  @WorkspaceRole('viewer')
+  async getWorkspace(@MemberWorkspace() ws: string, @RequestId() requestId: string) {
+    const workspace = await this.workspaces.describe(ws);
+    const account = await this.rpc.call<{ plan: { name: string } }>(SUBJECTS.billing.account, { workspaceId: ws }, { requestId });
+    return { ...workspace, plan: account.plan.name, account };
   }
 
   @Post('workspaces/:ws/members')
@@ -122,5 +137,32 @@ export class AppController {
   @WorkspaceRole('admin')
   async setEndpoint(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Body() body: unknown) {
     return this.rpc.call(SUBJECTS.runner.setEndpoint, { workspaceId: ws, decisionId: id, enabled: objectBody(body).enabled }, { requestId });
+  }
+
+  @Get('workspaces/:ws/decisions')
+  @WorkspaceRole('viewer')
+  listDecisions(@RequestId() requestId: string, @MemberWorkspace() ws: string) {
+    return this.rpc.call<ListDecisionsReply>(SUBJECTS.runner.listDecisions, { workspaceId: ws }, { requestId });
+  }
+
+  /** `:id` is the decision's id or its slug: embed start paths name decisions by id, the application's links by slug. */
+  @Get('workspaces/:ws/decisions/:id')
+  @WorkspaceRole('viewer')
+  getDecision(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string) {
+    return this.rpc.call<DecisionDetailsReply>(SUBJECTS.runner.getDecision, { workspaceId: ws, decision: id }, { requestId });
+  }
+
+  @Post('workspaces/:ws/decisions/:id/playground')
+  @WorkspaceRole('member')
+  @HttpCode(200)
+  playground(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Body() body: unknown) {
+    const input = objectBody(body);
+    return this.rpc.call(SUBJECTS.runner.playground, { workspaceId: ws, decisionId: id, version: input.version ?? null, state: input.state }, { requestId });
+  }
+
+  @Get('workspaces/:ws/executions')
+  @WorkspaceRole('viewer')
+  listExecutions(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Query() query: Record<string, unknown>) {
+    return this.rpc.call<ListExecutionsReply>(SUBJECTS.runner.listExecutions, { workspaceId: ws, ...executionQuery(query) }, { requestId });
   }
 }

@@ -71,6 +71,15 @@ export class WorkspacesService {
     return { data: rows };
   }
 
+  /** The workspaces the user belongs to, with the user's role in each, for the application's switcher. */
+  async ofUser(userId: string): Promise<{ data: Array<{ id: string; name: string; role: Role }> }> {
+    const rows: Array<{ id: string; name: string; role: Role }> = await this.db.query(
+      'SELECT w.id, w.name, m.role FROM memberships m JOIN workspaces w ON w.id = m.workspace_id WHERE m.user_id = $1 ORDER BY w.name, w.id',
+      [userId],
+    );
+    return { data: rows };
+  }
+
   async describe(workspaceId: string): Promise<{ id: string; name: string }> {
     const workspace = await this.db.getRepository(WorkspaceEntity).findOneByOrFail({ id: workspaceId });
     return { id: workspace.id, name: workspace.name };
