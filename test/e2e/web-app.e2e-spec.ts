@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
-import { baseUrl, call, expectError } from './support/api';
+import { baseUrl, call, expectError, signUp } from './support/api';
 
 /**
  * The web application in a real headless Chromium against the shared cluster: the main journey of an author,
@@ -48,8 +48,8 @@ interface AxeViolation {
 /** Serious and critical axe-core violations of the page as it is now, in the theme it is shown in. */
 async function axe(page: Page): Promise<string[]> {
   const violations = await page.evaluate(async (source: string) => {
-    if (!(window as any).axe) (0, eval)(source);
-    const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
+    if (!(globalThis as any).axe) (0, eval)(source);
+    const result = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] });
     return result.violations as AxeViolation[];
   }, AXE_SOURCE);
   return violations
@@ -58,18 +58,22 @@ async function axe(page: Page): Promise<string[]> {
 }
 
 const checked: Record<string, string[]> = {};
+let axeMs = 0;
 
 /** Checks the screen in light and dark, and writes its screenshots when asked to. */
 async function screen(page: Page, name: string): Promise<void> {
+  await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
   for (const theme of ['light', 'dark'] as const) {
-    await page.evaluate((value) => (document.documentElement.dataset.theme = value), theme);
+    await page.evaluate((value) => ((globalThis as any).document.documentElement.dataset.theme = value), theme);
+    const started = Date.now();
     checked[`${name} (${theme})`] = await axe(page);
+    axeMs += Date.now() - started;
     if (SCREENSHOTS) {
       mkdirSync(SCREENSHOTS, { recursive: true });
       await page.screenshot({ path: join(SCREENSHOTS, `${name}-${theme}.png`), fullPage: false });
     }
   }
-  await page.evaluate(() => (document.documentElement.dataset.theme = 'system'));
+  await page.evaluate(() => ((globalThis as any).document.documentElement.dataset.theme = 'system'));
 }
 
 describe('the gateway serves the web application', () => {
@@ -178,7 +182,7 @@ describe('an author’s journey in the browser', () => {
     await page.getByRole('button', { name: 'Save mine over theirs' }).click();
     await expectText(page, 'Saved revision 4.');
 
-    const token = await page.evaluate(() => localStorage.getItem('ds.session'));
+    const token = await page.evaluate(() => (globalThis as any).localStorage.getItem('ds.session'));
     const workspaces = await call('GET', '/app/v1/workspaces', { token });
     const ws = workspaces.body.data[0].id as string;
     const details = await call('GET', `/app/v1/workspaces/${ws}/decisions/${slug}`, { token });
@@ -229,9 +233,26 @@ describe('an author’s journey in the browser', () => {
     await page.getByRole('link', { name: 'Decisions' }).click();
     await page.locator('table tbody tr', { hasText: slug }).waitFor();
     await screen(page, 'decisions');
+    // Members: add an existing user, change the role, remove them; the owner's own row offers neither.
+    const colleague = await signUp();
     await page.getByRole('link', { name: 'Members' }).click();
     await page.locator('table tbody tr', { hasText: email }).waitFor();
+    await page.getByLabel('E-mail').fill(colleague.email);
+    await page.locator('form select[name=role]').selectOption('member');
+    await page.getByRole('button', { name: 'Add member' }).click();
+    const colleagueRow = page.locator('table tbody tr', { hasText: colleague.email });
+    await colleagueRow.waitFor();
     await screen(page, 'members');
+    await colleagueRow.getByLabel('Role of Test User').selectOption('viewer');
+    await colleagueRow.locator('select').waitFor();
+    await until(async () => (await call('GET', `/app/v1/workspaces/${ws}/members`, { token })).body.data.find((m: any) => m.email === colleague.email)?.role === 'viewer');
+    expect(await page.locator('table tbody tr', { hasText: email }).locator('select').count()).toBe(0);
+    await colleagueRow.getByRole('button', { name: 'Remove Test User' }).click();
+    await colleagueRow.getByRole('button', { name: 'Yes' }).click();
+    await colleagueRow.waitFor({ state: 'detached' });
+    await page.getByRole('link', { name: 'Engine settings' }).click();
+    await expectText(page, 'No provider key saved.');
+    await screen(page, 'settings');
     await page.getByRole('link', { name: 'Usage and billing' }).click();
     await expectText(page, 'genesis');
     await screen(page, 'billing');
@@ -241,7 +262,7 @@ describe('an author’s journey in the browser', () => {
     for (const path of ['/decisions', `/decisions/${slug}/editor`, `/decisions/${slug}/playground`, '/executions']) {
       await page.goto(path);
       await page.locator('#page-title').waitFor();
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      const overflow = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).document.documentElement.clientWidth);
       expect({ path, overflow }).toEqual({ path, overflow: 0 });
     }
     await screen(page, 'narrow-decisions');
@@ -249,9 +270,10 @@ describe('an author’s journey in the browser', () => {
     // What an embed passes: locale and theme in the query.
     await page.goto('/decisions?locale=pt&theme=dark');
     await page.getByRole('link', { name: 'Decisões', exact: true }).waitFor();
-    expect(await page.evaluate(() => [document.documentElement.lang, document.documentElement.dataset.theme])).toEqual(['pt', 'dark']);
+    expect(await page.evaluate(() => [(globalThis as any).document.documentElement.lang, (globalThis as any).document.documentElement.dataset.theme])).toEqual(['pt', 'dark']);
     await page.close();
 
+    process.stdout.write(`axe: ${axeMs} ms\n`);
     expect(Object.entries(checked).filter(([, violations]) => violations.length > 0)).toEqual([]);
     expect(Object.keys(checked).length).toBeGreaterThanOrEqual(30);
     expect(problems).toEqual([]);
@@ -260,4 +282,13 @@ describe('an author’s journey in the browser', () => {
 
 async function expectText(page: Page, text: string): Promise<void> {
   await page.getByText(text, { exact: false }).first().waitFor();
+}
+
+/** Waits for a condition the page brings about through the API (a bounded number of tries, no timing assertion). */
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('the condition never held');
 }

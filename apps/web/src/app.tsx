@@ -13,6 +13,7 @@ import { ExecutionDetail, Executions } from './screens/executions';
 import { ApiKeys } from './screens/keys';
 import { Members } from './screens/members';
 import { Billing } from './screens/billing';
+import { Settings } from './screens/settings';
 
 const WORKSPACE_KEY = 'ds.workspace';
 
@@ -132,6 +133,7 @@ function Routes() {
   else if (path === '/keys') screen = <ApiKeys />;
   else if (path === '/members') screen = <Members />;
   else if (path === '/billing') screen = <Billing />;
+  else if (path === '/settings') screen = <Settings />;
   else screen = <p role="alert">{app.t('error.notFound')}</p>;
   return <Shell>{screen}</Shell>;
 }
@@ -189,6 +191,7 @@ function Shell({ children }: { children: ReactNode }) {
     ['/keys', 'nav.keys'],
     ['/members', 'nav.members'],
     ['/billing', 'nav.billing'],
+    ['/settings', 'nav.settings'],
   ];
   return (
     <div className="shell">

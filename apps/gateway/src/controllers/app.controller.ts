@@ -76,6 +76,19 @@ export class AppController {
     return this.workspaces.members(ws);
   }
 
+  @Put('workspaces/:ws/members/:user')
+  @WorkspaceRole('admin')
+  async changeMemberRole(@MemberWorkspace() ws: string, @Param('user') user: string, @Body() body: unknown) {
+    return this.workspaces.changeRole(ws, user, objectBody(body).role);
+  }
+
+  @Delete('workspaces/:ws/members/:user')
+  @WorkspaceRole('admin')
+  @HttpCode(204)
+  async removeMember(@MemberWorkspace() ws: string, @Param('user') user: string) {
+    await this.workspaces.removeMember(ws, user);
+  }
+
   @Get('templates')
   @SignedIn()
   listTemplates() {

@@ -155,7 +155,7 @@ export function NewDecision() {
           </label>
           <label>
             <span>{t('dec.slug')}</span>
-            <input name="slug" required pattern="[a-z0-9][a-z0-9-]*" defaultValue={chosen.id ?? ''} aria-describedby="slug-hint" />
+            <input name="slug" required pattern="[a-z0-9]+(-[a-z0-9]+)*" defaultValue={chosen.id ?? ''} aria-describedby="slug-hint" />
             <small id="slug-hint">{t('tpl.slugHint')}</small>
           </label>
           <button type="submit" className="primary" disabled={busy}>

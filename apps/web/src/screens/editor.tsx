@@ -407,6 +407,7 @@ function StateSection({ state, issues, update }: { state: Json; issues: SchemaIs
               <legend>
                 {t('ed.field')} <code>{name}</code>
               </legend>
+              <div className="grid">
               <label className="field">
                 <span>{t('ed.field.name')}</span>
                 <input id={fieldId(`state.fields.${name}`)} value={name} onChange={(event) => renameField(name, event.target.value)} {...describedBy(issues, `state.fields.${name}`)} />
@@ -422,6 +423,7 @@ function StateSection({ state, issues, update }: { state: Json; issues: SchemaIs
               />
               <TextField label={t('ed.field.description')} path={['state', 'fields', name, 'description']} issues={issues} value={field?.description} update={update} />
               <CheckField label={t('ed.field.required')} path={['state', 'fields', name, 'required']} value={field?.required} update={update} />
+              </div>
               <button type="button" className="link" onClick={() => update(['state', 'fields', name], undefined)}>
                 {t('ed.remove')} <span className="visually-hidden">{name}</span>
               </button>

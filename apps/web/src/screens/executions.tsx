@@ -80,7 +80,7 @@ export function ExecutionsTable({ decision }: { decision: string }) {
           </select>
         </label>
         <button type="button" onClick={() => load(null)} disabled={busy}>
-          {t('error.retry')}
+          {t('ex.refresh')}
         </button>
       </div>
       {error !== null && <ErrorBox error={error} onRetry={() => load(null)} />}
@@ -107,7 +107,7 @@ export function ExecutionsTable({ decision }: { decision: string }) {
                     <Link href={`/executions/${row.id}`}>{formatDate(row.created_at)}</Link>
                   </td>
                   <td>
-                    <code>{row.decision}</code> v{row.version}
+                    <code>{row.decision}</code> <VersionLabel version={row.version} />
                   </td>
                   <td>
                     <span className={`badge ${row.status}`}>{row.status}</span>
@@ -159,7 +159,7 @@ export function ExecutionDetail({ id }: { id: string }) {
               <dl className="facts">
                 <dt>{t('ex.decision')}</dt>
                 <dd>
-                  <code>{execution.decision}</code> v{execution.version}
+                  <code>{execution.decision}</code> <VersionLabel version={execution.version} />
                 </dd>
                 <dt>{t('ex.status')}</dt>
                 <dd>{execution.status}</dd>
@@ -179,4 +179,10 @@ export function ExecutionDetail({ id }: { id: string }) {
       </Loaded>
     </Page>
   );
+}
+
+/** Playground runs of the draft are recorded with version 0. */
+function VersionLabel({ version }: { version: number }) {
+  const { t } = useApp();
+  return <span className="muted small">{version === 0 ? t('pg.draft') : t('pg.versionN', { version })}</span>;
 }

@@ -13,8 +13,19 @@ interface Member {
 export function Members() {
   const { t, workspace } = useApp();
   const ws = workspace!.id;
+  const admin = can(workspace, 'admin');
   const [members, reload] = useLoad(() => api<{ data: Member[] }>('GET', `/workspaces/${ws}/members`), [ws]);
   const [error, setError] = useState<unknown>(null);
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const act = async (work: () => Promise<unknown>) => {
+    setError(null);
+    try {
+      await work();
+      reload();
+    } catch (failure) {
+      setError(failure);
+    }
+  };
   const add = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = event.currentTarget;
@@ -30,6 +41,7 @@ export function Members() {
   };
   return (
     <Page title={t('mem.title')}>
+      {error !== null && <ErrorBox error={error} />}
       <Loaded value={members} reload={reload}>
         {({ data }) => (
           <div className="table-wrap">
@@ -39,6 +51,11 @@ export function Members() {
                   <th scope="col">{t('auth.name')}</th>
                   <th scope="col">{t('mem.email')}</th>
                   <th scope="col">{t('mem.role')}</th>
+                  {admin && (
+                    <th scope="col">
+                      <span className="visually-hidden">{t('mem.remove')}</span>
+                    </th>
+                  )}
                 </tr>
               </thead>
               <tbody>
@@ -46,7 +63,40 @@ export function Members() {
                   <tr key={member.user_id}>
                     <td>{member.name}</td>
                     <td>{member.email}</td>
-                    <td>{member.role}</td>
+                    <td>
+                      {admin && member.role !== 'owner' ? (
+                        <select
+                          aria-label={t('mem.roleOf', { name: member.name })}
+                          value={member.role}
+                          onChange={(event) => act(() => api('PUT', `/workspaces/${ws}/members/${member.user_id}`, { role: event.target.value }))}
+                        >
+                          <option value="admin">admin</option>
+                          <option value="member">member</option>
+                          <option value="viewer">viewer</option>
+                        </select>
+                      ) : (
+                        member.role
+                      )}
+                    </td>
+                    {admin && (
+                      <td>
+                        {member.role === 'owner' ? null : confirming === member.user_id ? (
+                          <span className="actions">
+                            <span>{t('mem.removeConfirm', { name: member.name })}</span>
+                            <button type="button" className="danger" onClick={() => act(() => api('DELETE', `/workspaces/${ws}/members/${member.user_id}`))}>
+                              {t('common.yes')}
+                            </button>
+                            <button type="button" onClick={() => setConfirming(null)}>
+                              {t('common.no')}
+                            </button>
+                          </span>
+                        ) : (
+                          <button type="button" onClick={() => setConfirming(member.user_id)}>
+                            {t('mem.remove')} <span className="visually-hidden">{member.name}</span>
+                          </button>
+                        )}
+                      </td>
+                    )}
                   </tr>
                 ))}
               </tbody>
@@ -57,7 +107,6 @@ export function Members() {
       {can(workspace, 'admin') && (
         <form className="card inline-form" onSubmit={add}>
           <h2>{t('mem.add')}</h2>
-          {error !== null && <ErrorBox error={error} />}
           <label className="field">
             <span>{t('mem.email')}</span>
             <input name="email" type="email" required aria-describedby="member-hint" />

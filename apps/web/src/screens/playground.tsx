@@ -223,7 +223,7 @@ export function RunResult({ result }: { result: Json }) {
       </p>
       {result.action_reason && (
         <p>
-          {t('pg.reason')}: <code>{JSON.stringify(result.action_reason)}</code>
+          {t('pg.reason')}: <ReasonText reason={result.action_reason} />
         </p>
       )}
       <div className="table-wrap">
@@ -282,4 +282,23 @@ export function RunResult({ result }: { result: Json }) {
       </details>
     </section>
   );
+}
+
+function ReasonText({ reason }: { reason: Json }) {
+  const { t } = useApp();
+  switch (reason?.type) {
+    case 'policy':
+      // Rules are counted from 0 in the reason; people count policies from 1.
+      return <>{t('pg.reason.policy', { rule: Number(reason.rule) + 1 })}</>;
+    case 'other_option':
+      return <>{t('pg.reason.other_option', { question: reason.question })}</>;
+    case 'low_confidence':
+      return <>{t('pg.reason.low_confidence', { question: reason.question, confidence: percent(reason.confidence), minimum: percent(reason.minConfidence) })}</>;
+    case 'engine_error':
+      return <>{t('pg.reason.engine_error', { code: reason.code })}</>;
+    case 'default':
+      return <>{t('pg.reason.default')}</>;
+    default:
+      return <code>{JSON.stringify(reason)}</code>;
+  }
 }
