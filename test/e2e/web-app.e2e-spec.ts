@@ -265,7 +265,7 @@ describe('an author’s journey in the browser', () => {
       const overflow = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).document.documentElement.clientWidth);
       expect({ path, overflow }).toEqual({ path, overflow: 0 });
     }
-    await screen(page, 'narrow-decisions');
+    await screen(page, 'narrow-executions');
 
     // What an embed passes: locale and theme in the query.
     await page.goto('/decisions?locale=pt&theme=dark');
