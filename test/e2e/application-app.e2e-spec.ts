@@ -87,6 +87,21 @@ describe('the playground', () => {
     expect(me.body.usage.used + me.body.usage.reserved).toBe(0);
   });
 
+  it('allows 30 runs a minute per workspace, then answers 429 with Retry-After', async () => {
+    const ws = await newWorkspace();
+    const { id } = await createDecision(ws, 'pg-limit', triageSchema());
+    const path = `/app/v1/workspaces/${ws.workspaceId}/decisions/${id}/playground`;
+    for (let run = 0; run < 30; run++) {
+      const reply = await call('POST', path, { token: ws.session, body: { state: { message: `run ${run}` } } });
+      expect({ run, status: reply.status }).toEqual({ run, status: 200 });
+    }
+    const refused = await call('POST', path, { token: ws.session, body: { state: { message: 'one more' } } });
+    expectError(refused, 429, 'RATE_LIMITED');
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+  });
+
   it('is for members: a viewer may read the decision but not run it', async () => {
     const { id } = await createDecision(owner, 'pg-roles', triageSchema());
     const viewer = await signUp();

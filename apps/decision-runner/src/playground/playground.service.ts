@@ -17,6 +17,7 @@ import { newId } from '@ds/ids';
 import { currentRequestId, PLATFORM, RpcClient } from '@ds/platform';
 import { DecisionEntity, DecisionVersionEntity } from '../entities';
 import { ExecutionRecorder } from '../executions/execution-recorder';
+import { checkPlaygroundLimits, PlaygroundUsage } from './playground-limits';
 
 const ENGINE_REPLY_MARGIN_MS = 2_000;
 
@@ -40,6 +41,8 @@ export class PlaygroundService {
     const decision = await this.db.getRepository(DecisionEntity).findOneBy({ id: request.decisionId, workspaceId: request.workspaceId });
     if (!decision) throw new ServiceError('NOT_FOUND', 'No such decision in this workspace.');
     const { version, schema } = await this.schemaFor(decision, request.version);
+    // Counted from the recorded runs: exact for one author's runs one after another, approximate under concurrency.
+    checkPlaygroundLimits(await this.usage(request.workspaceId));
     const executionId = newId('exec');
     const base = {
       id: executionId,
@@ -101,6 +104,19 @@ export class PlaygroundService {
     if (destinations !== null) body.destinations = destinations;
     body.metrics = metrics;
     return body;
+  }
+
+  private async usage(workspaceId: string): Promise<PlaygroundUsage> {
+    const [row] = (await this.db.query(
+      `SELECT count(*) FILTER (WHERE created_at > now() - interval '60 seconds')::int AS minute,
+              count(*)::int AS day,
+              EXTRACT(EPOCH FROM min(created_at) FILTER (WHERE created_at > now() - interval '60 seconds') + interval '60 seconds' - now())::float8 AS minute_reset,
+              EXTRACT(EPOCH FROM min(created_at) + interval '1 day' - now())::float8 AS day_reset
+         FROM executions
+        WHERE workspace_id = $1 AND source = 'playground' AND created_at > now() - interval '1 day'`,
+      [workspaceId],
+    )) as Array<{ minute: number; day: number; minute_reset: number | null; day_reset: number | null }>;
+    return { minute: row.minute, day: row.day, minuteResetSeconds: row.minute_reset, dayResetSeconds: row.day_reset };
   }
 
   private async schemaFor(decision: DecisionEntity, version: unknown): Promise<{ version: number; schema: NormalizedSchema }> {
