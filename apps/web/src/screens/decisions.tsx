@@ -116,6 +116,24 @@ export function NewDecision() {
 
   return (
     <Page title={t('tpl.title')}>
+      {chosen && (
+        <form className="card inline-form" onSubmit={create} key={chosen.id ?? 'blank'}>
+          <h2>{t('tpl.create')}</h2>
+          {error !== null && <ErrorBox error={error} />}
+          <label className="field">
+            <span>{t('dec.name')}</span>
+            <input name="name" required maxLength={100} defaultValue={chosen.name} autoFocus />
+          </label>
+          <label className="field">
+            <span>{t('dec.slug')}</span>
+            <input name="slug" required pattern="[a-z0-9]+(-[a-z0-9]+)*" defaultValue={chosen.id ?? ''} aria-describedby="slug-hint" />
+            <small id="slug-hint">{t('tpl.slugHint')}</small>
+          </label>
+          <button type="submit" className="primary" disabled={busy}>
+            {t('tpl.create')}
+          </button>
+        </form>
+      )}
       <Loaded value={templates} reload={reload}>
         {({ data }) => (
           <ul className="cards templates">
@@ -145,24 +163,6 @@ export function NewDecision() {
           </ul>
         )}
       </Loaded>
-      {chosen && (
-        <form className="card inline-form" onSubmit={create} key={chosen.id ?? 'blank'}>
-          <h2>{t('tpl.create')}</h2>
-          {error !== null && <ErrorBox error={error} />}
-          <label>
-            <span>{t('dec.name')}</span>
-            <input name="name" required maxLength={100} defaultValue={chosen.name} />
-          </label>
-          <label>
-            <span>{t('dec.slug')}</span>
-            <input name="slug" required pattern="[a-z0-9]+(-[a-z0-9]+)*" defaultValue={chosen.id ?? ''} aria-describedby="slug-hint" />
-            <small id="slug-hint">{t('tpl.slugHint')}</small>
-          </label>
-          <button type="submit" className="primary" disabled={busy}>
-            {t('tpl.create')}
-          </button>
-        </form>
-      )}
     </Page>
   );
 }
