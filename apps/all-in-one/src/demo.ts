@@ -56,6 +56,7 @@ export async function seedDemo(baseUrl: string, dataDir: string): Promise<string
   ].join('\n');
   return [
     'Demo ready.',
+    `  application:      ${baseUrl}/  (sign in as the user below)`,
     `  application user: ${credentials.email} (password in ${credentialsFile})`,
     `  workspace:        ${workspace.id}`,
     `  API key:          ${key.key}   (shown once)`,

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { NatsLink, PLATFORM, runServiceMain, ServiceDefinition, WorkspaceDeletions } from '@ds/platform';
 import { DecisionRunnerConfig, readDecisionRunnerConfig } from './config';
 import { DecisionCache } from './decisions/decision-cache';
+import { DecisionDetails } from './decisions/decision-details';
 import { DecisionsService } from './decisions/decisions.service';
 import { VersionCache } from './decisions/version-cache';
 import { DecisionEntity, DecisionVersionEntity, ExecutionEntity } from './entities';
@@ -14,6 +15,7 @@ import { Initial1763780000000 } from './migrations/1763780000000-initial';
 import { ExecutionRetention1764400000000 } from './migrations/1764400000000-execution-retention';
 import { DecisionHooks1795448775114 } from './migrations/1795448775114-decision-hooks';
 import { BillingRetention, ExecutionRetention, RETENTION_SOURCE } from './retention/execution-retention';
+import { PlaygroundService } from './playground/playground.service';
 import { RunnerHandlers } from './runner.handlers';
 import { Billing } from './runs/billing';
 import { DestinationCalls } from './runs/destination-calls';
@@ -40,6 +42,8 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       DestinationCalls,
       { provide: RUNNER_JETSTREAM, useFactory: (nats: NatsLink) => runnerJetStream(nats), inject: [PLATFORM.nats] },
       DecisionsService,
+      DecisionDetails,
+      PlaygroundService,
       DecisionCache,
       VersionCache,
       ExecutionRecorder,

@@ -6,15 +6,19 @@ import {
   DecisionRef,
   ExecutionOutcomesRequest,
   GetContractRequest,
+  GetDecisionRequest,
   ListExecutionsRequest,
+  PlaygroundRunRequest,
   RunDecisionRequest,
   SaveDraftRequest,
   SetEndpointRequest,
   SUBJECTS,
   WorkspaceScoped,
 } from '@ds/contracts';
+import { DecisionDetails } from './decisions/decision-details';
 import { DecisionsService } from './decisions/decisions.service';
 import { ExecutionsQuery } from './executions/executions.query';
+import { PlaygroundService } from './playground/playground.service';
 import { RunService } from './runs/run.service';
 
 @Controller()
@@ -23,6 +27,8 @@ export class RunnerHandlers {
     private readonly runs: RunService,
     private readonly decisions: DecisionsService,
     private readonly executions: ExecutionsQuery,
+    private readonly details: DecisionDetails,
+    private readonly playground: PlaygroundService,
   ) {}
 
   @MessagePattern(SUBJECTS.runner.run)
@@ -73,5 +79,15 @@ export class RunnerHandlers {
   @MessagePattern(SUBJECTS.runner.listExecutions)
   listExecutions(@Payload() request: ListExecutionsRequest) {
     return this.executions.list(request);
+  }
+
+  @MessagePattern(SUBJECTS.runner.getDecision)
+  getDecision(@Payload() request: GetDecisionRequest) {
+    return this.details.get(request);
+  }
+
+  @MessagePattern(SUBJECTS.runner.playground)
+  playgroundRun(@Payload() request: PlaygroundRunRequest) {
+    return this.playground.run(request);
   }
 }

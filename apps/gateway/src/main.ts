@@ -15,6 +15,7 @@ import { HooksController } from './controllers/hooks.controller';
 import { OpenApiController } from './controllers/openapi.controller';
 import { PartnerController } from './controllers/partner.controller';
 import { PublicController } from './controllers/public.controller';
+import { WebController } from './controllers/web.controller';
 import { ApiKeyEntity, MembershipEntity, SessionEntity, UserEntity, WorkspaceEntity } from './entities';
 import { BODY_LIMIT, configureEdge, requestIdFrom } from './http/edge';
 import { RouteTable } from './http/route-table';
@@ -44,7 +45,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
     module: GatewayModule,
     imports: [TypeOrmModule.forFeature(ENTITIES)],
     // Without an operator token the operator API does not exist at all: its routes are never registered.
-    controllers: [PublicController, OpenApiController, McpController, AppController, EngineSettingsController, HooksController, DeliveriesController, PartnerController, EmbedLaunchController, ...(runtime.config.adminToken === null ? [] : [AdminController])],
+    controllers: [PublicController, OpenApiController, McpController, AppController, EngineSettingsController, HooksController, DeliveriesController, PartnerController, EmbedLaunchController, WebController, ...(runtime.config.adminToken === null ? [] : [AdminController])],
     providers: [
       RouteTable,
       SessionsService,

@@ -3,7 +3,7 @@
  * so the gateway passes them through untouched.
  */
 
-export type ExecutionSource = 'api' | 'webhook' | 'mcp';
+export type ExecutionSource = 'api' | 'webhook' | 'mcp' | 'playground';
 export type EngineName = 'llm' | 'checkpoint';
 export type PlanName = 'genesis' | 'developer' | 'growth' | 'enterprise';
 
@@ -74,6 +74,34 @@ export interface DecisionRef extends WorkspaceScoped {
 
 export interface SetEndpointRequest extends DecisionRef {
   enabled: unknown;
+}
+
+/** `decision` is the decision's id (`dec_…`) or its slug. */
+export interface GetDecisionRequest extends WorkspaceScoped {
+  decision: string;
+}
+
+export interface DecisionDetailsReply {
+  id: string;
+  slug: string;
+  name: string;
+  description: string | null;
+  status: 'draft' | 'deployed';
+  revision: number;
+  active_version: number | null;
+  endpoint_enabled: boolean;
+  draft: unknown;
+  /** The active version's schema, for the deploy screen's contract diff; null before the first deploy. */
+  active_schema: unknown;
+  versions: number[];
+  updated_at: string;
+}
+
+export interface PlaygroundRunRequest extends WorkspaceScoped {
+  decisionId: string;
+  /** null runs the draft. */
+  version: unknown;
+  state: unknown;
 }
 
 export interface ListExecutionsRequest extends WorkspaceScoped {

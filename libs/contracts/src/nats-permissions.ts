@@ -52,6 +52,8 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
       runner.rotateHook,
       runner.createHookSecret,
       runner.deleteHookSecret,
+      runner.getDecision,
+      runner.playground,
       engine.setProviderKey,
       engine.getProviderKey,
       engine.deleteProviderKey,

@@ -22,6 +22,10 @@ export const SUBJECTS = {
     deleteHookSecret: 'v1.decision-runner.hooks.secret.delete',
     /** Seeds a sub-workspace: copies named deployed decisions of the partner's workspace (partner mode). */
     copyDecisions: 'v1.decision-runner.decisions.copy',
+    /** One decision as the application's editor needs it: draft, revision and the active version's schema. */
+    getDecision: 'v1.decision-runner.decisions.get',
+    /** A run from the application's playground: the draft or a version, destinations as previews. */
+    playground: 'v1.decision-runner.playground.run',
   },
   engine: {
     answer: 'v1.engine-proxy.answer',

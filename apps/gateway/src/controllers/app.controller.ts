@@ -1,6 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Ip, Param, Post, Put, Req } from '@nestjs/common';
-import { FastifyRequest } from 'fastify';
-import { ServiceError, SUBJECTS } from '@ds/contracts';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Ip, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { FastifyReply, FastifyRequest } from 'fastify';
+import { DecisionDetailsReply, ListDecisionsReply, ListExecutionsReply, ServiceError, SUBJECTS } from '@ds/contracts';
 import { TEMPLATES, templateSummary } from '@ds/decision-schema';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { ApiKeysService } from '../auth/api-keys.service';
@@ -9,6 +9,7 @@ import { bearerToken } from '../auth/tokens';
 import { ApplicationEntry, MemberWorkspace, SignedIn, UserId, WorkspaceRole } from '../http/access';
 import { objectBody, RequestId } from '../http/edge';
 import { WorkspacesService } from '../workspaces/workspaces.service';
+import { executionQuery } from './public.controller';
 
 /** The application's programmatic surface (design/application-api.md): sessions, workspaces, keys, decisions. */
 @Controller('app/v1')
@@ -49,6 +50,20 @@ export class AppController {
     return { ...workspace, plan: account.plan.name };
   }
 
+  @Get('workspaces')
+  @SignedIn()
+  listWorkspaces(@UserId() userId: string) {
+    return this.workspaces.ofUser(userId);
+  }
+
+  @Get('workspaces/:ws')
+  @WorkspaceRole('viewer')
+  async getWorkspace(@MemberWorkspace() ws: string, @RequestId() requestId: string) {
+    const workspace = await this.workspaces.describe(ws);
+    const account = await this.rpc.call<{ plan: { name: string } }>(SUBJECTS.billing.account, { workspaceId: ws }, { requestId });
+    return { ...workspace, plan: account.plan.name, account };
+  }
+
   @Post('workspaces/:ws/members')
   @WorkspaceRole('admin')
   async addMember(@MemberWorkspace() ws: string, @Body() body: unknown) {
@@ -59,6 +74,19 @@ export class AppController {
   @WorkspaceRole('viewer')
   async listMembers(@MemberWorkspace() ws: string) {
     return this.workspaces.members(ws);
+  }
+
+  @Put('workspaces/:ws/members/:user')
+  @WorkspaceRole('admin')
+  async changeMemberRole(@MemberWorkspace() ws: string, @Param('user') user: string, @Body() body: unknown) {
+    return this.workspaces.changeRole(ws, user, objectBody(body).role);
+  }
+
+  @Delete('workspaces/:ws/members/:user')
+  @WorkspaceRole('admin')
+  @HttpCode(204)
+  async removeMember(@MemberWorkspace() ws: string, @Param('user') user: string) {
+    await this.workspaces.removeMember(ws, user);
   }
 
   @Get('templates')
@@ -128,5 +156,44 @@ export class AppController {
   @WorkspaceRole('admin', 'decisions:deploy')
   async setEndpoint(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Body() body: unknown) {
     return this.rpc.call(SUBJECTS.runner.setEndpoint, { workspaceId: ws, decisionId: id, enabled: objectBody(body).enabled }, { requestId });
+  }
+
+  @Get('workspaces/:ws/decisions')
+  @WorkspaceRole('viewer')
+  listDecisions(@RequestId() requestId: string, @MemberWorkspace() ws: string) {
+    return this.rpc.call<ListDecisionsReply>(SUBJECTS.runner.listDecisions, { workspaceId: ws }, { requestId });
+  }
+
+  /** `:id` is the decision's id or its slug: embed start paths name decisions by id, the application's links by slug. */
+  @Get('workspaces/:ws/decisions/:id')
+  @WorkspaceRole('viewer')
+  getDecision(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string) {
+    return this.rpc.call<DecisionDetailsReply>(SUBJECTS.runner.getDecision, { workspaceId: ws, decision: id }, { requestId });
+  }
+
+  @Post('workspaces/:ws/decisions/:id/playground')
+  @WorkspaceRole('member')
+  @HttpCode(200)
+  async playground(
+    @RequestId() requestId: string,
+    @MemberWorkspace() ws: string,
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const input = objectBody(body);
+    try {
+      return await this.rpc.call(SUBJECTS.runner.playground, { workspaceId: ws, decisionId: id, version: input.version ?? null, state: input.state }, { requestId });
+    } catch (error) {
+      const retryAfter = error instanceof ServiceError && error.code === 'RATE_LIMITED' ? (error.details as { retry_after?: unknown } | undefined)?.retry_after : undefined;
+      if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
+      throw error;
+    }
+  }
+
+  @Get('workspaces/:ws/executions')
+  @WorkspaceRole('viewer')
+  listExecutions(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Query() query: Record<string, unknown>) {
+    return this.rpc.call<ListExecutionsReply>(SUBJECTS.runner.listExecutions, { workspaceId: ws, ...executionQuery(query) }, { requestId });
   }
 }

@@ -63,10 +63,39 @@ export class WorkspacesService {
     return { user_id: user.id, email: user.email, role };
   }
 
+  /** Changes a member's role below Owner; the Owner's own role is not changed here (ownership is not transferred). */
+  async changeRole(workspaceId: string, userId: string, role: unknown): Promise<{ user_id: string; role: Role }> {
+    if (role !== 'admin' && role !== 'member' && role !== 'viewer') {
+      throw new ServiceError('INVALID_REQUEST', 'The role is not valid.', [{ path: 'role', message: 'must be admin, member or viewer' }]);
+    }
+    const current = await this.db.getRepository(MembershipEntity).findOneBy({ workspaceId, userId });
+    if (!current) throw new ServiceError('NOT_FOUND', 'This person is not a member of the workspace.');
+    if (current.role === 'owner') throw new ServiceError('CONFLICT', "The owner's role cannot be changed.");
+    await this.db.getRepository(MembershipEntity).update({ workspaceId, userId }, { role });
+    return { user_id: userId, role };
+  }
+
+  /** Removes a member; the Owner cannot be removed. */
+  async removeMember(workspaceId: string, userId: string): Promise<void> {
+    const current = await this.db.getRepository(MembershipEntity).findOneBy({ workspaceId, userId });
+    if (!current) throw new ServiceError('NOT_FOUND', 'This person is not a member of the workspace.');
+    if (current.role === 'owner') throw new ServiceError('CONFLICT', 'The owner cannot be removed from the workspace.');
+    await this.db.getRepository(MembershipEntity).delete({ workspaceId, userId });
+  }
+
   async members(workspaceId: string): Promise<{ data: Array<{ user_id: string; email: string; name: string; role: Role }> }> {
     const rows: Array<{ user_id: string; email: string; name: string; role: Role }> = await this.db.query(
       'SELECT m.user_id, u.email, u.name, m.role FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.workspace_id = $1 ORDER BY u.email',
       [workspaceId],
+    );
+    return { data: rows };
+  }
+
+  /** The workspaces the user belongs to, with the user's role in each, for the application's switcher. */
+  async ofUser(userId: string): Promise<{ data: Array<{ id: string; name: string; role: Role }> }> {
+    const rows: Array<{ id: string; name: string; role: Role }> = await this.db.query(
+      'SELECT w.id, w.name, m.role FROM memberships m JOIN workspaces w ON w.id = m.workspace_id WHERE m.user_id = $1 ORDER BY w.name, w.id',
+      [userId],
     );
     return { data: rows };
   }

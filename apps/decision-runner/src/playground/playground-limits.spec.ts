@@ -1,0 +1,28 @@
+import { ServiceError } from '@ds/contracts';
+import { checkPlaygroundLimits, PLAYGROUND_RUNS_PER_DAY, PLAYGROUND_RUNS_PER_MINUTE } from './playground-limits';
+
+function refusal(usage: Parameters<typeof checkPlaygroundLimits>[0]): ServiceError | null {
+  try {
+    checkPlaygroundLimits(usage);
+    return null;
+  } catch (error) {
+    return error as ServiceError;
+  }
+}
+
+describe('playground limits', () => {
+  it('lets runs through below both windows', () => {
+    expect(refusal({ minute: PLAYGROUND_RUNS_PER_MINUTE - 1, day: PLAYGROUND_RUNS_PER_DAY - 1, minuteResetSeconds: 3, dayResetSeconds: 5 })).toBeNull();
+  });
+
+  it('refuses the 31st run of a minute, retrying when the oldest run leaves the window', () => {
+    const error = refusal({ minute: 30, day: 30, minuteResetSeconds: 12.2, dayResetSeconds: 80_000 });
+    expect(error).toMatchObject({ code: 'RATE_LIMITED', status: 429, details: { retry_after: 13 } });
+  });
+
+  it('refuses past the day, and keeps Retry-After within 1 second and the window', () => {
+    expect(refusal({ minute: 0, day: 2_000, minuteResetSeconds: null, dayResetSeconds: 0.01 })).toMatchObject({ details: { retry_after: 1 } });
+    expect(refusal({ minute: 0, day: 2_000, minuteResetSeconds: null, dayResetSeconds: null })).toMatchObject({ details: { retry_after: 86_400 } });
+    expect(refusal({ minute: 30, day: 30, minuteResetSeconds: 999, dayResetSeconds: null })).toMatchObject({ details: { retry_after: 60 } });
+  });
+});

@@ -1,0 +1,33 @@
+import { ServiceError } from '@ds/contracts';
+
+/** The spec's playground limits, per workspace. */
+export const PLAYGROUND_RUNS_PER_MINUTE = 30;
+export const PLAYGROUND_RUNS_PER_DAY = 2_000;
+
+export interface PlaygroundUsage {
+  /** Playground runs recorded in the last 60 seconds and the last 24 hours. */
+  minute: number;
+  day: number;
+  /** Seconds until the oldest run of each window leaves it (null when the window is empty). */
+  minuteResetSeconds: number | null;
+  dayResetSeconds: number | null;
+}
+
+/** Refuses a run past either window with 429 RATE_LIMITED; `details.retry_after` is what Retry-After says. */
+export function checkPlaygroundLimits(usage: PlaygroundUsage): void {
+  if (usage.minute >= PLAYGROUND_RUNS_PER_MINUTE) {
+    throw new ServiceError('RATE_LIMITED', `The playground allows ${PLAYGROUND_RUNS_PER_MINUTE} runs a minute per workspace.`, {
+      retry_after: retryAfter(usage.minuteResetSeconds, 60),
+    });
+  }
+  if (usage.day >= PLAYGROUND_RUNS_PER_DAY) {
+    throw new ServiceError('RATE_LIMITED', `The playground allows ${PLAYGROUND_RUNS_PER_DAY} runs a day per workspace.`, {
+      retry_after: retryAfter(usage.dayResetSeconds, 86_400),
+    });
+  }
+}
+
+function retryAfter(reset: number | null, window: number): number {
+  if (reset === null || !Number.isFinite(reset)) return window;
+  return Math.min(window, Math.max(1, Math.ceil(reset)));
+}

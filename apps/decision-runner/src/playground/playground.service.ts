@@ -1,0 +1,166 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AnswerQuestionsReply, EngineQuestion, PlaygroundRunRequest, ServiceError, SUBJECTS } from '@ds/contracts';
+import {
+  destinationEntries,
+  DestinationEntry,
+  evaluate,
+  Evaluation,
+  matchingDestinations,
+  NormalizedSchema,
+  outcomesOf,
+  validateSchema,
+  validateState,
+} from '@ds/decision-schema';
+import { newId } from '@ds/ids';
+import { currentRequestId, PLATFORM, RpcClient } from '@ds/platform';
+import { DecisionEntity, DecisionVersionEntity } from '../entities';
+import { ExecutionRecorder } from '../executions/execution-recorder';
+import { checkPlaygroundLimits, PlaygroundUsage } from './playground-limits';
+
+const ENGINE_REPLY_MARGIN_MS = 2_000;
+
+/** Executions of the draft carry version 0: the draft has no version number of its own. */
+export const DRAFT_VERSION = 0;
+
+/**
+ * Runs from the application's playground: the draft (validated as it is saved) or any deployed version, against
+ * a state the author typed. Never billed, `livemode: false`, recorded with `source: "playground"`. Destinations
+ * that would call out are answered as previews: what would be sent, nothing sent.
+ */
+@Injectable()
+export class PlaygroundService {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
+    private readonly recorder: ExecutionRecorder,
+  ) {}
+
+  async run(request: PlaygroundRunRequest): Promise<Record<string, unknown>> {
+    const decision = await this.db.getRepository(DecisionEntity).findOneBy({ id: request.decisionId, workspaceId: request.workspaceId });
+    if (!decision) throw new ServiceError('NOT_FOUND', 'No such decision in this workspace.');
+    const { version, schema } = await this.schemaFor(decision, request.version);
+    // Counted from the recorded runs: exact for one author's runs one after another, approximate under concurrency.
+    checkPlaygroundLimits(await this.usage(request.workspaceId));
+    const executionId = newId('exec');
+    const base = {
+      id: executionId,
+      workspaceId: request.workspaceId,
+      decisionId: decision.id,
+      decisionSlug: decision.slug,
+      version,
+      source: 'playground',
+      requestId: currentRequestId()!,
+      livemode: false,
+      input: null,
+    };
+    const stateCheck = validateState(schema, request.state);
+    if (!stateCheck.ok) throw new ServiceError('INVALID_STATE', stateCheck.message);
+
+    const started = performance.now();
+    let answer: AnswerQuestionsReply;
+    let evaluation: Evaluation;
+    try {
+      answer = await this.rpc.call<AnswerQuestionsReply>(SUBJECTS.engine.answer, this.engineRequest(request, schema), {
+        timeoutMs: schema.settings.timeoutMs + ENGINE_REPLY_MARGIN_MS,
+      });
+      try {
+        evaluation = evaluate(schema, answer.distributions);
+      } catch {
+        throw new ServiceError('ENGINE_ERROR', 'The engine answered outside the decision contract.');
+      }
+    } catch (error) {
+      const failure = error instanceof ServiceError ? error : new ServiceError('INTERNAL_ERROR', 'The engine call failed.');
+      await this.recorder.recordError(base, failure);
+      throw failure;
+    }
+    const metrics = {
+      latency_ms: Math.round(performance.now() - started),
+      engine: answer.engine,
+      model: answer.model,
+      estimated_cost_usd: answer.estimatedCostUsd ?? 0,
+      input_tokens: answer.inputTokens ?? 0,
+      output_tokens: answer.outputTokens ?? 0,
+    };
+    const destinations =
+      schema.destinations.length === 0
+        ? null
+        : previews(schema, matchingDestinations(schema, evaluation, { state: request.state, decisionId: decision.id, executionId }));
+    await this.recorder.recordSuccess(base, evaluation, metrics, destinations, schema.settings.storeOutput);
+    const body: Record<string, unknown> = {
+      decision_id: decision.id,
+      execution_id: executionId,
+      schema: decision.slug,
+      version: version === DRAFT_VERSION ? null : version,
+      result: evaluation.result,
+      confidence: evaluation.confidence,
+    };
+    if (evaluation.scores) body.scores = evaluation.scores;
+    if (evaluation.composites) body.composites = evaluation.composites;
+    body.action = evaluation.action;
+    body.action_reason = evaluation.action_reason;
+    body.probabilities = evaluation.probabilities;
+    if (destinations !== null) body.destinations = destinations;
+    body.metrics = metrics;
+    return body;
+  }
+
+  private async usage(workspaceId: string): Promise<PlaygroundUsage> {
+    const [row] = (await this.db.query(
+      `SELECT count(*) FILTER (WHERE created_at > now() - interval '60 seconds')::int AS minute,
+              count(*)::int AS day,
+              EXTRACT(EPOCH FROM min(created_at) FILTER (WHERE created_at > now() - interval '60 seconds') + interval '60 seconds' - now())::float8 AS minute_reset,
+              EXTRACT(EPOCH FROM min(created_at) + interval '1 day' - now())::float8 AS day_reset
+         FROM executions
+        WHERE workspace_id = $1 AND source = 'playground' AND created_at > now() - interval '1 day'`,
+      [workspaceId],
+    )) as Array<{ minute: number; day: number; minute_reset: number | null; day_reset: number | null }>;
+    return { minute: row.minute, day: row.day, minuteResetSeconds: row.minute_reset, dayResetSeconds: row.day_reset };
+  }
+
+  private async schemaFor(decision: DecisionEntity, version: unknown): Promise<{ version: number; schema: NormalizedSchema }> {
+    if (version === null || version === undefined) {
+      const checked = validateSchema(decision.draftSchema);
+      if (!checked.valid) throw new ServiceError('INVALID_SCHEMA', 'The draft is not valid.', checked.issues);
+      return { version: DRAFT_VERSION, schema: checked.schema };
+    }
+    if (!Number.isInteger(version) || (version as number) < 1) {
+      throw new ServiceError('INVALID_REQUEST', 'version must be a positive integer or null.', [{ path: 'version', message: 'must be a positive integer or null' }]);
+    }
+    const row = await this.db.getRepository(DecisionVersionEntity).findOneBy({ decisionId: decision.id, version: version as number });
+    if (!row) throw new ServiceError('NOT_FOUND', `The decision has no version ${String(version)}.`);
+    return { version: version as number, schema: row.schema as NormalizedSchema };
+  }
+
+  private engineRequest(request: PlaygroundRunRequest, schema: NormalizedSchema) {
+    return {
+      workspaceId: request.workspaceId,
+      engine: schema.settings.engine,
+      model: schema.settings.model,
+      timeoutMs: schema.settings.timeoutMs,
+      context: schema.context,
+      state: request.state,
+      questions: schema.questions.map(
+        (question): EngineQuestion => ({
+          key: question.key,
+          kind: question.kind,
+          instructions: question.instructions,
+          outcomes: outcomesOf(question),
+          guide: question.kind === 'choice' ? question.options : question.kind === 'score' ? question.levels : question.criterion,
+        }),
+      ),
+    };
+  }
+}
+
+/** Replies and functions are answered as in a run; a destination that would call out shows what it would send. */
+function previews(schema: NormalizedSchema, matches: ReturnType<typeof matchingDestinations>): DestinationEntry[] {
+  const entries = destinationEntries(matches);
+  return entries.map((entry, index) => {
+    const match = matches[index];
+    if (match.skipped || entry.status !== 'skipped' || entry.reason !== 'unavailable') return entry;
+    const { when: _when, ...target } = match.destination as unknown as Record<string, unknown>;
+    return { key: entry.key, type: entry.type, status: 'preview', request: { ...target, params: match.params } };
+  });
+}

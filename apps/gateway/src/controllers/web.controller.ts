@@ -1,0 +1,99 @@
+import { Controller, Get, Param, Res } from '@nestjs/common';
+import { FastifyReply } from 'fastify';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { extname, join, resolve } from 'node:path';
+import { ServiceError } from '@ds/contracts';
+import { PublicRoute } from '../http/access';
+
+/** Where `npm run build` puts the web application (vite's outDir), beside the compiled services in dist/. */
+export const WEB_DIST_DIR = resolve(__dirname, '../../../web');
+
+/**
+ * No inline script or style, no third-party origin; the application only talks to its own /app/v1.
+ * frame-ancestors is left to the embed launch, which knows the partner's origins.
+ */
+export const APP_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+].join('; ');
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+  '.json': 'application/json; charset=utf-8',
+};
+
+/** The SPA's routes; each serves index.html and the client-side router draws the screen. */
+export const APP_ROUTES = [
+  '',
+  'sign-in',
+  'sign-up',
+  'workspaces',
+  'decisions',
+  'decisions/:id',
+  'decisions/:id/:view',
+  'executions',
+  'executions/:id',
+  'keys',
+  'members',
+  'billing',
+  'settings',
+];
+
+interface WebBundle {
+  index: Buffer;
+  /** Hashed file names under assets/, read once: a name not in this set is never looked up on disk. */
+  assets: Map<string, Buffer>;
+}
+
+function loadBundle(dir: string): WebBundle | null {
+  const indexPath = join(dir, 'index.html');
+  if (!existsSync(indexPath)) return null;
+  const assetsDir = join(dir, 'assets');
+  const assets = new Map<string, Buffer>();
+  if (existsSync(assetsDir)) {
+    for (const name of readdirSync(assetsDir)) {
+      if (CONTENT_TYPES[extname(name)]) assets.set(name, readFileSync(join(assetsDir, name)));
+    }
+  }
+  return { index: readFileSync(indexPath), assets };
+}
+
+/** Serves the web application at the gateway's root: hashed assets cached for a year, index.html never. */
+@Controller()
+export class WebController {
+  private readonly bundle = loadBundle(WEB_DIST_DIR);
+
+  @Get(APP_ROUTES)
+  @PublicRoute()
+  page(@Res({ passthrough: true }) reply: FastifyReply): Buffer {
+    if (!this.bundle) throw new ServiceError('NOT_FOUND', 'The web application is not built; run npm run build.');
+    reply.header('content-type', 'text/html; charset=utf-8');
+    reply.header('cache-control', 'no-cache');
+    reply.header('content-security-policy', APP_CSP);
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'same-origin');
+    return this.bundle.index;
+  }
+
+  @Get('assets/:file')
+  @PublicRoute()
+  asset(@Param('file') file: string, @Res({ passthrough: true }) reply: FastifyReply): Buffer {
+    const body = this.bundle?.assets.get(file);
+    if (!body) throw new ServiceError('NOT_FOUND', 'No such file.');
+    reply.header('content-type', CONTENT_TYPES[extname(file)]);
+    reply.header('cache-control', 'public, max-age=31536000, immutable');
+    reply.header('x-content-type-options', 'nosniff');
+    return body;
+  }
+}

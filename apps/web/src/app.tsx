@@ -1,0 +1,255 @@
+import { ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
+import { api, session, Workspace } from './lib/api';
+import { LOCALES, Locale, MessageKey, translate } from './lib/i18n';
+import { initialPreferences, Theme } from './lib/prefs';
+import { AppContext, AppState, useApp } from './context';
+import { Link, match, navigate, useLocation } from './router';
+import { Loading } from './ui';
+import { SignIn, SignUp } from './screens/auth';
+import { Workspaces } from './screens/workspaces';
+import { DecisionsList, NewDecision } from './screens/decisions';
+import { DecisionPage } from './screens/decision';
+import { ExecutionDetail, Executions } from './screens/executions';
+import { ApiKeys } from './screens/keys';
+import { Members } from './screens/members';
+import { Billing } from './screens/billing';
+import { Settings } from './screens/settings';
+
+const WORKSPACE_KEY = 'ds.workspace';
+
+function applyTheme(theme: Theme): void {
+  document.documentElement.dataset.theme = theme;
+}
+
+export function App() {
+  const initial = useMemo(() => initialPreferences(location.search, (key) => sessionStorage.getItem(key) ?? localStorage.getItem(key), navigator.languages ?? []), []);
+  const [theme, setThemeState] = useState<Theme>(initial.theme);
+  const [locale, setLocaleState] = useState<Locale>(initial.locale);
+  const [token, setToken] = useState<string | null>(session.token);
+  const [workspaces, setWorkspaces] = useState<Workspace[] | null>(null);
+  const [workspaceId, setWorkspaceId] = useState<string | null>(() => new URLSearchParams(location.search).get('ws') ?? localStorage.getItem(WORKSPACE_KEY));
+
+  useEffect(() => applyTheme(theme), [theme]);
+  useEffect(() => {
+    document.documentElement.lang = locale;
+  }, [locale]);
+
+  const reloadWorkspaces = useCallback(async () => {
+    const reply = await api<{ data: Workspace[] }>('GET', '/workspaces');
+    setWorkspaces(reply.data);
+    return reply.data;
+  }, []);
+
+  useEffect(() => {
+    if (token) reloadWorkspaces().catch(() => setWorkspaces([]));
+    else setWorkspaces(null);
+  }, [token, reloadWorkspaces]);
+
+  useEffect(() => {
+    const signedOut = () => {
+      session.set(null);
+      setToken(null);
+    };
+    window.addEventListener('ds:signed-out', signedOut);
+    return () => window.removeEventListener('ds:signed-out', signedOut);
+  }, []);
+
+  const workspace = workspaces?.find((candidate) => candidate.id === workspaceId) ?? workspaces?.[0] ?? null;
+
+  const state: AppState = {
+    theme,
+    setTheme: (next) => {
+      localStorage.setItem('ds.theme', next);
+      sessionStorage.removeItem('ds.theme');
+      setThemeState(next);
+    },
+    locale,
+    setLocale: (next) => {
+      localStorage.setItem('ds.locale', next);
+      sessionStorage.removeItem('ds.locale');
+      setLocaleState(next);
+    },
+    t: (key: MessageKey, vars) => translate(locale, key, vars),
+    signedIn: token !== null,
+    signIn: (next) => {
+      session.set(next);
+      setToken(next);
+    },
+    signOut: () => {
+      void api('POST', '/auth/sign-out').catch(() => undefined);
+      session.set(null);
+      setToken(null);
+      setWorkspaces(null);
+      navigate('/sign-in');
+    },
+    workspaces,
+    workspace,
+    chooseWorkspace: (id) => {
+      localStorage.setItem(WORKSPACE_KEY, id);
+      setWorkspaceId(id);
+    },
+    reloadWorkspaces,
+  };
+
+  // A theme or locale passed in the query (an embed) holds for this tab only.
+  useEffect(() => {
+    const query = new URLSearchParams(location.search);
+    if (query.get('theme')) sessionStorage.setItem('ds.theme', initial.theme);
+    if (query.get('locale')) sessionStorage.setItem('ds.locale', initial.locale);
+  }, [initial]);
+
+  return (
+    <AppContext.Provider value={state}>
+      <Routes />
+    </AppContext.Provider>
+  );
+}
+
+function Routes() {
+  const app = useApp();
+  const { path } = useLocation();
+
+  useEffect(() => {
+    const publicPage = path === '/sign-in' || path === '/sign-up';
+    if (!app.signedIn && !publicPage) navigate(`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`, true);
+    else if (app.signedIn && publicPage) navigate('/decisions', true);
+    else if (app.signedIn && path === '/') navigate('/decisions', true);
+  }, [app.signedIn, path]);
+
+  if (path === '/sign-in') return <AuthShell><SignIn /></AuthShell>;
+  if (path === '/sign-up') return <AuthShell><SignUp /></AuthShell>;
+  if (!app.signedIn) return null;
+  if (app.workspaces === null) return <Shell><Loading /></Shell>;
+  if (path === '/workspaces' || app.workspace === null) return <Shell><Workspaces /></Shell>;
+
+  let screen;
+  let params: Record<string, string> | null;
+  if (path === '/decisions') screen = <DecisionsList />;
+  else if (path === '/decisions/new') screen = <NewDecision />;
+  else if ((params = match('/decisions/:id', path))) screen = <DecisionPage id={params.id} view="editor" />;
+  else if ((params = match('/decisions/:id/:view', path))) screen = <DecisionPage id={params.id} view={params.view} />;
+  else if (path === '/executions') screen = <Executions />;
+  else if ((params = match('/executions/:id', path))) screen = <ExecutionDetail id={params.id} />;
+  else if (path === '/keys') screen = <ApiKeys />;
+  else if (path === '/members') screen = <Members />;
+  else if (path === '/billing') screen = <Billing />;
+  else if (path === '/settings') screen = <Settings />;
+  else screen = <p role="alert">{app.t('error.notFound')}</p>;
+  return <Shell>{screen}</Shell>;
+}
+
+function Preferences() {
+  const { t, theme, setTheme, locale, setLocale } = useApp();
+  return (
+    <div className="prefs">
+      <label>
+        <span>{t('shell.theme')}</span>
+        <select value={theme} onChange={(event) => setTheme(event.target.value as Theme)}>
+          <option value="system">{t('shell.theme.system')}</option>
+          <option value="light">{t('shell.theme.light')}</option>
+          <option value="dark">{t('shell.theme.dark')}</option>
+        </select>
+      </label>
+      <label>
+        <span>{t('shell.language')}</span>
+        <select value={locale} onChange={(event) => setLocale(event.target.value as Locale)}>
+          {LOCALES.map((code) => (
+            <option key={code} value={code}>
+              {LANGUAGE_NAMES[code]}
+            </option>
+          ))}
+        </select>
+      </label>
+    </div>
+  );
+}
+
+const LANGUAGE_NAMES: Record<Locale, string> = { en: 'English', pt: 'Português', es: 'Español', ru: 'Русский', zh: '中文' };
+
+function AuthShell({ children }: { children: ReactNode }) {
+  const { t } = useApp();
+  return (
+    <div className="auth-shell">
+      <header className="auth-head">
+        <span className="brand">{t('app.name')}</span>
+        <Preferences />
+      </header>
+      <main id="main">{children}</main>
+    </div>
+  );
+}
+
+function Shell({ children }: { children: ReactNode }) {
+  const app = useApp();
+  const { t, workspace, workspaces } = app;
+  const { path } = useLocation();
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => setMenuOpen(false), [path]);
+  const nav: Array<[string, MessageKey]> = [
+    ['/decisions', 'nav.decisions'],
+    ['/executions', 'nav.executions'],
+    ['/keys', 'nav.keys'],
+    ['/members', 'nav.members'],
+    ['/billing', 'nav.billing'],
+    ['/settings', 'nav.settings'],
+  ];
+  return (
+    <div className="shell">
+      <a className="skip" href="#main">
+        {t('nav.skip')}
+      </a>
+      <header className="top">
+        <Link href="/decisions" className="brand">
+          {t('app.name')}
+        </Link>
+        <button type="button" className="menu-toggle" aria-expanded={menuOpen} aria-controls="shell-menu" onClick={() => setMenuOpen((open) => !open)}>
+          {t('shell.menu')}
+        </button>
+        <div id="shell-menu" className={menuOpen ? 'top-menu open' : 'top-menu'}>
+          {workspaces && workspaces.length > 0 && (
+            <label className="ws-switch">
+              <span>{t('shell.workspace')}</span>
+              <select
+                value={workspace?.id ?? ''}
+                onChange={(event) => {
+                  if (event.target.value === '__new') navigate('/workspaces');
+                  else {
+                    app.chooseWorkspace(event.target.value);
+                    navigate('/decisions');
+                  }
+                }}
+              >
+                {workspaces.map((candidate) => (
+                  <option key={candidate.id} value={candidate.id}>
+                    {candidate.name}
+                  </option>
+                ))}
+                <option value="__new">{t('shell.newWorkspace')}…</option>
+              </select>
+            </label>
+          )}
+          <Preferences />
+          <button type="button" onClick={app.signOut}>
+            {t('shell.signOut')}
+          </button>
+        </div>
+      </header>
+      {workspace && (
+        <nav className="side" aria-label={t('nav.main')}>
+          <ul>
+            {nav.map(([href, key]) => (
+              <li key={href}>
+                <Link href={href} aria-current={path === href || path.startsWith(href + '/') ? 'page' : undefined}>
+                  {t(key)}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+      )}
+      <main id="main" tabIndex={-1}>
+        {children}
+      </main>
+    </div>
+  );
+}

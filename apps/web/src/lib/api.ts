@@ -1,0 +1,84 @@
+/**
+ * The application talks only to /app/v1. The session token travels in the Authorization header, never in a
+ * cookie: a cross-site page cannot make the browser attach it, so no request can be forged (no CSRF token needed).
+ */
+const TOKEN_KEY = 'ds.session';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly requestId: string | null,
+    readonly details: unknown,
+  ) {
+    super(message);
+  }
+
+  /** Issues the API attached (details as a list of { path, message }), if any. */
+  get issues(): Array<{ path: string; message: string }> {
+    return Array.isArray(this.details) ? (this.details as Array<{ path: string; message: string }>) : [];
+  }
+}
+
+export const session = {
+  get token(): string | null {
+    return localStorage.getItem(TOKEN_KEY);
+  },
+  set(token: string | null): void {
+    if (token === null) localStorage.removeItem(TOKEN_KEY);
+    else localStorage.setItem(TOKEN_KEY, token);
+  },
+};
+
+export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  const token = session.token;
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  let reply: Response;
+  try {
+    reply = await fetch(`/app/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
+  } catch {
+    throw new ApiError(0, 'NETWORK', 'The service could not be reached.', null, null);
+  }
+  const requestId = reply.headers.get('x-request-id');
+  if (reply.status === 204) return undefined as T;
+  const text = await reply.text();
+  let parsed: any = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = null;
+  }
+  if (!reply.ok) {
+    const error = parsed?.error;
+    if (reply.status === 401 && token) window.dispatchEvent(new Event('ds:signed-out'));
+    throw new ApiError(reply.status, error?.code ?? 'HTTP_' + reply.status, error?.message ?? reply.statusText, error?.request_id ?? requestId, error?.details ?? null);
+  }
+  return parsed as T;
+}
+
+export interface Workspace {
+  id: string;
+  name: string;
+  role: 'owner' | 'admin' | 'member' | 'viewer';
+}
+
+export interface DecisionSummary {
+  slug: string;
+  name: string;
+  status: 'draft' | 'deployed';
+  active_version: number | null;
+  endpoint_enabled: boolean;
+}
+
+export interface DecisionDetails extends DecisionSummary {
+  id: string;
+  description: string | null;
+  revision: number;
+  draft: unknown;
+  active_schema: unknown;
+  versions: number[];
+  updated_at: string;
+}

@@ -1,0 +1,160 @@
+import { useMemo, useState } from 'react';
+import { decisionContract, NormalizedSchema, validateSchema } from '@ds/decision-schema';
+import { api, DecisionDetails } from '../lib/api';
+import { jsonDiff } from '../lib/diff';
+import { can, useApp } from '../context';
+import { Link } from '../router';
+import { ErrorBox, Loaded, Page, useLoad } from '../ui';
+import { Editor } from './editor';
+import { Playground } from './playground';
+import { ExecutionsTable } from './executions';
+
+const VIEWS = ['editor', 'playground', 'deploy', 'executions'] as const;
+
+export function DecisionPage({ id, view }: { id: string; view: string }) {
+  const { t, workspace } = useApp();
+  const ws = workspace!.id;
+  const [value, reload, set] = useLoad(() => api<DecisionDetails>('GET', `/workspaces/${ws}/decisions/${encodeURIComponent(id)}`), [ws, id]);
+  // The embed's start paths name the form builder `builder`; it is the editor's form view.
+  const current = view === 'builder' ? 'editor' : view;
+  return (
+    <Loaded value={value} reload={reload}>
+      {(decision) => (
+        <Page title={decision.name}>
+          <p className="muted">
+            <code>{decision.slug}</code> · <span className={`badge ${decision.status}`}>{t(decision.status === 'draft' ? 'dec.status.draft' : 'dec.status.deployed')}</span>
+            {decision.active_version !== null && <> · {t('pg.versionN', { version: decision.active_version })}</>}
+          </p>
+          <nav className="tabs" aria-label={decision.name}>
+            {VIEWS.map((name) => (
+              <Link key={name} href={`/decisions/${id}/${name}`} aria-current={current === name ? 'page' : undefined}>
+                {t(`tabs.${name}`)}
+              </Link>
+            ))}
+          </nav>
+          {current === 'editor' && <Editor decision={decision} onSaved={set} reload={reload} />}
+          {current === 'playground' && <Playground decision={decision} />}
+          {current === 'deploy' && <Deploy decision={decision} reload={reload} />}
+          {current === 'executions' && <ExecutionsTable decision={decision.slug} />}
+          {!(VIEWS as readonly string[]).includes(current) && <p role="alert">{t('error.notFound')}</p>}
+        </Page>
+      )}
+    </Loaded>
+  );
+}
+
+function contractOf(schema: unknown): unknown {
+  if (schema === null || schema === undefined) return null;
+  const checked = validateSchema(schema);
+  const normalized = checked.valid ? checked.schema : (schema as NormalizedSchema);
+  try {
+    const { slug: _slug, status: _status, version: _version, ...rest } = decisionContract({ slug: '', status: '', version: 0, schema: normalized });
+    return rest;
+  } catch {
+    return null;
+  }
+}
+
+function Deploy({ decision, reload }: { decision: DecisionDetails; reload: () => void }) {
+  const { t, workspace } = useApp();
+  const ws = workspace!.id;
+  const [error, setError] = useState<unknown>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const changes = useMemo(() => jsonDiff(contractOf(decision.active_schema), contractOf(decision.draft)), [decision]);
+  const admin = can(workspace, 'admin');
+
+  const act = async (work: () => Promise<string | null>) => {
+    setBusy(true);
+    setError(null);
+    setMessage(null);
+    try {
+      setMessage(await work());
+      reload();
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const runUrl = `${location.origin}/v1/decisions/${decision.slug}`;
+  return (
+    <div className="stack">
+      {error !== null && <ErrorBox error={error} />}
+      {message && (
+        <p className="notice" role="status">
+          {message}
+        </p>
+      )}
+      <section className="card" aria-labelledby="diff-title">
+        <h2 id="diff-title">{t('dep.diff')}</h2>
+        {decision.active_schema === null ? (
+          <p>{t('dep.first')}</p>
+        ) : changes.length === 0 ? (
+          <p>{t('dep.noChanges')}</p>
+        ) : (
+          <ul className="diff">
+            {changes.map((change) => (
+              <li key={change.path} className={`diff-${change.kind}`}>
+                <span className="badge">{t(`dep.${change.kind}`)}</span> <code>{change.path}</code>
+                {change.kind === 'changed' && (
+                  <>
+                    : <del>{JSON.stringify(change.before)}</del> → <ins>{JSON.stringify(change.after)}</ins>
+                  </>
+                )}
+                {change.kind === 'added' && <> <ins>{JSON.stringify(change.after)}</ins></>}
+                {change.kind === 'removed' && <> <del>{JSON.stringify(change.before)}</del></>}
+              </li>
+            ))}
+          </ul>
+        )}
+        <button
+          type="button"
+          className="primary"
+          disabled={!admin || busy}
+          onClick={() => act(async () => t('dep.deployed', { version: (await api<{ version: number }>('POST', `/workspaces/${ws}/decisions/${decision.id}/deploy`)).version }))}
+        >
+          {t('dep.deploy')}
+        </button>
+        {!admin && <p className="muted small">{t('error.forbidden')}</p>}
+      </section>
+      <section className="card" aria-labelledby="endpoint-title">
+        <h2 id="endpoint-title">{t('dec.endpoint')}</h2>
+        <label className="check">
+          <input
+            type="checkbox"
+            checked={decision.endpoint_enabled}
+            disabled={!admin || busy}
+            aria-describedby="endpoint-hint"
+            onChange={(event) => {
+              const enabled = event.target.checked;
+              void act(async () => {
+                await api('PUT', `/workspaces/${ws}/decisions/${decision.id}/endpoint`, { enabled });
+                return null;
+              });
+            }}
+          />
+          <span>{t('dep.endpoint')}</span>
+        </label>
+        <small id="endpoint-hint">{t('dep.endpointHint')}</small>
+        <h3>{t('dep.runUrl')}</h3>
+        <pre className="code">{`curl -X POST ${runUrl} \\\n  -H "Authorization: Bearer $API_KEY" \\\n  -H "Content-Type: application/json" \\\n  -d '{"state": …}'`}</pre>
+      </section>
+      <section className="card" aria-labelledby="versions-title">
+        <h2 id="versions-title">{t('dep.versions')}</h2>
+        {decision.versions.length === 0 ? (
+          <p className="muted">—</p>
+        ) : (
+          <ul>
+            {decision.versions.map((version) => (
+              <li key={version}>
+                {t('pg.versionN', { version })} {version === decision.active_version && <span className="badge deployed">{t('dep.active')}</span>}
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,168 @@
+import { FormEvent, useState } from 'react';
+import { api, DecisionSummary } from '../lib/api';
+import { can, useApp } from '../context';
+import { Link, navigate } from '../router';
+import { Empty, ErrorBox, formatDate, Loaded, Page, useLoad } from '../ui';
+
+interface TemplateSummary {
+  id: string;
+  name: string;
+  description: string;
+  category: string;
+  patterns: string[];
+}
+
+const BLANK_SCHEMA = {
+  state: { type: 'text' },
+  questions: [{ key: 'answer', kind: 'probability', instructions: 'Read the text.', criterion: 'The text asks for something we can do.' }],
+  fallbackAction: 'continue',
+};
+
+export function DecisionsList() {
+  const { t, workspace } = useApp();
+  const ws = workspace!.id;
+  const [value, reload] = useLoad(async () => {
+    const [decisions, executions] = await Promise.all([
+      api<{ data: DecisionSummary[] }>('GET', `/workspaces/${ws}/decisions`),
+      api<{ data: Array<{ decision: string; created_at: string }> }>('GET', `/workspaces/${ws}/executions?limit=100`).catch(() => ({ data: [] })),
+    ]);
+    const lastRun = new Map<string, string>();
+    for (const execution of executions.data) if (!lastRun.has(execution.decision)) lastRun.set(execution.decision, execution.created_at);
+    return { decisions: decisions.data, lastRun };
+  }, [ws]);
+  return (
+    <Page
+      title={t('dec.title')}
+      actions={
+        can(workspace, 'member') && (
+          <Link className="button primary" href="/decisions/new">
+            {t('dec.new')}
+          </Link>
+        )
+      }
+    >
+      <Loaded value={value} reload={reload}>
+        {({ decisions, lastRun }) =>
+          decisions.length === 0 ? (
+            <Empty>
+              {t('dec.empty')} {can(workspace, 'member') && <Link href="/decisions/new">{t('tpl.title')}</Link>}
+            </Empty>
+          ) : (
+            <div className="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">{t('dec.name')}</th>
+                    <th scope="col">{t('dec.status')}</th>
+                    <th scope="col">{t('dec.activeVersion')}</th>
+                    <th scope="col">{t('dec.endpoint')}</th>
+                    <th scope="col">{t('dec.lastRun')}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {decisions.map((decision) => (
+                    <tr key={decision.slug}>
+                      <td>
+                        <Link href={`/decisions/${decision.slug}/editor`}>{decision.name}</Link>
+                        <div className="muted small">
+                          <code>{decision.slug}</code>
+                        </div>
+                      </td>
+                      <td>
+                        <span className={`badge ${decision.status}`}>{t(decision.status === 'draft' ? 'dec.status.draft' : 'dec.status.deployed')}</span>
+                      </td>
+                      <td>{decision.active_version ?? '—'}</td>
+                      <td>{decision.endpoint_enabled ? t('dec.on') : t('dec.off')}</td>
+                      <td>{lastRun.has(decision.slug) ? formatDate(lastRun.get(decision.slug)) : t('dec.never')}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Loaded>
+    </Page>
+  );
+}
+
+export function NewDecision() {
+  const { t, workspace } = useApp();
+  const [templates, reload] = useLoad(() => api<{ data: TemplateSummary[] }>('GET', '/templates'), []);
+  const [chosen, setChosen] = useState<{ id: string | null; name: string } | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+
+  const create = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setBusy(true);
+    setError(null);
+    try {
+      const template = chosen?.id ? await api<{ schema: unknown; description: string }>('GET', `/templates/${chosen.id}`) : null;
+      const created = await api<{ id: string; slug: string }>('POST', `/workspaces/${workspace!.id}/decisions`, {
+        slug: form.get('slug'),
+        name: form.get('name'),
+        description: template?.description,
+        schema: template?.schema ?? BLANK_SCHEMA,
+      });
+      navigate(`/decisions/${created.id}/editor`);
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Page title={t('tpl.title')}>
+      {chosen && (
+        <form className="card inline-form" onSubmit={create} key={chosen.id ?? 'blank'}>
+          <h2>{t('tpl.create')}</h2>
+          {error !== null && <ErrorBox error={error} />}
+          <label className="field">
+            <span>{t('dec.name')}</span>
+            <input name="name" required maxLength={100} defaultValue={chosen.name} autoFocus />
+          </label>
+          <label className="field">
+            <span>{t('dec.slug')}</span>
+            <input name="slug" required pattern="[a-z0-9]+(-[a-z0-9]+)*" defaultValue={chosen.id ?? ''} aria-describedby="slug-hint" />
+            <small id="slug-hint">{t('tpl.slugHint')}</small>
+          </label>
+          <button type="submit" className="primary" disabled={busy}>
+            {t('tpl.create')}
+          </button>
+        </form>
+      )}
+      <Loaded value={templates} reload={reload}>
+        {({ data }) => (
+          <ul className="cards templates">
+            {data.map((template) => (
+              <li key={template.id} className={chosen?.id === template.id ? 'card chosen' : 'card'}>
+                <h2>{template.name}</h2>
+                <p className="muted small">{template.category}</p>
+                <p>{template.description}</p>
+                <p className="tags">
+                  {template.patterns.map((pattern) => (
+                    <span key={pattern} className="tag">
+                      {pattern}
+                    </span>
+                  ))}
+                </p>
+                <button type="button" aria-pressed={chosen?.id === template.id} onClick={() => setChosen({ id: template.id, name: template.name })}>
+                  {t('tpl.use')} <span className="visually-hidden">{template.name}</span>
+                </button>
+              </li>
+            ))}
+            <li className={chosen && chosen.id === null ? 'card chosen' : 'card'}>
+              <h2>{t('tpl.blank')}</h2>
+              <button type="button" aria-pressed={chosen !== null && chosen.id === null} onClick={() => setChosen({ id: null, name: '' })}>
+                {t('tpl.blank')}
+              </button>
+            </li>
+          </ul>
+        )}
+      </Loaded>
+    </Page>
+  );
+}

@@ -1,0 +1,149 @@
+import { FormEvent, useState } from 'react';
+import { api } from '../lib/api';
+import { can, useApp } from '../context';
+import { Empty, ErrorBox, formatDate, Loaded, Page, useLoad } from '../ui';
+
+interface Key {
+  id: string;
+  name: string;
+  mode: 'live' | 'test';
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export function ApiKeys() {
+  const { t, workspace } = useApp();
+  const ws = workspace!.id;
+  const admin = can(workspace, 'admin');
+  const [keys, reload] = useLoad(() => (admin ? api<{ data: Key[] }>('GET', `/workspaces/${ws}/api-keys`) : Promise.resolve({ data: [] as Key[] })), [ws, admin]);
+  const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+
+  const act = async (work: () => Promise<void>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await work();
+      reload();
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const create = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const data = new FormData(form);
+    void act(async () => {
+      const reply = await api<{ name: string; key: string }>('POST', `/workspaces/${ws}/api-keys`, { name: data.get('name'), mode: data.get('mode') });
+      setCreated(reply);
+      form.reset();
+    });
+  };
+
+  if (!admin) {
+    return (
+      <Page title={t('keys.title')}>
+        <p className="notice">{t('keys.adminOnly')}</p>
+      </Page>
+    );
+  }
+  return (
+    <Page title={t('keys.title')}>
+      {error !== null && <ErrorBox error={error} />}
+      {created && (
+        <div className="secret" role="status">
+          <p>{t('keys.shown')}</p>
+          <label className="field">
+            <span>{created.name}</span>
+            <input id="created-key" readOnly value={created.key} onFocus={(event) => event.target.select()} />
+          </label>
+          <div className="actions">
+            <button type="button" onClick={() => void navigator.clipboard?.writeText(created.key)}>
+              {t('common.copy')}
+            </button>
+            <button type="button" onClick={() => setCreated(null)}>
+              {t('common.close')}
+            </button>
+          </div>
+        </div>
+      )}
+      <form className="card inline-form" onSubmit={create}>
+        <h2>{t('keys.create')}</h2>
+        <label className="field">
+          <span>{t('keys.name')}</span>
+          <input name="name" required maxLength={100} />
+        </label>
+        <label className="field">
+          <span>{t('keys.mode')}</span>
+          <select name="mode" defaultValue="test">
+            <option value="test">test</option>
+            <option value="live">live</option>
+          </select>
+        </label>
+        <button type="submit" className="primary" disabled={busy}>
+          {t('keys.create')}
+        </button>
+      </form>
+      <Loaded value={keys} reload={reload}>
+        {({ data }) =>
+          data.length === 0 ? (
+            <Empty>{t('keys.empty')}</Empty>
+          ) : (
+            <div className="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">{t('keys.name')}</th>
+                    <th scope="col">{t('keys.mode')}</th>
+                    <th scope="col">{t('keys.created')}</th>
+                    <th scope="col">{t('keys.lastUsed')}</th>
+                    <th scope="col">
+                      <span className="visually-hidden">{t('keys.revoke')}</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.map((key) => (
+                    <tr key={key.id}>
+                      <td>
+                        {key.name}
+                        <div className="muted small">
+                          <code>{key.id}</code>
+                        </div>
+                      </td>
+                      <td>{key.mode}</td>
+                      <td>{formatDate(key.created_at)}</td>
+                      <td>{formatDate(key.last_used_at)}</td>
+                      <td>
+                        {confirming === key.id ? (
+                          <span className="actions">
+                            <span>{t('keys.revokeConfirm', { name: key.name })}</span>
+                            <button type="button" className="danger" disabled={busy} onClick={() => act(() => api('DELETE', `/workspaces/${ws}/api-keys/${key.id}`))}>
+                              {t('common.yes')}
+                            </button>
+                            <button type="button" onClick={() => setConfirming(null)}>
+                              {t('common.no')}
+                            </button>
+                          </span>
+                        ) : (
+                          <button type="button" onClick={() => setConfirming(key.id)}>
+                            {t('keys.revoke')} <span className="visually-hidden">{key.name}</span>
+                          </button>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Loaded>
+    </Page>
+  );
+}

@@ -1,0 +1,130 @@
+import { FormEvent, useState } from 'react';
+import { api } from '../lib/api';
+import { can, useApp } from '../context';
+import { ErrorBox, Loaded, Page, useLoad } from '../ui';
+
+interface Member {
+  user_id: string;
+  email: string;
+  name: string;
+  role: string;
+}
+
+export function Members() {
+  const { t, workspace } = useApp();
+  const ws = workspace!.id;
+  const admin = can(workspace, 'admin');
+  const [members, reload] = useLoad(() => api<{ data: Member[] }>('GET', `/workspaces/${ws}/members`), [ws]);
+  const [error, setError] = useState<unknown>(null);
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const act = async (work: () => Promise<unknown>) => {
+    setError(null);
+    try {
+      await work();
+      reload();
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+  const add = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const data = new FormData(form);
+    setError(null);
+    try {
+      await api('POST', `/workspaces/${ws}/members`, { email: data.get('email'), role: data.get('role') });
+      form.reset();
+      reload();
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+  return (
+    <Page title={t('mem.title')}>
+      {error !== null && <ErrorBox error={error} />}
+      <Loaded value={members} reload={reload}>
+        {({ data }) => (
+          <div className="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">{t('auth.name')}</th>
+                  <th scope="col">{t('mem.email')}</th>
+                  <th scope="col">{t('mem.role')}</th>
+                  {admin && (
+                    <th scope="col">
+                      <span className="visually-hidden">{t('mem.remove')}</span>
+                    </th>
+                  )}
+                </tr>
+              </thead>
+              <tbody>
+                {data.map((member) => (
+                  <tr key={member.user_id}>
+                    <td>{member.name}</td>
+                    <td>{member.email}</td>
+                    <td>
+                      {admin && member.role !== 'owner' ? (
+                        <select
+                          aria-label={t('mem.roleOf', { name: member.name })}
+                          value={member.role}
+                          onChange={(event) => act(() => api('PUT', `/workspaces/${ws}/members/${member.user_id}`, { role: event.target.value }))}
+                        >
+                          <option value="admin">admin</option>
+                          <option value="member">member</option>
+                          <option value="viewer">viewer</option>
+                        </select>
+                      ) : (
+                        member.role
+                      )}
+                    </td>
+                    {admin && (
+                      <td>
+                        {member.role === 'owner' ? null : confirming === member.user_id ? (
+                          <span className="actions">
+                            <span>{t('mem.removeConfirm', { name: member.name })}</span>
+                            <button type="button" className="danger" onClick={() => act(() => api('DELETE', `/workspaces/${ws}/members/${member.user_id}`))}>
+                              {t('common.yes')}
+                            </button>
+                            <button type="button" onClick={() => setConfirming(null)}>
+                              {t('common.no')}
+                            </button>
+                          </span>
+                        ) : (
+                          <button type="button" onClick={() => setConfirming(member.user_id)}>
+                            {t('mem.remove')} <span className="visually-hidden">{member.name}</span>
+                          </button>
+                        )}
+                      </td>
+                    )}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Loaded>
+      {can(workspace, 'admin') && (
+        <form className="card inline-form" onSubmit={add}>
+          <h2>{t('mem.add')}</h2>
+          <label className="field">
+            <span>{t('mem.email')}</span>
+            <input name="email" type="email" required aria-describedby="member-hint" />
+            <small id="member-hint">{t('mem.addHint')}</small>
+          </label>
+          <label className="field">
+            <span>{t('mem.role')}</span>
+            <select name="role" defaultValue="member">
+              <option value="admin">admin</option>
+              <option value="member">member</option>
+              <option value="viewer">viewer</option>
+            </select>
+          </label>
+          <button type="submit" className="primary">
+            {t('mem.add')}
+          </button>
+        </form>
+      )}
+    </Page>
+  );
+}

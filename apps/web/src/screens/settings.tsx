@@ -1,0 +1,116 @@
+import { FormEvent, useState } from 'react';
+import { api } from '../lib/api';
+import { can, useApp } from '../context';
+import { ErrorBox, Loaded, Page, useLoad } from '../ui';
+
+interface EngineSettings {
+  use_own_key: boolean;
+  provider_key: { provider: string; last4: string } | null;
+  llm_provider: string;
+}
+
+/** The workspace's own LLM provider key (never shown back, only its last four characters) and whether runs use it. */
+export function Settings() {
+  const { t, workspace } = useApp();
+  const ws = workspace!.id;
+  const admin = can(workspace, 'admin');
+  const [settings, reload, set] = useLoad(() => (admin ? api<EngineSettings>('GET', `/workspaces/${ws}/engine-settings`) : Promise.resolve(null)), [ws, admin]);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+
+  const act = async (work: () => Promise<void>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await work();
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const saveKey = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const data = new FormData(form);
+    void act(async () => {
+      await api('PUT', `/workspaces/${ws}/provider-key`, { provider: data.get('provider'), api_key: data.get('api_key') });
+      form.reset();
+      reload();
+    });
+  };
+
+  if (!admin) {
+    return (
+      <Page title={t('set.title')}>
+        <p className="notice">{t('set.adminOnly')}</p>
+      </Page>
+    );
+  }
+  return (
+    <Page title={t('set.title')}>
+      {error !== null && <ErrorBox error={error} />}
+      <Loaded value={settings} reload={reload}>
+        {(current) =>
+          current && (
+            <div className="stack">
+              <section className="card" aria-labelledby="engine-title">
+                <h2 id="engine-title">{t('set.engine')}</h2>
+                <p>
+                  {t('set.provider')}: <strong>{current.llm_provider}</strong>
+                </p>
+                <label className="check">
+                  <input
+                    type="checkbox"
+                    checked={current.use_own_key}
+                    disabled={busy}
+                    aria-describedby="own-key-hint"
+                    onChange={(event) => {
+                      const useOwnKey = event.target.checked;
+                      void act(async () => set(await api<EngineSettings>('PUT', `/workspaces/${ws}/engine-settings`, { use_own_key: useOwnKey })));
+                    }}
+                  />
+                  <span>{t('set.useOwnKey')}</span>
+                </label>
+                <small id="own-key-hint">{t('set.useOwnKeyHint')}</small>
+              </section>
+              <section className="card" aria-labelledby="key-title">
+                <h2 id="key-title">{t('set.providerKey')}</h2>
+                {current.provider_key ? (
+                  <p>
+                    {current.provider_key.provider} · <code>…{current.provider_key.last4}</code>{' '}
+                    <button type="button" className="danger" disabled={busy} onClick={() => act(async () => {
+                      await api('DELETE', `/workspaces/${ws}/provider-key`);
+                      reload();
+                    })}>
+                      {t('set.removeKey')}
+                    </button>
+                  </p>
+                ) : (
+                  <p className="muted">{t('set.noKey')}</p>
+                )}
+                <form className="inline-form" onSubmit={saveKey}>
+                  <label className="field">
+                    <span>{t('set.provider')}</span>
+                    <select name="provider" defaultValue={current.llm_provider}>
+                      <option value="anthropic">anthropic</option>
+                      <option value="openai">openai</option>
+                    </select>
+                  </label>
+                  <label className="field">
+                    <span>{t('set.apiKey')}</span>
+                    <input name="api_key" type="password" autoComplete="off" required />
+                  </label>
+                  <button type="submit" className="primary" disabled={busy}>
+                    {t('set.saveKey')}
+                  </button>
+                </form>
+              </section>
+            </div>
+          )
+        }
+      </Loaded>
+    </Page>
+  );
+}

@@ -1,0 +1,27 @@
+import { defineConfig } from 'vite';
+import { resolve } from 'node:path';
+
+const root = import.meta.dirname;
+
+// React's automatic JSX runtime through Vite's own transformer (Oxc): no React plugin, no Babel.
+export default defineConfig({
+  root,
+  base: '/',
+  publicDir: false,
+  oxc: { jsx: { runtime: 'automatic' } },
+  resolve: {
+    alias: { '@ds/decision-schema': resolve(root, '../../libs/decision-schema/src/index.ts') },
+  },
+  build: {
+    outDir: resolve(root, '../../dist/apps/web'),
+    emptyOutDir: true,
+    assetsDir: 'assets',
+    // Everything is served from 'self': no inline module preload polyfill, no data: scripts.
+    modulePreload: { polyfill: false },
+    assetsInlineLimit: 0,
+    sourcemap: false,
+    reportCompressedSize: false,
+    chunkSizeWarningLimit: 1000,
+  },
+  logLevel: 'warn',
+});

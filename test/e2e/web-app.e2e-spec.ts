@@ -1,0 +1,290 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { baseUrl, call, expectError, signUp } from './support/api';
+
+/**
+ * The web application in a real headless Chromium against the shared cluster: the main journey of an author,
+ * an accessibility check (axe-core) on every screen in both themes, and the narrow (360 px) layout.
+ * With WEB_SCREENSHOTS=<dir> it also writes the screenshots the README links to.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const SCREENSHOTS = process.env.WEB_SCREENSHOTS ? resolve(process.env.WEB_SCREENSHOTS) : null;
+const PASSWORD = 'correcthorse42';
+
+let browser: Browser;
+let context: BrowserContext;
+const problems: string[] = [];
+
+beforeAll(async () => {
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  context = await browser.newContext({ baseURL: baseUrl(), viewport: { width: 1280, height: 860 } });
+  context.setDefaultTimeout(20_000);
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+function watch(page: Page): void {
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !/Failed to load resource/.test(message.text())) problems.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+}
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: string[] }>;
+}
+
+/** Serious and critical axe-core violations of the page as it is now, in the theme it is shown in. */
+async function axe(page: Page): Promise<string[]> {
+  const violations = await page.evaluate(async (source: string) => {
+    if (!(globalThis as any).axe) (0, eval)(source);
+    const result = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] });
+    return result.violations as AxeViolation[];
+  }, AXE_SOURCE);
+  return violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+}
+
+const checked: Record<string, string[]> = {};
+
+/** Checks the screen in light and dark, and writes its screenshots when asked to. */
+async function screen(page: Page, name: string): Promise<void> {
+  await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
+  for (const theme of ['light', 'dark'] as const) {
+    await page.evaluate((value) => ((globalThis as any).document.documentElement.dataset.theme = value), theme);
+    checked[`${name} (${theme})`] = await axe(page);
+    if (SCREENSHOTS) {
+      mkdirSync(SCREENSHOTS, { recursive: true });
+      await page.screenshot({ path: join(SCREENSHOTS, `${name}-${theme}.png`), fullPage: false });
+    }
+  }
+  await page.evaluate(() => ((globalThis as any).document.documentElement.dataset.theme = 'system'));
+}
+
+describe('the gateway serves the web application', () => {
+  it('serves index.html for app routes with a strict CSP and no caching, and hashed assets for a year', async () => {
+    for (const path of ['/', '/sign-in', '/decisions', '/decisions/dec_x/editor', '/executions/exec_1', '/keys']) {
+      const reply = await fetch(`${baseUrl()}${path}`);
+      expect({ path, status: reply.status }).toEqual({ path, status: 200 });
+      expect(reply.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(reply.headers.get('cache-control')).toBe('no-cache');
+      const csp = reply.headers.get('content-security-policy') ?? '';
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).not.toContain('unsafe-inline');
+      const html = await reply.text();
+      expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+      const asset = /src="(\/assets\/[^"]+\.js)"/.exec(html)![1];
+      const script = await fetch(`${baseUrl()}${asset}`);
+      expect(script.status).toBe(200);
+      expect(script.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
+    }
+  });
+
+  it('answers the API error for unknown assets and never shadows the API', async () => {
+    expectError(await call('GET', '/assets/missing.js'), 404, 'NOT_FOUND');
+    expectError(await call('GET', '/assets/..%2F..%2Fpackage.json'), 404, 'NOT_FOUND');
+    expectError(await call('GET', '/v1/nothing-here'), 404, 'NOT_FOUND');
+    expectError(await call('GET', '/app/v1/nothing-here'), 404, 'NOT_FOUND');
+    expectError(await call('GET', '/decisions/a/b/c'), 404, 'NOT_FOUND');
+    expect((await call('GET', '/health')).body).toEqual({ status: 'ok' });
+  });
+});
+
+describe('an author’s journey in the browser', () => {
+  it('signs up, builds a decision from a template, resolves a conflict, runs, deploys and sees the execution', async () => {
+    const page = await context.newPage();
+    watch(page);
+    const email = `web-${randomUUID()}@example.com`;
+    const slug = `triage-${randomUUID().slice(0, 8)}`;
+
+    // Sign up: the keyboard reaches the skip link first.
+    await page.goto('/sign-up');
+    await page.keyboard.press('Tab');
+    await screen(page, 'sign-up');
+    await page.getByLabel('Your name').fill('Web Author');
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Create an account' }).click();
+
+    // Create a workspace.
+    await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
+    await expectText(page, 'You are not in any workspace yet');
+    await screen(page, 'workspaces');
+    await page.getByLabel('Workspace name').fill('Web journey');
+    await page.getByRole('button', { name: 'Create workspace' }).click();
+    await page.getByRole('heading', { name: 'Decisions' }).waitFor();
+    await expectText(page, 'No decisions yet');
+    await screen(page, 'decisions-empty');
+
+    // Start from a template.
+    await page.getByRole('link', { name: 'New decision' }).click();
+    await page.getByRole('heading', { name: 'Support ticket triage' }).waitFor();
+    expect(await page.locator('.templates > li').count()).toBe(10);
+    await page.getByRole('button', { name: 'Use this template Support ticket triage' }).click();
+    await screen(page, 'templates');
+    await page.getByLabel('Slug').fill(slug);
+    await page.getByRole('button', { name: 'Create decision' }).click();
+    await page.getByRole('heading', { name: 'Support ticket triage' }).waitFor();
+    await expectText(page, 'The schema is valid.');
+    await screen(page, 'editor');
+    const editorUrl = page.url();
+
+    // Edit a question: a bad key shows an issue at its path, in the list and beside the field; fixing it clears it.
+    const key = page.locator('#f-questions_0_key');
+    await key.fill('Intent!');
+    await page.locator('.issues li[data-path="questions.0.key"]').waitFor();
+    expect(await key.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByRole('button', { name: 'Save draft' }).isDisabled()).toBe(true);
+    await screen(page, 'editor-issue');
+    await key.fill('intent');
+    await page.locator('.issues li[data-path="questions.0.key"]').waitFor({ state: 'detached' });
+    await expectText(page, 'The schema is valid.');
+    await page.locator('#f-questions_0_instructions').fill('What does the customer need? Pick the one main need.');
+
+    // The JSON view shows the same document.
+    await page.getByRole('button', { name: 'JSON', exact: true }).click();
+    expect(await page.locator('#schema-json').inputValue()).toContain('Pick the one main need.');
+    await screen(page, 'editor-json');
+    await page.getByRole('button', { name: 'Form', exact: true }).click();
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    await expectText(page, 'Saved revision 2.');
+
+    // A second tab saves meanwhile; the first tab's save is refused and shown, then resolved on purpose.
+    const other = await context.newPage();
+    watch(other);
+    await other.goto(editorUrl);
+    await other.locator('#f-context').fill('Saved from the second tab.');
+    await other.getByRole('button', { name: 'Save draft' }).click();
+    await expectText(other, 'Saved revision 3.');
+    await other.close();
+
+    await page.locator('#f-context').fill('Saved from the first tab.');
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    await page.locator('.conflict').waitFor();
+    await expectText(page, 'now revision 3');
+    await screen(page, 'editor-conflict');
+    await page.getByRole('button', { name: 'Save mine over theirs' }).click();
+    await expectText(page, 'Saved revision 4.');
+
+    const token = await page.evaluate(() => (globalThis as any).localStorage.getItem('ds.session'));
+    const workspaces = await call('GET', '/app/v1/workspaces', { token });
+    const ws = workspaces.body.data[0].id as string;
+    const details = await call('GET', `/app/v1/workspaces/${ws}/decisions/${slug}`, { token });
+    expect(details.body.revision).toBe(4);
+    expect(details.body.draft.context).toBe('Saved from the first tab.');
+    expect(details.body.draft.questions[0].instructions).toBe('What does the customer need? Pick the one main need.');
+
+    // Playground: the draft against a state from the generated form.
+    await page.getByRole('link', { name: 'Playground' }).click();
+    await page.locator('#state-message').fill('I was charged twice this month, please refund one.');
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.getByRole('heading', { name: 'Result' }).waitFor();
+    await expectText(page, 'Action:');
+    expect(await page.locator('.result tbody tr').count()).toBe(4);
+    await screen(page, 'playground');
+
+    // Deploy: the first deploy, then the contract diff is empty.
+    await page.getByRole('link', { name: 'Deploy' }).click();
+    await expectText(page, 'First deploy');
+    await screen(page, 'deploy');
+    await page.getByRole('button', { name: 'Deploy the draft' }).click();
+    await expectText(page, 'Deployed version 1.');
+    await expectText(page, 'The contract does not change');
+
+    // An API key, shown once.
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByLabel('Key name').fill('journey');
+    await page.getByLabel('Mode').selectOption('live');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const apiKey = await page.locator('#created-key').inputValue();
+    expect(apiKey).toMatch(/^svc_live_/);
+    await screen(page, 'api-keys');
+
+    // Run over HTTP with the key.
+    const run = await call('POST', `/v1/decisions/${slug}`, { token: apiKey, body: { state: { message: 'How do I export a board to CSV?' } } });
+    expect(run.status).toBe(200);
+
+    // The execution appears in the list, beside the playground run.
+    await page.getByRole('link', { name: 'Executions' }).click();
+    const row = page.locator('table.executions tbody tr', { hasText: 'api' });
+    await row.waitFor();
+    expect(await page.locator('table.executions tbody tr', { hasText: 'playground' }).count()).toBe(1);
+    await screen(page, 'executions');
+    await row.getByRole('link').click();
+    await expectText(page, run.body.execution_id);
+    await screen(page, 'execution');
+
+    await page.getByRole('link', { name: 'Decisions' }).click();
+    await page.locator('table tbody tr', { hasText: slug }).waitFor();
+    await screen(page, 'decisions');
+    // Members: add an existing user, change the role, remove them; the owner's own row offers neither.
+    const colleague = await signUp();
+    await page.getByRole('link', { name: 'Members' }).click();
+    await page.locator('table tbody tr', { hasText: email }).waitFor();
+    await page.getByLabel('E-mail').fill(colleague.email);
+    await page.locator('form select[name=role]').selectOption('member');
+    await page.getByRole('button', { name: 'Add member' }).click();
+    const colleagueRow = page.locator('table tbody tr', { hasText: colleague.email });
+    await colleagueRow.waitFor();
+    await screen(page, 'members');
+    await colleagueRow.getByLabel('Role of Test User').selectOption('viewer');
+    await colleagueRow.locator('select').waitFor();
+    await until(async () => (await call('GET', `/app/v1/workspaces/${ws}/members`, { token })).body.data.find((m: any) => m.email === colleague.email)?.role === 'viewer');
+    expect(await page.locator('table tbody tr', { hasText: email }).locator('select').count()).toBe(0);
+    await colleagueRow.getByRole('button', { name: 'Remove Test User' }).click();
+    await colleagueRow.getByRole('button', { name: 'Yes' }).click();
+    await colleagueRow.waitFor({ state: 'detached' });
+    await page.getByRole('link', { name: 'Engine settings' }).click();
+    await expectText(page, 'No provider key saved.');
+    await screen(page, 'settings');
+    await page.getByRole('link', { name: 'Usage and billing' }).click();
+    await expectText(page, 'genesis');
+    await screen(page, 'billing');
+
+    // 360 px wide: nothing runs off the side of the screen.
+    await page.setViewportSize({ width: 360, height: 780 });
+    for (const path of ['/decisions', `/decisions/${slug}/editor`, `/decisions/${slug}/playground`, '/executions']) {
+      await page.goto(path);
+      await page.locator('#page-title').waitFor();
+      const overflow = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).document.documentElement.clientWidth);
+      expect({ path, overflow }).toEqual({ path, overflow: 0 });
+    }
+    await screen(page, 'narrow-executions');
+
+    // What an embed passes: locale and theme in the query.
+    await page.goto('/decisions?locale=pt&theme=dark');
+    await page.getByRole('link', { name: 'Decisões', exact: true }).waitFor();
+    expect(await page.evaluate(() => [(globalThis as any).document.documentElement.lang, (globalThis as any).document.documentElement.dataset.theme])).toEqual(['pt', 'dark']);
+    await page.close();
+
+    expect(Object.entries(checked).filter(([, violations]) => violations.length > 0)).toEqual([]);
+    expect(Object.keys(checked).length).toBeGreaterThanOrEqual(30);
+    expect(problems).toEqual([]);
+  }, 300_000);
+});
+
+async function expectText(page: Page, text: string): Promise<void> {
+  await page.getByText(text, { exact: false }).first().waitFor();
+}
+
+/** Waits for a condition the page brings about through the API (a bounded number of tries, no timing assertion). */
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('the condition never held');
+}
