@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AnswerQuestionsReply, EngineQuestion, PlaygroundRunRequest, ServiceError, SUBJECTS } from '@ds/contracts';
 import {
-  destinationEntries,
+  planDestinations,
   DestinationEntry,
   evaluate,
   Evaluation,
@@ -156,10 +156,12 @@ export class PlaygroundService {
 
 /** Replies and functions are answered as in a run; a destination that would call out shows what it would send. */
 function previews(schema: NormalizedSchema, matches: ReturnType<typeof matchingDestinations>): DestinationEntry[] {
-  const entries = destinationEntries(matches);
-  return entries.map((entry, index) => {
-    const match = matches[index];
-    if (match.skipped || entry.status !== 'skipped' || entry.reason !== 'unavailable') return entry;
+  // Nothing is sent from the playground, so the run data a real call would carry is never built.
+  const plan = planDestinations(matches, { state: null, livemode: false, response: () => ({}) });
+  const callsOut = new Set([...plan.waiting.map((call) => call.index), ...plan.deliveries.map((delivery) => delivery.index)]);
+  return plan.entries.map((entry, index) => {
+    if (!callsOut.has(index)) return entry;
+    const match = matches[index]!;
     const { when: _when, ...target } = match.destination as unknown as Record<string, unknown>;
     return { key: entry.key, type: entry.type, status: 'preview', request: { ...target, params: match.params } };
   });

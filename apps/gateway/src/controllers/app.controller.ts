@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Ip, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
-import { DecisionDetailsReply, ListDecisionsReply, ListExecutionsReply, ServiceError, SUBJECTS } from '@ds/contracts';
+import { DecisionDetailsReply, ListExecutionsReply, ServiceError, SUBJECTS } from '@ds/contracts';
 import { TEMPLATES, templateSummary } from '@ds/decision-schema';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { ApiKeysService } from '../auth/api-keys.service';
@@ -158,21 +158,15 @@ export class AppController {
     return this.rpc.call(SUBJECTS.runner.setEndpoint, { workspaceId: ws, decisionId: id, enabled: objectBody(body).enabled }, { requestId });
   }
 
-  @Get('workspaces/:ws/decisions')
-  @WorkspaceRole('viewer')
-  listDecisions(@RequestId() requestId: string, @MemberWorkspace() ws: string) {
-    return this.rpc.call<ListDecisionsReply>(SUBJECTS.runner.listDecisions, { workspaceId: ws }, { requestId });
-  }
-
   /** `:id` is the decision's id or its slug: embed start paths name decisions by id, the application's links by slug. */
   @Get('workspaces/:ws/decisions/:id')
-  @WorkspaceRole('viewer')
+  @WorkspaceRole('viewer', 'decisions:read')
   getDecision(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string) {
     return this.rpc.call<DecisionDetailsReply>(SUBJECTS.runner.getDecision, { workspaceId: ws, decision: id }, { requestId });
   }
 
   @Post('workspaces/:ws/decisions/:id/playground')
-  @WorkspaceRole('member')
+  @WorkspaceRole('member', 'decisions:write')
   @HttpCode(200)
   async playground(
     @RequestId() requestId: string,
@@ -192,7 +186,7 @@ export class AppController {
   }
 
   @Get('workspaces/:ws/executions')
-  @WorkspaceRole('viewer')
+  @WorkspaceRole('viewer', 'executions:read')
   listExecutions(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Query() query: Record<string, unknown>) {
     return this.rpc.call<ListExecutionsReply>(SUBJECTS.runner.listExecutions, { workspaceId: ws, ...executionQuery(query) }, { requestId });
   }
