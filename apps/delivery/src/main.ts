@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { EnvReader, runServiceMain, ServiceDefinition } from '@ds/platform';
+import { DELIVERY_STREAM } from '@ds/contracts';
+import { EnvReader, runServiceMain, ServiceDefinition, watchConsumerBacklog } from '@ds/platform';
 import { declareDeliveryStream } from './jetstream';
 
 export interface DeliveryConfig {
@@ -18,7 +19,8 @@ export const delivery: ServiceDefinition<DeliveryConfig> = {
   }),
   module: () => ({ module: DeliveryModule }),
   background: async (_app, runtime) => {
-    await declareDeliveryStream(runtime.nats.connection);
+    const manager = await declareDeliveryStream(runtime.nats.connection);
+    watchConsumerBacklog(runtime.metrics, manager, DELIVERY_STREAM.name, DELIVERY_STREAM.consumer);
     return { stop: async () => undefined };
   },
 };

@@ -64,6 +64,7 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
       runner.executionOutcomes,
       '$JS.API.INFO',
       `$JS.API.STREAM.*.${SETTLEMENT_STREAM.name}`,
+      `$JS.API.STREAM.MSG.GET.${SETTLEMENT_STREAM.name}`,
       `$JS.API.CONSUMER.*.${SETTLEMENT_STREAM.name}.>`,
       `$JS.API.CONSUMER.DURABLE.CREATE.${SETTLEMENT_STREAM.name}.>`,
       `$JS.API.CONSUMER.MSG.NEXT.${SETTLEMENT_STREAM.name}.>`,
@@ -76,6 +77,7 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
     publish: [
       '$JS.API.INFO',
       `$JS.API.STREAM.*.${DELIVERY_STREAM.name}`,
+      `$JS.API.STREAM.MSG.GET.${DELIVERY_STREAM.name}`,
       `$JS.API.CONSUMER.*.${DELIVERY_STREAM.name}.>`,
       `$JS.API.CONSUMER.DURABLE.CREATE.${DELIVERY_STREAM.name}.>`,
       `$JS.API.CONSUMER.MSG.NEXT.${DELIVERY_STREAM.name}.>`,

@@ -8,3 +8,5 @@ export * from './nats';
 export * from './ops-server';
 export * from './request-context';
 export * from './rpc-handling';
+export * from './tracing';
+export * from './jetstream-metrics';

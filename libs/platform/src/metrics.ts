@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 interface Series {
   count: { inc(): void };
@@ -18,6 +18,7 @@ export class Metrics {
   readonly rpcCallDuration: Histogram<'subject' | 'outcome'>;
   readonly httpRequests: Counter<'method' | 'route' | 'status'>;
   readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
+  readonly rpcCallTimeouts: Counter<'subject'>;
   /**
    * Children of each counter/histogram pair by label values: prom-client hashes the label object on every
    * `inc`/`observe`, which shows in the profile of a service answering thousands of requests a second. The
@@ -67,6 +68,29 @@ export class Metrics {
       labelNames: ['method', 'route', 'status'],
       buckets,
       registers: [this.registry],
+    });
+    this.rpcCallTimeouts = new Counter({
+      name: 'decision_service_rpc_call_timeouts_total',
+      help: 'NATS requests sent by this service that got no answer in time (their outcome is unknown), by subject',
+      labelNames: ['subject'],
+      registers: [this.registry],
+    });
+  }
+
+  /**
+   * A gauge read when scraped (requests in flight, queue lengths): nothing is counted on the request path.
+   * `read` answers one value per label set.
+   */
+  gauge<TLabel extends string>(name: string, help: string, labelNames: TLabel[], read: () => Promise<Array<[Partial<Record<TLabel, string>>, number]>> | Array<[Partial<Record<TLabel, string>>, number]>): void {
+    new Gauge<TLabel>({
+      name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const [labels, value] of await read()) this.set(labels, value);
+      },
     });
   }
 
