@@ -1,4 +1,5 @@
 import { Attributes, ROOT_CONTEXT, Span, SpanKind, SpanStatusCode, TraceFlags, Tracer, trace } from '@opentelemetry/api';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 
 /** W3C trace context header, carried in NATS headers beside `x-request-id`. */
 export const TRACEPARENT_HEADER = 'traceparent';
@@ -6,6 +7,9 @@ export const TRACEPARENT_HEADER = 'traceparent';
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
 export interface TracingShutdown {
+  /** Exports the spans buffered so far. */
+  flush(): Promise<void>;
+  /** Exports the spans still buffered, then stops tracing. */
   shutdown(): Promise<void>;
 }
 
@@ -19,9 +23,9 @@ export let tracer: Tracer | null = null;
 /**
  * Starts exporting spans over OTLP/HTTP (JSON) to `endpoint`: the exporter itself reads the standard
  * `OTEL_EXPORTER_OTLP_*` variables (`…_TRACES_ENDPOINT`, headers, timeout), so the endpoint here only
- * decides whether tracing is on.
+ * decides whether tracing is on. `exporter` replaces the OTLP exporter (tests keep spans in memory).
  */
-export function startTracing(service: string, endpoint: string | undefined): TracingShutdown | null {
+export function startTracing(service: string, endpoint: string | undefined, exporter?: SpanExporter): TracingShutdown | null {
   if (!endpoint) return null;
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded only when tracing is on */
   const { BasicTracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
@@ -31,10 +35,11 @@ export function startTracing(service: string, endpoint: string | undefined): Tra
   /* eslint-enable @typescript-eslint/no-require-imports */
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: service }),
-    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter(), { scheduledDelayMillis: 1_000 })],
+    spanProcessors: [new BatchSpanProcessor(exporter ?? new OTLPTraceExporter(), { scheduledDelayMillis: 1_000 })],
   });
   tracer = provider.getTracer('decision-service');
   return {
+    flush: () => provider.forceFlush(),
     shutdown: async () => {
       tracer = null;
       await provider.shutdown().catch(() => undefined);
