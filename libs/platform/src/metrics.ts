@@ -1,5 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
+type GaugeReader<TLabel extends string> = () => Promise<Array<[Partial<Record<TLabel, string>>, number]>> | Array<[Partial<Record<TLabel, string>>, number]>;
+
 interface Series {
   count: { inc(): void };
   duration: { observe(seconds: number): void };
@@ -25,6 +27,7 @@ export class Metrics {
    * label values are subjects, route templates, outcomes and statuses, so the map stays small.
    */
   private readonly series = new Map<string, Series>();
+  private readonly gaugeReaders = new Map<string, Array<GaugeReader<string>>>();
 
   constructor(service: string) {
     this.registry.setDefaultLabels({ service });
@@ -79,9 +82,16 @@ export class Metrics {
 
   /**
    * A gauge read when scraped (requests in flight, queue lengths): nothing is counted on the request path.
-   * `read` answers one value per label set.
+   * `read` answers one value per label set. Several readers of one name (two clients in one process) add up.
    */
-  gauge<TLabel extends string>(name: string, help: string, labelNames: TLabel[], read: () => Promise<Array<[Partial<Record<TLabel, string>>, number]>> | Array<[Partial<Record<TLabel, string>>, number]>): void {
+  gauge<TLabel extends string>(name: string, help: string, labelNames: TLabel[], read: GaugeReader<TLabel>): void {
+    const readers = this.gaugeReaders.get(name);
+    if (readers) {
+      readers.push(read as GaugeReader<string>);
+      return;
+    }
+    const all: Array<GaugeReader<string>> = [read as GaugeReader<string>];
+    this.gaugeReaders.set(name, all);
     new Gauge<TLabel>({
       name,
       help,
@@ -89,7 +99,9 @@ export class Metrics {
       registers: [this.registry],
       async collect() {
         this.reset();
-        for (const [labels, value] of await read()) this.set(labels, value);
+        for (const reader of all) {
+          for (const [labels, value] of await reader()) this.inc(labels as Partial<Record<TLabel, string>>, value);
+        }
       },
     });
   }
