@@ -15,6 +15,9 @@
 #      with the expected message)
 #   6. the kustomize base is what deploy/render-kustomize-base.sh renders from the chart
 #   7. kubectl kustomize deploy/kustomize/overlays/dev renders
+#   8. the rendered manifests hold up offline against the API's rules (deploy/tools/check-manifests.mjs)
+#   9. alerting rules: promtool check rules and promtool test rules (Debian package prometheus);
+#      dashboards and alerts linted (deploy/tools/check-monitoring.mjs)
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -118,7 +121,15 @@ step "helm template ($all_values)"
 "$HELM" template ds "$chart" --namespace decisions -f "$all_values" >"$tmp/all.yaml" 2>"$tmp/err" || die "$(cat "$tmp/err")"
 parses "$tmp/all.yaml"
 for kind in Deployment Service PodDisruptionBudget NetworkPolicy ServiceMonitor; do expect_count "$tmp/all.yaml" "$kind" 6; done
-expect_count "$tmp/all.yaml" HorizontalPodAutoscaler 4
+expect_count "$tmp/all.yaml" HorizontalPodAutoscaler 3
+expect_count "$tmp/all.yaml" ScaledObject 1
+expect_count "$tmp/all.yaml" PrometheusRule 1
+expect_occurrences "$tmp/all.yaml" '^  decision-service-(overview|services)\.json: \|-$' 2 "dashboard ConfigMaps"
+expect_occurrences "$tmp/all.yaml" '^    grafana_dashboard: "1"$' 2 "Grafana sidecar label"
+expect_occurrences "$tmp/all.yaml" 'runbook_url: https://wiki.example.com/decision-service/runbook#' "$(grep -c 'runbook_url:' helm/decision-service/files/monitoring/rules.yaml)" "runbook links at metrics.prometheusRule.runbookUrl"
+expect_occurrences "$tmp/all.yaml" '^ +OTEL_EXPORTER_OTLP_ENDPOINT: "http://otel-collector.observability:4318"$' 1 "OTEL_EXPORTER_OTLP_ENDPOINT"
+[[ "$(awk '/^---/{d=0; n=0} /^kind: Deployment$/{d=1} d && /name: ds-decision-service-delivery$/{n=1} n && /^  replicas:/{print; exit}' "$tmp/all.yaml")" == "" ]] ||
+  die "the delivery Deployment sets replicas while KEDA scales it"
 expect_count "$tmp/all.yaml" Ingress 1
 grep -q '^  authorization.conf: |$' "$tmp/all.yaml" || die "nats.auth: no NATS server authorization ConfigMap"
 expect_occurrences "$tmp/all.yaml" '^ +user: "(gateway|decision-runner|engine-proxy|delivery|billing-ledger|partner)"$' 6 "NATS users"
@@ -149,6 +160,9 @@ bad_cases=(
   "must be at least 65000|--set services.gateway.shutdownGraceMs=10000"
   "nats.auth.enabled needs nats.auth.existingSecret|--set nats.auth.enabled=true"
   "nats.tls.enabled needs nats.tls.existingSecret|--set nats.tls.enabled=true"
+  "both scale delivery|--set keda.enabled=true --set services.delivery.autoscaling.enabled=true"
+  "keda.minReplicaCount is greater than keda.maxReplicaCount|--set keda.enabled=true --set keda.minReplicaCount=5 --set keda.maxReplicaCount=2"
+  "meet the specifications of the schema|--set config.tracing.otlpEndpoint=collector:4318"
   "meet the specifications of the schema|--set config.engine.default=gpt"
   "meet the specifications of the schema|--set services.gateway.bogus=1"
 )
@@ -181,5 +195,23 @@ grep -qE '^ +name: decision-service-secrets-[a-z0-9]{10}$' "$tmp/dev.yaml" || di
 grep -qE '^ +name: decision-service-config-[a-z0-9]{10}$' "$tmp/dev.yaml" || die "dev overlay: configMapRef not rewritten to the generated ConfigMap"
 expect_occurrences "$tmp/dev.yaml" '^  replicas: 1$' 9 "single replicas"
 pass "$(grep -c '^kind:' "$tmp/dev.yaml") objects"
+
+# 8 --------------------------------------------------------------------------------------------
+step "rendered manifests valid offline (default, all features, dev)"
+node deploy/tools/check-manifests.mjs "$tmp/default.yaml" >/dev/null 2>"$tmp/err" || die "default values:" "$(cat "$tmp/err")"
+node deploy/tools/check-manifests.mjs "$tmp/all.yaml" >/dev/null 2>"$tmp/err" || die "$all_values:" "$(cat "$tmp/err")"
+node deploy/tools/check-manifests.mjs "$tmp/dev.yaml" >/dev/null 2>"$tmp/err" || die "dev overlay:" "$(cat "$tmp/err")"
+pass
+
+# 9 --------------------------------------------------------------------------------------------
+step "alerting rules: promtool check rules, promtool test rules"
+command -v promtool >/dev/null || die "promtool not found: install it (Debian: apt-get install -y prometheus)"
+promtool check rules helm/decision-service/files/monitoring/rules.yaml >"$tmp/promtool" 2>&1 || die "$(cat "$tmp/promtool")"
+promtool test rules deploy/monitoring/rules.test.yaml >"$tmp/promtool" 2>&1 || die "$(cat "$tmp/promtool")"
+pass "$(grep -c '^      - alert:' helm/decision-service/files/monitoring/rules.yaml) alerts, $(grep -c '^      - record:' helm/decision-service/files/monitoring/rules.yaml) recording rules"
+
+step "dashboards and alerts linted"
+node deploy/tools/check-monitoring.mjs >"$tmp/monitoring" 2>"$tmp/err" || die "$(cat "$tmp/err")"
+pass "$(grep -o '[0-9]* dashboards' "$tmp/monitoring")"
 
 echo "helm-check: OK in ${SECONDS}s — schema+docs in sync, lint 2/2, template default $(grep -c '^kind:' "$tmp/default.yaml") + all-features $(grep -c '^kind:' "$tmp/all.yaml") objects, ${#bad_cases[@]}/${#bad_cases[@]} bad combinations rejected, kustomize base in sync, dev overlay $(grep -c '^kind:' "$tmp/dev.yaml") objects (helm $helm_version, kubectl $kubectl_version)"

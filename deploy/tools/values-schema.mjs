@@ -168,7 +168,7 @@ const schema = {
   additionalProperties: false,
   required: [
     'global', 'image', 'nats', 'database', 'redis', 'config', 'serviceAccount', 'podSecurityContext',
-    'containerSecurityContext', 'probes', 'lifecycle', 'migrations', 'metrics', 'ingress', 'networkPolicy', 'services',
+    'containerSecurityContext', 'probes', 'lifecycle', 'migrations', 'metrics', 'keda', 'ingress', 'networkPolicy', 'services',
   ],
   properties: {
     global: obj({
@@ -212,6 +212,7 @@ const schema = {
     }),
     config: obj({
       logLevel: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
+      tracing: obj({ otlpEndpoint: urlOrEmpty(['http', 'https'], 'OTEL_EXPORTER_OTLP_ENDPOINT') }),
       opsPort: ref('port'),
       shutdownGraceMs: int('SHUTDOWN_GRACE_MS', { minimum: 0 }),
       gateway: obj({
@@ -293,6 +294,29 @@ const schema = {
         relabelings: ref('k8sList'),
         metricRelabelings: ref('k8sList'),
       }),
+      dashboards: obj({
+        enabled: bool('Create the dashboard ConfigMaps'),
+        namespace: str('Namespace of the dashboard ConfigMaps'),
+        labels: ref('labels'),
+        annotations: ref('labels'),
+      }),
+      prometheusRule: obj({
+        enabled: bool('Create the PrometheusRule'),
+        namespace: str('Namespace of the PrometheusRule'),
+        labels: ref('labels'),
+        runbookUrl: str('Address of docs/runbook.md', { pattern: '^https?://\\S+$' }),
+      }),
+    }),
+    keda: obj({
+      enabled: bool('Create the delivery ScaledObject'),
+      minReplicaCount: int('Fewest delivery replicas', { minimum: 0 }),
+      maxReplicaCount: int('Most delivery replicas', { minimum: 1 }),
+      lagThreshold: int('Target pending deliveries per replica', { minimum: 1 }),
+      natsMonitoringEndpoint: str('NATS monitoring host:port', { pattern: '^[A-Za-z0-9.-]+:[0-9]+$' }),
+      useHttps: bool('https for the monitoring endpoint'),
+      account: str('NATS account', { minLength: 1 }),
+      pollingInterval: int('Seconds between checks', { minimum: 1 }),
+      cooldownPeriod: int('Seconds before scaling down to the minimum', { minimum: 0 }),
     }),
     ingress: obj({
       enabled: bool('Create the gateway Ingress'),

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { Logger, PLATFORM, runServiceMain, ServiceDefinition } from '@ds/platform';
+import { SETTLEMENT_STREAM } from '@ds/contracts';
+import { Logger, PLATFORM, runServiceMain, ServiceDefinition, watchConsumerBacklog } from '@ds/platform';
 import { AccountsService } from './accounts.service';
 import { BillingHandlers } from './billing.handlers';
 import { BillingConfig, readBillingConfig } from './config';
@@ -32,9 +33,10 @@ export const billingLedger: ServiceDefinition<BillingConfig> = {
       },
     ],
   }),
-  background: async (app) => {
+  background: async (app, runtime) => {
     const settlements = app.get<SettlementConsumer>(SETTLEMENT_BACKLOG);
     await settlements.start();
+    watchConsumerBacklog(runtime.metrics, await runtime.nats.connection.jetstreamManager(), SETTLEMENT_STREAM.name, SETTLEMENT_STREAM.consumer);
     const sweeper = app.get(Sweeper);
     sweeper.start();
     return {

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { Logger, Metrics, NatsLink, PLATFORM, runServiceMain, ServiceDefinition } from '@ds/platform';
+import { DELIVERY_STREAM } from '@ds/contracts';
+import { Logger, Metrics, NatsLink, PLATFORM, runServiceMain, ServiceDefinition, watchConsumerBacklog } from '@ds/platform';
 import { DeliveryConfig, readDeliveryConfig } from './config';
 import { DeliveriesStore } from './deliveries.store';
 import { DeliveryHandlers } from './delivery.handlers';
@@ -53,6 +54,8 @@ export const delivery: ServiceDefinition<DeliveryConfig> = {
     const purge = app.get<DeliveryPurge>(PURGE);
     await worker.start();
     purge.start();
+    // The backlog gauges every service with a JetStream consumer exports, read at scrape time.
+    watchConsumerBacklog(runtime.metrics, await runtime.nats.connection.jetstreamManager(), DELIVERY_STREAM.name, DELIVERY_STREAM.consumer);
     if (runtime.config.allowPrivateTargets) runtime.logger.warn('DELIVERY_ALLOW_PRIVATE_TARGETS is on: deliveries may go to plain http and to private and loopback addresses');
     return {
       stop: async () => {

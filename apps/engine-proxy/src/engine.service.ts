@@ -1,4 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Counter, Histogram } from 'prom-client';
 import { AnswerQuestionsReply, AnswerQuestionsRequest, CompleteTextReply, CompleteTextRequest, EngineName, ServiceError } from '@ds/contracts';
 import {
   anthropicBody,
@@ -7,6 +8,7 @@ import {
   checkAnswer,
   classifyStatus,
   estimatedCostUsd,
+  modelLabel,
   networkFailure,
   openAiBody,
   openAiCompletionBody,
@@ -19,7 +21,7 @@ import {
   retryDelayMs,
   sharedKeyFingerprint,
 } from '@ds/engine';
-import { Logger, PLATFORM } from '@ds/platform';
+import { currentSpan, inSpan, Logger, Metrics, PLATFORM, SpanKind } from '@ds/platform';
 import { EngineProxyConfig, ProviderEndpoint } from './config';
 import { CredentialsService } from './credentials/credentials.service';
 import { postJson, ProviderRequestFailed, ProviderResponse } from './provider-http';
@@ -64,15 +66,33 @@ const COMPLETION_SHAPE: CallShape<CompleteTextRequest, ProviderText> = {
 export class EngineService {
   private readonly sharedLlmKey: string | null;
   private readonly callUrls = new Map<string, URL>();
+  private readonly attempts: Counter<'engine' | 'provider' | 'model' | 'outcome'> | null = null;
+  private readonly attemptDuration: Histogram<'engine' | 'provider' | 'outcome'> | null = null;
 
   constructor(
     @Inject(PLATFORM.config) private readonly config: EngineProxyConfig,
     @Inject(PLATFORM.logger) private readonly logger: Logger,
     private readonly credentials: CredentialsService,
     private readonly slots: SharedSlots,
+    @Optional() @Inject(PLATFORM.metrics) metrics?: Metrics,
   ) {
     const { llm } = config;
     this.sharedLlmKey = llm.apiKey ? sharedKeyFingerprint(llm.protocol, llm.baseUrl, llm.apiKey) : null;
+    if (metrics) {
+      this.attempts = new Counter({
+        name: 'decision_service_engine_attempts_total',
+        help: 'Calls to the engine provider (each retry counts), by engine, protocol, model (names from the price table, else other) and outcome (ok or the error code)',
+        labelNames: ['engine', 'provider', 'model', 'outcome'],
+        registers: [metrics.registry],
+      });
+      this.attemptDuration = new Histogram({
+        name: 'decision_service_engine_attempt_duration_seconds',
+        help: 'Duration of calls to the engine provider, by engine, protocol and outcome',
+        labelNames: ['engine', 'provider', 'outcome'],
+        buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120],
+        registers: [metrics.registry],
+      });
+    }
   }
 
   async answer(request: AnswerQuestionsRequest): Promise<AnswerQuestionsReply> {
@@ -155,7 +175,26 @@ export class EngineService {
     }
   }
 
-  private async attempt<TRequest, TAnswer extends object>(
+  /** One provider call, counted and (with tracing on) given a span of its own. */
+  private async attempt<TRequest, TAnswer extends object>(route: Route, shape: CallShape<TRequest, TAnswer>, request: TRequest, deadline: number): Promise<TAnswer | AttemptFailure> {
+    const started = process.hrtime.bigint();
+    const engine = route.endpoint === this.config.checkpoint ? 'checkpoint' : 'llm';
+    const provider = route.endpoint.protocol;
+    const outcome = await inSpan(`engine ${provider}`, SpanKind.CLIENT, { 'gen_ai.system': provider, 'gen_ai.request.model': modelLabel(this.config.prices, route.model) }, currentSpan(), async () => {
+      const result = await this.attemptOnce(route, shape, request, deadline);
+      if (isFailure(result)) throw new AttemptFailed(result);
+      return result;
+    }).catch((error: unknown) => {
+      if (error instanceof AttemptFailed) return error.failure;
+      throw error;
+    });
+    const code = isFailure(outcome) ? outcome.code : 'ok';
+    this.attempts?.inc({ engine, provider, model: modelLabel(this.config.prices, route.model), outcome: code });
+    this.attemptDuration?.observe({ engine, provider, outcome: code }, Number(process.hrtime.bigint() - started) / 1e9);
+    return outcome;
+  }
+
+  private async attemptOnce<TRequest, TAnswer extends object>(
     { endpoint, apiKey, model }: Route,
     shape: CallShape<TRequest, TAnswer>,
     request: TRequest,
@@ -215,6 +254,15 @@ export class EngineService {
       ENGINE_ERROR: `The engine answered ${words.contract}: ${failure.reason}.`,
     };
     return new ServiceError(failure.code, messages[failure.code] ?? failure.reason);
+  }
+}
+
+/** Carries a failed attempt through its span, so that the span records the failure's code. */
+class AttemptFailed extends Error {
+  readonly code: string;
+  constructor(readonly failure: AttemptFailure) {
+    super(failure.code);
+    this.code = failure.code;
   }
 }
 

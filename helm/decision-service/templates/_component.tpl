@@ -52,7 +52,7 @@ metadata:
   {{- . | nindent 2 }}
   {{- end }}
 spec:
-  {{- if not $svc.autoscaling.enabled }}
+  {{- if not (or $svc.autoscaling.enabled (and (eq .key "delivery") $root.Values.keda.enabled)) }}
   replicas: {{ $svc.replicaCount }}
   {{- end }}
   revisionHistoryLimit: 5

@@ -180,6 +180,9 @@ and GC for no gain when requests are right). Context: (dict "preset" name "resou
 NATS_URL: {{ .Values.nats.url | quote }}
 {{- end }}
 LOG_LEVEL: {{ .Values.config.logLevel | quote }}
+{{- with .Values.config.tracing.otlpEndpoint }}
+OTEL_EXPORTER_OTLP_ENDPOINT: {{ . | quote }}
+{{- end }}
 OPS_PORT: {{ .Values.config.opsPort | toString | quote }}
 SHUTDOWN_GRACE_MS: {{ int64 .Values.config.shutdownGraceMs | toString | quote }}
 {{- end }}

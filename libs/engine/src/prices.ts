@@ -26,3 +26,17 @@ export function pricePerMillion(table: PriceTable, model: string): number {
 export function estimatedCostUsd(table: PriceTable, model: string, inputTokens: number): number {
   return Number(((inputTokens * pricePerMillion(table, model)) / 1_000_000).toFixed(8));
 }
+
+/**
+ * The `model` label of the engine metrics: a model the price table names (exactly, else its longest
+ * known prefix), or `other`. Decisions may name any model, so the table is the allow-list that keeps
+ * the label's values bounded.
+ */
+export function modelLabel(table: PriceTable, model: string): string {
+  if (Object.hasOwn(table, model)) return model;
+  let best: string | null = null;
+  for (const prefix of Object.keys(table)) {
+    if (model.startsWith(prefix) && (best === null || prefix.length > best.length)) best = prefix;
+  }
+  return best ?? 'other';
+}

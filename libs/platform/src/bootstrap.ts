@@ -6,12 +6,13 @@ import { IncomingMessage } from 'node:http';
 import { DataSource } from 'typeorm';
 import { ServiceName } from '@ds/contracts';
 import { BaseConfig, ConfigError, EnvReader, readBaseConfig } from './config';
-import { DatabaseDefinition, migrateDatabase, openDatabase } from './database';
+import { DatabaseDefinition, migrateDatabase, openDatabase, traceDatabaseQueries } from './database';
 import { httpServerOptions } from './http-server';
 import { createLogger, Logger, PinoNestLogger } from './logger';
 import { Metrics } from './metrics';
 import { NatsLink, RpcClient, SharedConnectionNatsServer } from './nats';
 import { OpsDocument, OpsServer } from './ops-server';
+import { startTracing } from './tracing';
 import { WireErrorFilter } from './rpc-handling';
 
 /** Everything a service's modules may inject from the platform. */
@@ -104,6 +105,11 @@ export async function startService<TConfig>(definition: ServiceDefinition<TConfi
   const logger = createLogger(definition.name, base.logLevel);
   logUnhandledRejections(logger);
   const metrics = new Metrics(definition.name);
+  const tracing = startTracing(definition.name, base.otlpEndpoint);
+  if (tracing) {
+    traceDatabaseQueries();
+    logger.info('exporting traces over OTLP');
+  }
 
   const dataSource = await openDatabase(base.databaseUrl, definition.database, base.databasePoolSize, base.databaseTimeouts);
   let nats: NatsLink;
@@ -195,6 +201,7 @@ export async function startService<TConfig>(definition: ServiceDefinition<TConfi
         logger.error({ err: error }, 'shutdown did not finish cleanly');
       } finally {
         await ops.close();
+        await tracing?.shutdown();
         clearTimeout(deadline);
       }
       logger.info('stopped');

@@ -145,6 +145,8 @@ export interface BaseConfig {
   runMigrations: boolean;
   databasePoolSize: number;
   databaseTimeouts: SessionTimeouts;
+  /** OTLP/HTTP collector; spans are made and exported only when it is set. */
+  otlpEndpoint: string | undefined;
 }
 
 function readNatsAuth(env: EnvReader): NatsAuth {
@@ -175,5 +177,6 @@ export function readBaseConfig(service: ServiceName, env: EnvReader): BaseConfig
       lockMs: env.int('DATABASE_LOCK_TIMEOUT_MS', DEFAULT_SESSION_TIMEOUTS.lockMs, 0, 86_400_000),
       idleInTransactionMs: env.int('DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', DEFAULT_SESSION_TIMEOUTS.idleInTransactionMs, 0, 86_400_000),
     },
+    otlpEndpoint: env.url('OTEL_EXPORTER_OTLP_ENDPOINT', undefined, ['http', 'https']),
   };
 }

@@ -1,6 +1,8 @@
 import { DataSource, DataSourceOptions, EntitySchema, MixedList } from 'typeorm';
 import { ConfigError, redact } from './config';
 import { Logger } from './logger';
+import { currentSpan } from './request-context';
+import { inSpan, SpanKind } from './tracing';
 
 export interface DatabaseDefinition {
   /** The service's own PostgreSQL schema; nobody else reads it. */
@@ -98,4 +100,25 @@ async function migrateWith(dataSource: DataSource, schema: string, logger: Logge
     await lockRunner.query('SELECT pg_advisory_unlock(hashtext($1))', [`decision-service:migrate:${schema}`]).catch(() => undefined);
     await lockRunner.release();
   }
+}
+
+let queriesTraced = false;
+
+/**
+ * With tracing on, every query made while handling a request gets a span under that request's span.
+ * TypeORM has no hook around its queries, so the PostgreSQL query runner's `query` is wrapped, once,
+ * and only when tracing is on; queries outside a request (sweeps, migrations) are left alone.
+ */
+export function traceDatabaseQueries(): void {
+  if (queriesTraced) return;
+  queriesTraced = true;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- TypeORM's runner is not exported from its index
+  const { PostgresQueryRunner } = require('typeorm/driver/postgres/PostgresQueryRunner') as { PostgresQueryRunner: { prototype: { query(...args: unknown[]): Promise<unknown> } } };
+  const query = PostgresQueryRunner.prototype.query;
+  PostgresQueryRunner.prototype.query = function tracedQuery(this: unknown, ...args: unknown[]): Promise<unknown> {
+    const parent = currentSpan();
+    if (parent === undefined) return query.apply(this, args);
+    const operation = /^\s*([A-Za-z]+)/.exec(String(args[0]))?.[1]?.toUpperCase() ?? 'QUERY';
+    return inSpan(`db ${operation}`, SpanKind.CLIENT, { 'db.system.name': 'postgresql', 'db.operation.name': operation }, parent, () => query.apply(this, args));
+  };
 }

@@ -11,3 +11,5 @@ export * from './rpc-handling';
 export * from './outbound/addresses';
 export * from './outbound/outbound-http';
 export * from './workspace-events';
+export * from './tracing';
+export * from './jetstream-metrics';

@@ -1,4 +1,6 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+type GaugeReader<TLabel extends string> = () => Promise<Array<[Partial<Record<TLabel, string>>, number]>> | Array<[Partial<Record<TLabel, string>>, number]>;
 
 interface Series {
   count: { inc(): void };
@@ -18,12 +20,14 @@ export class Metrics {
   readonly rpcCallDuration: Histogram<'subject' | 'outcome'>;
   readonly httpRequests: Counter<'method' | 'route' | 'status'>;
   readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
+  readonly rpcCallTimeouts: Counter<'subject'>;
   /**
    * Children of each counter/histogram pair by label values: prom-client hashes the label object on every
    * `inc`/`observe`, which shows in the profile of a service answering thousands of requests a second. The
    * label values are subjects, route templates, outcomes and statuses, so the map stays small.
    */
   private readonly series = new Map<string, Series>();
+  private readonly gaugeReaders = new Map<string, Array<GaugeReader<string>>>();
 
   constructor(service: string) {
     this.registry.setDefaultLabels({ service });
@@ -67,6 +71,38 @@ export class Metrics {
       labelNames: ['method', 'route', 'status'],
       buckets,
       registers: [this.registry],
+    });
+    this.rpcCallTimeouts = new Counter({
+      name: 'decision_service_rpc_call_timeouts_total',
+      help: 'NATS requests sent by this service that got no answer in time (their outcome is unknown), by subject',
+      labelNames: ['subject'],
+      registers: [this.registry],
+    });
+  }
+
+  /**
+   * A gauge read when scraped (requests in flight, queue lengths): nothing is counted on the request path.
+   * `read` answers one value per label set. Several readers of one name (two clients in one process) add up.
+   */
+  gauge<TLabel extends string>(name: string, help: string, labelNames: TLabel[], read: GaugeReader<TLabel>): void {
+    const readers = this.gaugeReaders.get(name);
+    if (readers) {
+      readers.push(read as GaugeReader<string>);
+      return;
+    }
+    const all: Array<GaugeReader<string>> = [read as GaugeReader<string>];
+    this.gaugeReaders.set(name, all);
+    new Gauge<TLabel>({
+      name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const reader of all) {
+          for (const [labels, value] of await reader()) this.inc(labels as Partial<Record<TLabel, string>>, value);
+        }
+      },
     });
   }
 

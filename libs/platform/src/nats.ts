@@ -5,7 +5,8 @@ import { DEADLINE_HEADER, REQUEST_ID_HEADER, ServiceError, isWireError } from '@
 import { ConfigError, NatsAuth, redact } from './config';
 import { Logger } from './logger';
 import { Metrics } from './metrics';
-import { currentDeadline, currentRequestId, requestIdOrNew, runWithRequestContext } from './request-context';
+import { currentDeadline, currentRequestId, currentSpan, requestIdOrNew, runWithRequestContext } from './request-context';
+import { endSpan, httpSpans, Span, SpanKind, startSpan, TRACEPARENT_HEADER, traceparentOf, tracer } from './tracing';
 
 /** NATS's own default, used until the server has told its limit. */
 const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
@@ -97,6 +98,8 @@ export class SharedConnectionNatsServer extends ServerNats {
   private readonly inFlight = new Map<object, bigint>();
   private idleWaiters: Array<() => void> = [];
   private readonly handlersBySubject = new Map<string, MessageHandler>();
+  /** Spans of the requests in flight, kept only while tracing is on. */
+  private readonly spans = new Map<object, Span>();
 
   constructor(
     private readonly link: NatsLink,
@@ -104,6 +107,7 @@ export class SharedConnectionNatsServer extends ServerNats {
     private readonly metrics?: Metrics,
   ) {
     super({ queue });
+    metrics?.gauge('decision_service_rpc_handling_in_flight', 'NATS requests taken by this service and not yet answered', [], () => [[{}, this.inFlight.size]]);
     this.setOnProcessingStartHook((_transport, context, done) => {
       const natsContext = context as unknown as NatsContext;
       const natsHeadersIn = natsContext.getHeaders() as MsgHdrs | undefined;
@@ -116,7 +120,12 @@ export class SharedConnectionNatsServer extends ServerNats {
         return undefined;
       }
       this.inFlight.set(context as object, process.hrtime.bigint());
-      return runWithRequestContext({ requestId, deadline }, done);
+      const active = tracer;
+      if (active === null) return runWithRequestContext({ requestId, deadline }, done);
+      const subject = natsContext.getSubject();
+      const span = startSpan(active, subject, SpanKind.SERVER, { 'messaging.system': 'nats', 'messaging.destination.name': subject }, undefined, natsHeadersIn?.get(TRACEPARENT_HEADER));
+      this.spans.set(context as object, span);
+      return runWithRequestContext({ requestId, deadline, span }, done);
     });
     // Called when the reply is published (once more for a separate end-of-stream packet: deleting twice is harmless).
     this.setOnProcessingEndHook((_transport, context) => {
@@ -164,9 +173,14 @@ export class SharedConnectionNatsServer extends ServerNats {
    */
   private recordHandled(ctx: NatsContext, subject: string, error: unknown): void {
     const started = this.inFlight.get(ctx as object);
-    if (started === undefined || !this.metrics) return;
+    if (started === undefined) return;
     const outcome = error === undefined || error === null ? 'ok' : isWireError(error) ? error.code : 'INTERNAL_ERROR';
-    this.metrics.handled(subject, outcome, Number(process.hrtime.bigint() - started) / 1e9);
+    this.metrics?.handled(subject, outcome, Number(process.hrtime.bigint() - started) / 1e9);
+    if (this.spans.size === 0) return;
+    const span = this.spans.get(ctx as object);
+    if (span === undefined) return;
+    this.spans.delete(ctx as object);
+    endSpan(span, outcome === 'ok' ? undefined : outcome);
   }
 
   private serializeAnswer(packet: WritePacket & { id: string }, subject: string): { data: Uint8Array; headers?: MsgHdrs } {
@@ -329,11 +343,13 @@ export class RpcClient {
     link.disconnects.subscribe(() => {
       for (const call of [...this.waiting.values()]) call.fail(new OutcomeUnknown());
     });
+    metrics.gauge('decision_service_rpc_calls_in_flight', 'NATS requests sent by this service and still awaiting their answer', [], () => [[{}, this.waiting.size]]);
   }
 
   async call<TReply>(subject: string, payload: unknown, options: CallOptions = {}): Promise<TReply> {
     const started = process.hrtime.bigint();
     let outcome = 'ok';
+    let span: Span | undefined;
     try {
       const now = Date.now();
       const callerDeadline = options.outlivesCaller ? undefined : currentDeadline();
@@ -343,6 +359,12 @@ export class RpcClient {
       const hdrs = natsHeaders();
       hdrs.set(REQUEST_ID_HEADER, options.requestId ?? currentRequestId() ?? requestIdOrNew());
       hdrs.set(DEADLINE_HEADER, String(now + timeoutMs));
+      const active = tracer;
+      if (active !== null) {
+        const parent = currentSpan() ?? (options.requestId === undefined ? undefined : httpSpans.get(options.requestId));
+        span = startSpan(active, subject, SpanKind.CLIENT, { 'messaging.system': 'nats', 'messaging.destination.name': subject }, parent);
+        hdrs.set(TRACEPARENT_HEADER, traceparentOf(span));
+      }
       const id = String(++this.nextId);
       const data = encodeRequest(id, payload);
       // Refused before anything is published: nats.js would throw the same from inside the transport.
@@ -357,6 +379,7 @@ export class RpcClient {
       throw mapped;
     } finally {
       this.metrics.called(subject, outcome, Number(process.hrtime.bigint() - started) / 1e9);
+      if (span !== undefined) endSpan(span, outcome === 'ok' ? undefined : outcome);
     }
   }
 
@@ -398,6 +421,7 @@ export class RpcClient {
     if (error instanceof ServiceError) return error;
     if (isWireError(error)) return ServiceError.fromWire(error);
     if (error instanceof NoAnswerInTime) {
+      this.metrics.rpcCallTimeouts.inc({ subject });
       this.link.logger.warn({ subject }, 'no answer in time');
       return new OutcomeUnknown();
     }

@@ -1,4 +1,5 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { Counter } from 'prom-client';
 import { Metrics } from './metrics';
 
 export type ReadinessCheck = () => Promise<boolean>;
@@ -13,12 +14,22 @@ export type OpsDocument = () => unknown;
 export class OpsServer {
   private server: Server | null = null;
   private shuttingDown = false;
+  private lastReady: boolean | null = null;
+  private readonly readinessChanges: Counter;
 
   constructor(
     private readonly metrics: Metrics,
     private readonly checks: Record<string, ReadinessCheck>,
     private readonly documents: ReadonlyMap<string, OpsDocument> = new Map(),
-  ) {}
+  ) {
+    // Both follow the probes: a readiness that flaps between scrapes still shows in the counter.
+    this.readinessChanges = new Counter({
+      name: 'decision_service_readiness_changes_total',
+      help: 'Times this process turned ready or unready, as seen by its readiness checks',
+      registers: [metrics.registry],
+    });
+    metrics.gauge('decision_service_ready', 'Whether this process is ready to take work (1) or not (0), checked when scraped', [], async () => [[{}, (await this.readiness()).ready ? 1 : 0]]);
+  }
 
   async listen(port: number, host = '0.0.0.0'): Promise<number> {
     this.server = createServer((req, res) => void this.handle(req, res));
@@ -40,7 +51,10 @@ export class OpsServer {
     const names = Object.keys(this.checks);
     const results = await Promise.all(names.map((name) => withTimeout(this.checks[name](), 2_000).catch(() => false)));
     const checks = Object.fromEntries(names.map((name, i) => [name, results[i]]));
-    return { ready: !this.shuttingDown && results.every(Boolean), checks };
+    const ready = !this.shuttingDown && results.every(Boolean);
+    if (this.lastReady !== null && this.lastReady !== ready) this.readinessChanges.inc();
+    this.lastReady = ready;
+    return { ready, checks };
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -1,10 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Span } from '@opentelemetry/api';
 import { newId } from '@ds/ids';
 
 export interface RequestContext {
   requestId: string;
   /** When the caller stops waiting (epoch milliseconds); absent for work nobody is waiting on. */
   deadline?: number;
+  /** The span of the request being handled, when tracing is on. */
+  span?: Span;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
@@ -30,4 +33,8 @@ export function currentDeadline(): number | undefined {
 export function callerGaveUp(now = Date.now()): boolean {
   const deadline = currentDeadline();
   return deadline !== undefined && now >= deadline;
+}
+
+export function currentSpan(): Span | undefined {
+  return storage.getStore()?.span;
 }

@@ -5,7 +5,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { REQUEST_BODY_MAX_BYTES, ServiceError } from '@ds/contracts';
 import { isValidSlug } from '@ds/decision-schema';
 import { isValidCallerToken, newId } from '@ds/ids';
-import { Metrics, RpcClient } from '@ds/platform';
+import { endSpan, httpSpans, Metrics, RpcClient, SpanKind, startSpan, tracer } from '@ds/platform';
 import { ApiKeysService } from '../auth/api-keys.service';
 import { SessionsService } from '../auth/sessions.service';
 import { bearerToken, looksLikeApiKey } from '../auth/tokens';
@@ -96,6 +96,7 @@ export function configureEdge(app: NestFastifyApplication, deps: EdgeDependencie
 
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (tracer !== null) startHttpSpan(request);
     const access = (request.routeOptions.config as RouteAccessConfig | undefined)?.access;
     // Only the router's not-found route has no access; it answers 404 to anybody.
     if (!access) {
@@ -107,7 +108,28 @@ export function configureEdge(app: NestFastifyApplication, deps: EdgeDependencie
 
   fastify.addHook('onResponse', async (request, reply) => {
     deps.metrics.answered(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    if (httpSpans.size > 0) endHttpSpan(request, reply.statusCode);
   });
+  // A client that goes away before its answer gets no onResponse; its span must not stay behind.
+  fastify.addHook('onRequestAbort', async (request) => {
+    if (httpSpans.size > 0) endHttpSpan(request, 499);
+  });
+}
+
+/** A server span per request, parented by the caller's `traceparent` when it sent one. */
+function startHttpSpan(request: FastifyRequest): void {
+  const route = request.routeOptions.url ?? 'unmatched';
+  const traceparent = request.headers.traceparent;
+  const span = startSpan(tracer!, `${request.method} ${route}`, SpanKind.SERVER, { 'http.request.method': request.method, 'http.route': route }, undefined, typeof traceparent === 'string' ? traceparent : undefined);
+  httpSpans.set(request.id, span);
+}
+
+function endHttpSpan(request: FastifyRequest, status: number): void {
+  const span = httpSpans.get(request.id);
+  if (span === undefined) return;
+  httpSpans.delete(request.id);
+  span.setAttribute('http.response.status_code', status);
+  endSpan(span, status >= 500 ? String(status) : undefined);
 }
 
 /**

@@ -1,0 +1,161 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, Server } from 'node:http';
+import { SUBJECTS } from '@ds/contracts';
+import type { EngineSimulator } from '@ds/engine-simulator';
+import { call, triageSchema, uniqueMarker } from './support/api';
+import { builtEngineSimulator, Cluster, dropDatabase, freshDatabase, NatsServer, startCluster, startNats, waitFor } from './support/cluster';
+
+interface ReceivedSpan {
+  service: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  name: string;
+  kind: number;
+  start: bigint;
+  attributes: Record<string, unknown>;
+}
+
+/** OTLP span kinds. */
+const SERVER = 2;
+const CLIENT = 3;
+
+/** OTLP/JSON ids are hex; some encoders send base64. */
+function hexId(value: string | undefined, length: number): string {
+  if (!value) return '';
+  return new RegExp(`^[0-9a-f]{${length}}$`).test(value) ? value : Buffer.from(value, 'base64').toString('hex');
+}
+
+function attributeValue(value: Record<string, unknown>): unknown {
+  return value.stringValue ?? value.intValue ?? value.doubleValue ?? value.boolValue;
+}
+
+/** An OTLP/HTTP receiver in this process: the services export to it as they would to a collector. */
+function startReceiver(): Promise<{ server: Server; url: string; spans: ReceivedSpan[]; contentTypes: Set<string> }> {
+  const spans: ReceivedSpan[] = [];
+  const contentTypes = new Set<string>();
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      contentTypes.add(String(request.headers['content-type']));
+      if (request.url === '/v1/traces') {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        for (const resourceSpans of body.resourceSpans ?? []) {
+          const service = resourceSpans.resource?.attributes?.find((a: { key: string }) => a.key === 'service.name')?.value?.stringValue;
+          for (const scope of resourceSpans.scopeSpans ?? []) {
+            for (const span of scope.spans ?? []) {
+              spans.push({
+                service,
+                traceId: hexId(span.traceId, 32),
+                spanId: hexId(span.spanId, 16),
+                parentSpanId: hexId(span.parentSpanId, 16),
+                name: span.name,
+                kind: span.kind,
+                start: BigInt(span.startTimeUnixNano),
+                attributes: Object.fromEntries((span.attributes ?? []).map((a: { key: string; value: Record<string, unknown> }) => [a.key, attributeValue(a.value)])),
+              });
+            }
+          }
+        }
+      }
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end('{}');
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, spans, contentTypes })));
+}
+
+/**
+ * A cluster of its own exporting traces to an in-process OTLP receiver: one run's hops, across the
+ * services, arrive as one trace whose spans form a chain of parents and children in the order of the hops.
+ */
+describe('distributed traces', () => {
+  let nats: NatsServer;
+  let cluster: Cluster;
+  let simulator: EngineSimulator;
+  let databaseUrl: string;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+
+  beforeAll(async () => {
+    const { startEngineSimulator } = builtEngineSimulator();
+    const [database, server, sim, otlp] = await Promise.all([freshDatabase('ds_e2e_traces'), startNats(), startEngineSimulator({ port: 0 }), startReceiver()]);
+    nats = server;
+    simulator = sim;
+    databaseUrl = database;
+    receiver = otlp;
+    cluster = await startCluster(
+      {
+        DATABASE_URL: databaseUrl,
+        NATS_URL: nats.url,
+        ENGINE_LLM_PROVIDER: 'openai',
+        ENGINE_LLM_BASE_URL: `${simulator.url}/v1`,
+        ENGINE_LLM_API_KEY: 'sim-key',
+        ENGINE_LLM_MODEL: 'sim-standard',
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      },
+      'traces',
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    await cluster?.stop();
+    await nats?.stop();
+    await simulator?.close();
+    await new Promise((resolve) => receiver?.server.close(resolve));
+    if (databaseUrl) await dropDatabase(databaseUrl);
+  });
+
+  const api = (method: string, path: string, options = {}) => call(method, path, options, cluster.baseUrl);
+
+  it('shows every hop of one run under the trace id the caller sent, each span the child of the hop before it', async () => {
+    const user = await api('POST', '/app/v1/auth/sign-up', { body: { email: `${uniqueMarker()}@example.com`, password: 'correcthorse42', name: 'x' } });
+    const session = user.body.session.token;
+    const workspace = await api('POST', '/app/v1/workspaces', { token: session, body: { name: 'traced' } });
+    const key = await api('POST', `/app/v1/workspaces/${workspace.body.id}/api-keys`, { token: session, body: { name: 'k', mode: 'live' } });
+    const decision = await api('POST', `/app/v1/workspaces/${workspace.body.id}/decisions`, { token: session, body: { slug: 'traced', name: 'traced', schema: triageSchema(uniqueMarker()) } });
+    expect((await api('POST', `/app/v1/workspaces/${workspace.body.id}/decisions/${decision.body.id}/deploy`, { token: session })).status).toBe(201);
+
+    const traceId = randomBytes(16).toString('hex');
+    const callerSpanId = randomBytes(8).toString('hex');
+    const run = await api('POST', '/v1/decisions/traced', { token: key.body.key, body: { state: { message: 'my parcel is late' } }, headers: { traceparent: `00-${traceId}-${callerSpanId}-01` } });
+    expect(run.status).toBe(200);
+
+    const ofRun = () => receiver.spans.filter((span) => span.traceId === traceId);
+    const named = (service: string, kind: number, name: string) => ofRun().find((span) => span.service === service && span.kind === kind && span.name === name);
+    // Spans leave in batches about every second; wait until the engine's own span has arrived.
+    await waitFor(async () => named('engine-proxy', CLIENT, 'engine openai') !== undefined && named('gateway', SERVER, 'POST /v1/decisions/:slug') !== undefined, 30_000, 'the run’s spans');
+
+    expect([...receiver.contentTypes]).toContain('application/json');
+    const chain = [
+      named('gateway', SERVER, 'POST /v1/decisions/:slug'),
+      named('gateway', CLIENT, SUBJECTS.runner.run),
+      named('decision-runner', SERVER, SUBJECTS.runner.run),
+      named('decision-runner', CLIENT, SUBJECTS.engine.answer),
+      named('engine-proxy', SERVER, SUBJECTS.engine.answer),
+      named('engine-proxy', CLIENT, 'engine openai'),
+    ];
+    expect(chain.map((span) => span && `${span.service} ${span.name}`)).toEqual([
+      'gateway POST /v1/decisions/:slug',
+      `gateway ${SUBJECTS.runner.run}`,
+      `decision-runner ${SUBJECTS.runner.run}`,
+      `decision-runner ${SUBJECTS.engine.answer}`,
+      `engine-proxy ${SUBJECTS.engine.answer}`,
+      'engine-proxy engine openai',
+    ]);
+    expect(chain[0]!.parentSpanId).toBe(callerSpanId);
+    for (let i = 1; i < chain.length; i++) {
+      expect({ hop: chain[i]!.name, parent: chain[i]!.parentSpanId }).toEqual({ hop: chain[i]!.name, parent: chain[i - 1]!.spanId });
+      expect(chain[i]!.start >= chain[i - 1]!.start).toBe(true);
+    }
+
+    // The reservation with the ledger and the runner's database work are hops of the same run.
+    const reserve = named('billing-ledger', SERVER, SUBJECTS.billing.reserve);
+    expect(reserve?.parentSpanId).toBe(named('decision-runner', CLIENT, SUBJECTS.billing.reserve)?.spanId);
+    const runnerServer = chain[2]!;
+    const runnerQueries = ofRun().filter((span) => span.service === 'decision-runner' && span.name.startsWith('db ') && span.parentSpanId === runnerServer.spanId);
+    expect(runnerQueries.length).toBeGreaterThan(0);
+    expect(runnerQueries[0].attributes['db.system.name']).toBe('postgresql');
+    expect(new Set(ofRun().map((span) => span.service))).toEqual(new Set(['gateway', 'decision-runner', 'engine-proxy', 'billing-ledger']));
+  }, 90_000);
+});
