@@ -33,6 +33,12 @@ const FAULTS = [...SERVICES, 'nats', 'redis', 'postgres'] as const;
 type Fault = (typeof FAULTS)[number];
 const HARD_CAP = 25;
 const SPEND_CAP_CENTS = 1_500;
+/** The delivery ids that executions recorded as successful answered `queued`. */
+const RECORDED_DELIVERIES = `
+  SELECT entry->>'delivery_id' AS id
+  FROM decision_runner.executions e,
+       jsonb_array_elements(CASE WHEN jsonb_typeof(e.destinations) = 'array' THEN e.destinations ELSE '[]'::jsonb END) AS entry
+  WHERE e.workspace_id = ANY($1) AND e.status = 'success' AND entry->>'status' = 'queued'`;
 /** How long a request may take before the client counts it as hung. */
 const CLIENT_TIMEOUT_MS = 30_000;
 
@@ -376,7 +382,9 @@ async function main(): Promise<number> {
       'every reservation settled',
     ).catch((error: Error) => say(`chaos: ${error.message}`));
     if (roomy.webhookDecision) {
-      await waitFor(async () => queued.every((id) => receiver.received.includes(id)), 90_000, 'every delivery received').catch((error: Error) => say(`chaos: ${error.message}`));
+      const recorded = async () =>
+        (await db.query(RECORDED_DELIVERIES, [ids])).rows.map((row) => row.id as string);
+      await waitFor(async () => [...queued, ...(await recorded())].every((id) => receiver.received.includes(id)), 90_000, 'every delivery received').catch((error: Error) => say(`chaos: ${error.message}`));
     }
 
     // ---- the facts and the verdict -----------------------------------------------------------------------------
@@ -384,6 +392,10 @@ async function main(): Promise<number> {
     const reservations = await db.query(`SELECT execution_id, workspace_id, state FROM billing_ledger.reservations WHERE workspace_id = ANY($1)`, [ids]);
     const transfers = await db.query(`SELECT id, cause_id, workspace_id, ledger, debit_account_id, credit_account_id, amount, phase, pending_id, code FROM billing_ledger.transfers WHERE workspace_id = ANY($1)`, [ids]);
     const accounts = await db.query(`SELECT id, ledger, workspace_id, debits_pending, debits_posted, credits_pending, credits_posted FROM billing_ledger.ledger_accounts WHERE workspace_id = ANY($1)`, [ids]);
+    const recordedDeliveries = await db.query(
+      RECORDED_DELIVERIES,
+      [ids],
+    );
     const facts: Facts = {
       observed,
       executions: executions.rows.map((row) => ({ id: row.id, workspaceId: row.workspace_id, status: row.status, message: row.message })),
@@ -410,7 +422,7 @@ async function main(): Promise<number> {
         creditsPosted: BigInt(row.credits_posted),
       })),
       caps: { hardCaps: { [hardCap.id]: HARD_CAP }, spendCaps: { [spendCap.id]: SPEND_CAP_CENTS } },
-      deliveries: roomy.webhookDecision ? { queued, received: receiver.received } : null,
+      deliveries: roomy.webhookDecision ? { queued, recorded: recordedDeliveries.rows.map((row) => row.id as string), received: receiver.received } : null,
       errorStatuses: ERROR_STATUS,
     };
     const violations = checkInvariants(facts);
@@ -426,7 +438,11 @@ async function main(): Promise<number> {
     for (const [outcome, count] of [...byOutcome].sort((a, b) => b[1] - a[1])) say(`  ${String(count).padStart(7)}  ${outcome}`);
     say('chaos: faults injected (recovery = until the first 200 started after the fault):');
     for (const fault of injected) say(`  ${((fault.at - started) / 1000).toFixed(1).padStart(6)} s  ${fault.fault.padEnd(16)} ${fault.recoveredMs === null ? 'never recovered' : `recovered in ${fault.recoveredMs} ms`}`);
-    if (roomy.webhookDecision) say(`chaos: deliveries queued ${queued.length}, received ${receiver.received.length} times (${new Set(receiver.received).size} distinct ids)`);
+    if (roomy.webhookDecision) {
+      const recorded = new Set(facts.deliveries!.recorded);
+      const ofUnfinishedRuns = [...new Set(receiver.received)].filter((id) => !recorded.has(id)).length;
+      say(`chaos: deliveries answered queued ${queued.length}, recorded by successful runs ${recorded.size}, received ${receiver.received.length} times (${new Set(receiver.received).size} distinct ids, ${ofUnfinishedRuns} of runs that did not finish)`);
+    }
     const unrecovered = injected.filter((fault) => fault.recoveredMs === null);
     for (const fault of unrecovered) violations.push({ invariant: 'traffic resumes after each fault', detail: `no 200 after ${fault.fault}` });
     if (violations.length === 0) {

@@ -146,10 +146,10 @@ describe('the public OpenAPI document', () => {
     expect(headersOf(operation('get', '/health'), 200)).toEqual(['X-Request-ID']);
   });
 
-  it('needs the API key on /v1 and /mcp, and nothing on the documents, the health check and the secret URL', () => {
+  it('needs the API key on /v1 and every method of /mcp, and nothing on the documents, the health check and the secret URL', () => {
     for (const [path, item] of Object.entries(document.paths)) {
       for (const [method, op] of Object.entries<any>(item)) {
-        const expected = path === '/v1/hooks/{token}' ? [{}, { WebhookSecret: [] }] : path.startsWith('/v1/') || (path === '/mcp' && method === 'post') ? [{ ApiKey: [] }] : [];
+        const expected = path === '/v1/hooks/{token}' ? [{}, { WebhookSecret: [] }] : path.startsWith('/v1/') || path === '/mcp' ? [{ ApiKey: [] }] : [];
         expect({ route: `${method} ${path}`, security: op.security }).toEqual({ route: `${method} ${path}`, security: expected });
       }
     }

@@ -13,3 +13,4 @@ export * from './outbound/outbound-http';
 export * from './workspace-events';
 export * from './tracing';
 export * from './jetstream-metrics';
+export * from './unavailable';

@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody, ServiceError, WireError } from '@ds/contracts';
-import { Logger } from '@ds/platform';
+import { dependencyUnavailable, isDependencyUnavailable, Logger } from '@ds/platform';
 
 /**
  * Nest hands Fastify's own failures (body limits, parsing, unknown routes) to the exception filter as
@@ -29,6 +29,10 @@ export function toServiceError(error: unknown, logger: Logger): ServiceError {
   if (error instanceof ServiceError) return error;
   const mapped = error instanceof HttpException ? fromHttpStatus(error.getStatus()) : fromHttpStatus(fastifyClientStatus(error));
   if (mapped) return mapped;
+  if (isDependencyUnavailable(error)) {
+    logger.warn({ err: error }, 'a dependency is unreachable; answered 503');
+    return dependencyUnavailable();
+  }
   logger.error({ err: error }, 'unexpected failure while answering a request');
   return new ServiceError('INTERNAL_ERROR', 'An unexpected error occurred; retry, and contact support with the request id if it persists.');
 }
