@@ -104,7 +104,7 @@ describe('NATS users limited to their subjects', () => {
   });
 
   it('lets every owner consume workspace deletions the partner service publishes', async () => {
-    const owners: ServiceName[] = ['gateway', 'decision-runner', 'engine-proxy', 'partner'];
+    const owners: ServiceName[] = ['gateway', 'decision-runner', 'engine-proxy', 'delivery', 'partner'];
     const received = new Map<ServiceName, string[]>(owners.map((service) => [service, []]));
     const consumers = await Promise.all(
       owners.map(async (service) => {

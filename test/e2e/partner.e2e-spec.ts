@@ -281,6 +281,7 @@ describe('sub-workspaces', () => {
     const sub = await subWorkspace(own, { external_id: ext(), name: 'Doomed', seed: { decisions: ['doomed'], deploy: true } });
     expect((await runIn(sub.id, 'doomed')).ok).toBe(true);
     expect((await rpc.call(SUBJECTS.engine.setProviderKey, { workspaceId: sub.id, provider: 'openai', apiKey: 'sk-doomed-0001' })).ok).toBe(true);
+    expect((await rpc.call(SUBJECTS.delivery.rotateSigningSecret, { workspaceId: sub.id })).ok).toBe(true);
     const { token } = await openEmbed(own, { workspace: sub.id, user: { id: 'editor' } });
     expect((await asEmbed(token, 'GET', '/app/v1/embed/session')).status).toBe(200);
 
@@ -297,12 +298,14 @@ describe('sub-workspaces', () => {
           ),
           executions: await count('SELECT count(*)::int AS n FROM decision_runner.executions WHERE workspace_id = $1'),
           credentials: await count('SELECT count(*)::int AS n FROM engine_proxy.provider_credentials WHERE workspace_id = $1'),
+          signingSecrets: await count('SELECT count(*)::int AS n FROM delivery.signing_secrets WHERE workspace_id = $1'),
+          deliveries: await count('SELECT count(*)::int AS n FROM delivery.deliveries WHERE workspace_id = $1'),
           links: await count('SELECT count(*)::int AS n FROM partner.sub_workspaces WHERE id = $1'),
           sessions: await count('SELECT count(*)::int AS n FROM partner.embed_sessions WHERE workspace_id = $1'),
         };
       });
     const before = await remaining();
-    expect(before).toMatchObject({ gatewayWorkspaces: 1, decisions: 1, versions: 1, executions: 1, credentials: 1, links: 1, sessions: 1 });
+    expect(before).toMatchObject({ gatewayWorkspaces: 1, decisions: 1, versions: 1, executions: 1, credentials: 1, signingSecrets: 1, links: 1, sessions: 1 });
 
     const deleted = await v1(own, 'DELETE', `/v1/workspaces/${sub.id}`);
     expect(deleted.status).toBe(204);
@@ -310,7 +313,7 @@ describe('sub-workspaces', () => {
     expectError(await v1(own, 'DELETE', `/v1/workspaces/${sub.id}`), 404, 'WORKSPACE_NOT_FOUND');
     expectError(await asEmbed(token, 'GET', '/app/v1/embed/session'), 401, 'UNAUTHORIZED');
 
-    const zero = { gatewayWorkspaces: 0, gatewayKeys: 0, gatewayMemberships: 0, decisions: 0, versions: 0, executions: 0, credentials: 0, links: 0, sessions: 0 };
+    const zero = { gatewayWorkspaces: 0, gatewayKeys: 0, gatewayMemberships: 0, decisions: 0, versions: 0, executions: 0, credentials: 0, signingSecrets: 0, deliveries: 0, links: 0, sessions: 0 };
     const after = await eventually(remaining, (counts) => Object.values(counts).every((n) => n === 0));
     expect(after).toEqual(zero);
     const run = await runIn(sub.id, 'doomed');

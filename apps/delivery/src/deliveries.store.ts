@@ -209,6 +209,17 @@ export class DeliveriesStore {
     return deleted;
   }
 
+  /**
+   * Everything of a deleted (sub-)workspace: its deliveries (attempts by cascade) and signing secrets. Messages of
+   * it still in the stream find no record and are dropped by the worker's own checks; running it twice is harmless.
+   */
+  async purgeWorkspace(workspaceId: string): Promise<void> {
+    await this.db.transaction(async (manager) => {
+      await manager.query(`DELETE FROM deliveries WHERE workspace_id = $1`, [workspaceId]);
+      await manager.query(`DELETE FROM signing_secrets WHERE workspace_id = $1`, [workspaceId]);
+    });
+  }
+
   /** Seconds since the oldest delivery still pending was queued (0 when none is). */
   async oldestPendingAgeSeconds(): Promise<number> {
     const rows = (await this.db.query(`SELECT EXTRACT(EPOCH FROM now() - min(created_at))::float8 AS age FROM deliveries WHERE status = 'pending'`)) as Array<{ age: number | null }>;

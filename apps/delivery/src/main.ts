@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { DELIVERY_STREAM } from '@ds/contracts';
-import { Logger, Metrics, NatsLink, PLATFORM, runServiceMain, ServiceDefinition, watchConsumerBacklog } from '@ds/platform';
+import { Logger, Metrics, NatsLink, PLATFORM, runServiceMain, ServiceDefinition, watchConsumerBacklog, WorkspaceDeletions } from '@ds/platform';
 import { DeliveryConfig, readDeliveryConfig } from './config';
 import { DeliveriesStore } from './deliveries.store';
 import { DeliveryHandlers } from './delivery.handlers';
@@ -52,13 +52,17 @@ export const delivery: ServiceDefinition<DeliveryConfig> = {
   background: async (app, runtime) => {
     const worker = app.get<DeliveryWorker>(WORKER);
     const purge = app.get<DeliveryPurge>(PURGE);
+    const store = app.get(DeliveriesStore);
+    const deletions = new WorkspaceDeletions(runtime.nats.connection, 'delivery', (event) => store.purgeWorkspace(event.workspaceId), runtime.logger);
     await worker.start();
+    await deletions.start();
     purge.start();
     // The backlog gauges every service with a JetStream consumer exports, read at scrape time.
     watchConsumerBacklog(runtime.metrics, await runtime.nats.connection.jetstreamManager(), DELIVERY_STREAM.name, DELIVERY_STREAM.consumer);
     if (runtime.config.allowPrivateTargets) runtime.logger.warn('DELIVERY_ALLOW_PRIVATE_TARGETS is on: deliveries may go to plain http and to private and loopback addresses');
     return {
       stop: async () => {
+        await deletions.stop();
         await purge.stop();
         await worker.stop();
       },

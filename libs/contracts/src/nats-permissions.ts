@@ -118,6 +118,7 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
       `$JS.API.CONSUMER.DURABLE.CREATE.${DELIVERY_STREAM.name}.>`,
       `$JS.API.CONSUMER.MSG.NEXT.${DELIVERY_STREAM.name}.>`,
       `$JS.ACK.${DELIVERY_STREAM.name}.>`,
+      ...workspaceEventsConsumer('delivery'),
     ],
     subscribe: [REPLY_INBOX, ...served(delivery)],
   },
