@@ -3,6 +3,7 @@ import { api, authenticateWithEmbedCookie, EmbedSessionView, session, Workspace 
 import { embedAllows, isEmbedPermission, permits, screenOf } from './lib/access';
 import { isLocale, LOCALES, Locale, MessageKey, translate } from './lib/i18n';
 import { initialPreferences, isTheme, Theme } from './lib/prefs';
+import { local, tabStorage } from './lib/storage';
 import { AppContext, AppState, useApp } from './context';
 import { Link, match, navigate, useLocation } from './router';
 import { Loading } from './ui';
@@ -23,12 +24,12 @@ function applyTheme(theme: Theme): void {
 }
 
 export function App() {
-  const initial = useMemo(() => initialPreferences(location.search, (key) => sessionStorage.getItem(key) ?? localStorage.getItem(key), navigator.languages ?? []), []);
+  const initial = useMemo(() => initialPreferences(location.search, (key) => tabStorage.getItem(key) ?? local.getItem(key), navigator.languages ?? []), []);
   const [theme, setThemeState] = useState<Theme>(initial.theme);
   const [locale, setLocaleState] = useState<Locale>(initial.locale);
   const [token, setToken] = useState<string | null>(session.token);
   const [workspaces, setWorkspaces] = useState<Workspace[] | null>(null);
-  const [workspaceId, setWorkspaceId] = useState<string | null>(() => new URLSearchParams(location.search).get('ws') ?? localStorage.getItem(WORKSPACE_KEY));
+  const [workspaceId, setWorkspaceId] = useState<string | null>(() => new URLSearchParams(location.search).get('ws') ?? local.getItem(WORKSPACE_KEY));
   // Without a token of its own, the application may be an embed: the session cookie (HttpOnly) is only visible to the API.
   const [embed, setEmbed] = useState<EmbedSessionView | null | 'asking'>(() => (session.token ? null : 'asking'));
 
@@ -89,14 +90,14 @@ export function App() {
   const state: AppState = {
     theme,
     setTheme: (next) => {
-      localStorage.setItem('ds.theme', next);
-      sessionStorage.removeItem('ds.theme');
+      local.setItem('ds.theme', next);
+      tabStorage.removeItem('ds.theme');
       setThemeState(next);
     },
     locale,
     setLocale: (next) => {
-      localStorage.setItem('ds.locale', next);
-      sessionStorage.removeItem('ds.locale');
+      local.setItem('ds.locale', next);
+      tabStorage.removeItem('ds.locale');
       setLocaleState(next);
     },
     t: (key: MessageKey, vars) => translate(locale, key, vars),
@@ -115,7 +116,7 @@ export function App() {
     workspaces: embedWorkspace ? [embedWorkspace] : workspaces,
     workspace,
     chooseWorkspace: (id) => {
-      localStorage.setItem(WORKSPACE_KEY, id);
+      local.setItem(WORKSPACE_KEY, id);
       setWorkspaceId(id);
     },
     reloadWorkspaces: embedWorkspace ? async () => [embedWorkspace] : reloadWorkspaces,
@@ -125,8 +126,8 @@ export function App() {
   // A theme or locale passed in the query (an embed) holds for this tab only.
   useEffect(() => {
     const query = new URLSearchParams(location.search);
-    if (query.get('theme')) sessionStorage.setItem('ds.theme', initial.theme);
-    if (query.get('locale')) sessionStorage.setItem('ds.locale', initial.locale);
+    if (query.get('theme')) tabStorage.setItem('ds.theme', initial.theme);
+    if (query.get('locale')) tabStorage.setItem('ds.locale', initial.locale);
   }, [initial]);
 
   return (

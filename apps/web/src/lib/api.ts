@@ -1,4 +1,5 @@
 import type { EmbedPermission } from './access';
+import { local } from './storage';
 
 /**
  * The application talks only to /app/v1. The session token travels in the Authorization header, never in a
@@ -34,11 +35,11 @@ export class ApiError extends Error {
 
 export const session = {
   get token(): string | null {
-    return localStorage.getItem(TOKEN_KEY);
+    return local.getItem(TOKEN_KEY);
   },
   set(token: string | null): void {
-    if (token === null) localStorage.removeItem(TOKEN_KEY);
-    else localStorage.setItem(TOKEN_KEY, token);
+    if (token === null) local.removeItem(TOKEN_KEY);
+    else local.setItem(TOKEN_KEY, token);
   },
 };
 
