@@ -100,6 +100,7 @@ describe('the embedded editor in Chromium', () => {
     const session = await embedSession(partner, { workspace: sub.id, user: { id: 'browser-user' }, start_path: '/decisions/new', origins: [hostOrigin] });
     const context = await browser.newContext();
     const page = await context.newPage();
+    const problems = watch(page);
     const frame = await openHostPage(page, hostOrigin, onLocalhost(session.url));
     expect(new URL(frame.url()).pathname).toBe('/decisions/new');
     expect(new URL(frame.url()).hostname).toBe('localhost');
@@ -109,6 +110,15 @@ describe('the embedded editor in Chromium', () => {
     expect(seen).toMatchObject({ workspace_id: sub.id, user: { id: 'browser-user' }, start_path: '/decisions/new' });
     const decisions = await frame.evaluate(async (ws) => (await fetch(`/app/v1/workspaces/${ws}/decisions`)).status, sub.id);
     expect(decisions).toBe(200);
+
+    // The gallery, and a write from the application's own page carried by the cookie: a blank decision.
+    await frame.locator('button:has-text("Blank decision")').dispatchEvent('click');
+    await frame.fill('input[name="name"]', 'Made in the frame');
+    await frame.fill('input[name="slug"]', 'made-in-the-frame');
+    await frame.locator('form.inline-form').evaluate((form: any) => form.requestSubmit());
+    await frame.waitForSelector('h1:has-text("Made in the frame")');
+    expect(new URL(frame.url()).pathname).toMatch(/^\/decisions\/dec_[A-Za-z0-9]{20}\/editor$/);
+    expect(problems).toEqual([]);
 
     const again = await openHostPage(page, hostOrigin, onLocalhost(session.url));
     expect(await again.textContent('body')).toContain(REOPEN_TEXT);
