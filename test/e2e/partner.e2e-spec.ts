@@ -504,7 +504,11 @@ describe('embed sessions', () => {
     expect(launchedA.csp).toBe(`frame-ancestors ${ALLOWED_ORIGINS[0]}`);
     expect(launchedB.csp).toBe(`frame-ancestors ${ALLOWED_ORIGINS[1]}`);
     const page = await call('GET', '/decisions', { headers: { cookie: `ds_embed=${launchedB.token}`, accept: 'text/html' } });
-    expect(page.headers.get('content-security-policy')).toBe(`frame-ancestors ${ALLOWED_ORIGINS[1]}`);
+    // The application's own policy, with the session's framing added to it.
+    const pageCsp = (page.headers.get('content-security-policy') ?? '').split('; ');
+    expect(pageCsp).toContain(`frame-ancestors ${ALLOWED_ORIGINS[1]}`);
+    expect(pageCsp).toContain("script-src 'self'");
+    expect(pageCsp.filter((directive) => directive.startsWith('frame-ancestors'))).toHaveLength(1);
     const api = await asEmbed(launchedA.token!, 'GET', `/app/v1/workspaces/${sub.id}/decisions`);
     expect(api.status).toBe(200);
     expect(api.headers.get('content-security-policy')).toBe(`frame-ancestors ${ALLOWED_ORIGINS[0]}`);

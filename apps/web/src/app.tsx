@@ -1,7 +1,9 @@
 import { ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
-import { api, session, Workspace } from './lib/api';
-import { LOCALES, Locale, MessageKey, translate } from './lib/i18n';
-import { initialPreferences, Theme } from './lib/prefs';
+import { api, authenticateWithEmbedCookie, EmbedSessionView, session, Workspace } from './lib/api';
+import { embedAllows, isEmbedPermission, permits, screenOf } from './lib/access';
+import { isLocale, LOCALES, Locale, MessageKey, translate } from './lib/i18n';
+import { initialPreferences, isTheme, Theme } from './lib/prefs';
+import { local, tabStorage } from './lib/storage';
 import { AppContext, AppState, useApp } from './context';
 import { Link, match, navigate, useLocation } from './router';
 import { Loading } from './ui';
@@ -22,12 +24,34 @@ function applyTheme(theme: Theme): void {
 }
 
 export function App() {
-  const initial = useMemo(() => initialPreferences(location.search, (key) => sessionStorage.getItem(key) ?? localStorage.getItem(key), navigator.languages ?? []), []);
+  const initial = useMemo(() => initialPreferences(location.search, (key) => tabStorage.getItem(key) ?? local.getItem(key), navigator.languages ?? []), []);
   const [theme, setThemeState] = useState<Theme>(initial.theme);
   const [locale, setLocaleState] = useState<Locale>(initial.locale);
   const [token, setToken] = useState<string | null>(session.token);
   const [workspaces, setWorkspaces] = useState<Workspace[] | null>(null);
-  const [workspaceId, setWorkspaceId] = useState<string | null>(() => new URLSearchParams(location.search).get('ws') ?? localStorage.getItem(WORKSPACE_KEY));
+  const [workspaceId, setWorkspaceId] = useState<string | null>(() => new URLSearchParams(location.search).get('ws') ?? local.getItem(WORKSPACE_KEY));
+  // Without a token of its own, the application may be an embed: the session cookie (HttpOnly) is only visible to the API.
+  const [embed, setEmbed] = useState<EmbedSessionView | null | 'asking'>(() => (session.token ? null : 'asking'));
+
+  useEffect(() => {
+    if (embed !== 'asking') return;
+    api<EmbedSessionView>('GET', '/embed/session').then(
+      (view) => {
+        authenticateWithEmbedCookie();
+        if (isTheme(view.theme)) setThemeState(view.theme);
+        if (isLocale(view.locale)) setLocaleState(view.locale);
+        setEmbed(view);
+      },
+      () => setEmbed(null),
+    );
+  }, [embed]);
+
+  useEffect(() => {
+    // The session was closed, revoked or expired while open: the gateway's page says to reopen it from the partner's app.
+    const ended = () => location.replace('/embed/ended');
+    window.addEventListener('ds:embed-ended', ended);
+    return () => window.removeEventListener('ds:embed-ended', ended);
+  }, []);
 
   useEffect(() => applyTheme(theme), [theme]);
   useEffect(() => {
@@ -41,9 +65,10 @@ export function App() {
   }, []);
 
   useEffect(() => {
+    if (embed !== null) return;
     if (token) reloadWorkspaces().catch(() => setWorkspaces([]));
     else setWorkspaces(null);
-  }, [token, reloadWorkspaces]);
+  }, [token, reloadWorkspaces, embed]);
 
   useEffect(() => {
     const signedOut = () => {
@@ -54,23 +79,29 @@ export function App() {
     return () => window.removeEventListener('ds:signed-out', signedOut);
   }, []);
 
-  const workspace = workspaces?.find((candidate) => candidate.id === workspaceId) ?? workspaces?.[0] ?? null;
+  const embedView = embed === 'asking' ? null : embed;
+  // An embed session works in its one sub-workspace, with the partner's permissions in place of a role.
+  const embedWorkspace = useMemo<Workspace | null>(
+    () => (embedView ? { id: embedView.workspace_id, name: '', role: 'viewer', permissions: embedView.permissions.filter(isEmbedPermission) } : null),
+    [embedView],
+  );
+  const workspace = embedWorkspace ?? workspaces?.find((candidate) => candidate.id === workspaceId) ?? workspaces?.[0] ?? null;
 
   const state: AppState = {
     theme,
     setTheme: (next) => {
-      localStorage.setItem('ds.theme', next);
-      sessionStorage.removeItem('ds.theme');
+      local.setItem('ds.theme', next);
+      tabStorage.removeItem('ds.theme');
       setThemeState(next);
     },
     locale,
     setLocale: (next) => {
-      localStorage.setItem('ds.locale', next);
-      sessionStorage.removeItem('ds.locale');
+      local.setItem('ds.locale', next);
+      tabStorage.removeItem('ds.locale');
       setLocaleState(next);
     },
     t: (key: MessageKey, vars) => translate(locale, key, vars),
-    signedIn: token !== null,
+    signedIn: token !== null || embedWorkspace !== null,
     signIn: (next) => {
       session.set(next);
       setToken(next);
@@ -82,25 +113,26 @@ export function App() {
       setWorkspaces(null);
       navigate('/sign-in');
     },
-    workspaces,
+    workspaces: embedWorkspace ? [embedWorkspace] : workspaces,
     workspace,
     chooseWorkspace: (id) => {
-      localStorage.setItem(WORKSPACE_KEY, id);
+      local.setItem(WORKSPACE_KEY, id);
       setWorkspaceId(id);
     },
-    reloadWorkspaces,
+    reloadWorkspaces: embedWorkspace ? async () => [embedWorkspace] : reloadWorkspaces,
+    embed: embedView,
   };
 
   // A theme or locale passed in the query (an embed) holds for this tab only.
   useEffect(() => {
     const query = new URLSearchParams(location.search);
-    if (query.get('theme')) sessionStorage.setItem('ds.theme', initial.theme);
-    if (query.get('locale')) sessionStorage.setItem('ds.locale', initial.locale);
+    if (query.get('theme')) tabStorage.setItem('ds.theme', initial.theme);
+    if (query.get('locale')) tabStorage.setItem('ds.locale', initial.locale);
   }, [initial]);
 
   return (
     <AppContext.Provider value={state}>
-      <Routes />
+      {embed !== 'asking' && <Routes />}
     </AppContext.Provider>
   );
 }
@@ -111,11 +143,15 @@ function Routes() {
 
   useEffect(() => {
     const publicPage = path === '/sign-in' || path === '/sign-up';
-    if (!app.signedIn && !publicPage) navigate(`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`, true);
+    if (app.embed) {
+      // No account pages in an embed: its session came from the partner and ends there.
+      if (publicPage || path === '/') navigate(app.embed.start_path, true);
+    } else if (!app.signedIn && !publicPage) navigate(`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`, true);
     else if (app.signedIn && publicPage) navigate('/decisions', true);
     else if (app.signedIn && path === '/') navigate('/decisions', true);
-  }, [app.signedIn, path]);
+  }, [app.signedIn, app.embed, path]);
 
+  if (app.embed) return <EmbedRoutes path={path} />;
   if (path === '/sign-in') return <AuthShell><SignIn /></AuthShell>;
   if (path === '/sign-up') return <AuthShell><SignUp /></AuthShell>;
   if (!app.signedIn) return null;
@@ -136,6 +172,28 @@ function Routes() {
   else if (path === '/settings') screen = <Settings />;
   else screen = <p role="alert">{app.t('error.notFound')}</p>;
   return <Shell>{screen}</Shell>;
+}
+
+/** Only what the session's permissions allow; the API refuses the rest anyway. */
+function EmbedRoutes({ path }: { path: string }) {
+  const app = useApp();
+  if (path === '/sign-in' || path === '/sign-up' || path === '/') return null;
+  const screen = screenOf(path);
+  if (!embedAllows(screen, app.workspace?.permissions ?? [])) {
+    return (
+      <Shell>
+        <p role="alert">{app.t(screen.name === 'not-found' ? 'error.notFound' : 'error.embedForbidden')}</p>
+      </Shell>
+    );
+  }
+  let content;
+  if (screen.name === 'decisions') content = <DecisionsList />;
+  else if (screen.name === 'new-decision') content = <NewDecision />;
+  else if (screen.name === 'decision') content = <DecisionPage id={screen.id} view={screen.view} />;
+  else if (screen.name === 'executions') content = <Executions />;
+  else if (screen.name === 'execution') content = <ExecutionDetail id={screen.id} />;
+  else content = <p role="alert">{app.t('error.notFound')}</p>;
+  return <Shell>{content}</Shell>;
 }
 
 function Preferences() {
@@ -185,14 +243,19 @@ function Shell({ children }: { children: ReactNode }) {
   const { path } = useLocation();
   const [menuOpen, setMenuOpen] = useState(false);
   useEffect(() => setMenuOpen(false), [path]);
-  const nav: Array<[string, MessageKey]> = [
-    ['/decisions', 'nav.decisions'],
-    ['/executions', 'nav.executions'],
-    ['/keys', 'nav.keys'],
-    ['/members', 'nav.members'],
-    ['/billing', 'nav.billing'],
-    ['/settings', 'nav.settings'],
-  ];
+  const nav: Array<[string, MessageKey]> = app.embed
+    ? [
+        ...(permits(workspace, 'decisions:read') ? [['/decisions', 'nav.decisions'] as [string, MessageKey]] : []),
+        ...(permits(workspace, 'executions:read') ? [['/executions', 'nav.executions'] as [string, MessageKey]] : []),
+      ]
+    : [
+        ['/decisions', 'nav.decisions'],
+        ['/executions', 'nav.executions'],
+        ['/keys', 'nav.keys'],
+        ['/members', 'nav.members'],
+        ['/billing', 'nav.billing'],
+        ['/settings', 'nav.settings'],
+      ];
   return (
     <div className="shell">
       <a className="skip" href="#main">
@@ -202,37 +265,42 @@ function Shell({ children }: { children: ReactNode }) {
         <Link href="/decisions" className="brand">
           {t('app.name')}
         </Link>
-        <button type="button" className="menu-toggle" aria-expanded={menuOpen} aria-controls="shell-menu" onClick={() => setMenuOpen((open) => !open)}>
-          {t('shell.menu')}
-        </button>
-        <div id="shell-menu" className={menuOpen ? 'top-menu open' : 'top-menu'}>
-          {workspaces && workspaces.length > 0 && (
-            <label className="ws-switch">
-              <span>{t('shell.workspace')}</span>
-              <select
-                value={workspace?.id ?? ''}
-                onChange={(event) => {
-                  if (event.target.value === '__new') navigate('/workspaces');
-                  else {
-                    app.chooseWorkspace(event.target.value);
-                    navigate('/decisions');
-                  }
-                }}
-              >
-                {workspaces.map((candidate) => (
-                  <option key={candidate.id} value={candidate.id}>
-                    {candidate.name}
-                  </option>
-                ))}
-                <option value="__new">{t('shell.newWorkspace')}…</option>
-              </select>
-            </label>
-          )}
-          <Preferences />
-          <button type="button" onClick={app.signOut}>
-            {t('shell.signOut')}
-          </button>
-        </div>
+        {/* Embedded: the partner's page owns the account, the workspace, the theme and the language. */}
+        {!app.embed && (
+          <>
+            <button type="button" className="menu-toggle" aria-expanded={menuOpen} aria-controls="shell-menu" onClick={() => setMenuOpen((open) => !open)}>
+              {t('shell.menu')}
+            </button>
+            <div id="shell-menu" className={menuOpen ? 'top-menu open' : 'top-menu'}>
+              {workspaces && workspaces.length > 0 && (
+                <label className="ws-switch">
+                  <span>{t('shell.workspace')}</span>
+                  <select
+                    value={workspace?.id ?? ''}
+                    onChange={(event) => {
+                      if (event.target.value === '__new') navigate('/workspaces');
+                      else {
+                        app.chooseWorkspace(event.target.value);
+                        navigate('/decisions');
+                      }
+                    }}
+                  >
+                    {workspaces.map((candidate) => (
+                      <option key={candidate.id} value={candidate.id}>
+                        {candidate.name}
+                      </option>
+                    ))}
+                    <option value="__new">{t('shell.newWorkspace')}…</option>
+                  </select>
+                </label>
+              )}
+              <Preferences />
+              <button type="button" onClick={app.signOut}>
+                {t('shell.signOut')}
+              </button>
+            </div>
+          </>
+        )}
       </header>
       {workspace && (
         <nav className="side" aria-label={t('nav.main')}>

@@ -1,7 +1,8 @@
 import { createContext, useContext } from 'react';
-import type { Workspace } from './lib/api';
+import type { EmbedSessionView, Workspace } from './lib/api';
 import type { Locale, MessageKey } from './lib/i18n';
 import type { Theme } from './lib/prefs';
+import { EmbedPermission, permits, reachesRole, Role } from './lib/access';
 
 export interface AppState {
   locale: Locale;
@@ -16,14 +17,19 @@ export interface AppState {
   workspace: Workspace | null;
   chooseWorkspace(id: string): void;
   reloadWorkspaces(): Promise<Workspace[]>;
+  /** The embed session when the application runs inside a partner's page; null when standalone. */
+  embed: EmbedSessionView | null;
 }
 
 export const AppContext = createContext<AppState>(null as never);
 export const useApp = () => useContext(AppContext);
 
-const RANK = { viewer: 0, member: 1, admin: 2, owner: 3 } as const;
+/** Whether the member's role reaches `minimum`, as the API checks it; an embed session has no role. */
+export function can(workspace: Workspace | null, minimum: Role): boolean {
+  return reachesRole(workspace, minimum);
+}
 
-/** Whether the role reaches `minimum`, as the API checks it. */
-export function can(workspace: Workspace | null, minimum: keyof typeof RANK): boolean {
-  return workspace !== null && RANK[workspace.role] >= RANK[minimum];
+/** Whether what `permission` covers is allowed: an embed session's permissions, or the member's role. */
+export function may(workspace: Workspace | null, permission: EmbedPermission): boolean {
+  return permits(workspace, permission);
 }

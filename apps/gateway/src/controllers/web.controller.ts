@@ -80,7 +80,9 @@ export class WebController {
     if (!this.bundle) throw new ServiceError('NOT_FOUND', 'The web application is not built; run npm run build.');
     reply.header('content-type', 'text/html; charset=utf-8');
     reply.header('cache-control', 'no-cache');
-    reply.header('content-security-policy', APP_CSP);
+    // A page loaded in an embed session already carries that session's frame-ancestors (set at the edge); keep it.
+    const framing = reply.getHeader('content-security-policy');
+    reply.header('content-security-policy', typeof framing === 'string' && framing.startsWith('frame-ancestors ') ? `${APP_CSP}; ${framing}` : APP_CSP);
     reply.header('x-content-type-options', 'nosniff');
     reply.header('referrer-policy', 'same-origin');
     return this.bundle.index;

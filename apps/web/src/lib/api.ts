@@ -1,8 +1,20 @@
+import type { EmbedPermission } from './access';
+import { local } from './storage';
+
 /**
  * The application talks only to /app/v1. The session token travels in the Authorization header, never in a
  * cookie: a cross-site page cannot make the browser attach it, so no request can be forged (no CSRF token needed).
+ * Embedded in a partner's page, the application has no token: the embed session's HttpOnly cookie authenticates,
+ * and the gateway refuses state-changing requests it carries unless they come from the application's own pages.
  */
 const TOKEN_KEY = 'ds.session';
+
+/** Set once the embed session answered: calls then go without a bearer header, so the cookie decides. */
+let embedded = false;
+
+export function authenticateWithEmbedCookie(): void {
+  embedded = true;
+}
 
 export class ApiError extends Error {
   constructor(
@@ -23,17 +35,17 @@ export class ApiError extends Error {
 
 export const session = {
   get token(): string | null {
-    return localStorage.getItem(TOKEN_KEY);
+    return local.getItem(TOKEN_KEY);
   },
   set(token: string | null): void {
-    if (token === null) localStorage.removeItem(TOKEN_KEY);
-    else localStorage.setItem(TOKEN_KEY, token);
+    if (token === null) local.removeItem(TOKEN_KEY);
+    else local.setItem(TOKEN_KEY, token);
   },
 };
 
 export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
-  const token = session.token;
+  const token = embedded ? null : session.token;
   if (token) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
   let reply: Response;
@@ -54,6 +66,7 @@ export async function api<T = any>(method: string, path: string, body?: unknown)
   if (!reply.ok) {
     const error = parsed?.error;
     if (reply.status === 401 && token) window.dispatchEvent(new Event('ds:signed-out'));
+    if (reply.status === 401 && embedded) window.dispatchEvent(new Event('ds:embed-ended'));
     throw new ApiError(reply.status, error?.code ?? 'HTTP_' + reply.status, error?.message ?? reply.statusText, error?.request_id ?? requestId, error?.details ?? null);
   }
   return parsed as T;
@@ -63,6 +76,21 @@ export interface Workspace {
   id: string;
   name: string;
   role: 'owner' | 'admin' | 'member' | 'viewer';
+  /** Only in an embed session, which holds permissions rather than a role. */
+  permissions?: EmbedPermission[];
+}
+
+/** `GET /app/v1/embed/session`: the live embed session, as the application needs it. */
+export interface EmbedSessionView {
+  id: string;
+  workspace_id: string;
+  user: { id: string; name: string | null; email: string | null };
+  permissions: string[];
+  origins: string[];
+  start_path: string;
+  locale: string | null;
+  theme: string | null;
+  expires_at: string;
 }
 
 export interface DecisionSummary {

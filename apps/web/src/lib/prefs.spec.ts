@@ -1,4 +1,4 @@
-import { initialPreferences } from './prefs';
+import { initialPreferences, isTheme } from './prefs';
 
 const none = () => null;
 
@@ -12,5 +12,13 @@ describe('initial theme and locale', () => {
 
   it('ignores values it does not know and ends at system and English', () => {
     expect(initialPreferences('?theme=neon&locale=fr', () => 'bogus', ['fr-FR'])).toEqual({ theme: 'system', locale: 'en' });
+  });
+});
+
+describe('isTheme', () => {
+  it('knows the three themes an embed session may name', () => {
+    expect(['light', 'dark', 'system'].every(isTheme)).toBe(true);
+    expect(isTheme('neon')).toBe(false);
+    expect(isTheme(null)).toBe(false);
   });
 });

@@ -3,6 +3,10 @@ import { isLocale, Locale } from './i18n';
 export type Theme = 'light' | 'dark' | 'system';
 const THEMES: readonly Theme[] = ['light', 'dark', 'system'];
 
+export function isTheme(value: unknown): value is Theme {
+  return THEMES.includes(value as Theme);
+}
+
 /**
  * Theme and locale come, in order, from the page's query (`?theme=dark&locale=pt`, which is how an embed passes
  * them), from the user's last choice, and from the browser. A query value is remembered for the tab.

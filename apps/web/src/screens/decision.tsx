@@ -2,21 +2,20 @@ import { useMemo, useState } from 'react';
 import { decisionContract, NormalizedSchema, validateSchema } from '@ds/decision-schema';
 import { api, DecisionDetails } from '../lib/api';
 import { jsonDiff } from '../lib/diff';
-import { can, useApp } from '../context';
+import { may, useApp } from '../context';
 import { Link } from '../router';
+import { DECISION_VIEWS, decisionView, offersView } from '../lib/access';
 import { ErrorBox, Loaded, Page, useLoad } from '../ui';
 import { Editor } from './editor';
 import { Playground } from './playground';
 import { ExecutionsTable } from './executions';
 
-const VIEWS = ['editor', 'playground', 'deploy', 'executions'] as const;
-
 export function DecisionPage({ id, view }: { id: string; view: string }) {
   const { t, workspace } = useApp();
   const ws = workspace!.id;
   const [value, reload, set] = useLoad(() => api<DecisionDetails>('GET', `/workspaces/${ws}/decisions/${encodeURIComponent(id)}`), [ws, id]);
-  // The embed's start paths name the form builder `builder`; it is the editor's form view.
-  const current = view === 'builder' ? 'editor' : view;
+  const current = decisionView(view);
+  const views = DECISION_VIEWS.filter((name) => offersView(workspace, name));
   return (
     <Loaded value={value} reload={reload}>
       {(decision) => (
@@ -26,17 +25,17 @@ export function DecisionPage({ id, view }: { id: string; view: string }) {
             {decision.active_version !== null && <> · {t('pg.versionN', { version: decision.active_version })}</>}
           </p>
           <nav className="tabs" aria-label={decision.name}>
-            {VIEWS.map((name) => (
+            {views.map((name) => (
               <Link key={name} href={`/decisions/${id}/${name}`} aria-current={current === name ? 'page' : undefined}>
                 {t(`tabs.${name}`)}
               </Link>
             ))}
           </nav>
-          {current === 'editor' && <Editor decision={decision} onSaved={set} reload={reload} />}
-          {current === 'playground' && <Playground decision={decision} />}
-          {current === 'deploy' && <Deploy decision={decision} reload={reload} />}
-          {current === 'executions' && <ExecutionsTable decision={decision.slug} />}
-          {!(VIEWS as readonly string[]).includes(current) && <p role="alert">{t('error.notFound')}</p>}
+          {current === 'editor' && views.includes('editor') && <Editor decision={decision} onSaved={set} reload={reload} />}
+          {current === 'playground' && views.includes('playground') && <Playground decision={decision} />}
+          {current === 'deploy' && views.includes('deploy') && <Deploy decision={decision} reload={reload} />}
+          {current === 'executions' && views.includes('executions') && <ExecutionsTable decision={decision.slug} />}
+          {(current === null || !views.includes(current)) && <p role="alert">{t('error.notFound')}</p>}
         </Page>
       )}
     </Loaded>
@@ -62,7 +61,7 @@ function Deploy({ decision, reload }: { decision: DecisionDetails; reload: () =>
   const [message, setMessage] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const changes = useMemo(() => jsonDiff(contractOf(decision.active_schema), contractOf(decision.draft)), [decision]);
-  const admin = can(workspace, 'admin');
+  const admin = may(workspace, 'decisions:deploy');
 
   const act = async (work: () => Promise<string | null>) => {
     setBusy(true);

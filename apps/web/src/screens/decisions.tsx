@@ -1,6 +1,6 @@
 import { FormEvent, useState } from 'react';
 import { api, DecisionSummary } from '../lib/api';
-import { can, useApp } from '../context';
+import { may, useApp } from '../context';
 import { Link, navigate } from '../router';
 import { Empty, ErrorBox, formatDate, Loaded, Page, useLoad } from '../ui';
 
@@ -21,20 +21,21 @@ const BLANK_SCHEMA = {
 export function DecisionsList() {
   const { t, workspace } = useApp();
   const ws = workspace!.id;
+  const runs = may(workspace, 'executions:read');
   const [value, reload] = useLoad(async () => {
     const [decisions, executions] = await Promise.all([
       api<{ data: DecisionSummary[] }>('GET', `/workspaces/${ws}/decisions`),
-      api<{ data: Array<{ decision: string; created_at: string }> }>('GET', `/workspaces/${ws}/executions?limit=100`).catch(() => ({ data: [] })),
+      runs ? api<{ data: Array<{ decision: string; created_at: string }> }>('GET', `/workspaces/${ws}/executions?limit=100`).catch(() => ({ data: [] })) : { data: [] },
     ]);
     const lastRun = new Map<string, string>();
     for (const execution of executions.data) if (!lastRun.has(execution.decision)) lastRun.set(execution.decision, execution.created_at);
     return { decisions: decisions.data, lastRun };
-  }, [ws]);
+  }, [ws, runs]);
   return (
     <Page
       title={t('dec.title')}
       actions={
-        can(workspace, 'member') && (
+        may(workspace, 'decisions:write') && (
           <Link className="button primary" href="/decisions/new">
             {t('dec.new')}
           </Link>
@@ -45,7 +46,7 @@ export function DecisionsList() {
         {({ decisions, lastRun }) =>
           decisions.length === 0 ? (
             <Empty>
-              {t('dec.empty')} {can(workspace, 'member') && <Link href="/decisions/new">{t('tpl.title')}</Link>}
+              {t('dec.empty')} {may(workspace, 'decisions:write') && <Link href="/decisions/new">{t('tpl.title')}</Link>}
             </Empty>
           ) : (
             <div className="table-wrap">
@@ -56,7 +57,7 @@ export function DecisionsList() {
                     <th scope="col">{t('dec.status')}</th>
                     <th scope="col">{t('dec.activeVersion')}</th>
                     <th scope="col">{t('dec.endpoint')}</th>
-                    <th scope="col">{t('dec.lastRun')}</th>
+                    {runs && <th scope="col">{t('dec.lastRun')}</th>}
                   </tr>
                 </thead>
                 <tbody>
@@ -73,7 +74,7 @@ export function DecisionsList() {
                       </td>
                       <td>{decision.active_version ?? '—'}</td>
                       <td>{decision.endpoint_enabled ? t('dec.on') : t('dec.off')}</td>
-                      <td>{lastRun.has(decision.slug) ? formatDate(lastRun.get(decision.slug)) : t('dec.never')}</td>
+                      {runs && <td>{lastRun.has(decision.slug) ? formatDate(lastRun.get(decision.slug)) : t('dec.never')}</td>}
                     </tr>
                   ))}
                 </tbody>

@@ -2,7 +2,7 @@ import { ReactNode, useEffect, useMemo, useState } from 'react';
 import { ACTIONS, SchemaIssue, STATE_FIELD_TYPES, validateSchema } from '@ds/decision-schema';
 import { api, ApiError, DecisionDetails } from '../lib/api';
 import { fieldId, issuesAt, issuesUnder, setIn } from '../lib/issues';
-import { can, useApp } from '../context';
+import { may, useApp } from '../context';
 import { ErrorBox } from '../ui';
 
 type Json = any;
@@ -19,7 +19,7 @@ interface Conflict {
 export function Editor({ decision, onSaved, reload }: { decision: DecisionDetails; onSaved: (decision: DecisionDetails) => void; reload: () => void }) {
   const { t, workspace } = useApp();
   const ws = workspace!.id;
-  const editable = can(workspace, 'member');
+  const editable = may(workspace, 'decisions:write');
   const [doc, setDoc] = useState<Json>(decision.draft);
   const [text, setText] = useState(() => JSON.stringify(decision.draft, null, 2));
   const [jsonError, setJsonError] = useState<string | null>(null);
@@ -107,7 +107,7 @@ export function Editor({ decision, onSaved, reload }: { decision: DecisionDetail
           </button>
         )}
       </div>
-      {!editable && <p className="notice">{t('ed.readOnly')}</p>}
+      {!editable && <p className="notice">{t(workspace?.permissions ? 'ed.readOnlyEmbed' : 'ed.readOnly')}</p>}
       {saved !== null && (
         <p className="notice" role="status">
           {t('ed.saved', { revision: saved })}

@@ -1,7 +1,7 @@
 import { ReactNode, useMemo, useState } from 'react';
 import { exampleState, NormalizedSchema, StateField, validateSchema } from '@ds/decision-schema';
 import { api, DecisionDetails } from '../lib/api';
-import { can, useApp } from '../context';
+import { may, useApp } from '../context';
 import { ErrorBox } from '../ui';
 
 type Json = any;
@@ -98,7 +98,7 @@ export function Playground({ decision }: { decision: DecisionDetails }) {
             </span>
           </label>
         )}
-        <button type="button" className="primary" disabled={busy || textError !== null || !can(workspace, 'member')} onClick={run}>
+        <button type="button" className="primary" disabled={busy || textError !== null || !may(workspace, 'decisions:write')} onClick={run}>
           {busy ? t('pg.running') : t('pg.run')}
         </button>
       </div>

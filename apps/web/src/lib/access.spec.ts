@@ -1,0 +1,115 @@
+import { Access, decisionView, EMBED_PERMISSIONS, embedAllows, EmbedPermission, isEmbedPermission, offersView, permits, reachesRole, Role, screenOf } from './access';
+
+const ROLES: Role[] = ['viewer', 'member', 'admin', 'owner'];
+const ID = 'dec_AbCdEfGhIjKlMnOpQrSt';
+
+describe('permits', () => {
+  it('maps each permission to the role the API pairs it with, for members', () => {
+    const table: Record<EmbedPermission, Role[]> = {
+      'decisions:read': ['viewer', 'member', 'admin', 'owner'],
+      'decisions:write': ['member', 'admin', 'owner'],
+      'decisions:deploy': ['admin', 'owner'],
+      'decisions:delete': ['admin', 'owner'],
+      'executions:read': ['viewer', 'member', 'admin', 'owner'],
+      agent: ['member', 'admin', 'owner'],
+    };
+    for (const permission of EMBED_PERMISSIONS) {
+      expect(ROLES.filter((role) => permits({ role }, permission))).toEqual(table[permission]);
+    }
+  });
+
+  it('follows only the list for an embed session, whatever the role says', () => {
+    const embed: Access = { role: 'owner', permissions: ['decisions:read', 'executions:read'] };
+    expect(EMBED_PERMISSIONS.filter((permission) => permits(embed, permission))).toEqual(['decisions:read', 'executions:read']);
+    expect(EMBED_PERMISSIONS.filter((permission) => permits({ role: 'viewer', permissions: [...EMBED_PERMISSIONS] }, permission))).toEqual([...EMBED_PERMISSIONS]);
+    expect(permits({ role: 'owner', permissions: [] }, 'decisions:read')).toBe(false);
+    expect(permits(null, 'decisions:read')).toBe(false);
+  });
+
+  it('knows the six permission names and nothing else', () => {
+    expect(EMBED_PERMISSIONS.every(isEmbedPermission)).toBe(true);
+    expect(isEmbedPermission('decisions:admin')).toBe(false);
+    expect(isEmbedPermission(undefined)).toBe(false);
+  });
+});
+
+describe('reachesRole', () => {
+  it('ranks member roles and gives an embed session none', () => {
+    expect(ROLES.filter((role) => reachesRole({ role }, 'admin'))).toEqual(['admin', 'owner']);
+    expect(ROLES.filter((role) => reachesRole({ role }, 'viewer'))).toEqual(ROLES);
+    expect(reachesRole({ role: 'owner', permissions: [...EMBED_PERMISSIONS] }, 'viewer')).toBe(false);
+    expect(reachesRole(null, 'viewer')).toBe(false);
+  });
+});
+
+describe('offersView', () => {
+  it('offers every view to members, whatever the role', () => {
+    for (const role of ROLES) for (const view of ['editor', 'playground', 'deploy', 'executions'] as const) expect(offersView({ role }, view)).toBe(true);
+  });
+
+  it('offers an embed session the views its permissions cover', () => {
+    const views = (permissions: EmbedPermission[]) => (['editor', 'playground', 'deploy', 'executions'] as const).filter((view) => offersView({ role: 'viewer', permissions }, view));
+    expect(views(['decisions:read'])).toEqual(['editor']);
+    expect(views(['decisions:read', 'decisions:write'])).toEqual(['editor', 'playground']);
+    expect(views(['decisions:read', 'decisions:deploy'])).toEqual(['editor', 'deploy']);
+    expect(views(['decisions:read', 'executions:read'])).toEqual(['editor', 'executions']);
+    expect(views([...EMBED_PERMISSIONS])).toEqual(['editor', 'playground', 'deploy', 'executions']);
+    expect(offersView(null, 'editor')).toBe(false);
+  });
+
+  it('reads builder as the editor and refuses unknown views', () => {
+    expect(decisionView('builder')).toBe('editor');
+    expect(decisionView('deploy')).toBe('deploy');
+    expect(decisionView('history')).toBeNull();
+  });
+});
+
+describe('screenOf', () => {
+  it('names the screen of each application path', () => {
+    expect(screenOf('/decisions')).toEqual({ name: 'decisions' });
+    expect(screenOf('/decisions/new')).toEqual({ name: 'new-decision' });
+    expect(screenOf('/decisions/my-slug')).toEqual({ name: 'decision', id: 'my-slug', view: 'editor' });
+    expect(screenOf('/decisions/my%20slug/deploy')).toEqual({ name: 'decision', id: 'my slug', view: 'deploy' });
+    expect(screenOf('/decisions/%E0%A4%A/deploy')).toEqual({ name: 'decision', id: '%E0%A4%A', view: 'deploy' });
+    expect(screenOf('/executions')).toEqual({ name: 'executions' });
+    expect(screenOf('/executions/exe_1')).toEqual({ name: 'execution', id: 'exe_1' });
+    for (const name of ['keys', 'members', 'billing', 'settings', 'workspaces']) expect(screenOf(`/${name}`)).toEqual({ name });
+    for (const path of ['/decisions/a/b/c', '/executions/a/b', '/keys/1', '/nowhere', '/']) expect(screenOf(path)).toEqual({ name: 'not-found' });
+  });
+
+  // The start path forms of the spec's embed sessions table (libs/partner validates them).
+  it('draws a decision screen for every start path an embed session may name', () => {
+    const starts = ['/decisions', '/decisions/new', `/decisions/${ID}`, ...['editor', 'builder', 'playground', 'deploy', 'executions'].map((view) => `/decisions/${ID}/${view}`)];
+    for (const path of starts) {
+      const screen = screenOf(path);
+      expect(['decisions', 'new-decision', 'decision']).toContain(screen.name);
+      if (screen.name === 'decision') {
+        expect(screen.id).toBe(ID);
+        expect(decisionView(screen.view)).not.toBeNull();
+      }
+      expect(embedAllows(screen, [...EMBED_PERMISSIONS])).toBe(true);
+    }
+  });
+});
+
+describe('embedAllows', () => {
+  it('opens screens by permission and never the account screens', () => {
+    const allowed = (path: string, permissions: EmbedPermission[]) => embedAllows(screenOf(path), permissions);
+    expect(allowed('/decisions', ['decisions:read'])).toBe(true);
+    expect(allowed('/decisions', ['executions:read'])).toBe(false);
+    expect(allowed('/decisions/new', ['decisions:read'])).toBe(false);
+    expect(allowed('/decisions/new', ['decisions:write'])).toBe(true);
+    expect(allowed(`/decisions/${ID}`, ['decisions:read'])).toBe(true);
+    expect(allowed(`/decisions/${ID}/builder`, ['decisions:read'])).toBe(true);
+    expect(allowed(`/decisions/${ID}/deploy`, ['decisions:read'])).toBe(false);
+    expect(allowed(`/decisions/${ID}/deploy`, ['decisions:read', 'decisions:deploy'])).toBe(true);
+    expect(allowed(`/decisions/${ID}/deploy`, ['decisions:deploy'])).toBe(false);
+    expect(allowed(`/decisions/${ID}/playground`, ['decisions:read', 'decisions:write'])).toBe(true);
+    expect(allowed(`/decisions/${ID}/executions`, ['decisions:read'])).toBe(false);
+    expect(allowed(`/decisions/${ID}/unknown`, ['decisions:read'])).toBe(true);
+    expect(allowed('/executions', ['executions:read'])).toBe(true);
+    expect(allowed('/executions/exe_1', ['decisions:read'])).toBe(false);
+    for (const path of ['/keys', '/members', '/billing', '/settings', '/workspaces']) expect(allowed(path, [...EMBED_PERMISSIONS])).toBe(false);
+    expect(allowed('/nowhere', [])).toBe(true);
+  });
+});

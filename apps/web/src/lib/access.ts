@@ -1,0 +1,127 @@
+/**
+ * What the signed-in person may do in the current workspace. A member's role decides in the standalone
+ * application; an embed session carries a list of permissions instead (set by the partner), and no role.
+ * The API checks both the same way (`WorkspaceRole(role, permission)`); the UI only hides what would be refused.
+ */
+export const EMBED_PERMISSIONS = ['decisions:read', 'decisions:write', 'decisions:deploy', 'decisions:delete', 'executions:read', 'agent'] as const;
+export type EmbedPermission = (typeof EMBED_PERMISSIONS)[number];
+export type Role = 'owner' | 'admin' | 'member' | 'viewer';
+
+export interface Access {
+  role: Role;
+  /** Set only for an embed session: then these decide and the role is ignored. */
+  permissions?: readonly EmbedPermission[];
+}
+
+const RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
+
+/** The role a member needs for what each permission allows, as the API's route declarations pair them. */
+const ROLE_FOR: Record<EmbedPermission, Role> = {
+  'decisions:read': 'viewer',
+  'decisions:write': 'member',
+  'decisions:deploy': 'admin',
+  'decisions:delete': 'admin',
+  'executions:read': 'viewer',
+  agent: 'member',
+};
+
+export function isEmbedPermission(value: unknown): value is EmbedPermission {
+  return (EMBED_PERMISSIONS as readonly unknown[]).includes(value);
+}
+
+/** Whether a member's role reaches `minimum`. An embed session has no role: it reaches none (keys, members, billing, settings). */
+export function reachesRole(access: Access | null, minimum: Role): boolean {
+  return access !== null && access.permissions === undefined && RANK[access.role] >= RANK[minimum];
+}
+
+/** Whether `permission`'s actions are allowed: the embed session's list, or the member's role. */
+export function permits(access: Access | null, permission: EmbedPermission): boolean {
+  if (access === null) return false;
+  if (access.permissions !== undefined) return access.permissions.includes(permission);
+  return RANK[access.role] >= RANK[ROLE_FOR[permission]];
+}
+
+export const DECISION_VIEWS = ['editor', 'playground', 'deploy', 'executions'] as const;
+export type DecisionView = (typeof DECISION_VIEWS)[number];
+
+/** What each view of a decision needs in an embed session (the playground runs the draft: a write, as the API declares it). */
+const VIEW_PERMISSION: Record<DecisionView, EmbedPermission> = {
+  editor: 'decisions:read',
+  playground: 'decisions:write',
+  deploy: 'decisions:deploy',
+  executions: 'executions:read',
+};
+
+/**
+ * Whether a decision's view is offered. A member sees every view (a Viewer's are read-only, as before); an embed
+ * session only those its permissions cover.
+ */
+export function offersView(access: Access | null, view: DecisionView): boolean {
+  if (access === null) return false;
+  return access.permissions === undefined || access.permissions.includes(VIEW_PERMISSION[view]);
+}
+
+/** The embed's start paths name the editor's form view `builder`. */
+export function decisionView(view: string): DecisionView | null {
+  const name = view === 'builder' ? 'editor' : view;
+  return (DECISION_VIEWS as readonly string[]).includes(name) ? (name as DecisionView) : null;
+}
+
+export type Screen =
+  | { name: 'decisions' }
+  | { name: 'new-decision' }
+  | { name: 'decision'; id: string; view: string }
+  | { name: 'executions' }
+  | { name: 'execution'; id: string }
+  | { name: 'keys' | 'members' | 'billing' | 'settings' | 'workspaces' }
+  | { name: 'not-found' };
+
+function segments(path: string): string[] {
+  return path.split('/').filter(Boolean);
+}
+
+/** The screen a signed-in path draws (`/sign-in`, `/sign-up` and `/` are handled before). */
+export function screenOf(path: string): Screen {
+  const parts = segments(path);
+  const decode = (value: string) => {
+    try {
+      return decodeURIComponent(value);
+    } catch {
+      return value;
+    }
+  };
+  if (parts[0] === 'decisions') {
+    if (parts.length === 1) return { name: 'decisions' };
+    if (parts.length === 2 && parts[1] === 'new') return { name: 'new-decision' };
+    if (parts.length === 2) return { name: 'decision', id: decode(parts[1]), view: 'editor' };
+    if (parts.length === 3) return { name: 'decision', id: decode(parts[1]), view: parts[2] };
+  }
+  if (parts[0] === 'executions') {
+    if (parts.length === 1) return { name: 'executions' };
+    if (parts.length === 2) return { name: 'execution', id: decode(parts[1]) };
+  }
+  if (parts.length === 1 && ['keys', 'members', 'billing', 'settings', 'workspaces'].includes(parts[0])) return { name: parts[0] as 'keys' };
+  return { name: 'not-found' };
+}
+
+/** Whether a screen is open to an embed session with these permissions; the account's own screens never are. */
+export function embedAllows(screen: Screen, permissions: readonly EmbedPermission[]): boolean {
+  switch (screen.name) {
+    case 'decisions':
+      return permissions.includes('decisions:read');
+    case 'new-decision':
+      return permissions.includes('decisions:write');
+    case 'decision': {
+      // Every view loads the decision first, which is a read.
+      const view = decisionView(screen.view);
+      return permissions.includes('decisions:read') && (view === null || offersView({ role: 'viewer', permissions }, view));
+    }
+    case 'executions':
+    case 'execution':
+      return permissions.includes('executions:read');
+    case 'not-found':
+      return true;
+    default:
+      return false;
+  }
+}
