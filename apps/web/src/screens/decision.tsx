@@ -8,8 +8,10 @@ import { ErrorBox, Loaded, Page, useLoad } from '../ui';
 import { Editor } from './editor';
 import { Playground } from './playground';
 import { ExecutionsTable } from './executions';
+import { DeliveriesTable } from './deliveries';
+import { SecretUrl } from './secret-url';
 
-const VIEWS = ['editor', 'playground', 'deploy', 'executions'] as const;
+const VIEWS = ['editor', 'playground', 'deploy', 'executions', 'deliveries', 'secret-url'] as const;
 
 export function DecisionPage({ id, view }: { id: string; view: string }) {
   const { t, workspace } = useApp();
@@ -36,6 +38,8 @@ export function DecisionPage({ id, view }: { id: string; view: string }) {
           {current === 'playground' && <Playground decision={decision} />}
           {current === 'deploy' && <Deploy decision={decision} reload={reload} />}
           {current === 'executions' && <ExecutionsTable decision={decision.slug} />}
+          {current === 'deliveries' && <DeliveriesTable decisionId={decision.id} />}
+          {current === 'secret-url' && <SecretUrl decision={decision} />}
           {!(VIEWS as readonly string[]).includes(current) && <p role="alert">{t('error.notFound')}</p>}
         </Page>
       )}
