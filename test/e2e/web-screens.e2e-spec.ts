@@ -40,8 +40,8 @@ async function signedIn(ws: Workspace): Promise<Page> {
   contexts.push(context);
   await context.addInitScript(
     ([token, workspace]) => {
-      localStorage.setItem('ds.session', token);
-      localStorage.setItem('ds.workspace', workspace);
+      (globalThis as any).localStorage.setItem('ds.session', token);
+      (globalThis as any).localStorage.setItem('ds.workspace', workspace);
     },
     [ws.session, ws.workspaceId],
   );
@@ -187,7 +187,7 @@ describe('the secret URL screen', () => {
     expect(url).toMatch(/\/v1\/hooks\/whk_/);
     const run = await hookCall(url);
     expect(run.status).toBe(200);
-    expect((await run.json()).schema).toBe(slug);
+    expect(((await run.json()) as { schema: string }).schema).toBe(slug);
 
     await page.getByRole('button', { name: 'Generate secret' }).click();
     const secret = await page.locator('#hook-secret').inputValue();
