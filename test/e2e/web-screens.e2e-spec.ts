@@ -136,6 +136,16 @@ describe('the deliveries screen', () => {
     expect(text).toMatch(/Request id: req_/);
     await stale.locator('[data-testid="delivery-status"]', { hasText: 'Succeeded' }).waitFor();
     expect(target.received).toHaveLength(7);
+
+    // 360 px wide, attempts open: nothing runs off the side of the screen.
+    await page.setViewportSize({ width: 360, height: 780 });
+    for (const path of ['/deliveries', `/decisions/${decisionId}/deliveries`, `/decisions/${decisionId}/secret-url`, '/signing-secret']) {
+      await page.goto(path);
+      await page.locator('#page-title').waitFor();
+      await page.locator('details').evaluateAll((all) => all.forEach((details) => ((details as any).open = true)));
+      const overflow = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).document.documentElement.clientWidth);
+      expect({ path, overflow }).toEqual({ path, overflow: 0 });
+    }
   });
 });
 
