@@ -16,6 +16,7 @@ import { ApiKeys } from './screens/keys';
 import { Members } from './screens/members';
 import { Billing } from './screens/billing';
 import { Settings } from './screens/settings';
+import { Deliveries, SigningSecret } from './screens/deliveries';
 
 const WORKSPACE_KEY = 'ds.workspace';
 
@@ -170,6 +171,8 @@ function Routes() {
   else if (path === '/members') screen = <Members />;
   else if (path === '/billing') screen = <Billing />;
   else if (path === '/settings') screen = <Settings />;
+  else if (path === '/deliveries') screen = <Deliveries />;
+  else if (path === '/signing-secret') screen = <SigningSecret />;
   else screen = <p role="alert">{app.t('error.notFound')}</p>;
   return <Shell>{screen}</Shell>;
 }
@@ -251,7 +254,9 @@ function Shell({ children }: { children: ReactNode }) {
     : [
         ['/decisions', 'nav.decisions'],
         ['/executions', 'nav.executions'],
+        ['/deliveries', 'nav.deliveries'],
         ['/keys', 'nav.keys'],
+        ['/signing-secret', 'nav.signingSecret'],
         ['/members', 'nav.members'],
         ['/billing', 'nav.billing'],
         ['/settings', 'nav.settings'],

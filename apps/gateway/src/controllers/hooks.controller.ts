@@ -116,7 +116,7 @@ export class HooksController {
 
   private async change(subject: string, ref: DecisionRef, requestId: string): Promise<HookChangeReply> {
     const changed = await this.rpc.call<HookChangeReply>(subject, ref, { requestId });
-    this.tokens.changed(changed.dropped);
+    await this.tokens.changed(changed.dropped);
     return changed;
   }
 

@@ -48,6 +48,8 @@ export const APP_ROUTES = [
   'members',
   'billing',
   'settings',
+  'deliveries',
+  'signing-secret',
 ];
 
 interface WebBundle {

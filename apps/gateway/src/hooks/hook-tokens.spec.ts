@@ -82,7 +82,7 @@ describe('HookTokens', () => {
     runner.set(sha256(token('b')), hook('dec_b', 'whsec_new'));
     expect((await replicaB.resolve(token('b'), 'req_1'))?.secret).toBeNull();
 
-    replicaA.changed([sha256(token('b'))]);
+    await replicaA.changed([sha256(token('b'))]);
     await broadcastsDelivered();
     expect((await replicaA.resolve(token('b'), 'req_1'))?.secret).toBe('whsec_new');
     expect((await replicaB.resolve(token('b'), 'req_1'))?.secret).toBe('whsec_new');
@@ -97,7 +97,7 @@ describe('HookTokens', () => {
 
     // Turned off while replica B's lookup (which saw it on) is still on its way back.
     runner.delete(sha256(token('c')));
-    replicaA.changed([sha256(token('c'))]);
+    await replicaA.changed([sha256(token('c'))]);
     await broadcastsDelivered();
     release();
     expect(await inFlight).toEqual(hook('dec_c'));

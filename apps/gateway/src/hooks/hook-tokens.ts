@@ -14,6 +14,8 @@ const KNOWN_TTL_MS = 30_000;
 /** Unknown tokens are answered from memory this long, apart from the known ones (a flood evicts only misses). */
 const UNKNOWN_TTL_MS = 5_000;
 const CHANGED_SUBJECT = BROADCAST_SUBJECTS.gatewayHookChanged;
+/** The longest a change waits for the server to hold its notices. */
+const FLUSH_WAIT_MS = 2_000;
 
 /**
  * Secret-URL tokens resolved by decision-runner, which owns them, and kept per gateway replica keyed by the
@@ -65,12 +67,21 @@ export class HookTokens implements OnModuleInit, OnModuleDestroy {
     return hook;
   }
 
-  /** Called once the runner has committed a change: every replica, this one included, drops these tokens. */
-  changed(hashes: readonly string[]): void {
+  /**
+   * Called once the runner has committed a change: every replica, this one included, drops these tokens. Settles
+   * once the NATS server holds the notices (a flush), so the change is answered only after the server has passed
+   * them on to every replica, ahead of any request the caller sends next.
+   */
+  async changed(hashes: readonly string[]): Promise<void> {
     for (const hash of hashes) {
       this.forget(hash);
       this.nats.connection.publish(CHANGED_SUBJECT, hash);
     }
+    if (hashes.length === 0) return;
+    // While NATS is away every replica forgets everything on reconnecting, so waiting longer buys nothing.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.nats.connection.flush(), new Promise((resolve) => (timer = setTimeout(resolve, FLUSH_WAIT_MS)))]).catch(() => undefined);
+    clearTimeout(timer);
   }
 
   /** Drops one token's entry, or every entry when `hash` is null. */

@@ -41,15 +41,20 @@ export function permits(access: Access | null, permission: EmbedPermission): boo
   return RANK[access.role] >= RANK[ROLE_FOR[permission]];
 }
 
-export const DECISION_VIEWS = ['editor', 'playground', 'deploy', 'executions'] as const;
+export const DECISION_VIEWS = ['editor', 'playground', 'deploy', 'executions', 'deliveries', 'secret-url'] as const;
 export type DecisionView = (typeof DECISION_VIEWS)[number];
 
-/** What each view of a decision needs in an embed session (the playground runs the draft: a write, as the API declares it). */
-const VIEW_PERMISSION: Record<DecisionView, EmbedPermission> = {
+/**
+ * What each view of a decision needs in an embed session (the playground runs the draft: a write, as the API
+ * declares it); null: never offered in an embed (deliveries and the secret URL are the workspace's own affairs).
+ */
+const VIEW_PERMISSION: Record<DecisionView, EmbedPermission | null> = {
   editor: 'decisions:read',
   playground: 'decisions:write',
   deploy: 'decisions:deploy',
   executions: 'executions:read',
+  deliveries: null,
+  'secret-url': null,
 };
 
 /**
@@ -58,7 +63,9 @@ const VIEW_PERMISSION: Record<DecisionView, EmbedPermission> = {
  */
 export function offersView(access: Access | null, view: DecisionView): boolean {
   if (access === null) return false;
-  return access.permissions === undefined || access.permissions.includes(VIEW_PERMISSION[view]);
+  if (access.permissions === undefined) return true;
+  const needed = VIEW_PERMISSION[view];
+  return needed !== null && access.permissions.includes(needed);
 }
 
 /** The embed's start paths name the editor's form view `builder`. */

@@ -9,6 +9,8 @@ import { ErrorBox, Loaded, Page, useLoad } from '../ui';
 import { Editor } from './editor';
 import { Playground } from './playground';
 import { ExecutionsTable } from './executions';
+import { DeliveriesTable } from './deliveries';
+import { SecretUrl } from './secret-url';
 
 export function DecisionPage({ id, view }: { id: string; view: string }) {
   const { t, workspace } = useApp();
@@ -35,6 +37,8 @@ export function DecisionPage({ id, view }: { id: string; view: string }) {
           {current === 'playground' && views.includes('playground') && <Playground decision={decision} />}
           {current === 'deploy' && views.includes('deploy') && <Deploy decision={decision} reload={reload} />}
           {current === 'executions' && views.includes('executions') && <ExecutionsTable decision={decision.slug} />}
+          {current === 'deliveries' && views.includes('deliveries') && <DeliveriesTable decisionId={decision.id} />}
+          {current === 'secret-url' && views.includes('secret-url') && <SecretUrl decision={decision} />}
           {(current === null || !views.includes(current)) && <p role="alert">{t('error.notFound')}</p>}
         </Page>
       )}

@@ -1,0 +1,368 @@
+import { useEffect, useRef, useState } from 'react';
+import { api, ApiError } from '../lib/api';
+import { can, useApp } from '../context';
+import { Link } from '../router';
+import { Empty, ErrorBox, formatDate, Loaded, Loading, Page, useLoad } from '../ui';
+
+interface Attempt {
+  sequence: number;
+  attempt: number;
+  started_at: string;
+  outcome: string;
+  response_status: number | null;
+  duration_ms: number | null;
+  error: string | null;
+}
+
+interface Delivery {
+  id: string;
+  decision_id: string;
+  decision_slug: string;
+  execution_id: string;
+  destination_key: string;
+  kind: string;
+  url: string;
+  livemode: boolean;
+  status: 'pending' | 'succeeded' | 'failed';
+  sequence: number;
+  attempt_count: number;
+  next_attempt_at: string | null;
+  created_at: string;
+  completed_at: string | null;
+  attempts: Attempt[];
+}
+
+interface DeliveryPage {
+  data: Delivery[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+/** How often pending deliveries shown on screen are looked at again, so a retry or a resend shows its outcome. */
+const PENDING_REFRESH_MS = 2_000;
+
+export function Deliveries() {
+  const { t } = useApp();
+  return (
+    <Page title={t('dlv.title')}>
+      <p className="muted">
+        {t('dlv.intro')} <Link href="/signing-secret">{t('nav.signingSecret')}</Link>
+      </p>
+      <DeliveriesTable />
+    </Page>
+  );
+}
+
+/** A workspace's deliveries, or one decision's when `decisionId` is given. */
+export function DeliveriesTable({ decisionId }: { decisionId?: string }) {
+  const { t, workspace } = useApp();
+  const ws = workspace!.id;
+  const member = can(workspace, 'member');
+  const [status, setStatus] = useState('');
+  const [rows, setRows] = useState<Delivery[] | null>(null);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const [rowErrors, setRowErrors] = useState<Record<string, unknown>>({});
+  const generation = useRef(0);
+
+  const base = decisionId ? `/workspaces/${ws}/decisions/${encodeURIComponent(decisionId)}/deliveries` : `/workspaces/${ws}/deliveries`;
+
+  const load = async (from: string | null) => {
+    const round = ++generation.current;
+    setBusy(true);
+    setError(null);
+    try {
+      const query = new URLSearchParams({ limit: '20' });
+      if (status) query.set('status', status);
+      if (from) query.set('cursor', from);
+      const reply = await api<DeliveryPage>('GET', `${base}?${query}`);
+      if (round !== generation.current) return;
+      setRows((current) => (from && current ? [...current, ...reply.data] : reply.data));
+      setCursor(reply.has_more ? reply.next_cursor : null);
+    } catch (failure) {
+      if (round === generation.current) setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  useEffect(() => {
+    setRows(null);
+    void load(null);
+  }, [ws, decisionId, status]);
+
+  const replace = (next: Delivery) => setRows((current) => current?.map((row) => (row.id === next.id ? next : row)) ?? current);
+
+  // Pending deliveries are retried or resent by the service; look at them again until they settle.
+  const pending = rows?.filter((row) => row.status === 'pending').map((row) => row.id) ?? [];
+  const pendingKey = pending.join(',');
+  useEffect(() => {
+    if (pending.length === 0) return;
+    const timer = setTimeout(() => {
+      for (const id of pending) {
+        api<Delivery>('GET', `/workspaces/${ws}/deliveries/${id}`).then(replace, () => undefined);
+      }
+    }, PENDING_REFRESH_MS);
+    return () => clearTimeout(timer);
+  }, [ws, pendingKey, rows]);
+
+  const resend = async (delivery: Delivery) => {
+    setRowErrors(({ [delivery.id]: _gone, ...rest }) => rest);
+    try {
+      replace(await api<Delivery>('POST', `/workspaces/${ws}/deliveries/${delivery.id}/resend`));
+    } catch (failure) {
+      setRowErrors((current) => ({ ...current, [delivery.id]: failure }));
+      // A 409 means the delivery is no longer failed (resent elsewhere, or retried): show what it is now.
+      api<Delivery>('GET', `/workspaces/${ws}/deliveries/${delivery.id}`).then(replace, () => undefined);
+    }
+  };
+
+  return (
+    <div className="stack">
+      <div className="toolbar">
+        <label className="field narrow">
+          <span>{t('dlv.status')}</span>
+          <select value={status} onChange={(event) => setStatus(event.target.value)}>
+            <option value="">{t('dlv.status.any')}</option>
+            <option value="pending">{t('dlv.status.pending')}</option>
+            <option value="succeeded">{t('dlv.status.succeeded')}</option>
+            <option value="failed">{t('dlv.status.failed')}</option>
+          </select>
+        </label>
+        <button type="button" onClick={() => load(null)} disabled={busy}>
+          {t('ex.refresh')}
+        </button>
+      </div>
+      {error !== null && <ErrorBox error={error} onRetry={() => load(null)} />}
+      {rows === null ? (
+        error === null && <Loading />
+      ) : rows.length === 0 ? (
+        <Empty>{t('dlv.empty')}</Empty>
+      ) : (
+        <ul className="deliveries">
+          {rows.map((delivery) => (
+            <li key={delivery.id} className="card delivery">
+              <div className="delivery-head">
+                <h2 id={`dlv-${delivery.id}`} className="delivery-title">
+                  <code>{delivery.destination_key}</code> <span className="muted small">({delivery.kind})</span>
+                </h2>
+                <span className={`badge ${delivery.status}`} data-testid="delivery-status">
+                  {t(`dlv.status.${delivery.status}`)}
+                </span>
+              </div>
+              <dl className="facts">
+                <dt>{t('dlv.decision')}</dt>
+                <dd>
+                  <Link href={`/decisions/${delivery.decision_id}/deliveries`}>
+                    <code>{delivery.decision_slug}</code>
+                  </Link>
+                </dd>
+                <dt>{t('dlv.url')}</dt>
+                <dd className="break">
+                  <code>{delivery.url}</code>
+                </dd>
+                <dt>{t('dlv.created')}</dt>
+                <dd>{formatDate(delivery.created_at)}</dd>
+                <dt>{t('dlv.id')}</dt>
+                <dd>
+                  <code>{delivery.id}</code>
+                  {!delivery.livemode && <span className="badge">{t('dlv.test')}</span>}
+                </dd>
+                {delivery.next_attempt_at && delivery.status === 'pending' && (
+                  <>
+                    <dt>{t('dlv.next')}</dt>
+                    <dd>{formatDate(delivery.next_attempt_at)}</dd>
+                  </>
+                )}
+              </dl>
+              <details>
+                <summary>{t('dlv.attempts', { count: delivery.attempts.length })}</summary>
+                <AttemptsTable delivery={delivery} />
+              </details>
+              {delivery.status === 'failed' && member && (
+                <div className="actions">
+                  <button type="button" onClick={() => void resend(delivery)}>
+                    {t('dlv.resend')} <span className="visually-hidden">{delivery.destination_key}</span>
+                  </button>
+                </div>
+              )}
+              {rowErrors[delivery.id] !== undefined && <ErrorBox error={rowErrors[delivery.id]} />}
+            </li>
+          ))}
+        </ul>
+      )}
+      {cursor && (
+        <button type="button" onClick={() => load(cursor)} disabled={busy}>
+          {t('ex.more')}
+        </button>
+      )}
+    </div>
+  );
+}
+
+function AttemptsTable({ delivery }: { delivery: Delivery }) {
+  const { t } = useApp();
+  if (delivery.attempts.length === 0) return <Empty>{t('dlv.noAttempts')}</Empty>;
+  return (
+    <div className="table-wrap">
+      <table>
+        <caption className="visually-hidden">{t('dlv.attemptsOf', { id: delivery.id })}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{t('dlv.attempt')}</th>
+            <th scope="col">{t('dlv.started')}</th>
+            <th scope="col">{t('dlv.outcome')}</th>
+            <th scope="col">{t('dlv.response')}</th>
+            <th scope="col">{t('dlv.duration')}</th>
+            <th scope="col">{t('dlv.error')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {delivery.attempts.map((attempt) => (
+            <tr key={`${attempt.sequence}.${attempt.attempt}`}>
+              <td>{delivery.sequence > 1 || attempt.sequence > 1 ? `${attempt.sequence}.${attempt.attempt}` : attempt.attempt}</td>
+              <td>{formatDate(attempt.started_at)}</td>
+              <td>
+                <span className={`badge ${attempt.outcome}`}>{attempt.outcome}</span>
+              </td>
+              <td>{attempt.response_status ?? '—'}</td>
+              <td>{attempt.duration_ms === null ? '—' : t('dlv.ms', { ms: attempt.duration_ms })}</td>
+              <td className="break">{attempt.error ?? '—'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+interface SecretView {
+  hint: string;
+  created_at: string;
+  previous_expires_at: string | null;
+}
+
+/** The workspace's signing secret: its hint, and rotation with the new secret shown once. */
+export function SigningSecret() {
+  const { t, workspace } = useApp();
+  const ws = workspace!.id;
+  const admin = can(workspace, 'admin');
+  const [value, reload] = useLoad(async () => {
+    if (!admin) return null;
+    try {
+      return await api<SecretView>('GET', `/workspaces/${ws}/signing-secret`);
+    } catch (failure) {
+      // A workspace gets its secret at its first delivery or first rotation; until then there is none to show.
+      if (failure instanceof ApiError && failure.status === 404) return 'none' as const;
+      throw failure;
+    }
+  }, [ws, admin]);
+  const [rotated, setRotated] = useState<{ secret: string; previous_expires_at: string | null } | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+
+  const rotate = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      setRotated(await api<{ secret: string; previous_expires_at: string | null }>('POST', `/workspaces/${ws}/signing-secret/rotate`));
+      setConfirming(false);
+      reload();
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (!admin) {
+    return (
+      <Page title={t('sig.title')}>
+        <p className="notice">{t('sig.adminOnly')}</p>
+      </Page>
+    );
+  }
+  return (
+    <Page title={t('sig.title')}>
+      <p className="muted">{t('sig.intro')}</p>
+      {error !== null && <ErrorBox error={error} />}
+      {rotated && <OnceSecret label={t('sig.new')} value={rotated.secret} id="new-signing-secret" note={t('sig.shown')} onClose={() => setRotated(null)} />}
+      <Loaded value={value} reload={reload}>
+        {(secret) =>
+          secret && (
+            <section className="card" aria-labelledby="sig-current">
+              <h2 id="sig-current">{t('sig.current')}</h2>
+              {secret === 'none' ? (
+                <Empty>{t('sig.none')}</Empty>
+              ) : (
+                <dl className="facts">
+                  <dt>{t('sig.hint')}</dt>
+                  <dd>
+                    <code data-testid="signing-secret-hint">{secret.hint}</code>
+                  </dd>
+                  <dt>{t('sig.created')}</dt>
+                  <dd>{formatDate(secret.created_at)}</dd>
+                  {secret.previous_expires_at && (
+                    <>
+                      <dt>{t('sig.previous')}</dt>
+                      <dd>{t('sig.previousUntil', { at: formatDate(secret.previous_expires_at) })}</dd>
+                    </>
+                  )}
+                </dl>
+              )}
+              <p id="sig-overlap">{t('sig.overlap')}</p>
+              {confirming ? (
+                <div className="actions">
+                  <span>{t('sig.confirm')}</span>
+                  <button type="button" className="danger" disabled={busy} onClick={() => void rotate()}>
+                    {t('sig.rotate')}
+                  </button>
+                  <button type="button" onClick={() => setConfirming(false)}>
+                    {t('common.cancel')}
+                  </button>
+                </div>
+              ) : (
+                <button type="button" aria-describedby="sig-overlap" onClick={() => setConfirming(true)}>
+                  {t('sig.rotate')}…
+                </button>
+              )}
+            </section>
+          )
+        }
+      </Loaded>
+    </Page>
+  );
+}
+
+/** A secret shown this once, with a copy button. */
+export function OnceSecret({ label, value, id, note, onClose }: { label: string; value: string; id: string; note: string; onClose: () => void }) {
+  const { t } = useApp();
+  const [copied, setCopied] = useState(false);
+  return (
+    <div className="secret" role="status">
+      <p>{note}</p>
+      <label className="field">
+        <span>{label}</span>
+        <input id={id} readOnly value={value} onFocus={(event) => event.target.select()} />
+      </label>
+      <div className="actions">
+        <button
+          type="button"
+          onClick={() => {
+            navigator.clipboard?.writeText(value).then(
+              () => setCopied(true),
+              () => setCopied(false),
+            );
+          }}
+        >
+          {copied ? t('common.copied') : t('common.copy')}
+        </button>
+        <button type="button" onClick={onClose}>
+          {t('common.close')}
+        </button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,180 @@
+import { useState } from 'react';
+import { api, ApiError, DecisionDetails } from '../lib/api';
+import { can, useApp } from '../context';
+import { ErrorBox } from '../ui';
+import { OnceSecret } from './deliveries';
+
+/**
+ * A decision's secret URL. The API keeps only the token's hash and has no read endpoint for it, so the URL is
+ * shown once, when it is turned on or rotated; whether it is on is known from the last change made in this tab,
+ * or from the API's answer to a change (409 when on already, 404 when off).
+ */
+export function SecretUrl({ decision }: { decision: DecisionDetails }) {
+  const { t, workspace } = useApp();
+  const ws = workspace!.id;
+  const member = can(workspace, 'member');
+  const admin = can(workspace, 'admin');
+  const base = `/workspaces/${ws}/decisions/${decision.id}/hook`;
+  const [state, setState] = useState<'unknown' | 'on' | 'off'>('unknown');
+  const [hasSecret, setHasSecret] = useState<boolean | null>(null);
+  const [url, setUrl] = useState<string | null>(null);
+  const [secret, setSecret] = useState<string | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+
+  const act = async (work: () => Promise<string | null>, onRefused?: (failure: ApiError) => string | null) => {
+    setBusy(true);
+    setError(null);
+    setMessage(null);
+    try {
+      setMessage(await work());
+    } catch (failure) {
+      const explained = failure instanceof ApiError && onRefused ? onRefused(failure) : null;
+      if (explained) setMessage(explained);
+      else setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const turnOn = () =>
+    act(
+      async () => {
+        const reply = await api<{ url: string }>('POST', base);
+        setUrl(reply.url);
+        setState('on');
+        setHasSecret(false);
+        return t('hook.turnedOn');
+      },
+      (failure) => {
+        if (failure.status !== 409 || failure.code !== 'CONFLICT') return null;
+        setState('on');
+        return t('hook.alreadyOn');
+      },
+    );
+
+  const turnOff = () =>
+    act(
+      async () => {
+        await api('DELETE', base);
+        setState('off');
+        setUrl(null);
+        setSecret(null);
+        setHasSecret(null);
+        return t('hook.turnedOff');
+      },
+      (failure) => {
+        if (failure.status !== 404 || failure.code !== 'NOT_FOUND') return null;
+        setState('off');
+        setUrl(null);
+        return t('hook.alreadyOff');
+      },
+    );
+
+  const whenOff = (failure: ApiError) => {
+    if (failure.status !== 409 || failure.code !== 'CONFLICT') return null;
+    setState('off');
+    return t('hook.offFirst');
+  };
+
+  const rotate = () =>
+    act(async () => {
+      const reply = await api<{ url: string }>('POST', `${base}/rotate`);
+      setUrl(reply.url);
+      setState('on');
+      return t('hook.rotated');
+    }, whenOff);
+
+  const createSecret = () =>
+    act(async () => {
+      const reply = await api<{ secret: string }>('POST', `${base}/secret`);
+      setSecret(reply.secret);
+      setHasSecret(true);
+      setState('on');
+      return null;
+    }, whenOff);
+
+  const removeSecret = () =>
+    act(
+      async () => {
+        await api('DELETE', `${base}/secret`);
+        setHasSecret(false);
+        setSecret(null);
+        return t('hook.secretRemoved');
+      },
+      (failure) => {
+        if (failure.status !== 404 || failure.code !== 'NOT_FOUND') return null;
+        setHasSecret(false);
+        return t('hook.noSecret');
+      },
+    );
+
+  return (
+    <div className="stack">
+      <section className="card" aria-labelledby="hook-title">
+        <h2 id="hook-title">{t('hook.title')}</h2>
+        <p>{t('hook.intro')}</p>
+        <p className="muted small">{t('hook.shownOnce')}</p>
+        {error !== null && <ErrorBox error={error} />}
+        {message && (
+          <p className="notice" role="status">
+            {message}
+          </p>
+        )}
+        <p>
+          {t('hook.state')}: <strong data-testid="hook-state">{t(`hook.state.${state}`)}</strong>
+        </p>
+        {url && (
+          <div className="secret" role="status">
+            <p>{t('hook.urlShown')}</p>
+            <label className="field">
+              <span>{t('hook.url')}</span>
+              <input id="hook-url" readOnly value={url} onFocus={(event) => event.target.select()} />
+            </label>
+            <div className="actions">
+              <button type="button" onClick={() => void navigator.clipboard?.writeText(url).catch(() => undefined)}>
+                {t('common.copy')}
+              </button>
+              <button type="button" onClick={() => setUrl(null)}>
+                {t('common.close')}
+              </button>
+            </div>
+          </div>
+        )}
+        <div className="actions">
+          <button type="button" className="primary" disabled={!member || busy || state === 'on'} onClick={() => void turnOn()}>
+            {t('hook.turnOn')}
+          </button>
+          <button type="button" className="danger" disabled={!member || busy || state === 'off'} onClick={() => void turnOff()}>
+            {t('hook.turnOff')}
+          </button>
+          <button type="button" disabled={!admin || busy || state === 'off'} aria-describedby="hook-rotate-hint" onClick={() => void rotate()}>
+            {t('hook.rotate')}
+          </button>
+        </div>
+        <small id="hook-rotate-hint">{t('hook.rotateHint')}</small>
+        {!member && <p className="muted small">{t('error.forbidden')}</p>}
+      </section>
+      <section className="card" aria-labelledby="hook-secret-title">
+        <h2 id="hook-secret-title">{t('hook.secret')}</h2>
+        <p>{t('hook.secretIntro')}</p>
+        {secret && <OnceSecret label={t('hook.secret')} value={secret} id="hook-secret" note={t('hook.secretShown')} onClose={() => setSecret(null)} />}
+        {hasSecret !== null && (
+          <p>
+            {t('hook.secretState')}: <strong>{t(hasSecret ? 'hook.secretState.set' : 'hook.secretState.none')}</strong>
+          </p>
+        )}
+        <div className="actions">
+          <button type="button" disabled={!admin || busy || state === 'off'} onClick={() => void createSecret()}>
+            {hasSecret ? t('hook.replaceSecret') : t('hook.createSecret')}
+          </button>
+          <button type="button" className="danger" disabled={!admin || busy || state === 'off' || hasSecret === false} onClick={() => void removeSecret()}>
+            {t('hook.removeSecret')}
+          </button>
+        </div>
+        {member && !admin && <p className="muted small">{t('hook.adminOnly')}</p>}
+      </section>
+    </div>
+  );
+}
