@@ -1,6 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { DeliveryRef, DeliveryView, ListDeliveriesRequest, ServiceError, SUBJECTS, WorkspaceScoped } from '@ds/contracts';
+import { looksLikeId } from '@ds/ids';
 import { NatsLink, PLATFORM } from '@ds/platform';
 import { DeliveriesStore } from './deliveries.store';
 import { publishResend } from './delivery-worker';
@@ -20,6 +21,9 @@ export class DeliveryHandlers {
   list(@Payload() request: ListDeliveriesRequest) {
     const limit = Number.isInteger(request.limit) && request.limit >= 1 && request.limit <= 100 ? request.limit : 20;
     const status = STATUSES.includes(request.status as (typeof STATUSES)[number]) ? request.status : null;
+    if (request.decisionId != null && !looksLikeId('dec', request.decisionId)) {
+      throw new ServiceError('INVALID_REQUEST', 'The query parameters are not valid.', [{ path: 'decision_id', message: 'is not a decision id' }]);
+    }
     return this.store.list({
       workspaceId: request.workspaceId,
       limit,
@@ -31,7 +35,8 @@ export class DeliveryHandlers {
 
   @MessagePattern(SUBJECTS.delivery.get)
   async get(@Payload() request: DeliveryRef) {
-    const view = await this.store.get(request.workspaceId, String(request.deliveryId));
+    if (!looksLikeId('dlv', request.deliveryId)) throw notFound();
+    const view = await this.store.get(request.workspaceId, request.deliveryId);
     if (!view) throw notFound();
     return view;
   }
@@ -43,7 +48,8 @@ export class DeliveryHandlers {
    */
   @MessagePattern(SUBJECTS.delivery.resend)
   async resend(@Payload() request: DeliveryRef): Promise<DeliveryView> {
-    const found = await this.store.message(request.workspaceId, String(request.deliveryId));
+    if (!looksLikeId('dlv', request.deliveryId)) throw notFound();
+    const found = await this.store.message(request.workspaceId, request.deliveryId);
     if (!found) throw notFound();
     if (found.status !== 'failed') throw new ServiceError('CONFLICT', `Only a failed delivery can be resent; this one is ${found.status}.`, { status: found.status });
     const sequence = found.sequence + 1;

@@ -1,4 +1,4 @@
-import { isValidCallerToken, newId, randomAlphanumeric } from './index';
+import { isValidCallerToken, newId, randomAlphanumeric, looksLikeId } from './index';
 
 describe('ids', () => {
   it('makes prefixed ids of 20 letters and digits', () => {
@@ -24,5 +24,13 @@ describe('ids', () => {
     [undefined, false],
   ])('caller token %p valid=%p', (value, valid) => {
     expect(isValidCallerToken(value)).toBe(valid);
+  });
+
+  it('tells an id of a kind from anything else, NUL bytes and other kinds included', () => {
+    expect(looksLikeId('dlv', newId('dlv'))).toBe(true);
+    expect(looksLikeId('dlv', 'dlv_abc123')).toBe(true);
+    for (const value of ['dlv_', 'dec_abc', 'dlv_a\u0000', '\u0000', 'dlv_a-b', `dlv_${'a'.repeat(65)}`, 42, null, undefined]) {
+      expect(looksLikeId('dlv', value)).toBe(false);
+    }
   });
 });

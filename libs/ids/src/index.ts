@@ -21,3 +21,11 @@ export const CALLER_TOKEN_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 export function isValidCallerToken(value: unknown): value is string {
   return typeof value === 'string' && CALLER_TOKEN_PATTERN.test(value);
 }
+
+/**
+ * Whether a value can be an id of this kind (`dlv_…`, `dec_…`): the prefix, then letters and digits. Ids that come
+ * from a path or a query are checked before they reach a query, so that no byte PostgreSQL refuses (NUL) gets there.
+ */
+export function looksLikeId(prefix: IdPrefix, value: unknown): value is string {
+  return typeof value === 'string' && value.length <= 68 && value.startsWith(`${prefix}_`) && /^[A-Za-z0-9]+$/.test(value.slice(prefix.length + 1));
+}

@@ -104,6 +104,7 @@ export function configureEdge(app: NestFastifyApplication, deps: EdgeDependencie
       return;
     }
     await checkAccess(access, request, reply, deps);
+    refuseControlCharacters(request);
   });
 
   fastify.addHook('onResponse', async (request, reply) => {
@@ -228,6 +229,22 @@ async function framePageOfEmbedSession(request: FastifyRequest, reply: FastifyRe
   if (token === null) return;
   const session = await lookUpEmbedSession(deps.rpc, token, request.id).catch(() => null);
   if (session) setFrameAncestors(reply, session.origins);
+}
+
+/**
+ * No id, slug or token holds a control character, and PostgreSQL refuses a NUL in text: a path parameter
+ * carrying one names nothing, so it is a 404 here, after the route's own credential checks, before any handler.
+ */
+function refuseControlCharacters(request: FastifyRequest): void {
+  const params = request.params as Record<string, unknown> | undefined;
+  if (!params) return;
+  for (const [name, value] of Object.entries(params)) {
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what is looked for
+    if (typeof value !== 'string' || !/[\u0000-\u001f\u007f]/.test(value)) continue;
+    if (name === 'slug') throw new ServiceError('DECISION_NOT_FOUND', 'No decision with this slug in this workspace.');
+    if (name === 'ref') throw new ServiceError('WORKSPACE_NOT_FOUND', 'No sub-workspace with this reference.');
+    throw new ServiceError('NOT_FOUND', 'No such resource.');
+  }
 }
 
 function routeParam(request: FastifyRequest, name: string): string {
