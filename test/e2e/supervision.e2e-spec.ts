@@ -78,6 +78,8 @@ describe('the all-in-one launcher supervises its services', () => {
     expect((await call('GET', '/health', {}, cluster.baseUrl)).status).toBe(200);
 
     await waitFor(async () => (await run()).status === 200, 30_000, 'runs to succeed again');
+    // The runner can answer before the launcher's own readiness poll has seen it and said so.
+    await waitFor(async () => log().includes('decision-runner is back'), 30_000, 'the launcher to report the return');
     expect(pidOf('decision-runner')).not.toBe(pid);
     expect(cluster.process.exitCode).toBeNull();
   }, 60_000);
