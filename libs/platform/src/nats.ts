@@ -5,6 +5,7 @@ import { DEADLINE_HEADER, REQUEST_ID_HEADER, ServiceError, isWireError } from '@
 import { ConfigError, NatsAuth, redact } from './config';
 import { Logger } from './logger';
 import { Metrics } from './metrics';
+import { flushOncePerTurn } from './nats-write-coalescing';
 import { currentDeadline, currentRequestId, currentSpan, requestIdOrNew, runWithRequestContext } from './request-context';
 import { endSpan, httpSpans, Span, SpanKind, startSpan, TRACEPARENT_HEADER, traceparentOf, tracer } from './tracing';
 
@@ -47,6 +48,7 @@ export class NatsLink {
           ? { tls: { ...(auth.tls.caFile ? { caFile: auth.tls.caFile } : {}), ...(auth.tls.certFile && auth.tls.keyFile ? { certFile: auth.tls.certFile, keyFile: auth.tls.keyFile } : {}) } }
           : {}),
       });
+      if (!flushOncePerTurn(connection)) logger.warn('this nats.js version is not the one write coalescing was written for; writing every message as it comes');
       return new NatsLink(connection, logger);
     } catch (error) {
       throw new ConfigError(`cannot reach NATS at ${redact(url)} (${describe(error)}); set NATS_URL to a running NATS server`);

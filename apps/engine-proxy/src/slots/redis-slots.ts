@@ -66,7 +66,8 @@ export class RedisSlots {
   ) {
     // Commands fail at once while Redis is away instead of queueing behind the outage: a waiting call has a deadline.
     const options = { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000 };
-    this.redis = new Redis(url, options) as SlotCommands;
+    // Acquires and releases of calls handled in one event-loop turn go to Redis in one write.
+    this.redis = new Redis(url, { ...options, enableAutoPipelining: true }) as SlotCommands;
     this.redis.defineCommand('acquireSlot', { numberOfKeys: 1, lua: ACQUIRE_SCRIPT });
     this.redis.defineCommand('releaseSlot', { numberOfKeys: 1, lua: RELEASE_SCRIPT });
     this.subscriber = new Redis(url, options);
