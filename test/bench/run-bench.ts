@@ -183,24 +183,37 @@ function hopDelta(before: Hop[], after: Hop[]): Hop[] {
     .sort((a, b) => b.count - a.count || b.mean_ms - a.mean_ms);
 }
 
-/** Resident memory of every service, from its own `process_resident_memory_bytes`, in MB. */
-async function residentMemory(opsPorts: Array<{ service: string; port: number }>): Promise<Map<string, number>> {
-  const sizes = new Map<string, number>();
+/** One service's memory, in MB: resident, V8's heap (reserved and in use) and memory outside it (Buffers). */
+interface MemorySample {
+  resident: number;
+  heapTotal: number;
+  heapUsed: number;
+  external: number;
+}
+
+/** Every service's memory, from its own default metrics. */
+async function memoryOf(opsPorts: Array<{ service: string; port: number }>): Promise<Map<string, MemorySample>> {
+  const samples = new Map<string, MemorySample>();
+  const read = (text: string, name: string) => Number(new RegExp(`^${name}(?:\\{.*\\})? ([0-9.e+]+)$`, 'm').exec(text)?.[1] ?? NaN) / 2 ** 20;
   await Promise.all(
     opsPorts.map(async ({ service, port }) => {
       const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-      const match = /^process_resident_memory_bytes\{.*\} ([0-9.e+]+)$/m.exec(text);
-      if (match) sizes.set(service, Number(match[1]) / 2 ** 20);
+      const resident = read(text, 'process_resident_memory_bytes');
+      if (Number.isFinite(resident)) {
+        samples.set(service, { resident, heapTotal: read(text, 'nodejs_heap_size_total_bytes'), heapUsed: read(text, 'nodejs_heap_size_used_bytes'), external: read(text, 'nodejs_external_memory_bytes') });
+      }
     }),
   );
-  return sizes;
+  return samples;
 }
 
-/** Samples every service's resident memory once a second and keeps the highest figure of each. */
-function watchMemory(opsPorts: Array<{ service: string; port: number }>): { stop(): Promise<Map<string, number>> } {
-  const peaks = new Map<string, number>();
+/** Samples every service's memory once a second and keeps, per service, the sample with the highest resident size. */
+function watchMemory(opsPorts: Array<{ service: string; port: number }>): { stop(): Promise<Map<string, MemorySample>> } {
+  const peaks = new Map<string, MemorySample>();
   const sample = async () => {
-    for (const [service, mb] of await residentMemory(opsPorts).catch(() => new Map<string, number>())) peaks.set(service, Math.max(peaks.get(service) ?? 0, mb));
+    for (const [service, now] of await memoryOf(opsPorts).catch(() => new Map<string, MemorySample>())) {
+      if (now.resident > (peaks.get(service)?.resident ?? 0)) peaks.set(service, now);
+    }
   };
   const timer = setInterval(() => void sample(), 1_000);
   return {
@@ -374,7 +387,8 @@ async function main(): Promise<void> {
       ratio_one_workspace: Number((oneResult.requests_per_second / echoResult.requests_per_second).toFixed(3)),
       run_one_workspace_two_replicas: replicaResult,
       cpu_ms_per_run_one_workspace: Object.fromEntries(cpuOne.map((hop) => [hop.service, Number((hop.sum_ms / oneResult.total).toFixed(2))])),
-      peak_resident_memory_mb: Object.fromEntries([...peakMemory].map(([service, mb]) => [service, Math.round(mb)])),
+      peak_resident_memory_mb: Object.fromEntries([...peakMemory].map(([service, sample]) => [service, Math.round(sample.resident)])),
+      memory_at_peak_mb: Object.fromEntries([...peakMemory].map(([service, sample]) => [service, { heap_total: Math.round(sample.heapTotal), heap_used: Math.round(sample.heapUsed), external: Math.round(sample.external) }])),
       service_latency_ms_under_load: { count: underLoad.length, p50: percentile(underLoad, 50), p99: percentile(underLoad, 99), max: underLoad[underLoad.length - 1] },
       service_latency_ms_under_load_one_workspace: { count: underLoadOne.length, p50: percentile(underLoadOne, 50), p99: percentile(underLoadOne, 99) },
       service_latency_ms_alone: { count: alone.length, p50: percentile(alone, 50), p99: percentile(alone, 99) },
@@ -398,7 +412,8 @@ async function main(): Promise<void> {
     const cpu = hops.filter((hop) => hop.metric === 'cpu' && hop.sum_ms > 0);
     say(`CPU per run during the ${WORKSPACES}-workspace run (process CPU time ÷ ${runResult.total} runs): ${cpu.map((hop) => `${hop.service} ${(hop.sum_ms / runResult.total).toFixed(2)} ms`).join(', ')}`);
     say(`CPU per run during the one-workspace run (÷ ${oneResult.total} runs): ${cpuOne.map((hop) => `${hop.service} ${(hop.sum_ms / oneResult.total).toFixed(2)} ms`).join(', ')}`);
-    say(`peak resident memory under load: ${[...peakMemory].map(([service, mb]) => `${service} ${Math.round(mb)} MB`).join(', ')}`);
+    say(`peak resident memory under load: ${[...peakMemory].map(([service, sample]) => `${service} ${Math.round(sample.resident)} MB`).join(', ')}`);
+    say(`  at that peak, V8 heap reserved / in use, and external: ${[...peakMemory].map(([service, sample]) => `${service} ${Math.round(sample.heapTotal)} / ${Math.round(sample.heapUsed)}, ${Math.round(sample.external)} MB`).join('; ')}`);
     for (const hop of hops.filter((row) => row.metric !== 'cpu' && row.count >= 10)) say(`  ${hop.service.padEnd(15)} ${hop.metric.padEnd(28)} ${hop.labels.padEnd(70)} ${String(hop.count).padStart(7)} × ${hop.mean_ms.toFixed(2).padStart(8)} ms`);
     say(`bench: results in ${join(LOG_DIR, 'results.json')}, logs beside them`);
     if (runResult.non_2xx + runResult.errors + oneResult.non_2xx + oneResult.errors > 0) {
