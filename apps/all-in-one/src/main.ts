@@ -47,7 +47,18 @@ function say(line: string): void {
 }
 
 function run(entry: string, args: string[], env: NodeJS.ProcessEnv, nodeArgs: string[] = []): ChildProcess {
-  return spawn(process.execPath, [...nodeArgs, entry, ...args], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+  return spawn(process.execPath, [...nodeArgs, entry, ...args], { env: withYoungGenerationBound(env), stdio: ['ignore', 'inherit', 'inherit'] });
+}
+
+/**
+ * V8's young generation grows to 3 × 16 MB under load; 4 MB semi-spaces keep each service's resident size
+ * under 150 MB for about the same collector time (docs/performance.md). The image sets the same in its
+ * NODE_OPTIONS; a NODE_OPTIONS that already names a size keeps it.
+ */
+function withYoungGenerationBound(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const current = env.NODE_OPTIONS ?? '';
+  if (current.includes('--max-semi-space-size')) return env;
+  return { ...env, NODE_OPTIONS: `${current} --max-semi-space-size=4`.trim() };
 }
 
 /**

@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { IncomingMessage } from 'node:http';
+import { setFlagsFromString } from 'node:v8';
 import { DataSource } from 'typeorm';
 import { ServiceName } from '@ds/contracts';
 import { BaseConfig, ConfigError, EnvReader, readBaseConfig } from './config';
@@ -100,6 +101,7 @@ function logUnhandledRejections(logger: Logger): void {
 /** Starts one service: configuration, connections, migrations, the Nest app, probes and graceful shutdown. */
 export async function startService<TConfig>(definition: ServiceDefinition<TConfig>, env: EnvReader = new EnvReader()): Promise<RunningService> {
   const base = readBaseConfig(definition.name, env);
+  boundHeapGrowth(base.heapGrowingPercent);
   const config = definition.readConfig(env);
   env.done();
   const logger = createLogger(definition.name, base.logLevel);
@@ -229,4 +231,14 @@ export async function runServiceMain<TConfig>(definition: ServiceDefinition<TCon
     process.stderr.write(`${definition.name}: ${message}\n`);
     process.exit(1);
   }
+}
+
+/**
+ * Under load V8 lets the heap grow to up to four times what survived the last full collection before it collects
+ * again: on these services, whose live heap is 30 to 40 MB, that put the gateway at 250 MB resident while
+ * holding 40 MB of live objects. A smaller factor collects sooner, for a little more collector time
+ * (docs/performance.md). The factor is read at every collection, so setting it at start works.
+ */
+function boundHeapGrowth(percent: number): void {
+  if (percent > 0) setFlagsFromString(`--heap-growing-percent=${percent}`);
 }

@@ -147,6 +147,8 @@ export interface BaseConfig {
   databaseTimeouts: SessionTimeouts;
   /** OTLP/HTTP collector; spans are made and exported only when it is set. */
   otlpEndpoint: string | undefined;
+  /** How far V8 lets the heap grow past what survived the last full collection, in percent; 0 leaves V8's own factor. */
+  heapGrowingPercent: number;
 }
 
 function readNatsAuth(env: EnvReader): NatsAuth {
@@ -178,5 +180,6 @@ export function readBaseConfig(service: ServiceName, env: EnvReader): BaseConfig
       idleInTransactionMs: env.int('DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', DEFAULT_SESSION_TIMEOUTS.idleInTransactionMs, 0, 86_400_000),
     },
     otlpEndpoint: env.url('OTEL_EXPORTER_OTLP_ENDPOINT', undefined, ['http', 'https']),
+    heapGrowingPercent: env.int('HEAP_GROWING_PERCENT', 50, 0, 400),
   };
 }
