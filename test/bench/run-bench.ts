@@ -6,6 +6,7 @@ import autocannon, { Result } from 'autocannon';
 import Fastify from 'fastify';
 import { triageSchema } from '../e2e/support/schemas';
 import { dropDatabase, freePort, freePortBlock, freshDatabase, NatsServer, ROOT, startNats, waitFor } from '../e2e/support/cluster';
+import { BenchSpan, spanTimeline, startSpanReceiver } from './span-receiver';
 import { formatSummaries, summarizeProfiles } from './profile-summary';
 
 /**
@@ -35,6 +36,8 @@ const PROFILE_DIR = process.env.BENCH_CPU_PROFILE === '1' ? join(LOG_DIR, 'profi
 const RUN_LIMIT_MS = 5 * 60_000;
 /** `BENCH_ONLY=alone`: only the sequential runs, with where their time went; for chasing a lone run's latency. */
 const ALONE_ONLY = process.env.BENCH_ONLY === 'alone';
+/** `BENCH_TRACE=1`: the services export traces to the bench, which prints the lone runs' median span timeline. */
+const TRACE = process.env.BENCH_TRACE === '1';
 
 function intEnv(name: string, fallback: number): number {
   const value = Number(process.env[name] ?? fallback);
@@ -264,11 +267,13 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = [];
   let nats: NatsServer | undefined;
   let databaseUrl: string | undefined;
+  let receiver: Awaited<ReturnType<typeof startSpanReceiver>> | null = null;
   let cleaning: Promise<void> | undefined;
   const cleanup = () =>
     (cleaning ??= (async () => {
       for (const child of children.reverse()) await stopChild(child);
       await nats?.stop().catch(() => undefined);
+      receiver?.server.close();
       if (databaseUrl) await dropDatabase(databaseUrl).catch((error: unknown) => say(`could not drop ${databaseUrl}: ${String(error)}`));
     })());
   const limit = setTimeout(() => {
@@ -282,6 +287,7 @@ async function main(): Promise<void> {
     say(`bench: ${CONNECTIONS} connections, ${WARMUP_S} s warm-up, ${DURATION_S} s measured, 1 KB bodies`);
 
     const [echoPort, simulatorPort, gatewayPort, opsBase] = await Promise.all([freePort(), freePort(), freePort(), freePortBlock(6)]);
+    receiver = TRACE ? await startSpanReceiver() : null;
     [databaseUrl, nats] = await Promise.all([freshDatabase('ds_bench'), startNats()]);
 
     const echo = spawnLogged('echo', [__filename, '--echo', String(echoPort)], {});
@@ -308,6 +314,7 @@ async function main(): Promise<void> {
       // Above the connection count: the bench measures what a slot costs, not queueing for one.
       ENGINE_SHARED_SLOTS: String(Math.max(256, CONNECTIONS * 2)),
       ...(PROFILE_DIR ? { CPU_PROFILE_DIR: PROFILE_DIR } : {}),
+      ...(receiver ? { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } : {}),
     });
     children.push(cluster.child);
     await waitFor(async () => cluster.output().includes('all-in-one: ready'), 120_000, 'the cluster');
@@ -327,6 +334,7 @@ async function main(): Promise<void> {
 
     if (ALONE_ONLY) {
       await loneRuns(runUrl, keys[0]!, body, opsBase);
+      if (receiver) await printTimeline(receiver.spans);
       return;
     }
 
@@ -449,6 +457,14 @@ async function loneRuns(runUrl: string, key: string, body: string, opsBase: numb
     if (hop.metric === 'cpu') say(`  ${hop.service.padEnd(15)} cpu per run ${(hop.sum_ms / SAMPLES).toFixed(2)} ms`);
     else say(`  ${hop.service.padEnd(15)} ${hop.metric.padEnd(28)} ${hop.labels.padEnd(70)} ${String(hop.count).padStart(7)} × ${hop.mean_ms.toFixed(2).padStart(8)} ms`);
   }
+}
+
+/** The lone runs' spans, once the services' exporters have sent them (they batch for a second). */
+async function printTimeline(spans: BenchSpan[]): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  const timeline = spanTimeline(spans, 'POST /v1/decisions/:slug');
+  say(`median span timeline of the lone runs (${timeline[0]?.count ?? 0} traces; start in ms after the gateway took the request, then duration):`);
+  for (const row of timeline) say(`  ${row.startMs.toFixed(0).padStart(4)} +${row.durationMs.toFixed(2).padStart(6)}  ${row.service.padEnd(15)} ${row.name} (${row.count})`);
 }
 
 if (process.argv[2] === '--echo') {
