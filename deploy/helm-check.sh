@@ -208,9 +208,6 @@ step "alerting rules: promtool check rules, promtool test rules"
 command -v promtool >/dev/null || die "promtool not found: install it (Debian: apt-get install -y prometheus)"
 promtool check rules helm/decision-service/files/monitoring/rules.yaml >"$tmp/promtool" 2>&1 || die "$(cat "$tmp/promtool")"
 promtool test rules deploy/monitoring/rules.test.yaml >"$tmp/promtool" 2>&1 || die "$(cat "$tmp/promtool")"
-# The delivery service's own alerts (kept beside its metrics' documentation in deploy/prometheus).
-promtool check rules deploy/prometheus/delivery-rules.yaml >"$tmp/promtool" 2>&1 || die "$(cat "$tmp/promtool")"
-(cd deploy/prometheus && promtool test rules delivery-rules.test.yaml) >"$tmp/promtool" 2>&1 || die "$(cat "$tmp/promtool")"
 pass "$(grep -c '^      - alert:' helm/decision-service/files/monitoring/rules.yaml) alerts, $(grep -c '^      - record:' helm/decision-service/files/monitoring/rules.yaml) recording rules"
 
 step "dashboards and alerts linted"
