@@ -4,6 +4,7 @@ import { SUBJECTS } from '@ds/contracts';
 import type { EngineSimulator } from '@ds/engine-simulator';
 import { call, triageSchema, uniqueMarker } from './support/api';
 import { builtEngineSimulator, Cluster, dropDatabase, freshDatabase, NatsServer, startCluster, startNats, waitFor } from './support/cluster';
+import { startReceiver as startHookReceiver } from './support/deliveries';
 
 interface ReceivedSpan {
   service: string;
@@ -14,11 +15,15 @@ interface ReceivedSpan {
   kind: number;
   start: bigint;
   attributes: Record<string, unknown>;
+  /** Span ids this span links to (a batch's consumer span links to each message's producer span). */
+  links: string[];
 }
 
 /** OTLP span kinds. */
 const SERVER = 2;
 const CLIENT = 3;
+const PRODUCER = 4;
+const CONSUMER = 5;
 
 /** OTLP/JSON ids are hex; some encoders send base64. */
 function hexId(value: string | undefined, length: number): string {
@@ -54,6 +59,7 @@ function startReceiver(): Promise<{ server: Server; url: string; spans: Received
                 kind: span.kind,
                 start: BigInt(span.startTimeUnixNano),
                 attributes: Object.fromEntries((span.attributes ?? []).map((a: { key: string; value: Record<string, unknown> }) => [a.key, attributeValue(a.value)])),
+                links: (span.links ?? []).map((link: { spanId: string }) => hexId(link.spanId, 16)),
               });
             }
           }
@@ -93,6 +99,8 @@ describe('distributed traces', () => {
         ENGINE_LLM_API_KEY: 'sim-key',
         ENGINE_LLM_MODEL: 'sim-standard',
         OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        DELIVERY_ALLOW_PRIVATE_TARGETS: 'true',
+        DELIVERY_RETRY_SCALE: '0.0002',
       },
       'traces',
     );
@@ -157,5 +165,47 @@ describe('distributed traces', () => {
     expect(runnerQueries.length).toBeGreaterThan(0);
     expect(runnerQueries[0].attributes['db.system.name']).toBe('postgresql');
     expect(new Set(ofRun().map((span) => span.service))).toEqual(new Set(['gateway', 'decision-runner', 'engine-proxy', 'billing-ledger']));
+  }, 90_000);
+  it('follows a run through JetStream: each delivery attempt and the settlement join the run’s trace', async () => {
+    const hook = await startHookReceiver((_request, index, response) => response.writeHead(index === 0 ? 503 : 200).end());
+    try {
+      const user = await api('POST', '/app/v1/auth/sign-up', { body: { email: `${uniqueMarker()}@example.com`, password: 'correcthorse42', name: 'x' } });
+      const session = user.body.session.token;
+      const workspace = await api('POST', '/app/v1/workspaces', { token: session, body: { name: 'traced deliveries' } });
+      const key = await api('POST', `/app/v1/workspaces/${workspace.body.id}/api-keys`, { token: session, body: { name: 'k', mode: 'live' } });
+      const schema = triageSchema(uniqueMarker(), { destinations: [{ key: 'ops', type: 'webhook', url: hook.url }] });
+      const decision = await api('POST', `/app/v1/workspaces/${workspace.body.id}/decisions`, { token: session, body: { slug: 'traced-hook', name: 'traced hook', schema } });
+      expect((await api('POST', `/app/v1/workspaces/${workspace.body.id}/decisions/${decision.body.id}/deploy`, { token: session })).status).toBe(201);
+
+      const traceId = randomBytes(16).toString('hex');
+      const run = await api('POST', '/v1/decisions/traced-hook', { token: key.body.key, body: { state: { message: 'my parcel is late' } }, headers: { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` } });
+      expect(run.status).toBe(200);
+      expect(run.body.destinations[0].status).toBe('queued');
+
+      const ofRun = () => receiver.spans.filter((span) => span.traceId === traceId);
+      const attempts = () => ofRun().filter((span) => span.service === 'delivery' && span.kind === CONSUMER && span.name === 'DELIVERIES process');
+      // The receiver refuses the first attempt: the retry is a second consumer span of the same trace.
+      await waitFor(async () => attempts().length >= 2 && ofRun().some((span) => span.name === 'SETTLEMENTS publish'), 30_000, 'both attempts’ spans');
+      expect(hook.received.length).toBeGreaterThanOrEqual(2);
+
+      const runner = ofRun().find((span) => span.service === 'decision-runner' && span.kind === SERVER && span.name === SUBJECTS.runner.run)!;
+      const published = ofRun().find((span) => span.service === 'decision-runner' && span.kind === PRODUCER && span.name === 'DELIVERIES publish')!;
+      expect(published.parentSpanId).toBe(runner.spanId);
+      for (const attempt of attempts()) expect(attempt.parentSpanId).toBe(published.spanId);
+      expect(attempts().map((span) => span.attributes['messaging.message.delivery_count']).sort()).toEqual([1, 2]);
+      // What the attempt does (its database writes) is under its span.
+      const attemptIds = new Set(attempts().map((span) => span.spanId));
+      expect(ofRun().some((span) => span.service === 'delivery' && span.name.startsWith('db ') && attemptIds.has(span.parentSpanId))).toBe(true);
+
+      // Settlements are posted in batches, each batch a trace of its own linked to the runs it settled.
+      const settlement = ofRun().find((span) => span.service === 'decision-runner' && span.kind === PRODUCER && span.name === 'SETTLEMENTS publish')!;
+      expect(settlement.parentSpanId).toBe(runner.spanId);
+      await waitFor(async () => receiver.spans.some((span) => span.service === 'billing-ledger' && span.name === 'SETTLEMENTS process' && span.links.includes(settlement.spanId)), 30_000, 'the settlement batch’s span');
+      const batch = receiver.spans.find((span) => span.service === 'billing-ledger' && span.name === 'SETTLEMENTS process' && span.links.includes(settlement.spanId))!;
+      expect(batch.kind).toBe(CONSUMER);
+      expect(batch.traceId).not.toBe(traceId);
+    } finally {
+      await hook.close();
+    }
   }, 90_000);
 });

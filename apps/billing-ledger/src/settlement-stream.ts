@@ -1,6 +1,6 @@
 import { AckPolicy, ConsumerMessages, DeliverPolicy, JetStreamManager, JsMsg, NatsConnection, RetentionPolicy, StorageType, StreamConfig } from 'nats';
 import { BillingSettlement, ServiceError, SETTLEMENT_STREAM } from '@ds/contracts';
-import { Logger } from '@ds/platform';
+import { consumeBatchTraced, Logger } from '@ds/platform';
 import { ReservationsService } from './reservations.service';
 
 /**
@@ -162,7 +162,7 @@ export class SettlementConsumer implements SettlementBacklog {
     if (valid.length === 0) return;
     let outcomes;
     try {
-      outcomes = await this.reservations.settleBatch(valid.map((entry) => entry.settlement));
+      outcomes = await consumeBatchTraced(SETTLEMENT_STREAM.name, valid.map((entry) => entry.message), () => this.reservations.settleBatch(valid.map((entry) => entry.settlement)));
     } catch (error) {
       this.logger.error({ err: error, count: valid.length }, 'could not post a batch of settlements; they will be delivered again');
       for (const entry of valid) entry.message.nak(RETRY_DELAY_MS);

@@ -1,6 +1,6 @@
 import { ConsumerMessages, headers as natsHeaders, JetStreamManager, JsMsg, NatsConnection } from 'nats';
 import { DeliveryKind, DeliveryMessage, DELIVERY_STREAM } from '@ds/contracts';
-import { Logger } from '@ds/platform';
+import { consumeTraced, Logger } from '@ds/platform';
 import { attemptHeaders, MAX_ATTEMPTS, retryDelayMs } from '@ds/webhooks';
 import { declareDeliveryStream } from './jetstream';
 import { DeliveriesStore } from './deliveries.store';
@@ -145,7 +145,7 @@ export class DeliveryWorker {
       const held = lane.waiting.shift()!;
       lane.inFlight++;
       this.inFlight++;
-      const work = this.process(held, lane)
+      const work = consumeTraced(DELIVERY_STREAM.name, held.message, () => this.process(held, lane))
         .catch((error: unknown) => {
           this.logger.error({ err: error, deliveryId: held.delivery.deliveryId }, 'a delivery attempt could not be recorded; it will be tried again');
           this.settle(held.message, 'nak', INTERNAL_RETRY_MS);

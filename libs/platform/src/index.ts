@@ -12,5 +12,6 @@ export * from './outbound/addresses';
 export * from './outbound/outbound-http';
 export * from './workspace-events';
 export * from './tracing';
+export * from './jetstream-tracing';
 export * from './jetstream-metrics';
 export * from './unavailable';

@@ -1,4 +1,4 @@
-import { Attributes, ROOT_CONTEXT, Span, SpanKind, SpanStatusCode, TraceFlags, Tracer, trace } from '@opentelemetry/api';
+import { Attributes, ROOT_CONTEXT, Span, SpanContext, SpanKind, SpanStatusCode, TraceFlags, Tracer, trace } from '@opentelemetry/api';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 
 /** W3C trace context header, carried in NATS headers beside `x-request-id`. */
@@ -59,12 +59,16 @@ export function traceparentOf(span: Span): string {
  */
 export function startSpan(active: Tracer, name: string, kind: SpanKind, attributes: Attributes, parent?: Span, traceparent?: string): Span {
   if (parent) return active.startSpan(name, { kind, attributes }, trace.setSpan(ROOT_CONTEXT, parent));
-  const match = traceparent ? TRACEPARENT.exec(traceparent) : null;
-  if (match && !/^0+$/.test(match[1]) && !/^0+$/.test(match[2])) {
-    const remote = trace.setSpanContext(ROOT_CONTEXT, { traceId: match[1], spanId: match[2], traceFlags: parseInt(match[3], 16), isRemote: true });
-    return active.startSpan(name, { kind, attributes }, remote);
-  }
+  const remote = remoteSpanContext(traceparent);
+  if (remote) return active.startSpan(name, { kind, attributes }, trace.setSpanContext(ROOT_CONTEXT, remote));
   return active.startSpan(name, { kind, attributes }, ROOT_CONTEXT);
+}
+
+/** The span a valid `traceparent` names, or undefined. */
+export function remoteSpanContext(traceparent: string | undefined): SpanContext | undefined {
+  const match = traceparent ? TRACEPARENT.exec(traceparent) : null;
+  if (!match || /^0+$/.test(match[1]) || /^0+$/.test(match[2])) return undefined;
+  return { traceId: match[1], spanId: match[2], traceFlags: parseInt(match[3], 16), isRemote: true };
 }
 
 /** Ends a span, marking it failed with the public error code when there is one. */

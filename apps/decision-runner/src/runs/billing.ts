@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { JetStreamClient } from 'nats';
 import { BillingReserveReply, BillingSettlement, SETTLEMENT_STREAM, SUBJECTS } from '@ds/contracts';
-import { Logger, PLATFORM, RpcClient } from '@ds/platform';
+import { Logger, PLATFORM, publishTraced, RpcClient } from '@ds/platform';
 import { RUNNER_JETSTREAM } from './jetstream';
 
 /**
@@ -29,7 +29,7 @@ export class Billing {
   async settle(workspaceId: string, executionId: string, billable: boolean): Promise<void> {
     const settlement: BillingSettlement = { workspaceId, executionId, billable };
     try {
-      await this.jetstream.publish(SETTLEMENT_STREAM.subjectFor(workspaceId), JSON.stringify(settlement), { msgID: SETTLEMENT_STREAM.msgIdFor(executionId) });
+      await publishTraced(this.jetstream, SETTLEMENT_STREAM.name, SETTLEMENT_STREAM.subjectFor(workspaceId), JSON.stringify(settlement), { msgID: SETTLEMENT_STREAM.msgIdFor(executionId) });
     } catch (error) {
       this.logger.warn({ err: error, executionId, billable }, 'could not publish the settlement; the ledger will settle it from the execution');
     }

@@ -11,7 +11,7 @@ import {
   llmCompletedEntry,
   WaitingCall,
 } from '@ds/decision-schema';
-import { Logger, Metrics, OutboundFailed, outboundRequest, OutboundRefused, PLATFORM, RpcClient } from '@ds/platform';
+import { Logger, Metrics, OutboundFailed, outboundRequest, OutboundRefused, PLATFORM, publishTraced, RpcClient } from '@ds/platform';
 import { DecisionRunnerConfig } from '../config';
 import { RUNNER_JETSTREAM } from './jetstream';
 
@@ -91,7 +91,7 @@ export class DestinationCalls {
     const data = JSON.stringify(message);
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.jetstream.publish(subject, data, { msgID: message.deliveryId, timeout: PUBLISH_TIMEOUT_MS });
+        await publishTraced(this.jetstream, DELIVERY_STREAM.name, subject, data, { msgID: message.deliveryId, timeout: PUBLISH_TIMEOUT_MS });
         return true;
       } catch (error) {
         // A timed-out publish may have been stored; the second try with the same id is then a duplicate JetStream drops.
