@@ -33,6 +33,12 @@ export interface ProfileSummary {
   startupMs: number;
   frames: Array<{ frame: string; ms: number; share: number }>;
   packages: Array<{ name: string; ms: number; share: number }>;
+  /** Self time in the tracing code (the project's and OpenTelemetry's): what tracing costs when it is off. */
+  tracingMs: number;
+}
+
+function isTracing(frame: CallFrame): boolean {
+  return frame.url.includes('node_modules/@opentelemetry/') || /\/platform\/src\/(jetstream-)?tracing\.js$/.test(frame.url);
 }
 
 const IDLE = new Set(['(idle)', '(program)']);
@@ -97,6 +103,7 @@ export function summarizeProfile(process: string, profile: CpuProfile, top = 12)
   const startup = startupNodes(profile.nodes);
   let busyUs = 0;
   let startupUs = 0;
+  let tracingUs = 0;
   for (const [id, us] of selfUs) {
     const frame = byId.get(id)!;
     if (IDLE.has(frame.functionName)) continue;
@@ -105,6 +112,7 @@ export function summarizeProfile(process: string, profile: CpuProfile, top = 12)
       continue;
     }
     busyUs += us;
+    if (isTracing(frame)) tracingUs += us;
     const name = frameName(frame);
     frames.set(name, (frames.get(name) ?? 0) + us);
     const pkg = packageOf(frame);
@@ -121,6 +129,7 @@ export function summarizeProfile(process: string, profile: CpuProfile, top = 12)
     startupMs: startupUs / 1000,
     frames: ranked(frames).map(({ name, ms, share }) => ({ frame: name, ms, share })),
     packages: ranked(packages),
+    tracingMs: tracingUs / 1000,
   };
 }
 
@@ -141,6 +150,7 @@ export function formatSummaries(summaries: ProfileSummary[]): string {
         ...summary.packages.map((entry) => `    ${percent(entry.share)}  ${entry.name}`),
         '  heaviest functions (self time):',
         ...summary.frames.map((entry) => `    ${percent(entry.share)}  ${entry.frame}`),
+        `  tracing code: ${summary.tracingMs.toFixed(0)} ms (${percent(summary.busyMs === 0 ? 0 : summary.tracingMs / summary.busyMs).trim()})`,
       ].join('\n'),
     )
     .join('\n\n');

@@ -21,7 +21,7 @@ import {
   retryDelayMs,
   sharedKeyFingerprint,
 } from '@ds/engine';
-import { currentSpan, inSpan, Logger, Metrics, PLATFORM, SpanKind } from '@ds/platform';
+import { currentSpan, inSpan, Logger, Metrics, PLATFORM, SpanKind, tracer } from '@ds/platform';
 import { EngineProxyConfig, ProviderEndpoint } from './config';
 import { CredentialsService } from './credentials/credentials.service';
 import { postJson, ProviderRequestFailed, ProviderResponse } from './provider-http';
@@ -180,16 +180,21 @@ export class EngineService {
     const started = process.hrtime.bigint();
     const engine = route.endpoint === this.config.checkpoint ? 'checkpoint' : 'llm';
     const provider = route.endpoint.protocol;
-    const outcome = await inSpan(`engine ${provider}`, SpanKind.CLIENT, { 'gen_ai.system': provider, 'gen_ai.request.model': modelLabel(this.config.prices, route.model) }, currentSpan(), async () => {
-      const result = await this.attemptOnce(route, shape, request, deadline);
-      if (isFailure(result)) throw new AttemptFailed(result);
-      return result;
-    }).catch((error: unknown) => {
-      if (error instanceof AttemptFailed) return error.failure;
-      throw error;
-    });
+    const model = modelLabel(this.config.prices, route.model);
+    // With tracing off the attempt runs bare: no span, no closure, no exception to carry a failure out.
+    const outcome =
+      tracer === null
+        ? await this.attemptOnce(route, shape, request, deadline)
+        : await inSpan(`engine ${provider}`, SpanKind.CLIENT, { 'gen_ai.system': provider, 'gen_ai.request.model': model }, currentSpan(), async () => {
+            const result = await this.attemptOnce(route, shape, request, deadline);
+            if (isFailure(result)) throw new AttemptFailed(result);
+            return result;
+          }).catch((error: unknown) => {
+            if (error instanceof AttemptFailed) return error.failure;
+            throw error;
+          });
     const code = isFailure(outcome) ? outcome.code : 'ok';
-    this.attempts?.inc({ engine, provider, model: modelLabel(this.config.prices, route.model), outcome: code });
+    this.attempts?.inc({ engine, provider, model, outcome: code });
     this.attemptDuration?.observe({ engine, provider, outcome: code }, Number(process.hrtime.bigint() - started) / 1e9);
     return outcome;
   }
