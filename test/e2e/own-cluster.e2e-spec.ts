@@ -3,7 +3,7 @@ import { SUBJECTS } from '@ds/contracts';
 import type { EngineSimulator } from '@ds/engine-simulator';
 import { call, triageSchema, uniqueMarker } from './support/api';
 import { ServiceRpc } from './support/engine-rpc';
-import { builtEngineSimulator, Cluster, dropDatabase, freshDatabase, NatsServer, startCluster, startNats, waitFor } from './support/cluster';
+import { Cluster, NatsServer, OwnCluster, startOwnCluster, waitFor } from './support/cluster';
 
 const SERVICES = 6;
 /** Small enough that a Member's decision can build a run answer NATS cannot carry. */
@@ -14,39 +14,27 @@ const MAX_PAYLOAD = 64 * 1024;
  * The tests run in order: the last one shuts the cluster down.
  */
 describe('a cluster of its own', () => {
+  let own: OwnCluster;
   let nats: NatsServer;
   let cluster: Cluster;
   let simulator: EngineSimulator;
-  let databaseUrl: string;
 
   beforeAll(async () => {
-    const { startEngineSimulator } = builtEngineSimulator();
-    const [database, server, sim] = await Promise.all([freshDatabase('ds_e2e_own'), startNats({ maxPayload: MAX_PAYLOAD }), startEngineSimulator({ port: 0 })]);
-    nats = server;
-    simulator = sim;
-    databaseUrl = database;
-    cluster = await startCluster(
+    own = await startOwnCluster(
+      'own',
       {
-        DATABASE_URL: databaseUrl,
-        NATS_URL: nats.url,
         LOG_LEVEL: 'info',
-        ENGINE_LLM_PROVIDER: 'openai',
-        ENGINE_LLM_BASE_URL: `${simulator.url}/v1`,
-        ENGINE_LLM_API_KEY: 'sim-key',
-        ENGINE_LLM_MODEL: 'sim-standard',
         // Short enough to watch the ledger settle a reservation nobody settled; longer than any run here.
         BILLING_SETTLE_AFTER_MS: '4000',
         BILLING_SWEEP_INTERVAL_MS: '500',
       },
-      'own',
+      { maxPayload: MAX_PAYLOAD },
     );
+    ({ cluster, nats, simulator } = own);
   }, 120_000);
 
   afterAll(async () => {
-    await cluster?.stop();
-    await nats?.stop();
-    await simulator?.close();
-    if (databaseUrl) await dropDatabase(databaseUrl);
+    await own?.stop();
   });
 
   const api = (method: string, path: string, options = {}) => call(method, path, options, cluster.baseUrl);

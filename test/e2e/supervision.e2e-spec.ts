@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
-import type { EngineSimulator } from '@ds/engine-simulator';
 import { call, triageSchema, uniqueMarker } from './support/api';
-import { builtEngineSimulator, Cluster, dropDatabase, freshDatabase, NatsServer, startCluster, startNats, waitFor } from './support/cluster';
+import { Cluster, OwnCluster, startOwnCluster, waitFor } from './support/cluster';
 
 /**
  * The all-in-one launcher as a supervisor: a service killed with SIGKILL comes back by itself while the rest
@@ -9,29 +8,17 @@ import { builtEngineSimulator, Cluster, dropDatabase, freshDatabase, NatsServer,
  * the last test ends it.
  */
 describe('the all-in-one launcher supervises its services', () => {
-  let nats: NatsServer;
+  let own: OwnCluster;
   let cluster: Cluster;
-  let simulator: EngineSimulator;
-  let databaseUrl: string;
   let apiKey: string;
 
   beforeAll(async () => {
-    const { startEngineSimulator } = builtEngineSimulator();
-    [databaseUrl, nats, simulator] = await Promise.all([freshDatabase('ds_e2e_supervision'), startNats(), startEngineSimulator({ port: 0 })]);
-    cluster = await startCluster(
-      {
-        DATABASE_URL: databaseUrl,
-        NATS_URL: nats.url,
-        ENGINE_LLM_PROVIDER: 'openai',
-        ENGINE_LLM_BASE_URL: `${simulator.url}/v1`,
-        ENGINE_LLM_API_KEY: 'sim-key',
-        ENGINE_LLM_MODEL: 'sim-standard',
-        // Long enough for the test to see the gap a crash leaves; the crash-loop limit small enough to reach.
-        RESTART_DELAY_MS: '1500',
-        CRASH_LOOP_LIMIT: '3',
-      },
-      'supervision',
-    );
+    own = await startOwnCluster('supervision', {
+      // Long enough for the test to see the gap a crash leaves; the crash-loop limit small enough to reach.
+      RESTART_DELAY_MS: '1500',
+      CRASH_LOOP_LIMIT: '3',
+    });
+    cluster = own.cluster;
     const api = (method: string, path: string, options = {}) => call(method, path, options, cluster.baseUrl);
     const user = await api('POST', '/app/v1/auth/sign-up', { body: { email: `${uniqueMarker()}@example.com`, password: 'correcthorse42', name: 'x' } });
     const session = user.body.session.token;
@@ -42,10 +29,7 @@ describe('the all-in-one launcher supervises its services', () => {
   }, 120_000);
 
   afterAll(async () => {
-    await cluster?.stop();
-    await nats?.stop();
-    await simulator?.close();
-    if (databaseUrl) await dropDatabase(databaseUrl);
+    await own?.stop();
   });
 
   const log = () => readFileSync(cluster.logFile, 'utf8');

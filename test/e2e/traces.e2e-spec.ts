@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, Server } from 'node:http';
 import { SUBJECTS } from '@ds/contracts';
-import type { EngineSimulator } from '@ds/engine-simulator';
 import { call, triageSchema, uniqueMarker } from './support/api';
-import { builtEngineSimulator, Cluster, dropDatabase, freshDatabase, NatsServer, startCluster, startNats, waitFor } from './support/cluster';
+import { Cluster, OwnCluster, startOwnCluster, waitFor } from './support/cluster';
 import { startReceiver as startHookReceiver } from './support/deliveries';
 
 interface ReceivedSpan {
@@ -77,41 +76,23 @@ function startReceiver(): Promise<{ server: Server; url: string; spans: Received
  * services, arrive as one trace whose spans form a chain of parents and children in the order of the hops.
  */
 describe('distributed traces', () => {
-  let nats: NatsServer;
+  let own: OwnCluster;
   let cluster: Cluster;
-  let simulator: EngineSimulator;
-  let databaseUrl: string;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
   beforeAll(async () => {
-    const { startEngineSimulator } = builtEngineSimulator();
-    const [database, server, sim, otlp] = await Promise.all([freshDatabase('ds_e2e_traces'), startNats(), startEngineSimulator({ port: 0 }), startReceiver()]);
-    nats = server;
-    simulator = sim;
-    databaseUrl = database;
-    receiver = otlp;
-    cluster = await startCluster(
-      {
-        DATABASE_URL: databaseUrl,
-        NATS_URL: nats.url,
-        ENGINE_LLM_PROVIDER: 'openai',
-        ENGINE_LLM_BASE_URL: `${simulator.url}/v1`,
-        ENGINE_LLM_API_KEY: 'sim-key',
-        ENGINE_LLM_MODEL: 'sim-standard',
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-        DELIVERY_ALLOW_PRIVATE_TARGETS: 'true',
-        DELIVERY_RETRY_SCALE: '0.0002',
-      },
-      'traces',
-    );
+    receiver = await startReceiver();
+    own = await startOwnCluster('traces', {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      DELIVERY_ALLOW_PRIVATE_TARGETS: 'true',
+      DELIVERY_RETRY_SCALE: '0.0002',
+    });
+    cluster = own.cluster;
   }, 120_000);
 
   afterAll(async () => {
-    await cluster?.stop();
-    await nats?.stop();
-    await simulator?.close();
+    await own?.stop();
     await new Promise((resolve) => receiver?.server.close(resolve));
-    if (databaseUrl) await dropDatabase(databaseUrl);
   });
 
   const api = (method: string, path: string, options = {}) => call(method, path, options, cluster.baseUrl);

@@ -261,3 +261,60 @@ async function startGatewayOnce(port: number | undefined, env: NodeJS.ProcessEnv
       }),
   };
 }
+
+/** A test file's own cluster and everything it runs on, stopped together. */
+export interface OwnCluster {
+  cluster: Cluster;
+  nats: NatsServer;
+  simulator: import('@ds/engine-simulator').EngineSimulator;
+  databaseUrl: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A cluster of a test file's own, for tests that stop, crash or reconfigure parts of it: a fresh database, a
+ * private NATS, the engine simulator as the LLM engine, and the all-in-one launcher. `env` adds to or
+ * overrides that environment. Whatever started is stopped again if a later part fails to start.
+ */
+export async function startOwnCluster(name: string, env: NodeJS.ProcessEnv = {}, natsOptions: { maxPayload?: number } = {}): Promise<OwnCluster> {
+  const { startEngineSimulator } = builtEngineSimulator();
+  const started = await Promise.allSettled([freshDatabase(`ds_e2e_${name.replace(/-/g, '_')}`), startNats(natsOptions), startEngineSimulator({ port: 0 })] as const);
+  const [database, nats, simulator] = started;
+  const stopParts = async () => {
+    if (nats.status === 'fulfilled') await nats.value.stop();
+    if (simulator.status === 'fulfilled') await simulator.value.close();
+    if (database.status === 'fulfilled') await dropDatabase(database.value);
+  };
+  if (database.status !== 'fulfilled' || nats.status !== 'fulfilled' || simulator.status !== 'fulfilled') {
+    await stopParts();
+    throw started.find((part): part is PromiseRejectedResult => part.status === 'rejected')!.reason;
+  }
+  let cluster: Cluster;
+  try {
+    cluster = await startCluster(
+      {
+        DATABASE_URL: database.value,
+        NATS_URL: nats.value.url,
+        ENGINE_LLM_PROVIDER: 'openai',
+        ENGINE_LLM_BASE_URL: `${simulator.value.url}/v1`,
+        ENGINE_LLM_API_KEY: 'sim-key',
+        ENGINE_LLM_MODEL: 'sim-standard',
+        ...env,
+      },
+      name,
+    );
+  } catch (error) {
+    await stopParts();
+    throw error;
+  }
+  return {
+    cluster,
+    nats: nats.value,
+    simulator: simulator.value,
+    databaseUrl: database.value,
+    async stop() {
+      await cluster.stop();
+      await stopParts();
+    },
+  };
+}
