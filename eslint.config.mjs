@@ -7,6 +7,8 @@ const APPS = ['gateway', 'decision-runner', 'engine-proxy', 'delivery', 'billing
 /** Relative imports that reach into another app's folder, whatever the depth. */
 const intoApp = (app) => [`**/${app}/src/**`, `**/${app}/src`, `**/apps/${app}/**`];
 
+const librariesNeverImportApps = { group: ['**/apps/**', ...APPS.flatMap(intoApp)], message: 'Libraries never import apps.' };
+
 /**
  * The architecture in lint form: apps never import one another (they talk over NATS), and libraries
  * never import apps. Libraries are reached only through their `@ds/*` names.
@@ -29,17 +31,47 @@ const boundaries = [
   {
     files: ['libs/**/*.ts'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { group: ['**/apps/**', ...APPS.flatMap(intoApp)], message: 'Libraries never import apps.' },
-          ],
-        },
-      ],
+      'no-restricted-imports': ['error', { patterns: [librariesNeverImportApps] }],
     },
   },
 ];
+
+/**
+ * Pure libraries hold logic with no I/O, so that every service, the web application and fast unit tests can
+ * use them: no service runtime, no database, broker or Redis client, no Node module that touches files, sockets
+ * or processes (`node:crypto` is allowed). Among the `@ds/*` libraries they import only one another. Each block
+ * repeats the libraries' apps rule because a later `no-restricted-imports` replaces an earlier one for the same
+ * files.
+ */
+const PURE_LIBRARIES = ['decision-schema', 'engine', 'billing', 'ids', 'contracts'];
+const NODE_IO_MODULES = ['fs', 'fs/promises', 'net', 'tls', 'http', 'https', 'http2', 'child_process', 'cluster', 'dgram', 'dns', 'dns/promises', 'worker_threads', 'readline', 'repl', 'inspector', 'os', 'v8'];
+const IO_PACKAGES = ['typeorm', '@nestjs/[^/]+', 'pg', 'nats', 'ioredis'];
+
+const pureLayers = PURE_LIBRARIES.map((library) => ({
+  files: [`libs/${library}/**/*.ts`],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        paths: NODE_IO_MODULES.flatMap((name) => [name, `node:${name}`]).map((name) => ({
+          name,
+          message: `@ds/${library} is a pure library: no file, network or process I/O (node:crypto is fine).`,
+        })),
+        patterns: [
+          librariesNeverImportApps,
+          {
+            regex: `^(${IO_PACKAGES.join('|')})(/.*)?$`,
+            message: `@ds/${library} is a pure library: no service runtime, database, NATS or Redis; that code belongs in @ds/platform or an app.`,
+          },
+          {
+            regex: `^@ds/(?!(${PURE_LIBRARIES.filter((other) => other !== library).join('|')})(/|$))`,
+            message: `@ds/${library} imports only the other pure libraries (${PURE_LIBRARIES.filter((other) => other !== library).map((other) => `@ds/${other}`).join(', ')}), and its own files by relative paths.`,
+          },
+        ],
+      },
+    ],
+  },
+}));
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', 'helm/**', 'deploy/**', 'docker/**'] },
@@ -56,4 +88,5 @@ export default tseslint.config(
   },
   { files: ['**/*.js', '**/*.mjs'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly', __dirname: 'readonly', process: 'readonly' } }, rules: { '@typescript-eslint/no-require-imports': 'off' } },
   ...boundaries,
+  ...pureLayers,
 );

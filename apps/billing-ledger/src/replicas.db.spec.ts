@@ -5,8 +5,9 @@ import { DataSource } from 'typeorm';
 import { BillingSettlement, ServiceError, SETTLEMENT_STREAM } from '@ds/contracts';
 import { replayEntries, Transfer, unbalancedLedgers, ZERO_BALANCES } from '@ds/billing';
 import { newId } from '@ds/ids';
-import { createLogger, dataSourceOptions, runMigrations } from '@ds/platform';
-import { NatsServer, startNats, waitFor } from '../../../test/e2e/support/cluster';
+import { createLogger, dataSourceOptions } from '@ds/platform';
+import { ADMIN_DATABASE_URL, NatsServer, startNats, waitFor } from '../../../test/e2e/support/cluster';
+import { MigratedDatabase, migratedDatabase } from '../../../test/support/service-database';
 import { AccountsService } from './accounts.service';
 import { BillingConfig } from './config';
 import { CreditsService } from './credits.service';
@@ -22,13 +23,12 @@ import { SettlementConsumer } from './settlement-stream';
  * settlements stream. Replica B's connections carry an application name of their own so that the test can kill
  * them the way a dying process would.
  */
-const ADMIN_URL = process.env.E2E_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const DATABASE = `billing_replicas_${randomBytes(4).toString('hex')}_test`;
 const REPLICA_B = `replica_b_${randomBytes(3).toString('hex')}`;
 const config: BillingConfig = { settleAfterMs: 120_000, sweepIntervalMs: 5_000, billingUrl: 'http://app.test/app/billing', upgradeUrl: 'http://app.test/app/billing/plans' };
 const logger = createLogger('billing-ledger', 'silent');
 const BURST = 200;
 
+let database: MigratedDatabase;
 let dbA: DataSource;
 let dbB: DataSource;
 let replicaA: ReservationsService;
@@ -36,32 +36,29 @@ let replicaB: ReservationsService;
 let accounts: AccountsService;
 let credits: CreditsService;
 
-async function admin(sql: string, values: unknown[] = []): Promise<void> {
-  if (!/^[a-z0-9_]+_test$/.test(DATABASE)) throw new Error(`refusing database ${DATABASE}: its name must end in _test`);
-  const client = new Client({ connectionString: ADMIN_URL });
+/** Kills replica B's sessions from a connection of its own, so that the kill never waits behind either pool. */
+async function terminateReplicaB(): Promise<void> {
+  const client = new Client({ connectionString: ADMIN_DATABASE_URL });
   await client.connect();
   try {
-    await client.query(sql, values);
+    await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [REPLICA_B]);
   } finally {
     await client.end();
   }
 }
 
-async function replicaDataSource(applicationName: string | null): Promise<DataSource> {
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${DATABASE}`;
-  const options = dataSourceOptions(url.toString(), billingLedger.database, 8);
+async function replicaBDataSource(): Promise<DataSource> {
+  const options = dataSourceOptions(database.url, billingLedger.database, 8);
   const extra = (options as { extra: Record<string, unknown> }).extra;
-  const source = new DataSource({ ...options, extra: applicationName ? { ...extra, application_name: applicationName } : extra } as typeof options);
+  const source = new DataSource({ ...options, extra: { ...extra, application_name: REPLICA_B } } as typeof options);
   await source.initialize();
   return source;
 }
 
 beforeAll(async () => {
-  await admin(`CREATE DATABASE ${DATABASE}`);
-  dbA = await replicaDataSource(null);
-  await runMigrations(dbA, billingLedger.database.schema, logger);
-  dbB = await replicaDataSource(REPLICA_B);
+  database = await migratedDatabase('billing_replicas', billingLedger.database, 8);
+  dbA = database.dataSource;
+  dbB = await replicaBDataSource();
   replicaA = new ReservationsService(dbA, config);
   replicaB = new ReservationsService(dbB, config);
   accounts = new AccountsService(dbA);
@@ -69,9 +66,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await dbA?.destroy();
   if (dbB?.isInitialized) await dbB.destroy();
-  await admin(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+  await database?.drop();
 });
 
 async function workspace(overrides: PlanOverrides): Promise<string> {
@@ -203,7 +199,7 @@ describe('step 6 across two replicas, hundreds of reserves at each 402 edge', ()
     const ws = await workspace({ included_decisions: 70, hard_cap: true });
     const { results, held } = await burst(ws, async () => {
       await new Promise((resolve) => setTimeout(resolve, 5));
-      await admin('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [REPLICA_B]);
+      await terminateReplicaB();
     });
     expect(count(results, 'ok')).toBeLessThanOrEqual(70);
     expect(results.filter((result) => result.startsWith('failed:')).length).toBeGreaterThan(0);
@@ -219,7 +215,7 @@ describe('step 6 across two replicas, hundreds of reserves at each 402 edge', ()
     await expectBooksBalance();
     // The replica comes back.
     await dbB.destroy();
-    dbB = await replicaDataSource(REPLICA_B);
+    dbB = await replicaBDataSource();
     replicaB = new ReservationsService(dbB, config);
   });
 });
@@ -333,7 +329,7 @@ describe('settlements through JetStream', () => {
 
     // Replica B dies: its NATS connection is gone before it can hand anything back, its transaction is rolled back.
     await connectionB.close();
-    await admin('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [REPLICA_B]);
+    await terminateReplicaB();
     await consumerB.stop();
     await blocker.rollbackTransaction();
     await blocker.release();
