@@ -43,7 +43,7 @@ const boundaries = [
  * repeats the libraries' apps rule because a later `no-restricted-imports` replaces an earlier one for the same
  * files.
  */
-const PURE_LIBRARIES = ['decision-schema', 'engine', 'billing', 'ids', 'contracts'];
+const PURE_LIBRARIES = ['decision-schema', 'engine', 'billing', 'ids', 'contracts', 'webhooks', 'partner'];
 const NODE_IO_MODULES = ['fs', 'fs/promises', 'net', 'tls', 'http', 'https', 'http2', 'child_process', 'cluster', 'dgram', 'dns', 'dns/promises', 'worker_threads', 'readline', 'repl', 'inspector', 'os', 'v8'];
 const IO_PACKAGES = ['typeorm', '@nestjs/[^/]+', 'pg', 'nats', 'ioredis'];
 
