@@ -1,12 +1,12 @@
+declare const rpcTypes: unique symbol;
+declare const broadcastTypes: unique symbol;
+
 /**
  * A NATS subject declared with the types it carries. At run time it is the plain subject string, so Nest's
  * `@MessagePattern(...)`, the permission lists and the logs use it as they would any string; at compile time
  * it carries its request and reply types, from which the RPC client infers both. A bare string is not one:
- * the only way to make one is to declare it here, in `libs/contracts`.
+ * a subject exists only once declared, and the services' subjects are declared in `libs/contracts`.
  */
-declare const rpcTypes: unique symbol;
-declare const broadcastTypes: unique symbol;
-
 export type RpcSubject<Request, Reply> = string & { readonly [rpcTypes]: { request: Request; reply: Reply } };
 
 /** A fire-and-forget notice among the replicas of one service, with the type of its payload. */
@@ -14,7 +14,6 @@ export type BroadcastSubject<Payload> = string & { readonly [broadcastTypes]: { 
 
 export type RequestOf<S> = S extends RpcSubject<infer Request, unknown> ? Request : never;
 export type ReplyOf<S> = S extends RpcSubject<unknown, infer Reply> ? Reply : never;
-export type PayloadOf<S> = S extends BroadcastSubject<infer Payload> ? Payload : never;
 
 /** Declares a request/reply subject: `rpcSubject<BillingReserveRequest, BillingReserveReply>('v1.billing-ledger.reserve')`. */
 export function rpcSubject<Request, Reply>(subject: string): RpcSubject<Request, Reply> {
@@ -22,8 +21,8 @@ export function rpcSubject<Request, Reply>(subject: string): RpcSubject<Request,
 }
 
 /**
- * Declares a broadcast subject. A string payload travels as its text, any other as JSON, so that the
- * subscribers of the existing notices (which read the text) keep reading them unchanged.
+ * Declares a broadcast subject. A string payload travels as its text (its subscribers read the message's
+ * string), any other as JSON.
  */
 export function broadcastSubject<Payload>(subject: string): BroadcastSubject<Payload> {
   return subject as BroadcastSubject<Payload>;
