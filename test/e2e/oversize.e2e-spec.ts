@@ -4,7 +4,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { headers as natsHeaders, JSONCodec } from 'nats';
 import pino from 'pino';
 import { Writable } from 'node:stream';
-import { DEADLINE_HEADER, ServiceError } from '@ds/contracts';
+import { DEADLINE_HEADER, rpcSubject, ServiceError } from '@ds/contracts';
 import { Metrics, NatsLink, OutcomeUnknown, RequestTooLarge, RpcClient, SharedConnectionNatsServer, WireErrorFilter } from '@ds/platform';
 import { call, deployedDecision, Reply, opsPort, runDecision, triageSchema, Workspace, roomyWorkspace } from './support/api';
 import { NatsServer, startNats } from './support/cluster';
@@ -17,6 +17,12 @@ import { NatsServer, startNats } from './support/cluster';
 
 const MAX_PAYLOAD = 64 * 1024;
 let handled = 0;
+
+/** The probe's subjects, declared as services declare theirs in @ds/contracts. */
+const PROBE = {
+  echoSize: rpcSubject<{ size: number; padding?: string }, { text: string }>('probe.echo-size'),
+  slow: rpcSubject<{ ms: number }, { done: true }>('probe.slow'),
+};
 
 @Controller()
 class ProbeHandlers {
@@ -71,22 +77,22 @@ describe('the NATS transport, on a server that carries at most 64 KB', () => {
   });
 
   it('answers an error instead of an answer NATS cannot carry, logs it, and keeps answering', async () => {
-    const oversize = rpc.call('probe.echo-size', { size: MAX_PAYLOAD * 2 });
+    const oversize = rpc.call(PROBE.echoSize, { size: MAX_PAYLOAD * 2 });
     await expect(oversize).rejects.toBeInstanceOf(ServiceError);
     await expect(oversize).rejects.toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringMatching(/too large to send/) });
     expect(logLines).toContainEqual(expect.objectContaining({ msg: expect.stringMatching(/larger than NATS carries/), subject: 'probe.echo-size', max_payload: MAX_PAYLOAD }));
-    await expect(rpc.call('probe.echo-size', { size: 10 })).resolves.toEqual({ text: 'x'.repeat(10) });
+    await expect(rpc.call(PROBE.echoSize, { size: 10 })).resolves.toEqual({ text: 'x'.repeat(10) });
   });
 
   it('refuses a request NATS cannot carry before publishing it', async () => {
     const before = handled;
-    await expect(rpc.call('probe.echo-size', { size: 1, padding: 'p'.repeat(MAX_PAYLOAD) })).rejects.toBeInstanceOf(RequestTooLarge);
-    await expect(rpc.call('probe.echo-size', { size: 1, padding: 'p'.repeat(MAX_PAYLOAD) })).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE', status: 413 });
+    await expect(rpc.call(PROBE.echoSize, { size: 1, padding: 'p'.repeat(MAX_PAYLOAD) })).rejects.toBeInstanceOf(RequestTooLarge);
+    await expect(rpc.call(PROBE.echoSize, { size: 1, padding: 'p'.repeat(MAX_PAYLOAD) })).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE', status: 413 });
     expect(handled).toBe(before);
   });
 
   it('reports a call that timed out as an unknown outcome, with no subject in its message', async () => {
-    const slow = rpc.call('probe.slow', { ms: 1_500 }, { timeoutMs: 200 });
+    const slow = rpc.call(PROBE.slow, { ms: 1_500 }, { timeoutMs: 200 });
     await expect(slow).rejects.toBeInstanceOf(OutcomeUnknown);
     await expect(slow).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
     const error = (await slow.catch((e: unknown) => e)) as Error;

@@ -2,7 +2,7 @@ import { Controller, INestMicroservice, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Ctx, MessagePattern, NatsContext, Payload } from '@nestjs/microservices';
 import pino from 'pino';
-import { REQUEST_ID_HEADER, ServiceError } from '@ds/contracts';
+import { REQUEST_ID_HEADER, rpcSubject, ServiceError } from '@ds/contracts';
 import { JsonText, Metrics, NatsLink, OutcomeUnknown, RpcClient, SharedConnectionNatsServer, WireErrorFilter } from '@ds/platform';
 import { NatsServer, startNats } from './support/cluster';
 
@@ -13,6 +13,14 @@ import { NatsServer, startNats } from './support/cluster';
  */
 
 let releaseHeld: (() => void) | null = null;
+
+/** The probe's subjects, declared as services declare theirs in @ds/contracts. */
+const PROBE = {
+  echo: rpcSubject<Record<string, unknown>, { received: any; requestId: string | null }>('probe.echo'),
+  refuse: rpcSubject<Record<string, unknown>, never>('probe.refuse'),
+  held: rpcSubject<Record<string, unknown>, { released: true }>('probe.held'),
+  nobodyHere: rpcSubject<Record<string, unknown>, never>('probe.nobody-here'),
+};
 
 @Controller()
 class ProbeHandlers {
@@ -73,44 +81,44 @@ describe('request/reply between services over NATS', () => {
 
   it('hands the handler the payload, with a JSON text field as the value it spells, and the request id', async () => {
     const body = '{ "state": {"message": "caf\\u00e9", "amount": 120}, "list": [1, 2.5, null] }';
-    const answer = await rpc.call<{ received: unknown; requestId: string }>('probe.echo', { slug: 'triage', body: new JsonText(body), livemode: true }, { requestId: 'req_rpc_1' });
+    const answer = await rpc.call(PROBE.echo, { slug: 'triage', body: new JsonText(body), livemode: true }, { requestId: 'req_rpc_1' });
     expect(answer).toEqual({ received: { slug: 'triage', livemode: true, body: { state: { message: 'café', amount: 120 }, list: [1, 2.5, null] } }, requestId: 'req_rpc_1' });
   });
 
   it('answers many concurrent calls each with its own answer', async () => {
-    const answers = await Promise.all(Array.from({ length: 200 }, (_, n) => rpc.call<{ received: { n: number } }>('probe.echo', { n })));
+    const answers = await Promise.all(Array.from({ length: 200 }, (_, n) => rpc.call(PROBE.echo, { n })));
     expect(answers.map((answer) => answer.received.n)).toEqual(Array.from({ length: 200 }, (_, n) => n));
   });
 
   it('turns a handler’s refusal back into the ServiceError it threw, and counts it on both sides by its code', async () => {
     const before = await sample(serverMetrics, 'decision_service_rpc_handled_total', { subject: 'probe.refuse', outcome: 'DECISION_NOT_FOUND' });
-    await expect(rpc.call('probe.refuse', {})).rejects.toMatchObject({ code: 'DECISION_NOT_FOUND', status: 404, message: 'No decision with this slug in this workspace.' });
+    await expect(rpc.call(PROBE.refuse, {})).rejects.toMatchObject({ code: 'DECISION_NOT_FOUND', status: 404, message: 'No decision with this slug in this workspace.' });
     expect(await sample(serverMetrics, 'decision_service_rpc_handled_total', { subject: 'probe.refuse', outcome: 'DECISION_NOT_FOUND' })).toBe(before + 1);
     expect(await sample(clientMetrics, 'decision_service_rpc_calls_total', { subject: 'probe.refuse', outcome: 'DECISION_NOT_FOUND' })).toBeGreaterThanOrEqual(1);
   });
 
   it('counts each handled request once, as ok', async () => {
     const before = await sample(serverMetrics, 'decision_service_rpc_handled_total', { subject: 'probe.echo', outcome: 'ok' });
-    await Promise.all([rpc.call('probe.echo', { a: 1 }), rpc.call('probe.echo', { a: 2 }), rpc.call('probe.echo', { a: 3 })]);
+    await Promise.all([rpc.call(PROBE.echo, { a: 1 }), rpc.call(PROBE.echo, { a: 2 }), rpc.call(PROBE.echo, { a: 3 })]);
     expect(await sample(serverMetrics, 'decision_service_rpc_handled_total', { subject: 'probe.echo', outcome: 'ok' })).toBe(before + 3);
   });
 
   it('answers 503 at once when no service listens on the subject', async () => {
-    await expect(rpc.call('probe.nobody-here', {}, { timeoutMs: 5_000 })).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', message: expect.stringMatching(/not available/) });
+    await expect(rpc.call(PROBE.nobodyHere, {}, { timeoutMs: 5_000 })).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', message: expect.stringMatching(/not available/) });
   });
 
   it('reports a call whose answer does not come in time as an unknown outcome', async () => {
-    const held = rpc.call('probe.held', {}, { timeoutMs: 150 });
+    const held = rpc.call(PROBE.held, {}, { timeoutMs: 150 });
     await expect(held).rejects.toBeInstanceOf(OutcomeUnknown);
     releaseHeld?.();
   });
 
   it('ends a waiting call as an unknown outcome when the link reports a dropped connection, and calls again afterwards', async () => {
-    const held = rpc.call('probe.held', {}, { timeoutMs: 10_000 });
+    const held = rpc.call(PROBE.held, {}, { timeoutMs: 10_000 });
     await new Promise((resolve) => setTimeout(resolve, 100));
     clientLink.disconnects.next();
     await expect(held).rejects.toBeInstanceOf(OutcomeUnknown);
     releaseHeld?.();
-    await expect(rpc.call('probe.echo', { again: true })).resolves.toMatchObject({ received: { again: true } });
+    await expect(rpc.call(PROBE.echo, { again: true })).resolves.toMatchObject({ received: { again: true } });
   });
 });

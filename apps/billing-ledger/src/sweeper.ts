@@ -28,7 +28,7 @@ export class RunnerOutcomes implements ExecutionOutcomes {
 
   async outcomes(workspaceId: string, executionIds: string[]): Promise<Outcomes> {
     const request: ExecutionOutcomesRequest = { workspaceId, executionIds };
-    return (await this.rpc.call<ExecutionOutcomesReply>(SUBJECTS.runner.executionOutcomes, request, { timeoutMs: RUNNER_TIMEOUT_MS })).outcomes;
+    return (await this.rpc.call(SUBJECTS.runner.executionOutcomes, request, { timeoutMs: RUNNER_TIMEOUT_MS })).outcomes;
   }
 }
 

@@ -5,7 +5,6 @@ import { DataSource, EntityManager } from 'typeorm';
 import {
   AccountReply,
   CopyDecisionsReply,
-  ListDecisionsReply,
   ListSubWorkspacesReply,
   PartnerCaller,
   PartnerSettingsReply,
@@ -132,7 +131,7 @@ export class SubWorkspacesService {
     await this.applyLimits(row, partnerPlan);
     let seed: CopyDecisionsReply | undefined;
     if (created && fields.seed) {
-      seed = await this.rpc.call<CopyDecisionsReply>(SUBJECTS.runner.copyDecisions, {
+      seed = await this.rpc.call(SUBJECTS.runner.copyDecisions, {
         workspaceId: row.id,
         fromWorkspaceId: caller.partnerWorkspaceId,
         slugs: fields.seed.decisions,
@@ -239,7 +238,7 @@ export class SubWorkspacesService {
   }
 
   private async partnerPlan(partnerWorkspaceId: string): Promise<AccountReply['plan']> {
-    return (await this.rpc.call<AccountReply>(SUBJECTS.billing.account, { workspaceId: partnerWorkspaceId })).plan;
+    return (await this.rpc.call(SUBJECTS.billing.account, { workspaceId: partnerWorkspaceId })).plan;
   }
 
   /** The sub-workspace's plan: the partner's, with its own limits where set (null: the partner's default). */
@@ -255,8 +254,8 @@ export class SubWorkspacesService {
 
   async view(row: SubWorkspaceRow): Promise<SubWorkspaceView> {
     const [decisions, account] = await Promise.all([
-      this.rpc.call<ListDecisionsReply>(SUBJECTS.runner.listDecisions, { workspaceId: row.id }),
-      this.rpc.call<AccountReply>(SUBJECTS.billing.account, { workspaceId: row.id }),
+      this.rpc.call(SUBJECTS.runner.listDecisions, { workspaceId: row.id }),
+      this.rpc.call(SUBJECTS.billing.account, { workspaceId: row.id }),
     ]);
     return {
       id: row.id,

@@ -1,6 +1,7 @@
 // Numbers and word lists of the public HTTP API that the gateway enforces and the OpenAPI document publishes:
 // one definition, so the description cannot drift from the checks.
-import type { ExecutionSource, PlanName } from './messages';
+import type { PlanName } from './billing-ledger';
+import type { ExecutionSource } from './decision-runner';
 
 /** "128 KB" is 131,072 bytes (ARCHITECTURE.md): every request body. */
 export const REQUEST_BODY_MAX_BYTES = 131_072;

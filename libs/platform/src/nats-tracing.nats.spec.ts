@@ -1,11 +1,18 @@
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { Msg } from 'nats';
+import { rpcSubject } from '@ds/contracts';
 import { NatsServer, startNats } from '../../../test/e2e/support/cluster';
 import { createLogger } from './logger';
 import { Metrics } from './metrics';
 import { NatsLink, RpcClient } from './nats';
 import { runWithRequestContext } from './request-context';
 import * as tracing from './tracing';
+
+/** The spec's subjects, declared as services declare theirs in @ds/contracts. */
+const SPEC = {
+  echo: rpcSubject<Record<string, unknown>, string>('spec.echo'),
+  silent: rpcSubject<Record<string, unknown>, never>('spec.silent'),
+};
 
 /**
  * The calling side of a NATS hop against a real nats-server: what the request carries in its headers with
@@ -40,14 +47,14 @@ describe('RpcClient headers and call metrics', () => {
 
   it('sends the request id and deadline but no traceparent while tracing is off', async () => {
     expect(tracing.tracer).toBeNull();
-    await expect(rpc.call('spec.echo', {}, { requestId: 'req_off' })).resolves.toBe('ok');
+    await expect(rpc.call(SPEC.echo, {}, { requestId: 'req_off' })).resolves.toBe('ok');
     const headers = received.at(-1)!.headers!;
     expect(headers.get('x-request-id')).toBe('req_off');
     expect(headers.has(tracing.TRACEPARENT_HEADER)).toBe(false);
   });
 
   it('counts a call nobody answers in time, and the calls awaiting answers', async () => {
-    const pending = rpc.call('spec.silent', {}, { requestId: 'req_silent', timeoutMs: 300 });
+    const pending = rpc.call(SPEC.silent, {}, { requestId: 'req_silent', timeoutMs: 300 });
     const during = await metrics.registry.getSingleMetricAsString('decision_service_rpc_calls_in_flight');
     expect(during).toMatch(/^decision_service_rpc_calls_in_flight\{service="gateway"\} 1$/m);
     await expect(pending).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
@@ -67,7 +74,7 @@ describe('RpcClient headers and call metrics', () => {
 
     it('makes a client span the child of the handled request’s span and sends it on as traceparent', async () => {
       const parent = tracing.startSpan(tracing.tracer!, 'v1.decision-runner.run', tracing.SpanKind.SERVER, {});
-      await runWithRequestContext({ requestId: 'req_on', span: parent }, () => rpc.call('spec.echo', { a: 1 }));
+      await runWithRequestContext({ requestId: 'req_on', span: parent }, () => rpc.call(SPEC.echo, { a: 1 }));
       tracing.endSpan(parent);
       const header = received.at(-1)!.headers!.get(tracing.TRACEPARENT_HEADER);
       await stop.flush();
@@ -80,14 +87,14 @@ describe('RpcClient headers and call metrics', () => {
     it('finds the gateway’s HTTP span by the request id it passes', async () => {
       const http = tracing.startSpan(tracing.tracer!, 'GET /v1/decisions', tracing.SpanKind.SERVER, {});
       tracing.httpSpans.set('req_http', http);
-      await rpc.call('spec.echo', {}, { requestId: 'req_http' });
+      await rpc.call(SPEC.echo, {}, { requestId: 'req_http' });
       tracing.httpSpans.delete('req_http');
       expect(received.at(-1)!.headers!.get(tracing.TRACEPARENT_HEADER)).toMatch(new RegExp(`^00-${http.spanContext().traceId}-`));
       tracing.endSpan(http);
     });
 
     it('records a failed call on its span', async () => {
-      await expect(rpc.call('spec.silent', {}, { requestId: 'req_fail', timeoutMs: 200 })).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+      await expect(rpc.call(SPEC.silent, {}, { requestId: 'req_fail', timeoutMs: 200 })).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
       await stop.flush();
       const failed = exporter.getFinishedSpans().find((span) => span.name === 'spec.silent')!;
       expect(failed.attributes['error.type']).toBe('SERVICE_UNAVAILABLE');

@@ -1,7 +1,7 @@
 import { MessageHandler, NatsContext, ServerNats, WritePacket } from '@nestjs/microservices';
 import { Msg, MsgHdrs, NatsConnection, connect, createInbox, headers as natsHeaders } from 'nats';
 import { Subject } from 'rxjs';
-import { DEADLINE_HEADER, REQUEST_ID_HEADER, ServiceError, isWireError } from '@ds/contracts';
+import { BroadcastSubject, DEADLINE_HEADER, REQUEST_ID_HEADER, ReplyOf, RequestOf, RpcSubject, ServiceError, isWireError } from '@ds/contracts';
 import { ConfigError, NatsAuth, redact } from './config';
 import { Logger } from './logger';
 import { Metrics } from './metrics';
@@ -81,6 +81,15 @@ export class NatsLink {
     if (this.connection.isClosed()) return;
     await this.connection.drain().catch(() => this.connection.close());
   }
+}
+
+/**
+ * Publishes a notice to every replica of this service (this one included), typed by the subject's declaration
+ * in `@ds/contracts`. Fire-and-forget: a replica that misses it keeps its cached copy until the copy expires or
+ * its connection drops.
+ */
+export function publishBroadcast<Payload>(link: NatsLink, subject: BroadcastSubject<Payload>, payload: NoInfer<Payload>): void {
+  link.connection.publish(subject, typeof payload === 'string' ? payload : JSON.stringify(payload));
 }
 
 function describe(error: unknown): string {
@@ -272,6 +281,9 @@ export class JsonText {
   constructor(readonly text: string) {}
 }
 
+/** A request as it may be handed to `RpcClient.call`: any top-level field may be given as its JSON text. */
+export type Sendable<Request> = Request extends object ? { [Field in keyof Request]: Request[Field] | JsonText } : Request;
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -348,7 +360,8 @@ export class RpcClient {
     metrics.gauge('decision_service_rpc_calls_in_flight', 'NATS requests sent by this service and still awaiting their answer', [], () => [[{}, this.waiting.size]]);
   }
 
-  async call<TReply>(subject: string, payload: unknown, options: CallOptions = {}): Promise<TReply> {
+  /** Request and reply types come from the subject's declaration in `@ds/contracts`. */
+  async call<S extends RpcSubject<any, any>>(subject: S, payload: Sendable<RequestOf<S>>, options: CallOptions = {}): Promise<ReplyOf<S>> {
     const started = process.hrtime.bigint();
     let outcome = 'ok';
     let span: Span | undefined;
@@ -374,7 +387,7 @@ export class RpcClient {
       if (bytes > this.link.maxPayload) throw new RequestTooLarge(bytes, this.link.maxPayload);
       const answer = decodeAnswer((await this.request(id, subject, data, hdrs, timeoutMs)).data);
       if (answer.err !== undefined && answer.err !== null) throw answer.err;
-      return answer.response as TReply;
+      return answer.response as ReplyOf<S>;
     } catch (error) {
       const mapped = this.toServiceError(error, subject);
       outcome = mapped.code;

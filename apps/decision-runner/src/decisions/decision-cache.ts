@@ -3,8 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
 import { Subscription as RxSubscription } from 'rxjs';
 import { DataSource } from 'typeorm';
-import { BROADCAST_SUBJECTS } from '@ds/contracts';
-import { NatsLink, PLATFORM } from '@ds/platform';
+import { BROADCAST_SUBJECTS, DecisionChangedNotice } from '@ds/contracts';
+import { NatsLink, PLATFORM, publishBroadcast } from '@ds/platform';
 import { pgPool } from '../pg-pool';
 import type { Subscription } from 'nats';
 
@@ -30,11 +30,6 @@ const FIND_DECISION = {
   name: 'decision-runner.find-decision',
   text: 'SELECT id, slug, active_version, endpoint_enabled FROM decisions WHERE workspace_id = $1 AND slug = $2',
 };
-
-interface DecisionChange {
-  workspaceId: string;
-  slug: string;
-}
 
 function keyOf(workspaceId: string, slug: string): string {
   return `${workspaceId}\u0000${slug}`;
@@ -84,7 +79,7 @@ export class DecisionCache implements OnModuleDestroy {
   changed(workspaceId: string, slug: string): void {
     this.forget(keyOf(workspaceId, slug));
     try {
-      this.nats.connection.publish(CHANGED_SUBJECT, JSON.stringify({ workspaceId, slug } satisfies DecisionChange));
+      publishBroadcast(this.nats, CHANGED_SUBJECT, { workspaceId, slug });
     } catch (error) {
       this.nats.logger.warn({ err: error, workspaceId, slug }, 'could not broadcast a decision change; other replicas see it when their entry expires');
     }
@@ -96,9 +91,9 @@ export class DecisionCache implements OnModuleDestroy {
   }
 
   private received(text: string): void {
-    let change: Partial<DecisionChange>;
+    let change: Partial<DecisionChangedNotice>;
     try {
-      change = JSON.parse(text) as Partial<DecisionChange>;
+      change = JSON.parse(text) as Partial<DecisionChangedNotice>;
     } catch {
       change = {};
     }

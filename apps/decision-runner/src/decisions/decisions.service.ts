@@ -2,7 +2,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import {
-  AccountReply,
   CopyDecisionsReply,
   CopyDecisionsRequest,
   CreateDecisionRequest,
@@ -43,7 +42,7 @@ export class DecisionsService {
     const metaIssues = checkDecisionMeta({ slug: request.slug, name: request.name, description: request.description });
     if (metaIssues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The decision is not valid.', metaIssues);
     const schema = this.validated(request.schema);
-    const account = await this.rpc.call<AccountReply>(SUBJECTS.billing.account, { workspaceId: request.workspaceId });
+    const account = await this.rpc.call(SUBJECTS.billing.account, { workspaceId: request.workspaceId });
     const limit = account.plan.max_decisions;
 
     const created = await this.db.transaction(async (tx) => {
@@ -175,7 +174,7 @@ export class DecisionsService {
    */
   async copy(request: CopyDecisionsRequest): Promise<CopyDecisionsReply> {
     const slugs = Array.isArray(request.slugs) ? request.slugs.filter((slug): slug is string => typeof slug === 'string') : [];
-    const account = await this.rpc.call<AccountReply>(SUBJECTS.billing.account, { workspaceId: request.workspaceId });
+    const account = await this.rpc.call(SUBJECTS.billing.account, { workspaceId: request.workspaceId });
     const limit = account.plan.max_decisions;
     const reply: CopyDecisionsReply = { created: [], skipped: [] };
     await this.db.transaction(async (tx) => {

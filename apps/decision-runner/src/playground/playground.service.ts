@@ -62,7 +62,7 @@ export class PlaygroundService {
     let answer: AnswerQuestionsReply;
     let evaluation: Evaluation;
     try {
-      answer = await this.rpc.call<AnswerQuestionsReply>(SUBJECTS.engine.answer, this.engineRequest(request, schema), {
+      answer = await this.rpc.call(SUBJECTS.engine.answer, this.engineRequest(request, schema), {
         timeoutMs: schema.settings.timeoutMs + ENGINE_REPLY_MARGIN_MS,
       });
       try {

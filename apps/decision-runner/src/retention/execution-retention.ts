@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { RETENTION_BATCH_MAX, RetentionReply, RetentionRequest, SUBJECTS } from '@ds/contracts';
+import { RETENTION_BATCH_MAX, RetentionRequest, SUBJECTS } from '@ds/contracts';
 import { Logger, PLATFORM, RpcClient } from '@ds/platform';
 import { DecisionRunnerConfig } from '../config';
 
@@ -23,7 +23,7 @@ export class BillingRetention implements RetentionSource {
 
   async retentionDays(workspaceIds: string[]): Promise<Record<string, number>> {
     const request: RetentionRequest = { workspaceIds };
-    return (await this.rpc.call<RetentionReply>(SUBJECTS.billing.retention, request, { timeoutMs: BILLING_TIMEOUT_MS })).retentionDays;
+    return (await this.rpc.call(SUBJECTS.billing.retention, request, { timeoutMs: BILLING_TIMEOUT_MS })).retentionDays;
   }
 }
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { JetStreamClient } from 'nats';
-import { BillingReserveReply, BillingSettlement, SETTLEMENT_STREAM, SUBJECTS } from '@ds/contracts';
+import { BillingSettlement, SETTLEMENT_STREAM, SUBJECTS } from '@ds/contracts';
 import { Logger, PLATFORM, publishTraced, RpcClient } from '@ds/platform';
 import { RUNNER_JETSTREAM } from './jetstream';
 
@@ -23,7 +23,7 @@ export class Billing {
   ) {}
 
   async reserve(workspaceId: string, executionId: string): Promise<void> {
-    await this.rpc.call<BillingReserveReply>(SUBJECTS.billing.reserve, { workspaceId, executionId });
+    await this.rpc.call(SUBJECTS.billing.reserve, { workspaceId, executionId });
   }
 
   async settle(workspaceId: string, executionId: string, billable: boolean): Promise<void> {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { JetStreamClient } from 'nats';
 import { Counter, Histogram } from 'prom-client';
-import { CompleteTextReply, CompleteTextRequest, DELIVERY_STREAM, DeliveryMessage, ServiceError, SUBJECTS } from '@ds/contracts';
+import { CompleteTextRequest, DELIVERY_STREAM, DeliveryMessage, ServiceError, SUBJECTS } from '@ds/contracts';
 import {
   AgentCall,
   agentAnsweredEntry,
@@ -116,7 +116,7 @@ export class DestinationCalls {
       timeoutMs: destination.timeoutMs,
     };
     try {
-      const answer = await this.rpc.call<CompleteTextReply>(SUBJECTS.engine.complete, request, { timeoutMs: destination.timeoutMs + LLM_REPLY_MARGIN_MS });
+      const answer = await this.rpc.call(SUBJECTS.engine.complete, request, { timeoutMs: destination.timeoutMs + LLM_REPLY_MARGIN_MS });
       return llmCompletedEntry(entry, answer);
     } catch (error) {
       if (!(error instanceof ServiceError)) this.logger.error({ err: error, destination: destination.key }, 'an llm destination failed unexpectedly');

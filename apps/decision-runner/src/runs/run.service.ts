@@ -111,7 +111,7 @@ export class RunService {
     let answer: AnswerQuestionsReply;
     let evaluation: Evaluation;
     try {
-      answer = await this.rpc.call<AnswerQuestionsReply>(SUBJECTS.engine.answer, this.engineRequest(request, schema), {
+      answer = await this.rpc.call(SUBJECTS.engine.answer, this.engineRequest(request, schema), {
         timeoutMs: schema.settings.timeoutMs + ENGINE_REPLY_MARGIN_MS,
       });
       evaluation = this.evaluate(schema, answer);

@@ -14,7 +14,7 @@ import {
   SetProviderKeyRequest,
 } from '@ds/contracts';
 import { credentialAad, isProvider, lastFour, openWithKeyring, providerKeyProblem, sealWithKeyring } from '@ds/engine';
-import { Logger, NatsLink, PLATFORM } from '@ds/platform';
+import { Logger, NatsLink, PLATFORM, publishBroadcast } from '@ds/platform';
 import { EngineProxyConfig } from '../config';
 
 /** What a run needs to know about a workspace's credential. */
@@ -208,7 +208,7 @@ export class CredentialsService implements OnModuleInit, OnApplicationBootstrap,
 
   private changed(workspaceId: string): void {
     this.cache.delete(workspaceId);
-    this.nats.connection.publish(CHANGED_SUBJECT, workspaceId);
+    publishBroadcast(this.nats, CHANGED_SUBJECT, workspaceId);
   }
 }
 

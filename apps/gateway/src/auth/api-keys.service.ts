@@ -6,7 +6,7 @@ import { Gauge } from 'prom-client';
 import { DataSource, IsNull } from 'typeorm';
 import { BROADCAST_SUBJECTS, ServiceError } from '@ds/contracts';
 import { newId } from '@ds/ids';
-import { Logger, Metrics, NatsLink, PLATFORM } from '@ds/platform';
+import { Logger, Metrics, NatsLink, PLATFORM, publishBroadcast } from '@ds/platform';
 import { GatewayConfig } from '../config';
 import { ApiKeyEntity, KeyMode } from '../entities';
 import { API_KEY_PATTERN, newApiKey, sha256 } from './tokens';
@@ -139,14 +139,14 @@ export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
     const revoked = rows[0][0];
     if (!revoked) throw new ServiceError('NOT_FOUND', 'No such API key in this workspace.');
     this.known.delete(revoked.key_hash);
-    this.nats.connection.publish(REVOKED_SUBJECT, revoked.key_hash);
+    publishBroadcast(this.nats, REVOKED_SUBJECT, revoked.key_hash);
   }
 
   /** Keys deleted with their workspace stop working on every replica at once. */
   forget(keyHashes: string[]): void {
     for (const hash of keyHashes) {
       this.known.delete(hash);
-      this.nats.connection.publish(REVOKED_SUBJECT, hash);
+      publishBroadcast(this.nats, REVOKED_SUBJECT, hash);
     }
   }
 

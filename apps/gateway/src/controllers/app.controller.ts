@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Ip, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
-import { DecisionDetailsReply, ListExecutionsReply, ServiceError, SUBJECTS } from '@ds/contracts';
+import { ServiceError, SUBJECTS } from '@ds/contracts';
 import { TEMPLATES, templateSummary } from '@ds/decision-schema';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { ApiKeysService } from '../auth/api-keys.service';
@@ -46,7 +46,7 @@ export class AppController {
   @SignedIn()
   async createWorkspace(@UserId() userId: string, @RequestId() requestId: string, @Body() body: unknown) {
     const workspace = await this.workspaces.create(userId, objectBody(body).name);
-    const account = await this.rpc.call<{ plan: { name: string } }>(SUBJECTS.billing.account, { workspaceId: workspace.id }, { requestId });
+    const account = await this.rpc.call(SUBJECTS.billing.account, { workspaceId: workspace.id }, { requestId });
     return { ...workspace, plan: account.plan.name };
   }
 
@@ -60,7 +60,7 @@ export class AppController {
   @WorkspaceRole('viewer')
   async getWorkspace(@MemberWorkspace() ws: string, @RequestId() requestId: string) {
     const workspace = await this.workspaces.describe(ws);
-    const account = await this.rpc.call<{ plan: { name: string } }>(SUBJECTS.billing.account, { workspaceId: ws }, { requestId });
+    const account = await this.rpc.call(SUBJECTS.billing.account, { workspaceId: ws }, { requestId });
     return { ...workspace, plan: account.plan.name, account };
   }
 
@@ -162,7 +162,7 @@ export class AppController {
   @Get('workspaces/:ws/decisions/:id')
   @WorkspaceRole('viewer', 'decisions:read')
   getDecision(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string) {
-    return this.rpc.call<DecisionDetailsReply>(SUBJECTS.runner.getDecision, { workspaceId: ws, decision: id }, { requestId });
+    return this.rpc.call(SUBJECTS.runner.getDecision, { workspaceId: ws, decision: id }, { requestId });
   }
 
   @Post('workspaces/:ws/decisions/:id/playground')
@@ -188,6 +188,6 @@ export class AppController {
   @Get('workspaces/:ws/executions')
   @WorkspaceRole('viewer', 'executions:read')
   listExecutions(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Query() query: Record<string, unknown>) {
-    return this.rpc.call<ListExecutionsReply>(SUBJECTS.runner.listExecutions, { workspaceId: ws, ...executionQuery(query) }, { requestId });
+    return this.rpc.call(SUBJECTS.runner.listExecutions, { workspaceId: ws, ...executionQuery(query) }, { requestId });
   }
 }

@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
-import { DeliveryStatus, DeliveryView, ListDeliveriesReply, RotatedSigningSecretReply, ServiceError, SigningSecretView, SUBJECTS } from '@ds/contracts';
+import { DeliveryStatus, ServiceError, SUBJECTS } from '@ds/contracts';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { MemberWorkspace, WorkspaceRole } from '../http/access';
 import { RequestId } from '../http/edge';
@@ -15,38 +15,38 @@ export class DeliveriesController {
   @Get('deliveries')
   @WorkspaceRole('viewer')
   list(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Query() query: Record<string, unknown>) {
-    return this.rpc.call<ListDeliveriesReply>(SUBJECTS.delivery.list, { workspaceId: ws, ...deliveryQuery(query, true) }, { requestId });
+    return this.rpc.call(SUBJECTS.delivery.list, { workspaceId: ws, ...deliveryQuery(query, true) }, { requestId });
   }
 
   @Get('decisions/:id/deliveries')
   @WorkspaceRole('viewer')
   listForDecision(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') decisionId: string, @Query() query: Record<string, unknown>) {
-    return this.rpc.call<ListDeliveriesReply>(SUBJECTS.delivery.list, { workspaceId: ws, ...deliveryQuery(query, false), decisionId }, { requestId });
+    return this.rpc.call(SUBJECTS.delivery.list, { workspaceId: ws, ...deliveryQuery(query, false), decisionId }, { requestId });
   }
 
   @Get('deliveries/:id')
   @WorkspaceRole('viewer')
   get(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') deliveryId: string) {
-    return this.rpc.call<DeliveryView>(SUBJECTS.delivery.get, { workspaceId: ws, deliveryId }, { requestId });
+    return this.rpc.call(SUBJECTS.delivery.get, { workspaceId: ws, deliveryId }, { requestId });
   }
 
   @Post('deliveries/:id/resend')
   @WorkspaceRole('member')
   @HttpCode(202)
   resend(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') deliveryId: string) {
-    return this.rpc.call<DeliveryView>(SUBJECTS.delivery.resend, { workspaceId: ws, deliveryId }, { requestId });
+    return this.rpc.call(SUBJECTS.delivery.resend, { workspaceId: ws, deliveryId }, { requestId });
   }
 
   @Get('signing-secret')
   @WorkspaceRole('admin')
   signingSecret(@RequestId() requestId: string, @MemberWorkspace() ws: string) {
-    return this.rpc.call<SigningSecretView>(SUBJECTS.delivery.getSigningSecret, { workspaceId: ws }, { requestId });
+    return this.rpc.call(SUBJECTS.delivery.getSigningSecret, { workspaceId: ws }, { requestId });
   }
 
   @Post('signing-secret/rotate')
   @WorkspaceRole('admin')
   rotateSigningSecret(@RequestId() requestId: string, @MemberWorkspace() ws: string) {
-    return this.rpc.call<RotatedSigningSecretReply>(SUBJECTS.delivery.rotateSigningSecret, { workspaceId: ws }, { requestId });
+    return this.rpc.call(SUBJECTS.delivery.rotateSigningSecret, { workspaceId: ws }, { requestId });
   }
 }
 

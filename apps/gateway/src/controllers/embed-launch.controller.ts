@@ -1,6 +1,6 @@
 import { Controller, Get, Inject, Query, Req, Res } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
-import { RedeemTicketReply, SUBJECTS } from '@ds/contracts';
+import { SUBJECTS } from '@ds/contracts';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { clearedEmbedCookie, embedCookie, setFrameAncestors } from '../embed/embed-cookie';
 import { reopenPage } from '../embed/reopen-page';
@@ -22,7 +22,7 @@ export class EmbedLaunchController {
     reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
     // A HEAD (a link preview, a scanner) must not spend the one load the ticket allows.
     if (request.method === 'HEAD') return reply.status(200).header('content-type', 'text/html; charset=utf-8').send();
-    const redeemed = typeof ticket === 'string' ? await this.rpc.call<RedeemTicketReply>(SUBJECTS.partner.redeemTicket, { ticket }, { requestId }) : null;
+    const redeemed = typeof ticket === 'string' ? await this.rpc.call(SUBJECTS.partner.redeemTicket, { ticket }, { requestId }) : null;
     if (redeemed && redeemed.token !== null) {
       setFrameAncestors(reply, redeemed.session.origins);
       return reply.status(302).header('set-cookie', embedCookie(redeemed.token, redeemed.session.expiresAt)).header('location', redeemed.session.startPath).send();

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Put } from '@nestjs/common';
-import { DeleteProviderKeyReply, EngineSettingsReply, GetProviderKeyReply, ProviderKeyView, ServiceError, SUBJECTS } from '@ds/contracts';
+import { EngineSettingsReply, ServiceError, SUBJECTS } from '@ds/contracts';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { MemberWorkspace, WorkspaceRole } from '../http/access';
 import { objectBody, RequestId } from '../http/edge';
@@ -13,13 +13,13 @@ export class EngineSettingsController {
   @WorkspaceRole('admin')
   async setProviderKey(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Body() body: unknown) {
     const input = objectBody(body);
-    return this.rpc.call<ProviderKeyView>(SUBJECTS.engine.setProviderKey, { workspaceId: ws, provider: input.provider, apiKey: input.api_key }, { requestId });
+    return this.rpc.call(SUBJECTS.engine.setProviderKey, { workspaceId: ws, provider: input.provider, apiKey: input.api_key }, { requestId });
   }
 
   @Get('provider-key')
   @WorkspaceRole('admin')
   async getProviderKey(@RequestId() requestId: string, @MemberWorkspace() ws: string) {
-    const key = await this.rpc.call<GetProviderKeyReply>(SUBJECTS.engine.getProviderKey, { workspaceId: ws }, { requestId });
+    const key = await this.rpc.call(SUBJECTS.engine.getProviderKey, { workspaceId: ws }, { requestId });
     if (!key) throw new ServiceError('NOT_FOUND', 'This workspace has no provider key saved.');
     return key;
   }
@@ -28,21 +28,21 @@ export class EngineSettingsController {
   @WorkspaceRole('admin')
   @HttpCode(204)
   async deleteProviderKey(@RequestId() requestId: string, @MemberWorkspace() ws: string) {
-    const reply = await this.rpc.call<DeleteProviderKeyReply>(SUBJECTS.engine.deleteProviderKey, { workspaceId: ws }, { requestId });
+    const reply = await this.rpc.call(SUBJECTS.engine.deleteProviderKey, { workspaceId: ws }, { requestId });
     if (!reply.deleted) throw new ServiceError('NOT_FOUND', 'This workspace has no provider key saved.');
   }
 
   @Get('engine-settings')
   @WorkspaceRole('admin')
   async getSettings(@RequestId() requestId: string, @MemberWorkspace() ws: string) {
-    return toPublic(await this.rpc.call<EngineSettingsReply>(SUBJECTS.engine.getSettings, { workspaceId: ws }, { requestId }));
+    return toPublic(await this.rpc.call(SUBJECTS.engine.getSettings, { workspaceId: ws }, { requestId }));
   }
 
   @Put('engine-settings')
   @WorkspaceRole('admin')
   async setSettings(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Body() body: unknown) {
     const input = objectBody(body);
-    return toPublic(await this.rpc.call<EngineSettingsReply>(SUBJECTS.engine.setSettings, { workspaceId: ws, useOwnKey: input.use_own_key }, { requestId }));
+    return toPublic(await this.rpc.call(SUBJECTS.engine.setSettings, { workspaceId: ws, useOwnKey: input.use_own_key }, { requestId }));
   }
 }
 

@@ -1,6 +1,6 @@
 import { Controller, Delete, Headers, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
-import { DecisionRef, HookChangeReply, ResolvedHook, RunDecisionReply, RunDecisionRequest, ServiceError, SUBJECTS } from '@ds/contracts';
+import { DecisionRef, HookChangeReply, ResolvedHook, RpcSubject, RunDecisionRequest, ServiceError, SUBJECTS } from '@ds/contracts';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { GatewayConfig } from '../config';
 import { HookRoute, MemberWorkspace, SecretUrl, WorkspaceRole } from '../http/access';
@@ -73,7 +73,7 @@ export class HooksController {
       livemode: true,
       apiKeyId: null,
     };
-    const result = await this.rpc.call<RunDecisionReply>(SUBJECTS.runner.run, run, { timeoutMs: this.config.runReplyTimeoutMs, requestId });
+    const result = await this.rpc.call(SUBJECTS.runner.run, run, { timeoutMs: this.config.runReplyTimeoutMs, requestId });
     reply.header('content-type', 'application/json; charset=utf-8');
     return result.body;
   }
@@ -114,8 +114,8 @@ export class HooksController {
     await this.change(SUBJECTS.runner.deleteHookSecret, { workspaceId: ws, decisionId: id }, requestId);
   }
 
-  private async change(subject: string, ref: DecisionRef, requestId: string): Promise<HookChangeReply> {
-    const changed = await this.rpc.call<HookChangeReply>(subject, ref, { requestId });
+  private async change(subject: RpcSubject<DecisionRef, HookChangeReply>, ref: DecisionRef, requestId: string): Promise<HookChangeReply> {
+    const changed = await this.rpc.call(subject, ref, { requestId });
     await this.tokens.changed(changed.dropped);
     return changed;
   }

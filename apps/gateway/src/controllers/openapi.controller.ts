@@ -1,6 +1,6 @@
 import { Controller, Get, Header, Inject, Param } from '@nestjs/common';
 import { ServiceError, SUBJECTS } from '@ds/contracts';
-import { isValidSlug, type DecisionContract } from '@ds/decision-schema';
+import { isValidSlug } from '@ds/decision-schema';
 import { decisionOpenApiDocument, openApiDocument, type OpenApiDocument } from '@ds/openapi';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { AuthenticatedKey } from '../auth/api-keys.service';
@@ -33,7 +33,7 @@ export class OpenApiController {
   @ApiKeyRoute('reads')
   async describeDecision(@ApiKey() key: AuthenticatedKey, @RequestId() requestId: string, @Param('slug') slug: string): Promise<OpenApiDocument> {
     if (!isValidSlug(slug)) throw new ServiceError('DECISION_NOT_FOUND', 'No decision with this slug in this workspace.');
-    const contract = await this.rpc.call<DecisionContract>(SUBJECTS.runner.getContract, { workspaceId: key.workspaceId, slug }, { requestId });
+    const contract = await this.rpc.call(SUBJECTS.runner.getContract, { workspaceId: key.workspaceId, slug }, { requestId });
     return decisionOpenApiDocument({ serverUrl: this.config.baseUrl }, contract);
   }
 }

@@ -1,15 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { FastifyReply } from 'fastify';
-import {
-  DeleteSubWorkspaceReply,
-  EmbedSessionReply,
-  EmbedSessionView,
-  ListSubWorkspacesReply,
-  PartnerCaller,
-  SubWorkspaceView,
-  SUBJECTS,
-  UpsertSubWorkspaceReply,
-} from '@ds/contracts';
+import { EmbedSessionView, PartnerCaller, SUBJECTS } from '@ds/contracts';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { AuthenticatedKey } from '../auth/api-keys.service';
 import { ApiKey, ApiKeyRoute, EmbedSession, EmbedSessionRoute } from '../http/access';
@@ -34,7 +25,7 @@ export class PartnerController {
   @Post('v1/workspaces')
   @ApiKeyRoute('reads')
   async upsertWorkspace(@ApiKey() key: AuthenticatedKey, @RequestId() requestId: string, @Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply) {
-    const answer = await this.rpc.call<UpsertSubWorkspaceReply>(SUBJECTS.partner.upsertWorkspace, { caller: partnerCaller(key), body: objectBody(body) }, { requestId });
+    const answer = await this.rpc.call(SUBJECTS.partner.upsertWorkspace, { caller: partnerCaller(key), body: objectBody(body) }, { requestId });
     await this.workspaces.ensureSubWorkspace(answer.workspace);
     reply.status(answer.created ? 201 : 200);
     return answer.workspace;
@@ -43,19 +34,19 @@ export class PartnerController {
   @Get('v1/workspaces')
   @ApiKeyRoute('reads')
   listWorkspaces(@ApiKey() key: AuthenticatedKey, @RequestId() requestId: string, @Query() query: Record<string, unknown>) {
-    return this.rpc.call<ListSubWorkspacesReply>(SUBJECTS.partner.listWorkspaces, { caller: partnerCaller(key), query: { ...query } }, { requestId });
+    return this.rpc.call(SUBJECTS.partner.listWorkspaces, { caller: partnerCaller(key), query: { ...query } }, { requestId });
   }
 
   @Get('v1/workspaces/:ref')
   @ApiKeyRoute('reads')
   getWorkspace(@ApiKey() key: AuthenticatedKey, @RequestId() requestId: string, @Param('ref') ref: string) {
-    return this.rpc.call<SubWorkspaceView>(SUBJECTS.partner.getWorkspace, { caller: partnerCaller(key), ref }, { requestId });
+    return this.rpc.call(SUBJECTS.partner.getWorkspace, { caller: partnerCaller(key), ref }, { requestId });
   }
 
   @Patch('v1/workspaces/:ref')
   @ApiKeyRoute('reads')
   async updateWorkspace(@ApiKey() key: AuthenticatedKey, @RequestId() requestId: string, @Param('ref') ref: string, @Body() body: unknown) {
-    const workspace = await this.rpc.call<SubWorkspaceView>(SUBJECTS.partner.updateWorkspace, { caller: partnerCaller(key), ref, body: objectBody(body) }, { requestId });
+    const workspace = await this.rpc.call(SUBJECTS.partner.updateWorkspace, { caller: partnerCaller(key), ref, body: objectBody(body) }, { requestId });
     await this.workspaces.ensureSubWorkspace(workspace);
     return workspace;
   }
@@ -65,13 +56,13 @@ export class PartnerController {
   @ApiKeyRoute('reads')
   @HttpCode(204)
   async deleteWorkspace(@ApiKey() key: AuthenticatedKey, @RequestId() requestId: string, @Param('ref') ref: string) {
-    await this.rpc.call<DeleteSubWorkspaceReply>(SUBJECTS.partner.deleteWorkspace, { caller: partnerCaller(key), ref }, { requestId });
+    await this.rpc.call(SUBJECTS.partner.deleteWorkspace, { caller: partnerCaller(key), ref }, { requestId });
   }
 
   @Post('v1/embed/sessions')
   @ApiKeyRoute('reads')
   async createEmbedSession(@ApiKey() key: AuthenticatedKey, @RequestId() requestId: string, @Body() body: unknown) {
-    const session = await this.rpc.call<EmbedSessionReply>(SUBJECTS.partner.createEmbedSession, { caller: partnerCaller(key), body: objectBody(body) }, { requestId });
+    const session = await this.rpc.call(SUBJECTS.partner.createEmbedSession, { caller: partnerCaller(key), body: objectBody(body) }, { requestId });
     await this.workspaces.ensureSubWorkspace(session.workspace);
     return session;
   }
@@ -80,7 +71,7 @@ export class PartnerController {
   @ApiKeyRoute('reads')
   @HttpCode(200)
   revokeEmbedSessions(@ApiKey() key: AuthenticatedKey, @RequestId() requestId: string, @Body() body: unknown) {
-    return this.rpc.call<{ revoked: number }>(SUBJECTS.partner.revokeEmbedSessions, { caller: partnerCaller(key), body: objectBody(body) }, { requestId });
+    return this.rpc.call(SUBJECTS.partner.revokeEmbedSessions, { caller: partnerCaller(key), body: objectBody(body) }, { requestId });
   }
 
   @Delete('v1/embed/sessions/:id')

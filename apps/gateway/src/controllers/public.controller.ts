@@ -4,8 +4,6 @@ import {
   EXECUTION_STATUSES,
   EXECUTIONS_CURSOR_MAX_LENGTH,
   EXECUTIONS_PAGE,
-  ListDecisionsReply,
-  ListExecutionsReply,
   RunDecisionReply,
   RunDecisionRequest,
   ServiceError,
@@ -102,13 +100,13 @@ export class PublicController {
   }
 
   private runDecision(run: Omit<RunDecisionRequest, 'body'> & { body: RunDecisionRequest['body'] | JsonText }, requestId: string): Promise<RunDecisionReply> {
-    return this.rpc.call<RunDecisionReply>(SUBJECTS.runner.run, run, { timeoutMs: this.config.runReplyTimeoutMs, requestId });
+    return this.rpc.call(SUBJECTS.runner.run, run, { timeoutMs: this.config.runReplyTimeoutMs, requestId });
   }
 
   @Get('v1/decisions')
   @ApiKeyRoute('reads')
   listDecisions(@ApiKey() key: AuthenticatedKey, @RequestId() requestId: string) {
-    return this.rpc.call<ListDecisionsReply>(SUBJECTS.runner.listDecisions, { workspaceId: key.workspaceId }, { requestId });
+    return this.rpc.call(SUBJECTS.runner.listDecisions, { workspaceId: key.workspaceId }, { requestId });
   }
 
   @Get('v1/decisions/:slug')
@@ -127,7 +125,7 @@ export class PublicController {
   @Get('v1/executions')
   @ApiKeyRoute('reads')
   listExecutions(@ApiKey() key: AuthenticatedKey, @RequestId() requestId: string, @Query() query: Record<string, unknown>) {
-    return this.rpc.call<ListExecutionsReply>(SUBJECTS.runner.listExecutions, { workspaceId: key.workspaceId, ...executionQuery(query) }, { requestId });
+    return this.rpc.call(SUBJECTS.runner.listExecutions, { workspaceId: key.workspaceId, ...executionQuery(query) }, { requestId });
   }
 }
 

@@ -34,7 +34,7 @@ export function clearedEmbedCookie(): string {
 }
 
 export async function lookUpEmbedSession(rpc: RpcClient, token: string, requestId: string): Promise<EmbedSessionView | null> {
-  return rpc.call<EmbedSessionView | null>(SUBJECTS.partner.embedSession, { token }, { requestId });
+  return rpc.call(SUBJECTS.partner.embedSession, { token }, { requestId });
 }
 
 /** Pages and answers of an embed session may be framed by its origins only. */

@@ -2,8 +2,8 @@ import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { LRUCache } from 'lru-cache';
 import { Subscription } from 'nats';
 import { Subscription as RxSubscription } from 'rxjs';
-import { BROADCAST_SUBJECTS, ResolvedHook, ResolveHookReply, SUBJECTS } from '@ds/contracts';
-import { NatsLink, PLATFORM, RpcClient } from '@ds/platform';
+import { BROADCAST_SUBJECTS, ResolvedHook, SUBJECTS } from '@ds/contracts';
+import { NatsLink, PLATFORM, publishBroadcast, RpcClient } from '@ds/platform';
 import { sha256 } from '../auth/tokens';
 import { GatewayConfig } from '../config';
 
@@ -59,7 +59,7 @@ export class HookTokens implements OnModuleInit, OnModuleDestroy {
     if (cached) return cached;
     if (this.unknown.has(hash)) return null;
     const generation = this.generation;
-    const hook = await this.rpc.call<ResolveHookReply>(SUBJECTS.runner.resolveHook, { tokenHash: hash }, { requestId });
+    const hook = await this.rpc.call(SUBJECTS.runner.resolveHook, { tokenHash: hash }, { requestId });
     if (generation === this.generation) {
       if (hook) this.known.set(hash, hook);
       else this.unknown.set(hash, true);
@@ -75,7 +75,7 @@ export class HookTokens implements OnModuleInit, OnModuleDestroy {
   async changed(hashes: readonly string[]): Promise<void> {
     for (const hash of hashes) {
       this.forget(hash);
-      this.nats.connection.publish(CHANGED_SUBJECT, hash);
+      publishBroadcast(this.nats, CHANGED_SUBJECT, hash);
     }
     if (hashes.length === 0) return;
     // While NATS is away every replica forgets everything on reconnecting, so waiting longer buys nothing.

@@ -1,5 +1,5 @@
-import { AccountReply, BROADCAST_SUBJECTS, ServiceError, SUBJECTS } from '@ds/contracts';
-import { NatsLink, RpcClient } from '@ds/platform';
+import { BROADCAST_SUBJECTS, ServiceError, SUBJECTS } from '@ds/contracts';
+import { NatsLink, publishBroadcast, RpcClient } from '@ds/platform';
 import { WindowCounter } from './storage';
 import { WINDOW_MS, WindowName, WindowState } from './windows';
 
@@ -33,7 +33,7 @@ export class RateLimiter {
 
   planChanged(workspaceId: string): void {
     this.plans.delete(workspaceId);
-    this.nats.connection.publish(PLAN_CHANGED_SUBJECT, workspaceId);
+    publishBroadcast(this.nats, PLAN_CHANGED_SUBJECT, workspaceId);
   }
 
   private cachedLimit(workspaceId: string): number | undefined {
@@ -42,7 +42,7 @@ export class RateLimiter {
   }
 
   private async lookUpLimit(workspaceId: string, requestId: string): Promise<number> {
-    const account = await this.rpc.call<AccountReply>(SUBJECTS.billing.account, { workspaceId }, { requestId });
+    const account = await this.rpc.call(SUBJECTS.billing.account, { workspaceId }, { requestId });
     const limit = account.plan.rate_limit_per_minute;
     if (!Number.isInteger(limit) || limit < 1) throw new ServiceError('INTERNAL_ERROR', 'The workspace plan has no usable rate limit.');
     this.plans.set(workspaceId, { limit, at: Date.now() });

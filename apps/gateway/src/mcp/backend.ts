@@ -1,4 +1,4 @@
-import { ListDecisionsReply, ListExecutionsReply, ListExecutionsRequest, RunDecisionReply, RunDecisionRequest, ServiceError, SUBJECTS } from '@ds/contracts';
+import { ListDecisionsReply, ListExecutionsReply, ListExecutionsRequest, RunDecisionRequest, ServiceError, SUBJECTS } from '@ds/contracts';
 import { DecisionContract } from '@ds/decision-schema';
 import { RpcClient } from '@ds/platform';
 import { AuthenticatedKey } from '../auth/api-keys.service';
@@ -29,11 +29,11 @@ export class GatewayToolBackend implements ToolBackend {
   }
 
   listDecisions(): Promise<ListDecisionsReply> {
-    return this.services.rpc.call<ListDecisionsReply>(SUBJECTS.runner.listDecisions, { workspaceId: this.key.workspaceId }, { requestId: this.requestId });
+    return this.services.rpc.call(SUBJECTS.runner.listDecisions, { workspaceId: this.key.workspaceId }, { requestId: this.requestId });
   }
 
   contract(slug: string): Promise<DecisionContract> {
-    return this.services.rpc.call<DecisionContract>(SUBJECTS.runner.getContract, { workspaceId: this.key.workspaceId, slug }, { requestId: this.requestId });
+    return this.services.rpc.call(SUBJECTS.runner.getContract, { workspaceId: this.key.workspaceId, slug }, { requestId: this.requestId });
   }
 
   async countRun(): Promise<void> {
@@ -53,11 +53,11 @@ export class GatewayToolBackend implements ToolBackend {
       livemode: this.key.mode === 'live',
       apiKeyId: this.key.keyId,
     };
-    const reply = await this.services.rpc.call<RunDecisionReply>(SUBJECTS.runner.run, request, { timeoutMs: this.services.config.runReplyTimeoutMs, requestId: this.requestId });
+    const reply = await this.services.rpc.call(SUBJECTS.runner.run, request, { timeoutMs: this.services.config.runReplyTimeoutMs, requestId: this.requestId });
     return reply.body;
   }
 
   listExecutions(query: Omit<ListExecutionsRequest, 'workspaceId'>): Promise<ListExecutionsReply> {
-    return this.services.rpc.call<ListExecutionsReply>(SUBJECTS.runner.listExecutions, { workspaceId: this.key.workspaceId, ...query }, { requestId: this.requestId });
+    return this.services.rpc.call(SUBJECTS.runner.listExecutions, { workspaceId: this.key.workspaceId, ...query }, { requestId: this.requestId });
   }
 }

@@ -1,4 +1,4 @@
-import { AccountReply, SUBJECTS } from '@ds/contracts';
+import { SUBJECTS } from '@ds/contracts';
 import { RpcClient } from '@ds/platform';
 import { AuthenticatedKey } from '../auth/api-keys.service';
 import { WorkspacesService } from './workspaces.service';
@@ -7,7 +7,7 @@ import { WorkspacesService } from './workspaces.service';
 export async function accountBody(workspaces: WorkspacesService, rpc: RpcClient, key: AuthenticatedKey, requestId: string) {
   const [workspace, account] = await Promise.all([
     workspaces.describe(key.workspaceId),
-    rpc.call<AccountReply>(SUBJECTS.billing.account, { workspaceId: key.workspaceId }, { requestId }),
+    rpc.call(SUBJECTS.billing.account, { workspaceId: key.workspaceId }, { requestId }),
   ]);
   return {
     workspace,

@@ -1,0 +1,135 @@
+/** The billing ledger's subjects and their payloads. */
+import type { WorkspaceScoped } from './common';
+import { rpcSubject } from './typed-subjects';
+
+export type PlanName = 'genesis' | 'developer' | 'growth' | 'enterprise';
+
+/**
+ * Step 6. Checks included volume, credits, spend cap and hard cap in the spec's order and, when the run
+ * may go ahead, holds one decision's worth for this execution, so that concurrent runs can never consume
+ * more than remains. Answers the 402 errors of step 6. Reserving the same execution id twice is a no-op.
+ */
+export interface BillingReserveRequest extends WorkspaceScoped {
+  executionId: string;
+}
+
+export interface BillingReserveReply {
+  reserved: true;
+}
+
+/**
+ * Settles a reservation exactly once: `billable: true` commits it (a fresh 200), `false` releases it
+ * (an error or an engine-error fallback). Settling again with the same outcome answers the same state;
+ * settling a committed reservation as released (or the reverse) is a CONFLICT. A reservation never
+ * settled is settled by the ledger itself after asking the runner for the execution's outcome.
+ */
+export interface BillingSettleRequest extends WorkspaceScoped {
+  executionId: string;
+  billable: boolean;
+}
+
+/**
+ * One settlement event on the SETTLEMENTS stream: the runner publishes it when a run's outcome is known,
+ * deduplicated by execution id; the ledger posts them in batches.
+ */
+export type BillingSettlement = BillingSettleRequest;
+
+export interface BillingSettleReply {
+  state: 'committed' | 'released';
+  /** On commit: what paid for the decision (the period's included volume, or which credit grants). */
+  paid_by?: {
+    funding: 'included' | 'credits';
+    charges: Array<{ source: 'promotional'; grant_id: string; amount_microcents: number } | { source: 'paid'; amount_microcents: number }>;
+  };
+}
+
+export interface PlanView {
+  name: PlanName;
+  rate_limit_per_minute: number;
+  hard_cap: boolean;
+  included_decisions: number;
+  max_decisions: number | null;
+  price_per_million_cents: number | null;
+  retention_days: number;
+}
+
+export type Currency = 'usd' | 'brl';
+
+/** At most RETENTION_BATCH_MAX workspace ids per request. */
+export interface RetentionRequest {
+  workspaceIds: string[];
+}
+
+/** Days of execution log kept per workspace id asked about; a workspace without an account has the default plan's. */
+export interface RetentionReply {
+  retentionDays: Record<string, number>;
+}
+
+export const RETENTION_BATCH_MAX = 1000;
+
+export interface CreditBalanceView {
+  id: string;
+  kind: 'promotional' | 'paid';
+  remaining_cents: number;
+  currency: Currency;
+  expires_at: string | null;
+}
+
+export interface AccountReply {
+  plan: PlanView;
+  usage: {
+    period_start: string;
+    period_end: string;
+    /** Decisions billed in this period (committed), whatever paid for them. */
+    used: number;
+    included: number;
+    /** Reserved for runs still in flight. */
+    reserved: number;
+  };
+  balance: {
+    currency: Currency;
+    available_cents: number;
+    promotional_cents: number;
+    paid_cents: number;
+    credits: CreditBalanceView[];
+  };
+  spend_cap: { spend_cap_cents: number | null; spent_cents: number; currency: Currency };
+}
+
+export interface SetPlanRequest extends WorkspaceScoped {
+  plan: unknown;
+  overrides: unknown;
+}
+
+export interface GrantCreditsRequest extends WorkspaceScoped {
+  kind: unknown;
+  amount_cents: unknown;
+  currency: unknown;
+  expires_at: unknown;
+  /** The caller's idempotency id for the grant: the same id twice grants once. */
+  grantId: string;
+}
+
+export interface CreditGrantReply {
+  id: string;
+  kind: 'promotional' | 'paid';
+  amount_cents: number;
+  currency: Currency;
+  expires_at: string | null;
+  granted_at: string;
+}
+
+export interface SetSpendCapRequest extends WorkspaceScoped {
+  spend_cap_cents: unknown;
+}
+
+export const BILLING_SUBJECTS = {
+  reserve: rpcSubject<BillingReserveRequest, BillingReserveReply>('v1.billing-ledger.reserve'),
+  settle: rpcSubject<BillingSettleRequest, BillingSettleReply>('v1.billing-ledger.settle'),
+  account: rpcSubject<WorkspaceScoped, AccountReply>('v1.billing-ledger.account'),
+  setPlan: rpcSubject<SetPlanRequest, AccountReply>('v1.billing-ledger.plan.set'),
+  grantCredits: rpcSubject<GrantCreditsRequest, CreditGrantReply>('v1.billing-ledger.credits.grant'),
+  setSpendCap: rpcSubject<SetSpendCapRequest, AccountReply>('v1.billing-ledger.spend-cap.set'),
+  /** How many days each workspace's execution log is kept (its plan's retention), for the runner's purge. */
+  retention: rpcSubject<RetentionRequest, RetentionReply>('v1.billing-ledger.retention'),
+} as const;

@@ -1,0 +1,4 @@
+/** What most requests carry: the workspace they act in. */
+export interface WorkspaceScoped {
+  workspaceId: string;
+}

@@ -1,0 +1,115 @@
+/**
+ * The delivery service's subjects and their payloads, and the deliveries the runner publishes to the
+ * JetStream DELIVERIES stream.
+ */
+import type { WorkspaceScoped } from './common';
+import { rpcSubject } from './typed-subjects';
+
+export type DeliveryKind = 'webhook' | 'http' | 'workflow' | 'agent';
+
+/**
+ * One outgoing call, published once per queued destination with `Nats-Msg-Id` = `deliveryId` on
+ * `DELIVERY_STREAM.subjectFor(workspaceId)`. The runner renders everything that depends on the run; the
+ * delivery service adds only what depends on the attempt (signature, timestamp, delivery-id headers).
+ */
+export interface DeliveryMessage {
+  /** `dlv_…`: the delivery's id, the JetStream message id, the event id of a webhook. */
+  deliveryId: string;
+  workspaceId: string;
+  decisionId: string;
+  decisionSlug: string;
+  executionId: string;
+  /** The destination's `key` in the schema. */
+  destinationKey: string;
+  kind: DeliveryKind;
+  livemode: boolean;
+  url: string;
+  method: string;
+  /**
+   * The destination's own headers (at most 20, none of them reserved for the delivery) and the body's
+   * `content-type`: `application/json` for webhooks, workflows and agents; for http as its destination declares,
+   * else `application/json` for a JSON body template and `text/plain; charset=utf-8` for another.
+   */
+  headers: Record<string, string>;
+  /** The exact body text to send (a webhook's `decision.completed` event, a rendered template, an agent or workflow payload). */
+  body: string;
+  /** ISO 8601 time the run answered. */
+  createdAt: string;
+}
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface ListDeliveriesRequest extends WorkspaceScoped {
+  limit: number;
+  cursor: string | null;
+  /** `dec_…`: only this decision's deliveries. */
+  decisionId: string | null;
+  status: DeliveryStatus | null;
+}
+
+export interface DeliveryRef extends WorkspaceScoped {
+  deliveryId: string;
+}
+
+/** One attempt as the application shows it. */
+export interface DeliveryAttemptView {
+  sequence: number;
+  attempt: number;
+  started_at: string;
+  /** `succeeded`, `failed` (the receiver answered something else), `timeout`, `refused` (SSRF guard or scheme), `network`, `interrupted` (the sender stopped mid-attempt). */
+  outcome: string;
+  response_status: number | null;
+  duration_ms: number | null;
+  error: string | null;
+}
+
+/** One delivery as the application shows it; the body and headers sent are not repeated. */
+export interface DeliveryView {
+  id: string;
+  decision_id: string;
+  decision_slug: string;
+  execution_id: string;
+  destination_key: string;
+  kind: DeliveryKind;
+  url: string;
+  livemode: boolean;
+  status: DeliveryStatus;
+  /** The current attempt sequence: 1, then one more per resend. */
+  sequence: number;
+  attempt_count: number;
+  next_attempt_at: string | null;
+  created_at: string;
+  completed_at: string | null;
+  attempts: DeliveryAttemptView[];
+}
+
+export interface ListDeliveriesReply {
+  data: DeliveryView[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+export interface SigningSecretView {
+  /** `whsec_…` plus its last four characters. */
+  hint: string;
+  created_at: string;
+  /** While the previous secret still signs beside this one: when it stops. */
+  previous_expires_at: string | null;
+}
+
+export interface RotatedSigningSecretReply {
+  /** The new secret in full, shown this once. */
+  secret: string;
+  previous_expires_at: string | null;
+}
+
+export const DELIVERY_SUBJECTS = {
+  /** A workspace's deliveries (optionally one decision's), newest first, each with its attempts. */
+  list: rpcSubject<ListDeliveriesRequest, ListDeliveriesReply>('v1.delivery.deliveries.list'),
+  get: rpcSubject<DeliveryRef, DeliveryView>('v1.delivery.deliveries.get'),
+  /** A failed delivery sent again: a new sequence of attempts under the same `dlv_…` id. */
+  resend: rpcSubject<DeliveryRef, DeliveryView>('v1.delivery.deliveries.resend'),
+  /** The workspace's signing secret, masked (its full value is shown once, by rotate). */
+  getSigningSecret: rpcSubject<WorkspaceScoped, SigningSecretView>('v1.delivery.signing-secret.get'),
+  rotateSigningSecret: rpcSubject<WorkspaceScoped, RotatedSigningSecretReply>('v1.delivery.signing-secret.rotate'),
+} as const;
