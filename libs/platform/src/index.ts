@@ -15,3 +15,5 @@ export * from './tracing';
 export * from './jetstream-tracing';
 export * from './jetstream-metrics';
 export * from './unavailable';
+export * from './loading-cache';
+export * from './broadcast-invalidated-cache';

@@ -1,6 +1,5 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Subscription } from 'nats';
 import { DataSource } from 'typeorm';
 import {
   BROADCAST_SUBJECTS,
@@ -14,7 +13,7 @@ import {
   SetProviderKeyRequest,
 } from '@ds/contracts';
 import { credentialAad, isProvider, lastFour, openWithKeyring, providerKeyProblem, sealWithKeyring } from '@ds/engine';
-import { Logger, NatsLink, PLATFORM } from '@ds/platform';
+import { BroadcastInvalidatedCache, Logger, NatsLink, natsNotices, PLATFORM } from '@ds/platform';
 import { EngineProxyConfig } from '../config';
 
 /** What a run needs to know about a workspace's credential. */
@@ -37,6 +36,8 @@ interface Row {
 const NONE: WorkspaceCredential = { useOwnKey: false, key: null, unreadable: false };
 /** Re-read after this long even if no change notice arrived (for example during a NATS outage). */
 const CACHE_TTL_MS = 30_000;
+/** Workspaces whose credential one replica keeps; the least recently run leave first. */
+const CACHE_MAX_ENTRIES = 10_000;
 /** Replica-to-replica notice: the workspace id whose credential changed. */
 const CHANGED_SUBJECT = BROADCAST_SUBJECTS.engineCredentialsChanged;
 /** Rows sealed again per statement after a key rotation. */
@@ -49,21 +50,23 @@ const RESEAL_BATCH = 100;
  */
 @Injectable()
 export class CredentialsService implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
-  private readonly cache = new Map<string, { value: WorkspaceCredential; at: number }>();
-  private subscription: Subscription | null = null;
+  /** By workspace id. */
+  private readonly credentials: BroadcastInvalidatedCache<string, WorkspaceCredential>;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     @Inject(PLATFORM.config) private readonly config: EngineProxyConfig,
-    @Inject(PLATFORM.nats) private readonly nats: NatsLink,
+    @Inject(PLATFORM.nats) nats: NatsLink,
     @Inject(PLATFORM.logger) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.credentials = new BroadcastInvalidatedCache({ bus: natsNotices(nats), subject: CHANGED_SUBJECT, max: CACHE_MAX_ENTRIES, ttlMs: CACHE_TTL_MS });
+  }
 
   onModuleInit(): void {
     if (this.config.credentialsKeyIsDev) {
       this.logger.warn('ENGINE_CREDENTIALS_KEY is unset: workspaces’ provider keys are encrypted with the public development key; set it (openssl rand -base64 32) anywhere but a laptop');
     }
-    this.subscription = this.nats.connection.subscribe(CHANGED_SUBJECT, { callback: (_error, message) => this.cache.delete(message.string()) });
+    this.credentials.listen();
   }
 
   onApplicationBootstrap(): void {
@@ -72,7 +75,7 @@ export class CredentialsService implements OnModuleInit, OnApplicationBootstrap,
   }
 
   onModuleDestroy(): void {
-    this.subscription?.unsubscribe();
+    this.credentials.close();
   }
 
   /**
@@ -117,13 +120,11 @@ export class CredentialsService implements OnModuleInit, OnApplicationBootstrap,
     return { resealed, unreadable: unreadable.size };
   }
 
-  async forWorkspace(workspaceId: string): Promise<WorkspaceCredential> {
-    const cached = this.cache.get(workspaceId);
-    if (cached && Date.now() - cached.at < CACHE_TTL_MS) return cached.value;
-    const row = await this.read(workspaceId);
-    const value = row ? this.credentialOf(workspaceId, row) : NONE;
-    this.cache.set(workspaceId, { value, at: Date.now() });
-    return value;
+  forWorkspace(workspaceId: string): Promise<WorkspaceCredential> {
+    return this.credentials.get(workspaceId, async () => {
+      const row = await this.read(workspaceId);
+      return row ? this.credentialOf(workspaceId, row) : NONE;
+    });
   }
 
   async setKey(request: SetProviderKeyRequest): Promise<ProviderKeyView> {
@@ -207,8 +208,7 @@ export class CredentialsService implements OnModuleInit, OnApplicationBootstrap,
   }
 
   private changed(workspaceId: string): void {
-    this.cache.delete(workspaceId);
-    this.nats.connection.publish(CHANGED_SUBJECT, workspaceId);
+    this.credentials.invalidate(workspaceId);
   }
 }
 
