@@ -15,5 +15,6 @@ export * from './tracing';
 export * from './jetstream-tracing';
 export * from './jetstream-metrics';
 export * from './unavailable';
+export * from './unexpected-errors';
 export * from './loading-cache';
 export * from './broadcast-invalidated-cache';
