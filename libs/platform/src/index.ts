@@ -16,5 +16,6 @@ export * from './jetstream-tracing';
 export * from './jetstream-metrics';
 export * from './unavailable';
 export * from './unexpected-errors';
+export * from './idempotency-key';
 export * from './loading-cache';
 export * from './broadcast-invalidated-cache';
