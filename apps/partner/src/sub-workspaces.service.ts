@@ -16,7 +16,7 @@ import {
   UpsertSubWorkspaceReply,
 } from '@ds/contracts';
 import { checkListQuery, checkPartnerSettings, checkSubWorkspace, encodeCursor, Issue, Limits, parseRef, SUB_WORKSPACES_PER_PLAN, SubWorkspaceFields } from '@ds/partner';
-import { NatsLink, PLATFORM, publishWorkspaceDeleted, RpcClient } from '@ds/platform';
+import { NatsLink, PLATFORM, publishWorkspaceDeleted, RpcClient, rowsReturned } from '@ds/platform';
 import { PartnerConfig } from './config';
 
 export interface SubWorkspaceRow {
@@ -231,11 +231,13 @@ export class SubWorkspacesService {
       max_decisions: fields.limits && 'max_decisions' in fields.limits ? (fields.limits.max_decisions ?? null) : row.max_decisions,
       monthly_decisions: fields.limits && 'monthly_decisions' in fields.limits ? (fields.limits.monthly_decisions ?? null) : row.monthly_decisions,
     };
-    const [updated] = (await manager.query(
-      `UPDATE sub_workspaces SET name = $2, metadata = $3, max_decisions = $4, monthly_decisions = $5, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
-      [row.id, fields.name ?? row.name, JSON.stringify(fields.metadata ?? row.metadata), limits.max_decisions, limits.monthly_decisions],
-    )) as [SubWorkspaceRow[], number];
-    return updated[0];
+    const [updated] = rowsReturned<SubWorkspaceRow>(
+      await manager.query(
+        `UPDATE sub_workspaces SET name = $2, metadata = $3, max_decisions = $4, monthly_decisions = $5, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
+        [row.id, fields.name ?? row.name, JSON.stringify(fields.metadata ?? row.metadata), limits.max_decisions, limits.monthly_decisions],
+      ),
+    );
+    return updated;
   }
 
   private async partnerPlan(partnerWorkspaceId: string): Promise<AccountReply['plan']> {

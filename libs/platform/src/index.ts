@@ -17,5 +17,6 @@ export * from './jetstream-metrics';
 export * from './unavailable';
 export * from './unexpected-errors';
 export * from './idempotency-key';
+export * from './postgres';
 export * from './loading-cache';
 export * from './broadcast-invalidated-cache';

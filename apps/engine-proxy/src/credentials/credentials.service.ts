@@ -13,7 +13,7 @@ import {
   SetProviderKeyRequest,
 } from '@ds/contracts';
 import { credentialAad, isProvider, lastFour, openWithKeyring, providerKeyProblem, sealWithKeyring } from '@ds/engine';
-import { BroadcastInvalidatedCache, Logger, NatsLink, natsNotices, PLATFORM } from '@ds/platform';
+import { BroadcastInvalidatedCache, Logger, NatsLink, natsNotices, PLATFORM, rowsAffected } from '@ds/platform';
 import { EngineProxyConfig } from '../config';
 
 /** What a run needs to know about a workspace's credential. */
@@ -103,11 +103,16 @@ export class CredentialsService implements OnModuleInit, OnApplicationBootstrap,
           continue;
         }
         const { sealed, keyId } = sealWithKeyring(keyring, apiKey, aad);
-        const [updated] = (await this.db.query(
-          `UPDATE provider_credentials SET sealed = $2, key_id = $3 WHERE workspace_id = $1 AND key_id = $4 AND sealed = $5 RETURNING workspace_id`,
-          [row.workspace_id, sealed, keyId, row.key_id, row.sealed],
-        )) as [unknown[], number];
-        if (updated.length > 0) {
+        const updated = rowsAffected(
+          await this.db.query(`UPDATE provider_credentials SET sealed = $2, key_id = $3 WHERE workspace_id = $1 AND key_id = $4 AND sealed = $5`, [
+            row.workspace_id,
+            sealed,
+            keyId,
+            row.key_id,
+            row.sealed,
+          ]),
+        );
+        if (updated > 0) {
           resealed++;
           this.changed(row.workspace_id);
         }
@@ -156,13 +161,15 @@ export class CredentialsService implements OnModuleInit, OnApplicationBootstrap,
   }
 
   async deleteKey(workspaceId: string): Promise<DeleteProviderKeyReply> {
-    const [rows] = (await this.db.query(
-      `UPDATE provider_credentials SET provider = NULL, sealed = NULL, key_id = NULL, last4 = NULL, updated_at = now()
-       WHERE workspace_id = $1 AND sealed IS NOT NULL RETURNING workspace_id`,
-      [workspaceId],
-    )) as [unknown[], number];
+    const deleted = rowsAffected(
+      await this.db.query(
+        `UPDATE provider_credentials SET provider = NULL, sealed = NULL, key_id = NULL, last4 = NULL, updated_at = now()
+         WHERE workspace_id = $1 AND sealed IS NOT NULL`,
+        [workspaceId],
+      ),
+    );
     this.changed(workspaceId);
-    return { deleted: rows.length > 0 };
+    return { deleted: deleted > 0 };
   }
 
   async settings(workspaceId: string): Promise<EngineSettingsReply> {

@@ -5,7 +5,7 @@ import { Gauge } from 'prom-client';
 import { DataSource, IsNull } from 'typeorm';
 import { BROADCAST_SUBJECTS, ServiceError } from '@ds/contracts';
 import { newId } from '@ds/ids';
-import { BroadcastInvalidatedCache, Logger, Metrics, NatsLink, natsNotices, PLATFORM } from '@ds/platform';
+import { BroadcastInvalidatedCache, Logger, Metrics, NatsLink, natsNotices, PLATFORM, rowsReturned } from '@ds/platform';
 import { GatewayConfig } from '../config';
 import { ApiKeyEntity, KeyMode } from '../entities';
 import { API_KEY_PATTERN, newApiKey, sha256 } from './tokens';
@@ -129,11 +129,12 @@ export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
   }
 
   async revoke(workspaceId: string, keyId: string): Promise<void> {
-    const rows: [Array<{ key_hash: string }>, number] = await this.db.query(
-      'UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND workspace_id = $2 AND revoked_at IS NULL RETURNING key_hash',
-      [keyId, workspaceId],
+    const [revoked] = rowsReturned<{ key_hash: string }>(
+      await this.db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND workspace_id = $2 AND revoked_at IS NULL RETURNING key_hash', [
+        keyId,
+        workspaceId,
+      ]),
     );
-    const revoked = rows[0][0];
     if (!revoked) throw new ServiceError('NOT_FOUND', 'No such API key in this workspace.');
     this.keys.invalidate(revoked.key_hash);
   }

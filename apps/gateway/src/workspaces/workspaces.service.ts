@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { ServiceError } from '@ds/contracts';
+import { rowsReturned } from '@ds/platform';
 import { MembershipEntity, Role, UserEntity, WorkspaceEntity } from '../entities';
 import { roleReaches } from './roles';
 
@@ -120,7 +121,7 @@ export class WorkspacesService {
   async purge(workspaceId: string): Promise<string[]> {
     if (!UUID_PATTERN.test(workspaceId)) return [];
     return this.db.transaction(async (tx) => {
-      const [keys] = (await tx.query('DELETE FROM api_keys WHERE workspace_id = $1 RETURNING key_hash', [workspaceId])) as [Array<{ key_hash: string }>, number];
+      const keys = rowsReturned<{ key_hash: string }>(await tx.query('DELETE FROM api_keys WHERE workspace_id = $1 RETURNING key_hash', [workspaceId]));
       await tx.query('DELETE FROM idempotency_keys WHERE workspace_id = $1', [workspaceId]);
       await tx.query('DELETE FROM memberships WHERE workspace_id = $1', [workspaceId]);
       await tx.query('DELETE FROM workspaces WHERE id = $1', [workspaceId]);
