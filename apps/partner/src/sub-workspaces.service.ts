@@ -14,8 +14,9 @@ import {
   SubWorkspaceView,
   SUBJECTS,
   UpsertSubWorkspaceReply,
+  ValidationIssue,
 } from '@ds/contracts';
-import { checkListQuery, checkPartnerSettings, checkSubWorkspace, encodeCursor, Issue, Limits, parseRef, SUB_WORKSPACES_PER_PLAN, SubWorkspaceFields } from '@ds/partner';
+import { checkListQuery, checkPartnerSettings, checkSubWorkspace, encodeCursor, Limits, parseRef, SUB_WORKSPACES_PER_PLAN, SubWorkspaceFields } from '@ds/partner';
 import { NatsLink, PLATFORM, publishWorkspaceDeleted, RpcClient, rowsReturned } from '@ds/platform';
 import { PartnerConfig } from './config';
 
@@ -38,7 +39,7 @@ export interface PartnerSettings {
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const COLUMNS = 'id, partner_workspace_id, external_id, name, metadata, max_decisions, monthly_decisions, created_at';
 
-export function invalid(issues: Issue[], message = 'The request is not valid.'): ServiceError {
+export function invalid(issues: ValidationIssue[], message = 'The request is not valid.'): ServiceError {
   return new ServiceError('INVALID_REQUEST', message, issues);
 }
 

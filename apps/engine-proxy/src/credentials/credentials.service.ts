@@ -11,6 +11,7 @@ import {
   ServiceError,
   SetEngineSettingsRequest,
   SetProviderKeyRequest,
+  ValidationIssue,
 } from '@ds/contracts';
 import { credentialAad, isProvider, lastFour, openWithKeyring, providerKeyProblem, sealWithKeyring } from '@ds/engine';
 import { BroadcastInvalidatedCache, Logger, NatsLink, natsNotices, PLATFORM, rowsAffected } from '@ds/platform';
@@ -133,7 +134,7 @@ export class CredentialsService implements OnModuleInit, OnApplicationBootstrap,
   }
 
   async setKey(request: SetProviderKeyRequest): Promise<ProviderKeyView> {
-    const issues: Array<{ path: string; message: string }> = [];
+    const issues: ValidationIssue[] = [];
     if (!isProvider(request.provider)) issues.push({ path: 'provider', message: 'must be anthropic or openai' });
     const problem = providerKeyProblem(request.apiKey);
     if (problem) issues.push({ path: 'api_key', message: problem });

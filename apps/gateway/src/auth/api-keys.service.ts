@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
 import { Gauge } from 'prom-client';
 import { DataSource, IsNull } from 'typeorm';
-import { BROADCAST_SUBJECTS, ServiceError } from '@ds/contracts';
+import { BROADCAST_SUBJECTS, ServiceError, ValidationIssue } from '@ds/contracts';
 import { newId } from '@ds/ids';
 import { BroadcastInvalidatedCache, Logger, Metrics, NatsLink, natsNotices, PLATFORM, rowsReturned } from '@ds/platform';
 import { GatewayConfig } from '../config';
@@ -98,7 +98,7 @@ export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
   }
 
   async create(workspaceId: string, userId: string, input: { name?: unknown; mode?: unknown }) {
-    const issues: Array<{ path: string; message: string }> = [];
+    const issues: ValidationIssue[] = [];
     if (typeof input.name !== 'string' || input.name.length < 1 || input.name.length > 80) issues.push({ path: 'name', message: 'must be 1 to 80 characters' });
     if (input.mode !== 'live' && input.mode !== 'test') issues.push({ path: 'mode', message: 'must be live or test' });
     if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The API key is not valid.', issues);

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, MoreThan } from 'typeorm';
-import { ServiceError } from '@ds/contracts';
+import { ServiceError, ValidationIssue } from '@ds/contracts';
 import { newId } from '@ds/ids';
 import { isUniqueViolation } from '@ds/platform';
 import { SessionEntity, UserEntity } from '../entities';
@@ -42,7 +42,7 @@ export class SessionsService {
   /** `address` is the client's; the per-address and per-e-mail ceilings are checked before anything is hashed. */
   async signUp(input: { email?: unknown; password?: unknown; name?: unknown }, address: string): Promise<SignedIn> {
     await this.limits.beforeSignUp(address, input.email);
-    const issues: Array<{ path: string; message: string }> = [];
+    const issues: ValidationIssue[] = [];
     if (typeof input.email !== 'string' || !EMAIL_PATTERN.test(input.email)) issues.push({ path: 'email', message: 'must be an e-mail address' });
     const problem = passwordProblem(input.password);
     if (problem) issues.push({ path: 'password', message: problem });

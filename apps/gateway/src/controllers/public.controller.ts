@@ -10,6 +10,7 @@ import {
   RunDecisionRequest,
   ServiceError,
   SUBJECTS,
+  ValidationIssue,
 } from '@ds/contracts';
 import { isValidSlug } from '@ds/decision-schema';
 import { JsonText, OutcomeUnknown, parseIdempotencyKey, PLATFORM, RpcClient } from '@ds/platform';
@@ -133,7 +134,7 @@ export function includes(include: string | string[] | undefined, wanted: string)
 
 /** `limit` (1..100, default 20), `cursor`, `decision` (slug) and `status` (success or error), as Stripe-style list parameters. */
 export function executionQuery(query: Record<string, unknown>) {
-  const issues: Array<{ path: string; message: string }> = [];
+  const issues: ValidationIssue[] = [];
   let limit: number = EXECUTIONS_PAGE.default;
   if (query.limit !== undefined) {
     limit = typeof query.limit === 'string' && /^\d{1,3}$/.test(query.limit) ? Number(query.limit) : NaN;

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { ServiceError } from '@ds/contracts';
+import { ServiceError, ValidationIssue } from '@ds/contracts';
 import { rowsReturned } from '@ds/platform';
 import { MembershipEntity, Role, UserEntity, WorkspaceEntity } from '../entities';
 import { roleReaches } from './roles';
@@ -49,7 +49,7 @@ export class WorkspacesService {
    * already have an account, and a current member cannot be added again.
    */
   async addMember(workspaceId: string, input: { email?: unknown; role?: unknown }): Promise<{ user_id: string; email: string; role: Role }> {
-    const issues: Array<{ path: string; message: string }> = [];
+    const issues: ValidationIssue[] = [];
     if (typeof input.email !== 'string' || input.email.length === 0) issues.push({ path: 'email', message: 'must be an e-mail address' });
     if (input.role !== 'admin' && input.role !== 'member' && input.role !== 'viewer') issues.push({ path: 'role', message: 'must be admin, member or viewer' });
     if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The member is not valid.', issues);
