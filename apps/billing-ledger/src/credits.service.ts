@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { CreditGrantReply, GrantCreditsRequest, ServiceError } from '@ds/contracts';
-import { CreditGrant, expiryEntries, expiryIssues, grantEntries, Issue, LedgerAccountKind, parseGrant, sameGrant } from '@ds/billing';
+import { CreditGrantReply, GrantCreditsRequest, ServiceError, ValidationIssue } from '@ds/contracts';
+import { CreditGrant, expiryEntries, expiryIssues, grantEntries, LedgerAccountKind, parseGrant, sameGrant } from '@ds/billing';
 import { AccountEntity, CreditGrantEntity, LedgerAccountEntity } from './entities';
 import { LedgerStore } from './ledger.store';
 import { checkIds } from './requests';
@@ -78,7 +78,7 @@ export class CreditsService {
   }
 }
 
-function invalid(issues: Issue[]): ServiceError {
+function invalid(issues: ValidationIssue[]): ServiceError {
   return new ServiceError('INVALID_REQUEST', 'The credit grant is not valid.', issues);
 }
 

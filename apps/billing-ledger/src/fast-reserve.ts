@@ -1,6 +1,7 @@
 import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { isForeignKeyViolation, isUniqueViolation } from '@ds/platform';
 import { PLANS, PLAN_NAMES } from './plans';
 
 /**
@@ -56,7 +57,9 @@ WITH wanted AS (
 SELECT cause_id AS execution_id FROM hold`;
 
 /** PostgreSQL errors that only mean "not the common case": a racing duplicate execution id, a missing account. */
-const LEAVE_TO_LOCKED_PATH = new Set(['23505', '23503']);
+function leaveToLockedPath(error: unknown): boolean {
+  return isUniqueViolation(error) || isForeignKeyViolation(error);
+}
 
 /** The most executions one statement reserves. */
 const GROUP_MAX = 256;
@@ -123,7 +126,7 @@ export class FastReserve {
       const held = new Set(result.rows.map((row) => row.execution_id));
       for (const waiting of group) waiting.done(held.has(waiting.hold.executionId));
     } catch (error) {
-      const leave = LEAVE_TO_LOCKED_PATH.has((error as { code?: string }).code ?? '');
+      const leave = leaveToLockedPath(error);
       for (const waiting of group) {
         if (leave) waiting.done(false);
         else waiting.failed(error);

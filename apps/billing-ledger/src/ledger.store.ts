@@ -15,6 +15,7 @@ import {
   transferProblems,
   ZERO_BALANCES,
 } from '@ds/billing';
+import { rowsAffected } from '@ds/platform';
 import { AccountEntity, LedgerAccountEntity, ReservationEntity, ReservationState, TransferEntity } from './entities';
 
 /**
@@ -219,7 +220,7 @@ export class LedgerStore {
       `SELECT 1 FROM ledger_accounts WHERE id = ANY($1::text[]) ORDER BY kind <> 'included_volume', id FOR NO KEY UPDATE`,
       [net.map(([id]) => id)],
     );
-    const [, updated]: [unknown, number] = await this.manager.query(
+    const result: unknown = await this.manager.query(
       `UPDATE ledger_accounts AS account SET
          debits_pending = account.debits_pending + change.debits_pending,
          debits_posted = account.debits_posted + change.debits_posted,
@@ -236,6 +237,7 @@ export class LedgerStore {
         net.map(([, change]) => String(change.creditsPosted)),
       ],
     );
+    const updated = rowsAffected(result);
     if (updated !== net.length) throw new LedgerError(`entries name ${net.length} accounts but ${updated} exist`);
   }
 }

@@ -1,4 +1,4 @@
-import { PlanName, PlanView } from '@ds/contracts';
+import { PlanName, PlanView, ValidationIssue } from '@ds/contracts';
 
 /**
  * The plan catalogue. Rate limits, decision counts and retention come from the public spec; included
@@ -34,10 +34,10 @@ const OVERRIDE_RULES: Record<keyof PlanOverrides, (value: unknown) => boolean> =
 };
 
 /** Returns the problems with an operator's overrides, one `{ path, message }` each. */
-export function checkOverrides(input: unknown): Array<{ path: string; message: string }> {
+export function checkOverrides(input: unknown): ValidationIssue[] {
   if (input === undefined || input === null) return [];
   if (typeof input !== 'object' || Array.isArray(input)) return [{ path: 'overrides', message: 'must be an object' }];
-  const issues: Array<{ path: string; message: string }> = [];
+  const issues: ValidationIssue[] = [];
   for (const [key, value] of Object.entries(input)) {
     // Own properties only: `constructor` or `toString` must be unknown overrides, not Object.prototype's functions.
     const rule = Object.hasOwn(OVERRIDE_RULES, key) ? OVERRIDE_RULES[key as keyof PlanOverrides] : undefined;

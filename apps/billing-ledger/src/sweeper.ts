@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { Counter } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { ExecutionOutcomesReply, ExecutionOutcomesRequest, SUBJECTS } from '@ds/contracts';
-import { Logger, Metrics, PLATFORM, RpcClient } from '@ds/platform';
+import { Logger, Metrics, PLATFORM, RpcClient, rowsReturned } from '@ds/platform';
 import { BillingConfig } from './config';
 import { CreditsService } from './credits.service';
 import { ReservationsService } from './reservations.service';
@@ -95,7 +95,7 @@ export class Sweeper {
   }
 
   private async claim(): Promise<Map<string, string[]>> {
-    const [rows]: [Array<{ execution_id: string; workspace_id: string }>, number] = await this.db.query(
+    const result: unknown = await this.db.query(
       `UPDATE reservations SET sweep_claimed_until = now() + make_interval(secs => $3::double precision / 1000)
        WHERE execution_id IN (
          SELECT execution_id FROM reservations
@@ -107,6 +107,7 @@ export class Sweeper {
        RETURNING execution_id, workspace_id`,
       [this.config.settleAfterMs, CLAIM_BATCH, CLAIM_LEASE_MS],
     );
+    const rows = rowsReturned<{ execution_id: string; workspace_id: string }>(result);
     const byWorkspace = new Map<string, string[]>();
     for (const row of rows) byWorkspace.set(row.workspace_id, [...(byWorkspace.get(row.workspace_id) ?? []), row.execution_id]);
     return byWorkspace;

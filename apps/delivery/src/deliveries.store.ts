@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DeliveryAttemptView, DeliveryMessage, ServiceError, DeliveryStatus, DeliveryView, ListDeliveriesReply, ListDeliveriesRequest } from '@ds/contracts';
+import { rowsAffected } from '@ds/platform';
 
 /** Deliveries are kept this long after they were queued (the spec's retention), then purged. */
 export const RETENTION_DAYS = 30;
@@ -99,11 +100,13 @@ export class DeliveriesStore {
 
   /** Starts the attempt sequence of a resend, if the delivery is still the failed one the resend was asked for. */
   async startSequence(deliveryId: string, sequence: number): Promise<boolean> {
-    const [, count] = (await this.db.query(
-      `UPDATE deliveries SET status = 'pending', sequence = $2, attempt_count = 0, next_attempt_at = NULL, completed_at = NULL, updated_at = now()
-       WHERE id = $1 AND status = 'failed' AND sequence = $2 - 1`,
-      [deliveryId, sequence],
-    )) as [unknown, number];
+    const count = rowsAffected(
+      await this.db.query(
+        `UPDATE deliveries SET status = 'pending', sequence = $2, attempt_count = 0, next_attempt_at = NULL, completed_at = NULL, updated_at = now()
+         WHERE id = $1 AND status = 'failed' AND sequence = $2 - 1`,
+        [deliveryId, sequence],
+      ),
+    );
     return count === 1;
   }
 

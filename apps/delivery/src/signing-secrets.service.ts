@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { RotatedSigningSecretReply, SigningSecretView } from '@ds/contracts';
 import { newSigningSecret, ROTATION_OVERLAP_MS, secretHint } from '@ds/webhooks';
+import { rowsAffected, rowsReturned } from '@ds/platform';
 
 /**
  * Each workspace's `whsec_` signing secret: created on demand (the first delivery, or the first rotation), and
@@ -29,12 +30,14 @@ export class SigningSecretsService {
     return this.db.transaction(async (manager) => {
       await manager.query(`SELECT pg_advisory_xact_lock(hashtext('delivery.signing-secret'), hashtext($1))`, [workspaceId]);
       await manager.query(`UPDATE signing_secrets SET expires_at = now() WHERE workspace_id = $1 AND expires_at > now()`, [workspaceId]);
-      const rotated = (await manager.query(
-        `UPDATE signing_secrets SET expires_at = now() + make_interval(secs => $2::double precision / 1000) WHERE workspace_id = $1 AND expires_at IS NULL RETURNING expires_at`,
-        [workspaceId, ROTATION_OVERLAP_MS],
-      )) as [Array<{ expires_at: Date }>, number];
+      const [rotated] = rowsReturned<{ expires_at: Date }>(
+        await manager.query(
+          `UPDATE signing_secrets SET expires_at = now() + make_interval(secs => $2::double precision / 1000) WHERE workspace_id = $1 AND expires_at IS NULL RETURNING expires_at`,
+          [workspaceId, ROTATION_OVERLAP_MS],
+        ),
+      );
       await manager.query(`INSERT INTO signing_secrets (workspace_id, secret) VALUES ($1, $2)`, [workspaceId, secret]);
-      const previous = rotated[0][0]?.expires_at ?? null;
+      const previous = rotated?.expires_at ?? null;
       return { secret, previous_expires_at: previous ? previous.toISOString() : null };
     });
   }
@@ -52,8 +55,7 @@ export class SigningSecretsService {
 
   /** Deletes secrets that stopped signing; answers how many. */
   async purgeExpired(): Promise<number> {
-    const [, count] = (await this.db.query(`DELETE FROM signing_secrets WHERE expires_at IS NOT NULL AND expires_at <= now()`)) as [unknown, number];
-    return count;
+    return rowsAffected(await this.db.query(`DELETE FROM signing_secrets WHERE expires_at IS NOT NULL AND expires_at <= now()`));
   }
 
   private async valid(workspaceId: string): Promise<string[]> {

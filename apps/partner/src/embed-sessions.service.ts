@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { EmbedPermission, EmbedSessionReply, EmbedSessionView, PartnerCaller, RedeemTicketReply, ServiceError, SubWorkspaceView } from '@ds/contracts';
 import { newId } from '@ds/ids';
 import { checkEmbedSession, checkRevoke, LAUNCH_TTL_SECONDS, resolveOrigins } from '@ds/partner';
-import { PLATFORM } from '@ds/platform';
+import { PLATFORM, rowsAffected, rowsReturned } from '@ds/platform';
 import { PartnerConfig } from './config';
 import { invalid, SubWorkspacesService } from './sub-workspaces.service';
 
@@ -120,11 +120,13 @@ export class EmbedSessionsService {
   async close(caller: PartnerCaller, id: string): Promise<void> {
     await this.workspaces.authorize(caller);
     if (typeof id !== 'string' || !EMB_PATTERN.test(id)) throw new ServiceError('NOT_FOUND', 'No such embed session.');
-    const rows = (await this.db.query(
-      `UPDATE embed_sessions SET closed_at = COALESCE(closed_at, now()) WHERE id = $1 AND partner_workspace_id = $2 RETURNING id`,
-      [id, caller.partnerWorkspaceId],
-    )) as [unknown[], number];
-    if (rows[0].length === 0) throw new ServiceError('NOT_FOUND', 'No such embed session.');
+    const closed = rowsReturned(
+      await this.db.query(`UPDATE embed_sessions SET closed_at = COALESCE(closed_at, now()) WHERE id = $1 AND partner_workspace_id = $2 RETURNING id`, [
+        id,
+        caller.partnerWorkspaceId,
+      ]),
+    );
+    if (closed.length === 0) throw new ServiceError('NOT_FOUND', 'No such embed session.');
   }
 
   /** Closes the live sessions of one sub-workspace, of one of the partner's users, or of that user in that sub-workspace. */
@@ -143,8 +145,8 @@ export class EmbedSessionsService {
       parameters.push(request.userId);
       conditions.push(`user_id = $${parameters.length}`);
     }
-    const rows = (await this.db.query(`UPDATE embed_sessions SET closed_at = now() WHERE ${conditions.join(' AND ')} RETURNING id`, parameters)) as [unknown[], number];
-    return { revoked: rows[0].length };
+    const revoked = rowsAffected(await this.db.query(`UPDATE embed_sessions SET closed_at = now() WHERE ${conditions.join(' AND ')} RETURNING id`, parameters));
+    return { revoked };
   }
 
   /**
@@ -154,13 +156,14 @@ export class EmbedSessionsService {
   async redeem(ticket: unknown): Promise<RedeemTicketReply> {
     if (typeof ticket !== 'string' || !SECRET_PATTERN.test(ticket)) return null;
     const token = secret();
-    const rows = (await this.db.query(
-      `UPDATE embed_sessions SET redeemed_at = now(), token_hash = $2
-        WHERE ticket_hash = $1 AND redeemed_at IS NULL AND closed_at IS NULL AND launch_expires_at > now() AND expires_at > now()
-        RETURNING ${SESSION_COLUMNS}`,
-      [sha256(ticket), sha256(token)],
-    )) as [SessionRow[], number];
-    const row = rows[0][0];
+    const [row] = rowsReturned<SessionRow>(
+      await this.db.query(
+        `UPDATE embed_sessions SET redeemed_at = now(), token_hash = $2
+          WHERE ticket_hash = $1 AND redeemed_at IS NULL AND closed_at IS NULL AND launch_expires_at > now() AND expires_at > now()
+          RETURNING ${SESSION_COLUMNS}`,
+        [sha256(ticket), sha256(token)],
+      ),
+    );
     if (row) return { token, session: sessionView(row) };
     const [spent] = (await this.db.query('SELECT origins FROM embed_sessions WHERE ticket_hash = $1', [sha256(ticket)])) as Array<{ origins: string[] }>;
     return spent ? { token: null, origins: spent.origins } : null;

@@ -13,9 +13,10 @@ import {
   SubWorkspaceView,
   SUBJECTS,
   UpsertSubWorkspaceReply,
+  ValidationIssue,
 } from '@ds/contracts';
-import { checkListQuery, checkPartnerSettings, checkSubWorkspace, encodeCursor, Issue, Limits, parseRef, SUB_WORKSPACES_PER_PLAN, SubWorkspaceFields } from '@ds/partner';
-import { NatsLink, PLATFORM, publishWorkspaceDeleted, RpcClient } from '@ds/platform';
+import { checkListQuery, checkPartnerSettings, checkSubWorkspace, encodeCursor, Limits, parseRef, SUB_WORKSPACES_PER_PLAN, SubWorkspaceFields } from '@ds/partner';
+import { NatsLink, PLATFORM, publishWorkspaceDeleted, RpcClient, rowsReturned } from '@ds/platform';
 import { PartnerConfig } from './config';
 
 export interface SubWorkspaceRow {
@@ -37,7 +38,7 @@ export interface PartnerSettings {
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const COLUMNS = 'id, partner_workspace_id, external_id, name, metadata, max_decisions, monthly_decisions, created_at';
 
-export function invalid(issues: Issue[], message = 'The request is not valid.'): ServiceError {
+export function invalid(issues: ValidationIssue[], message = 'The request is not valid.'): ServiceError {
   return new ServiceError('INVALID_REQUEST', message, issues);
 }
 
@@ -230,11 +231,13 @@ export class SubWorkspacesService {
       max_decisions: fields.limits && 'max_decisions' in fields.limits ? (fields.limits.max_decisions ?? null) : row.max_decisions,
       monthly_decisions: fields.limits && 'monthly_decisions' in fields.limits ? (fields.limits.monthly_decisions ?? null) : row.monthly_decisions,
     };
-    const [updated] = (await manager.query(
-      `UPDATE sub_workspaces SET name = $2, metadata = $3, max_decisions = $4, monthly_decisions = $5, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
-      [row.id, fields.name ?? row.name, JSON.stringify(fields.metadata ?? row.metadata), limits.max_decisions, limits.monthly_decisions],
-    )) as [SubWorkspaceRow[], number];
-    return updated[0];
+    const [updated] = rowsReturned<SubWorkspaceRow>(
+      await manager.query(
+        `UPDATE sub_workspaces SET name = $2, metadata = $3, max_decisions = $4, monthly_decisions = $5, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
+        [row.id, fields.name ?? row.name, JSON.stringify(fields.metadata ?? row.metadata), limits.max_decisions, limits.monthly_decisions],
+      ),
+    );
+    return updated;
   }
 
   private async partnerPlan(partnerWorkspaceId: string): Promise<AccountReply['plan']> {

@@ -1,6 +1,4 @@
-import { Currency } from '@ds/contracts';
-
-export type Issue = { path: string; message: string };
+import { Currency, ValidationIssue } from '@ds/contracts';
 
 export const CURRENCIES: readonly Currency[] = ['usd', 'brl'];
 export const GRANT_KINDS = ['promotional', 'paid'] as const;
@@ -26,11 +24,11 @@ function isIsoTimestamp(value: unknown): value is string {
   return calendar.getUTCMonth() === month - 1 && calendar.getUTCDate() === day;
 }
 
-export type Parsed<T> = { ok: true; value: T } | { ok: false; issues: Issue[] };
+export type Parsed<T> = { ok: true; value: T } | { ok: false; issues: ValidationIssue[] };
 
 /** Checks an operator's grant: only promotional credits may expire, because the paid balance never does. */
 export function parseGrant(input: { kind: unknown; amount_cents: unknown; currency: unknown; expires_at: unknown }): Parsed<CreditGrant> {
-  const issues: Issue[] = [];
+  const issues: ValidationIssue[] = [];
   if (!GRANT_KINDS.includes(input.kind as GrantKind)) issues.push({ path: 'kind', message: `must be one of ${GRANT_KINDS.join(', ')}` });
   const amount = input.amount_cents;
   if (!Number.isInteger(amount) || (amount as number) < 1 || (amount as number) > MAX_GRANT_CENTS) {
@@ -56,7 +54,7 @@ export function sameGrant(a: CreditGrant, b: CreditGrant): boolean {
 }
 
 /** A new grant that has already expired could never be spent. */
-export function expiryIssues(grant: CreditGrant, now: Date): Issue[] {
+export function expiryIssues(grant: CreditGrant, now: Date): ValidationIssue[] {
   return grant.expiresAt !== null && grant.expiresAt <= now ? [{ path: 'expires_at', message: 'must be in the future' }] : [];
 }
 

@@ -36,7 +36,13 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-export type ErrorDetails = Record<string, unknown> | Array<{ path: string; message: string }>;
+/** One problem with a request field, as the spec's `details` array carries it: where it is, and what is wrong. */
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
+
+export type ErrorDetails = Record<string, unknown> | ValidationIssue[];
 
 /** The error as it travels over NATS and as the gateway renders it (plus request_id). */
 export interface WireError {

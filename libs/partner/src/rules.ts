@@ -1,10 +1,5 @@
-import type { EmbedPermission, PlanName } from '@ds/contracts';
+import type { EmbedPermission, PlanName, ValidationIssue } from '@ds/contracts';
 
-/** One problem with a request field, as the spec's `details` array carries it. */
-export interface Issue {
-  path: string;
-  message: string;
-}
 
 export const EXTERNAL_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -80,8 +75,8 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  * The fields of a sub-workspace as `mode` allows them: `create` needs `external_id` and `name` and accepts
  * `seed`; `update` (PATCH) accepts only `name`, `metadata` and `limits`. Unknown fields are ignored.
  */
-export function checkSubWorkspace(body: Record<string, unknown>, mode: 'create' | 'update', prefix = ''): { fields: SubWorkspaceFields; issues: Issue[] } {
-  const issues: Issue[] = [];
+export function checkSubWorkspace(body: Record<string, unknown>, mode: 'create' | 'update', prefix = ''): { fields: SubWorkspaceFields; issues: ValidationIssue[] } {
+  const issues: ValidationIssue[] = [];
   const fields: SubWorkspaceFields = {};
   const at = (name: string) => `${prefix}${name}`;
   if (mode === 'create') {
@@ -111,7 +106,7 @@ export function checkSubWorkspace(body: Record<string, unknown>, mode: 'create' 
   return { fields, issues };
 }
 
-function checkMetadata(value: unknown, path: string, issues: Issue[]): Record<string, string> | null {
+function checkMetadata(value: unknown, path: string, issues: ValidationIssue[]): Record<string, string> | null {
   if (!isObject(value)) {
     issues.push({ path, message: `must be an object of up to ${MAX_METADATA_PAIRS} string pairs` });
     return null;
@@ -126,7 +121,7 @@ function checkMetadata(value: unknown, path: string, issues: Issue[]): Record<st
   return issues.length === before ? (Object.fromEntries(entries) as Record<string, string>) : null;
 }
 
-function checkLimits(value: unknown, path: string, issues: Issue[]): Partial<Limits> | null {
+function checkLimits(value: unknown, path: string, issues: ValidationIssue[]): Partial<Limits> | null {
   if (!isObject(value)) {
     issues.push({ path, message: 'must be an object with max_decisions and monthly_decisions' });
     return null;
@@ -147,7 +142,7 @@ function checkLimits(value: unknown, path: string, issues: Issue[]): Partial<Lim
   return issues.length === before ? limits : null;
 }
 
-function checkSeed(value: unknown, path: string, issues: Issue[]): { decisions: string[]; deploy: boolean } | null {
+function checkSeed(value: unknown, path: string, issues: ValidationIssue[]): { decisions: string[]; deploy: boolean } | null {
   if (!isObject(value)) {
     issues.push({ path, message: 'must be an object { decisions: [slug, …], deploy: boolean }' });
     return null;
@@ -196,8 +191,8 @@ export function isLocalDevelopmentOrigin(origin: string): boolean {
 }
 
 /** The operator's partner switch: `enabled` (boolean) and `allowed_origins` (list of origins). */
-export function checkPartnerSettings(body: Record<string, unknown>): { settings: { enabled: boolean; allowedOrigins: string[] } | null; issues: Issue[] } {
-  const issues: Issue[] = [];
+export function checkPartnerSettings(body: Record<string, unknown>): { settings: { enabled: boolean; allowedOrigins: string[] } | null; issues: ValidationIssue[] } {
+  const issues: ValidationIssue[] = [];
   if (typeof body.enabled !== 'boolean') issues.push({ path: 'enabled', message: 'must be a boolean' });
   const origins: string[] = [];
   const raw = body.allowed_origins ?? [];
@@ -233,8 +228,8 @@ export interface EmbedFields {
 }
 
 /** The embed-session request's own rules (origins are checked against the partner's list by `resolveOrigins`). */
-export function checkEmbedSession(body: Record<string, unknown>): { fields: EmbedFields | null; issues: Issue[] } {
-  const issues: Issue[] = [];
+export function checkEmbedSession(body: Record<string, unknown>): { fields: EmbedFields | null; issues: ValidationIssue[] } {
+  const issues: ValidationIssue[] = [];
   let workspace: EmbedFields['workspace'] | null = null;
   if (typeof body.workspace === 'string') {
     if (parseRef(body.workspace) === null) issues.push({ path: 'workspace', message: 'must be ext:<external_id>, a sub-workspace id, or an object that creates one' });
@@ -322,12 +317,12 @@ export function checkEmbedSession(body: Record<string, unknown>): { fields: Embe
  * The session's origins: the requested ones, each among the partner's allowed origins (a test key may also use a
  * local development origin), or all allowed origins when none were requested. Answers the issues otherwise.
  */
-export function resolveOrigins(requested: string[] | null, allowed: string[], livemode: boolean): { origins: string[]; issues: Issue[] } {
+export function resolveOrigins(requested: string[] | null, allowed: string[], livemode: boolean): { origins: string[]; issues: ValidationIssue[] } {
   if (requested === null) {
     if (allowed.length === 0) return { origins: [], issues: [{ path: 'origins', message: 'the partner has no allowed origins; the operator sets them' }] };
     return { origins: [...allowed], issues: [] };
   }
-  const issues: Issue[] = [];
+  const issues: ValidationIssue[] = [];
   requested.forEach((origin, index) => {
     if (allowed.includes(origin)) return;
     if (!livemode && isLocalDevelopmentOrigin(origin)) return;
@@ -342,8 +337,8 @@ export function frameAncestors(origins: readonly string[]): string {
 }
 
 /** Paging of `GET /v1/workspaces`: `limit` 1..100 (default 20), an opaque `cursor`, an `external_id` filter. */
-export function checkListQuery(query: Record<string, unknown>): { limit: number; after: { createdAt: string; id: string } | null; externalId: string | null; issues: Issue[] } {
-  const issues: Issue[] = [];
+export function checkListQuery(query: Record<string, unknown>): { limit: number; after: { createdAt: string; id: string } | null; externalId: string | null; issues: ValidationIssue[] } {
+  const issues: ValidationIssue[] = [];
   let limit = 20;
   if (query.limit !== undefined) {
     limit = typeof query.limit === 'string' && /^\d{1,3}$/.test(query.limit) ? Number(query.limit) : NaN;
@@ -380,8 +375,8 @@ export function decodeCursor(cursor: unknown): { createdAt: string; id: string }
 }
 
 /** The revoke request: a sub-workspace reference and/or one of the partner's user ids; at least one. */
-export function checkRevoke(body: Record<string, unknown>): { workspace: string | null; userId: string | null; issues: Issue[] } {
-  const issues: Issue[] = [];
+export function checkRevoke(body: Record<string, unknown>): { workspace: string | null; userId: string | null; issues: ValidationIssue[] } {
+  const issues: ValidationIssue[] = [];
   const workspace = body.workspace;
   const userId = body.user_id;
   if (workspace !== undefined && workspace !== null && parseRef(workspace) === null) issues.push({ path: 'workspace', message: 'must be ext:<external_id> or a sub-workspace id' });

@@ -15,3 +15,8 @@ export * from './tracing';
 export * from './jetstream-tracing';
 export * from './jetstream-metrics';
 export * from './unavailable';
+export * from './unexpected-errors';
+export * from './idempotency-key';
+export * from './postgres';
+export * from './loading-cache';
+export * from './broadcast-invalidated-cache';

@@ -6,6 +6,7 @@ import { ConfigError, NatsAuth, redact } from './config';
 import { Logger } from './logger';
 import { Metrics } from './metrics';
 import { flushOncePerTurn } from './nats-write-coalescing';
+import { answerForUnexpected, internalError } from './unexpected-errors';
 import { currentDeadline, currentRequestId, currentSpan, requestIdOrNew, runWithRequestContext } from './request-context';
 import { endSpan, httpSpans, Span, SpanKind, startSpan, TRACEPARENT_HEADER, traceparentOf, tracer } from './tracing';
 
@@ -205,7 +206,7 @@ export class SharedConnectionNatsServer extends ServerNats {
       refusal = new ServiceError('INVALID_REQUEST', `The answer to this request is too large to send (${bytes} bytes; at most ${limit}). Ask for less.`);
     } catch (error) {
       this.link.logger.error({ err: error, subject }, 'an answer could not be serialized; answering an error instead');
-      refusal = new ServiceError('INTERNAL_ERROR', 'An unexpected error occurred; retry, and contact support with the request id if it persists.');
+      refusal = internalError();
     }
     return this.serializer.serialize({ id: packet.id, err: refusal.toWire(), isDisposed: true }) as { data: Uint8Array; headers?: MsgHdrs };
   }
@@ -444,7 +445,6 @@ export class RpcClient {
       this.link.logger.warn({ subject }, 'no service is answering');
       return new ServiceError('SERVICE_UNAVAILABLE', 'A service this request needs is not available right now. Retry shortly.');
     }
-    this.link.logger.error({ err: error, subject }, 'a request to another service failed');
-    return new ServiceError('INTERNAL_ERROR', 'An unexpected error occurred; retry, and contact support with the request id if it persists.');
+    return answerForUnexpected(error, this.link.logger, 'a request to another service failed', { subject });
   }
 }

@@ -1,8 +1,8 @@
 import { ArgumentsHost, Catch, RpcExceptionFilter } from '@nestjs/common';
 import { Observable, throwError } from 'rxjs';
-import { ServiceError, WireError } from '@ds/contracts';
+import { WireError } from '@ds/contracts';
 import { Logger } from './logger';
-import { dependencyUnavailable, isDependencyUnavailable } from './unavailable';
+import { answerForUnexpected } from './unexpected-errors';
 
 /**
  * Every failing handler answers with a public error code and status. A ServiceError is the handler's
@@ -20,11 +20,5 @@ export class WireErrorFilter implements RpcExceptionFilter<unknown> {
 }
 
 export function toWire(exception: unknown, logger: Logger): WireError {
-  if (exception instanceof ServiceError) return exception.toWire();
-  if (isDependencyUnavailable(exception)) {
-    logger.warn({ err: exception }, 'a dependency is unreachable; answered 503');
-    return dependencyUnavailable().toWire();
-  }
-  logger.error({ err: exception }, 'unexpected failure while handling a request');
-  return new ServiceError('INTERNAL_ERROR', 'An unexpected error occurred; retry, and contact support with the request id if it persists.').toWire();
+  return answerForUnexpected(exception, logger, 'unexpected failure while handling a request').toWire();
 }

@@ -1,12 +1,9 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { LRUCache } from 'lru-cache';
-import { Subscription as RxSubscription } from 'rxjs';
 import { DataSource } from 'typeorm';
-import { BROADCAST_SUBJECTS, DecisionChangedNotice } from '@ds/contracts';
-import { NatsLink, PLATFORM, publishBroadcast } from '@ds/platform';
+import { BROADCAST_SUBJECTS } from '@ds/contracts';
+import { BroadcastInvalidatedCache, NatsLink, natsNotices, NoticeCodec, PLATFORM } from '@ds/platform';
 import { pgPool } from '../pg-pool';
-import type { Subscription } from 'nats';
 
 /** What a run needs of a decision row. */
 export interface RunnableDecision {
@@ -14,11 +11,6 @@ export interface RunnableDecision {
   slug: string;
   activeVersion: number | null;
   endpointEnabled: boolean;
-}
-
-/** A decision that does not exist is cached too, as null: slugs that are not there are asked for as often. */
-interface Entry {
-  decision: RunnableDecision | null;
 }
 
 const MAX_ENTRIES = 10_000;
@@ -31,86 +23,76 @@ const FIND_DECISION = {
   text: 'SELECT id, slug, active_version, endpoint_enabled FROM decisions WHERE workspace_id = $1 AND slug = $2',
 };
 
-function keyOf(workspaceId: string, slug: string): string {
-  return `${workspaceId}\u0000${slug}`;
+interface DecisionChange {
+  workspaceId: string;
+  slug: string;
 }
+
+const SEPARATOR = '\u0000';
+
+function keyOf(workspaceId: string, slug: string): string {
+  return `${workspaceId}${SEPARATOR}${slug}`;
+}
+
+/** Notices name the decision as JSON; a message this replica cannot read still means something changed. */
+const DECISION_NOTICE: NoticeCodec<string> = {
+  encode(key) {
+    const [workspaceId, slug] = key.split(SEPARATOR);
+    return JSON.stringify({ workspaceId, slug } satisfies DecisionChange);
+  },
+  decode(payload) {
+    let change: Partial<DecisionChange>;
+    try {
+      change = JSON.parse(payload) as Partial<DecisionChange>;
+    } catch {
+      return null;
+    }
+    return typeof change?.workspaceId === 'string' && typeof change.slug === 'string' ? keyOf(change.workspaceId, change.slug) : null;
+  },
+};
 
 /**
  * The decision rows runs look up, kept per replica. Creating, deploying or switching the endpoint of a
  * decision is broadcast to every replica after it commits, and each drops its entry, so the next run sees
  * the change; a replica that lost its NATS connection may have missed broadcasts and starts empty again,
- * and the TTL bounds whatever else slips through.
+ * and the TTL bounds whatever else slips through. A decision that does not exist is kept too, as a miss:
+ * slugs that are not there are asked for as often.
  */
 @Injectable()
 export class DecisionCache implements OnModuleDestroy {
-  private readonly entries = new LRUCache<string, Entry>({ max: MAX_ENTRIES, ttl: ENTRY_TTL_MS });
-  /** Reads in flight, shared by the runs that miss on the same key at once. */
-  private readonly reading = new Map<string, Promise<RunnableDecision | null>>();
-  /** Moves on every invalidation: a read begun before it may have seen the old row and is not kept. */
-  private generation = 0;
-  private readonly changes: Subscription;
-  private readonly disconnects: RxSubscription;
+  private readonly decisions: BroadcastInvalidatedCache<string, RunnableDecision>;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     @Inject(PLATFORM.nats) private readonly nats: NatsLink,
   ) {
-    this.changes = nats.connection.subscribe(CHANGED_SUBJECT, { callback: (_error, message) => this.received(message.string()) });
-    this.disconnects = nats.disconnects.subscribe(() => this.forget(null));
+    this.decisions = new BroadcastInvalidatedCache({
+      bus: natsNotices(nats),
+      subject: CHANGED_SUBJECT,
+      codec: DECISION_NOTICE,
+      max: MAX_ENTRIES,
+      ttlMs: ENTRY_TTL_MS,
+      missTtlMs: ENTRY_TTL_MS,
+      forgetAllOnDisconnect: true,
+    });
+    this.decisions.listen();
   }
 
-  async get(workspaceId: string, slug: string): Promise<RunnableDecision | null> {
-    const key = keyOf(workspaceId, slug);
-    const cached = this.entries.get(key);
-    if (cached) return cached.decision;
-    const pending = this.reading.get(key);
-    if (pending) return pending;
-    const generation = this.generation;
-    const read = this.read(workspaceId, slug).finally(() => {
-      if (this.reading.get(key) === read) this.reading.delete(key);
-    });
-    this.reading.set(key, read);
-    const decision = await read;
-    if (generation === this.generation) this.entries.set(key, { decision });
-    return decision;
+  get(workspaceId: string, slug: string): Promise<RunnableDecision | null> {
+    return this.decisions.get(keyOf(workspaceId, slug), () => this.read(workspaceId, slug));
   }
 
   /** Called once a change to the decision has committed: every replica, this one included, drops it. */
   changed(workspaceId: string, slug: string): void {
-    this.forget(keyOf(workspaceId, slug));
     try {
-      publishBroadcast(this.nats, CHANGED_SUBJECT, { workspaceId, slug });
+      this.decisions.invalidate(keyOf(workspaceId, slug));
     } catch (error) {
       this.nats.logger.warn({ err: error, workspaceId, slug }, 'could not broadcast a decision change; other replicas see it when their entry expires');
     }
   }
 
   onModuleDestroy(): void {
-    this.changes.unsubscribe();
-    this.disconnects.unsubscribe();
-  }
-
-  private received(text: string): void {
-    let change: Partial<DecisionChangedNotice>;
-    try {
-      change = JSON.parse(text) as Partial<DecisionChangedNotice>;
-    } catch {
-      change = {};
-    }
-    // A message this replica cannot read still means something changed.
-    this.forget(typeof change.workspaceId === 'string' && typeof change.slug === 'string' ? keyOf(change.workspaceId, change.slug) : null);
-  }
-
-  /** Drops one entry, or all of them when `key` is null. */
-  private forget(key: string | null): void {
-    this.generation += 1;
-    if (key === null) {
-      this.entries.clear();
-      this.reading.clear();
-    } else {
-      this.entries.delete(key);
-      this.reading.delete(key);
-    }
+    this.decisions.close();
   }
 
   private async read(workspaceId: string, slug: string): Promise<RunnableDecision | null> {

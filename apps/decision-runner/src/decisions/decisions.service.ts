@@ -15,18 +15,11 @@ import {
 } from '@ds/contracts';
 import { checkDecisionMeta, decisionContract, NormalizedSchema, validateSchema } from '@ds/decision-schema';
 import { newId } from '@ds/ids';
-import { PLATFORM, RpcClient } from '@ds/platform';
+import { isUniqueViolation, PLATFORM, RpcClient, rowsReturned } from '@ds/platform';
 import { DecisionEntity, DecisionVersionEntity } from '../entities';
 import { DecisionRunnerConfig } from '../config';
 import { DecisionCache } from './decision-cache';
 import { VersionCache } from './version-cache';
-
-/** TypeORM answers an UPDATE … RETURNING on PostgreSQL with `[rows, affectedCount]`. */
-function updatedRows<T>(result: [T[], number]): T[] {
-  return result[0];
-}
-
-const UNIQUE_VIOLATION = '23505';
 
 @Injectable()
 export class DecisionsService {
@@ -72,7 +65,7 @@ export class DecisionsService {
       try {
         await tx.getRepository(DecisionEntity).insert(entity);
       } catch (error) {
-        if ((error as { code?: string }).code === UNIQUE_VIOLATION) {
+        if (isUniqueViolation(error)) {
           throw new ServiceError('CONFLICT', `The slug ${entity.slug} is already taken in this workspace.`);
         }
         throw error;
@@ -89,7 +82,7 @@ export class DecisionsService {
       throw new ServiceError('INVALID_REQUEST', 'revision must be an integer.', [{ path: 'revision', message: 'must be an integer' }]);
     }
     const schema = this.validated(request.schema);
-    const [saved] = updatedRows<{ revision: number }>(
+    const [saved] = rowsReturned<{ revision: number }>(
       await this.db.query(
         `UPDATE decisions SET draft_schema = $1, revision = revision + 1, updated_at = now()
           WHERE id = $2 AND workspace_id = $3 AND revision = $4 RETURNING revision`,
@@ -110,7 +103,7 @@ export class DecisionsService {
     // Deploying re-validates the draft: rules may have become stricter since it was saved.
     const schema = this.validated(decision.draftSchema);
     const deployed = await this.db.transaction(async (tx) => {
-      const [updated] = updatedRows<{ active_version: number }>(
+      const [updated] = rowsReturned<{ active_version: number }>(
         await tx.query(
           `UPDATE decisions SET active_version = COALESCE(active_version, 0) + 1, updated_at = now()
             WHERE id = $1 AND workspace_id = $2 AND active_version IS NOT DISTINCT FROM $3 RETURNING active_version`,
@@ -130,7 +123,7 @@ export class DecisionsService {
     if (typeof request.enabled !== 'boolean') {
       throw new ServiceError('INVALID_REQUEST', 'enabled must be a boolean.', [{ path: 'enabled', message: 'must be a boolean' }]);
     }
-    const [updated] = updatedRows<{ slug: string }>(
+    const [updated] = rowsReturned<{ slug: string }>(
       await this.db.query('UPDATE decisions SET endpoint_enabled = $1, updated_at = now() WHERE id = $2 AND workspace_id = $3 RETURNING slug', [
         request.enabled,
         request.decisionId,
@@ -225,9 +218,8 @@ export class DecisionsService {
     const slugs = (await this.db.transaction(async (tx) => {
       await tx.query('DELETE FROM executions WHERE workspace_id = $1', [workspaceId]);
       // Versions go with their decision (ON DELETE CASCADE).
-      const deleted = (await tx.query('DELETE FROM decisions WHERE workspace_id = $1 RETURNING slug', [workspaceId])) as [Array<{ slug: string }>, number];
-      return deleted[0];
-    })) as Array<{ slug: string }>;
+      return rowsReturned<{ slug: string }>(await tx.query('DELETE FROM decisions WHERE workspace_id = $1 RETURNING slug', [workspaceId]));
+    }));
     for (const { slug } of slugs) this.runnable.changed(workspaceId, slug);
   }
 

@@ -2,15 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DecisionRef, HookChangeReply, ResolveHookReply, ServiceError } from '@ds/contracts';
+import { isUniqueViolation, rowsReturned } from '@ds/platform';
 import { pgPool } from '../pg-pool';
 import { newHookSecret, newHookToken, tokenHash } from './hook-credentials';
-
-const UNIQUE_VIOLATION = '23505';
-
-/** TypeORM answers an UPDATE/DELETE … RETURNING on PostgreSQL with `[rows, affectedCount]`. */
-function returned<T>(result: [T[], number]): T[] {
-  return result[0];
-}
 
 const RESOLVE_HOOK = {
   name: 'decision-runner.resolve-hook',
@@ -47,7 +41,7 @@ export class HooksService {
         tokenHash(token),
       ]);
     } catch (error) {
-      if ((error as { code?: string }).code === UNIQUE_VIOLATION) {
+      if (isUniqueViolation(error)) {
         throw new ServiceError('CONFLICT', 'The secret URL of this decision is already on; rotate it to get a new URL.');
       }
       throw error;
@@ -58,7 +52,7 @@ export class HooksService {
   /** On → off: the URL and its secret are gone; turning it on again gives a new URL without a secret. */
   async disable(ref: DecisionRef): Promise<HookChangeReply> {
     await this.requireDecision(ref);
-    const [removed] = returned<{ token_hash: string }>(
+    const [removed] = rowsReturned<{ token_hash: string }>(
       await this.db.query('DELETE FROM decision_hooks WHERE decision_id = $1 AND workspace_id = $2 RETURNING token_hash', [ref.decisionId, ref.workspaceId]),
     );
     if (!removed) throw new ServiceError('NOT_FOUND', 'The secret URL of this decision is off.');
@@ -69,7 +63,7 @@ export class HooksService {
   async rotate(ref: DecisionRef): Promise<HookChangeReply> {
     await this.requireDecision(ref);
     const token = newHookToken();
-    const [rotated] = returned<{ old_hash: string }>(
+    const [rotated] = rowsReturned<{ old_hash: string }>(
       await this.db.query(
         `UPDATE decision_hooks h SET token_hash = $3, updated_at = now()
            FROM (SELECT decision_id, token_hash AS old_hash FROM decision_hooks WHERE decision_id = $1 AND workspace_id = $2 FOR UPDATE) old
@@ -86,7 +80,7 @@ export class HooksService {
   async createSecret(ref: DecisionRef): Promise<HookChangeReply> {
     await this.requireDecision(ref);
     const secret = newHookSecret();
-    const [updated] = returned<{ token_hash: string }>(
+    const [updated] = rowsReturned<{ token_hash: string }>(
       await this.db.query('UPDATE decision_hooks SET secret = $3, updated_at = now() WHERE decision_id = $1 AND workspace_id = $2 RETURNING token_hash', [
         ref.decisionId,
         ref.workspaceId,
@@ -100,7 +94,7 @@ export class HooksService {
   /** Removes the secret: unsigned calls are accepted again. */
   async deleteSecret(ref: DecisionRef): Promise<HookChangeReply> {
     await this.requireDecision(ref);
-    const [updated] = returned<{ token_hash: string; had_secret: boolean }>(
+    const [updated] = rowsReturned<{ token_hash: string; had_secret: boolean }>(
       await this.db.query(
         `UPDATE decision_hooks h SET secret = NULL, updated_at = now()
            FROM (SELECT decision_id, secret IS NOT NULL AS had_secret FROM decision_hooks WHERE decision_id = $1 AND workspace_id = $2 FOR UPDATE) old

@@ -1,6 +1,5 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Subscription } from 'nats';
 import { DataSource } from 'typeorm';
 import {
   BROADCAST_SUBJECTS,
@@ -12,9 +11,10 @@ import {
   ServiceError,
   SetEngineSettingsRequest,
   SetProviderKeyRequest,
+  ValidationIssue,
 } from '@ds/contracts';
 import { credentialAad, isProvider, lastFour, openWithKeyring, providerKeyProblem, sealWithKeyring } from '@ds/engine';
-import { Logger, NatsLink, PLATFORM, publishBroadcast } from '@ds/platform';
+import { BroadcastInvalidatedCache, Logger, NatsLink, natsNotices, PLATFORM, rowsAffected } from '@ds/platform';
 import { EngineProxyConfig } from '../config';
 
 /** What a run needs to know about a workspace's credential. */
@@ -37,6 +37,8 @@ interface Row {
 const NONE: WorkspaceCredential = { useOwnKey: false, key: null, unreadable: false };
 /** Re-read after this long even if no change notice arrived (for example during a NATS outage). */
 const CACHE_TTL_MS = 30_000;
+/** Workspaces whose credential one replica keeps; the least recently run leave first. */
+const CACHE_MAX_ENTRIES = 10_000;
 /** Replica-to-replica notice: the workspace id whose credential changed. */
 const CHANGED_SUBJECT = BROADCAST_SUBJECTS.engineCredentialsChanged;
 /** Rows sealed again per statement after a key rotation. */
@@ -49,21 +51,23 @@ const RESEAL_BATCH = 100;
  */
 @Injectable()
 export class CredentialsService implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
-  private readonly cache = new Map<string, { value: WorkspaceCredential; at: number }>();
-  private subscription: Subscription | null = null;
+  /** By workspace id. */
+  private readonly credentials: BroadcastInvalidatedCache<string, WorkspaceCredential>;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     @Inject(PLATFORM.config) private readonly config: EngineProxyConfig,
-    @Inject(PLATFORM.nats) private readonly nats: NatsLink,
+    @Inject(PLATFORM.nats) nats: NatsLink,
     @Inject(PLATFORM.logger) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.credentials = new BroadcastInvalidatedCache({ bus: natsNotices(nats), subject: CHANGED_SUBJECT, max: CACHE_MAX_ENTRIES, ttlMs: CACHE_TTL_MS });
+  }
 
   onModuleInit(): void {
     if (this.config.credentialsKeyIsDev) {
       this.logger.warn('ENGINE_CREDENTIALS_KEY is unset: workspaces’ provider keys are encrypted with the public development key; set it (openssl rand -base64 32) anywhere but a laptop');
     }
-    this.subscription = this.nats.connection.subscribe(CHANGED_SUBJECT, { callback: (_error, message) => this.cache.delete(message.string()) });
+    this.credentials.listen();
   }
 
   onApplicationBootstrap(): void {
@@ -72,7 +76,7 @@ export class CredentialsService implements OnModuleInit, OnApplicationBootstrap,
   }
 
   onModuleDestroy(): void {
-    this.subscription?.unsubscribe();
+    this.credentials.close();
   }
 
   /**
@@ -100,11 +104,16 @@ export class CredentialsService implements OnModuleInit, OnApplicationBootstrap,
           continue;
         }
         const { sealed, keyId } = sealWithKeyring(keyring, apiKey, aad);
-        const [updated] = (await this.db.query(
-          `UPDATE provider_credentials SET sealed = $2, key_id = $3 WHERE workspace_id = $1 AND key_id = $4 AND sealed = $5 RETURNING workspace_id`,
-          [row.workspace_id, sealed, keyId, row.key_id, row.sealed],
-        )) as [unknown[], number];
-        if (updated.length > 0) {
+        const updated = rowsAffected(
+          await this.db.query(`UPDATE provider_credentials SET sealed = $2, key_id = $3 WHERE workspace_id = $1 AND key_id = $4 AND sealed = $5`, [
+            row.workspace_id,
+            sealed,
+            keyId,
+            row.key_id,
+            row.sealed,
+          ]),
+        );
+        if (updated > 0) {
           resealed++;
           this.changed(row.workspace_id);
         }
@@ -117,17 +126,15 @@ export class CredentialsService implements OnModuleInit, OnApplicationBootstrap,
     return { resealed, unreadable: unreadable.size };
   }
 
-  async forWorkspace(workspaceId: string): Promise<WorkspaceCredential> {
-    const cached = this.cache.get(workspaceId);
-    if (cached && Date.now() - cached.at < CACHE_TTL_MS) return cached.value;
-    const row = await this.read(workspaceId);
-    const value = row ? this.credentialOf(workspaceId, row) : NONE;
-    this.cache.set(workspaceId, { value, at: Date.now() });
-    return value;
+  forWorkspace(workspaceId: string): Promise<WorkspaceCredential> {
+    return this.credentials.get(workspaceId, async () => {
+      const row = await this.read(workspaceId);
+      return row ? this.credentialOf(workspaceId, row) : NONE;
+    });
   }
 
   async setKey(request: SetProviderKeyRequest): Promise<ProviderKeyView> {
-    const issues: Array<{ path: string; message: string }> = [];
+    const issues: ValidationIssue[] = [];
     if (!isProvider(request.provider)) issues.push({ path: 'provider', message: 'must be anthropic or openai' });
     const problem = providerKeyProblem(request.apiKey);
     if (problem) issues.push({ path: 'api_key', message: problem });
@@ -155,13 +162,15 @@ export class CredentialsService implements OnModuleInit, OnApplicationBootstrap,
   }
 
   async deleteKey(workspaceId: string): Promise<DeleteProviderKeyReply> {
-    const [rows] = (await this.db.query(
-      `UPDATE provider_credentials SET provider = NULL, sealed = NULL, key_id = NULL, last4 = NULL, updated_at = now()
-       WHERE workspace_id = $1 AND sealed IS NOT NULL RETURNING workspace_id`,
-      [workspaceId],
-    )) as [unknown[], number];
+    const deleted = rowsAffected(
+      await this.db.query(
+        `UPDATE provider_credentials SET provider = NULL, sealed = NULL, key_id = NULL, last4 = NULL, updated_at = now()
+         WHERE workspace_id = $1 AND sealed IS NOT NULL`,
+        [workspaceId],
+      ),
+    );
     this.changed(workspaceId);
-    return { deleted: rows.length > 0 };
+    return { deleted: deleted > 0 };
   }
 
   async settings(workspaceId: string): Promise<EngineSettingsReply> {
@@ -207,8 +216,7 @@ export class CredentialsService implements OnModuleInit, OnApplicationBootstrap,
   }
 
   private changed(workspaceId: string): void {
-    this.cache.delete(workspaceId);
-    publishBroadcast(this.nats, CHANGED_SUBJECT, workspaceId);
+    this.credentials.invalidate(workspaceId);
   }
 }
 

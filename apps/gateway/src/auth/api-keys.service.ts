@@ -1,12 +1,11 @@
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
-import { Subscription } from 'nats';
 import { Gauge } from 'prom-client';
 import { DataSource, IsNull } from 'typeorm';
-import { BROADCAST_SUBJECTS, ServiceError } from '@ds/contracts';
+import { BROADCAST_SUBJECTS, ServiceError, ValidationIssue } from '@ds/contracts';
 import { newId } from '@ds/ids';
-import { Logger, Metrics, NatsLink, PLATFORM, publishBroadcast } from '@ds/platform';
+import { BroadcastInvalidatedCache, Logger, Metrics, NatsLink, natsNotices, PLATFORM, rowsReturned } from '@ds/platform';
 import { GatewayConfig } from '../config';
 import { ApiKeyEntity, KeyMode } from '../entities';
 import { API_KEY_PATTERN, newApiKey, sha256 } from './tokens';
@@ -36,31 +35,37 @@ const REVOKED_SUBJECT = BROADCAST_SUBJECTS.gatewayApiKeyRevoked;
  */
 @Injectable()
 export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
-  private readonly known: LRUCache<string, AuthenticatedKey>;
-  private readonly unknown: LRUCache<string, true>;
+  /** By key hash; unknown hashes are kept as misses. */
+  private readonly keys: BroadcastInvalidatedCache<string, AuthenticatedKey>;
   /** Keys whose last_used_at was written within the last minute. */
   private readonly lastUsedWrites: LRUCache<string, true>;
-  private subscription: Subscription | null = null;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
-    @Inject(PLATFORM.nats) private readonly nats: NatsLink,
+    @Inject(PLATFORM.nats) nats: NatsLink,
     @Inject(PLATFORM.logger) private readonly logger: Logger,
     @Inject(PLATFORM.config) config: GatewayConfig,
     @Inject(PLATFORM.metrics) metrics: Metrics,
   ) {
     const max = config.apiKeyCacheMax;
-    this.known = new LRUCache({ max, ttl: CACHE_TTL_MS });
-    this.unknown = new LRUCache({ max, ttl: MISS_TTL_MS });
+    const keys = new BroadcastInvalidatedCache<string, AuthenticatedKey>({
+      bus: natsNotices(nats),
+      subject: REVOKED_SUBJECT,
+      max,
+      ttlMs: CACHE_TTL_MS,
+      missTtlMs: MISS_TTL_MS,
+    });
+    this.keys = keys;
     this.lastUsedWrites = new LRUCache({ max, ttl: LAST_USED_RESOLUTION_MS });
-    const caches = { known: this.known, unknown: this.unknown };
     new Gauge({
       name: 'decision_service_api_key_cache_entries',
       help: 'API keys held in this gateway replica’s authentication cache, known and unknown',
       labelNames: ['kind'],
       registers: [metrics.registry],
       collect() {
-        for (const [kind, cache] of Object.entries(caches)) this.set({ kind }, cache.size);
+        const { values, misses } = keys.size;
+        this.set({ kind: 'known' }, values);
+        this.set({ kind: 'unknown' }, misses);
       },
     });
     new Gauge({
@@ -71,19 +76,17 @@ export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
   }
 
   onModuleInit(): void {
-    this.subscription = this.nats.connection.subscribe(REVOKED_SUBJECT, {
-      callback: (_error, message) => this.known.delete(message.string()),
-    });
+    this.keys.listen();
   }
 
   onModuleDestroy(): void {
-    this.subscription?.unsubscribe();
+    this.keys.close();
   }
 
   async authenticate(token: string | null): Promise<AuthenticatedKey> {
     if (!token || !API_KEY_PATTERN.test(token)) throw new ServiceError('INVALID_API_KEY', 'The API key is missing or malformed.');
     const hash = sha256(token);
-    const key = this.known.get(hash) ?? (this.unknown.has(hash) ? null : await this.lookUp(hash));
+    const key = await this.keys.get(hash, () => this.lookUp(hash));
     if (!key) throw new ServiceError('INVALID_API_KEY', 'The API key is unknown or has been revoked.');
     this.touch(key.keyId);
     return key;
@@ -91,17 +94,11 @@ export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
 
   private async lookUp(hash: string): Promise<AuthenticatedKey | null> {
     const row = await this.db.getRepository(ApiKeyEntity).findOneBy({ keyHash: hash, revokedAt: IsNull() });
-    if (!row) {
-      this.unknown.set(hash, true);
-      return null;
-    }
-    const key = { keyId: row.id, workspaceId: row.workspaceId, mode: row.mode, authorId: row.createdBy };
-    this.known.set(hash, key);
-    return key;
+    return row ? { keyId: row.id, workspaceId: row.workspaceId, mode: row.mode, authorId: row.createdBy } : null;
   }
 
   async create(workspaceId: string, userId: string, input: { name?: unknown; mode?: unknown }) {
-    const issues: Array<{ path: string; message: string }> = [];
+    const issues: ValidationIssue[] = [];
     if (typeof input.name !== 'string' || input.name.length < 1 || input.name.length > 80) issues.push({ path: 'name', message: 'must be 1 to 80 characters' });
     if (input.mode !== 'live' && input.mode !== 'test') issues.push({ path: 'mode', message: 'must be live or test' });
     if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The API key is not valid.', issues);
@@ -132,22 +129,19 @@ export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
   }
 
   async revoke(workspaceId: string, keyId: string): Promise<void> {
-    const rows: [Array<{ key_hash: string }>, number] = await this.db.query(
-      'UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND workspace_id = $2 AND revoked_at IS NULL RETURNING key_hash',
-      [keyId, workspaceId],
+    const [revoked] = rowsReturned<{ key_hash: string }>(
+      await this.db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND workspace_id = $2 AND revoked_at IS NULL RETURNING key_hash', [
+        keyId,
+        workspaceId,
+      ]),
     );
-    const revoked = rows[0][0];
     if (!revoked) throw new ServiceError('NOT_FOUND', 'No such API key in this workspace.');
-    this.known.delete(revoked.key_hash);
-    publishBroadcast(this.nats, REVOKED_SUBJECT, revoked.key_hash);
+    this.keys.invalidate(revoked.key_hash);
   }
 
   /** Keys deleted with their workspace stop working on every replica at once. */
   forget(keyHashes: string[]): void {
-    for (const hash of keyHashes) {
-      this.known.delete(hash);
-      publishBroadcast(this.nats, REVOKED_SUBJECT, hash);
-    }
+    for (const hash of keyHashes) this.keys.invalidate(hash);
   }
 
   /** last_used_at moves at most once a minute per key, so authentication does not write on every request. */

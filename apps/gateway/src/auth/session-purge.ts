@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { Logger, PLATFORM } from '@ds/platform';
+import { Logger, PLATFORM, rowsAffected } from '@ds/platform';
 import { GatewayConfig } from '../config';
 
 /** Sessions deleted per statement: short statements that never near the statement timeout. */
@@ -38,10 +38,12 @@ export class SessionPurge implements OnModuleInit, OnModuleDestroy {
   async purge(now = new Date()): Promise<number> {
     let deleted = 0;
     for (;;) {
-      const [, count] = (await this.db.query(
-        `DELETE FROM sessions WHERE token_hash IN (SELECT token_hash FROM sessions WHERE expires_at < $1 ORDER BY expires_at LIMIT ${DELETE_BATCH})`,
-        [now],
-      )) as [unknown, number];
+      const count = rowsAffected(
+        await this.db.query(
+          `DELETE FROM sessions WHERE token_hash IN (SELECT token_hash FROM sessions WHERE expires_at < $1 ORDER BY expires_at LIMIT ${DELETE_BATCH})`,
+          [now],
+        ),
+      );
       deleted += count;
       if (count < DELETE_BATCH) break;
     }

@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, MoreThan } from 'typeorm';
-import { ServiceError } from '@ds/contracts';
+import { ServiceError, ValidationIssue } from '@ds/contracts';
 import { newId } from '@ds/ids';
+import { isUniqueViolation } from '@ds/platform';
 import { SessionEntity, UserEntity } from '../entities';
 import { CredentialLimits, rateLimited } from '../limits/credential-limits';
 import { PasswordHasher, passwordProblem } from './passwords';
@@ -12,7 +13,6 @@ const SESSION_DAYS = 30;
 const MAX_FAILED_SIGN_INS = 5;
 const LOCK_MINUTES = 15;
 const EMAIL_PATTERN = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
-const UNIQUE_VIOLATION = '23505';
 
 export const PASSWORDS = Symbol('passwords');
 export const CREDENTIAL_LIMITS = Symbol('credential-limits');
@@ -42,7 +42,7 @@ export class SessionsService {
   /** `address` is the client's; the per-address and per-e-mail ceilings are checked before anything is hashed. */
   async signUp(input: { email?: unknown; password?: unknown; name?: unknown }, address: string): Promise<SignedIn> {
     await this.limits.beforeSignUp(address, input.email);
-    const issues: Array<{ path: string; message: string }> = [];
+    const issues: ValidationIssue[] = [];
     if (typeof input.email !== 'string' || !EMAIL_PATTERN.test(input.email)) issues.push({ path: 'email', message: 'must be an e-mail address' });
     const problem = passwordProblem(input.password);
     if (problem) issues.push({ path: 'password', message: problem });
@@ -59,7 +59,7 @@ export class SessionsService {
     try {
       await this.db.getRepository(UserEntity).insert(user);
     } catch (error) {
-      if ((error as { code?: string }).code === UNIQUE_VIOLATION) throw new ServiceError('CONFLICT', 'An account with this e-mail already exists.');
+      if (isUniqueViolation(error)) throw new ServiceError('CONFLICT', 'An account with this e-mail already exists.');
       throw error;
     }
     return this.openSession(user);

@@ -1,7 +1,7 @@
 import { Body, Controller, Headers, Inject, Param, Post, Put } from '@nestjs/common';
 import { ServiceError, SUBJECTS } from '@ds/contracts';
-import { isValidCallerToken, newId } from '@ds/ids';
-import { PLATFORM, RpcClient } from '@ds/platform';
+import { newId } from '@ds/ids';
+import { parseIdempotencyKey, PLATFORM, RpcClient } from '@ds/platform';
 import { OperatorRoute } from '../http/access';
 import { objectBody, RequestId } from '../http/edge';
 import { RateLimiter } from '../limits/rate-limiter';
@@ -29,11 +29,9 @@ export class AdminController {
   /** `Idempotency-Key` makes a grant safe to retry: the same key grants once. */
   @Post('workspaces/:ws/credits')
   @OperatorRoute()
-  async grantCredits(@RequestId() requestId: string, @Param('ws') ws: string, @Headers('idempotency-key') idempotencyKey: string | undefined, @Body() body: unknown) {
+  async grantCredits(@RequestId() requestId: string, @Param('ws') ws: string, @Headers('idempotency-key') idempotencyHeader: string | undefined, @Body() body: unknown) {
     const input = objectBody(body);
-    if (idempotencyKey !== undefined && !isValidCallerToken(idempotencyKey)) {
-      throw new ServiceError('INVALID_REQUEST', 'Idempotency-Key must be 1 to 128 characters from A-Za-z0-9._:-.');
-    }
+    const idempotencyKey = parseIdempotencyKey(idempotencyHeader);
     await this.requireWorkspace(ws);
     return this.rpc.call(
       SUBJECTS.billing.grantCredits,

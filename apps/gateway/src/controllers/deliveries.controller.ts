@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
-import { DeliveryStatus, ServiceError, SUBJECTS } from '@ds/contracts';
+import { DeliveryStatus, ServiceError, SUBJECTS, ValidationIssue } from '@ds/contracts';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { MemberWorkspace, WorkspaceRole } from '../http/access';
 import { RequestId } from '../http/edge';
@@ -54,7 +54,7 @@ const STATUSES: readonly DeliveryStatus[] = ['pending', 'succeeded', 'failed'];
 
 /** `limit` (1..100, default 20), `cursor`, `status` and, on the workspace list, `decision_id`, as Stripe-style list parameters. */
 export function deliveryQuery(query: Record<string, unknown>, allowDecision: boolean) {
-  const issues: Array<{ path: string; message: string }> = [];
+  const issues: ValidationIssue[] = [];
   let limit = 20;
   if (query.limit !== undefined) {
     limit = typeof query.limit === 'string' && /^\d{1,3}$/.test(query.limit) ? Number(query.limit) : NaN;

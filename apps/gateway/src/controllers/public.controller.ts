@@ -8,10 +8,10 @@ import {
   RunDecisionRequest,
   ServiceError,
   SUBJECTS,
+  ValidationIssue,
 } from '@ds/contracts';
 import { isValidSlug } from '@ds/decision-schema';
-import { isValidCallerToken } from '@ds/ids';
-import { JsonText, OutcomeUnknown, PLATFORM, RpcClient } from '@ds/platform';
+import { JsonText, OutcomeUnknown, parseIdempotencyKey, PLATFORM, RpcClient } from '@ds/platform';
 import { AuthenticatedKey } from '../auth/api-keys.service';
 import { GatewayConfig } from '../config';
 import { ApiKey, ApiKeyRoute, PublicRoute, RunRoute } from '../http/access';
@@ -45,7 +45,7 @@ export class PublicController {
     @Param('slug') slug: string,
     @Query('include') include: string | string[] | undefined,
     @Headers('content-type') contentType: string | undefined,
-    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Headers('idempotency-key') idempotencyHeader: string | undefined,
     @Body() rawBody: unknown,
     @Req() httpRequest: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -54,11 +54,7 @@ export class PublicController {
       throw new ServiceError('INVALID_REQUEST', 'Content-Type must be application/json.');
     }
     const body = objectBody(rawBody);
-    if (idempotencyKey !== undefined && !isValidCallerToken(idempotencyKey)) {
-      throw new ServiceError('INVALID_REQUEST', 'Idempotency-Key must be 1 to 128 characters from A-Za-z0-9._:-.', [
-        { path: 'Idempotency-Key', message: 'invalid format' },
-      ]);
-    }
+    const idempotencyKey = parseIdempotencyKey(idempotencyHeader);
     const run = {
       workspaceId: key.workspaceId,
       slug,
@@ -136,7 +132,7 @@ export function includes(include: string | string[] | undefined, wanted: string)
 
 /** `limit` (1..100, default 20), `cursor`, `decision` (slug) and `status` (success or error), as Stripe-style list parameters. */
 export function executionQuery(query: Record<string, unknown>) {
-  const issues: Array<{ path: string; message: string }> = [];
+  const issues: ValidationIssue[] = [];
   let limit: number = EXECUTIONS_PAGE.default;
   if (query.limit !== undefined) {
     limit = typeof query.limit === 'string' && /^\d{1,3}$/.test(query.limit) ? Number(query.limit) : NaN;

@@ -1,9 +1,6 @@
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { LRUCache } from 'lru-cache';
-import { Subscription } from 'nats';
-import { Subscription as RxSubscription } from 'rxjs';
 import { BROADCAST_SUBJECTS, ResolvedHook, SUBJECTS } from '@ds/contracts';
-import { NatsLink, PLATFORM, publishBroadcast, RpcClient } from '@ds/platform';
+import { BroadcastInvalidatedCache, NatsLink, natsNotices, PLATFORM, RpcClient } from '@ds/platform';
 import { sha256 } from '../auth/tokens';
 import { GatewayConfig } from '../config';
 
@@ -26,45 +23,37 @@ const FLUSH_WAIT_MS = 2_000;
  */
 @Injectable()
 export class HookTokens implements OnModuleInit, OnModuleDestroy {
-  private readonly known: LRUCache<string, ResolvedHook>;
-  private readonly unknown: LRUCache<string, true>;
-  private generation = 0;
-  private subscription: Subscription | null = null;
-  private disconnects: RxSubscription | null = null;
+  /** By token hash; unknown tokens are kept as misses. */
+  private readonly resolutions: BroadcastInvalidatedCache<string, ResolvedHook>;
 
   constructor(
     @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
     @Inject(PLATFORM.nats) private readonly nats: NatsLink,
     @Inject(PLATFORM.config) config: GatewayConfig,
   ) {
-    this.known = new LRUCache({ max: config.apiKeyCacheMax, ttl: KNOWN_TTL_MS });
-    this.unknown = new LRUCache({ max: config.apiKeyCacheMax, ttl: UNKNOWN_TTL_MS });
+    this.resolutions = new BroadcastInvalidatedCache({
+      bus: natsNotices(nats),
+      subject: CHANGED_SUBJECT,
+      max: config.apiKeyCacheMax,
+      ttlMs: KNOWN_TTL_MS,
+      missTtlMs: UNKNOWN_TTL_MS,
+      forgetAllOnDisconnect: true,
+    });
   }
 
   onModuleInit(): void {
-    this.subscription = this.nats.connection.subscribe(CHANGED_SUBJECT, { callback: (_error, message) => this.forget(message.string()) });
-    this.disconnects = this.nats.disconnects.subscribe(() => this.forget(null));
+    this.resolutions.listen();
   }
 
   onModuleDestroy(): void {
-    this.subscription?.unsubscribe();
-    this.disconnects?.unsubscribe();
+    this.resolutions.close();
   }
 
   /** The URL's decision and secret, or null for a token that is malformed, unknown, rotated away or off. */
   async resolve(token: string, requestId: string): Promise<ResolvedHook | null> {
     if (!HOOK_TOKEN_PATTERN.test(token)) return null;
     const hash = sha256(token);
-    const cached = this.known.get(hash);
-    if (cached) return cached;
-    if (this.unknown.has(hash)) return null;
-    const generation = this.generation;
-    const hook = await this.rpc.call(SUBJECTS.runner.resolveHook, { tokenHash: hash }, { requestId });
-    if (generation === this.generation) {
-      if (hook) this.known.set(hash, hook);
-      else this.unknown.set(hash, true);
-    }
-    return hook;
+    return this.resolutions.get(hash, () => this.rpc.call(SUBJECTS.runner.resolveHook, { tokenHash: hash }, { requestId }));
   }
 
   /**
@@ -73,26 +62,11 @@ export class HookTokens implements OnModuleInit, OnModuleDestroy {
    * them on to every replica, ahead of any request the caller sends next.
    */
   async changed(hashes: readonly string[]): Promise<void> {
-    for (const hash of hashes) {
-      this.forget(hash);
-      publishBroadcast(this.nats, CHANGED_SUBJECT, hash);
-    }
+    for (const hash of hashes) this.resolutions.invalidate(hash);
     if (hashes.length === 0) return;
     // While NATS is away every replica forgets everything on reconnecting, so waiting longer buys nothing.
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.nats.connection.flush(), new Promise((resolve) => (timer = setTimeout(resolve, FLUSH_WAIT_MS)))]).catch(() => undefined);
     clearTimeout(timer);
-  }
-
-  /** Drops one token's entry, or every entry when `hash` is null. */
-  private forget(hash: string | null): void {
-    this.generation += 1;
-    if (hash === null) {
-      this.known.clear();
-      this.unknown.clear();
-    } else {
-      this.known.delete(hash);
-      this.unknown.delete(hash);
-    }
   }
 }

@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { errorBody, ServiceError, WireError } from '@ds/contracts';
-import { dependencyUnavailable, isDependencyUnavailable, Logger } from '@ds/platform';
+import { answerForUnexpected, Logger } from '@ds/platform';
 
 /**
  * Nest hands Fastify's own failures (body limits, parsing, unknown routes) to the exception filter as
@@ -28,13 +28,7 @@ function fastifyClientStatus(error: unknown): number | null {
 export function toServiceError(error: unknown, logger: Logger): ServiceError {
   if (error instanceof ServiceError) return error;
   const mapped = error instanceof HttpException ? fromHttpStatus(error.getStatus()) : fromHttpStatus(fastifyClientStatus(error));
-  if (mapped) return mapped;
-  if (isDependencyUnavailable(error)) {
-    logger.warn({ err: error }, 'a dependency is unreachable; answered 503');
-    return dependencyUnavailable();
-  }
-  logger.error({ err: error }, 'unexpected failure while answering a request');
-  return new ServiceError('INTERNAL_ERROR', 'An unexpected error occurred; retry, and contact support with the request id if it persists.');
+  return mapped ?? answerForUnexpected(error, logger, 'unexpected failure while answering a request');
 }
 
 /** Seconds a client waits before retrying a request that found a service behind the gateway unavailable. */

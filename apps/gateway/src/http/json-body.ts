@@ -1,5 +1,5 @@
 import { scan as scanForPrototypeKeys } from 'secure-json-parse';
-import { ServiceError } from '@ds/contracts';
+import { ServiceError, ValidationIssue } from '@ds/contracts';
 
 /**
  * Objects and arrays inside one another, the body itself counting as level 1. No state, schema or request
@@ -10,11 +10,6 @@ export const JSON_NESTING_MAX = 64;
 
 /** Enough for a caller to find and fix every bad string; a hostile body could otherwise list thousands. */
 export const JSON_BODY_PROBLEMS_MAX = 20;
-
-export interface BodyProblem {
-  path: string;
-  message: string;
-}
 
 /**
  * A JSON request body as the services can safely use and store it, or a 400 INVALID_REQUEST:
@@ -59,8 +54,8 @@ export function parseJsonBody(text: string): unknown {
  * One pass over a parsed body with an explicit stack (never recursion, so no depth can overflow it), stopping
  * after JSON_BODY_PROBLEMS_MAX problems. A container past the nesting limit is reported and not entered.
  */
-export function bodyProblems(root: unknown): BodyProblem[] {
-  const problems: BodyProblem[] = [];
+export function bodyProblems(root: unknown): ValidationIssue[] {
+  const problems: ValidationIssue[] = [];
   const pending: Array<{ value: unknown; path: string; depth: number }> = [{ value: root, path: '', depth: 0 }];
   while (pending.length > 0 && problems.length < JSON_BODY_PROBLEMS_MAX) {
     const { value, path, depth } = pending.pop()!;

@@ -1,9 +1,12 @@
+import { OnModuleDestroy } from '@nestjs/common';
 import { BROADCAST_SUBJECTS, ServiceError, SUBJECTS } from '@ds/contracts';
-import { NatsLink, publishBroadcast, RpcClient } from '@ds/platform';
+import { BroadcastInvalidatedCache, NatsLink, natsNotices, RpcClient } from '@ds/platform';
 import { WindowCounter } from './storage';
 import { WINDOW_MS, WindowName, WindowState } from './windows';
 
 const PLAN_CACHE_MS = 30_000;
+/** Workspaces whose limit one replica keeps; the least recently counted leave first. */
+const PLAN_CACHE_MAX_ENTRIES = 10_000;
 const PLAN_CHANGED_SUBJECT = BROADCAST_SUBJECTS.gatewayPlanChanged;
 
 /**
@@ -11,41 +14,44 @@ const PLAN_CHANGED_SUBJECT = BROADCAST_SUBJECTS.gatewayPlanChanged;
  * comes from the workspace's plan, cached briefly; a plan change made through any replica is broadcast so
  * that every replica applies the new limit at once.
  */
-export class RateLimiter {
-  private readonly plans = new Map<string, { limit: number; at: number }>();
+export class RateLimiter implements OnModuleDestroy {
+  /** Per-minute limits by workspace id. */
+  private readonly limits: BroadcastInvalidatedCache<string, number>;
 
   constructor(
     private readonly windows: WindowCounter,
     private readonly rpc: RpcClient,
-    private readonly nats: NatsLink,
+    nats: NatsLink,
     private readonly keyPrefix: string,
   ) {
-    nats.connection.subscribe(PLAN_CHANGED_SUBJECT, { callback: (_error, message) => this.plans.delete(message.string()) });
+    this.limits = new BroadcastInvalidatedCache({ bus: natsNotices(nats), subject: PLAN_CHANGED_SUBJECT, max: PLAN_CACHE_MAX_ENTRIES, ttlMs: PLAN_CACHE_MS });
+    this.limits.listen();
+  }
+
+  onModuleDestroy(): void {
+    this.limits.close();
   }
 
   async count(workspaceId: string, window: WindowName, requestId: string): Promise<WindowState> {
     const hit = this.windows.hit(`${this.keyPrefix}:rl:${workspaceId}:${window}`, window, WINDOW_MS);
     // The count does not depend on the limit, so a plan that is not cached is asked for while counting.
-    const cached = this.cachedLimit(workspaceId);
-    const [limit, counted] = cached === undefined ? await Promise.all([this.lookUpLimit(workspaceId, requestId), hit]) : [cached, await hit];
+    const cached = this.limits.peek(workspaceId);
+    const [limit, counted] = typeof cached === 'number' ? [cached, await hit] : await Promise.all([this.limitOf(workspaceId, requestId), hit]);
     return { window, limit, hits: counted.hits, resetAt: Math.floor(Date.now() / 1000) + counted.secondsLeft };
   }
 
   planChanged(workspaceId: string): void {
-    this.plans.delete(workspaceId);
-    publishBroadcast(this.nats, PLAN_CHANGED_SUBJECT, workspaceId);
+    this.limits.invalidate(workspaceId);
   }
 
-  private cachedLimit(workspaceId: string): number | undefined {
-    const cached = this.plans.get(workspaceId);
-    return cached && Date.now() - cached.at < PLAN_CACHE_MS ? cached.limit : undefined;
+  private limitOf(workspaceId: string, requestId: string): Promise<number> {
+    return this.limits.get(workspaceId, () => this.lookUpLimit(workspaceId, requestId));
   }
 
   private async lookUpLimit(workspaceId: string, requestId: string): Promise<number> {
     const account = await this.rpc.call(SUBJECTS.billing.account, { workspaceId }, { requestId });
     const limit = account.plan.rate_limit_per_minute;
     if (!Number.isInteger(limit) || limit < 1) throw new ServiceError('INTERNAL_ERROR', 'The workspace plan has no usable rate limit.');
-    this.plans.set(workspaceId, { limit, at: Date.now() });
     return limit;
   }
 }

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { ServiceError } from '@ds/contracts';
+import { ServiceError, ValidationIssue } from '@ds/contracts';
+import { rowsReturned } from '@ds/platform';
 import { MembershipEntity, Role, UserEntity, WorkspaceEntity } from '../entities';
 import { roleReaches } from './roles';
 
@@ -48,7 +49,7 @@ export class WorkspacesService {
    * already have an account, and a current member cannot be added again.
    */
   async addMember(workspaceId: string, input: { email?: unknown; role?: unknown }): Promise<{ user_id: string; email: string; role: Role }> {
-    const issues: Array<{ path: string; message: string }> = [];
+    const issues: ValidationIssue[] = [];
     if (typeof input.email !== 'string' || input.email.length === 0) issues.push({ path: 'email', message: 'must be an e-mail address' });
     if (input.role !== 'admin' && input.role !== 'member' && input.role !== 'viewer') issues.push({ path: 'role', message: 'must be admin, member or viewer' });
     if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The member is not valid.', issues);
@@ -120,7 +121,7 @@ export class WorkspacesService {
   async purge(workspaceId: string): Promise<string[]> {
     if (!UUID_PATTERN.test(workspaceId)) return [];
     return this.db.transaction(async (tx) => {
-      const [keys] = (await tx.query('DELETE FROM api_keys WHERE workspace_id = $1 RETURNING key_hash', [workspaceId])) as [Array<{ key_hash: string }>, number];
+      const keys = rowsReturned<{ key_hash: string }>(await tx.query('DELETE FROM api_keys WHERE workspace_id = $1 RETURNING key_hash', [workspaceId]));
       await tx.query('DELETE FROM idempotency_keys WHERE workspace_id = $1', [workspaceId]);
       await tx.query('DELETE FROM memberships WHERE workspace_id = $1', [workspaceId]);
       await tx.query('DELETE FROM workspaces WHERE id = $1', [workspaceId]);
