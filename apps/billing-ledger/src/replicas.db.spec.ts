@@ -308,7 +308,7 @@ describe('settlements through JetStream', () => {
     const connectionB = await connect({ servers: nats.url });
     const consumerB = new SettlementConsumer(connectionB, replicaB, logger);
     await consumerB.start();
-    const blocker = await dbA.createQueryRunner();
+    const blocker = dbA.createQueryRunner();
     await blocker.connect();
     await blocker.startTransaction();
     await blocker.query('SELECT 1 FROM accounts WHERE workspace_id = $1 FOR UPDATE', [ws]);

@@ -1,4 +1,7 @@
-import { decodeAnswer, encodeRequest, JsonText } from './nats';
+import { NatsContext, Transport } from '@nestjs/microservices';
+import { createLogger } from './logger';
+import { Metrics } from './metrics';
+import { decodeAnswer, encodeRequest, JsonText, NatsLink, SharedConnectionNatsServer } from './nats';
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
@@ -31,5 +34,29 @@ describe('the decoded answer', () => {
     const encode = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
     expect(decodeAnswer(encode({ id: '1', response: { body: '{"a":1}' }, isDisposed: true })).response).toEqual({ body: '{"a":1}' });
     expect(decodeAnswer(encode({ id: '1', err: { code: 'NOT_FOUND', status: 404, message: 'x' }, isDisposed: true })).err).toMatchObject({ code: 'NOT_FOUND' });
+  });
+});
+
+describe('a request whose handling fails outside its handler', () => {
+  type StartHook = (transport: Transport, context: NatsContext, done: () => Promise<unknown>) => void;
+
+  it('is logged under its subject, counted as failed and no longer in flight, so a drain does not wait for it', async () => {
+    const logger = createLogger('gateway', 'silent');
+    const errors = jest.spyOn(logger, 'error');
+    const metrics = new Metrics('gateway');
+    const server = new SharedConnectionNatsServer({ logger } as unknown as NatsLink, 'spec', metrics);
+    const start = (server as unknown as { onProcessingStartHook: StartHook }).onProcessingStartHook;
+    const inFlight = () => metrics.registry.getSingleMetricAsString('decision_service_rpc_handling_in_flight');
+
+    start(Transport.NATS, new NatsContext(['spec.subject', undefined as never]), () => Promise.reject(new Error('no answer could be built')));
+    expect(await inFlight()).toMatch(/\} 1$/m);
+    await new Promise((resolve) => setImmediate(resolve));
+
+    expect(errors).toHaveBeenCalledWith(expect.objectContaining({ subject: 'spec.subject' }), expect.any(String));
+    expect(await inFlight()).toMatch(/\} 0$/m);
+    expect(await metrics.registry.getSingleMetricAsString('decision_service_rpc_handled_total')).toMatch(/subject="spec\.subject",outcome="INTERNAL_ERROR".*\} 1$/m);
+    const drained = Date.now();
+    await server.drain(30_000);
+    expect(Date.now() - drained).toBeLessThan(1_000);
   });
 });

@@ -133,16 +133,36 @@ export class SharedConnectionNatsServer extends ServerNats {
       }
       this.inFlight.set(context as object, process.hrtime.bigint());
       const active = tracer;
-      if (active === null) return runWithRequestContext({ requestId, deadline }, done);
+      if (active === null) {
+        this.endIfHandlingFails(natsContext, runWithRequestContext({ requestId, deadline }, done));
+        return undefined;
+      }
       const subject = natsContext.getSubject();
       const span = startSpan(active, subject, SpanKind.SERVER, { 'messaging.system': 'nats', 'messaging.destination.name': subject }, undefined, natsHeadersIn?.get(TRACEPARENT_HEADER));
       this.spans.set(context as object, span);
-      return runWithRequestContext({ requestId, deadline, span }, done);
+      this.endIfHandlingFails(natsContext, runWithRequestContext({ requestId, deadline, span }, done));
+      return undefined;
     });
     // Called when the reply is published (once more for a separate end-of-stream packet: deleting twice is harmless).
     this.setOnProcessingEndHook((_transport, context) => {
       this.inFlight.delete(context as object);
       if (this.inFlight.size === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
+    });
+  }
+
+  /**
+   * Nest turns a handler's errors into error answers, so handling rejects only when something around the
+   * handler fails (Nest's own machinery, an exception filter), and then no answer is published. Nest hands the rejection to the NATS subscription callback,
+   * which drops it: the request would stay in flight for good (a shutdown would wait its whole grace
+   * period for it) and the failure would surface only as an anonymous unhandled rejection. It is recorded
+   * here as the end of the request instead, under its subject.
+   */
+  private endIfHandlingFails(context: NatsContext, handling: Promise<unknown>): void {
+    handling.catch((error: unknown) => {
+      const subject = context.getSubject();
+      this.link.logger.error({ err: error, subject }, 'a request failed outside its handler; it gets no answer');
+      this.recordHandled(context, subject, error);
+      this.onProcessingEndHook?.(this.transportId, context);
     });
   }
 

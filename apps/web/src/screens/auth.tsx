@@ -31,7 +31,7 @@ export function SignIn() {
     }
   };
   return (
-    <form className="card auth" onSubmit={submit} aria-labelledby="auth-title">
+    <form className="card auth" onSubmit={(event) => void submit(event)} aria-labelledby="auth-title">
       <h1 id="auth-title">{t('auth.signIn')}</h1>
       {error !== null && <ErrorBox error={error} />}
       <label>
@@ -77,7 +77,7 @@ export function SignUp() {
     }
   };
   return (
-    <form className="card auth" onSubmit={submit} aria-labelledby="auth-title">
+    <form className="card auth" onSubmit={(event) => void submit(event)} aria-labelledby="auth-title">
       <h1 id="auth-title">{t('auth.signUp')}</h1>
       {error !== null && <ErrorBox error={error} />}
       <label>

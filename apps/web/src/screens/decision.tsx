@@ -116,7 +116,7 @@ function Deploy({ decision, reload }: { decision: DecisionDetails; reload: () =>
           type="button"
           className="primary"
           disabled={!admin || busy}
-          onClick={() => act(async () => t('dep.deployed', { version: (await api<{ version: number }>('POST', `/workspaces/${ws}/decisions/${decision.id}/deploy`)).version }))}
+          onClick={() => void act(async () => t('dep.deployed', { version: (await api<{ version: number }>('POST', `/workspaces/${ws}/decisions/${decision.id}/deploy`)).version }))}
         >
           {t('dep.deploy')}
         </button>

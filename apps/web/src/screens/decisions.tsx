@@ -118,7 +118,7 @@ export function NewDecision() {
   return (
     <Page title={t('tpl.title')}>
       {chosen && (
-        <form className="card inline-form" onSubmit={create} key={chosen.id ?? 'blank'}>
+        <form className="card inline-form" onSubmit={(event) => void create(event)} key={chosen.id ?? 'blank'}>
           <h2>{t('tpl.create')}</h2>
           {error !== null && <ErrorBox error={error} />}
           <label className="field">

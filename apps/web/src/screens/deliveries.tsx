@@ -130,11 +130,11 @@ export function DeliveriesTable({ decisionId }: { decisionId?: string }) {
             <option value="failed">{t('dlv.status.failed')}</option>
           </select>
         </label>
-        <button type="button" onClick={() => load(null)} disabled={busy}>
+        <button type="button" onClick={() => void load(null)} disabled={busy}>
           {t('ex.refresh')}
         </button>
       </div>
-      {error !== null && <ErrorBox error={error} onRetry={() => load(null)} />}
+      {error !== null && <ErrorBox error={error} onRetry={() => void load(null)} />}
       {rows === null ? (
         error === null && <Loading />
       ) : rows.length === 0 ? (
@@ -193,7 +193,7 @@ export function DeliveriesTable({ decisionId }: { decisionId?: string }) {
         </ul>
       )}
       {cursor && (
-        <button type="button" onClick={() => load(cursor)} disabled={busy}>
+        <button type="button" onClick={() => void load(cursor)} disabled={busy}>
           {t('ex.more')}
         </button>
       )}

@@ -102,7 +102,7 @@ export function Editor({ decision, onSaved, reload }: { decision: DecisionDetail
           {dirty && <> · {t('ed.unsaved')}</>}
         </span>
         {editable && (
-          <button type="button" className="primary" disabled={busy || jsonError !== null || issues.length > 0 || conflict !== null} onClick={() => save(revision)}>
+          <button type="button" className="primary" disabled={busy || jsonError !== null || issues.length > 0 || conflict !== null} onClick={() => void save(revision)}>
             {t('ed.save')}
           </button>
         )}
@@ -126,7 +126,7 @@ export function Editor({ decision, onSaved, reload }: { decision: DecisionDetail
             >
               {t('ed.conflict.load')}
             </button>
-            <button type="button" className="primary" disabled={busy} onClick={() => save(conflict.revision)}>
+            <button type="button" className="primary" disabled={busy} onClick={() => void save(conflict.revision)}>
               {t('ed.conflict.overwrite')}
             </button>
           </div>

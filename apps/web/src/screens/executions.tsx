@@ -79,11 +79,11 @@ export function ExecutionsTable({ decision }: { decision: string }) {
             <option value="error">{t('ex.status.error')}</option>
           </select>
         </label>
-        <button type="button" onClick={() => load(null)} disabled={busy}>
+        <button type="button" onClick={() => void load(null)} disabled={busy}>
           {t('ex.refresh')}
         </button>
       </div>
-      {error !== null && <ErrorBox error={error} onRetry={() => load(null)} />}
+      {error !== null && <ErrorBox error={error} onRetry={() => void load(null)} />}
       {rows === null ? (
         error === null && <Loading />
       ) : rows.length === 0 ? (
@@ -121,7 +121,7 @@ export function ExecutionsTable({ decision }: { decision: string }) {
         </div>
       )}
       {cursor && (
-        <button type="button" onClick={() => load(cursor)} disabled={busy}>
+        <button type="button" onClick={() => void load(cursor)} disabled={busy}>
           {t('ex.more')}
         </button>
       )}

@@ -123,7 +123,7 @@ export function ApiKeys() {
                         {confirming === key.id ? (
                           <span className="actions">
                             <span>{t('keys.revokeConfirm', { name: key.name })}</span>
-                            <button type="button" className="danger" disabled={busy} onClick={() => act(() => api('DELETE', `/workspaces/${ws}/api-keys/${key.id}`))}>
+                            <button type="button" className="danger" disabled={busy} onClick={() => void act(() => api('DELETE', `/workspaces/${ws}/api-keys/${key.id}`))}>
                               {t('common.yes')}
                             </button>
                             <button type="button" onClick={() => setConfirming(null)}>

@@ -68,7 +68,7 @@ export function Members() {
                         <select
                           aria-label={t('mem.roleOf', { name: member.name })}
                           value={member.role}
-                          onChange={(event) => act(() => api('PUT', `/workspaces/${ws}/members/${member.user_id}`, { role: event.target.value }))}
+                          onChange={(event) => void act(() => api('PUT', `/workspaces/${ws}/members/${member.user_id}`, { role: event.target.value }))}
                         >
                           <option value="admin">admin</option>
                           <option value="member">member</option>
@@ -83,7 +83,7 @@ export function Members() {
                         {member.role === 'owner' ? null : confirming === member.user_id ? (
                           <span className="actions">
                             <span>{t('mem.removeConfirm', { name: member.name })}</span>
-                            <button type="button" className="danger" onClick={() => act(() => api('DELETE', `/workspaces/${ws}/members/${member.user_id}`))}>
+                            <button type="button" className="danger" onClick={() => void act(() => api('DELETE', `/workspaces/${ws}/members/${member.user_id}`))}>
                               {t('common.yes')}
                             </button>
                             <button type="button" onClick={() => setConfirming(null)}>
@@ -105,7 +105,7 @@ export function Members() {
         )}
       </Loaded>
       {can(workspace, 'admin') && (
-        <form className="card inline-form" onSubmit={add}>
+        <form className="card inline-form" onSubmit={(event) => void add(event)}>
           <h2>{t('mem.add')}</h2>
           <label className="field">
             <span>{t('mem.email')}</span>

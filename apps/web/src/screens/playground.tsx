@@ -98,7 +98,7 @@ export function Playground({ decision }: { decision: DecisionDetails }) {
             </span>
           </label>
         )}
-        <button type="button" className="primary" disabled={busy || textError !== null || !may(workspace, 'decisions:write')} onClick={run}>
+        <button type="button" className="primary" disabled={busy || textError !== null || !may(workspace, 'decisions:write')} onClick={() => void run()}>
           {busy ? t('pg.running') : t('pg.run')}
         </button>
       </div>

@@ -50,7 +50,7 @@ export function Workspaces() {
           ))}
         </ul>
       )}
-      <form className="card inline-form" onSubmit={create}>
+      <form className="card inline-form" onSubmit={(event) => void create(event)}>
         <h2>{t('ws.create')}</h2>
         {error !== null && <ErrorBox error={error} />}
         <label>
