@@ -6,7 +6,7 @@ import { accountView, consumptionOrder, currentPeriod, parseSpendCap, periodAcco
 import { AccountEntity } from './entities';
 import { LedgerStore } from './ledger.store';
 import { checkOverrides, DEFAULT_PLAN, effectivePlan, PLAN_NAMES, PlanOverrides, PLANS } from './plans';
-import { checkIds } from './requests';
+import { checkIds } from './id-checks';
 import { SETTLEMENT_BACKLOG, SettlementBacklog } from './settlement-stream';
 
 @Injectable()

@@ -5,7 +5,7 @@ import { CreditGrantReply, GrantCreditsRequest, ServiceError, ValidationIssue } 
 import { CreditGrant, expiryEntries, expiryIssues, grantEntries, LedgerAccountKind, parseGrant, sameGrant } from '@ds/billing';
 import { AccountEntity, CreditGrantEntity, LedgerAccountEntity } from './entities';
 import { LedgerStore } from './ledger.store';
-import { checkIds } from './requests';
+import { checkIds } from './id-checks';
 
 const EXPIRY_BATCH = 500;
 const PROMOTIONAL_GRANT: LedgerAccountKind = 'promotional_grant';

@@ -10,7 +10,7 @@ import { ReservationEntity, ReservationState } from './entities';
 import { FastReserve } from './fast-reserve';
 import { LedgerStore } from './ledger.store';
 import { effectivePlan } from './plans';
-import { checkIds } from './requests';
+import { checkIds } from './id-checks';
 
 /** Workspaces whose period anchor this process remembers; an anchor never changes once the account exists. */
 const ANCHOR_CACHE_SIZE = 10_000;

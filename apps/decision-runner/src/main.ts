@@ -17,7 +17,7 @@ import { DecisionHooks1795448775114 } from './migrations/1795448775114-decision-
 import { BillingRetention, ExecutionRetention, RETENTION_SOURCE } from './retention/execution-retention';
 import { PlaygroundService } from './playground/playground.service';
 import { RunnerHandlers } from './runner.handlers';
-import { Billing } from './runs/billing';
+import { ReservationClient } from './runs/reservation-client';
 import { DestinationCalls } from './runs/destination-calls';
 import { RUNNER_JETSTREAM, runnerJetStream } from './runs/jetstream';
 import { RunService } from './runs/run.service';
@@ -38,7 +38,7 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
     controllers: [RunnerHandlers, HooksHandlers],
     providers: [
       RunService,
-      Billing,
+      ReservationClient,
       DestinationCalls,
       { provide: RUNNER_JETSTREAM, useFactory: (nats: NatsLink) => runnerJetStream(nats), inject: [PLATFORM.nats] },
       DecisionsService,

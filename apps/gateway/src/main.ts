@@ -17,7 +17,7 @@ import { PartnerController } from './controllers/partner.controller';
 import { PublicController } from './controllers/public.controller';
 import { WebController } from './controllers/web.controller';
 import { ApiKeyEntity, MembershipEntity, SessionEntity, UserEntity, WorkspaceEntity } from './entities';
-import { BODY_LIMIT, configureEdge, requestIdFrom } from './http/edge';
+import { BODY_LIMIT, installRequestLifecycle, requestIdFrom } from './http/request-lifecycle';
 import { RouteTable } from './http/route-table';
 import { HookTokens } from './hooks/hook-tokens';
 import { HookProofLimits } from './hooks/proof-limits';
@@ -103,7 +103,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
     genReqId: (request) => requestIdFrom(request.headers['x-request-id']),
     trustedProxies: (config) => config.trustedProxies,
     configure: (app, runtime) => {
-      configureEdge(app, {
+      installRequestLifecycle(app, {
         config: runtime.config,
         apiKeys: app.get(ApiKeysService),
         sessions: app.get(SessionsService),

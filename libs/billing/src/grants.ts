@@ -1,6 +1,6 @@
 import { chart, LedgerAccountSpec } from './chart';
 import { availableOf, Balances, LedgerName, Transfer } from './ledger';
-import { CreditGrant } from './requests';
+import { CreditGrant } from './billing-inputs';
 import { centsToMicros } from './units';
 
 export interface Entries {

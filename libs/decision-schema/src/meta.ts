@@ -1,4 +1,4 @@
-import { expectString, isGiven } from './checks';
+import { expectString, isGiven } from './field-checks';
 import { Issues, type SchemaIssue } from './issues';
 import { DECISION_DESCRIPTION_MAX, DECISION_NAME_MAX, SLUG_MAX } from './limits';
 

@@ -1,4 +1,4 @@
-import { claimUnique, expectArray, expectKey, expectNumber, expectObject, expectRequired, expectString, isGiven } from './checks';
+import { claimUnique, expectArray, expectKey, expectNumber, expectObject, expectRequired, expectString, isGiven } from './field-checks';
 import type { Issues, Path } from './issues';
 import { COMPOSITE_DESCRIPTION_MAX, COMPOSITES_MAX, TERMS_MAX, TERMS_MIN, WEIGHT_MAX } from './limits';
 import type { QuestionIndex } from './validate-questions';

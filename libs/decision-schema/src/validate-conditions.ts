@@ -1,4 +1,4 @@
-import { expectArray, expectKey, expectNumber, expectObject, expectOneOf, expectRequired, expectString, isGiven } from './checks';
+import { expectArray, expectKey, expectNumber, expectObject, expectOneOf, expectRequired, expectString, isGiven } from './field-checks';
 import { isRecord } from './json';
 import type { Issues, Path } from './issues';
 import { CONDITION_STRING_MAX, LEVELS_MAX, POLICIES_MAX, POLICY_AND_MAX } from './limits';

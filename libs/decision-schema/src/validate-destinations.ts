@@ -12,7 +12,7 @@ import {
   expectString,
   isGiven,
   isKey,
-} from './checks';
+} from './field-checks';
 import { formatNumber, isRecord, measuredLength } from './json';
 import type { Issues, Path } from './issues';
 import {

@@ -9,7 +9,7 @@ import {
   expectRichText,
   expectString,
   isGiven,
-} from './checks';
+} from './field-checks';
 import { isRecord } from './json';
 import type { Issues, Path } from './issues';
 import {

@@ -1,4 +1,4 @@
-import { expectObject, expectOneOf, expectRequired, expectString, isGiven } from './checks';
+import { expectObject, expectOneOf, expectRequired, expectString, isGiven } from './field-checks';
 import { formatNumber } from './json';
 import { Issues, type SchemaIssue } from './issues';
 import { CONTEXT_MAX, STATE_AND_ALL_QUESTIONS_TOKENS_MAX, STATE_AND_LONGEST_QUESTION_TOKENS_MAX } from './limits';

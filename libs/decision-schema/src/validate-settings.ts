@@ -1,4 +1,4 @@
-import { expectBoolean, expectNumber, expectObject, expectOneOf, expectString, isGiven } from './checks';
+import { expectBoolean, expectNumber, expectObject, expectOneOf, expectString, isGiven } from './field-checks';
 import type { Issues, Path } from './issues';
 import { ENGINE_TIMEOUT_MAX_MS, ENGINE_TIMEOUT_MIN_MS, MODEL_NAME_MAX } from './limits';
 import { ENGINE_ERROR_MODES, ENGINES } from './schema-types';

@@ -10,7 +10,7 @@ import {
   expectRequired,
   expectString,
   isGiven,
-} from './checks';
+} from './field-checks';
 import type { Issues, Path } from './issues';
 import { STATE_FIELD_DESCRIPTION_MAX, STATE_FIELDS_MAX } from './limits';
 import { LIST_ITEM_TYPES, STATE_FIELD_TYPES } from './schema-types';

@@ -5,7 +5,7 @@ import { CallOptions, Logger, NatsLink, RequestContext, RpcClient, runWithReques
 import type { DecisionCache, RunnableDecision } from '../decisions/decision-cache';
 import type { VersionCache } from '../decisions/version-cache';
 import type { ExecutionRecorder } from '../executions/execution-recorder';
-import { Billing } from './billing';
+import { ReservationClient } from './reservation-client';
 import type { DestinationCalls } from './destination-calls';
 import { RunService } from './run.service';
 
@@ -108,7 +108,7 @@ function harness(options: { schema?: NormalizedSchema; answers?: Record<string, 
   } as unknown as DestinationCalls;
   const nats = { maxPayload: 1024 * 1024 } as NatsLink;
 
-  const service = new RunService(decisions, rpc, nats, versions, recorder, new Billing(rpc, jetstream, logger), calls);
+  const service = new RunService(decisions, rpc, nats, versions, recorder, new ReservationClient(rpc, jetstream, logger), calls);
   const context: RequestContext = { requestId: 'req_run_service_spec', deadline: Date.now() + 60_000 };
   const run = (request: Partial<RunDecisionRequest> = {}) =>
     runWithRequestContext(context, () =>

@@ -29,7 +29,7 @@ import { CallerGaveUp, callerGaveUp, currentRequestId, NatsLink, PLATFORM, RpcCl
 import { DecisionCache, RunnableDecision } from '../decisions/decision-cache';
 import { VersionCache } from '../decisions/version-cache';
 import { ExecutionBase, ExecutionRecorder } from '../executions/execution-recorder';
-import { Billing } from './billing';
+import { ReservationClient } from './reservation-client';
 import { DestinationCalls } from './destination-calls';
 
 /** Room left in a NATS message for the reply's envelope and headers around the run response. */
@@ -58,7 +58,7 @@ export class RunService {
     @Inject(PLATFORM.nats) private readonly nats: NatsLink,
     private readonly versions: VersionCache,
     private readonly recorder: ExecutionRecorder,
-    private readonly billing: Billing,
+    private readonly billing: ReservationClient,
     private readonly calls: DestinationCalls,
   ) {}
 

@@ -3,7 +3,7 @@ import { ServiceError, SUBJECTS } from '@ds/contracts';
 import { newId } from '@ds/ids';
 import { parseIdempotencyKey, PLATFORM, RpcClient } from '@ds/platform';
 import { OperatorRoute } from '../http/access';
-import { objectBody, RequestId } from '../http/edge';
+import { objectBody, RequestId } from '../http/request-lifecycle';
 import { RateLimiter } from '../limits/rate-limiter';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 

@@ -7,7 +7,7 @@ import { ApiKeysService } from '../auth/api-keys.service';
 import { SessionsService } from '../auth/sessions.service';
 import { bearerToken } from '../auth/tokens';
 import { ApplicationEntry, MemberWorkspace, SignedIn, UserId, WorkspaceRole } from '../http/access';
-import { objectBody, RequestId } from '../http/edge';
+import { objectBody, RequestId } from '../http/request-lifecycle';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { executionQuery } from './public.controller';
 

@@ -2,7 +2,7 @@ import { Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/c
 import { DeliveryStatus, ServiceError, SUBJECTS, ValidationIssue } from '@ds/contracts';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { MemberWorkspace, WorkspaceRole } from '../http/access';
-import { RequestId } from '../http/edge';
+import { RequestId } from '../http/request-lifecycle';
 
 /**
  * A workspace's outgoing deliveries and its signing secret. Reading deliveries is open to every member;

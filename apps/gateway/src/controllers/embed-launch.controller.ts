@@ -5,7 +5,7 @@ import { PLATFORM, RpcClient } from '@ds/platform';
 import { clearedEmbedCookie, embedCookie, setFrameAncestors } from '../embed/embed-cookie';
 import { reopenPage } from '../embed/reopen-page';
 import { PublicRoute } from '../http/access';
-import { RequestId } from '../http/edge';
+import { RequestId } from '../http/request-lifecycle';
 
 /**
  * The launch URL of an embed session (under APP_URL): the one-time ticket becomes the session's cookie and the

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Put } from '@nestjs/co
 import { EngineSettingsReply, ServiceError, SUBJECTS } from '@ds/contracts';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { MemberWorkspace, WorkspaceRole } from '../http/access';
-import { objectBody, RequestId } from '../http/edge';
+import { objectBody, RequestId } from '../http/request-lifecycle';
 
 /** A workspace's own engine key and whether its runs use it (Admin: provider keys are settings). */
 @Controller('app/v1/workspaces/:ws')

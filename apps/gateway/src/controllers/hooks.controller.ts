@@ -4,7 +4,7 @@ import { DecisionRef, HookChangeReply, ResolvedHook, RpcSubject, RunDecisionRequ
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { GatewayConfig } from '../config';
 import { HookRoute, MemberWorkspace, SecretUrl, WorkspaceRole } from '../http/access';
-import { RequestId } from '../http/edge';
+import { RequestId } from '../http/request-lifecycle';
 import { hookRunBody } from '../hooks/hook-body';
 import { HookTokens } from '../hooks/hook-tokens';
 import { HookProofLimits } from '../hooks/proof-limits';

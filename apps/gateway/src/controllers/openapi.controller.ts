@@ -6,7 +6,7 @@ import { PLATFORM, RpcClient } from '@ds/platform';
 import { AuthenticatedKey } from '../auth/api-keys.service';
 import { GatewayConfig } from '../config';
 import { ApiKey, ApiKeyRoute, PublicRoute } from '../http/access';
-import { RequestId } from '../http/edge';
+import { RequestId } from '../http/request-lifecycle';
 
 /** The OpenAPI 3.1 description of the public API, and the same narrowed to one decision's active version. */
 @Controller()

@@ -4,7 +4,7 @@ import { EmbedSessionView, PartnerCaller, SUBJECTS } from '@ds/contracts';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { AuthenticatedKey } from '../auth/api-keys.service';
 import { ApiKey, ApiKeyRoute, EmbedSession, EmbedSessionRoute } from '../http/access';
-import { objectBody, RequestId } from '../http/edge';
+import { objectBody, RequestId } from '../http/request-lifecycle';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 
 function partnerCaller(key: AuthenticatedKey): PartnerCaller {

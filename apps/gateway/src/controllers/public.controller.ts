@@ -15,7 +15,7 @@ import { JsonText, OutcomeUnknown, parseIdempotencyKey, PLATFORM, RpcClient } fr
 import { AuthenticatedKey } from '../auth/api-keys.service';
 import { GatewayConfig } from '../config';
 import { ApiKey, ApiKeyRoute, PublicRoute, RunRoute } from '../http/access';
-import { objectBody, RequestId } from '../http/edge';
+import { objectBody, RequestId } from '../http/request-lifecycle';
 import { requestFingerprint } from '../idempotency/fingerprint';
 import { IdempotencyService, StillRunning } from '../idempotency/idempotency.service';
 import { accountBody } from '../workspaces/account';

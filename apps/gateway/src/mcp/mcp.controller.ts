@@ -7,7 +7,7 @@ import { Logger, Metrics, PLATFORM, RpcClient } from '@ds/platform';
 import { AuthenticatedKey } from '../auth/api-keys.service';
 import { GatewayConfig } from '../config';
 import { ApiKey, ApiKeyRoute } from '../http/access';
-import { RequestId } from '../http/edge';
+import { RequestId } from '../http/request-lifecycle';
 import { toServiceError } from '../http/errors';
 import { RateLimiter } from '../limits/rate-limiter';
 import { WorkspacesService } from '../workspaces/workspaces.service';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { CreditSource } from './consumption';
-import { decideReservation, ReservationContext } from './step6';
+import { decideReservation, ReservationContext } from './reservation-verdict';
 
 const periodEnd = new Date('2026-04-01T00:00:00Z');
 const paid = (availableMicros: bigint): CreditSource => ({ accountId: 'paid', kind: 'paid', grantId: null, expiresAt: null, grantedAt: new Date(0), availableMicros });

@@ -15,7 +15,7 @@ import { RUNNER_JETSTREAM } from './jetstream';
  * releasing.
  */
 @Injectable()
-export class Billing {
+export class ReservationClient {
   constructor(
     @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
     @Inject(RUNNER_JETSTREAM) private readonly jetstream: JetStreamClient,

@@ -1,4 +1,4 @@
-import { expiryIssues, MAX_GRANT_CENTS, parseGrant, parseSpendCap, sameGrant } from './requests';
+import { expiryIssues, MAX_GRANT_CENTS, parseGrant, parseSpendCap, sameGrant } from './billing-inputs';
 
 describe('parseGrant', () => {
   const valid = { kind: 'promotional', amount_cents: 500, currency: 'usd', expires_at: '2026-06-01T00:00:00Z' };

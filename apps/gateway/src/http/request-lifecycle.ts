@@ -57,7 +57,7 @@ function isHookRoute(request: FastifyRequest): boolean {
  * Everything that must happen before a body is read lives in onRequest hooks: the request id, and the
  * access the matched route declares (see http/access.ts). Bodies are parsed only after that.
  */
-export function configureEdge(app: NestFastifyApplication, deps: EdgeDependencies): void {
+export function installRequestLifecycle(app: NestFastifyApplication, deps: EdgeDependencies): void {
   const fastify: FastifyInstance = app.getHttpAdapter().getInstance();
   fastify.decorateRequest('caller', null as never);
   fastify.decorateRequest('rawBody', null);
