@@ -11,7 +11,7 @@ import {
   ValidationIssue,
 } from '@ds/contracts';
 import { isValidSlug } from '@ds/decision-schema';
-import { JsonText, OutcomeUnknown, parseIdempotencyKey, PLATFORM, RpcClient } from '@ds/platform';
+import { JsonText, parseIdempotencyKey, PLATFORM, RpcClient } from '@ds/platform';
 import { AuthenticatedKey } from '../auth/api-keys.service';
 import { GatewayConfig } from '../config';
 import { ApiKey, ApiKeyRoute, PublicRoute, RunRoute } from '../http/access';
@@ -70,29 +70,18 @@ export class PublicController {
     if (idempotencyKey === undefined) return (await this.runDecision(run, requestId)).body;
 
     const fingerprint = requestFingerprint('POST', httpRequest.url, body);
-    let claim;
     try {
-      claim = await this.idempotency.claim(key.workspaceId, idempotencyKey, fingerprint);
+      const outcome = await this.idempotency.runOnce(key.workspaceId, idempotencyKey, fingerprint, async () => {
+        const result = await this.runDecision(run, requestId);
+        // Engine-error fallbacks are answered but not kept: a retry may find the engine back.
+        return { body: result.body, keep: result.billable };
+      });
+      if (outcome.replayed) reply.header('idempotent-replayed', 'true');
+      return outcome.body;
     } catch (error) {
       if (error instanceof StillRunning) reply.header('retry-after', '1');
       throw error;
     }
-    if (claim.kind === 'replay') {
-      reply.header('idempotent-replayed', 'true');
-      return claim.body;
-    }
-    let result: RunDecisionReply;
-    try {
-      result = await this.runDecision(run, requestId);
-    } catch (error) {
-      // A run that may still finish keeps its key reserved until the lease ends, so a retry cannot run it twice.
-      if (!(error instanceof OutcomeUnknown)) await this.idempotency.release(key.workspaceId, idempotencyKey, fingerprint);
-      throw error;
-    }
-    // Engine-error fallbacks are answered but not kept: a retry may find the engine back.
-    if (result.billable) await this.idempotency.store(key.workspaceId, idempotencyKey, fingerprint, result.body);
-    else await this.idempotency.release(key.workspaceId, idempotencyKey, fingerprint);
-    return result.body;
   }
 
   private runDecision(run: Omit<RunDecisionRequest, 'body'> & { body: RunDecisionRequest['body'] | JsonText }, requestId: string): Promise<RunDecisionReply> {

@@ -2,7 +2,7 @@ import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ServiceError } from '@ds/contracts';
-import { Logger, PLATFORM } from '@ds/platform';
+import { Logger, OutcomeUnknown, PLATFORM } from '@ds/platform';
 
 /** How long a stored response is replayed. */
 const REPLAY_HOURS = 24;
@@ -43,6 +43,27 @@ export class IdempotencyService implements OnModuleInit, OnModuleDestroy {
 
   onModuleDestroy(): void {
     if (this.cleanup) clearInterval(this.cleanup);
+  }
+
+  /**
+   * Runs `run` at most once for the key, or replays its stored answer. A run that fails is released so a retry
+   * may run again, except when its outcome is unknown (it may still finish): then the key stays reserved until
+   * its lease ends. An answer is kept for replay only when `run` says so (a fresh, billed 200); otherwise the
+   * key is released. Throws StillRunning while another request with the key runs.
+   */
+  async runOnce(workspaceId: string, key: string, fingerprint: string, run: () => Promise<{ body: string; keep: boolean }>): Promise<{ body: string; replayed: boolean }> {
+    const claim = await this.claim(workspaceId, key, fingerprint);
+    if (claim.kind === 'replay') return { body: claim.body, replayed: true };
+    let result: { body: string; keep: boolean };
+    try {
+      result = await run();
+    } catch (error) {
+      if (!(error instanceof OutcomeUnknown)) await this.release(workspaceId, key, fingerprint);
+      throw error;
+    }
+    if (result.keep) await this.store(workspaceId, key, fingerprint, result.body);
+    else await this.release(workspaceId, key, fingerprint);
+    return { body: result.body, replayed: false };
   }
 
   async claim(workspaceId: string, key: string, fingerprint: string): Promise<Claim> {
