@@ -1,8 +1,9 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { AccountReply, PlanName, RETENTION_BATCH_MAX, RetentionReply, RetentionRequest, ServiceError, SetPlanRequest, SetSpendCapRequest } from '@ds/contracts';
+import { AccountReply, BROADCAST_SUBJECTS, PlanName, RETENTION_BATCH_MAX, RetentionReply, RetentionRequest, ServiceError, SetPlanRequest, SetSpendCapRequest } from '@ds/contracts';
 import { accountView, consumptionOrder, currentPeriod, parseSpendCap, periodAccounts } from '@ds/billing';
+import { NatsLink, PLATFORM, publishBroadcast } from '@ds/platform';
 import { AccountEntity } from './entities';
 import { LedgerStore } from './ledger.store';
 import { checkOverrides, DEFAULT_PLAN, effectivePlan, PLAN_NAMES, PlanOverrides, PLANS } from './plans';
@@ -13,6 +14,7 @@ import { SETTLEMENT_BACKLOG, SettlementBacklog } from './settlement-stream';
 export class AccountsService {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
+    @Inject(PLATFORM.nats) private readonly nats: NatsLink,
     @Optional() @Inject(SETTLEMENT_BACKLOG) private readonly settlements?: SettlementBacklog,
   ) {}
 
@@ -71,6 +73,7 @@ export class AccountsService {
     const issues = checkOverrides(request.overrides);
     if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The plan overrides are not valid.', issues);
     await this.update(request.workspaceId, { plan: request.plan as PlanName, overrides: (request.overrides ?? {}) as PlanOverrides });
+    this.announcePlanChange(request.workspaceId);
     return this.account(request.workspaceId);
   }
 
@@ -81,6 +84,19 @@ export class AccountsService {
     if (!cap.ok) throw new ServiceError('INVALID_REQUEST', 'The spend cap is not valid.', cap.issues);
     await this.update(request.workspaceId, { spendCapCents: cap.value });
     return this.account(request.workspaceId);
+  }
+
+  /**
+   * Published before the reply, on the same connection: the gateway that asked hears the notice before the answer,
+   * so its next request already counts against the new limit; the others within moments. A notice that cannot be
+   * published leaves the old limit cached until it expires (30 s).
+   */
+  private announcePlanChange(workspaceId: string): void {
+    try {
+      publishBroadcast(this.nats, BROADCAST_SUBJECTS.billingPlanChanged, workspaceId);
+    } catch (error) {
+      this.nats.logger.warn({ err: error, workspaceId }, 'could not announce a plan change; gateways apply it when their cached limit expires');
+    }
   }
 
   private async update(workspaceId: string, changes: Partial<Pick<AccountEntity, 'plan' | 'overrides' | 'spendCapCents'>>): Promise<void> {

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { ServiceError } from '@ds/contracts';
 import { replayEntries, Transfer, unbalancedLedgers, ZERO_BALANCES } from '@ds/billing';
 import { newId } from '@ds/ids';
-import { createLogger, Metrics } from '@ds/platform';
+import { createLogger, Metrics, NatsLink } from '@ds/platform';
 import { AccountsService } from './accounts.service';
 import { BillingConfig } from './config';
 import { CreditsService } from './credits.service';
@@ -29,11 +29,14 @@ let db: DataSource;
 let accounts: AccountsService;
 let credits: CreditsService;
 let reservations: ReservationsService;
+/** What the ledger announced over NATS: [subject, payload]. */
+const announced: Array<[string, string]> = [];
+const announcing = { connection: { publish: (subject: string, payload: string) => announced.push([subject, payload]) }, logger: { warn: () => undefined } } as unknown as NatsLink;
 
 beforeAll(async () => {
   database = await migratedDatabase('billing', billingLedger.database, 20);
   db = database.dataSource;
-  accounts = new AccountsService(db);
+  accounts = new AccountsService(db, announcing);
   credits = new CreditsService(db);
   reservations = new ReservationsService(db, config);
 });
@@ -405,8 +408,12 @@ describe('operator requests', () => {
       expect(await refusal(accounts.setSpendCap({ workspaceId: ws, spend_cap_cents }))).toMatchObject({ code: 'INVALID_REQUEST', details: [{ path: 'spend_cap_cents' }] });
     }
     expect((await accounts.setSpendCap({ workspaceId: ws, spend_cap_cents: 0 })).spend_cap).toEqual({ spend_cap_cents: 0, spent_cents: 0, currency: 'usd' });
+    announced.length = 0;
     expect(await refusal(accounts.setPlan({ workspaceId: ws, plan: 'platinum', overrides: undefined }))).toMatchObject({ code: 'INVALID_REQUEST' });
+    expect(announced).toEqual([]);
     expect((await accounts.setPlan({ workspaceId: ws, plan: 'growth', overrides: undefined })).plan).toMatchObject({ name: 'growth', included_decisions: 25_000_000 });
+    // Every gateway drops the limit it cached for the workspace, whoever asked for the change.
+    expect(announced).toEqual([['v1.billing-ledger.plan.changed', ws]]);
   });
 
   it('starts a workspace it has not seen on the free plan, its period around now, however many ask at once', async () => {

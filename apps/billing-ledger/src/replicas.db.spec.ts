@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { BillingSettlement, ServiceError, SETTLEMENT_STREAM } from '@ds/contracts';
 import { replayEntries, Transfer, unbalancedLedgers, ZERO_BALANCES } from '@ds/billing';
 import { newId } from '@ds/ids';
-import { createLogger, dataSourceOptions } from '@ds/platform';
+import { createLogger, dataSourceOptions, NatsLink } from '@ds/platform';
 import { ADMIN_DATABASE_URL, NatsServer, startNats, waitFor } from '../../../test/e2e/support/cluster';
 import { MigratedDatabase, migratedDatabase } from '../../../test/support/service-database';
 import { AccountsService } from './accounts.service';
@@ -61,7 +61,7 @@ beforeAll(async () => {
   dbB = await replicaBDataSource();
   replicaA = new ReservationsService(dbA, config);
   replicaB = new ReservationsService(dbB, config);
-  accounts = new AccountsService(dbA);
+  accounts = new AccountsService(dbA, { connection: { publish: () => undefined }, logger: { warn: () => undefined } } as unknown as NatsLink);
   credits = new CreditsService(dbA);
 });
 

@@ -1,6 +1,6 @@
 /** The billing ledger's subjects and their payloads. */
 import type { WorkspaceScoped } from './common';
-import { rpcSubject } from './typed-subjects';
+import { broadcastSubject, rpcSubject } from './typed-subjects';
 
 export type PlanName = 'genesis' | 'developer' | 'growth' | 'enterprise';
 
@@ -132,4 +132,12 @@ export const BILLING_SUBJECTS = {
   setSpendCap: rpcSubject<SetSpendCapRequest, AccountReply>('v1.billing-ledger.spend-cap.set'),
   /** How many days each workspace's execution log is kept (its plan's retention), for the runner's purge. */
   retention: rpcSubject<RetentionRequest, RetentionReply>('v1.billing-ledger.retention'),
+} as const;
+
+export const BILLING_BROADCASTS = {
+  /**
+   * A workspace's plan or its overrides changed, whoever asked (an operator, a partner): published by the ledger
+   * once the change has committed, so every gateway drops the rate limit it cached (payload: the workspace id).
+   */
+  planChanged: broadcastSubject<string>('v1.billing-ledger.plan.changed'),
 } as const;

@@ -5,8 +5,6 @@
 import { broadcastSubject } from './typed-subjects';
 
 export const GATEWAY_BROADCASTS = {
-  /** A workspace's plan changed (payload: the workspace id). */
-  planChanged: broadcastSubject<string>('v1.gateway.plan.changed'),
   /** An API key was revoked (payload: the key's hash). */
   apiKeyRevoked: broadcastSubject<string>('v1.gateway.api-key.revoked'),
   /** A secret URL was turned off, rotated or had its secret changed (payload: the token's SHA-256 hex). */

@@ -34,9 +34,12 @@ describe('NATS permissions per service', () => {
     expect(holders('publish', subject)).not.toContain(ownerOf(subject));
   });
 
-  it.each(Object.values(BROADCAST_SUBJECTS))('broadcast %s stays among the replicas of its owner', (subject) => {
-    expect(holders('subscribe', subject)).toEqual([ownerOf(subject)]);
+  /** Who hears each broadcast: the replicas of its owner, but for the ledger's plan changes, which only the gateway caches. */
+  const hearers = (subject: string): ServiceName[] => (subject === BROADCAST_SUBJECTS.billingPlanChanged ? ['gateway'] : [ownerOf(subject)]);
+
+  it.each(Object.values(BROADCAST_SUBJECTS))('broadcast %s is published by its owner alone and heard only where it is cached', (subject) => {
     expect(holders('publish', subject)).toEqual([ownerOf(subject)]);
+    expect(holders('subscribe', subject)).toEqual(hearers(subject));
   });
 
   it('deliveries are published by the runner (and resent by the delivery service) and the JetStream API is the delivery service’s alone', () => {

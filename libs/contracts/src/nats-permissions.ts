@@ -65,12 +65,11 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
       billing.setSpendCap,
       ...served(delivery),
       ...served(partner),
-      BROADCAST_SUBJECTS.gatewayPlanChanged,
       BROADCAST_SUBJECTS.gatewayApiKeyRevoked,
       BROADCAST_SUBJECTS.gatewayHookChanged,
       ...workspaceEventsConsumer('gateway'),
     ],
-    subscribe: [REPLY_INBOX, BROADCAST_SUBJECTS.gatewayPlanChanged, BROADCAST_SUBJECTS.gatewayApiKeyRevoked, BROADCAST_SUBJECTS.gatewayHookChanged],
+    subscribe: [REPLY_INBOX, BROADCAST_SUBJECTS.billingPlanChanged, BROADCAST_SUBJECTS.gatewayApiKeyRevoked, BROADCAST_SUBJECTS.gatewayHookChanged],
   },
   'decision-runner': {
     // Deliveries and settlements go to JetStream as plain publishes; the stream's acknowledgement comes back to the inbox.
@@ -96,6 +95,7 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
     // Besides the runner: the JetStream API of its own settlements stream and consumer, and acknowledgements.
     publish: [
       runner.executionOutcomes,
+      BROADCAST_SUBJECTS.billingPlanChanged,
       '$JS.API.INFO',
       `$JS.API.STREAM.*.${SETTLEMENT_STREAM.name}`,
       `$JS.API.STREAM.MSG.GET.${SETTLEMENT_STREAM.name}`,

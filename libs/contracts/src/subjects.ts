@@ -1,4 +1,4 @@
-import { BILLING_SUBJECTS } from './billing-ledger';
+import { BILLING_BROADCASTS, BILLING_SUBJECTS } from './billing-ledger';
 import { RUNNER_BROADCASTS, RUNNER_SUBJECTS } from './decision-runner';
 import { DELIVERY_SUBJECTS } from './delivery';
 import { ENGINE_BROADCASTS, ENGINE_SUBJECTS } from './engine-proxy';
@@ -19,11 +19,12 @@ export const SUBJECTS = {
 } as const;
 
 /**
- * Fire-and-forget notices between replicas of one service (published and subscribed by that service only),
- * each declared with its payload type in the file of the service that owns it.
+ * Fire-and-forget notices that a cached copy is stale, each declared with its payload type in the file of the
+ * service that owns the data and publishes it: between replicas of one service, and the ledger's plan changes,
+ * which the gateway hears.
  */
 export const BROADCAST_SUBJECTS = {
-  gatewayPlanChanged: GATEWAY_BROADCASTS.planChanged,
+  billingPlanChanged: BILLING_BROADCASTS.planChanged,
   gatewayApiKeyRevoked: GATEWAY_BROADCASTS.apiKeyRevoked,
   gatewayHookChanged: GATEWAY_BROADCASTS.hookChanged,
   engineCredentialsChanged: ENGINE_BROADCASTS.credentialsChanged,

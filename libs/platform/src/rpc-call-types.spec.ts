@@ -45,10 +45,10 @@ describe('publishBroadcast', () => {
   const link = { connection: { publish: (subject: string, data: string) => published.push([subject, data]) } } as unknown as NatsLink;
 
   it('sends a string payload as its text and a notice as JSON', () => {
-    publishBroadcast(link, BROADCAST_SUBJECTS.gatewayPlanChanged, 'ws_1');
+    publishBroadcast(link, BROADCAST_SUBJECTS.billingPlanChanged, 'ws_1');
     publishBroadcast(link, BROADCAST_SUBJECTS.runnerDecisionChanged, { workspaceId: 'ws_1', slug: 'triage' });
     expect(published).toEqual([
-      ['v1.gateway.plan.changed', 'ws_1'],
+      ['v1.billing-ledger.plan.changed', 'ws_1'],
       ['v1.decision-runner.decision.changed', '{"workspaceId":"ws_1","slug":"triage"}'],
     ]);
   });

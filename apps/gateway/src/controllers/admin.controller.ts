@@ -4,7 +4,6 @@ import { newId } from '@ds/ids';
 import { parseIdempotencyKey, PLATFORM, RpcClient } from '@ds/platform';
 import { OperatorRoute } from '../http/access';
 import { objectBody, RequestId } from '../http/request-lifecycle';
-import { RateLimiter } from '../limits/rate-limiter';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 
 /** Operator endpoints: they stand in for the payment provider and support staff of a self-hosted install. */
@@ -12,7 +11,6 @@ import { WorkspacesService } from '../workspaces/workspaces.service';
 export class AdminController {
   constructor(
     private readonly workspaces: WorkspacesService,
-    private readonly rateLimiter: RateLimiter,
     @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
   ) {}
 
@@ -21,9 +19,7 @@ export class AdminController {
   async setPlan(@RequestId() requestId: string, @Param('ws') ws: string, @Body() body: unknown) {
     const input = objectBody(body);
     await this.requireWorkspace(ws);
-    const account = await this.rpc.call(SUBJECTS.billing.setPlan, { workspaceId: ws, plan: input.plan, overrides: input.overrides }, { requestId });
-    this.rateLimiter.planChanged(ws);
-    return account;
+    return this.rpc.call(SUBJECTS.billing.setPlan, { workspaceId: ws, plan: input.plan, overrides: input.overrides }, { requestId });
   }
 
   /** `Idempotency-Key` makes a grant safe to retry: the same key grants once. */

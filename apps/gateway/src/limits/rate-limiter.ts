@@ -7,12 +7,12 @@ import { WINDOW_MS, WindowName, WindowState } from './windows';
 const PLAN_CACHE_MS = 30_000;
 /** Workspaces whose limit one replica keeps; the least recently counted leave first. */
 const PLAN_CACHE_MAX_ENTRIES = 10_000;
-const PLAN_CHANGED_SUBJECT = BROADCAST_SUBJECTS.gatewayPlanChanged;
+const PLAN_CHANGED_SUBJECT = BROADCAST_SUBJECTS.billingPlanChanged;
 
 /**
  * Counts requests per workspace and window in a shared store, one round trip per request. The limit
- * comes from the workspace's plan, cached briefly; a plan change made through any replica is broadcast so
- * that every replica applies the new limit at once.
+ * comes from the workspace's plan, cached briefly; the billing ledger announces every plan change, whoever
+ * made it, so that every replica applies the new limit at once.
  */
 export class RateLimiter implements OnModuleDestroy {
   /** Per-minute limits by workspace id. */
@@ -38,10 +38,6 @@ export class RateLimiter implements OnModuleDestroy {
     const cached = this.limits.peek(workspaceId);
     const [limit, counted] = typeof cached === 'number' ? [cached, await hit] : await Promise.all([this.limitOf(workspaceId, requestId), hit]);
     return { window, limit, hits: counted.hits, resetAt: Math.floor(Date.now() / 1000) + counted.secondsLeft };
-  }
-
-  planChanged(workspaceId: string): void {
-    this.limits.invalidate(workspaceId);
   }
 
   private limitOf(workspaceId: string, requestId: string): Promise<number> {
