@@ -1,6 +1,9 @@
-// Two projects: unit tests sit beside the code they test; e2e tests talk to a real cluster started once.
+// Three tiers. Unit tests sit beside the code they test and need no service; integration tests sit there too and
+// talk to the real PostgreSQL, NATS or Redis their name says (`*.db.spec.ts`, `*.nats.spec.ts`,
+// `*.redis.spec.ts`); e2e tests talk to a real cluster started once.
 // Tests are transpiled file by file (isolatedModules); `npm run lint` is what type-checks them.
 const moduleNameMapper = { '^@ds/(.*)$': '<rootDir>/libs/$1/src/index.ts' };
+const INTEGRATION = '\\.(db|nats|redis)\\.spec\\.ts$';
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json' }] };
 
 module.exports = {
@@ -11,6 +14,15 @@ module.exports = {
       rootDir: __dirname,
       testEnvironment: 'node',
       testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/test/chaos/**/*.spec.ts'],
+      testPathIgnorePatterns: ['/node_modules/', INTEGRATION],
+      moduleNameMapper,
+      transform,
+    },
+    {
+      displayName: 'integration',
+      rootDir: __dirname,
+      testEnvironment: 'node',
+      testMatch: ['<rootDir>/{libs,apps}/**/*.{db,nats,redis}.spec.ts'],
       moduleNameMapper,
       transform,
     },
