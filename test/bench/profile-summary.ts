@@ -81,8 +81,8 @@ function packageOf(frame: CallFrame): string {
   if (!frame.url) return frame.functionName || '(native)';
   const modules = frame.url.lastIndexOf('node_modules/');
   if (modules >= 0) {
-    const rest = frame.url.slice(modules + 'node_modules/'.length).split('/');
-    return rest[0].startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0];
+    const [head = '', next = ''] = frame.url.slice(modules + 'node_modules/'.length).split('/');
+    return head.startsWith('@') ? `${head}/${next}` : head;
   }
   if (frame.url.startsWith('node:')) return 'node';
   const dist = frame.url.indexOf('/dist/');

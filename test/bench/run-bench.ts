@@ -97,7 +97,8 @@ function stopChild(child: ChildProcess | undefined): Promise<void> {
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+  // The rank is clamped to 0..length-1 and the array is not empty, so the element exists.
+  return sorted[Math.max(0, Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
 /**
@@ -152,12 +153,15 @@ async function hopTimes(opsBase: number): Promise<Array<{ service: string; metri
       if (cpu) rows.push({ service, metric: 'cpu', labels: '', count: 1, sum_ms: Number(cpu[1]) * 1000, mean_ms: Number(cpu[1]) * 1000 });
       const match = /^(decision_service_[a-z_]+_seconds)_(sum|count)\{(.*)\} ([0-9.e+-]+)$/.exec(line);
       if (!match) continue;
-      const labels = match[3].replace(/,?service="[^"]*"/, '');
+      const labels = match[3]!.replace(/,?service="[^"]*"/, '');
       (match[2] === 'sum' ? sums : counts).set(`${match[1]}|${labels}`, Number(match[4]));
     }
     for (const [key, count] of counts) {
       if (count === 0) continue;
-      const [metric, labels] = key.split('|');
+      // Metric names are [a-z_]+, so the first '|' is the separator the key was built with.
+      const separator = key.indexOf('|');
+      const metric = key.slice(0, separator);
+      const labels = key.slice(separator + 1);
       const sumMs = (sums.get(key) ?? 0) * 1000;
       rows.push({ service, metric: metric.replace(/^decision_service_/, '').replace(/_seconds$/, ''), labels, count, sum_ms: sumMs, mean_ms: Number((sumMs / count).toFixed(2)) });
     }
@@ -324,16 +328,18 @@ async function main(): Promise<void> {
     const base = `http://127.0.0.1:${gatewayPort}`;
     const keys: string[] = [];
     for (let i = 0; i < WORKSPACES; i++) keys.push(await benchWorkspace(base, i));
+    const [firstKey] = keys;
+    if (firstKey === undefined) throw new Error('bench: BENCH_WORKSPACES must be at least 1');
 
     const body = runBody();
     const runUrl = `${base}/v1/decisions/bench-triage`;
-    const oneWorkspace = [{ authorization: `Bearer ${keys[0]}` }];
+    const oneWorkspace = [{ authorization: `Bearer ${firstKey}` }];
     const manyWorkspaces = keys.map((key) => ({ authorization: `Bearer ${key}` }));
     const echoUrl = `http://127.0.0.1:${echoPort}/echo`;
     for (const key of keys) await must('first run', http('POST', runUrl, key, JSON.parse(body)), 200);
 
     if (ALONE_ONLY) {
-      await loneRuns(runUrl, keys[0]!, body, opsBase);
+      await loneRuns(runUrl, firstKey, body, opsBase);
       if (receiver) await printTimeline(receiver.spans);
       return;
     }
@@ -369,7 +375,7 @@ async function main(): Promise<void> {
     const roundTrips: number[] = [];
     for (let i = 0; i < SAMPLES; i++) {
       const started = performance.now();
-      const reply = await http('POST', runUrl, keys[0], JSON.parse(body));
+      const reply = await http('POST', runUrl, firstKey, JSON.parse(body));
       roundTrips.push(performance.now() - started);
       if (reply.status === 200) alone.push(reply.body.metrics.latency_ms);
     }

@@ -75,7 +75,7 @@ describe('decision definitions', () => {
   it('lists every schema issue at once with paths', async () => {
     const ws = await newWorkspace();
     const schema = triageSchema();
-    schema.questions[0].options = [{ value: 'Refund!', description: null }] as never;
+    schema.questions[0]!.options = [{ value: 'Refund!', description: null }] as never;
     (schema as Record<string, unknown>).fallbackAction = 'panic';
     const reply = await call('POST', decisionsPath(ws), { token: ws.session, body: { slug: 'broken', name: 'Broken', schema } });
     expectError(reply, 422, 'INVALID_SCHEMA');

@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
 import { Webhook } from 'standardwebhooks';
-import { call, expectError, newWorkspace, opsPort, Workspace } from './support/api';
+import { call, defined, expectError, newWorkspace, opsPort, Workspace } from './support/api';
 import { DeliveryPublisher, eventually, Receiver, startReceiver, webhookMessage } from './support/deliveries';
 
 /**
@@ -57,7 +57,7 @@ describe('a webhook delivery', () => {
     const view = await settled(ws, message.deliveryId, 'succeeded');
 
     expect(target.received).toHaveLength(1);
-    const [request] = target.received;
+    const request = target.received[0]!;
     expect(request.method).toBe('POST');
     expect(request.path).toBe('/hook');
     expect(request.body).toBe(message.body);
@@ -101,7 +101,7 @@ describe('a webhook delivery', () => {
     const message = webhookMessage(ws.workspaceId, target.url);
     await publisher.publish(message);
     await settled(ws, message.deliveryId, 'succeeded');
-    const [request] = target.received;
+    const request = defined(target.received[0]);
     const signature = String(request.headers['service-signature']);
     expect(signature.split(',').filter((part) => part.startsWith('v1='))).toHaveLength(2);
     const swHeaders = {
@@ -129,7 +129,7 @@ describe('a webhook delivery', () => {
     await publisher.publish(message);
     const view = await settled(ws, message.deliveryId, 'succeeded');
     expect(view).toMatchObject({ kind: 'http', livemode: false });
-    const [request] = target.received;
+    const request = defined(target.received[0]);
     expect(request).toMatchObject({ method: 'PUT', path: '/hook?q=1', body: 'ticket T-42 refund' });
     expect(request.headers).toMatchObject({ 'x-ticket': 'T-42', 'content-type': 'text/plain', 'service-delivery-id': message.deliveryId });
     // Not JSON, so Stripe's header check alone (constructEvent would also parse the body as an event).
@@ -150,8 +150,8 @@ describe('retries', () => {
     expect(new Set(target.received.map((r) => r.headers['service-delivery-id']))).toEqual(new Set([message.deliveryId]));
     expect(failed.attempts.map((a: any) => [a.attempt, a.outcome, a.response_status])).toEqual([1, 2, 3, 4, 5, 6].map((n) => [n, 'failed', 500]));
     // The scaled schedule's gaps grow: the last is the longest.
-    const gaps = target.received.slice(1).map((r, i) => r.at - target.received[i].at);
-    expect(gaps[4]).toBeGreaterThan(gaps[0]);
+    const gaps = target.received.slice(1).map((r, i) => r.at - target.received[i]!.at);
+    expect(gaps[4]).toBeGreaterThan(gaps[0]!);
 
     healthy = true;
     const resent = await app(ws, 'POST', `/deliveries/${message.deliveryId}/resend`);
@@ -162,7 +162,7 @@ describe('retries', () => {
     expect(done.attempts).toHaveLength(7);
     expect(done.attempts[6]).toMatchObject({ sequence: 2, attempt: 1, outcome: 'succeeded', response_status: 200 });
     expect(target.received).toHaveLength(7);
-    expect(target.received[6].headers).toMatchObject({ 'service-delivery-id': message.deliveryId, 'webhook-id': message.deliveryId, 'service-delivery-attempt': '1' });
+    expect(target.received[6]!.headers).toMatchObject({ 'service-delivery-id': message.deliveryId, 'webhook-id': message.deliveryId, 'service-delivery-attempt': '1' });
 
     expectError(await app(ws, 'POST', `/deliveries/${message.deliveryId}/resend`), 409, 'CONFLICT');
     expectError(await app(ws, 'POST', `/deliveries/dlv_00000000000000000000/resend`), 404, 'NOT_FOUND');
@@ -176,7 +176,7 @@ describe('retries', () => {
     await settled(ws, message.deliveryId, 'succeeded');
     expect(target.received).toHaveLength(2);
     // The scaled schedule alone would retry after about a millisecond.
-    expect(target.received[1].at - target.received[0].at).toBeGreaterThanOrEqual(1_900);
+    expect(target.received[1]!.at - target.received[0]!.at).toBeGreaterThanOrEqual(1_900);
 
     const capped = await receiver((_r, index, response) => (index === 0 ? response.writeHead(429, { 'retry-after': '86400' }).end() : response.writeHead(200).end()));
     const second = webhookMessage(ws.workspaceId, capped.url);
@@ -249,7 +249,7 @@ describe('workspaces', () => {
     expect(new Set(target.received.map((r) => r.headers['service-delivery-id']))).toEqual(new Set(messages.map((m) => m.deliveryId)));
     // Without the cap all 630 would arrive within seconds.
     const arrivals = target.received.map((r) => r.at).sort((a, b) => a - b);
-    expect(arrivals[600] - arrivals[0]).toBeGreaterThan(30_000);
+    expect(arrivals[600]! - arrivals[0]!).toBeGreaterThan(30_000);
     // The recorded starts are the moments the window counted: no 60 seconds hold more than 600.
     const starts: number[] = [];
     let cursor: string | null = null;
@@ -260,7 +260,7 @@ describe('workspaces', () => {
     } while (cursor);
     starts.sort((a, b) => a - b);
     expect(starts).toHaveLength(630);
-    for (let i = 600; i < starts.length; i++) expect(starts[i] - starts[i - 600]).toBeGreaterThanOrEqual(60_000);
+    for (let i = 600; i < starts.length; i++) expect(starts[i]! - starts[i - 600]!).toBeGreaterThanOrEqual(60_000);
     const metrics = (await call('GET', '/metrics', {}, `http://127.0.0.1:${opsPort(DELIVERY_OPS)}`)).text;
     expect(Number(/^decision_service_delivery_throttled_total\{[^}]*\} (\d+)/m.exec(metrics)?.[1] ?? 0)).toBeGreaterThan(0);
   }, 200_000);
@@ -274,7 +274,7 @@ describe('the application', () => {
       webhookMessage(ws.workspaceId, target.url, { decisionId: 'dec_aaaaaaaaaaaaaaaaaaaa' }),
       webhookMessage(ws.workspaceId, target.url, { decisionId: 'dec_bbbbbbbbbbbbbbbbbbbb' }),
       webhookMessage(ws.workspaceId, target.url, { decisionId: 'dec_aaaaaaaaaaaaaaaaaaaa' }),
-    ];
+    ] as const;
     for (const message of messages) {
       await publisher.publish(message);
       await settled(ws, message.deliveryId, 'succeeded');

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect, type NatsConnection } from 'nats';
 import { DELIVERY_STREAM, type DeliveryMessage } from '@ds/contracts';
-import { call, deployedDecision, engineRequests, newWorkspace, runDecision, scriptEngine, triageSchema, uniqueMarker, type Workspace } from './support/api';
+import { call, defined, deployedDecision, engineRequests, newWorkspace, runDecision, scriptEngine, triageSchema, uniqueMarker, type Workspace } from './support/api';
 
 /** A loopback agent whose answer each test chooses by path; it records what it was sent. */
 interface Agent {
@@ -101,7 +101,7 @@ describe('llm destinations', () => {
     // The destination held the answer for 2 s; the service's own latency does not count it.
     expect(reply.body.metrics.latency_ms).toBeLessThan(2_000);
 
-    const [sent] = await engineRequests(`Summarise ${llmMarker}`);
+    const sent = defined((await engineRequests(`Summarise ${llmMarker}`))[0]);
     expect(sent.body).toEqual({
       model: 'sim-standard',
       temperature: 0.7,
@@ -111,7 +111,7 @@ describe('llm destinations', () => {
         { role: 'user', content: 'Message: My phone broke' },
       ],
     });
-    const [defaulted] = await engineRequests(`Classify ${otherMarker}.`);
+    const defaulted = defined((await engineRequests(`Classify ${otherMarker}.`))[0]);
     expect(defaulted.body).toMatchObject({ model: 'sim-large', temperature: 0.3, max_tokens: 512 });
     expect(JSON.parse(defaulted.body.messages[1].content)).toMatchObject({ state: { message: 'My phone broke' }, result: reply.body.result, action: reply.body.action });
   });
@@ -288,7 +288,8 @@ describe('deliveries', () => {
 
     const stored = await storedDeliveries(ws.workspaceId, 4);
     expect(stored.map((s) => s.msgId)).toEqual(entries.map((e: any) => e.delivery_id));
-    const [webhook, http, workflow, handoff] = stored.map((s) => s.message);
+    // Four, as the ids just compared show.
+    const [webhook, http, workflow, handoff] = stored.map((s) => s.message) as [DeliveryMessage, DeliveryMessage, DeliveryMessage, DeliveryMessage];
     const common = {
       workspaceId: ws.workspaceId,
       decisionId: reply.body.decision_id,
@@ -340,7 +341,7 @@ describe('deliveries', () => {
     const marker = uniqueMarker();
     await deployedDecision(ws, 'test-mode', withDestinations(marker, [{ key: 'ops', type: 'webhook', url: 'https://hooks.example.com/decisions' }]));
     const reply = await runDecision(ws, 'test-mode', { message: 'hello' });
-    const [stored] = await storedDeliveries(ws.workspaceId, 1);
+    const stored = defined((await storedDeliveries(ws.workspaceId, 1))[0]);
     expect(stored.message.livemode).toBe(false);
     expect(JSON.parse(stored.message.body)).toMatchObject({ id: reply.body.destinations[0].delivery_id, livemode: false });
   });

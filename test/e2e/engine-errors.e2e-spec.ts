@@ -89,7 +89,7 @@ describe('Retry-After and the deadline', () => {
     expect(reply.status).toBe(200);
     const requests = await engineRequests(marker);
     expect(requests).toHaveLength(2);
-    expect(requests[1].at - requests[0].at).toBeGreaterThanOrEqual(1_000);
+    expect(requests[1]!.at - requests[0]!.at).toBeGreaterThanOrEqual(1_000);
   });
 
   it('does not retry when Retry-After reaches past the deadline (Retry-After 10, timeoutMs 2000)', async () => {
@@ -109,7 +109,7 @@ describe('Retry-After and the deadline', () => {
     expectError(reply, 503, 'ENGINE_UNAVAILABLE');
     const requests = await engineRequests(marker);
     expect(requests).toHaveLength(2);
-    expect(requests[1].at - requests[0].at).toBeGreaterThanOrEqual(1_000);
+    expect(requests[1]!.at - requests[0]!.at).toBeGreaterThanOrEqual(1_000);
     expect(reply.ms).toBeLessThan(2_500 + 1_000);
   });
 });

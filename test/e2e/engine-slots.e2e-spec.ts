@@ -167,10 +167,10 @@ describe('shared-key slots across two engine-proxy replicas', () => {
     for (let round = 0; round < 6 && Date.now() - heldSince < 3_500; round++) {
       refusals.push(...(await Promise.all(Array.from({ length: 4 }, () => answer(waiter, 500)))));
       const now = await handled('ENGINE_RATE_LIMITED');
-      if (now.every((count, i) => count > before[i])) break;
+      if (now.every((count, i) => count > before[i]!)) break;
     }
     const after = await handled('ENGINE_RATE_LIMITED');
-    expect(after.map((count, i) => count > before[i])).toEqual([true, true]);
+    expect(after.map((count, i) => count > before[i]!)).toEqual([true, true]);
     for (const refusal of refusals) {
       expect(refusal).toMatchObject({ ok: false, error: { code: 'ENGINE_RATE_LIMITED', status: 503 } });
       // It waited for a slot for its whole timeoutMs before giving up.
@@ -199,10 +199,10 @@ describe('shared-key slots across two engine-proxy replicas', () => {
       const times = (await arrivals(marker)).slice(started).sort((a, b) => a - b);
       expect(times).toHaveLength(5);
       // Each call reached the provider only after the one before had its answer and gave the slot back.
-      for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBeGreaterThanOrEqual(delayMs);
+      for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(delayMs);
     } while ((await handled('ok')).some((count, i) => count === okBefore[i]) && rounds < 4);
     const okAfter = await handled('ok');
-    expect(okAfter.map((count, i) => count > okBefore[i])).toEqual([true, true]);
+    expect(okAfter.map((count, i) => count > okBefore[i]!)).toEqual([true, true]);
   }, 40_000);
 
   it('frees the slot of a replica that died holding it once its lease expires', async () => {

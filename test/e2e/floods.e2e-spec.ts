@@ -102,8 +102,9 @@ describe('a flood of random API keys', () => {
     // Past the ceiling no key is looked up: only requests already in flight when it was reached answer 401.
     expect(unauthorized.length).toBeGreaterThan(FAILURES_PER_ADDRESS);
     expect(unauthorized.length).toBeLessThanOrEqual(FAILURES_PER_ADDRESS + 25);
-    expectError(replies[replies.length - 1], 429, 'RATE_LIMITED');
-    expectRetryAfter(replies[replies.length - 1], 1, 600);
+    const last = replies[replies.length - 1]!;
+    expectError(last, 429, 'RATE_LIMITED');
+    expectRetryAfter(last, 1, 600);
 
     expect(await metric('decision_service_api_key_cache_max_entries')).toBe(CACHE_MAX);
     expect(await metric('decision_service_api_key_cache_entries', { kind: 'unknown' })).toBeLessThanOrEqual(CACHE_MAX);

@@ -54,7 +54,7 @@ describe('rate-limit windows', () => {
 
   it('counts one window per workspace across keys and gateway replicas: exactly the plan’s limit passes', async () => {
     const ws = await newWorkspace();
-    const keys = [ws.apiKey, await secondKey(ws)];
+    const keys = [ws.apiKey, await secondKey(ws)] as const;
     // Requests with an invalid key are refused before the window and use none of it.
     for (let i = 0; i < 5; i++) expectError(await call('GET', '/v1/decisions', { token: `svc_live_${'y'.repeat(32)}` }, b.baseUrl), 401, 'INVALID_API_KEY');
     const replies = await Promise.all(Array.from({ length: 70 }, (_, i) => call('GET', '/v1/decisions', { token: keys[i % 2] }, i % 2 === 0 ? A() : b.baseUrl)));
@@ -179,7 +179,7 @@ describe('idempotency keys', () => {
       } else {
         expect(reply.status).toBe(200);
         expect(reply.headers.get('idempotent-replayed')).toBe('true');
-        expect(reply.text).toBe(fresh[0].text);
+        expect(reply.text).toBe(fresh[0]!.text);
       }
     }
     expect(replies.filter((r) => r.status === 409).length).toBeGreaterThan(0);

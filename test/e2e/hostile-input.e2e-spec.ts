@@ -51,7 +51,8 @@ function sendAndStall(text: string, patienceMs: number): Promise<RawExchange> {
 }
 
 function errorBodyOf(response: string): { status: number; requestIdHeader: string | undefined; body: any } {
-  const [head, body] = response.split('\r\n\r\n', 2);
+  const [head = '', body] = response.split('\r\n\r\n', 2);
+  if (body === undefined) throw new Error(`no blank line ends the head of ${JSON.stringify(response)}`);
   return {
     status: Number(head.split(' ')[1]),
     requestIdHeader: /^x-request-id: (.+)$/im.exec(head)?.[1],

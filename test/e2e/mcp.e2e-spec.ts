@@ -42,9 +42,10 @@ interface ToolAnswer {
 async function tool(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolAnswer> {
   const result = (await client.callTool({ name, arguments: args })) as { content: Array<{ type: string; text: string }>; structuredContent: any; isError?: boolean };
   expect(result.content).toHaveLength(1);
-  expect(result.content[0].type).toBe('text');
-  expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
-  return { isError: result.isError === true, json: result.structuredContent, text: result.content[0].text };
+  const item = result.content[0]!;
+  expect(item.type).toBe('text');
+  expect(JSON.parse(item.text)).toEqual(result.structuredContent);
+  return { isError: result.isError === true, json: result.structuredContent, text: item.text };
 }
 
 async function toolError(client: Client, name: string, args: Record<string, unknown>, code: string): Promise<any> {

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { call, deployedDecision, newWorkspace, opsPort, runDecision, triageSchema } from './support/api';
 import { ROOT } from './support/cluster';
 
-const SERVICES = ['gateway', 'decision-runner', 'engine-proxy', 'delivery', 'billing-ledger', 'partner'];
+const SERVICES = ['gateway', 'decision-runner', 'engine-proxy', 'delivery', 'billing-ledger', 'partner'] as const;
+type Service = (typeof SERVICES)[number];
 const MONITORING = join(ROOT, 'helm', 'decision-service', 'files', 'monitoring');
 
 /** Metric names of a PromQL expression (label matchers, ranges and strings left out); recording rules' names hold a colon. */
@@ -21,7 +22,7 @@ function shippedQueries(): Array<{ where: string; expr: string }> {
     for (const panel of dashboard.panels) for (const target of panel.targets ?? []) queries.push({ where: `${file} "${panel.title}"`, expr: target.expr });
   }
   const rules = readFileSync(join(MONITORING, 'rules.yaml'), 'utf8');
-  for (const [, expr] of rules.matchAll(/^ {8}expr: \|\n((?: {10}.*\n)+)/gm)) queries.push({ where: 'rules.yaml', expr });
+  for (const [, expr] of rules.matchAll(/^ {8}expr: \|\n((?: {10}.*\n)+)/gm)) queries.push({ where: 'rules.yaml', expr: expr! });
   return queries;
 }
 
@@ -29,7 +30,7 @@ function shippedQueries(): Array<{ where: string; expr: string }> {
 function exposedNames(page: string): Set<string> {
   const names = new Set<string>();
   for (const [, name, type] of page.matchAll(/^# TYPE (\S+) (\S+)$/gm)) {
-    names.add(name);
+    names.add(name!);
     if (type === 'histogram') for (const suffix of ['_bucket', '_sum', '_count']) names.add(`${name}${suffix}`);
     if (type === 'summary') for (const suffix of ['_sum', '_count']) names.add(`${name}${suffix}`);
   }
@@ -41,7 +42,7 @@ function exposedNames(page: string): Set<string> {
  * metric name in every shipped query is declared by at least one service's /metrics.
  */
 describe('monitoring queries against the metrics the services export', () => {
-  let pages: Record<string, string>;
+  let pages: Record<Service, string>;
   let workspaceId: string;
 
   beforeAll(async () => {
@@ -49,6 +50,7 @@ describe('monitoring queries against the metrics the services export', () => {
     workspaceId = ws.workspaceId;
     await deployedDecision(ws, 'scraped-slug', triageSchema());
     expect((await runDecision(ws, 'scraped-slug', { message: 'hello' })).status).toBe(200);
+    // Built from one entry per service, so every service has its page.
     pages = Object.fromEntries(
       await Promise.all(
         SERVICES.map(async (service, index) => {
@@ -57,7 +59,7 @@ describe('monitoring queries against the metrics the services export', () => {
           return [service, page.text] as const;
         }),
       ),
-    );
+    ) as Record<Service, string>;
   });
 
   it('finds every metric of every dashboard panel and alerting rule', () => {
@@ -88,7 +90,7 @@ describe('monitoring queries against the metrics the services export', () => {
   });
 
   it('keeps label values bounded: no workspace, decision, execution or request names in any series', () => {
-    const values = Object.values(pages).flatMap((page) => [...page.matchAll(/="([^"]*)"/g)].map(([, value]) => value));
+    const values = Object.values(pages).flatMap((page) => [...page.matchAll(/="([^"]*)"/g)].map(([, value]) => value!));
     expect(values.length).toBeGreaterThan(100);
     const unbounded = values.filter((value) => value === workspaceId || value.includes('scraped-slug') || /[0-9a-f]{8}-[0-9a-f]{4}-/.test(value) || /^(exec|req|key|usr|dec)_/.test(value));
     expect(unbounded).toEqual([]);

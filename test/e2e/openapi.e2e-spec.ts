@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import ts from 'typescript';
 import { checkAgainstSchema, pathShape, typeScriptClient, undocumentedRoutes, type OpenApiDocument } from '@ds/openapi';
 import { validateOpenApi } from '../support/openapi-validator';
-import { call, createDecision, deployedDecision, expectError, newWorkspace, opsPort, Reply, roomyWorkspace, runDecision, scriptEngine, triageSchema, uniqueMarker, Workspace } from './support/api';
+import { call, createDecision, defined, deployedDecision, expectError, newWorkspace, opsPort, Reply, roomyWorkspace, runDecision, scriptEngine, triageSchema, uniqueMarker, Workspace } from './support/api';
 
 /**
  * GET /openapi.json and GET /v1/decisions/{slug}/openapi.json against the running gateway: the documents
@@ -95,7 +95,7 @@ describe('GET /openapi.json', () => {
     for (const route of routes.filter((entry) => entry.method !== 'HEAD' && (entry.access.kind === 'api-key' || entry.access.kind === 'public'))) {
       const path = Object.keys(document.paths).find((candidate) => pathShape(candidate) === pathShape(route.url));
       if (!path) continue;
-      const operation = document.paths[path][route.method.toLowerCase()];
+      const operation = document.paths[path]![route.method.toLowerCase()];
       const expected = route.access.kind === 'api-key' ? { security: [{ ApiKey: [] }], windows: [route.access.window] } : { security: [], windows: undefined };
       expect({ route: `${route.method} ${route.url}`, security: operation.security, windows: operation['x-rate-limit-windows'] }).toEqual({ route: `${route.method} ${route.url}`, ...expected });
     }
@@ -184,7 +184,7 @@ describe('real answers of the API match the document', () => {
       expect({ path, status: reply.status }).toEqual({ path, status: 200 });
       expectDescribed(document, 'GET', path, reply);
     }
-    const executions = reads[3][2].body.data as Array<{ status: string }>;
+    const executions = reads[3]![2].body.data as Array<{ status: string }>;
     expect(new Set(executions.map((execution) => execution.status))).toEqual(new Set(['success', 'error']));
 
     const refusals: Array<[string, Reply, number, string]> = [
@@ -231,7 +231,7 @@ describe('GET /v1/decisions/{slug}/openapi.json', () => {
   it("types the state and the answers from the decision's active version", async () => {
     const schemas = narrowed.body.components.schemas;
     expect(schemas.State).toMatchObject({ type: 'object', required: ['message'], properties: { message: { type: 'string' }, amount: { type: ['number', 'null'] } } });
-    const result = schemas.Result.anyOf![0];
+    const result = defined(schemas.Result?.anyOf?.[0]);
     expect(result.properties).toEqual({
       intent: expect.objectContaining({ enum: ['refund', 'exchange', 'other'] }),
       urgency: expect.objectContaining({ enum: ['calm', 'annoyed', 'furious'] }),
@@ -239,8 +239,8 @@ describe('GET /v1/decisions/{slug}/openapi.json', () => {
     });
 
     const contract = await call('GET', '/v1/decisions/typed', { token: ws.apiKey });
-    expect(checkAgainstSchema(schemas.State, contract.body.example_state, narrowed.body)).toEqual([]);
-    expect(checkAgainstSchema(schemas.State, { amount: 'ten' }, narrowed.body).map((p) => p.path)).toEqual(['message', 'amount']);
+    expect(checkAgainstSchema(schemas.State!, contract.body.example_state, narrowed.body)).toEqual([]);
+    expect(checkAgainstSchema(schemas.State!, { amount: 'ten' }, narrowed.body).map((p) => p.path)).toEqual(['message', 'amount']);
   });
 
   it("holds the decision's real answers, probabilities included, to its typed schemas", async () => {
@@ -255,7 +255,7 @@ describe('GET /v1/decisions/{slug}/openapi.json', () => {
     // The typed schema is strict: an answer outside the decision's options is refused.
     const run = await runDecision(ws, 'typed', { message: 'again' });
     const forged = { ...run.body, result: { ...run.body.result, intent: 'upgrade' } };
-    expect(checkAgainstSchema(doc.components.schemas.RunResponse, forged, doc).length).toBeGreaterThan(0);
+    expect(checkAgainstSchema(defined(doc.components.schemas.RunResponse), forged, doc).length).toBeGreaterThan(0);
   });
 
   it('refuses a missing key, an unknown or malformed slug and a decision never deployed', async () => {
@@ -303,7 +303,7 @@ describe('GET /v1/decisions/{slug}/openapi.json', () => {
       const generated = require(join(dir, 'usage.js')) as { run(baseUrl: string, token: string): Promise<any> };
       const answer = await generated.run(process.env.E2E_BASE_URL!, ws.apiKey);
       expect(answer.schema).toBe('typed');
-      expect(checkAgainstSchema(narrowed.body.components.schemas.RunResponse, answer, narrowed.body, { closedObjects: true })).toEqual([]);
+      expect(checkAgainstSchema(defined(narrowed.body.components.schemas.RunResponse), answer, narrowed.body, { closedObjects: true })).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Browser, chromium, Frame, Page } from 'playwright-core';
-import { baseUrl, deployedDecision, triageSchema, Workspace } from './support/api';
+import { baseUrl, defined, deployedDecision, triageSchema, Workspace } from './support/api';
 import { embedSession, launchPath, partnerWorkspace, subWorkspace, v1 } from './support/partner';
 
 /**
@@ -85,7 +85,7 @@ beforeAll(async () => {
   partner = await partnerWorkspace('enterprise', [hostOrigin, 'https://app.partner.example']);
   await deployedDecision(partner, 'embed-triage', triageSchema());
   sub = await subWorkspace(partner, { external_id: `browser-${Date.now()}`, name: 'Browser', seed: { decisions: ['embed-triage'] } });
-  decisionId = (sub as unknown as { seed: { created: Array<{ id: string }> } }).seed.created[0].id;
+  decisionId = defined((sub as unknown as { seed: { created: Array<{ id: string }> } }).seed.created[0]).id;
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS });
 });
 

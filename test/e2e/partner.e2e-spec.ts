@@ -202,7 +202,7 @@ describe('sub-workspaces', () => {
     expect(new Set(replies.map((reply) => reply.body.id)).size).toBe(1);
     const counts = await withDatabase(async (db) => ({
       links: (await db.query('SELECT count(*)::int AS n FROM partner.sub_workspaces WHERE external_id = $1', [externalId])).rows[0].n,
-      rows: (await db.query('SELECT count(*)::int AS n FROM gateway.workspaces WHERE id = $1', [replies[0].body.id])).rows[0].n,
+      rows: (await db.query('SELECT count(*)::int AS n FROM gateway.workspaces WHERE id = $1', [replies[0]!.body.id])).rows[0].n,
     }));
     expect(counts).toEqual({ links: 1, rows: 1 });
   });

@@ -213,11 +213,14 @@ describe('cursor paging while runs keep arriving', () => {
     expect(cursor).toBeNull();
     expect(new Set(paged).size).toBe(paged.length);
     for (const id of before) expect(paged.filter((seen) => seen === id)).toHaveLength(1);
+    // The loop above reads at least one page.
+    const firstPageAt = pageTimes[0]!;
+    const lastPageAt = pageTimes[pageTimes.length - 1]!;
     // The writers really did insert while the pages were read.
-    const insertedWhilePaging = during.filter((run) => run.at > pageTimes[0] && run.at < pageTimes[pageTimes.length - 1]);
+    const insertedWhilePaging = during.filter((run) => run.at > firstPageAt && run.at < lastPageAt);
     expect(insertedWhilePaging.length).toBeGreaterThan(0);
     // Rows that arrived after the first page are newer than every cursor, so no later page shows them.
-    const arrivedLate = new Set(during.filter((run) => run.at > pageTimes[0]).map((run) => run.id));
+    const arrivedLate = new Set(during.filter((run) => run.at > firstPageAt).map((run) => run.id));
     const firstPage = new Set(paged.slice(0, 7));
     expect(paged.filter((id) => arrivedLate.has(id) && !firstPage.has(id))).toEqual([]);
   });

@@ -69,7 +69,7 @@ function hostileVariants(path: string): Array<{ path: string; matches: boolean }
   segments.forEach((segment, index) => {
     if (!/^[A-Za-z]/.test(segment)) return;
     const encodeFirst = (upper: boolean) => {
-      const code = hex(segment[0]);
+      const code = hex(segment[0]!);
       return `%${upper ? code.toUpperCase() : code}${segment.slice(1)}`;
     };
     const everyChar = [...segment].map((char) => `%${hex(char).toUpperCase()}`).join('');

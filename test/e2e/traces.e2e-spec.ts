@@ -144,7 +144,7 @@ describe('distributed traces', () => {
     const runnerServer = chain[2]!;
     const runnerQueries = ofRun().filter((span) => span.service === 'decision-runner' && span.name.startsWith('db ') && span.parentSpanId === runnerServer.spanId);
     expect(runnerQueries.length).toBeGreaterThan(0);
-    expect(runnerQueries[0].attributes['db.system.name']).toBe('postgresql');
+    expect(runnerQueries[0]!.attributes['db.system.name']).toBe('postgresql');
     expect(new Set(ofRun().map((span) => span.service))).toEqual(new Set(['gateway', 'decision-runner', 'engine-proxy', 'billing-ledger']));
   }, 90_000);
   it('follows a run through JetStream: each delivery attempt and the settlement join the run’s trace', async () => {

@@ -37,6 +37,15 @@ export async function call<T = any>(method: string, path: string, options: CallO
   return { status: response.status, headers: response.headers, body: parsed, text };
 }
 
+/**
+ * Fails the test when an element it is about to read is missing (a request that never arrived, a row that was
+ * not written), so the failure is an assertion rather than a TypeError further down; hands the element back.
+ */
+export function defined<T>(value: T | undefined): T {
+  expect(value).toBeDefined();
+  return value as T;
+}
+
 export function expectError(reply: Reply, status: number, code: string): void {
   expect({ status: reply.status, code: reply.body?.error?.code }).toEqual({ status, code });
   expect(reply.body.error.request_id).toBe(reply.headers.get('x-request-id'));

@@ -59,7 +59,7 @@ export async function launch(url: string): Promise<Launch> {
     csp: response.headers.get('content-security-policy'),
     contentType: response.headers.get('content-type'),
     text: await response.text(),
-    token: match ? match[1] : null,
+    token: match?.[1] ?? null,
   };
 }
 
