@@ -19,7 +19,10 @@ const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-
 /** JavaScript's parser rolls 31 February over into March; a timestamp must name a real calendar day. */
 function isIsoTimestamp(value: unknown): value is string {
   if (typeof value !== 'string' || !ISO_TIMESTAMP.test(value) || Number.isNaN(Date.parse(value))) return false;
-  const [year, month, day] = value.slice(0, 10).split('-').map(Number);
+  // The pattern just matched puts the date's fields at fixed places: YYYY-MM-DD.
+  const year = Number(value.slice(0, 4));
+  const month = Number(value.slice(5, 7));
+  const day = Number(value.slice(8, 10));
   const calendar = new Date(Date.UTC(year, month - 1, day));
   return calendar.getUTCMonth() === month - 1 && calendar.getUTCDate() === day;
 }

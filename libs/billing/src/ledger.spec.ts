@@ -119,7 +119,8 @@ describe('replayEntries', () => {
             entries.push(held);
             open.push(held);
           } else if (open.length > 0) {
-            const [held] = open.splice(step.which % open.length, 1);
+            // open is not empty (just checked), so splicing one element returns one.
+            const held = open.splice(step.which % open.length, 1)[0]!;
             entries.push(resolvePending(held, step.post ? 'post' : 'void'));
           }
         }
