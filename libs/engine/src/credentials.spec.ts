@@ -37,7 +37,7 @@ describe('provider keys at rest', () => {
     expect(openCredential(key, sealed, credentialAad('ws-1', 'anthropic'))).toBeNull();
     for (const index of [0, 13, sealed.length - 1]) {
       const altered = Buffer.from(sealed);
-      altered[index] ^= 1;
+      altered.writeUInt8(altered.readUInt8(index) ^ 1, index);
       expect(openCredential(key, altered, aad)).toBeNull();
     }
     expect(openCredential(key, sealed.subarray(0, 20), aad)).toBeNull();

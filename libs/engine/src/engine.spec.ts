@@ -39,8 +39,8 @@ describe('request building', () => {
   it('builds a strict schema with one property per question and one number per outcome', () => {
     const schema = answerJsonSchema(request) as { required: string[]; properties: Record<string, { required: string[]; additionalProperties: boolean }> };
     expect(schema.required).toEqual(['intent', 'fraud']);
-    expect(schema.properties.intent.required).toEqual(['refund', 'exchange', 'other']);
-    expect(schema.properties.fraud.additionalProperties).toBe(false);
+    expect(schema.properties.intent?.required).toEqual(['refund', 'exchange', 'other']);
+    expect(schema.properties.fraud?.additionalProperties).toBe(false);
     expect(openAiBody(request, 'm')).toMatchObject({ model: 'm', response_format: { type: 'json_schema', json_schema: { strict: true } } });
   });
 

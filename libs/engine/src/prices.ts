@@ -15,12 +15,13 @@ export const DEFAULT_PRICES: PriceTable = {
 
 export function pricePerMillion(table: PriceTable, model: string): number {
   // Own properties only: a model named `constructor` or `toString` must not find Object.prototype.
-  if (Object.hasOwn(table, model)) return table[model];
-  let best: string | null = null;
-  for (const prefix of Object.keys(table)) {
-    if (model.startsWith(prefix) && (best === null || prefix.length > best.length)) best = prefix;
+  const exact = Object.hasOwn(table, model) ? table[model] : undefined;
+  if (exact !== undefined) return exact;
+  let best: { prefix: string; price: number } | null = null;
+  for (const [prefix, price] of Object.entries(table)) {
+    if (model.startsWith(prefix) && (best === null || prefix.length > best.prefix.length)) best = { prefix, price };
   }
-  return best === null ? 0 : table[best];
+  return best?.price ?? 0;
 }
 
 export function estimatedCostUsd(table: PriceTable, model: string, inputTokens: number): number {
