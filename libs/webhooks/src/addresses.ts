@@ -30,8 +30,13 @@ export function parseIPv4(text: string): number | null {
   return value;
 }
 
+/** The eight 16-bit groups of an IPv6 address. */
+export type IPv6Groups = [number, number, number, number, number, number, number, number];
+
+const isEightGroups = (groups: number[]): groups is IPv6Groups => groups.length === 8;
+
 /** Eight 16-bit groups of an IPv6 address (a zone id is dropped, an IPv4 tail is accepted), or null. */
-export function parseIPv6(text: string): number[] | null {
+export function parseIPv6(text: string): IPv6Groups | null {
   let input = text;
   const zone = input.indexOf('%');
   if (zone >= 0) input = input.slice(0, zone);
@@ -46,14 +51,18 @@ export function parseIPv6(text: string): number[] | null {
   const halves = input.split('::');
   if (halves.length > 2) return null;
   const group = (part: string) => (part === '' ? [] : part.split(':'));
-  const head = group(halves[0]);
-  const rest = halves.length === 2 ? group(halves[1]) : [];
+  // split always returns at least one part; a second is there only when the text has '::'.
+  const [before = '', after] = halves;
+  const head = group(before);
+  const rest = after === undefined ? [] : group(after);
   for (const g of [...head, ...rest]) if (!/^[0-9a-fA-F]{1,4}$/.test(g)) return null;
   const explicit = head.length + rest.length;
   if (halves.length === 1 && explicit !== 8) return null;
   if (halves.length === 2 && explicit > 7) return null;
   const zeros = new Array<number>(8 - explicit).fill(0);
-  return [...head.map((g) => parseInt(g, 16)), ...zeros, ...rest.map((g) => parseInt(g, 16))];
+  const groups = [...head.map((g) => parseInt(g, 16)), ...zeros, ...rest.map((g) => parseInt(g, 16))];
+  // The counts checked above always leave eight groups; the check says so to the type.
+  return isEightGroups(groups) ? groups : null;
 }
 
 const v4 = (a: number, b: number, c: number, d: number) => ((a * 256 + b) * 256 + c) * 256 + d;
@@ -84,7 +93,7 @@ function ipv4Problem(value: number): AddressProblem | null {
   return null;
 }
 
-function ipv6Problem(groups: number[]): AddressProblem | null {
+function ipv6Problem(groups: IPv6Groups): AddressProblem | null {
   const [g0, g1, g2, g3, g4, g5, g6, g7] = groups;
   const embedded = g6 * 65536 + g7;
   if (groups.every((g) => g === 0)) return 'unspecified';

@@ -18,7 +18,8 @@ export const ATTEMPT_TIMEOUT_MS = 10_000;
  */
 export function retryDelayMs(attempt: number, options: { scale: number; random: number; retryAfterMs?: number | null }): number | null {
   if (!Number.isInteger(attempt) || attempt < 1 || attempt >= MAX_ATTEMPTS) return null;
-  const base = RETRY_DELAYS_MS[attempt - 1] * options.scale;
+  // One delay follows each attempt but the last, so attempts 1 to MAX_ATTEMPTS - 1 all have one.
+  const base = RETRY_DELAYS_MS[attempt - 1]! * options.scale;
   const jittered = base * (1 - RETRY_JITTER + 2 * RETRY_JITTER * options.random);
   const cap = RETRY_AFTER_CAP_MS * options.scale;
   const asked = options.retryAfterMs ?? null;
