@@ -36,6 +36,6 @@ describe('composeAnswers', () => {
   it('applies both incomplete and unknownOutcome: the unknown outcome lands on the first answer left', () => {
     const answers = composeAnswers('seed', [intent, fraud], { incomplete: true, unknownOutcome: true });
     expect(Object.keys(answers)).toEqual(['fraud']);
-    expect(Object.keys(answers.fraud)).toEqual(['yes', 'no', UNKNOWN_OUTCOME]);
+    expect(Object.keys(answers.fraud ?? {})).toEqual(['yes', 'no', UNKNOWN_OUTCOME]);
   });
 });

@@ -24,7 +24,8 @@ export function composeAnswers(seed: string, questions: Question[], step?: Step)
   }
   for (const [key, distribution] of Object.entries(forced)) if (!answers.has(key)) answers.set(key, distribution);
 
-  if (step?.incomplete && questions.length > 0) answers.delete(questions[0].key);
+  const [firstQuestion] = questions;
+  if (step?.incomplete && firstQuestion !== undefined) answers.delete(firstQuestion.key);
   if (step?.unknownOutcome) {
     const first = answers.keys().next();
     if (!first.done) answers.set(first.value, withUnknownOutcome(answers.get(first.value)!));
@@ -34,9 +35,10 @@ export function composeAnswers(seed: string, questions: Question[], step?: Step)
 
 /** Moves probability from the most likely outcome to an unlisted one, so the total stays 1. */
 function withUnknownOutcome(distribution: Distribution): Distribution {
-  const top = Object.keys(distribution).sort((a, b) => distribution[b] - distribution[a])[0];
+  const top = Object.entries(distribution).sort(([, a], [, b]) => b - a)[0];
   if (top === undefined) return { [UNKNOWN_OUTCOME]: 1 };
-  const share = Math.min(UNKNOWN_SHARE, distribution[top]);
+  const [outcome, probability] = top;
+  const share = Math.min(UNKNOWN_SHARE, probability);
   // Rounded so the subtraction does not print as 0.6309999999999999.
-  return { ...distribution, [top]: Number((distribution[top] - share).toFixed(6)), [UNKNOWN_OUTCOME]: share };
+  return { ...distribution, [outcome]: Number((probability - share).toFixed(6)), [UNKNOWN_OUTCOME]: share };
 }

@@ -45,7 +45,8 @@ export function deterministicDistribution(seed: string, question: Question): Dis
   const result: Distribution = {};
   let other = 0;
   outcomes.forEach((outcome, i) => {
-    result[outcome] = (i === winner ? majority : shares[other++]) / UNITS;
+    // splitUnits returned one share per outcome but the winner, in order, so each other outcome finds its own.
+    result[outcome] = (i === winner ? majority : shares[other++]!) / UNITS;
   });
   return result;
 }
@@ -53,16 +54,18 @@ export function deterministicDistribution(seed: string, question: Question): Dis
 /** Largest-remainder split of `total` by `weights`, so the parts are whole and add up to `total`. */
 function splitUnits(total: number, weights: number[]): number[] {
   const sum = weights.reduce((a, b) => a + b, 0);
-  const exact = weights.map((w) => (total * w) / sum);
-  const parts = exact.map(Math.floor);
-  let left = total - parts.reduce((a, b) => a + b, 0);
-  const byRemainder = exact.map((value, i) => ({ i, remainder: value - parts[i] })).sort((a, b) => b.remainder - a.remainder || a.i - b.i);
-  for (const { i } of byRemainder) {
+  const cells = weights.map((w, i) => {
+    const exact = (total * w) / sum;
+    return { i, part: Math.floor(exact), remainder: exact - Math.floor(exact) };
+  });
+  let left = total - cells.reduce((a, cell) => a + cell.part, 0);
+  const byRemainder = [...cells].sort((a, b) => b.remainder - a.remainder || a.i - b.i);
+  for (const cell of byRemainder) {
     if (left === 0) break;
-    parts[i]++;
+    cell.part++;
     left--;
   }
-  return parts;
+  return cells.map((cell) => cell.part);
 }
 
 /**

@@ -106,7 +106,7 @@ export class ScriptBook {
   /** Uses up the step due for this request, from the most recently added script whose match it contains. */
   take(rawBody: string): Step | undefined {
     for (let i = this.scripts.length - 1; i >= 0; i--) {
-      const script = this.scripts[i];
+      const script = this.scripts[i]!;
       if (!rawBody.includes(script.match)) continue;
       const step = script.steps[script.next];
       if (script.next < script.steps.length - 1) script.next++;

@@ -19,7 +19,7 @@ const ANSWER_SCHEMA = {
     },
   },
 };
-const OUTCOMES: Record<string, string[]> = { intent: ['refund', 'exchange', 'other'], fraud: ['yes', 'no'] };
+const OUTCOMES: Record<'intent' | 'fraud', string[]> = { intent: ['refund', 'exchange', 'other'], fraud: ['yes', 'no'] };
 const SYSTEM = 'Answer every question with a probability for each outcome.';
 
 type Json = any;
@@ -95,7 +95,7 @@ async function script(input: ScriptInput): Promise<string> {
   return ((await res.json()) as Json).id as string;
 }
 
-function expectDistributions(answers: Json, keys = ['intent', 'fraud']): void {
+function expectDistributions(answers: Json, keys: Array<keyof typeof OUTCOMES> = ['intent', 'fraud']): void {
   expect(Object.keys(answers)).toEqual(keys);
   for (const key of keys) {
     expect(Object.keys(answers[key])).toEqual(OUTCOMES[key]);
@@ -351,7 +351,7 @@ describe('scripted faults', () => {
     const { intent } = await chatAnswers(await chat(openAiBody(marker)));
     const unknown = Object.keys(intent as Json).filter((outcome) => !OUTCOMES.intent.includes(outcome));
     expect(unknown).toHaveLength(1);
-    expect(intent[unknown[0]]).toBeGreaterThan(0);
+    expect(intent[unknown[0]!]).toBeGreaterThan(0);
     expect(Object.values(intent as Record<string, number>).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9);
   });
 
