@@ -119,6 +119,7 @@ export function decisionOpenApiDocument(options: DocumentOptions, contract: Deci
   const paths: OpenApiDocument['paths'] = {};
   for (const { path, methods } of KEPT) {
     const item = full.paths[path];
+    if (item === undefined) throw new Error(`the API document has no ${path} to narrow`);
     const concrete = path.replace('{slug}', contract.slug);
     paths[concrete] = {};
     for (const method of methods) {
@@ -128,11 +129,12 @@ export function decisionOpenApiDocument(options: DocumentOptions, contract: Deci
       paths[concrete][method] = operation;
     }
   }
+  const runResponseSchema = runResponse(shapes);
   const schemas: Record<string, JsonSchema> = {
     ...full.components.schemas,
     ...typed,
     RunRequest: runRequest(shapes.state),
-    RunResponse: runResponse(shapes),
+    RunResponse: runResponseSchema,
     HookBody: {
       description: 'The state itself, or `{ "state": <state> }` (a JSON object whose only key is `state` is unwrapped).',
       anyOf: [ref('State'), { type: 'object', required: ['state'], properties: { state: ref('State') }, additionalProperties: false }],
@@ -140,7 +142,7 @@ export function decisionOpenApiDocument(options: DocumentOptions, contract: Deci
   };
   // A decision with no score question never sends `scores`.
   if (!contract.questions.some((question) => question.kind === 'score')) {
-    delete (schemas.RunResponse.properties as Record<string, JsonSchema>).scores;
+    delete (runResponseSchema.properties as Record<string, JsonSchema>).scores;
   }
   return pruned({
     ...full,
@@ -170,14 +172,14 @@ function pruned(document: OpenApiDocument): OpenApiDocument {
       if (key === '$ref' && typeof value === 'string' && !reached.has(value)) {
         reached.add(value);
         const [, , section, name] = value.split('/');
-        visit(components[section]?.[name]);
+        if (section !== undefined && name !== undefined) visit(components[section]?.[name]);
       } else visit(value);
     }
   };
   visit(document.paths);
   visit(document.webhooks);
-  const keep = (section: string) =>
-    Object.fromEntries(Object.entries(components[section]).filter(([name]) => reached.has(`#/components/${section}/${name}`)));
+  const keep = (section: 'schemas' | 'parameters' | 'headers') =>
+    Object.fromEntries(Object.entries(document.components[section]).filter(([name]) => reached.has(`#/components/${section}/${name}`)));
   return {
     ...document,
     components: { ...document.components, schemas: keep('schemas') as Record<string, JsonSchema>, parameters: keep('parameters'), headers: keep('headers') },

@@ -157,12 +157,12 @@ describe('the public OpenAPI document', () => {
   });
 
   it('describes the decision.completed event under webhooks, carrying the run response', () => {
-    const event = document.webhooks['decision.completed'].post;
+    const event = document.webhooks['decision.completed']?.post;
     expect(event.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/DecisionCompletedEvent' });
     expect(event.parameters.map((p: { name: string }) => p.name)).toContain('Service-Signature');
     const schema = document.components.schemas.DecisionCompletedEvent;
-    expect(schema.properties!.data).toEqual({ $ref: '#/components/schemas/RunResponse' });
-    expect(schema.properties!.type).toEqual({ const: 'decision.completed' });
+    expect(schema?.properties?.data).toEqual({ $ref: '#/components/schemas/RunResponse' });
+    expect(schema?.properties?.type).toEqual({ const: 'decision.completed' });
   });
 
   it('takes the executions page limits from the constants the gateway checks with', () => {

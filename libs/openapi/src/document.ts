@@ -155,8 +155,8 @@ function decisionCompletedWebhook(): Record<string, unknown> {
 export function openApiDocument(options: DocumentOptions): OpenApiDocument {
   const paths: Record<string, Record<string, any>> = {};
   for (const operation of OPERATIONS) {
-    paths[operation.path] ??= {};
-    paths[operation.path][operation.method] = operationObject(operation);
+    const item = (paths[operation.path] ??= {});
+    item[operation.method] = operationObject(operation);
   }
   return {
     openapi: OPENAPI_VERSION,

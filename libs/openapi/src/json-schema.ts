@@ -180,7 +180,8 @@ function checkObject(schema: JsonSchema, value: Record<string, unknown>, path: s
   const closed = schema.additionalProperties === false || (schema.additionalProperties === undefined && context.options.closedObjects === true && schema.properties !== undefined);
   for (const [name, item] of Object.entries(value)) {
     if (schema.propertyNames) check(schema.propertyNames, name, join(path, name), context);
-    if (Object.hasOwn(properties, name)) check(properties[name], item, join(path, name), context);
+    const described = Object.hasOwn(properties, name) ? properties[name] : undefined;
+    if (described !== undefined) check(described, item, join(path, name), context);
     else if (typeof schema.additionalProperties === 'object') check(schema.additionalProperties, item, join(path, name), context);
     else if (closed) context.problems.push({ path: join(path, name), message: 'is not described by the schema' });
   }
