@@ -31,7 +31,7 @@ const SUBJECT = 'test.thing.changed';
 
 function replicas(bus: NoticeBus, options: { codec?: NoticeCodec<string>; forgetAllOnDisconnect?: boolean } = {}) {
   const make = () => new BroadcastInvalidatedCache<string, string>({ bus, subject: SUBJECT, max: 10, ttlMs: 60_000, missTtlMs: 60_000, ...options });
-  const caches = [make(), make()];
+  const caches = [make(), make()] as const;
   caches.forEach((cache) => cache.listen());
   return caches;
 }

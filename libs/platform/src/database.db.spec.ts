@@ -14,7 +14,8 @@ async function open(timeouts?: SessionTimeouts): Promise<DataSource> {
 
 async function setting(db: DataSource, name: string): Promise<string> {
   const [row] = (await db.query(`SELECT current_setting($1) AS value`, [name])) as Array<{ value: string }>;
-  return row.value;
+  // A SELECT without FROM returns exactly one row.
+  return row!.value;
 }
 
 describe('database sessions', () => {

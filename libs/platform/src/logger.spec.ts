@@ -11,12 +11,18 @@ function capture() {
     },
   });
   const logger = createLogger('test', 'trace', stream);
-  return { logger, text: () => lines.join('\n'), entries: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>) };
+  /** The first line logged, parsed; a test that logged nothing fails here rather than on an undefined entry. */
+  const first = () => {
+    const [line] = lines;
+    if (line === undefined) throw new Error('nothing was logged');
+    return JSON.parse(line) as Record<string, unknown>;
+  };
+  return { logger, text: () => lines.join('\n'), first };
 }
 
 describe('log lines never carry state, credentials or statement values', () => {
   it('redacts sensitive fields at the top level and one object down', () => {
-    const { logger, text, entries } = capture();
+    const { logger, text, first } = capture();
     logger.info(
       {
         state: { message: 'customer secret text' },
@@ -29,14 +35,14 @@ describe('log lines never carry state, credentials or statement values', () => {
     );
     const output = text();
     for (const secret of ['customer secret text', 'svc_live_abcdef', 'scrypt$deadbeef', 'hunter22', 'tok_xyz', 'sess_123']) expect(output).not.toContain(secret);
-    const [entry] = entries();
+    const entry = first();
     expect(entry.state).toBe('[redacted]');
     expect(entry.workspaceId).toBe('ws_1');
     expect((entry.user as Record<string, unknown>).email).toBe('a@example.com');
   });
 
   it('drops the statement, parameters and detail of a driver error, keeping what identifies it', () => {
-    const { logger, text, entries } = capture();
+    const { logger, text, first } = capture();
     const driverError = Object.assign(new Error('duplicate key value violates unique constraint "users_email_key"'), {
       code: '23505',
       constraint: 'users_email_key',
@@ -56,18 +62,18 @@ describe('log lines never carry state, credentials or statement values', () => {
     const output = text();
     expect(output).not.toContain('victim@example.com');
     expect(output).not.toContain('scrypt$secrethash');
-    const err = entries()[0].err as Record<string, unknown>;
+    const err = first().err as Record<string, unknown>;
     expect(err.code).toBe('23505');
     expect((err.driverError as Record<string, unknown>).constraint).toBe('users_email_key');
     expect(err.message).toContain('users_email_key');
   });
 
   it('replaces the message of a data exception, which quotes the offending value', () => {
-    const { logger, text, entries } = capture();
+    const { logger, text, first } = capture();
     const error = Object.assign(new Error('invalid input syntax for type integer: "svc_live_leaked"'), { code: '22P02' });
     logger.error({ err: error }, 'query failed');
     expect(text()).not.toContain('svc_live_leaked');
-    expect((entries()[0].err as Record<string, unknown>).message).toBe('database data exception 22P02');
+    expect((first().err as Record<string, unknown>).message).toBe('database data exception 22P02');
   });
 
   it('logs a request by its path, never its query string', () => {

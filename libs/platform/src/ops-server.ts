@@ -48,17 +48,19 @@ export class OpsServer {
   }
 
   async readiness(): Promise<{ ready: boolean; checks: Record<string, boolean> }> {
-    const names = Object.keys(this.checks);
-    const results = await Promise.all(names.map((name) => withTimeout(this.checks[name](), 2_000).catch(() => false)));
-    const checks = Object.fromEntries(names.map((name, i) => [name, results[i]]));
-    const ready = !this.shuttingDown && results.every(Boolean);
+    const results = await Promise.all(
+      Object.entries(this.checks).map(async ([name, check]) => [name, await withTimeout(check(), 2_000).catch(() => false)] as const),
+    );
+    const checks = Object.fromEntries(results);
+    const ready = !this.shuttingDown && results.every(([, ok]) => ok);
     if (this.lastReady !== null && this.lastReady !== ready) this.readinessChanges.inc();
     this.lastReady = ready;
     return { ready, checks };
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? '/').split('?')[0];
+    // split always returns at least one part: the path before any query.
+    const [path = ''] = (req.url ?? '/').split('?');
     if (req.method !== 'GET') return send(res, 405, { status: 'method not allowed' });
     if (path === '/livez') return send(res, 200, { status: 'ok' });
     if (path === '/readyz') {

@@ -73,6 +73,6 @@ describe('tracing switched on', () => {
       ['engine openai', SpanStatusCode.ERROR, 'ENGINE_TIMEOUT'],
       ['db SELECT', SpanStatusCode.UNSET, undefined],
     ]);
-    expect(spans[0].resource.attributes['service.name']).toBe('decision-runner');
+    expect(spans[0]!.resource.attributes['service.name']).toBe('decision-runner');
   });
 });

@@ -67,8 +67,11 @@ export function startSpan(active: Tracer, name: string, kind: SpanKind, attribut
 /** The span a valid `traceparent` names, or undefined. */
 export function remoteSpanContext(traceparent: string | undefined): SpanContext | undefined {
   const match = traceparent ? TRACEPARENT.exec(traceparent) : null;
-  if (!match || /^0+$/.test(match[1]) || /^0+$/.test(match[2])) return undefined;
-  return { traceId: match[1], spanId: match[2], traceFlags: parseInt(match[3], 16), isRemote: true };
+  if (!match) return undefined;
+  // TRACEPARENT has no optional group, so a match holds all three.
+  const [traceId, spanId, flags] = [match[1]!, match[2]!, match[3]!];
+  if (/^0+$/.test(traceId) || /^0+$/.test(spanId)) return undefined;
+  return { traceId, spanId, traceFlags: parseInt(flags, 16), isRemote: true };
 }
 
 /** Ends a span, marking it failed with the public error code when there is one. */

@@ -72,7 +72,7 @@ function inRange(bytes: number[], first: number[], bits: number): boolean {
   for (let bit = 0; bit < bits; bit += 8) {
     const i = bit / 8;
     const mask = bits - bit >= 8 ? 0xff : (0xff << (8 - (bits - bit))) & 0xff;
-    if ((bytes[i] & mask) !== ((first[i] ?? 0) & mask)) return false;
+    if (((bytes[i] ?? 0) & mask) !== ((first[i] ?? 0) & mask)) return false;
   }
   return true;
 }
@@ -84,10 +84,11 @@ function ipv4Octets(address: string): number[] {
 /** The 16 bytes of a valid IPv6 address (node:net has checked it), dotted IPv4 tails included. */
 function ipv6Bytes(address: string): number[] {
   let text = address.toLowerCase();
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  const dotted = /\d+\.\d+\.\d+\.\d+$/.exec(text);
   if (dotted) {
-    const [a, b, c, d] = ipv4Octets(dotted[1]);
-    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+    // node:net has checked the dotted tail: four octets, which make the last two 16-bit groups.
+    const v4 = ipv4Octets(dotted[0]).reduce((value, octet) => value * 256 + octet, 0);
+    text = `${text.slice(0, dotted.index)}${Math.floor(v4 / 65536).toString(16)}:${(v4 % 65536).toString(16)}`;
   }
   const [head, tail] = text.includes('::') ? text.split('::') : [text, null];
   const headGroups = head ? head.split(':') : [];

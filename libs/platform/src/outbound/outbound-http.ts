@@ -118,9 +118,10 @@ export function guardedLookup(resolve: typeof dnsLookup): LookupFunction {
       if (error) return callback(error, '', 0);
       const forbidden = addresses.map((entry) => ({ entry, reason: forbiddenAddressReason(entry.address) })).find(({ reason }) => reason !== null);
       if (forbidden) return callback(new OutboundRefused(`${hostname} resolves to ${forbidden.entry.address}, which is not allowed: ${forbidden.reason}`) as NodeJS.ErrnoException, '', 0);
-      if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
+      const [first] = addresses;
+      if (first === undefined) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
       if (options.all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, addresses);
-      callback(null, addresses[0].address, addresses[0].family);
+      callback(null, first.address, first.family);
     });
   };
 }
