@@ -98,7 +98,7 @@ describe('planDestinations', () => {
 
     it('reads the run as JSON when it has no input', () => {
       const [call] = planDestinations([match(llm(), { name: 'Ana' })], run).waiting;
-      expect(call.kind === 'llm' && JSON.parse(call.input)).toEqual({ state: { message: 'hi' }, result: { intent: 'refund' }, confidence: { intent: 0.9 }, action: 'continue' });
+      expect(call?.kind === 'llm' && JSON.parse(call.input)).toEqual({ state: { message: 'hi' }, result: { intent: 'refund' }, confidence: { intent: 0.9 }, action: 'continue' });
     });
 
     it('skips with reason limit a prompt or an input that renders past 8,000 characters', () => {
@@ -112,7 +112,7 @@ describe('planDestinations', () => {
   describe('agent', () => {
     it('POSTs a sync agent its instructions, tools, params and the run data', () => {
       const [call] = planDestinations([match(agent(), { name: 'Ana' })], run).waiting;
-      expect(call.kind).toBe('agent');
+      expect(call?.kind).toBe('agent');
       expect(JSON.parse((call as { body: string }).body)).toEqual({
         destination: 'helper',
         livemode: true,
@@ -140,17 +140,17 @@ describe('planDestinations', () => {
 
     it('renders a JSON body template with escaped text values', () => {
       const [planned] = planDestinations([match(http('{"name": "{{params.name}}", "n": {{params.n}}}'), { name: 'A "b"', n: 2 })], run).deliveries;
-      expect(JSON.parse(planned.httpBody!)).toEqual({ name: 'A "b"', n: 2 });
+      expect(planned?.httpBody && JSON.parse(planned.httpBody)).toEqual({ name: 'A "b"', n: 2 });
     });
 
     it('renders a text template as is, and no body as null', () => {
-      expect(planDestinations([match(http('name={{params.name}}'), { name: 'A "b"' })], run).deliveries[0].httpBody).toBe('name=A "b"');
-      expect(planDestinations([match(http(null))], run).deliveries[0].httpBody).toBeNull();
+      expect(planDestinations([match(http('name={{params.name}}'), { name: 'A "b"' })], run).deliveries[0]?.httpBody).toBe('name=A "b"');
+      expect(planDestinations([match(http(null))], run).deliveries[0]?.httpBody).toBeNull();
     });
 
     it('skips with reason limit a body that renders past 10,000 characters, and keeps one at the limit', () => {
       expect(entriesOf([match(http('{{params.big}}'), { big: 'x'.repeat(10_001) })])).toEqual([{ key: 'crm', type: 'http', status: 'skipped', reason: 'limit' }]);
-      expect(planDestinations([match(http('{{params.big}}'), { big: 'x'.repeat(10_000) })], run).deliveries[0].httpBody).toHaveLength(10_000);
+      expect(planDestinations([match(http('{{params.big}}'), { big: 'x'.repeat(10_000) })], run).deliveries[0]?.httpBody).toHaveLength(10_000);
     });
 
     it.each([

@@ -65,7 +65,8 @@ function resolveParams(specs: Record<string, ParamSpec>, evaluation: Evaluation,
 
 /** A dotted path into the run; null where it leads nowhere. List items are addressed by index: `state.0.name`. */
 export function resolvePath(path: string, evaluation: Evaluation, context: RunContext): unknown {
-  const [root, ...rest] = path.split('.');
+  // split always returns at least one part.
+  const [root = '', ...rest] = path.split('.');
   const roots: Record<string, unknown> = {
     state: context.state,
     result: evaluation.result,

@@ -15,7 +15,7 @@ describe('checkDistributions', () => {
     expect(result).toEqual({ ok: true, normalized: valid() });
     if (result.ok) {
       expect(Object.keys(result.normalized)).toEqual(['intent', 'urgency', 'fraud']);
-      expect(Object.keys(result.normalized.fraud)).toEqual(['yes', 'no']);
+      expect(Object.keys(result.normalized.fraud ?? {})).toEqual(['yes', 'no']);
     }
   });
 
@@ -65,7 +65,7 @@ describe('checkDistributions', () => {
       destinations: [],
     });
     const result = checkDistributions(odd, JSON.parse('{"q":{"__proto__":3,"toString":1}}'));
-    expect(result.ok && Object.entries(result.normalized.q)).toEqual([
+    expect(result.ok && Object.entries(result.normalized.q ?? {})).toEqual([
       ['__proto__', 0.75],
       ['toString', 0.25],
     ]);

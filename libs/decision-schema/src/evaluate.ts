@@ -44,7 +44,7 @@ export function evaluate(schema: NormalizedSchema, distributions: Distributions)
   const confidence: [string, number][] = [];
   const scores: [string, number][] = [];
   for (const question of schema.questions) {
-    const answer = answerOf(question, probabilities[question.key]);
+    const answer = answerOf(question, known(probabilities, question.key));
     result.push([question.key, answer.value]);
     confidence.push([question.key, answer.confidence]);
     if (answer.score !== undefined) scores.push([question.key, answer.score]);
@@ -82,14 +82,25 @@ interface Answer {
   score?: number;
 }
 
+/**
+ * What evaluate reads from what it has checked or built itself: checkDistributions gives every question a
+ * distribution listing each of its outcomes, and every question gets a confidence. A miss is a bug, not an engine error.
+ */
+function known<T>(record: Readonly<Record<string, T>> | undefined, key: string): T {
+  const value = record?.[key];
+  if (value === undefined) throw new Error(`cannot evaluate: nothing under "${key}"`);
+  return value;
+}
+
 function answerOf(question: NormalizedQuestion, distribution: Distribution): Answer {
   const outcomes = outcomesOf(question);
-  const ps = outcomes.map((outcome) => distribution[outcome]);
+  const ps = outcomes.map((outcome) => known(distribution, outcome));
   if (question.kind === 'probability') {
-    const yes = distribution.yes;
+    const yes = known(distribution, 'yes');
     return { value: yes, confidence: Math.abs(2 * yes - 1) };
   }
-  const answer: Answer = { value: outcomes[indexOfMax(ps)], confidence: entropyConfidence(ps) };
+  // ps holds one probability per outcome, so the index of the largest is an outcome's.
+  const answer: Answer = { value: outcomes[indexOfMax(ps)]!, confidence: entropyConfidence(ps) };
   if (question.kind === 'score') answer.score = ps.reduce((sum, p, i) => sum + (i + 1) * p, 0);
   return answer;
 }
@@ -97,7 +108,8 @@ function answerOf(question: NormalizedQuestion, distribution: Distribution): Ans
 /** Ties go to the first outcome in the question's order. */
 function indexOfMax(values: readonly number[]): number {
   let best = 0;
-  for (let i = 1; i < values.length; i++) if (values[i] > values[best]) best = i;
+  // best is 0 or an earlier i: both are below the bound the loop checks.
+  for (let i = 1; i < values.length; i++) if (values[i]! > values[best]!) best = i;
   return best;
 }
 
@@ -128,12 +140,12 @@ function termValue(
   const question = schema.questions.find((candidate) => candidate.key === key) as NormalizedQuestion;
   switch (question.kind) {
     case 'probability':
-      return probabilities[key].yes;
+      return known(known(probabilities, key), 'yes');
     case 'score':
       // The weighted level rescaled from 1..n to 0..1.
-      return ((subject.scores as Record<string, number>)[key] - 1) / (question.levels.length - 1);
+      return (known(subject.scores, key) - 1) / (question.levels.length - 1);
     case 'choice':
-      return probabilities[key][option as string];
+      return known(known(probabilities, key), option as string);
   }
 }
 
@@ -145,7 +157,7 @@ function decideAction(schema: NormalizedSchema, subject: ConditionSubject): { ac
     }
   }
   for (const question of schema.questions) {
-    const confidence = subject.confidence[question.key];
+    const confidence = known(subject.confidence, question.key);
     if (question.minConfidence !== null && confidence < question.minConfidence) {
       return {
         action: schema.fallbackAction,
@@ -156,6 +168,7 @@ function decideAction(schema: NormalizedSchema, subject: ConditionSubject): { ac
   const rule = schema.policies.findIndex((policy) =>
     [policy.when, ...policy.and].every((condition) => conditionHolds(condition, subject, schema)),
   );
-  if (rule !== -1) return { action: schema.policies[rule].action, reason: { type: 'policy', rule } };
+  const policy = schema.policies[rule];
+  if (policy !== undefined) return { action: policy.action, reason: { type: 'policy', rule } };
   return { action: 'continue', reason: { type: 'default' } };
 }

@@ -1,8 +1,9 @@
 import { fullSchema, normalized } from './__fixtures__/schemas';
 import { levelLabels, outcomesOf } from './outcomes';
-import type { ScoreQuestion } from './schema-types';
+import type { NormalizedQuestion, ScoreQuestion } from './schema-types';
 
-const [intent, urgency, fraud] = normalized(fullSchema()).questions;
+// fullSchema has three questions: intent, urgency and fraud, in that order.
+const [intent, urgency, fraud] = normalized(fullSchema()).questions as [NormalizedQuestion, NormalizedQuestion, NormalizedQuestion];
 
 describe('outcomesOf', () => {
   it('choice: option values with other last', () => {

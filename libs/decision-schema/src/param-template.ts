@@ -2,9 +2,12 @@
 
 const PLACEHOLDER = /\{\{\s*params\.([^}\s]*)\s*\}\}/g;
 
+/** The param a PLACEHOLDER match names: its one group is not optional, so every match has it (empty at worst). */
+const paramName = (match: RegExpMatchArray): string => match[1]!;
+
 /** The param names a text refers to, each once, in order of first use. */
 export function referencedParams(text: string): string[] {
-  return [...new Set(Array.from(text.matchAll(PLACEHOLDER), (match) => match[1]))];
+  return [...new Set(Array.from(text.matchAll(PLACEHOLDER), paramName))];
 }
 
 /**
@@ -31,7 +34,7 @@ export function renderTemplateWithin(text: string, params: Readonly<Record<strin
   };
   for (const match of text.matchAll(PLACEHOLDER)) {
     if (!append(text.slice(from, match.index))) return null;
-    const name = match[1];
+    const name = paramName(match);
     let value = rendered.get(name);
     if (value === undefined) {
       value = renderValue(Object.hasOwn(params, name) ? params[name] : undefined, format);

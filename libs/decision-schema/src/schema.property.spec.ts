@@ -25,9 +25,10 @@ type Mutation = { at: number; op: 'replace' | 'delete' | 'add' | 'duplicate'; va
 function mutate(source: unknown, { at, op, value, name }: Mutation): unknown {
   const root = structuredClone(source);
   const paths = pathsOf(root).filter((path) => path.length > 0);
-  const path = paths[at % paths.length];
+  // A schema object always has properties, so there are paths and `at % length` picks one; each has a last key.
+  const path = paths[at % paths.length]!;
   const parent = path.slice(0, -1).reduce<unknown>((node, key) => (node as Record<Segment, unknown>)[key], root) as Record<Segment, unknown>;
-  const key = path[path.length - 1];
+  const key = path[path.length - 1]!;
   const target = parent[key];
   if (op === 'replace') parent[key] = value;
   else if (op === 'delete' && Array.isArray(parent)) parent.splice(key as number, 1);

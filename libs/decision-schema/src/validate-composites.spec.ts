@@ -112,7 +112,7 @@ describe('validateSchema: composites', () => {
 describe('validateSchema: composite terms normalization', () => {
   it('treats a null option as absent', () => {
     const schema = normalized({ ...fullSchema(), composites: [composite({ terms: [{ question: 'fraud', option: null, weight: 1 }] })], policies: [] });
-    expect(schema.composites[0].terms).toEqual([{ question: 'fraud', weight: 1 }]);
-    expect(schema.composites[0].terms[0]).not.toHaveProperty('option');
+    expect(schema.composites[0]?.terms).toEqual([{ question: 'fraud', weight: 1 }]);
+    expect(schema.composites[0]!.terms[0]).not.toHaveProperty('option');
   });
 });

@@ -95,7 +95,7 @@ describe('validateSchema: destinations', () => {
     });
     it('params and their required flag', () => {
       const destination = normalizedOne(fn({ params: { a: { from: 'action' }, b: { from: 'state.message', required: true }, c: { value: 3 } } }));
-      expect(destination.params).toEqual({ a: { from: 'action', required: false }, b: { from: 'state.message', required: true }, c: { value: 3 } });
+      expect(destination?.params).toEqual({ a: { from: 'action', required: false }, b: { from: 'state.message', required: true }, c: { value: 3 } });
     });
   });
 
@@ -132,7 +132,8 @@ describe('validateSchema: destinations', () => {
     it('may name the threshold of a probability question that has one', () => {
       expect(one(webhook({ when: [{ on: 'answer', question: 'fraud', op: 'gte', value: 'threshold' }] }))).toEqual([]);
       const schema = fullSchema();
-      delete (schema.questions as Json[])[2].threshold;
+      // fullSchema's third question is fraud.
+      delete (schema.questions as Json[])[2]!.threshold;
       expect(issuesOf({ ...schema, destinations: [webhook({ when: [{ on: 'answer', question: 'fraud', op: 'gte', value: 'threshold' }] })] })).toEqual([
         { path: 'destinations.0.when.0.value', message: '"fraud" has no threshold to name' },
       ]);

@@ -201,7 +201,8 @@ function validateParams(value: unknown, path: Path, issues: Issues, scope: Condi
 
 function validateFrom(value: unknown, path: Path, issues: Issues, scope: ConditionScope): void {
   if (!expectString(value, path, issues, { min: 1, max: PARAM_FROM_MAX })) return;
-  const [root, ...rest] = value.split('.');
+  // split always returns at least one part.
+  const [root = '', ...rest] = value.split('.');
   if (!(PARAM_ROOTS as readonly string[]).includes(root)) {
     issues.add(path, `must start with one of ${PARAM_ROOTS.join(', ')}`);
     return;
@@ -214,13 +215,13 @@ function validateFrom(value: unknown, path: Path, issues: Issues, scope: Conditi
     issues.add(path, `"${root}" is a single value: nothing lies below it`);
     return;
   }
-  if (root === 'state' || rest.length === 0) return;
+  const [key, ...below] = rest;
+  if (root === 'state' || key === undefined) return;
   // result, confidence, scores and composites are keyed by the decision's own keys and hold single values.
-  if (rest.length > 1) {
-    issues.add(path, `"${root}.${rest[0]}" is a single value: nothing lies below it`);
+  if (below.length > 0) {
+    issues.add(path, `"${root}.${key}" is a single value: nothing lies below it`);
     return;
   }
-  const key = rest[0];
   if (root === 'composites') {
     if (!scope.composites.has(key)) issues.add(path, `refers to an unknown composite "${key}"`);
     return;

@@ -131,7 +131,8 @@ describe('validateSchema: policies', () => {
 
       it('limits string values to 255 characters', () => {
         const schema = fullSchema();
-        (schema.questions as Json[])[1].levels = [text(255), text(256, 'b')];
+        // fullSchema's second question is urgency.
+        (schema.questions as Json[])[1]!.levels = [text(255), text(256, 'b')];
         const conditionOn = (value: string) => issuesOf({ ...schema, policies: [policy({ on: 'answer', question: 'urgency', op: 'eq', value })] });
         expect(conditionOn(text(255))).toEqual([]);
         expect(conditionOn(text(256, 'b'))).toEqual([{ path: 'policies.0.when.value', message: 'must be 1 to 255 characters (is 256)' }]);

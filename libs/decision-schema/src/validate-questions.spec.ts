@@ -99,7 +99,7 @@ describe('validateSchema: questions', () => {
     });
 
     it('is kept as written, text or JSON', () => {
-      expect(normalizedQuestion(choice({ instructions: { task: 'pick' } })).instructions).toEqual({ task: 'pick' });
+      expect(normalizedQuestion(choice({ instructions: { task: 'pick' } }))?.instructions).toEqual({ task: 'pick' });
     });
 
     describe('backticked names', () => {
@@ -142,8 +142,8 @@ describe('validateSchema: questions', () => {
     });
 
     it('is null when not given', () => {
-      expect(normalizedQuestion(choice()).minConfidence).toBeNull();
-      expect(normalizedQuestion(choice({ minConfidence: 0.4 })).minConfidence).toBe(0.4);
+      expect(normalizedQuestion(choice())?.minConfidence).toBeNull();
+      expect(normalizedQuestion(choice({ minConfidence: 0.4 }))?.minConfidence).toBe(0.4);
     });
   });
 
@@ -321,6 +321,6 @@ describe('validateSchema: questions', () => {
   });
 
   it('writes normalized questions in a stable property order', () => {
-    expect(Object.keys(normalizedQuestion(probability()))).toEqual(['key', 'kind', 'instructions', 'criterion', 'threshold', 'minConfidence']);
+    expect(Object.keys(normalizedQuestion(probability()) ?? {})).toEqual(['key', 'kind', 'instructions', 'criterion', 'threshold', 'minConfidence']);
   });
 });

@@ -123,7 +123,8 @@ function checkBacktickedNames(instructions: RichText, stateFields: ReadonlySet<s
   const text = typeof instructions === 'string' ? instructions : JSON.stringify(instructions);
   const reported = new Set<string>();
   for (const [, inner] of text.matchAll(BACKTICKED)) {
-    const name = NAME_REFERENCE.exec(inner.trim())?.[1];
+    // BACKTICKED's one group is not optional: every match has it.
+    const name = NAME_REFERENCE.exec(inner!.trim())?.[1];
     if (!name || stateFields.has(name) || name === RESERVED_STATE_FIELD || reported.has(name)) continue;
     reported.add(name);
     issues.add(path, `\`${name}\` is not a declared state field`);

@@ -158,10 +158,11 @@ describe('validateSchema: the whole', () => {
     it('does not share objects with the input', () => {
       const input = fullSchema();
       const schema = normalized(input);
-      const urgency = (input.questions as { levels: { rubric?: { signals: string[] } }[] }[])[1];
-      (urgency.levels[2].rubric as { signals: string[] }).signals.push('changed');
-      (input.questions as { key: string }[])[0].key = 'changed';
-      expect(schema.questions[0].key).toBe('intent');
+      // fullSchema's questions are intent, then urgency, whose third level has a rubric.
+      const urgency = (input.questions as { levels: { rubric?: { signals: string[] } }[] }[])[1]!;
+      (urgency.levels[2]!.rubric as { signals: string[] }).signals.push('changed');
+      (input.questions as { key: string }[])[0]!.key = 'changed';
+      expect(schema.questions[0]?.key).toBe('intent');
       expect(schema.questions[1]).toMatchObject({ levels: ['calm', expect.anything(), { rubric: { signals: ['threats', 'caps lock'] } }] });
     });
   });

@@ -45,7 +45,8 @@ describe('validateSchema: state', () => {
 
     it('accepts no fields at all', () => {
       const schema = minimalSchema();
-      (schema.questions as { instructions: string }[])[0].instructions = 'What does the customer want?';
+      // minimalSchema has one question.
+      (schema.questions as { instructions: string }[])[0]!.instructions = 'What does the customer want?';
       expect(issuesOf({ ...schema, state: { type: 'object', fields: {} } })).toEqual([]);
     });
 

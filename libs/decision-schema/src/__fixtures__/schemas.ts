@@ -133,9 +133,10 @@ export function options(count: number): Json[] {
 /** Sets `value` at a dotted path of a fixture (numbers index arrays). */
 export function withValue(schema: Json, path: string, value: unknown): Json {
   const parts = path.split('.');
+  // split always returns at least one part: the last is the one set, the others lead to it.
+  const last = parts.pop() ?? '';
   let target: Record<string, unknown> = schema;
-  for (const part of parts.slice(0, -1)) target = target[part] as Record<string, unknown>;
-  const last = parts[parts.length - 1];
+  for (const part of parts) target = target[part] as Record<string, unknown>;
   if (value === undefined) delete target[last];
   else target[last] = value;
   return schema;
