@@ -8,7 +8,6 @@ export * from './nats';
 export * from './ops-server';
 export * from './request-context';
 export * from './rpc-handling';
-export * from './outbound/addresses';
 export * from './outbound/outbound-http';
 export * from './workspace-events';
 export * from './tracing';

@@ -1,6 +1,7 @@
 /**
- * Which IP addresses a delivery may connect to. Pure: the caller resolves names and passes every address it
- * would connect to; a name is allowed only when every address it resolves to is.
+ * Which IP addresses an outgoing call to a customer's URL may connect to: deliveries, and the runner's sync
+ * agent calls through @ds/platform's guarded client. Pure: the caller resolves names and passes every address
+ * it would connect to; a name is allowed only when every address it resolves to is.
  */
 
 export type AddressProblem =

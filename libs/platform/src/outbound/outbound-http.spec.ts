@@ -1,7 +1,7 @@
 import type { lookup as dnsLookup } from 'node:dns';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { guardedLookup, OutboundFailed, outboundRequest, OutboundRefused, type OutboundRequest } from './outbound-http';
+import { checkedUrl, guardedLookup, OutboundFailed, outboundRequest, OutboundRefused, type OutboundRequest } from './outbound-http';
 
 let server: Server;
 let base: string;
@@ -98,6 +98,12 @@ describe('outboundRequest', () => {
         await expect(call({ url, allowPrivateTargets: false })).rejects.toThrow(/not allowed/);
       },
     );
+
+    it('judges NAT64 and 6to4 addresses by the IPv4 address they embed, as deliveries do', () => {
+      expect(() => checkedUrl('https://[64:ff9b::a9fe:a9fe]/', false)).toThrow(/not allowed: metadata/);
+      expect(() => checkedUrl('https://[2002:7f00:1::]/', false)).toThrow(/not allowed: loopback/);
+      expect(checkedUrl('https://[64:ff9b::808:808]/agent', false).pathname).toBe('/agent');
+    });
 
     it('refuses a name that resolves to a loopback address, and nothing reaches the server', async () => {
       const port = (server.address() as AddressInfo).port;

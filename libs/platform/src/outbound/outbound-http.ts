@@ -2,7 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { forbiddenAddressReason } from './addresses';
+import { addressProblem } from '@ds/webhooks';
 
 export interface OutboundRequest {
   method: string;
@@ -93,6 +93,12 @@ export async function outboundRequest(request: OutboundRequest, resolve: typeof 
   });
 }
 
+/** Why an address may not be connected to, in words, or null: the same rules as deliveries (`@ds/webhooks`). */
+function refusalReason(address: string): string | null {
+  const problem = addressProblem(address);
+  return problem === null ? null : problem.replace(/_/g, ' ');
+}
+
 /** The URL, if its scheme may be called and a literal IP host is allowed. */
 export function checkedUrl(raw: string, allowPrivateTargets: boolean): URL {
   let url: URL;
@@ -105,7 +111,7 @@ export function checkedUrl(raw: string, allowPrivateTargets: boolean): URL {
   if (!schemes.includes(url.protocol)) throw new OutboundRefused(`only ${allowPrivateTargets ? 'http and https' : 'https'} URLs are called (got ${url.protocol.replace(/:$/, '')})`);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!allowPrivateTargets && isIP(host) !== 0) {
-    const reason = forbiddenAddressReason(host);
+    const reason = refusalReason(host);
     if (reason) throw new OutboundRefused(`the address ${host} is not allowed: ${reason}`);
   }
   return url;
@@ -116,7 +122,7 @@ export function guardedLookup(resolve: typeof dnsLookup): LookupFunction {
   return (hostname, options, callback) => {
     resolve(hostname, { all: true, family: options.family, hints: options.hints }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, '', 0);
-      const forbidden = addresses.map((entry) => ({ entry, reason: forbiddenAddressReason(entry.address) })).find(({ reason }) => reason !== null);
+      const forbidden = addresses.map((entry) => ({ entry, reason: refusalReason(entry.address) })).find(({ reason }) => reason !== null);
       if (forbidden) return callback(new OutboundRefused(`${hostname} resolves to ${forbidden.entry.address}, which is not allowed: ${forbidden.reason}`) as NodeJS.ErrnoException, '', 0);
       const [first] = addresses;
       if (first === undefined) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
