@@ -42,6 +42,7 @@ export async function seedDemo(baseUrl: string, dataDir: string): Promise<string
   const workspace = expectStatus(await call(baseUrl, 'POST', '/app/v1/workspaces', session, { name: `Demo ${new Date().toISOString()}` }), 201, 'create a workspace');
   const key = expectStatus(await call(baseUrl, 'POST', `/app/v1/workspaces/${workspace.id}/api-keys`, session, { name: 'demo', mode: 'live' }), 201, 'create a key');
   const template = TEMPLATES.find((t) => t.id === 'support-triage') ?? TEMPLATES[0];
+  if (!template) throw new Error('demo set-up failed: there is no decision template to seed');
   const decision = expectStatus(
     await call(baseUrl, 'POST', `/app/v1/workspaces/${workspace.id}/decisions`, session, { slug: template.id, name: template.name, description: template.description, schema: template.schema }),
     201,

@@ -116,7 +116,10 @@ export class FastReserve {
   }
 
   private async reserveGroup(group: Waiting[]): Promise<void> {
-    const [{ hold }] = group;
+    const first = group[0];
+    // drain only passes non-empty groups; an empty one would have nothing to reserve.
+    if (first === undefined) return;
+    const { hold } = first;
     try {
       const result = await this.pool.query<{ execution_id: string }>({
         name: 'billing-reserve-included',

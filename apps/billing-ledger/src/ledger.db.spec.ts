@@ -14,6 +14,7 @@ import { billingLedger } from './main';
 import { PlanOverrides } from './plans';
 import { ReservationsService } from './reservations.service';
 import { ExecutionOutcomes, Outcomes, Sweeper } from './sweeper';
+import { defined } from '../../../test/e2e/support/api';
 import { MigratedDatabase, migratedDatabase } from '../../../test/support/service-database';
 
 /**
@@ -82,7 +83,7 @@ function outcomesStub(answers: Record<string, Outcomes[string]>, calls: string[]
   return {
     outcomes: async (_workspaceId, executionIds) => {
       calls.push(executionIds);
-      return Object.fromEntries(executionIds.filter((id) => id in answers).map((id) => [id, answers[id]]));
+      return Object.fromEntries(Object.entries(answers).filter(([id]) => executionIds.includes(id)));
     },
   };
 }
@@ -260,7 +261,7 @@ describe('exactly once', () => {
   it('recognises an entry id written twice as a duplicate, and with another amount as a conflict', async () => {
     const ws = await workspace({});
     await grant(ws, 'p', 'paid', 5);
-    const [entry] = await entriesOf('p');
+    const entry = defined((await entriesOf('p'))[0]);
     const { createdAt: _createdAt, ...transfer } = entry;
     await db.transaction((manager) => new LedgerStore(manager).post([transfer as Transfer]));
     expect((await accounts.account(ws)).balance.paid_cents).toBe(5);

@@ -6,6 +6,7 @@ import { BillingSettlement, ServiceError, SETTLEMENT_STREAM } from '@ds/contract
 import { replayEntries, Transfer, unbalancedLedgers, ZERO_BALANCES } from '@ds/billing';
 import { newId } from '@ds/ids';
 import { createLogger, dataSourceOptions, NatsLink } from '@ds/platform';
+import { defined } from '../../../test/e2e/support/api';
 import { ADMIN_DATABASE_URL, NatsServer, startNats, waitFor } from '../../../test/e2e/support/cluster';
 import { MigratedDatabase, migratedDatabase } from '../../../test/support/service-database';
 import { AccountsService } from './accounts.service';
@@ -223,7 +224,7 @@ describe('step 6 across two replicas, hundreds of reserves at each 402 edge', ()
 describe('settlement batches', () => {
   it('settle each execution once in a batch with duplicates and both outcomes, and answer the rest', async () => {
     const ws = await workspace({ included_decisions: 100, price_per_million_cents: 1_000_000 });
-    const [e1, e2, e3, e4] = Array.from({ length: 4 }, () => newId('exec'));
+    const [e1, e2, e3, e4] = [newId('exec'), newId('exec'), newId('exec'), newId('exec')];
     for (const executionId of [e1, e2, e3, e4]) await replicaB.reserve({ workspaceId: ws, executionId });
     const outcomes = await replicaA.settleBatch([
       { workspaceId: ws, executionId: e1, billable: true },
@@ -257,11 +258,12 @@ describe('settlement batches', () => {
   });
 
   it('two replicas posting overlapping batches at once settle every execution exactly once, without deadlock', async () => {
-    const workspaces = [await workspace({ included_decisions: 1_000 }), await workspace({ included_decisions: 0, price_per_million_cents: 1_000_000 })];
-    await credits.grant({ workspaceId: workspaces[1], grantId: 'paid', kind: 'paid', amount_cents: 1_000, currency: 'usd', expires_at: undefined });
+    const included = await workspace({ included_decisions: 1_000 });
+    const paid = await workspace({ included_decisions: 0, price_per_million_cents: 1_000_000 });
+    await credits.grant({ workspaceId: paid, grantId: 'paid', kind: 'paid', amount_cents: 1_000, currency: 'usd', expires_at: undefined });
     const runs: BillingSettlement[] = [];
     for (let i = 0; i < 120; i++) {
-      const workspaceId = workspaces[i % 2];
+      const workspaceId = i % 2 === 0 ? included : paid;
       const executionId = newId('exec');
       await (i % 2 === 0 ? replicaA : replicaB).reserve({ workspaceId, executionId });
       runs.push({ workspaceId, executionId, billable: i % 5 !== 0 });
@@ -269,8 +271,8 @@ describe('settlement batches', () => {
     const reversed = [...runs].reverse();
     const [a, b] = await Promise.all([replicaA.settleBatch(runs), replicaB.settleBatch(reversed)]);
     expect([...a, ...b].filter((outcome) => outcome instanceof ServiceError)).toEqual([]);
-    const states = await dbA.getRepository(ReservationEntity).findBy({ workspaceId: workspaces[1] });
-    expect(states.filter((row) => row.state === 'committed').length).toBe(runs.filter((run) => run.workspaceId === workspaces[1] && run.billable).length);
+    const states = await dbA.getRepository(ReservationEntity).findBy({ workspaceId: paid });
+    expect(states.filter((row) => row.state === 'committed').length).toBe(runs.filter((run) => run.workspaceId === paid && run.billable).length);
     const resolutions: Array<{ n: number }> = await dbA.query(
       `SELECT count(*)::int AS n FROM transfers WHERE cause_id = ANY($1::text[]) AND phase IN ('post', 'void') GROUP BY cause_id, pending_id HAVING count(*) > 1`,
       [runs.map((run) => run.executionId)],
@@ -314,14 +316,15 @@ describe('settlements through JetStream', () => {
     await blocker.query('SELECT 1 FROM accounts WHERE workspace_id = $1 FOR UPDATE', [ws]);
     for (const run of runs) await publish(run);
     // The same settlement published again is stored once.
-    expect((await publish(runs[0])).duplicate).toBe(true);
+    expect((await publish(defined(runs[0]))).duplicate).toBe(true);
     await waitFor(
       async () => {
         const rows: Array<{ n: number }> = await dbA.query(
           `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`,
           [REPLICA_B],
         );
-        return rows[0].n > 0;
+        // count(*) without GROUP BY answers exactly one row.
+        return rows[0]!.n > 0;
       },
       10_000,
       'replica B to wait on the lock mid-batch',

@@ -92,7 +92,8 @@ export class ReservationsService {
   async settle(request: BillingSettleRequest, settledBy: SettledBy = 'runner'): Promise<BillingSettleReply> {
     const [outcome] = await this.settleBatch([request], settledBy);
     if (outcome instanceof ServiceError) throw outcome;
-    return outcome;
+    // settleBatch answers every request in order, so one request always has its outcome.
+    return outcome!;
   }
 
   /**

@@ -6,6 +6,7 @@ import { DeliveriesStore } from './deliveries.store';
 import { delivery } from './main';
 import { DeliveryPurge } from './purge';
 import { SigningSecretsService } from './signing-secrets.service';
+import { defined } from '../../../test/e2e/support/api';
 import { MigratedDatabase, migratedDatabase } from '../../../test/support/service-database';
 
 /** Against a real PostgreSQL with the delivery service's own migrations. */
@@ -122,7 +123,7 @@ describe('deliveries', () => {
     expect(even.data.map((d) => d.id)).toEqual([ids[4], ids[2], ids[0]]);
     expect((await store.list({ workspaceId: 'ws_list', limit: 10, cursor: null, decisionId: null, status: 'succeeded' })).data).toEqual([]);
     await expect(store.list({ workspaceId: 'ws_list', limit: 10, cursor: 'bogus', decisionId: null, status: null })).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
-    expect(await store.get('ws_other', ids[0])).toBeNull();
+    expect(await store.get('ws_other', defined(ids[0]))).toBeNull();
   });
 
   it('are purged with their attempts after 30 days, and the oldest pending age is measured', async () => {
@@ -146,10 +147,12 @@ describe('signing secrets', () => {
   it('are created on demand, one per workspace even when asked at once', async () => {
     expect(await secrets.view('ws_new')).toBeNull();
     const answers = await Promise.all(Array.from({ length: 5 }, () => secrets.signing('ws_new')));
-    for (const answer of answers) expect(answer).toEqual(answers[0]);
-    expect(answers[0]).toHaveLength(1);
-    expect(isSigningSecret(answers[0][0])).toBe(true);
-    expect(await secrets.view('ws_new')).toMatchObject({ hint: `whsec_…${answers[0][0].slice(-4)}`, previous_expires_at: null });
+    const first = defined(answers[0]);
+    for (const answer of answers) expect(answer).toEqual(first);
+    expect(first).toHaveLength(1);
+    const secret = first[0]!;
+    expect(isSigningSecret(secret)).toBe(true);
+    expect(await secrets.view('ws_new')).toMatchObject({ hint: `whsec_…${secret.slice(-4)}`, previous_expires_at: null });
   });
 
   it('rotate with the previous secret signing beside the new one for 24 hours; a second rotation ends the first overlap', async () => {

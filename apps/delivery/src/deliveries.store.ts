@@ -93,9 +93,10 @@ export class DeliveriesStore {
         validDate(message.createdAt) ?? new Date(),
       ],
     )) as Array<{ status: DeliveryStatus; sequence: number; attempt_count: number }>;
+    const [row] = rows;
     // The id is taken by another workspace's delivery: this message can never be delivered.
-    if (rows.length === 0) return null;
-    return { status: rows[0].status, sequence: rows[0].sequence, attemptCount: rows[0].attempt_count };
+    if (row === undefined) return null;
+    return { status: row.status, sequence: row.sequence, attemptCount: row.attempt_count };
   }
 
   /** Starts the attempt sequence of a resend, if the delivery is still the failed one the resend was asked for. */
@@ -125,7 +126,8 @@ export class DeliveriesStore {
        RETURNING id, attempt`,
       [deliveryId, sequence, startedAt],
     )) as Array<{ id: string; attempt: number }>;
-    return rows.length === 0 ? null : { attemptId: String(rows[0].id), attempt: rows[0].attempt };
+    const [row] = rows;
+    return row === undefined ? null : { attemptId: String(row.id), attempt: row.attempt };
   }
 
   /** Records how an attempt ended and where the delivery stands: still pending (with its next attempt), or done. */
@@ -151,8 +153,8 @@ export class DeliveriesStore {
   /** The whole delivery as queued, for publishing a resend. */
   async message(workspaceId: string, deliveryId: string): Promise<{ message: DeliveryMessage; status: DeliveryStatus; sequence: number } | null> {
     const rows = (await this.db.query(`SELECT * FROM deliveries WHERE id = $1 AND workspace_id = $2`, [deliveryId, workspaceId])) as DeliveryRow[];
-    if (rows.length === 0) return null;
-    const row = rows[0];
+    const [row] = rows;
+    if (row === undefined) return null;
     return {
       status: row.status,
       sequence: row.sequence,
@@ -176,8 +178,9 @@ export class DeliveriesStore {
 
   async get(workspaceId: string, deliveryId: string): Promise<DeliveryView | null> {
     const rows = (await this.db.query(`SELECT * FROM deliveries WHERE id = $1 AND workspace_id = $2`, [deliveryId, workspaceId])) as DeliveryRow[];
-    if (rows.length === 0) return null;
-    return (await this.withAttempts(rows))[0];
+    const [view] = await this.withAttempts(rows);
+    // No row, no view: the delivery is not found.
+    return view ?? null;
   }
 
   /** Newest first, paged by an opaque cursor over the row's sequence number. */
@@ -194,7 +197,8 @@ export class DeliveriesStore {
     const rows = (await this.db.query(`SELECT * FROM deliveries WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${params.push(request.limit + 1)}`, params)) as DeliveryRow[];
     const more = rows.length > request.limit;
     const page = rows.slice(0, request.limit);
-    return { data: await this.withAttempts(page), has_more: more, next_cursor: more ? encodeCursor(page[page.length - 1].seq) : null };
+    // The limit is at least 1, so when there are more rows the page has a last one.
+    return { data: await this.withAttempts(page), has_more: more, next_cursor: more ? encodeCursor(page.at(-1)!.seq) : null };
   }
 
   /** Deletes deliveries (and, by cascade, their attempts) queued more than RETENTION_DAYS before `now`. */

@@ -106,9 +106,10 @@ export class Sender {
       this.resolver(hostname),
       new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true })),
     ]);
-    if (resolved.length === 0) throw new Error(`${hostname} has no address`);
+    const [first] = resolved;
+    if (first === undefined) throw new Error(`${hostname} has no address`);
     for (const entry of resolved) this.check(hostname, entry.address);
-    return resolved[0];
+    return first;
   }
 
   private check(hostname: string, address: string): void {

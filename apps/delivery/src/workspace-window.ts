@@ -24,17 +24,18 @@ export class SlidingWindow {
 
   /** How long until an attempt would be allowed, without counting one. */
   waitAt(now: number): number {
-    while (this.head < this.starts.length && this.starts[this.head] <= now - this.windowMs) this.head++;
+    while (this.head < this.starts.length && this.starts[this.head]! <= now - this.windowMs) this.head++;
     if (this.head > 1024) {
       this.starts.splice(0, this.head);
       this.head = 0;
     }
     if (this.starts.length - this.head < this.limit) return 0;
-    return this.starts[this.head] + this.windowMs - now;
+    // At least `limit` (a positive number of) starts remain from head on, so the oldest counted one exists.
+    return this.starts[this.head]! + this.windowMs - now;
   }
 
   /** True when nothing was counted within the window (the workspace's state can be dropped). */
   idle(now: number): boolean {
-    return this.starts.length === this.head || this.starts[this.starts.length - 1] <= now - this.windowMs;
+    return this.starts.length === this.head || this.starts.at(-1)! <= now - this.windowMs;
   }
 }

@@ -7,6 +7,7 @@ import { CredentialsService, WorkspaceCredential } from './credentials/credentia
 import { EngineService } from './engine.service';
 import { LocalSemaphores, SlotLease } from './slots/local-semaphore';
 import { SharedSlots } from './slots/shared-slots';
+import { defined } from '../../../test/e2e/support/api';
 
 /** The engine service against a real simulator, with the workspace credential and the slots in memory. */
 let sim: EngineSimulator;
@@ -87,7 +88,7 @@ describe('which key a call uses', () => {
     const { engine, slots } = service('openai', SHARED);
     const reply = await engine.answer(request(marker));
     expect(reply).toMatchObject({ engine: 'llm', model: 'sim-standard-2026-11-01' });
-    expect((await requests(marker))[0].headers.authorization).toBe('Bearer shared-key');
+    expect(defined((await requests(marker))[0]).headers.authorization).toBe('Bearer shared-key');
     expect(slots.acquired).toBe(1);
     expect(slots.semaphores.held(sharedKeyFingerprint('openai', `${sim.url}/v1`, 'shared-key'))).toBe(0);
   });
@@ -96,7 +97,7 @@ describe('which key a call uses', () => {
     const marker = newMarker();
     const { engine, slots } = service('anthropic', { useOwnKey: true, key: { provider: 'anthropic', apiKey: 'sk-ant-own-1234' }, unreadable: false });
     await engine.answer(request(marker));
-    expect((await requests(marker))[0].headers['x-api-key']).toBe('sk-ant-own-1234');
+    expect(defined((await requests(marker))[0]).headers['x-api-key']).toBe('sk-ant-own-1234');
     expect(slots.acquired).toBe(0);
   });
 
@@ -213,7 +214,7 @@ describe('llm destination completions', () => {
     const { engine, slots } = service('openai', { useOwnKey: true, key: { provider: 'openai', apiKey: 'sk-own-12345678' }, unreadable: false });
     const reply = await engine.complete({ ...completion(marker), model: 'sim-large' });
     expect(reply.model).toBe('sim-large-2026-11-01');
-    const [sent] = await requests(marker);
+    const sent = defined((await requests(marker))[0]);
     expect(sent.headers.authorization).toBe('Bearer sk-own-12345678');
     expect(slots.acquired).toBe(0);
   });

@@ -46,7 +46,8 @@ const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
 /** An address, a CIDR range, or one of proxy-addr's named ranges. */
 function isProxyEntry(entry: string): boolean {
   if (PROXY_RANGE_NAMES.includes(entry)) return true;
-  const [address, prefix, ...rest] = entry.split('/');
+  // split always answers at least one part, so the address default is never used.
+  const [address = '', prefix, ...rest] = entry.split('/');
   const family = isIP(address);
   if (family === 0 || rest.length > 0) return false;
   if (prefix === undefined) return true;

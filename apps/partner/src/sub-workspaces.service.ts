@@ -104,7 +104,9 @@ export class SubWorkspacesService {
       if (existing) return { row: await this.applyUpdate(tx, existing, fields), created: false };
       const limit = SUB_WORKSPACES_PER_PLAN[partnerPlan.name];
       if (limit !== null) {
-        const [{ used }] = (await tx.query('SELECT count(*)::int AS used FROM sub_workspaces WHERE partner_workspace_id = $1', [caller.partnerWorkspaceId])) as Array<{ used: number }>;
+        const [counted] = (await tx.query('SELECT count(*)::int AS used FROM sub_workspaces WHERE partner_workspace_id = $1', [caller.partnerWorkspaceId])) as Array<{ used: number }>;
+        // count(*) without GROUP BY answers exactly one row.
+        const { used } = counted!;
         if (used >= limit) {
           throw new ServiceError('PLAN_LIMIT_REACHED', `The ${partnerPlan.name} plan allows ${limit} sub-workspaces.`, { scope: 'workspaces', limit, used, upgradeUrl: `${this.config.appUrl}/app/billing/plans` });
         }
@@ -237,6 +239,8 @@ export class SubWorkspacesService {
         [row.id, fields.name ?? row.name, JSON.stringify(fields.metadata ?? row.metadata), limits.max_decisions, limits.monthly_decisions],
       ),
     );
+    // A delete does not take the partner's lock, so the row read in this transaction may be gone by now.
+    if (updated === undefined) throw new Error(`Sub-workspace ${row.id} was deleted while it was being updated.`);
     return updated;
   }
 

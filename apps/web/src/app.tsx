@@ -160,7 +160,8 @@ function Routes() {
   if (path === '/workspaces' || app.workspace === null) return <Shell><Workspaces /></Shell>;
 
   let screen;
-  let params: Record<string, string> | null;
+  // Typed by each assignment: match names the pattern's params.
+  let params;
   if (path === '/decisions') screen = <DecisionsList />;
   else if (path === '/decisions/new') screen = <NewDecision />;
   else if ((params = match('/decisions/:id', path))) screen = <DecisionPage id={params.id} view="editor" />;

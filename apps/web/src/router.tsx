@@ -24,17 +24,27 @@ export function useLocation(): { path: string; search: string } {
   return current;
 }
 
+/** The names of a pattern's `:name` segments: `'id' | 'view'` for `/decisions/:id/:view`. */
+export type RouteParam<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
+  ? Name | RouteParam<Rest>
+  : P extends `${string}:${infer Name}`
+    ? Name
+    : never;
+
 /** Matches `/decisions/:id/:view` style patterns; null when the path does not fit. */
-export function match(pattern: string, path: string): Record<string, string> | null {
+export function match<P extends string>(pattern: P, path: string): Record<RouteParam<P>, string> | null {
   const want = pattern.split('/').filter(Boolean);
   const have = path.split('/').filter(Boolean);
   if (want.length !== have.length) return null;
   const params: Record<string, string> = {};
-  for (let i = 0; i < want.length; i++) {
-    if (want[i].startsWith(':')) params[want[i].slice(1)] = decodeURIComponent(have[i]);
-    else if (want[i] !== have[i]) return null;
+  for (const [i, part] of want.entries()) {
+    // have is as long as want (checked above).
+    const actual = have[i]!;
+    if (part.startsWith(':')) params[part.slice(1)] = decodeURIComponent(actual);
+    else if (part !== actual) return null;
   }
-  return params;
+  // Every `:name` segment of the pattern was set by the loop.
+  return params as Record<RouteParam<P>, string>;
 }
 
 export function Link({ href, onClick, ...rest }: AnchorHTMLAttributes<HTMLAnchorElement> & { href: string }) {

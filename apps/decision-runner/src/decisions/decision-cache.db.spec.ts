@@ -13,6 +13,8 @@ const logger = createLogger('decision-runner', 'silent');
 let database: MigratedDatabase;
 let db: DataSource;
 let nats: NatsServer;
+let linkA: NatsLink;
+let linkB: NatsLink;
 let links: NatsLink[] = [];
 let replicaA: DecisionCache;
 let replicaB: DecisionCache;
@@ -21,9 +23,10 @@ beforeAll(async () => {
   database = await migratedDatabase('runner_decision_cache', decisionRunner.database, 4);
   db = database.dataSource;
   nats = await startNats();
-  links = await Promise.all([NatsLink.open(nats.url, 'replica-a', logger), NatsLink.open(nats.url, 'replica-b', logger)]);
-  replicaA = new DecisionCache(db, links[0]);
-  replicaB = new DecisionCache(db, links[1]);
+  [linkA, linkB] = await Promise.all([NatsLink.open(nats.url, 'replica-a', logger), NatsLink.open(nats.url, 'replica-b', logger)]);
+  links = [linkA, linkB];
+  replicaA = new DecisionCache(db, linkA);
+  replicaB = new DecisionCache(db, linkB);
 });
 
 afterAll(async () => {
@@ -93,7 +96,7 @@ describe('DecisionCache', () => {
     await insertDecision('dec_garbled', 'ws_3', 'triage', 1);
     expect(await replicaB.get('ws_3', 'triage')).toMatchObject({ activeVersion: 1 });
     await db.query(`UPDATE decisions SET active_version = 9 WHERE id = 'dec_garbled'`);
-    links[0].connection.publish('v1.decision-runner.decision.changed', 'not json');
+    linkA.connection.publish('v1.decision-runner.decision.changed', 'not json');
     await broadcastsDelivered();
     expect(await replicaB.get('ws_3', 'triage')).toMatchObject({ activeVersion: 9 });
   });
@@ -114,7 +117,7 @@ describe('DecisionCache', () => {
   it('forgets everything when its NATS connection drops, since broadcasts may have been missed meanwhile', async () => {
     await insertDecision('dec_outage', 'ws_5', 'triage', 1);
     expect(await replicaB.get('ws_5', 'triage')).toMatchObject({ activeVersion: 1 });
-    const disconnected = firstValueFrom(links[1].disconnects);
+    const disconnected = firstValueFrom(linkB.disconnects);
     await nats.stop();
     await disconnected;
     // Deployed while NATS was down: nobody heard of it.

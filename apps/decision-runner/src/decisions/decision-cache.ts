@@ -37,7 +37,10 @@ function keyOf(workspaceId: string, slug: string): string {
 /** Notices name the decision as JSON; a message this replica cannot read still means something changed. */
 const DECISION_NOTICE: NoticeCodec<string> = {
   encode(key) {
-    const [workspaceId, slug] = key.split(SEPARATOR);
+    // Keys are built by keyOf, and workspace ids never hold the separator.
+    const separator = key.indexOf(SEPARATOR);
+    const workspaceId = key.slice(0, separator);
+    const slug = key.slice(separator + 1);
     return JSON.stringify({ workspaceId, slug } satisfies DecisionChange);
   },
   decode(payload) {

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { ServiceError } from '@ds/contracts';
 import { Evaluation } from '@ds/decision-schema';
 import { decisionRunner } from '../main';
+import { defined } from '../../../../test/e2e/support/api';
 import { waitFor } from '../../../../test/e2e/support/cluster';
 import { ExecutionBase, ExecutionRecorder } from './execution-recorder';
 import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
@@ -51,7 +52,7 @@ async function written(workspaceId: string): Promise<{ rows: number; transaction
   const [counts] = (await db.query('SELECT count(*)::int AS rows, count(DISTINCT xmin::text)::int AS transactions FROM executions WHERE workspace_id = $1', [
     workspaceId,
   ])) as Array<{ rows: number; transactions: number }>;
-  return counts;
+  return defined(counts);
 }
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
@@ -159,7 +160,8 @@ describe('ExecutionRecorder', () => {
           const [waiting] = (await db.query(
             `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO executions%'`,
           )) as Array<{ n: number }>;
-          return waiting.n === 1;
+          // count(*) without GROUP BY answers exactly one row.
+          return waiting!.n === 1;
         },
         10_000,
         'the INSERT to wait on the lock',

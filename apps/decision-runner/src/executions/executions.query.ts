@@ -34,7 +34,8 @@ export class ExecutionsQuery {
     return {
       data: page.map(({ body }) => body),
       has_more: more,
-      next_cursor: more ? encodeCursor(page[page.length - 1].row.seq) : null,
+      // The limit is at least 1 and pageWithin keeps at least one item, so a page with more after it has a last row.
+      next_cursor: more ? encodeCursor(page.at(-1)!.row.seq) : null,
     };
   }
 
@@ -60,9 +61,9 @@ export class ExecutionsQuery {
  */
 export function pageWithin<T extends { body: unknown }>(items: T[], maxBytes: number): { page: T[]; hasMore: boolean } {
   let bytes = 0;
-  for (let i = 0; i < items.length; i++) {
+  for (const [i, item] of items.entries()) {
     // Each item after the first is preceded by a comma in the page's array.
-    bytes += Buffer.byteLength(JSON.stringify(items[i].body)) + (i > 0 ? 1 : 0);
+    bytes += Buffer.byteLength(JSON.stringify(item.body)) + (i > 0 ? 1 : 0);
     if (i > 0 && bytes > maxBytes) return { page: items.slice(0, i), hasMore: true };
   }
   return { page: items, hasMore: false };
@@ -76,7 +77,7 @@ export function decodeCursor(cursor: string): string {
   const decoded = Buffer.from(cursor, 'base64url').toString();
   const match = /^e:(\d{1,19})$/.exec(decoded);
   if (!match) throw new ServiceError('INVALID_REQUEST', 'cursor is not valid.', [{ path: 'cursor', message: 'not a cursor from this API' }]);
-  return match[1];
+  return match[1]!;
 }
 
 /** The public form of an execution: never its input. */

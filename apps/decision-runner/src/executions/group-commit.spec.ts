@@ -9,7 +9,13 @@ function controlledWriter() {
       batches.push([...items]);
       finishers.push({ resolve, reject });
     });
-  return { batches, finishers, write };
+  /** The settlers of the index-th write, which must have started. */
+  const finisher = (index: number) => {
+    const found = finishers[index];
+    if (!found) throw new Error(`write ${index} has not started`);
+    return found;
+  };
+  return { batches, finisher, write };
 }
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
@@ -34,7 +40,7 @@ describe('GroupCommit', () => {
     const added = [1, 2, 3].map((n) => track(commit.add(n)));
     await turn();
     expect(writer.batches).toEqual([[1, 2, 3]]);
-    writer.finishers[0].resolve();
+    writer.finisher(0).resolve();
     await turn();
     expect(added.map((state) => state.outcome)).toEqual(['written', 'written', 'written']);
   });
@@ -46,7 +52,7 @@ describe('GroupCommit', () => {
     await turn();
     await turn();
     expect(added.outcome).toBe('pending');
-    writer.finishers[0].resolve();
+    writer.finisher(0).resolve();
     await turn();
     expect(added.outcome).toBe('written');
   });
@@ -60,12 +66,12 @@ describe('GroupCommit', () => {
     await turn();
     expect(writer.batches).toEqual([[1]]);
     expect(commit.waiting).toBe(4);
-    writer.finishers[0].resolve();
+    writer.finisher(0).resolve();
     await turn();
     expect(first.outcome).toBe('written');
     expect(later.map((state) => state.outcome)).toEqual(['pending', 'pending', 'pending', 'pending']);
     expect(writer.batches).toEqual([[1], [2, 3, 4, 5]]);
-    writer.finishers[1].resolve();
+    writer.finisher(1).resolve();
     await turn();
     expect(later.map((state) => state.outcome)).toEqual(['written', 'written', 'written', 'written']);
   });
@@ -76,7 +82,7 @@ describe('GroupCommit', () => {
     const added = [1, 2, 3, 4, 5].map((n) => track(commit.add(n)));
     await turn();
     for (let written = 0; written < 3; written += 1) {
-      writer.finishers[written].resolve();
+      writer.finisher(written).resolve();
       await turn();
     }
     expect(writer.batches).toEqual([[1, 2], [3, 4], [5]]);
@@ -90,7 +96,7 @@ describe('GroupCommit', () => {
     await turn();
     const next = [4, 5].map((n) => track(commit.add(n)));
     const refusal = new Error('connection lost');
-    writer.finishers[0].reject(refusal);
+    writer.finisher(0).reject(refusal);
     await turn();
     expect(failing.map((state) => [state.outcome, state.error])).toEqual([
       ['failed', refusal],
@@ -98,7 +104,7 @@ describe('GroupCommit', () => {
       ['failed', refusal],
     ]);
     expect(writer.batches[1]).toEqual([4, 5]);
-    writer.finishers[1].resolve();
+    writer.finisher(1).resolve();
     await turn();
     expect(next.map((state) => state.outcome)).toEqual(['written', 'written']);
   });
@@ -125,10 +131,10 @@ describe('GroupCommit', () => {
     const idle = track(commit.idle());
     await turn();
     void commit.add(2);
-    writer.finishers[0].resolve();
+    writer.finisher(0).resolve();
     await turn();
     expect(idle.outcome).toBe('pending');
-    writer.finishers[1].resolve();
+    writer.finisher(1).resolve();
     await turn();
     expect(idle.outcome).toBe('written');
   });

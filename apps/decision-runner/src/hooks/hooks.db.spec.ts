@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { ServiceError } from '@ds/contracts';
 import { decisionRunner } from '../main';
+import { defined } from '../../../../test/e2e/support/api';
 import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
 import { tokenHash } from './hook-credentials';
 import { HooksService } from './hooks.service';
@@ -95,7 +96,8 @@ describe('HooksService', () => {
     const rotations = await Promise.all(Array.from({ length: 8 }, () => hooks.rotate(ref)));
     const issued = [first, ...rotations.map((rotation) => rotation.token!)].map(tokenHash);
     const dropped = rotations.flatMap((rotation) => rotation.dropped);
-    const [{ token_hash: current }]: Array<{ token_hash: string }> = await db.query('SELECT token_hash FROM decision_hooks WHERE decision_id = $1', [ref.decisionId]);
+    const hookRows: Array<{ token_hash: string }> = await db.query('SELECT token_hash FROM decision_hooks WHERE decision_id = $1', [ref.decisionId]);
+    const current = defined(hookRows[0]).token_hash;
     expect([...dropped, current].sort()).toEqual([...issued].sort());
     for (const hash of dropped) expect(await hooks.resolve(hash)).toBeNull();
   });

@@ -107,7 +107,7 @@ export class PlaygroundService {
   }
 
   private async usage(workspaceId: string): Promise<PlaygroundUsage> {
-    const [row] = (await this.db.query(
+    const rows = (await this.db.query(
       `SELECT count(*) FILTER (WHERE created_at > now() - interval '60 seconds')::int AS minute,
               count(*)::int AS day,
               EXTRACT(EPOCH FROM min(created_at) FILTER (WHERE created_at > now() - interval '60 seconds') + interval '60 seconds' - now())::float8 AS minute_reset,
@@ -116,6 +116,8 @@ export class PlaygroundService {
         WHERE workspace_id = $1 AND source = 'playground' AND created_at > now() - interval '1 day'`,
       [workspaceId],
     )) as Array<{ minute: number; day: number; minute_reset: number | null; day_reset: number | null }>;
+    // An aggregate without GROUP BY answers exactly one row.
+    const row = rows[0]!;
     return { minute: row.minute, day: row.day, minuteResetSeconds: row.minute_reset, dayResetSeconds: row.day_reset };
   }
 

@@ -71,8 +71,9 @@ export class ExecutionRetention {
     const lock = this.db.createQueryRunner();
     await lock.connect();
     try {
-      const [{ locked }] = (await lock.query('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [LOCK_KEY])) as Array<{ locked: boolean }>;
-      if (!locked) return null;
+      const [answer] = (await lock.query('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [LOCK_KEY])) as Array<{ locked: boolean }>;
+      // A SELECT without FROM answers exactly one row.
+      if (!answer!.locked) return null;
       try {
         return await this.purgeAll(now);
       } finally {
@@ -98,18 +99,19 @@ export class ExecutionRetention {
          SELECT workspace_id FROM ids WHERE workspace_id IS NOT NULL LIMIT $2`,
         [after, RETENTION_BATCH_MAX],
       )) as Array<{ workspace_id: string }>;
-      if (page.length === 0) break;
       const ids = page.map((row) => row.workspace_id);
+      const last = ids.at(-1);
+      if (last === undefined) break;
       const days = await this.retention.retentionDays(ids);
       for (const workspaceId of ids) {
         const keepDays = days[workspaceId];
         // A workspace the ledger did not answer for keeps everything: deleting on a guess cannot be undone.
-        if (!Number.isInteger(keepDays) || keepDays <= 0) continue;
+        if (keepDays === undefined || !Number.isInteger(keepDays) || keepDays <= 0) continue;
         const deleted = await this.purgeWorkspace(workspaceId, new Date(now.getTime() - keepDays * 86_400_000));
         report.workspaces++;
         report.deleted += deleted;
       }
-      after = ids[ids.length - 1];
+      after = last;
     }
     if (report.deleted > 0) this.logger.info(report, 'purged executions past their retention');
     return report;

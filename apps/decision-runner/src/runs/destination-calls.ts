@@ -28,6 +28,13 @@ const AGENT_ANSWER_MAX_BYTES = 1_048_576;
 /** How long JetStream may take to store a delivery before the publish is tried once more (same message id). */
 const PUBLISH_TIMEOUT_MS = 2_000;
 
+/** The entry a waiting call or a planned delivery settles: planDestinations gives each its own entry's position. */
+export function entryAt(entries: DestinationEntry[], index: number): DestinationEntry {
+  const entry = entries[index];
+  if (entry === undefined) throw new Error(`The destination plan has no entry at position ${index}.`);
+  return entry;
+}
+
 /**
  * The destinations of step 10 that leave the runner: llm and sync agent calls, which the caller waits for, and
  * deliveries, which are stored in JetStream for the delivery service before the run answers.
@@ -64,7 +71,8 @@ export class DestinationCalls {
     await Promise.all(
       calls.map(async (call) => {
         const started = performance.now();
-        const entry = call.kind === 'llm' ? await this.completeLlm(workspaceId, call, entries[call.index]) : await this.callAgent(call, entries[call.index]);
+        const planned = entryAt(entries, call.index);
+        const entry = call.kind === 'llm' ? await this.completeLlm(workspaceId, call, planned) : await this.callAgent(call, planned);
         entries[call.index] = entry;
         this.durations.observe({ type: call.kind }, (performance.now() - started) / 1000);
         this.outcomes.inc({ type: call.kind, outcome: String(entry.status) });

@@ -8,6 +8,7 @@ import type { ExecutionRecorder } from '../executions/execution-recorder';
 import { ReservationClient } from './reservation-client';
 import type { DestinationCalls } from './destination-calls';
 import { RunService } from './run.service';
+import { defined } from '../../../../test/e2e/support/api';
 
 /**
  * RunService with every collaborator stubbed: the RPC client answers billing's reserve and the engine from
@@ -143,7 +144,7 @@ describe('RunService', () => {
     const reply = await h.run();
     const executionId = (JSON.parse(reply.body) as { execution_id: string }).execution_id;
     expect(executionId).toMatch(/^exec_[A-Za-z0-9]{20}$/);
-    expect(h.rpcCalls[0].payload).toEqual({ workspaceId: '8f9f2c1e-0000-4000-8000-000000000001', executionId });
+    expect(defined(h.rpcCalls[0]).payload).toEqual({ workspaceId: '8f9f2c1e-0000-4000-8000-000000000001', executionId });
     expect(h.settlements).toEqual([
       {
         subject: SETTLEMENT_STREAM.subjectFor('8f9f2c1e-0000-4000-8000-000000000001'),
@@ -156,7 +157,7 @@ describe('RunService', () => {
   it('asks the engine every question with the decision’s deadline, and waits a little longer for its reply', async () => {
     const h = harness();
     await h.run();
-    const engineCall = h.rpcCalls[1];
+    const engineCall = defined(h.rpcCalls[1]);
     const request = engineCall.payload as AnswerQuestionsRequest;
     expect(request).toMatchObject({ workspaceId: '8f9f2c1e-0000-4000-8000-000000000001', timeoutMs: 5_000, state: { message: 'My order arrived broken.' } });
     expect(request.questions.map((question) => [question.key, question.outcomes])).toEqual([['intent', ['refund', 'exchange', 'other']]]);
@@ -198,7 +199,7 @@ describe('RunService', () => {
     });
     const body = JSON.parse((await h.run()).body) as { destinations: Array<Record<string, unknown>>; metrics: unknown };
     expect(h.published).toHaveLength(1);
-    const [message] = h.published[0];
+    const message = defined(h.published[0]![0]);
     expect(message).toMatchObject({ destinationKey: 'ops', kind: 'webhook', url: 'https://hooks.example.com/decisions', decisionId: DECISION.id });
     expect(body.destinations).toEqual([{ key: 'ops', type: 'webhook', status: 'queued', delivery_id: message.deliveryId }]);
     expect(Object.keys(body).slice(-2)).toEqual(['destinations', 'metrics']);

@@ -30,7 +30,7 @@ import { DecisionCache, RunnableDecision } from '../decisions/decision-cache';
 import { VersionCache } from '../decisions/version-cache';
 import { ExecutionBase, ExecutionRecorder } from '../executions/execution-recorder';
 import { ReservationClient } from './reservation-client';
-import { DestinationCalls } from './destination-calls';
+import { DestinationCalls, entryAt } from './destination-calls';
 
 /** Room left in a NATS message for the reply's envelope and headers around the run response. */
 const REPLY_ENVELOPE_BYTES = 4_096;
@@ -168,10 +168,10 @@ export class RunService {
         throw late;
       }
     }
-    const deliveryIds = plan.deliveries.map((planned) => {
-      const id = newId('dlv');
-      entries[planned.index] = queuedEntry(entries[planned.index], id);
-      return id;
+    const queued = plan.deliveries.map((planned) => {
+      const deliveryId = newId('dlv');
+      entries[planned.index] = queuedEntry(entryAt(entries, planned.index), deliveryId);
+      return { planned, deliveryId };
     });
     response.destinations = entries;
     response.metrics = metrics;
@@ -181,10 +181,10 @@ export class RunService {
     if (plan.deliveries.length > 0) {
       const createdAt = new Date();
       const created = Math.floor(createdAt.getTime() / 1000);
-      const messages = plan.deliveries.map((planned, i): DeliveryMessage => {
+      const messages = queued.map(({ planned, deliveryId }): DeliveryMessage => {
         const { method, headers } = deliveryRequest(planned);
         return {
-          deliveryId: deliveryIds[i],
+          deliveryId,
           workspaceId: request.workspaceId,
           decisionId: decision.id,
           decisionSlug: decision.slug,
@@ -195,14 +195,15 @@ export class RunService {
           url: planned.destination.url,
           method,
           headers,
-          body: deliveryBody(planned, { deliveryId: deliveryIds[i], created, livemode: request.livemode, responseJson: body }),
+          body: deliveryBody(planned, { deliveryId, created, livemode: request.livemode, responseJson: body }),
           createdAt: createdAt.toISOString(),
         };
       });
       const stored = await this.calls.publish(messages);
       if (stored.includes(false)) {
-        stored.forEach((ok, i) => {
-          if (!ok) entries[plan.deliveries[i].index] = unavailableEntry(entries[plan.deliveries[i].index]);
+        // One answer per message, in the order of the deliveries.
+        queued.forEach(({ planned }, i) => {
+          if (stored[i] === false) entries[planned.index] = unavailableEntry(entryAt(entries, planned.index));
         });
         body = JSON.stringify(response);
       }

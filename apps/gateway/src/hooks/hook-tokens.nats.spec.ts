@@ -10,6 +10,8 @@ const logger = createLogger('gateway', 'silent');
 const config = { apiKeyCacheMax: 100 } as GatewayConfig;
 
 let nats: NatsServer;
+let linkA: NatsLink;
+let linkB: NatsLink;
 let links: NatsLink[] = [];
 let replicaA: HookTokens;
 let replicaB: HookTokens;
@@ -34,9 +36,10 @@ const hook = (decisionId: string, secret: string | null = null): ResolvedHook =>
 
 beforeAll(async () => {
   nats = await startNats();
-  links = await Promise.all([NatsLink.open(nats.url, 'gateway-a', logger), NatsLink.open(nats.url, 'gateway-b', logger)]);
-  replicaA = new HookTokens(rpc, links[0], config);
-  replicaB = new HookTokens(rpc, links[1], config);
+  [linkA, linkB] = await Promise.all([NatsLink.open(nats.url, 'gateway-a', logger), NatsLink.open(nats.url, 'gateway-b', logger)]);
+  links = [linkA, linkB];
+  replicaA = new HookTokens(rpc, linkA, config);
+  replicaB = new HookTokens(rpc, linkB, config);
   replicaA.onModuleInit();
   replicaB.onModuleInit();
   for (const link of links) await link.connection.flush();

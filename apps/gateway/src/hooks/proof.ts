@@ -53,7 +53,7 @@ export function signPayload(secret: string, t: number, body: string): string {
 function bearerOf(authorization: string | undefined): string | null {
   if (!authorization) return null;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  return match ? match[1] : null;
+  return match?.[1] ?? null;
 }
 
 /** Equal strings of any length, compared in time that does not depend on where they differ. */

@@ -71,8 +71,7 @@ export function bodyProblems(root: unknown): ValidationIssue[] {
     }
     const entries: Array<[string, unknown]> = Array.isArray(value) ? value.map((item, index) => [String(index), item]) : Object.entries(value);
     // Pushed in reverse so that items are visited in document order.
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const [key, item] = entries[i];
+    for (const [key, item] of entries.reverse()) {
       const itemPath = path === '' ? printable(key) : `${path}.${printable(key)}`;
       pending.push({ value: item, path: itemPath, depth: depth + 1 });
       const keyProblem = textProblem(key);

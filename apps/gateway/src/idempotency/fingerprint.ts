@@ -46,7 +46,7 @@ export function canonicalJson(value: unknown): string {
         .forEach((key, index) => parts.push(`${index > 0 ? ',' : ''}${JSON.stringify(key)}:`, { value: (current as Record<string, unknown>)[key] }));
       parts.push('}');
     }
-    for (let i = parts.length - 1; i >= 0; i--) work.push(parts[i]);
+    for (const part of parts.reverse()) work.push(part);
   }
   return out.join('');
 }

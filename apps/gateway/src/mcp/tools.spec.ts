@@ -4,6 +4,7 @@ import { ServiceError } from '@ds/contracts';
 import { TEMPLATES, validateSchema } from '@ds/decision-schema';
 import { callTool, mcpServer } from './mcp-server';
 import { ToolBackend, toolArguments, TOOL_LIST, TOOLS } from './tools';
+import { defined } from '../../../../test/e2e/support/api';
 
 const SCHEMA = 'https://json-schema.org/draft/2020-12/schema';
 const STATE = {
@@ -151,7 +152,7 @@ describe('calling a tool', () => {
   });
 
   it('gives a template with its schema and sample state, and NOT_FOUND for an unknown one', async () => {
-    const template = TEMPLATES[0];
+    const template = defined(TEMPLATES[0]);
     const found = await callTool('get_template', { id: template.id }, { backend: unreachable, requestId: 'req_1', mapError: asIs });
     expect(found.structuredContent).toEqual({
       id: template.id,
@@ -169,8 +170,9 @@ describe('calling a tool', () => {
   });
 
   it('validates a schema: the normalized schema, or every issue', async () => {
-    const valid = await callTool('validate_schema', { schema: TEMPLATES[0].schema }, { backend: unreachable, requestId: 'req_1', mapError: asIs });
-    const expected = validateSchema(TEMPLATES[0].schema);
+    const { schema } = defined(TEMPLATES[0]);
+    const valid = await callTool('validate_schema', { schema }, { backend: unreachable, requestId: 'req_1', mapError: asIs });
+    const expected = validateSchema(schema);
     expect(expected.valid).toBe(true);
     expect(valid.structuredContent).toEqual({ valid: true, schema: (expected as { schema: unknown }).schema });
     const invalid = await callTool('validate_schema', { schema: { questions: [] } }, { backend: unreachable, requestId: 'req_1', mapError: asIs });
@@ -225,8 +227,9 @@ describe('the SDK client against the server', () => {
       expect(client.getServerVersion()).toMatchObject({ name: 'decision-service' });
       const { tools } = await client.listTools();
       expect(tools).toEqual(TOOL_LIST);
-      const result = await client.callTool({ name: 'get_template', arguments: { id: TEMPLATES[1].id } });
-      expect(result.structuredContent).toMatchObject({ id: TEMPLATES[1].id, sample_state: TEMPLATES[1].sample_state });
+      const template = defined(TEMPLATES[1]);
+      const result = await client.callTool({ name: 'get_template', arguments: { id: template.id } });
+      expect(result.structuredContent).toMatchObject({ id: template.id, sample_state: template.sample_state });
     } finally {
       await client.close();
       await server.close();

@@ -23,8 +23,9 @@ export class WorkspacesService {
     await this.db.transaction(async (tx) => {
       // Serializes one user's creations so that concurrent requests cannot both pass the count.
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`workspaces:owner:${userId}`]);
-      const [{ owned }] = (await tx.query(`SELECT count(*)::int AS owned FROM memberships WHERE user_id = $1 AND role = 'owner'`, [userId])) as Array<{ owned: number }>;
-      if (owned >= MAX_OWNED_WORKSPACES) {
+      const [counted] = (await tx.query(`SELECT count(*)::int AS owned FROM memberships WHERE user_id = $1 AND role = 'owner'`, [userId])) as Array<{ owned: number }>;
+      // count(*) without GROUP BY answers exactly one row.
+      if (counted!.owned >= MAX_OWNED_WORKSPACES) {
         throw new ServiceError('CONFLICT', `A user can own ${MAX_OWNED_WORKSPACES} workspaces; delete one or transfer its ownership first.`, { limit: MAX_OWNED_WORKSPACES });
       }
       await tx.getRepository(WorkspaceEntity).insert({ id, name });

@@ -100,14 +100,14 @@ export function screenOf(path: string): Screen {
   if (parts[0] === 'decisions') {
     if (parts.length === 1) return { name: 'decisions' };
     if (parts.length === 2 && parts[1] === 'new') return { name: 'new-decision' };
-    if (parts.length === 2) return { name: 'decision', id: decode(parts[1]), view: 'editor' };
-    if (parts.length === 3) return { name: 'decision', id: decode(parts[1]), view: parts[2] };
+    if (parts.length === 2) return { name: 'decision', id: decode(parts[1]!), view: 'editor' };
+    if (parts.length === 3) return { name: 'decision', id: decode(parts[1]!), view: parts[2]! };
   }
   if (parts[0] === 'executions') {
     if (parts.length === 1) return { name: 'executions' };
-    if (parts.length === 2) return { name: 'execution', id: decode(parts[1]) };
+    if (parts.length === 2) return { name: 'execution', id: decode(parts[1]!) };
   }
-  if (parts.length === 1 && ['keys', 'members', 'billing', 'settings', 'workspaces'].includes(parts[0])) return { name: parts[0] as 'keys' };
+  if (parts.length === 1 && ['keys', 'members', 'billing', 'settings', 'workspaces'].includes(parts[0]!)) return { name: parts[0] as 'keys' };
   return { name: 'not-found' };
 }
 

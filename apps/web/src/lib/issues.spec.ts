@@ -4,8 +4,8 @@ describe('setIn', () => {
   it('sets a value deep inside a copy, leaving the original alone', () => {
     const original = { questions: [{ key: 'a', options: [{ value: 'x' }] }] };
     const next = setIn(original, ['questions', 0, 'options', 0, 'value'], 'y');
-    expect(next.questions[0].options[0].value).toBe('y');
-    expect(original.questions[0].options[0].value).toBe('x');
+    expect(next).toEqual({ questions: [{ key: 'a', options: [{ value: 'y' }] }] });
+    expect(original).toEqual({ questions: [{ key: 'a', options: [{ value: 'x' }] }] });
     expect(next.questions).not.toBe(original.questions);
   });
 

@@ -17,8 +17,8 @@ export function fieldId(path: string): string {
 
 /** Sets `value` at a dotted path inside a copy of `root`, creating objects on the way. */
 export function setIn<T>(root: T, path: Array<string | number>, value: unknown): T {
-  if (path.length === 0) return value as T;
   const [head, ...rest] = path;
+  if (head === undefined) return value as T;
   const copy: any = Array.isArray(root) ? [...root] : { ...(root as object) };
   const child = copy[head] ?? (typeof rest[0] === 'number' ? [] : {});
   if (value === undefined && rest.length === 0) {
