@@ -21,7 +21,10 @@ const boundaries = [
         'error',
         {
           patterns: [
-            { group: APPS.filter((other) => other !== app).flatMap(intoApp), message: 'Apps never import other apps: send a NATS message through @ds/contracts.' },
+            {
+              group: APPS.filter((other) => other !== app).flatMap(intoApp),
+              message: 'Apps never import other apps: send a NATS message through @ds/contracts.',
+            },
             { group: ['**/libs/**'], message: 'Import libraries by their @ds/* name.' },
           ],
         },
@@ -44,7 +47,26 @@ const boundaries = [
  * files.
  */
 const PURE_LIBRARIES = ['decision-schema', 'engine', 'billing', 'ids', 'contracts', 'webhooks', 'partner', 'openapi'];
-const NODE_IO_MODULES = ['fs', 'fs/promises', 'net', 'tls', 'http', 'https', 'http2', 'child_process', 'cluster', 'dgram', 'dns', 'dns/promises', 'worker_threads', 'readline', 'repl', 'inspector', 'os', 'v8'];
+const NODE_IO_MODULES = [
+  'fs',
+  'fs/promises',
+  'net',
+  'tls',
+  'http',
+  'https',
+  'http2',
+  'child_process',
+  'cluster',
+  'dgram',
+  'dns',
+  'dns/promises',
+  'worker_threads',
+  'readline',
+  'repl',
+  'inspector',
+  'os',
+  'v8',
+];
 const IO_PACKAGES = ['typeorm', '@nestjs/[^/]+', 'pg', 'nats', 'ioredis'];
 
 const pureLayers = PURE_LIBRARIES.map((library) => ({
@@ -67,7 +89,9 @@ const pureLayers = PURE_LIBRARIES.map((library) => ({
           },
           {
             regex: `^@ds/(?!(${PURE_LIBRARIES.filter((other) => other !== library).join('|')})(/|$))`,
-            message: `@ds/${library} imports only the other pure libraries (${PURE_LIBRARIES.filter((other) => other !== library).map((other) => `@ds/${other}`).join(', ')}), and its own files by relative paths.`,
+            message: `@ds/${library} imports only the other pure libraries (${PURE_LIBRARIES.filter((other) => other !== library)
+              .map((other) => `@ds/${other}`)
+              .join(', ')}), and its own files by relative paths.`,
           },
         ],
       },
@@ -98,7 +122,11 @@ export default tseslint.config(
       '@typescript-eslint/await-thenable': 'error',
     },
   },
-  { files: ['**/*.js', '**/*.mjs'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly', __dirname: 'readonly', process: 'readonly' } }, rules: { '@typescript-eslint/no-require-imports': 'off' } },
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly', __dirname: 'readonly', process: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
   ...boundaries,
   ...pureLayers,
 );

@@ -86,7 +86,13 @@ function packageOf(frame: CallFrame): string {
   }
   if (frame.url.startsWith('node:')) return 'node';
   const dist = frame.url.indexOf('/dist/');
-  return dist >= 0 ? `project ${frame.url.slice(dist + '/dist/'.length).split('/').slice(0, 2).join('/')}` : frame.url;
+  return dist >= 0
+    ? `project ${frame.url
+        .slice(dist + '/dist/'.length)
+        .split('/')
+        .slice(0, 2)
+        .join('/')}`
+    : frame.url;
 }
 
 function frameName(frame: CallFrame): string {

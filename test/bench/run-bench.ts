@@ -105,7 +105,13 @@ function percentile(sorted: number[], p: number): number {
  * One autocannon run; connection i sends the headers `perConnection[i % n]` (for example the API key of
  * one of several workspaces), and `onBody` sees every response body for the service-side latency.
  */
-function load(url: string, perConnection: Array<Record<string, string>>, body: string, seconds: number, onBody: (body: string) => void = () => undefined): Promise<Result> {
+function load(
+  url: string,
+  perConnection: Array<Record<string, string>>,
+  body: string,
+  seconds: number,
+  onBody: (body: string) => void = () => undefined,
+): Promise<Result> {
   let next = 0;
   return autocannon({
     url,
@@ -163,7 +169,14 @@ async function hopTimes(opsBase: number): Promise<Array<{ service: string; metri
       const metric = key.slice(0, separator);
       const labels = key.slice(separator + 1);
       const sumMs = (sums.get(key) ?? 0) * 1000;
-      rows.push({ service, metric: metric.replace(/^decision_service_/, '').replace(/_seconds$/, ''), labels, count, sum_ms: sumMs, mean_ms: Number((sumMs / count).toFixed(2)) });
+      rows.push({
+        service,
+        metric: metric.replace(/^decision_service_/, '').replace(/_seconds$/, ''),
+        labels,
+        count,
+        sum_ms: sumMs,
+        mean_ms: Number((sumMs / count).toFixed(2)),
+      });
     }
   }
   return rows.sort((a, b) => b.count - a.count || b.mean_ms - a.mean_ms);
@@ -207,7 +220,12 @@ async function memoryOf(opsPorts: Array<{ service: string; port: number }>): Pro
       const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
       const resident = read(text, 'process_resident_memory_bytes');
       if (Number.isFinite(resident)) {
-        samples.set(service, { resident, heapTotal: read(text, 'nodejs_heap_size_total_bytes'), heapUsed: read(text, 'nodejs_heap_size_used_bytes'), external: read(text, 'nodejs_external_memory_bytes') });
+        samples.set(service, {
+          resident,
+          heapTotal: read(text, 'nodejs_heap_size_total_bytes'),
+          heapUsed: read(text, 'nodejs_heap_size_used_bytes'),
+          external: read(text, 'nodejs_external_memory_bytes'),
+        });
       }
     }),
   );
@@ -235,7 +253,11 @@ function watchMemory(opsPorts: Array<{ service: string; port: number }>): { stop
 /** One more replica of a service beside the all-in-one cluster, on the same database and NATS; resolves once ready. */
 async function startReplica(service: string, env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; opsPort: number }> {
   const opsPort = await freePort();
-  const replica = spawnLogged(`${service}-replica`, [join(ROOT, 'dist', 'apps', service, 'src', 'main.js')], { ...env, OPS_PORT: String(opsPort), LOG_LEVEL: 'warn' });
+  const replica = spawnLogged(`${service}-replica`, [join(ROOT, 'dist', 'apps', service, 'src', 'main.js')], {
+    ...env,
+    OPS_PORT: String(opsPort),
+    LOG_LEVEL: 'warn',
+  });
   await waitFor(async () => (await fetch(`http://127.0.0.1:${opsPort}/readyz`)).ok, 60_000, `a second ${service}`);
   return { child: replica.child, opsPort };
 }
@@ -243,12 +265,21 @@ async function startReplica(service: string, env: NodeJS.ProcessEnv): Promise<{ 
 /** A workspace on a roomy plan with an API key and the deployed bench decision; answers the key. */
 async function benchWorkspace(base: string, index: number): Promise<string> {
   const email = `bench-${Date.now()}-${index}@example.com`;
-  const session = (await must('sign-up', http('POST', `${base}/app/v1/auth/sign-up`, null, { email, password: 'benchpassword42', name: 'Bench' }), 201)).session.token;
+  const session = (await must('sign-up', http('POST', `${base}/app/v1/auth/sign-up`, null, { email, password: 'benchpassword42', name: 'Bench' }), 201)).session
+    .token;
   const workspace = await must('workspace', http('POST', `${base}/app/v1/workspaces`, session, { name: `bench ${index}` }), 201);
   // Enterprise with a limit no bench reaches, so the figures stay comparable once rate limits count.
-  await must('plan', http('PUT', `${base}/admin/v1/workspaces/${workspace.id}/plan`, ADMIN_TOKEN, { plan: 'enterprise', overrides: { rate_limit_per_minute: 1_000_000 } }), 200);
+  await must(
+    'plan',
+    http('PUT', `${base}/admin/v1/workspaces/${workspace.id}/plan`, ADMIN_TOKEN, { plan: 'enterprise', overrides: { rate_limit_per_minute: 1_000_000 } }),
+    200,
+  );
   const key = (await must('api key', http('POST', `${base}/app/v1/workspaces/${workspace.id}/api-keys`, session, { name: 'bench', mode: 'live' }), 201)).key;
-  const decision = await must('decision', http('POST', `${base}/app/v1/workspaces/${workspace.id}/decisions`, session, { slug: 'bench-triage', name: 'Bench', schema: triageSchema() }), 201);
+  const decision = await must(
+    'decision',
+    http('POST', `${base}/app/v1/workspaces/${workspace.id}/decisions`, session, { slug: 'bench-triage', name: 'Bench', schema: triageSchema() }),
+    201,
+  );
   await must('deploy', http('POST', `${base}/app/v1/workspaces/${workspace.id}/decisions/${decision.id}/deploy`, session), 201);
   return key;
 }
@@ -287,7 +318,11 @@ async function main(): Promise<void> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanup().finally(() => process.exit(130)));
 
   try {
-    say(`bench: machine ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    say(
+      `bench: machine ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, load ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
     say(`bench: ${CONNECTIONS} connections, ${WARMUP_S} s warm-up, ${DURATION_S} s measured, 1 KB bodies`);
 
     const [echoPort, simulatorPort, gatewayPort, opsBase] = await Promise.all([freePort(), freePort(), freePort(), freePortBlock(6)]);
@@ -322,7 +357,10 @@ async function main(): Promise<void> {
     });
     children.push(cluster.child);
     await waitFor(async () => cluster.output().includes('all-in-one: ready'), 120_000, 'the cluster');
-    const choices = cluster.output().split('\n').filter((line) => line.startsWith('all-in-one: ') && !line.includes('ready'));
+    const choices = cluster
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('all-in-one: ') && !line.includes('ready'));
     for (const line of choices) say(`bench: ${line}`);
 
     const base = `http://127.0.0.1:${gatewayPort}`;
@@ -393,7 +431,14 @@ async function main(): Promise<void> {
 
     const results = {
       machine: { cpus: cpus().length, model: cpus()[0]?.model ?? null, memory_gib: Number((totalmem() / 2 ** 30).toFixed(1)), node: process.version },
-      settings: { connections: CONNECTIONS, duration_s: DURATION_S, warmup_s: WARMUP_S, body_bytes: Buffer.byteLength(body), samples: SAMPLES, workspaces: WORKSPACES },
+      settings: {
+        connections: CONNECTIONS,
+        duration_s: DURATION_S,
+        warmup_s: WARMUP_S,
+        body_bytes: Buffer.byteLength(body),
+        samples: SAMPLES,
+        workspaces: WORKSPACES,
+      },
       echo: echoResult,
       run: runResult,
       ratio: Number((runResult.requests_per_second / echoResult.requests_per_second).toFixed(3)),
@@ -402,8 +447,18 @@ async function main(): Promise<void> {
       run_one_workspace_two_replicas: replicaResult,
       cpu_ms_per_run_one_workspace: Object.fromEntries(cpuOne.map((hop) => [hop.service, Number((hop.sum_ms / oneResult.total).toFixed(2))])),
       peak_resident_memory_mb: Object.fromEntries([...peakMemory].map(([service, sample]) => [service, Math.round(sample.resident)])),
-      memory_at_peak_mb: Object.fromEntries([...peakMemory].map(([service, sample]) => [service, { heap_total: Math.round(sample.heapTotal), heap_used: Math.round(sample.heapUsed), external: Math.round(sample.external) }])),
-      service_latency_ms_under_load: { count: underLoad.length, p50: percentile(underLoad, 50), p99: percentile(underLoad, 99), max: underLoad[underLoad.length - 1] },
+      memory_at_peak_mb: Object.fromEntries(
+        [...peakMemory].map(([service, sample]) => [
+          service,
+          { heap_total: Math.round(sample.heapTotal), heap_used: Math.round(sample.heapUsed), external: Math.round(sample.external) },
+        ]),
+      ),
+      service_latency_ms_under_load: {
+        count: underLoad.length,
+        p50: percentile(underLoad, 50),
+        p99: percentile(underLoad, 99),
+        max: underLoad[underLoad.length - 1],
+      },
       service_latency_ms_under_load_one_workspace: { count: underLoadOne.length, p50: percentile(underLoadOne, 50), p99: percentile(underLoadOne, 99) },
       service_latency_ms_alone: { count: alone.length, p50: percentile(alone, 50), p99: percentile(alone, 99) },
       round_trip_ms_alone: { p50: Number(percentile(roundTrips, 50).toFixed(2)), p99: Number(percentile(roundTrips, 99).toFixed(2)) },
@@ -412,7 +467,9 @@ async function main(): Promise<void> {
     writeFileSync(join(LOG_DIR, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
 
     const row = (name: string, r: ReturnType<typeof summary>) =>
-      say(`${name.padEnd(40)} ${String(r.requests_per_second).padStart(8)} ${String(r.latency_ms.p50).padStart(8)} ${String(r.latency_ms.p99).padStart(8)} ${String(r.non_2xx + r.errors).padStart(8)}`);
+      say(
+        `${name.padEnd(40)} ${String(r.requests_per_second).padStart(8)} ${String(r.latency_ms.p50).padStart(8)} ${String(r.latency_ms.p99).padStart(8)} ${String(r.non_2xx + r.errors).padStart(8)}`,
+      );
     say();
     say(`${''.padEnd(40)}    req/s   p50 ms   p99 ms  non-2xx`);
     row('bare Fastify echo', echoResult);
@@ -420,15 +477,28 @@ async function main(): Promise<void> {
     row('run, one workspace', oneResult);
     row('run, one workspace, 2 runners + 2 ledgers', replicaResult);
     say(`ratio (run / echo): ${results.ratio.toFixed(3)} over ${WORKSPACES} workspaces, ${results.ratio_one_workspace.toFixed(3)} from one workspace`);
-    say(`metrics.latency_ms under load: p50 ${results.service_latency_ms_under_load.p50}, p99 ${results.service_latency_ms_under_load.p99} (${underLoad.length} responses, ${WORKSPACES} workspaces); one workspace p50 ${results.service_latency_ms_under_load_one_workspace.p50}, p99 ${results.service_latency_ms_under_load_one_workspace.p99}`);
-    say(`metrics.latency_ms alone:      p50 ${results.service_latency_ms_alone.p50}, p99 ${results.service_latency_ms_alone.p99}; round trip p50 ${results.round_trip_ms_alone.p50} ms, p99 ${results.round_trip_ms_alone.p99} ms`);
+    say(
+      `metrics.latency_ms under load: p50 ${results.service_latency_ms_under_load.p50}, p99 ${results.service_latency_ms_under_load.p99} (${underLoad.length} responses, ${WORKSPACES} workspaces); one workspace p50 ${results.service_latency_ms_under_load_one_workspace.p50}, p99 ${results.service_latency_ms_under_load_one_workspace.p99}`,
+    );
+    say(
+      `metrics.latency_ms alone:      p50 ${results.service_latency_ms_alone.p50}, p99 ${results.service_latency_ms_alone.p99}; round trip p50 ${results.round_trip_ms_alone.p50} ms, p99 ${results.round_trip_ms_alone.p99} ms`,
+    );
     say(`where the time went during the ${WORKSPACES}-workspace run (mean per request, from each service's histograms):`);
     const cpu = hops.filter((hop) => hop.metric === 'cpu' && hop.sum_ms > 0);
-    say(`CPU per run during the ${WORKSPACES}-workspace run (process CPU time ÷ ${runResult.total} runs): ${cpu.map((hop) => `${hop.service} ${(hop.sum_ms / runResult.total).toFixed(2)} ms`).join(', ')}`);
-    say(`CPU per run during the one-workspace run (÷ ${oneResult.total} runs): ${cpuOne.map((hop) => `${hop.service} ${(hop.sum_ms / oneResult.total).toFixed(2)} ms`).join(', ')}`);
+    say(
+      `CPU per run during the ${WORKSPACES}-workspace run (process CPU time ÷ ${runResult.total} runs): ${cpu.map((hop) => `${hop.service} ${(hop.sum_ms / runResult.total).toFixed(2)} ms`).join(', ')}`,
+    );
+    say(
+      `CPU per run during the one-workspace run (÷ ${oneResult.total} runs): ${cpuOne.map((hop) => `${hop.service} ${(hop.sum_ms / oneResult.total).toFixed(2)} ms`).join(', ')}`,
+    );
     say(`peak resident memory under load: ${[...peakMemory].map(([service, sample]) => `${service} ${Math.round(sample.resident)} MB`).join(', ')}`);
-    say(`  at that peak, V8 heap reserved / in use, and external: ${[...peakMemory].map(([service, sample]) => `${service} ${Math.round(sample.heapTotal)} / ${Math.round(sample.heapUsed)}, ${Math.round(sample.external)} MB`).join('; ')}`);
-    for (const hop of hops.filter((row) => row.metric !== 'cpu' && row.count >= 10)) say(`  ${hop.service.padEnd(15)} ${hop.metric.padEnd(28)} ${hop.labels.padEnd(70)} ${String(hop.count).padStart(7)} × ${hop.mean_ms.toFixed(2).padStart(8)} ms`);
+    say(
+      `  at that peak, V8 heap reserved / in use, and external: ${[...peakMemory].map(([service, sample]) => `${service} ${Math.round(sample.heapTotal)} / ${Math.round(sample.heapUsed)}, ${Math.round(sample.external)} MB`).join('; ')}`,
+    );
+    for (const hop of hops.filter((row) => row.metric !== 'cpu' && row.count >= 10))
+      say(
+        `  ${hop.service.padEnd(15)} ${hop.metric.padEnd(28)} ${hop.labels.padEnd(70)} ${String(hop.count).padStart(7)} × ${hop.mean_ms.toFixed(2).padStart(8)} ms`,
+      );
     say(`bench: results in ${join(LOG_DIR, 'results.json')}, logs beside them`);
     if (runResult.non_2xx + runResult.errors + oneResult.non_2xx + oneResult.errors > 0) {
       say('bench: some runs failed; see the cluster log');
@@ -458,10 +528,15 @@ async function loneRuns(runUrl: string, key: string, body: string, opsBase: numb
   const hops = hopDelta(before, await hopTimes(opsBase));
   alone.sort((a, b) => a - b);
   roundTrips.sort((a, b) => a - b);
-  say(`metrics.latency_ms alone: p50 ${percentile(alone, 50)}, p99 ${percentile(alone, 99)}; round trip p50 ${percentile(roundTrips, 50).toFixed(2)} ms, p99 ${percentile(roundTrips, 99).toFixed(2)} ms`);
+  say(
+    `metrics.latency_ms alone: p50 ${percentile(alone, 50)}, p99 ${percentile(alone, 99)}; round trip p50 ${percentile(roundTrips, 50).toFixed(2)} ms, p99 ${percentile(roundTrips, 99).toFixed(2)} ms`,
+  );
   for (const hop of hops.filter((row) => row.count >= 10 || row.metric === 'cpu')) {
     if (hop.metric === 'cpu') say(`  ${hop.service.padEnd(15)} cpu per run ${(hop.sum_ms / SAMPLES).toFixed(2)} ms`);
-    else say(`  ${hop.service.padEnd(15)} ${hop.metric.padEnd(28)} ${hop.labels.padEnd(70)} ${String(hop.count).padStart(7)} × ${hop.mean_ms.toFixed(2).padStart(8)} ms`);
+    else
+      say(
+        `  ${hop.service.padEnd(15)} ${hop.metric.padEnd(28)} ${hop.labels.padEnd(70)} ${String(hop.count).padStart(7)} × ${hop.mean_ms.toFixed(2).padStart(8)} ms`,
+      );
   }
 }
 
@@ -470,7 +545,8 @@ async function printTimeline(spans: BenchSpan[]): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 3_000));
   const timeline = spanTimeline(spans, 'POST /v1/decisions/:slug');
   say(`median span timeline of the lone runs (${timeline[0]?.count ?? 0} traces; start in ms after the gateway took the request, then duration):`);
-  for (const row of timeline) say(`  ${row.startMs.toFixed(0).padStart(4)} +${row.durationMs.toFixed(2).padStart(6)}  ${row.service.padEnd(15)} ${row.name} (${row.count})`);
+  for (const row of timeline)
+    say(`  ${row.startMs.toFixed(0).padStart(4)} +${row.durationMs.toFixed(2).padStart(6)}  ${row.service.padEnd(15)} ${row.name} (${row.count})`);
 }
 
 if (process.argv[2] === '--echo') {

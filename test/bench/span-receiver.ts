@@ -29,7 +29,9 @@ export function startSpanReceiver(): Promise<{ server: Server; url: string; span
       response.end('{}');
     });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, spans })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, spans })),
+  );
 }
 
 interface OtlpSpan {
@@ -41,7 +43,12 @@ interface OtlpSpan {
   endTimeUnixNano: string;
 }
 
-function collect(body: { resourceSpans?: Array<{ resource?: { attributes?: Array<{ key: string; value: { stringValue?: string } }> }; scopeSpans?: Array<{ spans?: OtlpSpan[] }> }> }, into: BenchSpan[]): void {
+function collect(
+  body: {
+    resourceSpans?: Array<{ resource?: { attributes?: Array<{ key: string; value: { stringValue?: string } }> }; scopeSpans?: Array<{ spans?: OtlpSpan[] }> }>;
+  },
+  into: BenchSpan[],
+): void {
   for (const resourceSpans of body.resourceSpans ?? []) {
     const service = resourceSpans.resource?.attributes?.find((attribute) => attribute.key === 'service.name')?.value.stringValue ?? '?';
     for (const scope of resourceSpans.scopeSpans ?? []) {
@@ -65,7 +72,10 @@ function collect(body: { resourceSpans?: Array<{ resource?: { attributes?: Array
  * started after the trace's first span and of how long it lasted, over every trace whose first span is named
  * `rootName`. Sorted by start. The exporters give start times to the millisecond only; durations are finer.
  */
-export function spanTimeline(spans: BenchSpan[], rootName: string): Array<{ service: string; name: string; count: number; startMs: number; durationMs: number }> {
+export function spanTimeline(
+  spans: BenchSpan[],
+  rootName: string,
+): Array<{ service: string; name: string; count: number; startMs: number; durationMs: number }> {
   const traces = new Map<string, BenchSpan[]>();
   for (const span of spans) traces.set(span.traceId, [...(traces.get(span.traceId) ?? []), span]);
   const kinds = new Map<string, { service: string; name: string; starts: number[]; durations: number[] }>();

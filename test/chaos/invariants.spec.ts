@@ -5,11 +5,30 @@ const WS = 'ws_a';
 const errorStatuses = { SERVICE_UNAVAILABLE: 503, QUOTA_EXCEEDED: 402, RATE_LIMITED: 429, INTERNAL_ERROR: 500 };
 
 function answer(executionId: string, extra: Partial<Observed> = {}): Observed {
-  return { workspaceId: WS, idempotencyKey: null, status: 200, body: JSON.stringify({ execution_id: executionId, action: 'ok' }), retryAfter: null, replayed: false, ...extra };
+  return {
+    workspaceId: WS,
+    idempotencyKey: null,
+    status: 200,
+    body: JSON.stringify({ execution_id: executionId, action: 'ok' }),
+    retryAfter: null,
+    replayed: false,
+    ...extra,
+  };
 }
 
 function hold(executionId: string): Transfer {
-  return { id: `${executionId}:hold:0`, causeId: executionId, workspaceId: WS, ledger: 'decisions', debitAccountId: 'volume', creditAccountId: 'billed', amount: 1n, phase: 'pending', pendingId: null, code: 'included_decision' };
+  return {
+    id: `${executionId}:hold:0`,
+    causeId: executionId,
+    workspaceId: WS,
+    ledger: 'decisions',
+    debitAccountId: 'volume',
+    creditAccountId: 'billed',
+    amount: 1n,
+    phase: 'pending',
+    pendingId: null,
+    code: 'included_decision',
+  };
 }
 
 function settle(executionId: string, phase: 'post' | 'void', n = 0): Transfer {
@@ -27,7 +46,14 @@ function healthy(): Facts {
       answer('exec_1'),
       answer('exec_2', { idempotencyKey: 'k1' }),
       answer('exec_2', { idempotencyKey: 'k1', replayed: true }),
-      { workspaceId: WS, idempotencyKey: null, status: 503, body: JSON.stringify({ error: { code: 'SERVICE_UNAVAILABLE', message: 'later', request_id: 'req_1' } }), retryAfter: '5', replayed: false },
+      {
+        workspaceId: WS,
+        idempotencyKey: null,
+        status: 503,
+        body: JSON.stringify({ error: { code: 'SERVICE_UNAVAILABLE', message: 'later', request_id: 'req_1' } }),
+        retryAfter: '5',
+        replayed: false,
+      },
       { workspaceId: WS, idempotencyKey: null, status: 0, body: '', retryAfter: null, replayed: false },
     ],
     executions: [
@@ -77,8 +103,20 @@ describe('the chaos checker', () => {
   it('fails past a hard cap or a spend cap', () => {
     const facts = healthy();
     facts.caps = { hardCaps: { [WS]: 1 }, spendCaps: { [WS]: 50 } };
-    facts.transfers.push({ ...hold('exec_1'), id: 'charge', ledger: 'usd', phase: 'single', code: 'decision_charge', amount: 60_000_000n, debitAccountId: 'credits', creditAccountId: 'revenue' });
-    facts.ledgerAccounts.push(account('credits', { ledger: 'usd', debitsPosted: 60_000_000n }), account('revenue', { ledger: 'usd', creditsPosted: 60_000_000n }));
+    facts.transfers.push({
+      ...hold('exec_1'),
+      id: 'charge',
+      ledger: 'usd',
+      phase: 'single',
+      code: 'decision_charge',
+      amount: 60_000_000n,
+      debitAccountId: 'credits',
+      creditAccountId: 'revenue',
+    });
+    facts.ledgerAccounts.push(
+      account('credits', { ledger: 'usd', debitsPosted: 60_000_000n }),
+      account('revenue', { ledger: 'usd', creditsPosted: 60_000_000n }),
+    );
     expect(invariantsBroken(facts)).toEqual(['no workspace passes its hard cap', 'no workspace passes its spend cap']);
   });
 
@@ -107,7 +145,14 @@ describe('the chaos checker', () => {
 
   it('fails on a refusal without the error shape, with the wrong status, or a bare 5xx', () => {
     const facts = healthy();
-    const refusal = (status: number, body: string, retryAfter: string | null = null): Observed => ({ workspaceId: WS, idempotencyKey: null, status, body, retryAfter, replayed: false });
+    const refusal = (status: number, body: string, retryAfter: string | null = null): Observed => ({
+      workspaceId: WS,
+      idempotencyKey: null,
+      status,
+      body,
+      retryAfter,
+      replayed: false,
+    });
     facts.observed.push(
       refusal(502, '<html>bad gateway</html>'),
       refusal(429, JSON.stringify({ error: { code: 'QUOTA_EXCEEDED', message: 'm', request_id: 'r' } })),

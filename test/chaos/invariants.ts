@@ -86,14 +86,16 @@ export function checkInvariants(facts: Facts): Violation[] {
     const id = typeof body?.execution_id === 'string' ? body.execution_id : null;
     const row = id ? executions.get(id) : undefined;
     if (!row) report('every 200 has its execution', `${id ?? 'a 200 without execution_id'} was answered but never recorded`);
-    else if (row.workspaceId !== o.workspaceId || row.status !== 'success') report('every 200 has its execution', `${id} is recorded as ${row.status} in ${row.workspaceId}`);
+    else if (row.workspaceId !== o.workspaceId || row.status !== 'success')
+      report('every 200 has its execution', `${id} is recorded as ${row.status} in ${row.workspaceId}`);
   }
 
   // Every execution a client got a fresh 200 for is billed, and every billed execution exactly once.
   for (const { o, body } of answered) {
     if (o.replayed || body?.action_reason?.type === 'engine_error') continue;
     const reservation = reservations.get(body?.execution_id);
-    if (reservation?.state !== 'committed') report('every fresh 200 is billed', `${body?.execution_id} answered 200 but its reservation is ${reservation?.state ?? 'missing'}`);
+    if (reservation?.state !== 'committed')
+      report('every fresh 200 is billed', `${body?.execution_id} answered 200 but its reservation is ${reservation?.state ?? 'missing'}`);
   }
   const resolutions = new Map<string, Transfer[]>();
   const holdsByExecution = new Map<string, Transfer[]>();
@@ -110,16 +112,25 @@ export function checkInvariants(facts: Facts): Violation[] {
     for (const hold of holdsByExecution.get(reservation.executionId) ?? []) {
       const settled = resolutions.get(hold.id) ?? [];
       if (settled.length !== 1 || settled[0]!.phase !== expected) {
-        report('every reservation is settled once', `${reservation.executionId} is ${reservation.state} but its hold ${hold.id} has ${settled.map((t) => t.phase).join(', ') || 'no'} resolutions`);
+        report(
+          'every reservation is settled once',
+          `${reservation.executionId} is ${reservation.state} but its hold ${hold.id} has ${settled.map((t) => t.phase).join(', ') || 'no'} resolutions`,
+        );
       }
     }
     if (reservation.state === 'committed' && executions.get(reservation.executionId)?.status !== 'success') {
-      report('only successful executions are billed', `${reservation.executionId} is billed but recorded as ${executions.get(reservation.executionId)?.status ?? 'missing'}`);
+      report(
+        'only successful executions are billed',
+        `${reservation.executionId} is billed but recorded as ${executions.get(reservation.executionId)?.status ?? 'missing'}`,
+      );
     }
   }
 
   // Caps: never a decision past a hard cap, never a cent past a spend cap.
-  const committedBy = countBy(facts.reservations.filter((r) => r.state === 'committed'), (r) => r.workspaceId);
+  const committedBy = countBy(
+    facts.reservations.filter((r) => r.state === 'committed'),
+    (r) => r.workspaceId,
+  );
   for (const [workspaceId, cap] of Object.entries(facts.caps.hardCaps)) {
     const billed = committedBy.get(workspaceId) ?? 0;
     if (billed > cap) report('no workspace passes its hard cap', `${workspaceId} billed ${billed} decisions over a cap of ${cap}`);
@@ -144,7 +155,8 @@ export function checkInvariants(facts: Facts): Violation[] {
   for (const account of facts.ledgerAccounts) {
     const expected = replayed.get(account.id) ?? { debitsPending: 0n, debitsPosted: 0n, creditsPending: 0n, creditsPosted: 0n };
     for (const field of ['debitsPending', 'debitsPosted', 'creditsPending', 'creditsPosted'] as const) {
-      if (BigInt(account[field]) !== expected[field]) report('balances equal their entries', `${account.id} ${field} is ${account[field]}, its entries sum to ${expected[field]}`);
+      if (BigInt(account[field]) !== expected[field])
+        report('balances equal their entries', `${account.id} ${field} is ${account[field]}, its entries sum to ${expected[field]}`);
     }
   }
   for (const ledger of unbalancedLedgers(facts.ledgerAccounts.map((account) => ({ ledger: account.ledger, balances: account })))) {
@@ -155,7 +167,8 @@ export function checkInvariants(facts: Facts): Violation[] {
   const byKey = new Map<string, Array<{ o: Observed; body: any }>>();
   for (const answer of answered) if (answer.o.idempotencyKey) byKey.set(keyOf(answer.o), [...(byKey.get(keyOf(answer.o)) ?? []), answer]);
   for (const [key, answers] of byKey) {
-    if (new Set(answers.map((a) => a.o.body)).size > 1) report('a replay is the first answer byte for byte', `${key} was answered ${new Set(answers.map((a) => a.o.body)).size} different ways`);
+    if (new Set(answers.map((a) => a.o.body)).size > 1)
+      report('a replay is the first answer byte for byte', `${key} was answered ${new Set(answers.map((a) => a.o.body)).size} different ways`);
   }
   const successfulRunsByKey = countBy(
     facts.executions.filter((e) => e.status === 'success' && e.message?.startsWith('key:')),
@@ -181,7 +194,8 @@ export function checkInvariants(facts: Facts): Violation[] {
       continue;
     }
     if (facts.errorStatuses[error.code] !== o.status) report('errors have the error shape', `${error.code} came with ${o.status}`);
-    if (o.status >= 500 && (![503, 504].includes(o.status) || !o.retryAfter)) report('5xx only as 503/504 with Retry-After', `${o.status} ${error.code} retry-after ${o.retryAfter ?? 'missing'}`);
+    if (o.status >= 500 && (![503, 504].includes(o.status) || !o.retryAfter))
+      report('5xx only as 503/504 with Retry-After', `${o.status} ${error.code} retry-after ${o.retryAfter ?? 'missing'}`);
   }
   return violations;
 }

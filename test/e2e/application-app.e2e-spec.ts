@@ -48,7 +48,10 @@ describe('the playground', () => {
         { key: 'answer', type: 'reply', text: 'We read your message.' },
       ],
     });
-    const created = await call('POST', `/app/v1/workspaces/${ws.workspaceId}/decisions`, { token: ws.session, body: { slug: 'pg', name: 'Playground', schema } });
+    const created = await call('POST', `/app/v1/workspaces/${ws.workspaceId}/decisions`, {
+      token: ws.session,
+      body: { slug: 'pg', name: 'Playground', schema },
+    });
     const id = created.body.id as string;
     const path = `/app/v1/workspaces/${ws.workspaceId}/decisions/${id}/playground`;
 
@@ -120,7 +123,10 @@ describe('members', () => {
     const list = await call('GET', members, { token: ws.session });
     const ownerId = list.body.data.find((m: { role: string }) => m.role === 'owner').user_id;
 
-    expect((await call('PUT', `${members}/${colleague.userId}`, { token: ws.session, body: { role: 'viewer' } })).body).toEqual({ user_id: colleague.userId, role: 'viewer' });
+    expect((await call('PUT', `${members}/${colleague.userId}`, { token: ws.session, body: { role: 'viewer' } })).body).toEqual({
+      user_id: colleague.userId,
+      role: 'viewer',
+    });
     expectError(await call('PUT', `${members}/${ownerId}`, { token: colleague.session, body: { role: 'viewer' } }), 403, 'FORBIDDEN');
     expectError(await call('PUT', `${members}/${ownerId}`, { token: ws.session, body: { role: 'viewer' } }), 409, 'CONFLICT');
     expectError(await call('PUT', `${members}/${colleague.userId}`, { token: ws.session, body: { role: 'owner' } }), 400, 'INVALID_REQUEST');

@@ -14,11 +14,25 @@ describe('billing through the whole stack', () => {
     const ws = await newWorkspace();
     await deployedDecision(ws, 'billed', triageSchema());
     await onPaidVolume(ws);
-    const grant = await admin('POST', `/admin/v1/workspaces/${ws.workspaceId}/credits`, { kind: 'paid', amount_cents: 100, currency: 'usd' }, { 'idempotency-key': 'grant-1' });
+    const grant = await admin(
+      'POST',
+      `/admin/v1/workspaces/${ws.workspaceId}/credits`,
+      { kind: 'paid', amount_cents: 100, currency: 'usd' },
+      { 'idempotency-key': 'grant-1' },
+    );
     expect(grant.status).toBe(201);
     expect(grant.body).toMatchObject({ kind: 'paid', amount_cents: 100, currency: 'usd' });
     // The same grant sent again grants once.
-    expect((await admin('POST', `/admin/v1/workspaces/${ws.workspaceId}/credits`, { kind: 'paid', amount_cents: 100, currency: 'usd' }, { 'idempotency-key': 'grant-1' })).body.id).toBe(grant.body.id);
+    expect(
+      (
+        await admin(
+          'POST',
+          `/admin/v1/workspaces/${ws.workspaceId}/credits`,
+          { kind: 'paid', amount_cents: 100, currency: 'usd' },
+          { 'idempotency-key': 'grant-1' },
+        )
+      ).body.id,
+    ).toBe(grant.body.id);
 
     for (let i = 0; i < 3; i++) expect((await runDecision(ws, 'billed', { message: `run ${i}` })).status).toBe(200);
     const me = await call('GET', '/v1/me', { token: ws.apiKey });
@@ -41,13 +55,25 @@ describe('billing through the whole stack', () => {
 
     const exhausted = await runDecision(ws, 'capped', { message: 'no credits' });
     expectError(exhausted, 402, 'CREDITS_EXHAUSTED');
-    expect(exhausted.body.error.details).toEqual({ used: 1, included: 1, availableCents: 0, currency: 'usd', billingUrl: expect.stringMatching(/^https?:\/\//) });
+    expect(exhausted.body.error.details).toEqual({
+      used: 1,
+      included: 1,
+      availableCents: 0,
+      currency: 'usd',
+      billingUrl: expect.stringMatching(/^https?:\/\//),
+    });
 
     await admin('POST', `/admin/v1/workspaces/${ws.workspaceId}/credits`, { kind: 'paid', amount_cents: 10, currency: 'usd' });
     expect((await admin('PUT', `/admin/v1/workspaces/${ws.workspaceId}/spend-cap`, { spend_cap_cents: 0 })).status).toBe(200);
     const capped = await runDecision(ws, 'capped', { message: 'at the cap' });
     expectError(capped, 402, 'SPEND_CAP_REACHED');
-    expect(capped.body.error.details).toEqual({ spendCapCents: 0, spentCents: 0, currency: 'usd', periodEnd: expect.any(String), billingUrl: expect.any(String) });
+    expect(capped.body.error.details).toEqual({
+      spendCapCents: 0,
+      spentCents: 0,
+      currency: 'usd',
+      periodEnd: expect.any(String),
+      billingUrl: expect.any(String),
+    });
     expectError(await admin('PUT', `/admin/v1/workspaces/${ws.workspaceId}/spend-cap`, { spend_cap_cents: -1 }), 400, 'INVALID_REQUEST');
     await admin('PUT', `/admin/v1/workspaces/${ws.workspaceId}/spend-cap`, { spend_cap_cents: null });
     expect((await runDecision(ws, 'capped', { message: 'paid from credits' })).status).toBe(200);

@@ -32,7 +32,9 @@ describe('configuration is checked once at start', () => {
   it('exits with one line when PostgreSQL cannot be reached, hiding the password', () => {
     const result = start({ NATS_URL: process.env.E2E_NATS_URL!, DATABASE_URL: 'postgres://app:s3cret@127.0.0.1:1/none' });
     expect(result.status).toBe(1);
-    expect(result.stderr).toMatch(/^decision-runner: cannot reach PostgreSQL at postgres:\/\/app:\*\*\*@127\.0\.0\.1:1\/none \(ECONNREFUSED\); set DATABASE_URL/);
+    expect(result.stderr).toMatch(
+      /^decision-runner: cannot reach PostgreSQL at postgres:\/\/app:\*\*\*@127\.0\.0\.1:1\/none \(ECONNREFUSED\); set DATABASE_URL/,
+    );
     expect(result.stderr).not.toContain('s3cret');
     expect(result.stderr.split('\n')).toHaveLength(1);
   });
@@ -53,7 +55,10 @@ describe('configuration is checked once at start', () => {
   });
 
   it('engine-proxy names a malformed key ring without echoing it', () => {
-    const result = start({ NATS_URL: process.env.E2E_NATS_URL!, DATABASE_URL: process.env.E2E_DATABASE_URL!, ENGINE_CREDENTIALS_KEY: 'new:c2hvcnQ=' }, ENGINE_PROXY);
+    const result = start(
+      { NATS_URL: process.env.E2E_NATS_URL!, DATABASE_URL: process.env.E2E_DATABASE_URL!, ENGINE_CREDENTIALS_KEY: 'new:c2hvcnQ=' },
+      ENGINE_PROXY,
+    );
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('ENGINE_CREDENTIALS_KEY must hold keys of 32 bytes in base64');
     expect(result.stderr).not.toContain('c2hvcnQ=');

@@ -8,7 +8,10 @@ const admin = (path: string, body: unknown) => call('PUT', path, { token: proces
 describe('decision definitions', () => {
   it('goes through drafts and deploys: stale drafts refused, versions 1 and 2 deployed and run, contract read', async () => {
     const ws = await newWorkspace();
-    const created = await call('POST', decisionsPath(ws), { token: ws.session, body: { slug: 'lifecycle', name: 'Lifecycle', description: 'From draft to v2', schema: triageSchema() } });
+    const created = await call('POST', decisionsPath(ws), {
+      token: ws.session,
+      body: { slug: 'lifecycle', name: 'Lifecycle', description: 'From draft to v2', schema: triageSchema() },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({ id: expect.stringMatching(/^dec_[A-Za-z0-9]{20}$/), slug: 'lifecycle', name: 'Lifecycle', status: 'draft', revision: 1 });
     const id = created.body.id;
@@ -91,9 +94,23 @@ describe('decision definitions', () => {
     for (const slug of ['Upper', 'double--dash', '-lead', 'trail-', 'a'.repeat(65), 'sp ace']) {
       expectError(await call('POST', decisionsPath(ws), { token: ws.session, body: { slug, name: 'x', schema: triageSchema() } }), 400, 'INVALID_REQUEST');
     }
-    expectError(await call('POST', decisionsPath(ws), { token: ws.session, body: { slug: 'long-name', name: 'n'.repeat(81), schema: triageSchema() } }), 400, 'INVALID_REQUEST');
-    expectError(await call('POST', decisionsPath(ws), { token: ws.session, body: { slug: 'long-desc', name: 'x', description: 'd'.repeat(501), schema: triageSchema() } }), 400, 'INVALID_REQUEST');
-    const atLimits = await call('POST', decisionsPath(ws), { token: ws.session, body: { slug: 'a'.repeat(64), name: 'n'.repeat(80), description: 'd'.repeat(500), schema: triageSchema() } });
+    expectError(
+      await call('POST', decisionsPath(ws), { token: ws.session, body: { slug: 'long-name', name: 'n'.repeat(81), schema: triageSchema() } }),
+      400,
+      'INVALID_REQUEST',
+    );
+    expectError(
+      await call('POST', decisionsPath(ws), {
+        token: ws.session,
+        body: { slug: 'long-desc', name: 'x', description: 'd'.repeat(501), schema: triageSchema() },
+      }),
+      400,
+      'INVALID_REQUEST',
+    );
+    const atLimits = await call('POST', decisionsPath(ws), {
+      token: ws.session,
+      body: { slug: 'a'.repeat(64), name: 'n'.repeat(80), description: 'd'.repeat(500), schema: triageSchema() },
+    });
     expect(atLimits.status).toBe(201);
   });
 
@@ -122,7 +139,11 @@ describe('decision definitions', () => {
       const deploys = [1, 2].map(() => call('POST', `${decisionsPath(ws)}/${id}/deploy`, { token: ws.session }));
       await waitFor(
         async () =>
-          (await watcher.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'UPDATE decisions SET active_version%'")).rows[0].n === 2,
+          (
+            await watcher.query(
+              "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'UPDATE decisions SET active_version%'",
+            )
+          ).rows[0].n === 2,
         10_000,
         'both deploys waiting on the row',
       );
@@ -130,7 +151,11 @@ describe('decision definitions', () => {
       const replies = await Promise.all(deploys);
       expect(replies.map((r) => r.status).sort()).toEqual([201, 409]);
       expect(replies.find((r) => r.status === 201)!.body).toEqual({ version: 1 });
-      expectError(replies.find((r) => r.status === 409)!, 409, 'CONFLICT');
+      expectError(
+        replies.find((r) => r.status === 409)!,
+        409,
+        'CONFLICT',
+      );
       const versions = await db.query('SELECT version FROM decision_runner.decision_versions WHERE decision_id = $1', [id]);
       expect(versions.rows).toEqual([{ version: 1 }]);
     } finally {
@@ -144,7 +169,10 @@ describe('decision definitions', () => {
     const db = new Client({ connectionString: process.env.E2E_DATABASE_URL });
     await db.connect();
     // A version stored under older, looser rules (here: an instruction longer than today's limit) still runs.
-    await db.query(`UPDATE decision_runner.decision_versions SET schema = jsonb_set(schema, '{questions,0,instructions}', to_jsonb(repeat('x', 9000))) WHERE decision_id = $1`, [id]);
+    await db.query(
+      `UPDATE decision_runner.decision_versions SET schema = jsonb_set(schema, '{questions,0,instructions}', to_jsonb(repeat('x', 9000))) WHERE decision_id = $1`,
+      [id],
+    );
     await db.end();
     const reply = await runDecision(ws, 'frozen', { message: 'still runs' });
     expect(reply.status).toBe(200);
@@ -163,8 +191,16 @@ describe('decision definitions', () => {
     const denied = await call('POST', `${decisionsPath(ws)}/${created.body.id}/deploy`, { token: member.session });
     expectError(denied, 403, 'FORBIDDEN');
     expect(denied.body.error).not.toHaveProperty('details');
-    expectError(await call('POST', decisionsPath(ws), { token: viewer.session, body: { slug: 'by-viewer', name: 'x', schema: triageSchema() } }), 403, 'FORBIDDEN');
-    expectError(await call('PUT', `${decisionsPath(ws)}/${created.body.id}/draft`, { token: viewer.session, body: { schema: triageSchema(), revision: 1 } }), 403, 'FORBIDDEN');
+    expectError(
+      await call('POST', decisionsPath(ws), { token: viewer.session, body: { slug: 'by-viewer', name: 'x', schema: triageSchema() } }),
+      403,
+      'FORBIDDEN',
+    );
+    expectError(
+      await call('PUT', `${decisionsPath(ws)}/${created.body.id}/draft`, { token: viewer.session, body: { schema: triageSchema(), revision: 1 } }),
+      403,
+      'FORBIDDEN',
+    );
     const members = await call('GET', membersPath, { token: viewer.session });
     expect(members.body.data.map((m: { role: string }) => m.role).sort()).toEqual(['member', 'owner', 'viewer']);
   });

@@ -82,7 +82,15 @@ describe('a webhook delivery', () => {
     });
     expect(verified).toEqual(JSON.parse(message.body));
 
-    expect(view).toMatchObject({ id: message.deliveryId, kind: 'webhook', url: target.url, livemode: true, status: 'succeeded', sequence: 1, attempt_count: 1 });
+    expect(view).toMatchObject({
+      id: message.deliveryId,
+      kind: 'webhook',
+      url: target.url,
+      livemode: true,
+      status: 'succeeded',
+      sequence: 1,
+      attempt_count: 1,
+    });
     expect(view.attempts).toEqual([expect.objectContaining({ sequence: 1, attempt: 1, outcome: 'succeeded', response_status: 200, error: null })]);
     expect(view.attempts[0].duration_ms).toEqual(expect.any(Number));
   });
@@ -162,7 +170,11 @@ describe('retries', () => {
     expect(done.attempts).toHaveLength(7);
     expect(done.attempts[6]).toMatchObject({ sequence: 2, attempt: 1, outcome: 'succeeded', response_status: 200 });
     expect(target.received).toHaveLength(7);
-    expect(target.received[6]!.headers).toMatchObject({ 'service-delivery-id': message.deliveryId, 'webhook-id': message.deliveryId, 'service-delivery-attempt': '1' });
+    expect(target.received[6]!.headers).toMatchObject({
+      'service-delivery-id': message.deliveryId,
+      'webhook-id': message.deliveryId,
+      'service-delivery-attempt': '1',
+    });
 
     expectError(await app(ws, 'POST', `/deliveries/${message.deliveryId}/resend`), 409, 'CONFLICT');
     expectError(await app(ws, 'POST', `/deliveries/dlv_00000000000000000000/resend`), 404, 'NOT_FOUND');
@@ -170,7 +182,9 @@ describe('retries', () => {
 
   it('wait at least what Retry-After asks, within its cap', async () => {
     const ws = await newWorkspace();
-    const target = await receiver((_r, index, response) => (index === 0 ? response.writeHead(503, { 'retry-after': '2' }).end() : response.writeHead(200).end()));
+    const target = await receiver((_r, index, response) =>
+      index === 0 ? response.writeHead(503, { 'retry-after': '2' }).end() : response.writeHead(200).end(),
+    );
     const message = webhookMessage(ws.workspaceId, target.url);
     await publisher.publish(message);
     await settled(ws, message.deliveryId, 'succeeded');
@@ -178,7 +192,9 @@ describe('retries', () => {
     // The scaled schedule alone would retry after about a millisecond.
     expect(target.received[1]!.at - target.received[0]!.at).toBeGreaterThanOrEqual(1_900);
 
-    const capped = await receiver((_r, index, response) => (index === 0 ? response.writeHead(429, { 'retry-after': '86400' }).end() : response.writeHead(200).end()));
+    const capped = await receiver((_r, index, response) =>
+      index === 0 ? response.writeHead(429, { 'retry-after': '86400' }).end() : response.writeHead(200).end(),
+    );
     const second = webhookMessage(ws.workspaceId, capped.url);
     await publisher.publish(second);
     await settled(ws, second.deliveryId, 'succeeded');
@@ -233,7 +249,11 @@ describe('workspaces', () => {
     await eventually(async () => dead.received.length >= 8, 15_000, 'the dead receiver holding its workspace’s attempts');
     const flowing = Array.from({ length: 30 }, () => webhookMessage(quick.workspaceId, alive.url));
     for (const message of flowing) await publisher.publish(message);
-    await eventually(async () => new Set(alive.received.map((r) => r.headers['service-delivery-id'])).size === 30, 15_000, 'every delivery of the other workspace');
+    await eventually(
+      async () => new Set(alive.received.map((r) => r.headers['service-delivery-id'])).size === 30,
+      15_000,
+      'every delivery of the other workspace',
+    );
     // Behind one queue head they would have waited for all 30 stuck deliveries to time out, 10 seconds per round of
     // attempts; here they arrived within the dead receiver's first round or so.
     expect(dead.abandoned).toBeLessThanOrEqual(8);

@@ -85,7 +85,9 @@ describe('a delivery service of its own', () => {
       'every refused delivery failed',
     );
     expect(done).toHaveLength(messages.length);
-    const attempts = await rows(`SELECT d.url, a.outcome, a.error FROM delivery.delivery_attempts a JOIN delivery.deliveries d ON d.id = a.delivery_id WHERE d.workspace_id = 'ws_ssrf'`);
+    const attempts = await rows(
+      `SELECT d.url, a.outcome, a.error FROM delivery.delivery_attempts a JOIN delivery.deliveries d ON d.id = a.delivery_id WHERE d.workspace_id = 'ws_ssrf'`,
+    );
     expect(attempts).toHaveLength(messages.length);
     for (const attempt of attempts) expect(attempt.outcome).toBe('refused');
     expect(attempts.find((a) => a.url.startsWith('https://localhost')).error).toMatch(/localhost resolves to .* \(loopback\)/);

@@ -2,7 +2,18 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect, type NatsConnection } from 'nats';
 import { DELIVERY_STREAM, type DeliveryMessage } from '@ds/contracts';
-import { call, defined, deployedDecision, engineRequests, newWorkspace, runDecision, scriptEngine, triageSchema, uniqueMarker, type Workspace } from './support/api';
+import {
+  call,
+  defined,
+  deployedDecision,
+  engineRequests,
+  newWorkspace,
+  runDecision,
+  scriptEngine,
+  triageSchema,
+  uniqueMarker,
+  type Workspace,
+} from './support/api';
 
 /** A loopback agent whose answer each test chooses by path; it records what it was sent. */
 interface Agent {
@@ -82,7 +93,15 @@ describe('llm destinations', () => {
       ws,
       'llm-done',
       withDestinations(marker, [
-        { key: 'summary', type: 'llm', prompt: `Summarise ${llmMarker} for {{params.name}}.`, input: 'Message: {{params.message}}', maxTokens: 100, temperature: 0.7, params: { name: { value: 'ops' }, message: { from: 'state.message' } } },
+        {
+          key: 'summary',
+          type: 'llm',
+          prompt: `Summarise ${llmMarker} for {{params.name}}.`,
+          input: 'Message: {{params.message}}',
+          maxTokens: 100,
+          temperature: 0.7,
+          params: { name: { value: 'ops' }, message: { from: 'state.message' } },
+        },
         { key: 'default_input', type: 'llm', prompt: `Classify ${otherMarker}.`, model: 'sim-large' },
       ]),
     );
@@ -97,7 +116,13 @@ describe('llm destinations', () => {
       model: 'sim-standard-2026-11-01',
       usage: { input_tokens: expect.any(Number), output_tokens: Math.ceil('Customer wants a refund.'.length / 4) },
     });
-    expect(reply.body.destinations[1]).toMatchObject({ key: 'default_input', type: 'llm', status: 'completed', model: 'sim-large-2026-11-01', text: expect.stringMatching(/^Simulated answer /) });
+    expect(reply.body.destinations[1]).toMatchObject({
+      key: 'default_input',
+      type: 'llm',
+      status: 'completed',
+      model: 'sim-large-2026-11-01',
+      text: expect.stringMatching(/^Simulated answer /),
+    });
     // The destination held the answer for 2 s; the service's own latency does not count it.
     expect(reply.body.metrics.latency_ms).toBeLessThan(2_000);
 
@@ -113,7 +138,11 @@ describe('llm destinations', () => {
     });
     const defaulted = defined((await engineRequests(`Classify ${otherMarker}.`))[0]);
     expect(defaulted.body).toMatchObject({ model: 'sim-large', temperature: 0.3, max_tokens: 512 });
-    expect(JSON.parse(defaulted.body.messages[1].content)).toMatchObject({ state: { message: 'My phone broke' }, result: reply.body.result, action: reply.body.action });
+    expect(JSON.parse(defaulted.body.messages[1].content)).toMatchObject({
+      state: { message: 'My phone broke' },
+      result: reply.body.result,
+      action: reply.body.action,
+    });
   });
 
   it('fail with the engine error on the entry, and the run still answers 200', async () => {
@@ -265,7 +294,15 @@ describe('deliveries', () => {
           params: { name: { from: 'state.customer' }, action: { from: 'action' } },
         },
         { key: 'flow', type: 'workflow', url: 'https://flows.example.com/run', params: { amount: { from: 'state.amount' } } },
-        { key: 'handoff', type: 'agent', mode: 'async', url: 'https://agents.example.com/inbox', instructions: 'Follow up with {{params.name}}.', tools: ['email'], params: { name: { from: 'state.customer' } } },
+        {
+          key: 'handoff',
+          type: 'agent',
+          mode: 'async',
+          url: 'https://agents.example.com/inbox',
+          instructions: 'Follow up with {{params.name}}.',
+          tools: ['email'],
+          params: { name: { from: 'state.customer' } },
+        },
       ]),
     );
   }
@@ -315,7 +352,12 @@ describe('deliveries', () => {
     // The event's data is the run response, byte for byte.
     expect(webhook.body.endsWith(`"data":${reply.text}}`)).toBe(true);
 
-    expect(http).toMatchObject({ kind: 'http', method: 'PUT', url: 'https://crm.example.com/tickets', headers: { Authorization: 'Token abc', 'content-type': 'application/json' } });
+    expect(http).toMatchObject({
+      kind: 'http',
+      method: 'PUT',
+      url: 'https://crm.example.com/tickets',
+      headers: { Authorization: 'Token abc', 'content-type': 'application/json' },
+    });
     expect(JSON.parse(http.body)).toEqual({ customer: 'Ana "the boss"', action: reply.body.action });
 
     expect(workflow).toMatchObject({ kind: 'workflow', method: 'POST', headers: { 'content-type': 'application/json' } });
@@ -330,7 +372,13 @@ describe('deliveries', () => {
     });
 
     expect(handoff).toMatchObject({ kind: 'agent', method: 'POST', url: 'https://agents.example.com/inbox' });
-    expect(JSON.parse(handoff.body)).toMatchObject({ id: entries[3].delivery_id, type: 'agent.handoff', instructions: 'Follow up with Ana "the boss".', tools: ['email'], data: reply.body });
+    expect(JSON.parse(handoff.body)).toMatchObject({
+      id: entries[3].delivery_id,
+      type: 'agent.handoff',
+      instructions: 'Follow up with Ana "the boss".',
+      tools: ['email'],
+      data: reply.body,
+    });
 
     const executions = await call('GET', '/v1/executions', { token: ws.apiKey });
     expect(executions.body.data[0].destinations).toEqual(entries);

@@ -1,6 +1,18 @@
 import { Client } from 'pg';
 import { SUBJECTS } from '@ds/contracts';
-import { call, deployedDecision, engineRequests, expectError, newWorkspace, Reply, runDecision, scriptEngine, triageSchema, uniqueMarker, Workspace } from './support/api';
+import {
+  call,
+  deployedDecision,
+  engineRequests,
+  expectError,
+  newWorkspace,
+  Reply,
+  runDecision,
+  scriptEngine,
+  triageSchema,
+  uniqueMarker,
+  Workspace,
+} from './support/api';
 import { ServiceRpc } from './support/engine-rpc';
 
 /**
@@ -127,11 +139,23 @@ describe('onEngineError: fallback', () => {
     await scriptEngine(marker, steps, true);
     const reply = await run();
     expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ schema: 'scripted', version: 1, result: {}, confidence: {}, action: 'escalate', action_reason: { type: 'engine_error', code } });
+    expect(reply.body).toMatchObject({
+      schema: 'scripted',
+      version: 1,
+      result: {},
+      confidence: {},
+      action: 'escalate',
+      action_reason: { type: 'engine_error', code },
+    });
     expect(reply.body.execution_id).toMatch(/^exec_/);
     expect(Number.isInteger(reply.body.metrics.latency_ms)).toBe(true);
     const executions = await call('GET', '/v1/executions', { token: ws.apiKey });
-    expect(executions.body.data[0]).toMatchObject({ id: reply.body.execution_id, status: 'success', action: 'escalate', action_reason: { type: 'engine_error', code } });
+    expect(executions.body.data[0]).toMatchObject({
+      id: reply.body.execution_id,
+      status: 'success',
+      action: 'escalate',
+      action_reason: { type: 'engine_error', code },
+    });
   });
 });
 
@@ -170,9 +194,16 @@ describe('a workspace’s own provider key', () => {
   it('is saved encrypted, used for the workspace’s runs, shown only by its last four characters', async () => {
     const { ws, marker, run } = await scripted();
     const ownKey = `sk-own-${marker.slice(-12)}`;
-    expect(await rpc.ok(SUBJECTS.engine.setProviderKey, { workspaceId: ws.workspaceId, provider: 'openai', apiKey: ownKey })).toEqual({ provider: 'openai', last4: ownKey.slice(-4) });
+    expect(await rpc.ok(SUBJECTS.engine.setProviderKey, { workspaceId: ws.workspaceId, provider: 'openai', apiKey: ownKey })).toEqual({
+      provider: 'openai',
+      last4: ownKey.slice(-4),
+    });
     expect(await rpc.ok(SUBJECTS.engine.getProviderKey, { workspaceId: ws.workspaceId })).toEqual({ provider: 'openai', last4: ownKey.slice(-4) });
-    expect(await rpc.ok(SUBJECTS.engine.getSettings, { workspaceId: ws.workspaceId })).toEqual({ useOwnKey: true, providerKey: { provider: 'openai', last4: ownKey.slice(-4) }, llmProvider: 'openai' });
+    expect(await rpc.ok(SUBJECTS.engine.getSettings, { workspaceId: ws.workspaceId })).toEqual({
+      useOwnKey: true,
+      providerKey: { provider: 'openai', last4: ownKey.slice(-4) },
+      llmProvider: 'openai',
+    });
 
     expect((await run()).status).toBe(200);
     const [request] = await engineRequests(marker);
@@ -228,7 +259,10 @@ describe('a workspace’s own provider key', () => {
     expect(!bad.ok && (bad.error.details as Array<{ path: string }>).map((d) => d.path)).toEqual(['provider', 'api_key']);
     const long = await rpc.call(SUBJECTS.engine.setProviderKey, { workspaceId: ws.workspaceId, provider: 'openai', apiKey: 'k'.repeat(513) });
     expect(long).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST', details: [{ path: 'api_key' }] } });
-    expect(await rpc.ok(SUBJECTS.engine.setProviderKey, { workspaceId: ws.workspaceId, provider: 'openai', apiKey: 'k'.repeat(512) })).toEqual({ provider: 'openai', last4: 'kkkk' });
+    expect(await rpc.ok(SUBJECTS.engine.setProviderKey, { workspaceId: ws.workspaceId, provider: 'openai', apiKey: 'k'.repeat(512) })).toEqual({
+      provider: 'openai',
+      last4: 'kkkk',
+    });
     const settings = await rpc.call(SUBJECTS.engine.setSettings, { workspaceId: ws.workspaceId, useOwnKey: 'yes' });
     expect(settings).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST', details: [{ path: 'use_own_key' }] } });
   });

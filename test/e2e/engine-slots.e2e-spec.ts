@@ -44,7 +44,9 @@ describe('shared-key slots across two engine-proxy replicas', () => {
     redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
     await redis.connect();
     replicas = await Promise.all([0, 1].map((i) => startReplica(i)));
-    await Promise.all(replicas.map((replica) => waitFor(async () => (await call('GET', '/readyz', {}, ops(replica))).status === 200, 60_000, 'engine-proxy replica')));
+    await Promise.all(
+      replicas.map((replica) => waitFor(async () => (await call('GET', '/readyz', {}, ops(replica))).status === 200, 60_000, 'engine-proxy replica')),
+    );
     rpc = new ServiceRpc(nats.url);
   }, 120_000);
 
@@ -224,7 +226,10 @@ describe('shared-key slots across two engine-proxy replicas', () => {
     await waitFor(async () => (await arrivals(holder)).length === 1, 5_000, 'the call holding the slot');
 
     const workspaceId = `ws-own-${uniqueMarker()}`;
-    expect(await rpc.ok(SUBJECTS.engine.setProviderKey, { workspaceId, provider: 'openai', apiKey: 'sk-own-slot-free' })).toEqual({ provider: 'openai', last4: 'free' });
+    expect(await rpc.ok(SUBJECTS.engine.setProviderKey, { workspaceId, provider: 'openai', apiKey: 'sk-own-slot-free' })).toEqual({
+      provider: 'openai',
+      last4: 'free',
+    });
     const own = uniqueMarker();
     const results = await Promise.all(Array.from({ length: 4 }, () => answer(own, 1_500, workspaceId)));
     expect(results.map((result) => result.ok)).toEqual([true, true, true, true]);

@@ -215,7 +215,23 @@ const contentType = fc.oneof(
 const hostileString = fc.oneof(
   fc.string({ maxLength: 30 }),
   fc.string({ unit: 'binary', maxLength: 30 }),
-  fc.constantFrom('', ' ', '\u0000', '\ud800', 'a\udfffb', '😀', '__proto__', 'constructor', 'genesis', 'enterprise', 'live', 'test', 'owner', 'admin', 'x'.repeat(5000)),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    '\ud800',
+    'a\udfffb',
+    '😀',
+    '__proto__',
+    'constructor',
+    'genesis',
+    'enterprise',
+    'live',
+    'test',
+    'owner',
+    'admin',
+    'x'.repeat(5000),
+  ),
 );
 
 const hostileJson: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
@@ -227,7 +243,10 @@ const hostileJson: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
     fc.constant(null),
     fc.array(tie('value'), { maxLength: 4 }),
     fc.dictionary(
-      fc.oneof(hostileString, fc.constantFrom('state', 'name', 'schema', 'slug', 'email', 'password', 'mode', 'plan', 'overrides', 'amount_cents', 'role', 'constructor', 'toString')),
+      fc.oneof(
+        hostileString,
+        fc.constantFrom('state', 'name', 'schema', 'slug', 'email', 'password', 'mode', 'plan', 'overrides', 'amount_cents', 'role', 'constructor', 'toString'),
+      ),
       tie('value'),
       { maxKeys: 5 },
     ),
@@ -358,12 +377,17 @@ beforeAll(async () => {
 
 describe('fuzzing every route of the gateway', () => {
   it('lists routes of every kind of access to fuzz', () => {
-    expect(new Set(routes.map((route) => route.access.kind))).toEqual(new Set(['public', 'application-entry', 'session', 'embed', 'api-key', 'operator', 'hook']));
+    expect(new Set(routes.map((route) => route.access.kind))).toEqual(
+      new Set(['public', 'application-entry', 'session', 'embed', 'api-key', 'operator', 'hook']),
+    );
   });
 
   it('without valid credentials: never a 5xx, never internals, always the one error shape', async () => {
     await fc.assert(
-      fc.asyncProperty(requestArbitrary(() => garbageToken), async (request) => checkReply(request, await send(request))),
+      fc.asyncProperty(
+        requestArbitrary(() => garbageToken),
+        async (request) => checkReply(request, await send(request)),
+      ),
       { seed: SEED, numRuns: RUNS_WITHOUT_CREDENTIALS },
     );
     await expectStillHealthy();

@@ -57,7 +57,9 @@ describe('rate-limit windows', () => {
     const keys = [ws.apiKey, await secondKey(ws)] as const;
     // Requests with an invalid key are refused before the window and use none of it.
     for (let i = 0; i < 5; i++) expectError(await call('GET', '/v1/decisions', { token: `svc_live_${'y'.repeat(32)}` }, b.baseUrl), 401, 'INVALID_API_KEY');
-    const replies = await Promise.all(Array.from({ length: 70 }, (_, i) => call('GET', '/v1/decisions', { token: keys[i % 2] }, i % 2 === 0 ? A() : b.baseUrl)));
+    const replies = await Promise.all(
+      Array.from({ length: 70 }, (_, i) => call('GET', '/v1/decisions', { token: keys[i % 2] }, i % 2 === 0 ? A() : b.baseUrl)),
+    );
     expect(replies.filter((r) => r.status === 200)).toHaveLength(60);
     const limited = replies.filter((r) => r.status === 429);
     expect(limited).toHaveLength(10);
@@ -78,7 +80,11 @@ describe('rate-limit windows', () => {
     expect((await call('GET', '/v1/decisions', { token: ws.apiKey }, b.baseUrl)).headers.get('x-ratelimit-limit')).toBe('60');
     const changed = await call('PUT', `/admin/v1/workspaces/${ws.workspaceId}/plan`, { token: process.env.E2E_ADMIN_TOKEN, body: { plan: 'developer' } });
     expect(changed.status).toBe(200);
-    await waitFor(async () => (await call('GET', '/v1/decisions', { token: ws.apiKey }, b.baseUrl)).headers.get('x-ratelimit-limit') === '300', 2_000, 'the new limit on B');
+    await waitFor(
+      async () => (await call('GET', '/v1/decisions', { token: ws.apiKey }, b.baseUrl)).headers.get('x-ratelimit-limit') === '300',
+      2_000,
+      'the new limit on B',
+    );
   });
 });
 
@@ -95,8 +101,15 @@ describe('API keys across replicas', () => {
 
   it('holds 50 active keys per workspace', async () => {
     const ws = await newWorkspace();
-    for (let i = 1; i < 50; i++) expect((await call('POST', `/app/v1/workspaces/${ws.workspaceId}/api-keys`, { token: ws.session, body: { name: `k${i}`, mode: 'live' } })).status).toBe(201);
-    expectError(await call('POST', `/app/v1/workspaces/${ws.workspaceId}/api-keys`, { token: ws.session, body: { name: 'k50', mode: 'live' } }), 409, 'CONFLICT');
+    for (let i = 1; i < 50; i++)
+      expect((await call('POST', `/app/v1/workspaces/${ws.workspaceId}/api-keys`, { token: ws.session, body: { name: `k${i}`, mode: 'live' } })).status).toBe(
+        201,
+      );
+    expectError(
+      await call('POST', `/app/v1/workspaces/${ws.workspaceId}/api-keys`, { token: ws.session, body: { name: 'k50', mode: 'live' } }),
+      409,
+      'CONFLICT',
+    );
     expect((await call('DELETE', `/app/v1/workspaces/${ws.workspaceId}/api-keys/${ws.keyId}`, { token: ws.session })).status).toBe(204);
     expect((await call('POST', `/app/v1/workspaces/${ws.workspaceId}/api-keys`, { token: ws.session, body: { name: 'k50', mode: 'live' } })).status).toBe(201);
   });
@@ -120,7 +133,12 @@ describe('idempotency keys', () => {
     expect(first.status).toBe(200);
     expect(first.headers.get('idempotent-replayed')).toBeNull();
     // The same JSON with keys in another order is the same request; it may arrive through another replica.
-    const replay = await call('POST', '/v1/decisions/idem', { token: ws.apiKey, rawBody: '{"state":{"amount":1,"message":"hi"}}', headers: { 'content-type': 'application/json', 'idempotency-key': 'order-1' } }, b.baseUrl);
+    const replay = await call(
+      'POST',
+      '/v1/decisions/idem',
+      { token: ws.apiKey, rawBody: '{"state":{"amount":1,"message":"hi"}}', headers: { 'content-type': 'application/json', 'idempotency-key': 'order-1' } },
+      b.baseUrl,
+    );
     expect(replay.status).toBe(200);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.text).toBe(first.text);
@@ -134,7 +152,10 @@ describe('idempotency keys', () => {
     await deployedDecision(ws, 'idem-a', triageSchema());
     await deployedDecision(ws, 'idem-b', triageSchema());
     expect((await run(A(), ws.apiKey, 'idem-a', { message: 'one' }, { 'idempotency-key': 'k' })).status).toBe(200);
-    for (const reply of [await run(A(), ws.apiKey, 'idem-a', { message: 'two' }, { 'idempotency-key': 'k' }), await run(A(), ws.apiKey, 'idem-b', { message: 'one' }, { 'idempotency-key': 'k' })]) {
+    for (const reply of [
+      await run(A(), ws.apiKey, 'idem-a', { message: 'two' }, { 'idempotency-key': 'k' }),
+      await run(A(), ws.apiKey, 'idem-b', { message: 'one' }, { 'idempotency-key': 'k' }),
+    ]) {
       expectError(reply, 409, 'IDEMPOTENCY_CONFLICT');
       expect(reply.headers.get('retry-after')).toBeNull();
     }
@@ -169,7 +190,9 @@ describe('idempotency keys', () => {
     const marker = uniqueMarker();
     await deployedDecision(ws, 'crowd', triageSchema(marker));
     await scriptEngine(marker, [{ delayMs: 1_000 }]);
-    const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => run(i % 2 ? A() : b.baseUrl, ws.apiKey, 'crowd', { message: 'same' }, { 'idempotency-key': 'crowd-1' })));
+    const replies = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => run(i % 2 ? A() : b.baseUrl, ws.apiKey, 'crowd', { message: 'same' }, { 'idempotency-key': 'crowd-1' })),
+    );
     const fresh = replies.filter((r) => r.status === 200 && r.headers.get('idempotent-replayed') === null);
     expect(fresh).toHaveLength(1);
     for (const reply of replies.filter((r) => r !== fresh[0])) {
@@ -204,7 +227,9 @@ describe('idempotency keys', () => {
 
     const db = new Client({ connectionString: process.env.E2E_DATABASE_URL });
     await db.connect();
-    await db.query(`UPDATE gateway.idempotency_keys SET expires_at = now() - interval '1 second' WHERE workspace_id = $1 AND key = 'durable-1'`, [ws.workspaceId]);
+    await db.query(`UPDATE gateway.idempotency_keys SET expires_at = now() - interval '1 second' WHERE workspace_id = $1 AND key = 'durable-1'`, [
+      ws.workspaceId,
+    ]);
     await db.end();
     const later = await run(b.baseUrl, ws.apiKey, 'durable', { message: 'hi' }, { 'idempotency-key': 'durable-1' });
     expect(later.status).toBe(200);

@@ -356,9 +356,13 @@ describe('the secret URL state machine', () => {
   it('lets a Member turn the URL on and off, and keeps rotation and secrets to Admins', async () => {
     const { ws, decisionId } = await hooked('roles');
     const member = await signUp();
-    expect((await call('POST', `/app/v1/workspaces/${ws.workspaceId}/members`, { token: ws.session, body: { email: member.email, role: 'member' } })).status).toBe(201);
+    expect(
+      (await call('POST', `/app/v1/workspaces/${ws.workspaceId}/members`, { token: ws.session, body: { email: member.email, role: 'member' } })).status,
+    ).toBe(201);
     const viewer = await signUp();
-    expect((await call('POST', `/app/v1/workspaces/${ws.workspaceId}/members`, { token: ws.session, body: { email: viewer.email, role: 'viewer' } })).status).toBe(201);
+    expect(
+      (await call('POST', `/app/v1/workspaces/${ws.workspaceId}/members`, { token: ws.session, body: { email: viewer.email, role: 'viewer' } })).status,
+    ).toBe(201);
 
     expect((await call('DELETE', `${decisionPath(ws, decisionId)}/hook`, { token: member.session })).status).toBe(204);
     await turnOn(ws, decisionId, member.session);
@@ -377,7 +381,9 @@ describe('the secret URL state machine', () => {
 describe('the webhooks window', () => {
   async function limitedWorkspace(): Promise<{ ws: Workspace; tokens: [string, string] }> {
     const ws = await newWorkspace();
-    expect((await admin('PUT', `/admin/v1/workspaces/${ws.workspaceId}/plan`, { plan: 'enterprise', overrides: { rate_limit_per_minute: 3 } })).status).toBe(200);
+    expect((await admin('PUT', `/admin/v1/workspaces/${ws.workspaceId}/plan`, { plan: 'enterprise', overrides: { rate_limit_per_minute: 3 } })).status).toBe(
+      200,
+    );
     const first = await deployedDecision(ws, 'first', triageSchema());
     const second = await deployedDecision(ws, 'second', triageSchema());
     return { ws, tokens: [await turnOn(ws, first), await turnOn(ws, second)] };

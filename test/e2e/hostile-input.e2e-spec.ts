@@ -89,7 +89,10 @@ describe('hostile input at the HTTP edge', () => {
     });
     expectError(decision, 400, 'INVALID_REQUEST');
     // The slug is still free: the refused request created nothing.
-    const clean = await call('POST', `/app/v1/workspaces/${ws.workspaceId}/decisions`, { token: ws.session, body: { slug: 'surrogate', name: 'Decision', schema } });
+    const clean = await call('POST', `/app/v1/workspaces/${ws.workspaceId}/decisions`, {
+      token: ws.session,
+      body: { slug: 'surrogate', name: 'Decision', schema },
+    });
     expect(clean.status).toBe(201);
   });
 
@@ -97,8 +100,16 @@ describe('hostile input at the HTTP edge', () => {
     const deep = await runDecision(ws, 'hostile', { message: 'hi', extra: nested(NESTING_MAX) }, { 'idempotency-key': 'deep-1' });
     expectError(deep, 400, 'INVALID_REQUEST');
     expect(deep.body.error.message).toMatch(/nested deeper than 64/);
-    expectError(await call('POST', '/app/v1/workspaces', { token: ws.session, rawBody: '['.repeat(60_000) + ']'.repeat(60_000), headers: json }), 400, 'INVALID_REQUEST');
-    expectError(await call('POST', '/app/v1/auth/sign-in', { rawBody: JSON.stringify({ email: nested(200), password: 'x' }), headers: json }), 400, 'INVALID_REQUEST');
+    expectError(
+      await call('POST', '/app/v1/workspaces', { token: ws.session, rawBody: '['.repeat(60_000) + ']'.repeat(60_000), headers: json }),
+      400,
+      'INVALID_REQUEST',
+    );
+    expectError(
+      await call('POST', '/app/v1/auth/sign-in', { rawBody: JSON.stringify({ email: nested(200), password: 'x' }), headers: json }),
+      400,
+      'INVALID_REQUEST',
+    );
     // The body, state and 62 levels under it: 64, the deepest a body may go.
     const deepest = await runDecision(ws, 'hostile', { message: 'hi', extra: nested(NESTING_MAX - 1) }, { 'idempotency-key': 'deep-2' });
     expect(deepest.status).toBe(200);
@@ -115,7 +126,11 @@ describe('hostile input at the HTTP edge', () => {
       expectError(reply, 400, 'INVALID_REQUEST');
       expect(reply.body.error.message).toBe('The request body uses a property name that is not allowed.');
     }
-    expectError(await call('POST', '/app/v1/auth/sign-up', { rawBody: '{"email":"a@b.co","password":"longenough1","__proto__":{}}', headers: json }), 400, 'INVALID_REQUEST');
+    expectError(
+      await call('POST', '/app/v1/auth/sign-up', { rawBody: '{"email":"a@b.co","password":"longenough1","__proto__":{}}', headers: json }),
+      400,
+      'INVALID_REQUEST',
+    );
     // constructor as a plain property name is an ordinary key.
     expect((await runDecision(ws, 'hostile', { message: 'hi', constructor: 'fine' })).status).toBe(200);
   });
@@ -166,7 +181,11 @@ describe('hostile input at the HTTP edge', () => {
       expect(exchange.closedByServer).toBe(true);
       const answer = errorBodyOf(exchange.received);
       expect(answer.status).toBe(400);
-      expect(answer.body.error).toEqual({ code: 'INVALID_REQUEST', message: 'The request was not received within 4 seconds.', request_id: answer.requestIdHeader });
+      expect(answer.body.error).toEqual({
+        code: 'INVALID_REQUEST',
+        message: 'The request was not received within 4 seconds.',
+        request_id: answer.requestIdHeader,
+      });
     }
     await expectHealthy();
   });

@@ -40,7 +40,11 @@ interface ToolAnswer {
 
 /** Calls a tool and checks what every answer must be: one text item holding exactly the structured JSON. */
 async function tool(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolAnswer> {
-  const result = (await client.callTool({ name, arguments: args })) as { content: Array<{ type: string; text: string }>; structuredContent: any; isError?: boolean };
+  const result = (await client.callTool({ name, arguments: args })) as {
+    content: Array<{ type: string; text: string }>;
+    structuredContent: any;
+    isError?: boolean;
+  };
   expect(result.content).toHaveLength(1);
   const item = result.content[0]!;
   expect(item.type).toBe('text');
@@ -62,7 +66,12 @@ function rpc(token: string | null, message: unknown, headers: Record<string, str
   return call('POST', '/mcp', { token, body: message, headers: { accept: ACCEPT, ...headers } });
 }
 
-const toolsCall = (id: number, name: string, args: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+const toolsCall = (id: number, name: string, args: Record<string, unknown> = {}) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
 
 async function setPlan(ws: Workspace, plan: string, overrides: Record<string, unknown>): Promise<void> {
   const reply = await admin('PUT', `/admin/v1/workspaces/${ws.workspaceId}/plan`, { plan, overrides });
@@ -103,7 +112,11 @@ describe('the tools, through the SDK client', () => {
     }
     const run = tools.find((t) => t.name === 'run_decision')!;
     expect(run.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: false });
-    expect(run.inputSchema).toMatchObject({ required: ['slug', 'state'], properties: { include_probabilities: { type: 'boolean' } }, additionalProperties: false });
+    expect(run.inputSchema).toMatchObject({
+      required: ['slug', 'state'],
+      properties: { include_probabilities: { type: 'boolean' } },
+      additionalProperties: false,
+    });
     expect(tools.find((t) => t.name === 'list_executions')!.inputSchema.properties).toMatchObject({
       limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
       status: { enum: ['success', 'error'] },
@@ -132,7 +145,10 @@ describe('the tools, through the SDK client', () => {
     const before = (await tool(client, 'get_account')).json.usage.used;
     expect((await tool(client, 'check_state', { slug: 'triage', state: { message: 'Broken screen' } })).json).toEqual({ valid: true });
     expect((await tool(client, 'check_state', { slug: 'triage', state: { amount: 3 } })).json).toEqual({ valid: false, message: 'state.message is required' });
-    expect((await tool(client, 'check_state', { slug: 'triage', state: { message: 'x', amount: 'lots' } })).json).toEqual({ valid: false, message: 'state.amount must be a number' });
+    expect((await tool(client, 'check_state', { slug: 'triage', state: { message: 'x', amount: 'lots' } })).json).toEqual({
+      valid: false,
+      message: 'state.amount must be a number',
+    });
     expect((await tool(client, 'check_state', { slug: 'triage', state: 'just text' })).json).toEqual({ valid: false, message: 'state must be a JSON object' });
     const huge = await tool(client, 'check_state', { slug: 'triage', state: { message: 'x'.repeat(129_000) } });
     expect(huge.json).toEqual({ valid: false, message: expect.stringMatching(/^state is about [\d,]+ tokens; the limit is 32,000$/) });
@@ -143,7 +159,12 @@ describe('the tools, through the SDK client', () => {
     const before = (await tool(client, 'get_account')).json.usage.used;
     const run = await tool(client, 'run_decision', { slug: 'triage', state: { message: 'My phone arrived broken' } });
     expect(run.isError).toBe(false);
-    expect(run.json).toMatchObject({ schema: 'triage', version: 1, decision_id: expect.stringMatching(/^dec_/), execution_id: expect.stringMatching(/^exec_/) });
+    expect(run.json).toMatchObject({
+      schema: 'triage',
+      version: 1,
+      decision_id: expect.stringMatching(/^dec_/),
+      execution_id: expect.stringMatching(/^exec_/),
+    });
     expect(Object.keys(run.json.result)).toEqual(['intent', 'urgency', 'fraud']);
     expect(run.json).not.toHaveProperty('probabilities');
     expect(['continue', 'block', 'escalate', 'fallback']).toContain(run.json.action);
@@ -213,7 +234,9 @@ describe('tool errors carry the API error object', () => {
     await scriptEngine(marker, [{ status: 400, errorMessage: `rejected (${marker})` }], true);
     await createDecision(ws, 'undeployed', triageSchema());
     const disabled = await deployedDecision(ws, 'disabled', triageSchema());
-    expect((await call('PUT', `/app/v1/workspaces/${ws.workspaceId}/decisions/${disabled}/endpoint`, { token: ws.session, body: { enabled: false } })).status).toBe(200);
+    expect(
+      (await call('PUT', `/app/v1/workspaces/${ws.workspaceId}/decisions/${disabled}/endpoint`, { token: ws.session, body: { enabled: false } })).status,
+    ).toBe(200);
     const client = await connect(ws.apiKey);
     try {
       expect((await toolError(client, 'no_such_tool', {}, 'NOT_FOUND')).message).toContain('no_such_tool');
@@ -221,7 +244,9 @@ describe('tool errors carry the API error object', () => {
         { path: 'state', message: 'must be an object, a string or an array' },
         { path: 'extra', message: 'is not an argument of run_decision' },
       ]);
-      expect((await toolError(client, 'list_executions', { limit: 500 }, 'INVALID_REQUEST')).details).toEqual([{ path: 'limit', message: 'must be an integer from 1 to 100' }]);
+      expect((await toolError(client, 'list_executions', { limit: 500 }, 'INVALID_REQUEST')).details).toEqual([
+        { path: 'limit', message: 'must be an integer from 1 to 100' },
+      ]);
       await toolError(client, 'get_template', { id: 'no-such-template' }, 'NOT_FOUND');
       for (const name of ['get_decision', 'check_state', 'run_decision']) {
         const args = name === 'get_decision' ? {} : { state: { message: 'hi' } };
@@ -317,7 +342,12 @@ describe('windows and billing', () => {
     const me = await call('GET', '/v1/me', { token: ws.apiKey });
     expect(me.body.usage).toMatchObject({ used: 3, reserved: 0 });
     const executions = await call('GET', '/v1/executions?decision=billed', { token: ws.apiKey });
-    expect(executions.body.data.map((e: { source: string; status: string }) => `${e.source}:${e.status}`)).toEqual(['mcp:error', 'mcp:success', 'mcp:success', 'mcp:success']);
+    expect(executions.body.data.map((e: { source: string; status: string }) => `${e.source}:${e.status}`)).toEqual([
+      'mcp:error',
+      'mcp:success',
+      'mcp:success',
+      'mcp:success',
+    ]);
   });
 });
 

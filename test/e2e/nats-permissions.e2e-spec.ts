@@ -71,7 +71,9 @@ describe('NATS users limited to their subjects', () => {
   it('lets the delivery service declare its stream and the runner publish deliveries to it', async () => {
     const delivery = await as('delivery');
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- the built service code, as it runs
-    const { declareDeliveryStream } = require(join(ROOT, 'dist', 'apps', 'delivery', 'src', 'jetstream.js')) as typeof import('../../apps/delivery/src/jetstream');
+    const { declareDeliveryStream } = require(
+      join(ROOT, 'dist', 'apps', 'delivery', 'src', 'jetstream.js'),
+    ) as typeof import('../../apps/delivery/src/jetstream');
     const manager = await declareDeliveryStream(delivery);
     const runner = await as('decision-runner');
     const ack = await runner.jetstream().publish(DELIVERY_STREAM.subjectFor('ws-1'), 'payload');
@@ -82,7 +84,9 @@ describe('NATS users limited to their subjects', () => {
   it('lets the delivery service update its consumer, take, retry and resend deliveries, and answer the gateway', async () => {
     const delivery = await as('delivery');
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- the built service code, as it runs
-    const { declareDeliveryStream } = require(join(ROOT, 'dist', 'apps', 'delivery', 'src', 'jetstream.js')) as typeof import('../../apps/delivery/src/jetstream');
+    const { declareDeliveryStream } = require(
+      join(ROOT, 'dist', 'apps', 'delivery', 'src', 'jetstream.js'),
+    ) as typeof import('../../apps/delivery/src/jetstream');
     // A second declaration updates the existing consumer's settings.
     const manager = await declareDeliveryStream(delivery);
     expect((await manager.consumers.info(DELIVERY_STREAM.name, DELIVERY_STREAM.consumer)).config.max_deliver).toBe(-1);
@@ -108,7 +112,12 @@ describe('NATS users limited to their subjects', () => {
     const received = new Map<ServiceName, string[]>(owners.map((service) => [service, []]));
     const consumers = await Promise.all(
       owners.map(async (service) => {
-        const consumer = new WorkspaceDeletions(await as(service), service, async (event: WorkspaceDeletedEvent) => void received.get(service)!.push(event.workspaceId), logger);
+        const consumer = new WorkspaceDeletions(
+          await as(service),
+          service,
+          async (event: WorkspaceDeletedEvent) => void received.get(service)!.push(event.workspaceId),
+          logger,
+        );
         await consumer.start();
         return consumer;
       }),

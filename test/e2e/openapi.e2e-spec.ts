@@ -4,7 +4,22 @@ import { join } from 'node:path';
 import ts from 'typescript';
 import { checkAgainstSchema, pathShape, typeScriptClient, undocumentedRoutes, type OpenApiDocument } from '@ds/openapi';
 import { validateOpenApi } from '../support/openapi-validator';
-import { call, createDecision, defined, deployedDecision, expectError, newWorkspace, opsPort, Reply, roomyWorkspace, runDecision, scriptEngine, triageSchema, uniqueMarker, Workspace } from './support/api';
+import {
+  call,
+  createDecision,
+  defined,
+  deployedDecision,
+  expectError,
+  newWorkspace,
+  opsPort,
+  Reply,
+  roomyWorkspace,
+  runDecision,
+  scriptEngine,
+  triageSchema,
+  uniqueMarker,
+  Workspace,
+} from './support/api';
 
 /**
  * GET /openapi.json and GET /v1/decisions/{slug}/openapi.json against the running gateway: the documents
@@ -53,7 +68,11 @@ function expectDescribed(doc: OpenApiDocument, method: string, path: string, rep
   const operation = doc.paths[path]?.[method.toLowerCase()];
   expect({ operation: `${method} ${path}`, documented: operation !== undefined }).toEqual({ operation: `${method} ${path}`, documented: true });
   const response = operation.responses[String(reply.status)];
-  expect({ operation: `${method} ${path}`, status: reply.status, documented: response !== undefined }).toEqual({ operation: `${method} ${path}`, status: reply.status, documented: true });
+  expect({ operation: `${method} ${path}`, status: reply.status, documented: response !== undefined }).toEqual({
+    operation: `${method} ${path}`,
+    status: reply.status,
+    documented: true,
+  });
   const schema = response.content?.['application/json']?.schema;
   if (schema) {
     const problems = checkAgainstSchema(schema, reply.body, doc, { closedObjects: true });
@@ -97,7 +116,10 @@ describe('GET /openapi.json', () => {
       if (!path) continue;
       const operation = document.paths[path]![route.method.toLowerCase()];
       const expected = route.access.kind === 'api-key' ? { security: [{ ApiKey: [] }], windows: [route.access.window] } : { security: [], windows: undefined };
-      expect({ route: `${route.method} ${route.url}`, security: operation.security, windows: operation['x-rate-limit-windows'] }).toEqual({ route: `${route.method} ${route.url}`, ...expected });
+      expect({ route: `${route.method} ${route.url}`, security: operation.security, windows: operation['x-rate-limit-windows'] }).toEqual({
+        route: `${route.method} ${route.url}`,
+        ...expected,
+      });
     }
     // The application and operator APIs are not public: they are left out.
     expect(Object.keys(document.paths).filter((path) => path.startsWith('/app/') || path.startsWith('/admin/'))).toEqual([]);
@@ -141,7 +163,11 @@ describe('real answers of the API match the document', () => {
       [await call('POST', '/v1/decisions/described', { body: { state: {} } }), 401, 'INVALID_API_KEY'],
       [await runDecision(ws, 'no-such-decision', { message: 'x' }), 404, 'DECISION_NOT_FOUND'],
       [await runDecision(ws, 'Bad_Slug', { message: 'x' }), 404, 'DECISION_NOT_FOUND'],
-      [await call('POST', '/v1/decisions/described', { token: ws.apiKey, rawBody: '{"state":', headers: { 'content-type': 'application/json' } }), 400, 'INVALID_REQUEST'],
+      [
+        await call('POST', '/v1/decisions/described', { token: ws.apiKey, rawBody: '{"state":', headers: { 'content-type': 'application/json' } }),
+        400,
+        'INVALID_REQUEST',
+      ],
       [await runDecision(ws, 'described', { message: 'x' }, { 'idempotency-key': 'not valid!' }), 400, 'INVALID_REQUEST'],
       [await call('POST', '/v1/decisions/described', { token: ws.apiKey, body: { state: { message: 'x'.repeat(140_000) } } }), 413, 'PAYLOAD_TOO_LARGE'],
       [await runDecision(ws, 'described', { amount: 3 }), 422, 'INVALID_STATE'],
@@ -230,7 +256,11 @@ describe('GET /v1/decisions/{slug}/openapi.json', () => {
 
   it("types the state and the answers from the decision's active version", async () => {
     const schemas = narrowed.body.components.schemas;
-    expect(schemas.State).toMatchObject({ type: 'object', required: ['message'], properties: { message: { type: 'string' }, amount: { type: ['number', 'null'] } } });
+    expect(schemas.State).toMatchObject({
+      type: 'object',
+      required: ['message'],
+      properties: { message: { type: 'string' }, amount: { type: ['number', 'null'] } },
+    });
     const result = defined(schemas.Result?.anyOf?.[0]);
     expect(result.properties).toEqual({
       intent: expect.objectContaining({ enum: ['refund', 'exchange', 'other'] }),
@@ -295,7 +325,15 @@ describe('GET /v1/decisions/{slug}/openapi.json', () => {
     try {
       writeFileSync(join(dir, 'client.ts'), client);
       writeFileSync(join(dir, 'usage.ts'), usage);
-      const options = { strict: true, skipLibCheck: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'], types: [], outDir: dir };
+      const options = {
+        strict: true,
+        skipLibCheck: true,
+        target: ts.ScriptTarget.ES2022,
+        module: ts.ModuleKind.CommonJS,
+        lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
+        types: [],
+        outDir: dir,
+      };
       const program = ts.createProgram([join(dir, 'usage.ts')], options);
       expect(ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, ' '))).toEqual([]);
       expect(program.emit().emitSkipped).toBe(false);

@@ -1,4 +1,16 @@
-import { call, createDecision, deployedDecision, engineRequests, expectError, newWorkspace, runDecision, scriptEngine, triageSchema, uniqueMarker, Workspace } from './support/api';
+import {
+  call,
+  createDecision,
+  deployedDecision,
+  engineRequests,
+  expectError,
+  newWorkspace,
+  runDecision,
+  scriptEngine,
+  triageSchema,
+  uniqueMarker,
+  Workspace,
+} from './support/api';
 
 /**
  * The run endpoint's ten steps, each against the step after it: the first failing step decides.
@@ -14,7 +26,10 @@ async function exhaustDecisions(ws: Workspace): Promise<void> {
 }
 
 async function withoutVolume(ws: Workspace): Promise<void> {
-  const reply = await call('PUT', `/admin/v1/workspaces/${ws.workspaceId}/plan`, { token: process.env.E2E_ADMIN_TOKEN, body: { plan: 'genesis', overrides: { included_decisions: 0 } } });
+  const reply = await call('PUT', `/admin/v1/workspaces/${ws.workspaceId}/plan`, {
+    token: process.env.E2E_ADMIN_TOKEN,
+    body: { plan: 'genesis', overrides: { included_decisions: 0 } },
+  });
   expect(reply.status).toBe(200);
 }
 
@@ -44,7 +59,11 @@ describe('the order of checks on POST /v1/decisions/{slug}', () => {
   it('inside 3: slug, then size, then JSON, then Idempotency-Key format', async () => {
     const ws = await newWorkspace();
     expectError(await call('POST', '/v1/decisions/BAD_SLUG', { token: ws.apiKey, rawBody: oversized, headers: json }), 404, 'DECISION_NOT_FOUND');
-    expectError(await call('POST', '/v1/decisions/fine', { token: ws.apiKey, rawBody: `${oversized.slice(0, -2)}`, headers: { ...json, 'idempotency-key': 'bad key' } }), 413, 'PAYLOAD_TOO_LARGE');
+    expectError(
+      await call('POST', '/v1/decisions/fine', { token: ws.apiKey, rawBody: `${oversized.slice(0, -2)}`, headers: { ...json, 'idempotency-key': 'bad key' } }),
+      413,
+      'PAYLOAD_TOO_LARGE',
+    );
     const malformed = await call('POST', '/v1/decisions/fine', { token: ws.apiKey, rawBody: '{"state":', headers: { ...json, 'idempotency-key': 'bad key' } });
     expectError(malformed, 400, 'INVALID_REQUEST');
     expect(malformed.body.error.message).toMatch(/JSON/);

@@ -55,7 +55,13 @@ describe('the NATS transport, on a server that carries at most 64 KB', () => {
     nats = await startNats({ maxPayload: MAX_PAYLOAD });
     const sink = new Writable({
       write(chunk: Buffer, _encoding, done) {
-        logLines.push(...chunk.toString().split('\n').filter(Boolean).map((line) => JSON.parse(line)));
+        logLines.push(
+          ...chunk
+            .toString()
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => JSON.parse(line)),
+        );
         done();
       },
     });
@@ -80,7 +86,9 @@ describe('the NATS transport, on a server that carries at most 64 KB', () => {
     const oversize = rpc.call(PROBE.echoSize, { size: MAX_PAYLOAD * 2 });
     await expect(oversize).rejects.toBeInstanceOf(ServiceError);
     await expect(oversize).rejects.toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringMatching(/too large to send/) });
-    expect(logLines).toContainEqual(expect.objectContaining({ msg: expect.stringMatching(/larger than NATS carries/), subject: 'probe.echo-size', max_payload: MAX_PAYLOAD }));
+    expect(logLines).toContainEqual(
+      expect.objectContaining({ msg: expect.stringMatching(/larger than NATS carries/), subject: 'probe.echo-size', max_payload: MAX_PAYLOAD }),
+    );
     await expect(rpc.call(PROBE.echoSize, { size: 10 })).resolves.toEqual({ text: 'x'.repeat(10) });
   });
 
@@ -120,7 +128,6 @@ describe('the NATS transport, on a server that carries at most 64 KB', () => {
 
 describe('answers a Member can inflate', () => {
   const runnerOps = `http://127.0.0.1:${opsPort(1)}`;
-
 
   /** Nine replies that repeat `message` 280 times each, and a function that maps it into 30 params. */
   const echoingSchema = () =>

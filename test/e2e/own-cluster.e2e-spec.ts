@@ -39,14 +39,18 @@ describe('a cluster of its own', () => {
 
   const api = (method: string, path: string, options = {}) => call(method, path, options, cluster.baseUrl);
   const readiness = (i: number) => call('GET', '/readyz', {}, `http://127.0.0.1:${cluster.opsBase + i}`);
-  const allReady = async (expected: boolean) => (await Promise.all(Array.from({ length: SERVICES }, (_, i) => readiness(i)))).every((r) => (r.status === 200) === expected);
+  const allReady = async (expected: boolean) =>
+    (await Promise.all(Array.from({ length: SERVICES }, (_, i) => readiness(i)))).every((r) => (r.status === 200) === expected);
 
   async function workspaceWithDecision(slug: string, context: string, overrides: Record<string, unknown> = {}) {
     const user = await api('POST', '/app/v1/auth/sign-up', { body: { email: `${uniqueMarker()}@example.com`, password: 'correcthorse42', name: 'x' } });
     const session = user.body.session.token;
     const workspace = await api('POST', '/app/v1/workspaces', { token: session, body: { name: 'own' } });
     const key = await api('POST', `/app/v1/workspaces/${workspace.body.id}/api-keys`, { token: session, body: { name: 'k', mode: 'live' } });
-    const decision = await api('POST', `/app/v1/workspaces/${workspace.body.id}/decisions`, { token: session, body: { slug, name: slug, schema: triageSchema(context, overrides) } });
+    const decision = await api('POST', `/app/v1/workspaces/${workspace.body.id}/decisions`, {
+      token: session,
+      body: { slug, name: slug, schema: triageSchema(context, overrides) },
+    });
     expect((await api('POST', `/app/v1/workspaces/${workspace.body.id}/decisions/${decision.body.id}/deploy`, { token: session })).status).toBe(201);
     return key.body.key as string;
   }
@@ -67,7 +71,12 @@ describe('a cluster of its own', () => {
 
   it('refuses, records and does not bill a run whose answer is larger than NATS carries', async () => {
     // Ten function destinations each carrying a 7,000-character state field: about 70 KB of answer.
-    const destinations = Array.from({ length: 10 }, (_, i) => ({ key: `copy_${i}`, type: 'function', function: 'archive', params: { text: { from: 'state.message' } } }));
+    const destinations = Array.from({ length: 10 }, (_, i) => ({
+      key: `copy_${i}`,
+      type: 'function',
+      function: 'archive',
+      params: { text: { from: 'state.message' } },
+    }));
     const key = await workspaceWithDecision('oversize-answer', uniqueMarker(), { destinations });
     const reply = await api('POST', '/v1/decisions/oversize-answer', { token: key, body: { state: { message: 'x'.repeat(7_000) } } });
     expect({ status: reply.status, code: reply.body.error?.code }).toEqual({ status: 400, code: 'INVALID_REQUEST' });
@@ -125,7 +134,11 @@ describe('a cluster of its own', () => {
     expect(cluster.process.pid).toBe(pid);
     expect(cluster.process.exitCode).toBeNull();
     // Work flows again over the restored connections: a whole run crosses every service on its path.
-    await waitFor(async () => (await api('POST', '/v1/decisions/during-outage', { token: key, body: { state: { message: 'back' } } })).status === 200, 15_000, 'a run after the outage');
+    await waitFor(
+      async () => (await api('POST', '/v1/decisions/during-outage', { token: key, body: { state: { message: 'back' } } })).status === 200,
+      15_000,
+      'a run after the outage',
+    );
   }, 90_000);
 
   it('finishes a run already in flight when it is told to stop', async () => {

@@ -9,7 +9,15 @@ import { embedSession, launchPath, partnerWorkspace, subWorkspace, v1 } from './
  * The embedded editor in a real browser: a partner's page on one origin (127.0.0.1) frames the launch URL
  * served from another site (localhost), as a partner's app frames the service's application.
  */
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 const REOPEN_TEXT = 'Reopen the editor from your app';
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const DECISION_NAME = 'Decision embed-triage';
@@ -29,9 +37,13 @@ function hostServer(): Promise<{ server: Server; origin: string }> {
   const server = createServer((request, response) => {
     const src = new URL(request.url ?? '/', 'http://127.0.0.1').searchParams.get('src') ?? 'about:blank';
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    response.end(`<!doctype html><html><body><h1>Partner app</h1><iframe id="editor" src="${src.replace(/"/g, '&quot;')}" width="800" height="600"></iframe></body></html>`);
+    response.end(
+      `<!doctype html><html><body><h1>Partner app</h1><iframe id="editor" src="${src.replace(/"/g, '&quot;')}" width="800" height="600"></iframe></body></html>`,
+    );
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })),
+  );
 }
 
 /** The launch URL on the gateway, spelled with `localhost` so that it is another site than the host page. */
@@ -66,7 +78,9 @@ async function axe(frame: Frame): Promise<string[]> {
     const result = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] });
     return result.violations as Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }>;
   }, AXE_SOURCE);
-  return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+  return violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
 }
 
 /** The hrefs of the links inside `selector`. */
@@ -170,7 +184,15 @@ describe('the embedded editor in Chromium', () => {
   });
 
   it('offers a read-only session the list and a read-only editor, and nothing that writes', async () => {
-    const session = await embedSession(partner, { workspace: sub.id, user: { id: 'reader' }, permissions: ['decisions:read'], start_path: '/decisions', origins: [hostOrigin], theme: 'light', locale: 'en' });
+    const session = await embedSession(partner, {
+      workspace: sub.id,
+      user: { id: 'reader' },
+      permissions: ['decisions:read'],
+      start_path: '/decisions',
+      origins: [hostOrigin],
+      theme: 'light',
+      locale: 'en',
+    });
     const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
     const page = await context.newPage();
     const problems = watch(page);
@@ -224,7 +246,9 @@ describe('the embedded editor in Chromium', () => {
     const frame = await openHostPage(page, strangerOrigin, onLocalhost(session.url));
     // Chromium refuses to render the launch answer inside a frame its CSP does not allow: an error page instead.
     expect(frame.url()).toMatch(/^chrome-error:/);
-    expect(await frame.evaluate(() => (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText)).not.toContain(REOPEN_TEXT);
+    expect(await frame.evaluate(() => (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText)).not.toContain(
+      REOPEN_TEXT,
+    );
     expect(blocked.length).toBeGreaterThan(0);
     await context.close();
   });

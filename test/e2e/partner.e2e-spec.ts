@@ -50,7 +50,11 @@ describe('partner mode switch', () => {
     const bad = await setPartner(ws, { enabled: 'yes', allowed_origins: ['http://partner.example', 'https://ok.example'] });
     expectError(bad, 400, 'INVALID_REQUEST');
     expect(issuePaths(bad)).toEqual(['enabled', 'allowed_origins.0']);
-    expectError(await call('PUT', `/admin/v1/workspaces/${randomUUID()}/partner`, { token: process.env.E2E_ADMIN_TOKEN, body: { enabled: true } }), 404, 'WORKSPACE_NOT_FOUND');
+    expectError(
+      await call('PUT', `/admin/v1/workspaces/${randomUUID()}/partner`, { token: process.env.E2E_ADMIN_TOKEN, body: { enabled: true } }),
+      404,
+      'WORKSPACE_NOT_FOUND',
+    );
     const on = await setPartner(ws, { enabled: true, allowed_origins: ['https://App.Partner.example', 'https://app.partner.example'] });
     expect(on.status).toBe(200);
     expect(on.body).toEqual({ enabled: true, allowed_origins: ['https://app.partner.example'] });
@@ -112,9 +116,19 @@ describe('sub-workspaces', () => {
     });
     expect(Date.parse(created.body.usage.period_end)).toBeGreaterThan(Date.parse(created.body.usage.period_start));
 
-    const again = await v1(partner, 'POST', '/v1/workspaces', { external_id: externalId, name: 'Acme Corp', metadata: { tier: 'platinum' }, limits: { max_decisions: 5 } });
+    const again = await v1(partner, 'POST', '/v1/workspaces', {
+      external_id: externalId,
+      name: 'Acme Corp',
+      metadata: { tier: 'platinum' },
+      limits: { max_decisions: 5 },
+    });
     expect(again.status).toBe(200);
-    expect(again.body).toMatchObject({ id: created.body.id, name: 'Acme Corp', metadata: { tier: 'platinum' }, limits: { max_decisions: 5, monthly_decisions: null } });
+    expect(again.body).toMatchObject({
+      id: created.body.id,
+      name: 'Acme Corp',
+      metadata: { tier: 'platinum' },
+      limits: { max_decisions: 5, monthly_decisions: null },
+    });
     expect(again.body.seed).toBeUndefined();
 
     for (const ref of [created.body.id, `ext:${externalId}`]) {
@@ -197,7 +211,9 @@ describe('sub-workspaces', () => {
 
   it('makes one workspace of concurrent creates with one external_id', async () => {
     const externalId = ext();
-    const replies = await Promise.all(Array.from({ length: 8 }, (_, i) => v1(partner, 'POST', '/v1/workspaces', { external_id: externalId, name: `Racer ${i}` })));
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => v1(partner, 'POST', '/v1/workspaces', { external_id: externalId, name: `Racer ${i}` })),
+    );
     expect(replies.map((reply) => reply.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);
     expect(new Set(replies.map((reply) => reply.body.id)).size).toBe(1);
     const counts = await withDatabase(async (db) => ({
@@ -215,7 +231,11 @@ describe('sub-workspaces', () => {
     expect(refused.body.error.details).toMatchObject({ scope: 'workspaces', limit: 3, used: 3 });
     // Updating an existing one is not a creation.
     expect((await v1(small, 'POST', '/v1/workspaces', { external_id: 'small-0', name: 'Renamed' })).status).toBe(200);
-    expectError(await v1(small, 'POST', '/v1/embed/sessions', { workspace: { external_id: 'small-4', name: 'On the fly' }, user: { id: 'u' } }), 402, 'PLAN_LIMIT_REACHED');
+    expectError(
+      await v1(small, 'POST', '/v1/embed/sessions', { workspace: { external_id: 'small-4', name: 'On the fly' }, user: { id: 'u' } }),
+      402,
+      'PLAN_LIMIT_REACHED',
+    );
   });
 
   it('seeds from the partner’s deployed decisions, deployed or as drafts', async () => {
@@ -271,7 +291,9 @@ describe('sub-workspaces', () => {
 
     // Back to the partner's default: enterprise has no decision ceiling and no monthly hard cap.
     expect((await v1(own, 'PATCH', `/v1/workspaces/${sub.id}`, { limits: { max_decisions: null, monthly_decisions: null } })).status).toBe(200);
-    expect((await asEmbed(token, 'POST', `/app/v1/workspaces/${sub.id}/decisions`, { slug: 'second', name: 'Second', schema: triageSchema() })).status).toBe(201);
+    expect((await asEmbed(token, 'POST', `/app/v1/workspaces/${sub.id}/decisions`, { slug: 'second', name: 'Second', schema: triageSchema() })).status).toBe(
+      201,
+    );
     expect((await runIn(sub.id, 'limited')).ok).toBe(true);
   });
 
@@ -313,7 +335,19 @@ describe('sub-workspaces', () => {
     expectError(await v1(own, 'DELETE', `/v1/workspaces/${sub.id}`), 404, 'WORKSPACE_NOT_FOUND');
     expectError(await asEmbed(token, 'GET', '/app/v1/embed/session'), 401, 'UNAUTHORIZED');
 
-    const zero = { gatewayWorkspaces: 0, gatewayKeys: 0, gatewayMemberships: 0, decisions: 0, versions: 0, executions: 0, credentials: 0, signingSecrets: 0, deliveries: 0, links: 0, sessions: 0 };
+    const zero = {
+      gatewayWorkspaces: 0,
+      gatewayKeys: 0,
+      gatewayMemberships: 0,
+      decisions: 0,
+      versions: 0,
+      executions: 0,
+      credentials: 0,
+      signingSecrets: 0,
+      deliveries: 0,
+      links: 0,
+      sessions: 0,
+    };
     const after = await eventually(remaining, (counts) => Object.values(counts).every((n) => n === 0));
     expect(after).toEqual(zero);
     const run = await runIn(sub.id, 'doomed');
@@ -333,7 +367,10 @@ describe('embed sessions', () => {
 
   it('answers the session with its defaults', async () => {
     const before = Date.now();
-    const reply = await v1(partner, 'POST', '/v1/embed/sessions', { workspace: `ext:${sub.external_id}`, user: { id: 'user-1', name: 'Ada', email: 'ada@example.com' } });
+    const reply = await v1(partner, 'POST', '/v1/embed/sessions', {
+      workspace: `ext:${sub.external_id}`,
+      user: { id: 'user-1', name: 'Ada', email: 'ada@example.com' },
+    });
     expect(reply.status).toBe(201);
     expect(reply.body).toEqual({
       id: expect.stringMatching(/^emb_[A-Za-z0-9]{20}$/),
@@ -350,7 +387,13 @@ describe('embed sessions', () => {
     const ttl = (Date.parse(reply.body.expires_at) - before) / 1000;
     expect(ttl).toBeGreaterThan(3590);
     expect(ttl).toBeLessThanOrEqual(3601);
-    const custom = await embedSession(partner, { workspace: sub.id, user: { id: 'user-1' }, ttl_seconds: 300, permissions: ['decisions:read'], origins: [ALLOWED_ORIGINS[1]] });
+    const custom = await embedSession(partner, {
+      workspace: sub.id,
+      user: { id: 'user-1' },
+      ttl_seconds: 300,
+      permissions: ['decisions:read'],
+      origins: [ALLOWED_ORIGINS[1]],
+    });
     expect(custom).toMatchObject({ permissions: ['decisions:read'], origins: [ALLOWED_ORIGINS[1]] });
   });
 
@@ -393,7 +436,18 @@ describe('embed sessions', () => {
       expect({ body, paths: issuePaths(reply) }).toEqual({ body, paths });
     }
     for (const startPath of ['/decisions', '/decisions/new', `/decisions/dec_${'a'.repeat(20)}`, `/decisions/dec_${'a'.repeat(20)}/playground`]) {
-      expect((await v1(partner, 'POST', '/v1/embed/sessions', { workspace: ws, user: { id: 'u' }, start_path: startPath, locale: 'pt', theme: 'dark', ttl_seconds: 43_200 })).status).toBe(201);
+      expect(
+        (
+          await v1(partner, 'POST', '/v1/embed/sessions', {
+            workspace: ws,
+            user: { id: 'u' },
+            start_path: startPath,
+            locale: 'pt',
+            theme: 'dark',
+            ttl_seconds: 43_200,
+          })
+        ).status,
+      ).toBe(201);
     }
     expectError(await v1(partner, 'POST', '/v1/embed/sessions', { workspace: `ext:${ext()}`, user: { id: 'u' } }), 404, 'WORKSPACE_NOT_FOUND');
     expectError(await v1(partner, 'POST', '/v1/embed/sessions', { workspace: randomUUID(), user: { id: 'u' } }), 404, 'WORKSPACE_NOT_FOUND');
@@ -401,7 +455,10 @@ describe('embed sessions', () => {
 
   it('lets test keys use a local development origin', async () => {
     const testKey = await call('POST', `/app/v1/workspaces/${partner.workspaceId}/api-keys`, { token: partner.session, body: { name: 'dev', mode: 'test' } });
-    const reply = await call('POST', '/v1/embed/sessions', { token: testKey.body.key, body: { workspace: sub.id, user: { id: 'dev' }, origins: ['http://localhost:5173'] } });
+    const reply = await call('POST', '/v1/embed/sessions', {
+      token: testKey.body.key,
+      body: { workspace: sub.id, user: { id: 'dev' }, origins: ['http://localhost:5173'] },
+    });
     expect(reply.status).toBe(201);
     expect(reply.body.origins).toEqual(['http://localhost:5173']);
   });
@@ -534,7 +591,8 @@ describe('the application endpoints under an embed session', () => {
   });
 
   const pathIn = (url: string, workspaceId: string) => url.replace(':ws', workspaceId).replace(/:(\w+)/g, `dec_${'b2'.repeat(10)}`);
-  const bodyFor = (method: string) => (method === 'GET' || method === 'DELETE' ? undefined : { slug: 'probe', name: 'Probe', schema: {}, revision: 1, enabled: true });
+  const bodyFor = (method: string) =>
+    method === 'GET' || method === 'DELETE' ? undefined : { slug: 'probe', name: 'Probe', schema: {}, revision: 1, enabled: true };
   const refused = (status: number) => status === 401 || status === 403;
 
   it('declares a permission on the decision endpoints', () => {
@@ -558,11 +616,20 @@ describe('the application endpoints under an embed session', () => {
       if (route.access.kind === 'embed' || route.access.embed === 'session') {
         expect({ name, all: refused(withAll.status), none: refused(withNone.status) }).toEqual({ name, all: false, none: false });
       } else if (route.access.embed) {
-        expect({ name, all: refused(withAll.status), none: withNone.status, code: withNone.body?.error?.code }).toEqual({ name, all: false, none: 403, code: 'FORBIDDEN' });
+        expect({ name, all: refused(withAll.status), none: withNone.status, code: withNone.body?.error?.code }).toEqual({
+          name,
+          all: false,
+          none: 403,
+          code: 'FORBIDDEN',
+        });
         expect(withNone.body.error.details).toEqual({ reason: 'embed_permission', permission: route.access.embed });
         // Only with exactly that permission, and only in its own sub-workspace.
         const only = await openEmbed(partner, { workspace: sub.id, user: { id: 'one' }, permissions: [route.access.embed] });
-        const allBut = await openEmbed(partner, { workspace: sub.id, user: { id: 'but' }, permissions: ALL_PERMISSIONS.filter((p) => p !== route.access.embed) });
+        const allBut = await openEmbed(partner, {
+          workspace: sub.id,
+          user: { id: 'but' },
+          permissions: ALL_PERMISSIONS.filter((p) => p !== route.access.embed),
+        });
         expect({ name, only: refused((await asEmbed(only.token, route.method, path, bodyFor(route.method))).status) }).toEqual({ name, only: false });
         expect({ name, allBut: (await asEmbed(allBut.token, route.method, path, bodyFor(route.method))).status }).toEqual({ name, allBut: 403 });
         const elsewhere = await asEmbed(everything.token, route.method, pathIn(route.url, partner.workspaceId), bodyFor(route.method));
@@ -576,10 +643,22 @@ describe('the application endpoints under an embed session', () => {
 
   it('refuses a write carried by the cookie from another site', async () => {
     const { token } = await openEmbed(partner, { workspace: sub.id, user: { id: 'csrf' } });
-    const crossSite = await asEmbed(token, 'POST', `/app/v1/workspaces/${sub.id}/decisions`, { slug: 'csrf', name: 'CSRF', schema: triageSchema() }, { 'sec-fetch-site': 'cross-site' });
+    const crossSite = await asEmbed(
+      token,
+      'POST',
+      `/app/v1/workspaces/${sub.id}/decisions`,
+      { slug: 'csrf', name: 'CSRF', schema: triageSchema() },
+      { 'sec-fetch-site': 'cross-site' },
+    );
     expectError(crossSite, 403, 'FORBIDDEN');
     expect(crossSite.body.error.details).toEqual({ reason: 'cross_site' });
-    const sameOrigin = await asEmbed(token, 'POST', `/app/v1/workspaces/${sub.id}/decisions`, { slug: 'csrf', name: 'CSRF', schema: triageSchema() }, { 'sec-fetch-site': 'same-origin' });
+    const sameOrigin = await asEmbed(
+      token,
+      'POST',
+      `/app/v1/workspaces/${sub.id}/decisions`,
+      { slug: 'csrf', name: 'CSRF', schema: triageSchema() },
+      { 'sec-fetch-site': 'same-origin' },
+    );
     expect(sameOrigin.status).toBe(201);
     expect((await asEmbed(token, 'GET', `/app/v1/workspaces/${sub.id}/decisions`)).body.data.map((d: { slug: string }) => d.slug)).toEqual(['csrf']);
   });
@@ -588,7 +667,10 @@ describe('the application endpoints under an embed session', () => {
     const { token } = await openEmbed(partner, { workspace: sub.id, user: { id: 'api' } });
     expectError(await asEmbed(token, 'GET', '/v1/decisions'), 401, 'INVALID_API_KEY');
     // A bearer session wins over the cookie: the owner's session acts as the owner.
-    const members = await call('GET', `/app/v1/workspaces/${partner.workspaceId}/members`, { token: partner.session, headers: { cookie: `ds_embed=${token}` } });
+    const members = await call('GET', `/app/v1/workspaces/${partner.workspaceId}/members`, {
+      token: partner.session,
+      headers: { cookie: `ds_embed=${token}` },
+    });
     expect(members.status).toBe(200);
   });
 });

@@ -13,7 +13,11 @@ describe('a workspace’s own provider key', () => {
 
     const member = await signUp();
     await call('POST', `${base}/members`, { token: ws.session, body: { email: member.email, role: 'member' } });
-    expectError(await call('PUT', `${base}/provider-key`, { token: member.session, body: { provider: 'openai', api_key: 'sk-workspace-0001' } }), 403, 'FORBIDDEN');
+    expectError(
+      await call('PUT', `${base}/provider-key`, { token: member.session, body: { provider: 'openai', api_key: 'sk-workspace-0001' } }),
+      403,
+      'FORBIDDEN',
+    );
     expectError(await call('PUT', `${base}/provider-key`, { token: ws.session, body: { provider: 'openai', api_key: 'short' } }), 400, 'INVALID_REQUEST');
 
     const saved = await call('PUT', `${base}/provider-key`, { token: ws.session, body: { provider: 'openai', api_key: 'sk-workspace-0001' } });

@@ -1,10 +1,22 @@
-import { call, createDecision, deploy, deployedDecision, expectError, newWorkspace, runDecision, scriptEngine, triageSchema, uniqueMarker, Workspace, roomyWorkspace } from './support/api';
+import {
+  call,
+  createDecision,
+  deploy,
+  deployedDecision,
+  expectError,
+  newWorkspace,
+  runDecision,
+  scriptEngine,
+  triageSchema,
+  uniqueMarker,
+  Workspace,
+  roomyWorkspace,
+} from './support/api';
 
 /**
  * The public read endpoints: GET /v1/decisions, /v1/decisions/{slug} and /v1/executions with its limit,
  * filters and cursor, including paging while new runs keep arriving.
  */
-
 
 const executions = (ws: Workspace, query = '') => call('GET', `/v1/executions${query}`, { token: ws.apiKey });
 
@@ -31,7 +43,9 @@ describe('GET /v1/decisions', () => {
     await deployedDecision(ws, 'alpha', triageSchema());
     await createDecision(ws, 'beta', triageSchema());
     const gamma = await deployedDecision(ws, 'gamma', triageSchema());
-    expect((await call('PUT', `/app/v1/workspaces/${ws.workspaceId}/decisions/${gamma}/endpoint`, { token: ws.session, body: { enabled: false } })).status).toBe(200);
+    expect(
+      (await call('PUT', `/app/v1/workspaces/${ws.workspaceId}/decisions/${gamma}/endpoint`, { token: ws.session, body: { enabled: false } })).status,
+    ).toBe(200);
     const listed = await call('GET', '/v1/decisions', { token: ws.apiKey });
     expect(listed.status).toBe(200);
     expect(listed.body).toEqual({
@@ -56,7 +70,10 @@ describe('GET /v1/decisions/{slug}', () => {
     for (const hidden of ['policies', 'composites', 'destinations', 'settings', 'context']) expect(contract.body).not.toHaveProperty(hidden);
     expect((await runDecision(ws, 'contracted', contract.body.example_state)).status).toBe(200);
 
-    const draft = await call('PUT', `/app/v1/workspaces/${ws.workspaceId}/decisions/${id}/draft`, { token: ws.session, body: { schema: triageSchema('v2', { fallbackAction: 'block' }), revision: 1 } });
+    const draft = await call('PUT', `/app/v1/workspaces/${ws.workspaceId}/decisions/${id}/draft`, {
+      token: ws.session,
+      body: { schema: triageSchema('v2', { fallbackAction: 'block' }), revision: 1 },
+    });
     expect(draft.status).toBe(200);
     await deploy(ws, id);
     expect((await call('GET', '/v1/decisions/contracted', { token: ws.apiKey })).body.version).toBe(2);
@@ -100,7 +117,13 @@ describe('GET /v1/executions', () => {
     expect([...times].sort((a, b) => b - a)).toEqual(times);
     for (const execution of page.body.data) {
       expect(Object.keys(execution)).not.toContain('input');
-      expect(execution).toMatchObject({ id: expect.stringMatching(/^exec_/), decision_id: expect.stringMatching(/^dec_/), source: 'api', livemode: true, version: 1 });
+      expect(execution).toMatchObject({
+        id: expect.stringMatching(/^exec_/),
+        decision_id: expect.stringMatching(/^dec_/),
+        source: 'api',
+        livemode: true,
+        version: 1,
+      });
     }
   });
 

@@ -10,7 +10,13 @@ import { GatewayProcess, startGateway } from './support/cluster';
 interface RouteEntry {
   method: string;
   url: string;
-  access: { kind: 'public' | 'application-entry' | 'session' | 'embed' | 'api-key' | 'operator' | 'hook'; role?: string; window?: string; tokenParam?: string; embed?: string };
+  access: {
+    kind: 'public' | 'application-entry' | 'session' | 'embed' | 'api-key' | 'operator' | 'hook';
+    role?: string;
+    window?: string;
+    tokenParam?: string;
+    embed?: string;
+  };
 }
 
 interface Refusal {
@@ -148,7 +154,11 @@ describe('the route table', () => {
     const kinds = new Set(routes.map((route) => route.access.kind));
     expect([...kinds].sort()).toEqual(['api-key', 'application-entry', 'embed', 'hook', 'operator', 'public', 'session']);
     expect(routes.find((route) => route.method === 'POST' && route.url === '/v1/hooks/:token')?.access).toEqual({ kind: 'hook', tokenParam: 'token' });
-    expect(routes.find((route) => route.method === 'POST' && route.url === '/v1/decisions/:slug')?.access).toEqual({ kind: 'api-key', window: 'decisions', slugParam: 'slug' });
+    expect(routes.find((route) => route.method === 'POST' && route.url === '/v1/decisions/:slug')?.access).toEqual({
+      kind: 'api-key',
+      window: 'decisions',
+      slugParam: 'slug',
+    });
     for (const route of routes.filter((candidate) => candidate.access.kind === 'api-key' && candidate.url !== '/v1/decisions/:slug')) {
       expect({ route: route.url, window: route.access.window }).toEqual({ route: route.url, window: 'reads' });
     }

@@ -82,7 +82,10 @@ describe('request/reply between services over NATS', () => {
   it('hands the handler the payload, with a JSON text field as the value it spells, and the request id', async () => {
     const body = '{ "state": {"message": "caf\\u00e9", "amount": 120}, "list": [1, 2.5, null] }';
     const answer = await rpc.call(PROBE.echo, { slug: 'triage', body: new JsonText(body), livemode: true }, { requestId: 'req_rpc_1' });
-    expect(answer).toEqual({ received: { slug: 'triage', livemode: true, body: { state: { message: 'café', amount: 120 }, list: [1, 2.5, null] } }, requestId: 'req_rpc_1' });
+    expect(answer).toEqual({
+      received: { slug: 'triage', livemode: true, body: { state: { message: 'café', amount: 120 }, list: [1, 2.5, null] } },
+      requestId: 'req_rpc_1',
+    });
   });
 
   it('answers many concurrent calls each with its own answer', async () => {
@@ -92,9 +95,15 @@ describe('request/reply between services over NATS', () => {
 
   it('turns a handler’s refusal back into the ServiceError it threw, and counts it on both sides by its code', async () => {
     const before = await sample(serverMetrics, 'decision_service_rpc_handled_total', { subject: 'probe.refuse', outcome: 'DECISION_NOT_FOUND' });
-    await expect(rpc.call(PROBE.refuse, {})).rejects.toMatchObject({ code: 'DECISION_NOT_FOUND', status: 404, message: 'No decision with this slug in this workspace.' });
+    await expect(rpc.call(PROBE.refuse, {})).rejects.toMatchObject({
+      code: 'DECISION_NOT_FOUND',
+      status: 404,
+      message: 'No decision with this slug in this workspace.',
+    });
     expect(await sample(serverMetrics, 'decision_service_rpc_handled_total', { subject: 'probe.refuse', outcome: 'DECISION_NOT_FOUND' })).toBe(before + 1);
-    expect(await sample(clientMetrics, 'decision_service_rpc_calls_total', { subject: 'probe.refuse', outcome: 'DECISION_NOT_FOUND' })).toBeGreaterThanOrEqual(1);
+    expect(await sample(clientMetrics, 'decision_service_rpc_calls_total', { subject: 'probe.refuse', outcome: 'DECISION_NOT_FOUND' })).toBeGreaterThanOrEqual(
+      1,
+    );
   });
 
   it('counts each handled request once, as ok', async () => {
@@ -104,7 +113,10 @@ describe('request/reply between services over NATS', () => {
   });
 
   it('answers 503 at once when no service listens on the subject', async () => {
-    await expect(rpc.call(PROBE.nobodyHere, {}, { timeoutMs: 5_000 })).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', message: expect.stringMatching(/not available/) });
+    await expect(rpc.call(PROBE.nobodyHere, {}, { timeoutMs: 5_000 })).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      message: expect.stringMatching(/not available/),
+    });
   });
 
   it('reports a call whose answer does not come in time as an unknown outcome', async () => {

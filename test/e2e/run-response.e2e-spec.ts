@@ -49,7 +49,13 @@ describe('the run response', () => {
       'with-destinations',
       triageSchema(marker, {
         destinations: [
-          { key: 'apology', type: 'reply', text: 'Sorry, {{params.name}}.', buttons: ['Track my refund'], params: { name: { from: 'state.customer.name', required: true } } },
+          {
+            key: 'apology',
+            type: 'reply',
+            text: 'Sorry, {{params.name}}.',
+            buttons: ['Track my refund'],
+            params: { name: { from: 'state.customer.name', required: true } },
+          },
           { key: 'needs_phone', type: 'reply', text: 'Call {{params.phone}}', params: { phone: { from: 'state.customer.phone', required: true } } },
           { key: 'refund', type: 'function', function: 'issueRefund', params: { amount: { from: 'state.amount' }, intent: { from: 'result.intent' } } },
           { key: 'never', type: 'reply', text: 'x', when: [{ on: 'answer', question: 'intent', op: 'eq', value: 'exchange' }] },

@@ -148,7 +148,11 @@ describe('the application endpoints', () => {
     expect(changed.status).toBe(200);
     expect(changed.body.plan).toMatchObject({ name: 'growth', rate_limit_per_minute: 2000, hard_cap: true });
     expectError(await call('PUT', path, { token: process.env.E2E_ADMIN_TOKEN, body: { plan: 'platinum' } }), 400, 'INVALID_REQUEST');
-    expectError(await call('PUT', '/admin/v1/workspaces/00000000-0000-0000-0000-000000000000/plan', { token: process.env.E2E_ADMIN_TOKEN, body: { plan: 'growth' } }), 404, 'WORKSPACE_NOT_FOUND');
+    expectError(
+      await call('PUT', '/admin/v1/workspaces/00000000-0000-0000-0000-000000000000/plan', { token: process.env.E2E_ADMIN_TOKEN, body: { plan: 'growth' } }),
+      404,
+      'WORKSPACE_NOT_FOUND',
+    );
   });
 });
 
@@ -173,7 +177,11 @@ describe('the edge', () => {
     expectError(await run({ rawBody: '[1,2]', headers: { 'content-type': 'application/json' } }), 400, 'INVALID_REQUEST');
     expectError(await run({ rawBody: '', headers: { 'content-type': 'application/json' } }), 400, 'INVALID_REQUEST');
     expectError(await run({ rawBody: '{"state":{}}', headers: { 'content-type': 'text/plain' } }), 400, 'INVALID_REQUEST');
-    expectError(await run({ rawBody: '{"state":{"message":"x"}}', headers: { 'content-type': 'application/json', 'idempotency-key': 'bad key!' } }), 400, 'INVALID_REQUEST');
+    expectError(
+      await run({ rawBody: '{"state":{"message":"x"}}', headers: { 'content-type': 'application/json', 'idempotency-key': 'bad key!' } }),
+      400,
+      'INVALID_REQUEST',
+    );
   });
 
   it('refuses a body over 128 KB with 413 and accepts one at the limit', async () => {
@@ -191,6 +199,10 @@ describe('the edge', () => {
   it('checks the key before the slug and the slug before the body', async () => {
     expectError(await call('POST', '/v1/decisions/BAD_SLUG', { rawBody: '{', headers: { 'content-type': 'application/json' } }), 401, 'INVALID_API_KEY');
     const ws = await newWorkspace();
-    expectError(await call('POST', '/v1/decisions/BAD_SLUG', { token: ws.apiKey, rawBody: 'x'.repeat(200_000), headers: { 'content-type': 'application/json' } }), 404, 'DECISION_NOT_FOUND');
+    expectError(
+      await call('POST', '/v1/decisions/BAD_SLUG', { token: ws.apiKey, rawBody: 'x'.repeat(200_000), headers: { 'content-type': 'application/json' } }),
+      404,
+      'DECISION_NOT_FOUND',
+    );
   });
 });

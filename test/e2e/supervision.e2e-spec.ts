@@ -24,7 +24,10 @@ describe('the all-in-one launcher supervises its services', () => {
     const session = user.body.session.token;
     const workspace = await api('POST', '/app/v1/workspaces', { token: session, body: { name: 'supervised' } });
     apiKey = (await api('POST', `/app/v1/workspaces/${workspace.body.id}/api-keys`, { token: session, body: { name: 'k', mode: 'live' } })).body.key;
-    const decision = await api('POST', `/app/v1/workspaces/${workspace.body.id}/decisions`, { token: session, body: { slug: 'triage', name: 'triage', schema: triageSchema('supervision') } });
+    const decision = await api('POST', `/app/v1/workspaces/${workspace.body.id}/decisions`, {
+      token: session,
+      body: { slug: 'triage', name: 'triage', schema: triageSchema('supervision') },
+    });
     expect((await api('POST', `/app/v1/workspaces/${workspace.body.id}/decisions/${decision.body.id}/deploy`, { token: session })).status).toBe(201);
   }, 120_000);
 

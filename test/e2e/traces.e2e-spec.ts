@@ -57,7 +57,9 @@ function startReceiver(): Promise<{ server: Server; url: string; spans: Received
                 name: span.name,
                 kind: span.kind,
                 start: BigInt(span.startTimeUnixNano),
-                attributes: Object.fromEntries((span.attributes ?? []).map((a: { key: string; value: Record<string, unknown> }) => [a.key, attributeValue(a.value)])),
+                attributes: Object.fromEntries(
+                  (span.attributes ?? []).map((a: { key: string; value: Record<string, unknown> }) => [a.key, attributeValue(a.value)]),
+                ),
                 links: (span.links ?? []).map((link: { spanId: string }) => hexId(link.spanId, 16)),
               });
             }
@@ -68,7 +70,9 @@ function startReceiver(): Promise<{ server: Server; url: string; spans: Received
       response.end('{}');
     });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, spans, contentTypes })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, spans, contentTypes })),
+  );
 }
 
 /**
@@ -102,18 +106,29 @@ describe('distributed traces', () => {
     const session = user.body.session.token;
     const workspace = await api('POST', '/app/v1/workspaces', { token: session, body: { name: 'traced' } });
     const key = await api('POST', `/app/v1/workspaces/${workspace.body.id}/api-keys`, { token: session, body: { name: 'k', mode: 'live' } });
-    const decision = await api('POST', `/app/v1/workspaces/${workspace.body.id}/decisions`, { token: session, body: { slug: 'traced', name: 'traced', schema: triageSchema(uniqueMarker()) } });
+    const decision = await api('POST', `/app/v1/workspaces/${workspace.body.id}/decisions`, {
+      token: session,
+      body: { slug: 'traced', name: 'traced', schema: triageSchema(uniqueMarker()) },
+    });
     expect((await api('POST', `/app/v1/workspaces/${workspace.body.id}/decisions/${decision.body.id}/deploy`, { token: session })).status).toBe(201);
 
     const traceId = randomBytes(16).toString('hex');
     const callerSpanId = randomBytes(8).toString('hex');
-    const run = await api('POST', '/v1/decisions/traced', { token: key.body.key, body: { state: { message: 'my parcel is late' } }, headers: { traceparent: `00-${traceId}-${callerSpanId}-01` } });
+    const run = await api('POST', '/v1/decisions/traced', {
+      token: key.body.key,
+      body: { state: { message: 'my parcel is late' } },
+      headers: { traceparent: `00-${traceId}-${callerSpanId}-01` },
+    });
     expect(run.status).toBe(200);
 
     const ofRun = () => receiver.spans.filter((span) => span.traceId === traceId);
     const named = (service: string, kind: number, name: string) => ofRun().find((span) => span.service === service && span.kind === kind && span.name === name);
     // Spans leave in batches about every second; wait until the engine's own span has arrived.
-    await waitFor(async () => named('engine-proxy', CLIENT, 'engine openai') !== undefined && named('gateway', SERVER, 'POST /v1/decisions/:slug') !== undefined, 30_000, 'the run’s spans');
+    await waitFor(
+      async () => named('engine-proxy', CLIENT, 'engine openai') !== undefined && named('gateway', SERVER, 'POST /v1/decisions/:slug') !== undefined,
+      30_000,
+      'the run’s spans',
+    );
 
     expect([...receiver.contentTypes]).toContain('application/json');
     const chain = [
@@ -142,7 +157,9 @@ describe('distributed traces', () => {
     const reserve = named('billing-ledger', SERVER, SUBJECTS.billing.reserve);
     expect(reserve?.parentSpanId).toBe(named('decision-runner', CLIENT, SUBJECTS.billing.reserve)?.spanId);
     const runnerServer = chain[2]!;
-    const runnerQueries = ofRun().filter((span) => span.service === 'decision-runner' && span.name.startsWith('db ') && span.parentSpanId === runnerServer.spanId);
+    const runnerQueries = ofRun().filter(
+      (span) => span.service === 'decision-runner' && span.name.startsWith('db ') && span.parentSpanId === runnerServer.spanId,
+    );
     expect(runnerQueries.length).toBeGreaterThan(0);
     expect(runnerQueries[0]!.attributes['db.system.name']).toBe('postgresql');
     expect(new Set(ofRun().map((span) => span.service))).toEqual(new Set(['gateway', 'decision-runner', 'engine-proxy', 'billing-ledger']));
@@ -155,11 +172,18 @@ describe('distributed traces', () => {
       const workspace = await api('POST', '/app/v1/workspaces', { token: session, body: { name: 'traced deliveries' } });
       const key = await api('POST', `/app/v1/workspaces/${workspace.body.id}/api-keys`, { token: session, body: { name: 'k', mode: 'live' } });
       const schema = triageSchema(uniqueMarker(), { destinations: [{ key: 'ops', type: 'webhook', url: hook.url }] });
-      const decision = await api('POST', `/app/v1/workspaces/${workspace.body.id}/decisions`, { token: session, body: { slug: 'traced-hook', name: 'traced hook', schema } });
+      const decision = await api('POST', `/app/v1/workspaces/${workspace.body.id}/decisions`, {
+        token: session,
+        body: { slug: 'traced-hook', name: 'traced hook', schema },
+      });
       expect((await api('POST', `/app/v1/workspaces/${workspace.body.id}/decisions/${decision.body.id}/deploy`, { token: session })).status).toBe(201);
 
       const traceId = randomBytes(16).toString('hex');
-      const run = await api('POST', '/v1/decisions/traced-hook', { token: key.body.key, body: { state: { message: 'my parcel is late' } }, headers: { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` } });
+      const run = await api('POST', '/v1/decisions/traced-hook', {
+        token: key.body.key,
+        body: { state: { message: 'my parcel is late' } },
+        headers: { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+      });
       expect(run.status).toBe(200);
       expect(run.body.destinations[0].status).toBe('queued');
 
@@ -173,7 +197,11 @@ describe('distributed traces', () => {
       const published = ofRun().find((span) => span.service === 'decision-runner' && span.kind === PRODUCER && span.name === 'DELIVERIES publish')!;
       expect(published.parentSpanId).toBe(runner.spanId);
       for (const attempt of attempts()) expect(attempt.parentSpanId).toBe(published.spanId);
-      expect(attempts().map((span) => span.attributes['messaging.message.delivery_count']).sort()).toEqual([1, 2]);
+      expect(
+        attempts()
+          .map((span) => span.attributes['messaging.message.delivery_count'])
+          .sort(),
+      ).toEqual([1, 2]);
       // What the attempt does (its database writes) is under its span.
       const attemptIds = new Set(attempts().map((span) => span.spanId));
       expect(ofRun().some((span) => span.service === 'delivery' && span.name.startsWith('db ') && attemptIds.has(span.parentSpanId))).toBe(true);
@@ -181,8 +209,15 @@ describe('distributed traces', () => {
       // Settlements are posted in batches, each batch a trace of its own linked to the runs it settled.
       const settlement = ofRun().find((span) => span.service === 'decision-runner' && span.kind === PRODUCER && span.name === 'SETTLEMENTS publish')!;
       expect(settlement.parentSpanId).toBe(runner.spanId);
-      await waitFor(async () => receiver.spans.some((span) => span.service === 'billing-ledger' && span.name === 'SETTLEMENTS process' && span.links.includes(settlement.spanId)), 30_000, 'the settlement batch’s span');
-      const batch = receiver.spans.find((span) => span.service === 'billing-ledger' && span.name === 'SETTLEMENTS process' && span.links.includes(settlement.spanId))!;
+      await waitFor(
+        async () =>
+          receiver.spans.some((span) => span.service === 'billing-ledger' && span.name === 'SETTLEMENTS process' && span.links.includes(settlement.spanId)),
+        30_000,
+        'the settlement batch’s span',
+      );
+      const batch = receiver.spans.find(
+        (span) => span.service === 'billing-ledger' && span.name === 'SETTLEMENTS process' && span.links.includes(settlement.spanId),
+      )!;
       expect(batch.kind).toBe(CONSUMER);
       expect(batch.traceId).not.toBe(traceId);
     } finally {

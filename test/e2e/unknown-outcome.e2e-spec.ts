@@ -23,7 +23,12 @@ describe('a run whose gateway timed out', () => {
     await deployedDecision(ws, 'slow', triageSchema(marker));
     await scriptEngine(marker, [{ delayMs: 4_000 }], true);
     const run = (base: string) =>
-      call('POST', '/v1/decisions/slow', { token: ws.apiKey, body: { state: { message: 'slow engine' } }, headers: { 'idempotency-key': `retry-${marker}` } }, base);
+      call(
+        'POST',
+        '/v1/decisions/slow',
+        { token: ws.apiKey, body: { state: { message: 'slow engine' } }, headers: { 'idempotency-key': `retry-${marker}` } },
+        base,
+      );
 
     const timedOut = await run(impatient.baseUrl);
     expectError(timedOut, 503, 'SERVICE_UNAVAILABLE');

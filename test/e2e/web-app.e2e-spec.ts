@@ -242,7 +242,9 @@ describe('an author’s journey in the browser', () => {
     await screen(page, 'members');
     await colleagueRow.getByLabel('Role of Test User').selectOption('viewer');
     await colleagueRow.locator('select').waitFor();
-    await until(async () => (await call('GET', `/app/v1/workspaces/${ws}/members`, { token })).body.data.find((m: any) => m.email === colleague.email)?.role === 'viewer');
+    await until(
+      async () => (await call('GET', `/app/v1/workspaces/${ws}/members`, { token })).body.data.find((m: any) => m.email === colleague.email)?.role === 'viewer',
+    );
     expect(await page.locator('table tbody tr', { hasText: email }).locator('select').count()).toBe(0);
     await colleagueRow.getByRole('button', { name: 'Remove Test User' }).click();
     await colleagueRow.getByRole('button', { name: 'Yes' }).click();
@@ -259,7 +261,9 @@ describe('an author’s journey in the browser', () => {
     for (const path of ['/decisions', `/decisions/${slug}/editor`, `/decisions/${slug}/playground`, '/executions']) {
       await page.goto(path);
       await page.locator('#page-title').waitFor();
-      const overflow = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).document.documentElement.clientWidth);
+      const overflow = await page.evaluate(
+        () => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).document.documentElement.clientWidth,
+      );
       expect({ path, overflow }).toEqual({ path, overflow: 0 });
     }
     await screen(page, 'narrow-executions');
@@ -267,7 +271,10 @@ describe('an author’s journey in the browser', () => {
     // What an embed passes: locale and theme in the query.
     await page.goto('/decisions?locale=pt&theme=dark');
     await page.getByRole('link', { name: 'Decisões', exact: true }).waitFor();
-    expect(await page.evaluate(() => [(globalThis as any).document.documentElement.lang, (globalThis as any).document.documentElement.dataset.theme])).toEqual(['pt', 'dark']);
+    expect(await page.evaluate(() => [(globalThis as any).document.documentElement.lang, (globalThis as any).document.documentElement.dataset.theme])).toEqual([
+      'pt',
+      'dark',
+    ]);
     await page.close();
 
     expect(Object.entries(checked).filter(([, violations]) => violations.length > 0)).toEqual([]);

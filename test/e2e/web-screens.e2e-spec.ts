@@ -80,7 +80,11 @@ async function screen(page: Page, name: string): Promise<void> {
 
 /** The URL shown is on the configured BASE_URL; the test's gateway listens elsewhere, so only its path is kept. */
 function hookCall(url: string, headers: Record<string, string> = {}) {
-  return fetch(`${baseUrl()}${new URL(url).pathname}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ state: { message: 'My phone broke' } }) });
+  return fetch(`${baseUrl()}${new URL(url).pathname}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ state: { message: 'My phone broke' } }),
+  });
 }
 
 describe('the deliveries screen', () => {
@@ -143,7 +147,9 @@ describe('the deliveries screen', () => {
       await page.goto(path);
       await page.locator('#page-title').waitFor();
       await page.locator('details').evaluateAll((all) => all.forEach((details) => ((details as any).open = true)));
-      const overflow = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).document.documentElement.clientWidth);
+      const overflow = await page.evaluate(
+        () => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).document.documentElement.clientWidth,
+      );
       expect({ path, overflow }).toEqual({ path, overflow: 0 });
     }
   });
@@ -168,7 +174,10 @@ describe('the signing secret screen', () => {
     const second = await page.locator('#new-signing-secret').inputValue();
     expect(second).toMatch(/^whsec_/);
     expect(second).not.toBe(first);
-    await page.getByTestId('signing-secret-hint').filter({ hasText: second.slice(-4) }).waitFor();
+    await page
+      .getByTestId('signing-secret-hint')
+      .filter({ hasText: second.slice(-4) })
+      .waitFor();
     await page.getByText('Previous secret', { exact: true }).waitFor();
     expect(await page.locator('main').innerText()).toContain('For 24 hours deliveries carry signatures by both');
     await screen(page, 'signing-secret');

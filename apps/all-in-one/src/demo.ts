@@ -39,12 +39,25 @@ export async function seedDemo(baseUrl: string, dataDir: string): Promise<string
     session = expectStatus(await call(baseUrl, 'POST', '/app/v1/auth/sign-up', null, { ...credentials, name: 'Demo User' }), 201, 'sign up').session.token;
     writeFileSync(credentialsFile, JSON.stringify(credentials), { mode: 0o600 });
   }
-  const workspace = expectStatus(await call(baseUrl, 'POST', '/app/v1/workspaces', session, { name: `Demo ${new Date().toISOString()}` }), 201, 'create a workspace');
-  const key = expectStatus(await call(baseUrl, 'POST', `/app/v1/workspaces/${workspace.id}/api-keys`, session, { name: 'demo', mode: 'live' }), 201, 'create a key');
+  const workspace = expectStatus(
+    await call(baseUrl, 'POST', '/app/v1/workspaces', session, { name: `Demo ${new Date().toISOString()}` }),
+    201,
+    'create a workspace',
+  );
+  const key = expectStatus(
+    await call(baseUrl, 'POST', `/app/v1/workspaces/${workspace.id}/api-keys`, session, { name: 'demo', mode: 'live' }),
+    201,
+    'create a key',
+  );
   const template = TEMPLATES.find((t) => t.id === 'support-triage') ?? TEMPLATES[0];
   if (!template) throw new Error('demo set-up failed: there is no decision template to seed');
   const decision = expectStatus(
-    await call(baseUrl, 'POST', `/app/v1/workspaces/${workspace.id}/decisions`, session, { slug: template.id, name: template.name, description: template.description, schema: template.schema }),
+    await call(baseUrl, 'POST', `/app/v1/workspaces/${workspace.id}/decisions`, session, {
+      slug: template.id,
+      name: template.name,
+      description: template.description,
+      schema: template.schema,
+    }),
     201,
     'create the decision',
   );

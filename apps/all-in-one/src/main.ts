@@ -141,14 +141,25 @@ async function main(): Promise<void> {
     if (options.demo && !process.env.ENGINE_LLM_API_KEY && !process.env.ENGINE_CHECKPOINT_BASE_URL) {
       const simulator = await startEngineSimulator({ port: 0 });
       started.push({ description: 'engine simulator', stop: () => simulator.close() });
-      Object.assign(env, { ENGINE_DEFAULT: 'llm', ENGINE_LLM_PROVIDER: 'openai', ENGINE_LLM_BASE_URL: `${simulator.url}/v1`, ENGINE_LLM_API_KEY: 'simulator', ENGINE_LLM_MODEL: 'sim-standard' });
+      Object.assign(env, {
+        ENGINE_DEFAULT: 'llm',
+        ENGINE_LLM_PROVIDER: 'openai',
+        ENGINE_LLM_BASE_URL: `${simulator.url}/v1`,
+        ENGINE_LLM_API_KEY: 'simulator',
+        ENGINE_LLM_MODEL: 'sim-standard',
+      });
       say(`all-in-one: engine: the built-in engine simulator at ${simulator.url} (deterministic answers; set ENGINE_LLM_API_KEY for a real provider)`);
     } else {
-      say(`all-in-one: engine: ${env.ENGINE_LLM_API_KEY ? `${env.ENGINE_LLM_PROVIDER ?? 'anthropic'} at ${redact(env.ENGINE_LLM_BASE_URL ?? 'its default address')}` : env.ENGINE_CHECKPOINT_BASE_URL ? `checkpoint at ${env.ENGINE_CHECKPOINT_BASE_URL}` : 'none configured (runs answer 424 ENGINE_NOT_CONFIGURED; use --demo for the simulator)'}`);
+      say(
+        `all-in-one: engine: ${env.ENGINE_LLM_API_KEY ? `${env.ENGINE_LLM_PROVIDER ?? 'anthropic'} at ${redact(env.ENGINE_LLM_BASE_URL ?? 'its default address')}` : env.ENGINE_CHECKPOINT_BASE_URL ? `checkpoint at ${env.ENGINE_CHECKPOINT_BASE_URL}` : 'none configured (runs answer 424 ENGINE_NOT_CONFIGURED; use --demo for the simulator)'}`,
+      );
     }
 
     const opsBase = process.env.OPS_PORT_BASE ? Number(process.env.OPS_PORT_BASE) : null;
-    const opsPorts = Object.fromEntries(SERVICE_NAMES.map((name, i) => [name, opsBase === null ? DEFAULT_OPS_PORTS[name] : opsBase + i])) as Record<ServiceName, number>;
+    const opsPorts = Object.fromEntries(SERVICE_NAMES.map((name, i) => [name, opsBase === null ? DEFAULT_OPS_PORTS[name] : opsBase + i])) as Record<
+      ServiceName,
+      number
+    >;
     const shutdown = async (code: number) => {
       if (stopping) return;
       await stopAll();

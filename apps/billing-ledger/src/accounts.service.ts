@@ -1,7 +1,17 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { AccountReply, BROADCAST_SUBJECTS, PlanName, RETENTION_BATCH_MAX, RetentionReply, RetentionRequest, ServiceError, SetPlanRequest, SetSpendCapRequest } from '@ds/contracts';
+import {
+  AccountReply,
+  BROADCAST_SUBJECTS,
+  PlanName,
+  RETENTION_BATCH_MAX,
+  RetentionReply,
+  RetentionRequest,
+  ServiceError,
+  SetPlanRequest,
+  SetSpendCapRequest,
+} from '@ds/contracts';
 import { accountView, consumptionOrder, currentPeriod, parseSpendCap, periodAccounts } from '@ds/billing';
 import { NatsLink, PLATFORM, publishBroadcast } from '@ds/platform';
 import { AccountEntity } from './entities';
@@ -51,7 +61,9 @@ export class AccountsService {
   async retention(request: RetentionRequest): Promise<RetentionReply> {
     const ids: unknown = request?.workspaceIds;
     if (!Array.isArray(ids) || ids.length > RETENTION_BATCH_MAX) {
-      throw new ServiceError('INVALID_REQUEST', `workspaceIds must be a list of at most ${RETENTION_BATCH_MAX} ids.`, [{ path: 'workspaceIds', message: 'must be a list' }]);
+      throw new ServiceError('INVALID_REQUEST', `workspaceIds must be a list of at most ${RETENTION_BATCH_MAX} ids.`, [
+        { path: 'workspaceIds', message: 'must be a list' },
+      ]);
     }
     ids.forEach((workspaceId) => checkIds({ workspaceId }));
     const rows = (await this.db.query('SELECT workspace_id, plan, overrides FROM accounts WHERE workspace_id = ANY($1::text[])', [ids])) as Array<{

@@ -1,6 +1,15 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { BillingReserveRequest, BillingSettleRequest, GrantCreditsRequest, RetentionRequest, SetPlanRequest, SetSpendCapRequest, SUBJECTS, WorkspaceScoped } from '@ds/contracts';
+import {
+  BillingReserveRequest,
+  BillingSettleRequest,
+  GrantCreditsRequest,
+  RetentionRequest,
+  SetPlanRequest,
+  SetSpendCapRequest,
+  SUBJECTS,
+  WorkspaceScoped,
+} from '@ds/contracts';
 import { AccountsService } from './accounts.service';
 import { CreditsService } from './credits.service';
 import { ReservationsService } from './reservations.service';

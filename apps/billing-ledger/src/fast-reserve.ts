@@ -124,7 +124,13 @@ export class FastReserve {
       const result = await this.pool.query<{ execution_id: string }>({
         name: 'billing-reserve-included',
         text: RESERVE_INCLUDED,
-        values: [hold.workspaceId, group.map((waiting) => waiting.hold.executionId), hold.includedVolumeId, hold.decisionsBilledId, hold.periodStart.toISOString()],
+        values: [
+          hold.workspaceId,
+          group.map((waiting) => waiting.hold.executionId),
+          hold.includedVolumeId,
+          hold.decisionsBilledId,
+          hold.periodStart.toISOString(),
+        ],
       });
       const held = new Set(result.rows.map((row) => row.execution_id));
       for (const waiting of group) waiting.done(held.has(waiting.hold.executionId));

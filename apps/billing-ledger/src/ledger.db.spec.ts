@@ -21,7 +21,12 @@ import { MigratedDatabase, migratedDatabase } from '../../../test/support/servic
  * The service logic against a real PostgreSQL: a database of its own (dropped at the end), the service's own
  * entities and migrations, the services called directly. Only the runner's answer about outcomes is stubbed.
  */
-const config: BillingConfig = { settleAfterMs: 120_000, sweepIntervalMs: 5_000, billingUrl: 'http://app.test/app/billing', upgradeUrl: 'http://app.test/app/billing/plans' };
+const config: BillingConfig = {
+  settleAfterMs: 120_000,
+  sweepIntervalMs: 5_000,
+  billingUrl: 'http://app.test/app/billing',
+  upgradeUrl: 'http://app.test/app/billing/plans',
+};
 const logger = createLogger('billing-ledger', 'silent');
 const DAY = 86_400_000;
 
@@ -32,7 +37,10 @@ let credits: CreditsService;
 let reservations: ReservationsService;
 /** What the ledger announced over NATS: [subject, payload]. */
 const announced: Array<[string, string]> = [];
-const announcing = { connection: { publish: (subject: string, payload: string) => announced.push([subject, payload]) }, logger: { warn: () => undefined } } as unknown as NatsLink;
+const announcing = {
+  connection: { publish: (subject: string, payload: string) => announced.push([subject, payload]) },
+  logger: { warn: () => undefined },
+} as unknown as NatsLink;
 
 beforeAll(async () => {
   database = await migratedDatabase('billing', billingLedger.database, 20);
@@ -54,7 +62,13 @@ async function workspace(overrides: PlanOverrides, plan = 'genesis'): Promise<st
   return workspaceId;
 }
 
-function grant(workspaceId: string, grantId: string, kind: 'promotional' | 'paid', amount_cents: number, fields: { currency?: string; expires_at?: string } = {}) {
+function grant(
+  workspaceId: string,
+  grantId: string,
+  kind: 'promotional' | 'paid',
+  amount_cents: number,
+  fields: { currency?: string; expires_at?: string } = {},
+) {
   return credits.grant({ workspaceId, grantId, kind, amount_cents, currency: fields.currency ?? 'usd', expires_at: fields.expires_at });
 }
 
@@ -255,7 +269,9 @@ describe('exactly once', () => {
       code: 'INVALID_REQUEST',
       details: [{ path: 'executionId', message: expect.any(String) }],
     });
-    expect(await refusal(reservations.settle({ workspaceId: ws, executionId, billable: 'yes' as unknown as boolean }))).toMatchObject({ code: 'INVALID_REQUEST' });
+    expect(await refusal(reservations.settle({ workspaceId: ws, executionId, billable: 'yes' as unknown as boolean }))).toMatchObject({
+      code: 'INVALID_REQUEST',
+    });
   });
 
   it('recognises an entry id written twice as a duplicate, and with another amount as a conflict', async () => {
@@ -381,7 +397,14 @@ describe('operator requests', () => {
   it('grants once per grant id, refuses the same id with other fields, and checks every field', async () => {
     const ws = await workspace({});
     const first = await grant(ws, 'g1', 'promotional', 300, { expires_at: '2099-06-01T00:00:00Z' });
-    expect(first).toEqual({ id: 'g1', kind: 'promotional', amount_cents: 300, currency: 'usd', expires_at: '2099-06-01T00:00:00.000Z', granted_at: expect.any(String) });
+    expect(first).toEqual({
+      id: 'g1',
+      kind: 'promotional',
+      amount_cents: 300,
+      currency: 'usd',
+      expires_at: '2099-06-01T00:00:00.000Z',
+      granted_at: expect.any(String),
+    });
     expect(await grant(ws, 'g1', 'promotional', 300, { expires_at: '2099-06-01T00:00:00.000Z' })).toEqual(first);
     expect(await refusal(grant(ws, 'g1', 'promotional', 301, { expires_at: '2099-06-01T00:00:00Z' }))).toMatchObject({ code: 'CONFLICT' });
     expect((await accounts.account(ws)).balance.promotional_cents).toBe(300);
@@ -389,7 +412,9 @@ describe('operator requests', () => {
       code: 'INVALID_REQUEST',
       details: [{ path: 'expires_at', message: 'must be in the future' }],
     });
-    expect(await refusal(credits.grant({ workspaceId: ws, grantId: 'g3', kind: 'gift', amount_cents: 0, currency: 'eur', expires_at: undefined }))).toMatchObject({
+    expect(
+      await refusal(credits.grant({ workspaceId: ws, grantId: 'g3', kind: 'gift', amount_cents: 0, currency: 'eur', expires_at: undefined })),
+    ).toMatchObject({
       code: 'INVALID_REQUEST',
       details: [{ path: 'kind' }, { path: 'amount_cents' }, { path: 'currency' }],
     });
@@ -406,13 +431,19 @@ describe('operator requests', () => {
   it('validates the spend cap and the plan', async () => {
     const ws = await workspace({});
     for (const spend_cap_cents of [-1, 1.5, '10', undefined]) {
-      expect(await refusal(accounts.setSpendCap({ workspaceId: ws, spend_cap_cents }))).toMatchObject({ code: 'INVALID_REQUEST', details: [{ path: 'spend_cap_cents' }] });
+      expect(await refusal(accounts.setSpendCap({ workspaceId: ws, spend_cap_cents }))).toMatchObject({
+        code: 'INVALID_REQUEST',
+        details: [{ path: 'spend_cap_cents' }],
+      });
     }
     expect((await accounts.setSpendCap({ workspaceId: ws, spend_cap_cents: 0 })).spend_cap).toEqual({ spend_cap_cents: 0, spent_cents: 0, currency: 'usd' });
     announced.length = 0;
     expect(await refusal(accounts.setPlan({ workspaceId: ws, plan: 'platinum', overrides: undefined }))).toMatchObject({ code: 'INVALID_REQUEST' });
     expect(announced).toEqual([]);
-    expect((await accounts.setPlan({ workspaceId: ws, plan: 'growth', overrides: undefined })).plan).toMatchObject({ name: 'growth', included_decisions: 25_000_000 });
+    expect((await accounts.setPlan({ workspaceId: ws, plan: 'growth', overrides: undefined })).plan).toMatchObject({
+      name: 'growth',
+      included_decisions: 25_000_000,
+    });
     // Every gateway drops the limit it cached for the workspace, whoever asked for the change.
     expect(announced).toEqual([['v1.billing-ledger.plan.changed', ws]]);
   });
@@ -439,7 +470,10 @@ describe('the books', () => {
     expect(entries.length).toBeGreaterThan(100);
     for (const account of ledgerAccounts) {
       const { debitsPending, debitsPosted, creditsPending, creditsPosted } = account;
-      expect({ id: account.id, debitsPending, debitsPosted, creditsPending, creditsPosted }).toEqual({ id: account.id, ...(replayed.get(account.id) ?? ZERO_BALANCES) });
+      expect({ id: account.id, debitsPending, debitsPosted, creditsPending, creditsPosted }).toEqual({
+        id: account.id,
+        ...(replayed.get(account.id) ?? ZERO_BALANCES),
+      });
     }
     expect(unbalancedLedgers(ledgerAccounts.map((account) => ({ ledger: account.ledger, balances: account })))).toEqual([]);
     const crossing = await db.query(`

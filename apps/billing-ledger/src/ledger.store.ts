@@ -73,7 +73,9 @@ export class LedgerStore {
       'SELECT execution_id, workspace_id, state, period_start FROM reservations WHERE execution_id = ANY($1::text[]) ORDER BY execution_id FOR UPDATE',
       [executionIds],
     );
-    return new Map(rows.map((row) => [row.execution_id, { executionId: row.execution_id, workspaceId: row.workspace_id, state: row.state, periodStart: row.period_start }]));
+    return new Map(
+      rows.map((row) => [row.execution_id, { executionId: row.execution_id, workspaceId: row.workspace_id, state: row.state, periodStart: row.period_start }]),
+    );
   }
 
   /** Records how executions were settled, in one statement. */
@@ -216,10 +218,9 @@ export class LedgerStore {
     // The one-statement reservation locks a period's included volume (its budget row) before the decisions-billed
     // account; locking here in that order too, budget rows first, means no cycle of waits with it or between
     // batches. Taken just before the update, so that the budget rows stay locked for as short a time as possible.
-    await this.manager.query(
-      `SELECT 1 FROM ledger_accounts WHERE id = ANY($1::text[]) ORDER BY kind <> 'included_volume', id FOR NO KEY UPDATE`,
-      [net.map(([id]) => id)],
-    );
+    await this.manager.query(`SELECT 1 FROM ledger_accounts WHERE id = ANY($1::text[]) ORDER BY kind <> 'included_volume', id FOR NO KEY UPDATE`, [
+      net.map(([id]) => id),
+    ]);
     const result: unknown = await this.manager.query(
       `UPDATE ledger_accounts AS account SET
          debits_pending = account.debits_pending + change.debits_pending,

@@ -10,7 +10,12 @@ describe('plans', () => {
   });
 
   it('applies overrides over the catalogue', () => {
-    expect(effectivePlan('developer', { hard_cap: true, included_decisions: 7 })).toMatchObject({ name: 'developer', hard_cap: true, included_decisions: 7, rate_limit_per_minute: 300 });
+    expect(effectivePlan('developer', { hard_cap: true, included_decisions: 7 })).toMatchObject({
+      name: 'developer',
+      hard_cap: true,
+      included_decisions: 7,
+      rate_limit_per_minute: 300,
+    });
   });
 
   it('reports every bad override', () => {

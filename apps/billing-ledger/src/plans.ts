@@ -5,10 +5,42 @@ import { PlanName, PlanView, ValidationIssue } from '@ds/contracts';
  * volumes of the paid plans and prices per million past them are this service's choice (docs/billing.md).
  */
 export const PLANS: Record<PlanName, PlanView> = {
-  genesis: { name: 'genesis', rate_limit_per_minute: 60, hard_cap: false, included_decisions: 1_000_000, max_decisions: 2, price_per_million_cents: 50_000, retention_days: 7 },
-  developer: { name: 'developer', rate_limit_per_minute: 300, hard_cap: false, included_decisions: 5_000_000, max_decisions: 10, price_per_million_cents: 40_000, retention_days: 14 },
-  growth: { name: 'growth', rate_limit_per_minute: 2_000, hard_cap: false, included_decisions: 25_000_000, max_decisions: null, price_per_million_cents: 30_000, retention_days: 30 },
-  enterprise: { name: 'enterprise', rate_limit_per_minute: 10_000, hard_cap: false, included_decisions: 100_000_000, max_decisions: null, price_per_million_cents: 20_000, retention_days: 365 },
+  genesis: {
+    name: 'genesis',
+    rate_limit_per_minute: 60,
+    hard_cap: false,
+    included_decisions: 1_000_000,
+    max_decisions: 2,
+    price_per_million_cents: 50_000,
+    retention_days: 7,
+  },
+  developer: {
+    name: 'developer',
+    rate_limit_per_minute: 300,
+    hard_cap: false,
+    included_decisions: 5_000_000,
+    max_decisions: 10,
+    price_per_million_cents: 40_000,
+    retention_days: 14,
+  },
+  growth: {
+    name: 'growth',
+    rate_limit_per_minute: 2_000,
+    hard_cap: false,
+    included_decisions: 25_000_000,
+    max_decisions: null,
+    price_per_million_cents: 30_000,
+    retention_days: 30,
+  },
+  enterprise: {
+    name: 'enterprise',
+    rate_limit_per_minute: 10_000,
+    hard_cap: false,
+    included_decisions: 100_000_000,
+    max_decisions: null,
+    price_per_million_cents: 20_000,
+    retention_days: 365,
+  },
 };
 
 export const PLAN_NAMES = Object.keys(PLANS) as PlanName[];

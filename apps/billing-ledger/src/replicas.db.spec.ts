@@ -25,7 +25,12 @@ import { SettlementConsumer } from './settlement-stream';
  * them the way a dying process would.
  */
 const REPLICA_B = `replica_b_${randomBytes(3).toString('hex')}`;
-const config: BillingConfig = { settleAfterMs: 120_000, sweepIntervalMs: 5_000, billingUrl: 'http://app.test/app/billing', upgradeUrl: 'http://app.test/app/billing/plans' };
+const config: BillingConfig = {
+  settleAfterMs: 120_000,
+  sweepIntervalMs: 5_000,
+  billingUrl: 'http://app.test/app/billing',
+  upgradeUrl: 'http://app.test/app/billing/plans',
+};
 const logger = createLogger('billing-ledger', 'silent');
 const BURST = 200;
 
@@ -129,7 +134,10 @@ async function expectBooksBalance(): Promise<void> {
   const ledgerAccounts = await dbA.getRepository(LedgerAccountEntity).find();
   for (const account of ledgerAccounts) {
     const { debitsPending, debitsPosted, creditsPending, creditsPosted } = account;
-    expect({ id: account.id, debitsPending, debitsPosted, creditsPending, creditsPosted }).toEqual({ id: account.id, ...(replayed.get(account.id) ?? ZERO_BALANCES) });
+    expect({ id: account.id, debitsPending, debitsPosted, creditsPending, creditsPosted }).toEqual({
+      id: account.id,
+      ...(replayed.get(account.id) ?? ZERO_BALANCES),
+    });
   }
   expect(unbalancedLedgers(ledgerAccounts.map((account) => ({ ledger: account.ledger, balances: account })))).toEqual([]);
   // A reservation without its holds, or holds without their reservation, would be a decision the books miss.
@@ -159,7 +167,14 @@ describe('step 6 across two replicas, hundreds of reserves at each 402 edge', ()
 
   it('credits running out at the spend cap: exactly what the credits pay for, then CREDITS_EXHAUSTED before SPEND_CAP_REACHED', async () => {
     const ws = await workspace({ included_decisions: 0, price_per_million_cents: 1_000_000 });
-    await credits.grant({ workspaceId: ws, grantId: 'promo', kind: 'promotional', amount_cents: 30, currency: 'usd', expires_at: new Date(Date.now() + 30 * 86_400_000).toISOString() });
+    await credits.grant({
+      workspaceId: ws,
+      grantId: 'promo',
+      kind: 'promotional',
+      amount_cents: 30,
+      currency: 'usd',
+      expires_at: new Date(Date.now() + 30 * 86_400_000).toISOString(),
+    });
     await credits.grant({ workspaceId: ws, grantId: 'paid', kind: 'paid', amount_cents: 45, currency: 'usd', expires_at: undefined });
     // The cap is reached exactly when the credits run out: the spec's order answers CREDITS_EXHAUSTED, never the cap.
     await accounts.setSpendCap({ workspaceId: ws, spend_cap_cents: 75 });
@@ -205,7 +220,9 @@ describe('step 6 across two replicas, hundreds of reserves at each 402 edge', ()
     expect(count(results, 'ok')).toBeLessThanOrEqual(70);
     expect(results.filter((result) => result.startsWith('failed:')).length).toBeGreaterThan(0);
     expect(results.every((result) => result === 'ok' || result === 'QUOTA_EXCEEDED' || result.startsWith('failed:'))).toBe(true);
-    const pending: Array<{ execution_id: string }> = await dbA.query(`SELECT execution_id FROM reservations WHERE workspace_id = $1 AND state = 'pending'`, [ws]);
+    const pending: Array<{ execution_id: string }> = await dbA.query(`SELECT execution_id FROM reservations WHERE workspace_id = $1 AND state = 'pending'`, [
+      ws,
+    ]);
     expect(pending.length).toBeLessThanOrEqual(70);
     expect(pending.map((row) => row.execution_id)).toEqual(expect.arrayContaining(held));
     // The survivor takes what is left, exactly.
@@ -299,7 +316,9 @@ describe('settlements through JetStream', () => {
   });
 
   const publish = (settlement: BillingSettlement) =>
-    jetstream.publish(SETTLEMENT_STREAM.subjectFor(settlement.workspaceId), JSON.stringify(settlement), { msgID: SETTLEMENT_STREAM.msgIdFor(settlement.executionId) });
+    jetstream.publish(SETTLEMENT_STREAM.subjectFor(settlement.workspaceId), JSON.stringify(settlement), {
+      msgID: SETTLEMENT_STREAM.msgIdFor(settlement.executionId),
+    });
 
   it('a ledger killed mid-batch posts nothing; the messages are delivered again and posted once by the other replica', async () => {
     const ws = await workspace({ included_decisions: 500 });
@@ -342,7 +361,11 @@ describe('settlements through JetStream', () => {
     const consumerA = new SettlementConsumer(connectionA, replicaA, logger);
     await consumerA.start();
     try {
-      await waitFor(async () => (await dbA.getRepository(ReservationEntity).countBy({ workspaceId: ws, state: 'pending' })) === 0, 30_000, 'the settlements to be redelivered');
+      await waitFor(
+        async () => (await dbA.getRepository(ReservationEntity).countBy({ workspaceId: ws, state: 'pending' })) === 0,
+        30_000,
+        'the settlements to be redelivered',
+      );
       await consumerA.caughtUp();
     } finally {
       await consumerA.stop();

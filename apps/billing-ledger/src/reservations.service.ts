@@ -59,7 +59,12 @@ export class ReservationsService {
       // order as that path, so that two reserves of one execution cannot deadlock.
       await ledger.lockBudget(chart.includedVolume(request.workspaceId, period.start).id);
       // Written first, so that it doubles as the duplicate check; a refusal rolls it back.
-      const existing = await claimReservation(manager, { executionId: request.executionId, workspaceId: request.workspaceId, state: 'pending', periodStart: period.start });
+      const existing = await claimReservation(manager, {
+        executionId: request.executionId,
+        workspaceId: request.workspaceId,
+        state: 'pending',
+        periodStart: period.start,
+      });
       if (existing) return reserveAgain(existing, request.workspaceId);
 
       const plan = effectivePlan(account.plan, account.overrides);
@@ -121,7 +126,9 @@ export class ReservationsService {
         const target = request.billable ? 'committed' : 'released';
         const reservation = reservations.get(request.executionId);
         if (!reservation) {
-          outcomes[index] = request.billable ? new ServiceError('NOT_FOUND', `No reservation exists for execution ${request.executionId}.`) : { state: 'released' };
+          outcomes[index] = request.billable
+            ? new ServiceError('NOT_FOUND', `No reservation exists for execution ${request.executionId}.`)
+            : { state: 'released' };
           return;
         }
         if (reservation.workspaceId !== request.workspaceId) {
@@ -155,7 +162,8 @@ function settleRequestError(request: BillingSettleRequest): ServiceError | null 
   } catch (error) {
     return error as ServiceError;
   }
-  if (typeof request.billable !== 'boolean') return new ServiceError('INVALID_REQUEST', 'The billing request is not valid.', [{ path: 'billable', message: 'must be a boolean' }]);
+  if (typeof request.billable !== 'boolean')
+    return new ServiceError('INVALID_REQUEST', 'The billing request is not valid.', [{ path: 'billable', message: 'must be a boolean' }]);
   return null;
 }
 

@@ -162,7 +162,11 @@ export class SettlementConsumer implements SettlementBacklog {
     if (valid.length === 0) return;
     let outcomes;
     try {
-      outcomes = await consumeBatchTraced(SETTLEMENT_STREAM.name, valid.map((entry) => entry.message), () => this.reservations.settleBatch(valid.map((entry) => entry.settlement)));
+      outcomes = await consumeBatchTraced(
+        SETTLEMENT_STREAM.name,
+        valid.map((entry) => entry.message),
+        () => this.reservations.settleBatch(valid.map((entry) => entry.settlement)),
+      );
     } catch (error) {
       this.logger.error({ err: error, count: valid.length }, 'could not post a batch of settlements; they will be delivered again');
       for (const entry of valid) entry.message.nak(RETRY_DELAY_MS);
@@ -171,7 +175,10 @@ export class SettlementConsumer implements SettlementBacklog {
     valid.forEach((entry, index) => {
       const outcome = outcomes[index];
       if (outcome instanceof ServiceError) {
-        this.logger.warn({ workspaceId: entry.settlement.workspaceId, executionId: entry.settlement.executionId, code: outcome.code, reason: outcome.message }, 'the ledger refused a settlement');
+        this.logger.warn(
+          { workspaceId: entry.settlement.workspaceId, executionId: entry.settlement.executionId, code: outcome.code, reason: outcome.message },
+          'the ledger refused a settlement',
+        );
       }
       entry.message.ack();
     });
@@ -181,7 +188,14 @@ export class SettlementConsumer implements SettlementBacklog {
 function parseSettlement(data: Uint8Array): BillingSettlement | null {
   try {
     const value = JSON.parse(Buffer.from(data).toString('utf8')) as Partial<BillingSettlement> | null;
-    if (!value || typeof value !== 'object' || typeof value.workspaceId !== 'string' || typeof value.executionId !== 'string' || typeof value.billable !== 'boolean') return null;
+    if (
+      !value ||
+      typeof value !== 'object' ||
+      typeof value.workspaceId !== 'string' ||
+      typeof value.executionId !== 'string' ||
+      typeof value.billable !== 'boolean'
+    )
+      return null;
     return { workspaceId: value.workspaceId, executionId: value.executionId, billable: value.billable };
   } catch {
     return null;

@@ -118,7 +118,10 @@ export class Sweeper {
     try {
       outcomes = await this.runner.outcomes(workspaceId, executionIds);
     } catch (error) {
-      this.logger.warn({ err: error, workspaceId, count: executionIds.length }, 'the runner did not say what became of unsettled executions; retrying on the next sweep');
+      this.logger.warn(
+        { err: error, workspaceId, count: executionIds.length },
+        'the runner did not say what became of unsettled executions; retrying on the next sweep',
+      );
       await this.unclaim(executionIds);
       report.left += executionIds.length;
       return;

@@ -57,7 +57,12 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
     const retention = app.get(ExecutionRetention);
     retention.start();
     const decisions = app.get(DecisionsService);
-    const deletions = new WorkspaceDeletions(runtime.nats.connection, 'decision-runner', (event) => decisions.purgeWorkspace(event.workspaceId), runtime.logger);
+    const deletions = new WorkspaceDeletions(
+      runtime.nats.connection,
+      'decision-runner',
+      (event) => decisions.purgeWorkspace(event.workspaceId),
+      runtime.logger,
+    );
     await deletions.start();
     return {
       stop: async () => {

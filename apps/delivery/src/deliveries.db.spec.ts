@@ -69,7 +69,13 @@ describe('deliveries', () => {
     expect(first?.attempt).toBe(1);
     const second = await store.beginAttempt(m.deliveryId, 1);
     expect(second?.attempt).toBe(2);
-    await store.finishAttempt(second!.attemptId, m.deliveryId, 1, { outcome: 'failed', responseStatus: 500, durationMs: 12, error: 'the receiver answered 500' }, { status: 'pending', nextAttemptAt: new Date(Date.now() + 5_000) });
+    await store.finishAttempt(
+      second!.attemptId,
+      m.deliveryId,
+      1,
+      { outcome: 'failed', responseStatus: 500, durationMs: 12, error: 'the receiver answered 500' },
+      { status: 'pending', nextAttemptAt: new Date(Date.now() + 5_000) },
+    );
     const view = await store.get('ws_att', m.deliveryId);
     expect(view).toMatchObject({ status: 'pending', attempt_count: 2, sequence: 1 });
     expect(view!.next_attempt_at).not.toBeNull();
@@ -84,7 +90,13 @@ describe('deliveries', () => {
     const m = message('ws_seq');
     await store.record(m);
     const a = await store.beginAttempt(m.deliveryId, 1);
-    await store.finishAttempt(a!.attemptId, m.deliveryId, 1, { outcome: 'gone', responseStatus: 410, durationMs: 3, error: 'gone' }, { status: 'failed', nextAttemptAt: null });
+    await store.finishAttempt(
+      a!.attemptId,
+      m.deliveryId,
+      1,
+      { outcome: 'gone', responseStatus: 410, durationMs: 3, error: 'gone' },
+      { status: 'failed', nextAttemptAt: null },
+    );
     expect(await store.beginAttempt(m.deliveryId, 1)).toBeNull();
     expect(await store.startSequence(m.deliveryId, 3)).toBe(false);
     expect(await store.startSequence(m.deliveryId, 2)).toBe(true);
@@ -92,7 +104,13 @@ describe('deliveries', () => {
     expect(await store.record(m)).toEqual({ status: 'pending', sequence: 2, attemptCount: 0 });
     const b = await store.beginAttempt(m.deliveryId, 2);
     expect(b?.attempt).toBe(1);
-    await store.finishAttempt(b!.attemptId, m.deliveryId, 2, { outcome: 'succeeded', responseStatus: 200, durationMs: 4, error: null }, { status: 'succeeded', nextAttemptAt: null });
+    await store.finishAttempt(
+      b!.attemptId,
+      m.deliveryId,
+      2,
+      { outcome: 'succeeded', responseStatus: 200, durationMs: 4, error: null },
+      { status: 'succeeded', nextAttemptAt: null },
+    );
     const view = await store.get('ws_seq', m.deliveryId);
     expect(view).toMatchObject({ status: 'succeeded', sequence: 2, attempt_count: 1 });
     expect(view!.completed_at).not.toBeNull();
@@ -122,7 +140,9 @@ describe('deliveries', () => {
     const even = await store.list({ workspaceId: 'ws_list', limit: 10, cursor: null, decisionId: 'dec_even', status: 'pending' });
     expect(even.data.map((d) => d.id)).toEqual([ids[4], ids[2], ids[0]]);
     expect((await store.list({ workspaceId: 'ws_list', limit: 10, cursor: null, decisionId: null, status: 'succeeded' })).data).toEqual([]);
-    await expect(store.list({ workspaceId: 'ws_list', limit: 10, cursor: 'bogus', decisionId: null, status: null })).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+    await expect(store.list({ workspaceId: 'ws_list', limit: 10, cursor: 'bogus', decisionId: null, status: null })).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+    });
     expect(await store.get('ws_other', defined(ids[0]))).toBeNull();
   });
 

@@ -131,23 +131,39 @@ export class DeliveriesStore {
   }
 
   /** Records how an attempt ended and where the delivery stands: still pending (with its next attempt), or done. */
-  async finishAttempt(attemptId: string, deliveryId: string, sequence: number, result: FinishedAttempt, next: { status: DeliveryStatus; nextAttemptAt: Date | null }): Promise<void> {
+  async finishAttempt(
+    attemptId: string,
+    deliveryId: string,
+    sequence: number,
+    result: FinishedAttempt,
+    next: { status: DeliveryStatus; nextAttemptAt: Date | null },
+  ): Promise<void> {
     await this.db.query(
       `WITH attempt AS (
          UPDATE delivery_attempts SET outcome = $2, response_status = $3, duration_ms = $4, error = $5 WHERE id = $1)
        UPDATE deliveries SET status = $8, next_attempt_at = $9, updated_at = now(),
          completed_at = CASE WHEN $8 = 'pending' THEN NULL ELSE now() END
        WHERE id = $6 AND sequence = $7`,
-      [attemptId, result.outcome, result.responseStatus, result.durationMs, result.error?.slice(0, 1000) ?? null, deliveryId, sequence, next.status, next.nextAttemptAt],
+      [
+        attemptId,
+        result.outcome,
+        result.responseStatus,
+        result.durationMs,
+        result.error?.slice(0, 1000) ?? null,
+        deliveryId,
+        sequence,
+        next.status,
+        next.nextAttemptAt,
+      ],
     );
   }
 
   /** Ends a sequence that has used up its attempts (attempts cut short by crashes count too). */
   async markFailed(deliveryId: string, sequence: number): Promise<void> {
-    await this.db.query(`UPDATE deliveries SET status = 'failed', next_attempt_at = NULL, completed_at = now(), updated_at = now() WHERE id = $1 AND sequence = $2 AND status = 'pending'`, [
-      deliveryId,
-      sequence,
-    ]);
+    await this.db.query(
+      `UPDATE deliveries SET status = 'failed', next_attempt_at = NULL, completed_at = now(), updated_at = now() WHERE id = $1 AND sequence = $2 AND status = 'pending'`,
+      [deliveryId, sequence],
+    );
   }
 
   /** The whole delivery as queued, for publishing a resend. */
@@ -191,10 +207,14 @@ export class DeliveriesStore {
     if (request.status !== null) where.push(`status = $${params.push(request.status)}`);
     if (request.cursor !== null) {
       const seq = decodeCursor(request.cursor);
-      if (seq === null) throw new ServiceError('INVALID_REQUEST', 'The query parameters are not valid.', [{ path: 'cursor', message: 'is not a valid cursor' }]);
+      if (seq === null)
+        throw new ServiceError('INVALID_REQUEST', 'The query parameters are not valid.', [{ path: 'cursor', message: 'is not a valid cursor' }]);
       where.push(`seq < $${params.push(seq)}`);
     }
-    const rows = (await this.db.query(`SELECT * FROM deliveries WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${params.push(request.limit + 1)}`, params)) as DeliveryRow[];
+    const rows = (await this.db.query(
+      `SELECT * FROM deliveries WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${params.push(request.limit + 1)}`,
+      params,
+    )) as DeliveryRow[];
     const more = rows.length > request.limit;
     const page = rows.slice(0, request.limit);
     // The limit is at least 1, so when there are more rows the page has a last one.
@@ -206,10 +226,10 @@ export class DeliveriesStore {
     const before = new Date(now.getTime() - RETENTION_DAYS * 86_400_000);
     let deleted = 0;
     for (;;) {
-      const [, count] = (await this.db.query(`DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries WHERE created_at < $1 ORDER BY created_at LIMIT ${PURGE_BATCH})`, [before])) as [
-        unknown,
-        number,
-      ];
+      const [, count] = (await this.db.query(
+        `DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries WHERE created_at < $1 ORDER BY created_at LIMIT ${PURGE_BATCH})`,
+        [before],
+      )) as [unknown, number];
       deleted += count;
       if (count < PURGE_BATCH) break;
     }
@@ -229,7 +249,9 @@ export class DeliveriesStore {
 
   /** Seconds since the oldest delivery still pending was queued (0 when none is). */
   async oldestPendingAgeSeconds(): Promise<number> {
-    const rows = (await this.db.query(`SELECT EXTRACT(EPOCH FROM now() - min(created_at))::float8 AS age FROM deliveries WHERE status = 'pending'`)) as Array<{ age: number | null }>;
+    const rows = (await this.db.query(`SELECT EXTRACT(EPOCH FROM now() - min(created_at))::float8 AS age FROM deliveries WHERE status = 'pending'`)) as Array<{
+      age: number | null;
+    }>;
     return Math.max(0, rows[0]?.age ?? 0);
   }
 

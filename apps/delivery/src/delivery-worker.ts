@@ -165,7 +165,10 @@ export class DeliveryWorker {
     const { delivery, sequence, message } = held;
     const recorded = await this.store.record(delivery);
     if (!recorded) {
-      this.logger.error({ deliveryId: delivery.deliveryId, workspaceId: delivery.workspaceId }, 'dropped a delivery message whose id belongs to another workspace');
+      this.logger.error(
+        { deliveryId: delivery.deliveryId, workspaceId: delivery.workspaceId },
+        'dropped a delivery message whose id belongs to another workspace',
+      );
       this.settle(message, 'term');
       return;
     }
@@ -210,14 +213,24 @@ export class DeliveryWorker {
     this.metrics.attempts.inc({ outcome: result.outcome });
     this.metrics.attemptDuration.observe({ outcome: result.outcome }, result.durationMs / 1000);
 
-    const log = { deliveryId: delivery.deliveryId, workspaceId: delivery.workspaceId, attempt: begun.attempt, sequence, outcome: result.outcome, status: result.responseStatus };
+    const log = {
+      deliveryId: delivery.deliveryId,
+      workspaceId: delivery.workspaceId,
+      attempt: begun.attempt,
+      sequence,
+      outcome: result.outcome,
+      status: result.responseStatus,
+    };
     if (result.outcome === 'succeeded') {
       await this.store.finishAttempt(begun.attemptId, delivery.deliveryId, sequence, result, { status: 'succeeded', nextAttemptAt: null });
       this.metrics.deliveries.inc({ outcome: 'succeeded' });
       this.settle(message, 'ack');
       return;
     }
-    const delay = result.outcome === 'gone' || result.outcome === 'refused' ? null : retryDelayMs(begun.attempt, { scale: this.retryScale, random: Math.random(), retryAfterMs: result.retryAfterMs });
+    const delay =
+      result.outcome === 'gone' || result.outcome === 'refused'
+        ? null
+        : retryDelayMs(begun.attempt, { scale: this.retryScale, random: Math.random(), retryAfterMs: result.retryAfterMs });
     if (delay === null) {
       await this.store.finishAttempt(begun.attemptId, delivery.deliveryId, sequence, result, { status: 'failed', nextAttemptAt: null });
       this.metrics.deliveries.inc({ outcome: result.outcome === 'gone' ? 'gone' : 'failed' });
@@ -295,4 +308,3 @@ export function parseDelivery(data: Uint8Array): DeliveryMessage | null {
   if (typeof headers !== 'object' || Array.isArray(headers) || Object.values(headers).some((v) => typeof v !== 'string')) return null;
   return { ...(value as DeliveryMessage), headers: headers as Record<string, string> };
 }
-

@@ -51,7 +51,8 @@ export class DeliveryHandlers {
     if (!looksLikeId('dlv', request.deliveryId)) throw notFound();
     const found = await this.store.message(request.workspaceId, request.deliveryId);
     if (!found) throw notFound();
-    if (found.status !== 'failed') throw new ServiceError('CONFLICT', `Only a failed delivery can be resent; this one is ${found.status}.`, { status: found.status });
+    if (found.status !== 'failed')
+      throw new ServiceError('CONFLICT', `Only a failed delivery can be resent; this one is ${found.status}.`, { status: found.status });
     const sequence = found.sequence + 1;
     try {
       await publishResend(this.nats.connection, found.message, sequence);

@@ -37,14 +37,23 @@ export const delivery: ServiceDefinition<DeliveryConfig> = {
             consumer: async () => worker?.consumerState() ?? null,
             oldestPendingAgeSeconds: () => store.oldestPendingAgeSeconds(),
           });
-          worker = new DeliveryWorker(nats.connection, store, secrets, new Sender({ allowPrivateTargets: runtime.config.allowPrivateTargets }), deliveryMetrics, logger, runtime.config.retryScale);
+          worker = new DeliveryWorker(
+            nats.connection,
+            store,
+            secrets,
+            new Sender({ allowPrivateTargets: runtime.config.allowPrivateTargets }),
+            deliveryMetrics,
+            logger,
+            runtime.config.retryScale,
+          );
           return worker;
         },
         inject: [DeliveriesStore, SigningSecretsService, PLATFORM.nats, PLATFORM.metrics, PLATFORM.logger],
       },
       {
         provide: PURGE,
-        useFactory: (store: DeliveriesStore, secrets: SigningSecretsService, logger: Logger) => new DeliveryPurge(store, secrets, runtime.config.purgeIntervalMs, logger),
+        useFactory: (store: DeliveriesStore, secrets: SigningSecretsService, logger: Logger) =>
+          new DeliveryPurge(store, secrets, runtime.config.purgeIntervalMs, logger),
         inject: [DeliveriesStore, SigningSecretsService, PLATFORM.logger],
       },
     ],
@@ -59,7 +68,8 @@ export const delivery: ServiceDefinition<DeliveryConfig> = {
     purge.start();
     // The backlog gauges every service with a JetStream consumer exports, read at scrape time.
     watchConsumerBacklog(runtime.metrics, await runtime.nats.connection.jetstreamManager(), DELIVERY_STREAM.name, DELIVERY_STREAM.consumer);
-    if (runtime.config.allowPrivateTargets) runtime.logger.warn('DELIVERY_ALLOW_PRIVATE_TARGETS is on: deliveries may go to plain http and to private and loopback addresses');
+    if (runtime.config.allowPrivateTargets)
+      runtime.logger.warn('DELIVERY_ALLOW_PRIVATE_TARGETS is on: deliveries may go to plain http and to private and loopback addresses');
     return {
       stop: async () => {
         await deletions.stop();

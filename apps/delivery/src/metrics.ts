@@ -13,7 +13,10 @@ export class DeliveryMetrics {
   readonly consumerPending: Gauge<'state'>;
   readonly oldestPendingAge: Gauge;
 
-  constructor(metrics: Metrics, sources: { consumer: () => Promise<{ undelivered: number; unacknowledged: number } | null>; oldestPendingAgeSeconds: () => Promise<number> }) {
+  constructor(
+    metrics: Metrics,
+    sources: { consumer: () => Promise<{ undelivered: number; unacknowledged: number } | null>; oldestPendingAgeSeconds: () => Promise<number> },
+  ) {
     const registers = [metrics.registry];
     this.deliveries = new Counter({
       name: 'decision_service_deliveries_total',

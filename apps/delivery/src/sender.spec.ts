@@ -56,11 +56,14 @@ describe('the sender', () => {
       expect(target.requests).toHaveLength(0);
     });
 
-    it.each([['127.0.0.1'], ['[::1]'], ['[::ffff:127.0.0.1]'], ['0.0.0.0'], ['169.254.169.254'], ['10.1.2.3'], ['[fd00::1]']])('refuses the literal address %s', async (host) => {
-      const result = await sender.send(post(`https://${host}:9/`));
-      expect(result.outcome).toBe('refused');
-      expect(result.address).toBeNull();
-    });
+    it.each([['127.0.0.1'], ['[::1]'], ['[::ffff:127.0.0.1]'], ['0.0.0.0'], ['169.254.169.254'], ['10.1.2.3'], ['[fd00::1]']])(
+      'refuses the literal address %s',
+      async (host) => {
+        const result = await sender.send(post(`https://${host}:9/`));
+        expect(result.outcome).toBe('refused');
+        expect(result.address).toBeNull();
+      },
+    );
 
     it('refuses a name that resolves to 127.0.0.1 (localhost, through the system resolver) and never connects', async () => {
       const target = await start((_q, s) => s.end());
@@ -103,7 +106,12 @@ describe('the sender', () => {
       expect(result).toMatchObject({ outcome: 'succeeded', responseStatus: 204, error: null, address: '127.0.0.1' });
       expect(resolver).toHaveBeenCalledWith('hooks.invalid');
       expect(target.requests).toEqual([
-        expect.objectContaining({ method: 'POST', url: '/in?x=1', body: '{"a":1}', headers: expect.objectContaining({ host: `hooks.invalid:${target.port}`, 'x-one': '1', 'content-length': '7' }) }),
+        expect.objectContaining({
+          method: 'POST',
+          url: '/in?x=1',
+          body: '{"a":1}',
+          headers: expect.objectContaining({ host: `hooks.invalid:${target.port}`, 'x-one': '1', 'content-length': '7' }),
+        }),
       ]);
     });
 

@@ -85,7 +85,12 @@ export class Sender {
         responseStatus: response.status,
         address: address.address,
         retryAfterMs: parseRetryAfter(response.headers['retry-after'], Date.now()),
-        error: outcome === 'success' ? null : response.status >= 300 && response.status < 400 ? `the receiver answered ${response.status} (redirects are not followed)` : `the receiver answered ${response.status}`,
+        error:
+          outcome === 'success'
+            ? null
+            : response.status >= 300 && response.status < 400
+              ? `the receiver answered ${response.status} (redirects are not followed)`
+              : `the receiver answered ${response.status}`,
       });
     } catch (error) {
       if (error instanceof Refused) return result({ outcome: 'refused', error: error.message });
@@ -120,7 +125,13 @@ export class Sender {
     throw new Refused(`refused: ${what} (${problem.replace(/_/g, ' ')}), which deliveries may not reach`);
   }
 
-  private request(url: URL, hostname: string, address: ResolvedAddress, request: SendRequest, signal: AbortSignal): Promise<{ status: number; headers: IncomingHttpHeaders }> {
+  private request(
+    url: URL,
+    hostname: string,
+    address: ResolvedAddress,
+    request: SendRequest,
+    signal: AbortSignal,
+  ): Promise<{ status: number; headers: IncomingHttpHeaders }> {
     const secure = url.protocol === 'https:';
     const send = secure ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {

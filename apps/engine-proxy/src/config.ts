@@ -43,7 +43,10 @@ export function readEngineProxyConfig(env: EnvReader): EngineProxyConfig {
     else credentialsKeys = parsed;
   } else if (!devKeyAllowed) {
     // A pod that forgot its key would otherwise seal customers' provider keys under a key printed in the source.
-    env.fail('ENGINE_CREDENTIALS_KEY', 'is required (openssl rand -base64 32); only the all-in-one launcher runs without it, with ENGINE_CREDENTIALS_DEV_KEY=true');
+    env.fail(
+      'ENGINE_CREDENTIALS_KEY',
+      'is required (openssl rand -base64 32); only the all-in-one launcher runs without it, with ENGINE_CREDENTIALS_DEV_KEY=true',
+    );
   }
   return {
     defaultEngine: env.oneOf('ENGINE_DEFAULT', 'llm', ['llm', 'checkpoint'] as const),

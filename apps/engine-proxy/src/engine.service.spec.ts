@@ -63,7 +63,11 @@ function request(marker: string, timeoutMs = 5_000): AnswerQuestionsRequest {
 }
 
 async function script(marker: string, steps: unknown[], repeat = false): Promise<void> {
-  const reply = await fetch(`${sim.url}/_sim/scripts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ match: marker, steps, repeat }) });
+  const reply = await fetch(`${sim.url}/_sim/scripts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ match: marker, steps, repeat }),
+  });
   expect(reply.status).toBe(201);
 }
 
@@ -115,7 +119,9 @@ describe('which key a call uses', () => {
   });
 
   it('answers 424 without a shared key, and for a checkpoint engine that is not configured', async () => {
-    const { engine } = service('openai', SHARED, new MemorySlots(), { llm: { protocol: 'openai', baseUrl: `${sim.url}/v1`, apiKey: null, model: 'sim-standard' } });
+    const { engine } = service('openai', SHARED, new MemorySlots(), {
+      llm: { protocol: 'openai', baseUrl: `${sim.url}/v1`, apiKey: null, model: 'sim-standard' },
+    });
     expect((await failure(engine.answer(request(newMarker())))).code).toBe('ENGINE_NOT_CONFIGURED');
     expect((await failure(engine.answer({ ...request(newMarker()), engine: 'checkpoint' }))).code).toBe('ENGINE_NOT_CONFIGURED');
   });
@@ -173,7 +179,9 @@ describe('retries inside the deadline', () => {
   });
 
   it('retries a provider that cannot be reached, then answers 503 ENGINE_UNAVAILABLE', async () => {
-    const { engine } = service('openai', SHARED, new MemorySlots(), { llm: { protocol: 'openai', baseUrl: 'http://127.0.0.1:1/v1', apiKey: 'shared-key', model: 'sim-standard' } });
+    const { engine } = service('openai', SHARED, new MemorySlots(), {
+      llm: { protocol: 'openai', baseUrl: 'http://127.0.0.1:1/v1', apiKey: 'shared-key', model: 'sim-standard' },
+    });
     const error = await failure(engine.answer(request(newMarker())));
     expect({ code: error.code, status: error.status }).toEqual({ code: 'ENGINE_UNAVAILABLE', status: 503 });
   });
@@ -204,7 +212,12 @@ describe('llm destination completions', () => {
     const marker = newMarker();
     const { engine, slots } = service(protocol, SHARED);
     await script(marker, [{ text: 'A broken order.' }]);
-    expect(await engine.complete(completion(marker))).toEqual({ text: 'A broken order.', model: 'sim-standard-2026-11-01', inputTokens: expect.any(Number), outputTokens: 4 });
+    expect(await engine.complete(completion(marker))).toEqual({
+      text: 'A broken order.',
+      model: 'sim-standard-2026-11-01',
+      inputTokens: expect.any(Number),
+      outputTokens: 4,
+    });
     expect(slots.acquired).toBe(1);
     expect(slots.semaphores.held(sharedKeyFingerprint(protocol, protocol === 'openai' ? `${sim.url}/v1` : sim.url, 'shared-key'))).toBe(0);
   });
@@ -229,7 +242,10 @@ describe('llm destination completions', () => {
     const slow = newMarker();
     await script(slow, [{ delayMs: 2_000 }]);
     const timeout = await failure(engine.complete(completion(slow, 500)));
-    expect({ code: timeout.code, message: timeout.message }).toEqual({ code: 'ENGINE_TIMEOUT', message: 'The engine did not answer within the destination timeout.' });
+    expect({ code: timeout.code, message: timeout.message }).toEqual({
+      code: 'ENGINE_TIMEOUT',
+      message: 'The engine did not answer within the destination timeout.',
+    });
 
     const rejected = newMarker();
     await script(rejected, [{ status: 400, errorMessage: 'prompt too long' }]);

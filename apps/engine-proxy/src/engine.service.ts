@@ -126,7 +126,12 @@ export class EngineService {
     return { text: answer.text, model: answer.model || route.model, inputTokens: answer.inputTokens, outputTokens: answer.outputTokens };
   }
 
-  private async callInSlot<TRequest, TAnswer extends object>(route: Route, shape: CallShape<TRequest, TAnswer>, request: TRequest, deadline: number): Promise<TAnswer> {
+  private async callInSlot<TRequest, TAnswer extends object>(
+    route: Route,
+    shape: CallShape<TRequest, TAnswer>,
+    request: TRequest,
+    deadline: number,
+  ): Promise<TAnswer> {
     const lease = route.sharedKey === null ? null : await this.slots.acquire(route.sharedKey, deadline);
     if (route.sharedKey !== null && lease === null) {
       throw new ServiceError('ENGINE_RATE_LIMITED', 'No slot on the shared engine key became free within the timeout.');
@@ -156,15 +161,24 @@ export class EngineService {
       if (credential.unreadable) throw new ServiceError('ENGINE_NOT_CONFIGURED', 'The workspace’s provider key cannot be read on this service; save it again.');
       if (!credential.key) throw new ServiceError('ENGINE_NOT_CONFIGURED', 'The workspace uses its own provider key, and none is saved.');
       if (credential.key.provider !== endpoint.protocol) {
-        throw new ServiceError('ENGINE_NOT_CONFIGURED', `The workspace’s provider key is for ${credential.key.provider}, but this service’s llm engine speaks ${endpoint.protocol}.`);
+        throw new ServiceError(
+          'ENGINE_NOT_CONFIGURED',
+          `The workspace’s provider key is for ${credential.key.provider}, but this service’s llm engine speaks ${endpoint.protocol}.`,
+        );
       }
       return { endpoint, apiKey: credential.key.apiKey, model, sharedKey: null };
     }
-    if (!endpoint.apiKey || !this.sharedLlmKey) throw new ServiceError('ENGINE_NOT_CONFIGURED', 'The llm engine has no shared provider key configured on this service.');
+    if (!endpoint.apiKey || !this.sharedLlmKey)
+      throw new ServiceError('ENGINE_NOT_CONFIGURED', 'The llm engine has no shared provider key configured on this service.');
     return { endpoint, apiKey: endpoint.apiKey, model, sharedKey: this.sharedLlmKey };
   }
 
-  private async callWithRetries<TRequest, TAnswer extends object>(route: Route, shape: CallShape<TRequest, TAnswer>, request: TRequest, deadline: number): Promise<TAnswer> {
+  private async callWithRetries<TRequest, TAnswer extends object>(
+    route: Route,
+    shape: CallShape<TRequest, TAnswer>,
+    request: TRequest,
+    deadline: number,
+  ): Promise<TAnswer> {
     for (let retry = 0; ; retry++) {
       const outcome = await this.attempt(route, shape, request, deadline);
       if (!isFailure(outcome)) return outcome;
@@ -176,7 +190,12 @@ export class EngineService {
   }
 
   /** One provider call, counted and (with tracing on) given a span of its own. */
-  private async attempt<TRequest, TAnswer extends object>(route: Route, shape: CallShape<TRequest, TAnswer>, request: TRequest, deadline: number): Promise<TAnswer | AttemptFailure> {
+  private async attempt<TRequest, TAnswer extends object>(
+    route: Route,
+    shape: CallShape<TRequest, TAnswer>,
+    request: TRequest,
+    deadline: number,
+  ): Promise<TAnswer | AttemptFailure> {
     const started = process.hrtime.bigint();
     const engine = route.endpoint === this.config.checkpoint ? 'checkpoint' : 'llm';
     const provider = route.endpoint.protocol;

@@ -41,17 +41,25 @@ export function postJson(url: URL, headers: Record<string, string>, body: string
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     const agent = url.protocol === 'https:' ? agents['https:'] : agents['http:'];
     const fail = (error: Error) => reject(new ProviderRequestFailed(signal.aborted, (error as { code?: string }).code ?? error.message));
-    const request = send(url, { method: 'POST', agent, signal, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (response: IncomingMessage) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('error', fail);
-      response.on('aborted', () => fail(new Error('the connection closed before the answer was complete')));
-      response.on('end', () => {
-        if (!response.complete) return fail(new Error('the connection closed before the answer was complete'));
-        const retryAfter = response.headers['retry-after'];
-        resolve({ status: response.statusCode ?? 0, retryAfter: typeof retryAfter === 'string' ? retryAfter : null, text: Buffer.concat(chunks).toString('utf8') });
-      });
-    });
+    const request = send(
+      url,
+      { method: 'POST', agent, signal, headers: { ...headers, 'content-length': Buffer.byteLength(body) } },
+      (response: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', fail);
+        response.on('aborted', () => fail(new Error('the connection closed before the answer was complete')));
+        response.on('end', () => {
+          if (!response.complete) return fail(new Error('the connection closed before the answer was complete'));
+          const retryAfter = response.headers['retry-after'];
+          resolve({
+            status: response.statusCode ?? 0,
+            retryAfter: typeof retryAfter === 'string' ? retryAfter : null,
+            text: Buffer.concat(chunks).toString('utf8'),
+          });
+        });
+      },
+    );
     request.on('error', fail);
     request.end(body);
   });

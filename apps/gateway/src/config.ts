@@ -67,7 +67,8 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
     .map((entry) => entry.trim())
     .filter((entry) => entry.length > 0);
   const untrustworthy = trustedProxies.filter((entry) => !isProxyEntry(entry));
-  if (untrustworthy.length > 0) env.fail('TRUSTED_PROXIES', `must list addresses, CIDR ranges, loopback, linklocal or uniquelocal (got ${untrustworthy.join(', ')})`);
+  if (untrustworthy.length > 0)
+    env.fail('TRUSTED_PROXIES', `must list addresses, CIDR ranges, loopback, linklocal or uniquelocal (got ${untrustworthy.join(', ')})`);
   return {
     port: env.int('PORT', 3000, 0, 65535),
     baseUrl: env.url('BASE_URL', 'http://localhost:3000', ['http', 'https']).replace(/\/$/, ''),

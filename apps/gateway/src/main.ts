@@ -45,7 +45,19 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
     module: GatewayModule,
     imports: [TypeOrmModule.forFeature(ENTITIES)],
     // Without an operator token the operator API does not exist at all: its routes are never registered.
-    controllers: [PublicController, OpenApiController, McpController, AppController, EngineSettingsController, HooksController, DeliveriesController, PartnerController, EmbedLaunchController, WebController, ...(runtime.config.adminToken === null ? [] : [AdminController])],
+    controllers: [
+      PublicController,
+      OpenApiController,
+      McpController,
+      AppController,
+      EngineSettingsController,
+      HooksController,
+      DeliveriesController,
+      PartnerController,
+      EmbedLaunchController,
+      WebController,
+      ...(runtime.config.adminToken === null ? [] : [AdminController]),
+    ],
     providers: [
       RouteTable,
       SessionsService,

@@ -15,7 +15,16 @@ import {
   UpsertSubWorkspaceReply,
   ValidationIssue,
 } from '@ds/contracts';
-import { checkListQuery, checkPartnerSettings, checkSubWorkspace, encodeCursor, Limits, parseRef, SUB_WORKSPACES_PER_PLAN, SubWorkspaceFields } from '@ds/partner';
+import {
+  checkListQuery,
+  checkPartnerSettings,
+  checkSubWorkspace,
+  encodeCursor,
+  Limits,
+  parseRef,
+  SUB_WORKSPACES_PER_PLAN,
+  SubWorkspaceFields,
+} from '@ds/partner';
 import { NatsLink, PLATFORM, publishWorkspaceDeleted, RpcClient, rowsReturned } from '@ds/platform';
 import { PartnerConfig } from './config';
 
@@ -104,11 +113,18 @@ export class SubWorkspacesService {
       if (existing) return { row: await this.applyUpdate(tx, existing, fields), created: false };
       const limit = SUB_WORKSPACES_PER_PLAN[partnerPlan.name];
       if (limit !== null) {
-        const [counted] = (await tx.query('SELECT count(*)::int AS used FROM sub_workspaces WHERE partner_workspace_id = $1', [caller.partnerWorkspaceId])) as Array<{ used: number }>;
+        const [counted] = (await tx.query('SELECT count(*)::int AS used FROM sub_workspaces WHERE partner_workspace_id = $1', [
+          caller.partnerWorkspaceId,
+        ])) as Array<{ used: number }>;
         // count(*) without GROUP BY answers exactly one row.
         const { used } = counted!;
         if (used >= limit) {
-          throw new ServiceError('PLAN_LIMIT_REACHED', `The ${partnerPlan.name} plan allows ${limit} sub-workspaces.`, { scope: 'workspaces', limit, used, upgradeUrl: `${this.config.appUrl}/app/billing/plans` });
+          throw new ServiceError('PLAN_LIMIT_REACHED', `The ${partnerPlan.name} plan allows ${limit} sub-workspaces.`, {
+            scope: 'workspaces',
+            limit,
+            used,
+            upgradeUrl: `${this.config.appUrl}/app/billing/plans`,
+          });
         }
       }
       const [inserted] = (await tx.query(
@@ -161,7 +177,10 @@ export class SubWorkspacesService {
       conditions.push(`(created_at, id) > ($${parameters.length - 1}::timestamptz, $${parameters.length}::uuid)`);
     }
     parameters.push(limit + 1);
-    const rows = (await this.db.query(`SELECT ${COLUMNS} FROM sub_workspaces WHERE ${conditions.join(' AND ')} ORDER BY created_at, id LIMIT $${parameters.length}`, parameters)) as SubWorkspaceRow[];
+    const rows = (await this.db.query(
+      `SELECT ${COLUMNS} FROM sub_workspaces WHERE ${conditions.join(' AND ')} ORDER BY created_at, id LIMIT $${parameters.length}`,
+      parameters,
+    )) as SubWorkspaceRow[];
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {
@@ -191,7 +210,11 @@ export class SubWorkspacesService {
   async delete(caller: PartnerCaller, ref: string): Promise<{ id: string }> {
     await this.authorize(caller);
     const row = await this.resolve(this.db.manager, caller.partnerWorkspaceId, ref);
-    await publishWorkspaceDeleted(this.nats.connection, { workspaceId: row.id, partnerWorkspaceId: row.partner_workspace_id, deletedAt: new Date().toISOString() });
+    await publishWorkspaceDeleted(this.nats.connection, {
+      workspaceId: row.id,
+      partnerWorkspaceId: row.partner_workspace_id,
+      deletedAt: new Date().toISOString(),
+    });
     await this.purge(row.id);
     return { id: row.id };
   }
@@ -213,7 +236,10 @@ export class SubWorkspacesService {
     const [row] = (
       parsed.kind === 'id'
         ? await manager.query(`SELECT ${COLUMNS} FROM sub_workspaces WHERE id = $1 AND partner_workspace_id = $2${lock}`, [parsed.id, partnerWorkspaceId])
-        : await manager.query(`SELECT ${COLUMNS} FROM sub_workspaces WHERE external_id = $1 AND partner_workspace_id = $2${lock}`, [parsed.externalId, partnerWorkspaceId])
+        : await manager.query(`SELECT ${COLUMNS} FROM sub_workspaces WHERE external_id = $1 AND partner_workspace_id = $2${lock}`, [
+            parsed.externalId,
+            partnerWorkspaceId,
+          ])
     ) as SubWorkspaceRow[];
     if (!row) throw notFound();
     return row;

@@ -131,11 +131,7 @@ export function App() {
     if (query.get('locale')) tabStorage.setItem('ds.locale', initial.locale);
   }, [initial]);
 
-  return (
-    <AppContext.Provider value={state}>
-      {embed !== 'asking' && <Routes />}
-    </AppContext.Provider>
-  );
+  return <AppContext.Provider value={state}>{embed !== 'asking' && <Routes />}</AppContext.Provider>;
 }
 
 function Routes() {
@@ -153,11 +149,31 @@ function Routes() {
   }, [app.signedIn, app.embed, path]);
 
   if (app.embed) return <EmbedRoutes path={path} />;
-  if (path === '/sign-in') return <AuthShell><SignIn /></AuthShell>;
-  if (path === '/sign-up') return <AuthShell><SignUp /></AuthShell>;
+  if (path === '/sign-in')
+    return (
+      <AuthShell>
+        <SignIn />
+      </AuthShell>
+    );
+  if (path === '/sign-up')
+    return (
+      <AuthShell>
+        <SignUp />
+      </AuthShell>
+    );
   if (!app.signedIn) return null;
-  if (app.workspaces === null) return <Shell><Loading /></Shell>;
-  if (path === '/workspaces' || app.workspace === null) return <Shell><Workspaces /></Shell>;
+  if (app.workspaces === null)
+    return (
+      <Shell>
+        <Loading />
+      </Shell>
+    );
+  if (path === '/workspaces' || app.workspace === null)
+    return (
+      <Shell>
+        <Workspaces />
+      </Shell>
+    );
 
   let screen;
   // Typed by each assignment: match names the pattern's params.

@@ -4,13 +4,19 @@ describe('parseGrant', () => {
   const valid = { kind: 'promotional', amount_cents: 500, currency: 'usd', expires_at: '2026-06-01T00:00:00Z' };
 
   it('accepts a promotional grant with an expiry and a paid one without', () => {
-    expect(parseGrant(valid)).toEqual({ ok: true, value: { kind: 'promotional', amountCents: 500, currency: 'usd', expiresAt: new Date('2026-06-01T00:00:00Z') } });
+    expect(parseGrant(valid)).toEqual({
+      ok: true,
+      value: { kind: 'promotional', amountCents: 500, currency: 'usd', expiresAt: new Date('2026-06-01T00:00:00Z') },
+    });
     expect(parseGrant({ kind: 'paid', amount_cents: MAX_GRANT_CENTS, currency: 'brl', expires_at: undefined })).toEqual({
       ok: true,
       value: { kind: 'paid', amountCents: MAX_GRANT_CENTS, currency: 'brl', expiresAt: null },
     });
     expect(parseGrant({ ...valid, expires_at: null })).toMatchObject({ ok: true, value: { expiresAt: null } });
-    expect(parseGrant({ ...valid, expires_at: '2026-06-01T00:00:00.123+02:00' })).toMatchObject({ ok: true, value: { expiresAt: new Date('2026-05-31T22:00:00.123Z') } });
+    expect(parseGrant({ ...valid, expires_at: '2026-06-01T00:00:00.123+02:00' })).toMatchObject({
+      ok: true,
+      value: { expiresAt: new Date('2026-05-31T22:00:00.123Z') },
+    });
   });
 
   it('reports every problem', () => {
@@ -23,8 +29,10 @@ describe('parseGrant', () => {
         { path: 'expires_at', message: 'must be an ISO 8601 timestamp with a time zone' },
       ],
     });
-    for (const amount_cents of [1.5, '5', MAX_GRANT_CENTS + 1, -3, null]) expect(parseGrant({ ...valid, amount_cents })).toMatchObject({ ok: false, issues: [{ path: 'amount_cents' }] });
-    for (const expires_at of ['2026-06-01', '2026-06-01T00:00:00', '2026-13-01T00:00:00Z', '2026-02-31T00:00:00Z', 5]) expect(parseGrant({ ...valid, expires_at })).toMatchObject({ ok: false, issues: [{ path: 'expires_at' }] });
+    for (const amount_cents of [1.5, '5', MAX_GRANT_CENTS + 1, -3, null])
+      expect(parseGrant({ ...valid, amount_cents })).toMatchObject({ ok: false, issues: [{ path: 'amount_cents' }] });
+    for (const expires_at of ['2026-06-01', '2026-06-01T00:00:00', '2026-13-01T00:00:00Z', '2026-02-31T00:00:00Z', 5])
+      expect(parseGrant({ ...valid, expires_at })).toMatchObject({ ok: false, issues: [{ path: 'expires_at' }] });
   });
 
   it('refuses an expiry on paid credits', () => {

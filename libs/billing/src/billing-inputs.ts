@@ -53,7 +53,9 @@ export function parseGrant(input: { kind: unknown; amount_cents: unknown; curren
 }
 
 export function sameGrant(a: CreditGrant, b: CreditGrant): boolean {
-  return a.kind === b.kind && a.amountCents === b.amountCents && a.currency === b.currency && (a.expiresAt?.getTime() ?? null) === (b.expiresAt?.getTime() ?? null);
+  return (
+    a.kind === b.kind && a.amountCents === b.amountCents && a.currency === b.currency && (a.expiresAt?.getTime() ?? null) === (b.expiresAt?.getTime() ?? null)
+  );
 }
 
 /** A new grant that has already expired could never be spent. */

@@ -25,11 +25,7 @@ describe('consumptionOrder', () => {
 
   it('breaks ties by grant time, then by account', () => {
     const expiresAt = new Date('2026-04-01T00:00:00Z');
-    const sources = [
-      source('b', { expiresAt }),
-      source('a', { expiresAt }),
-      source('older', { expiresAt, grantedAt: new Date('2025-12-01T00:00:00Z') }),
-    ];
+    const sources = [source('b', { expiresAt }), source('a', { expiresAt }), source('older', { expiresAt, grantedAt: new Date('2025-12-01T00:00:00Z') })];
     expect(consumptionOrder(sources, now).map((s) => s.accountId)).toEqual(['older', 'a', 'b']);
   });
 
@@ -56,7 +52,9 @@ describe('allocate', () => {
   });
 
   it('never takes more than a source holds, and covers the cost exactly or not at all', () => {
-    const sources = fc.array(fc.bigInt({ min: 0n, max: 1_000n }), { maxLength: 6 }).map((amounts) => amounts.map((availableMicros, i) => source(`s${i}`, { availableMicros })));
+    const sources = fc
+      .array(fc.bigInt({ min: 0n, max: 1_000n }), { maxLength: 6 })
+      .map((amounts) => amounts.map((availableMicros, i) => source(`s${i}`, { availableMicros })));
     fc.assert(
       fc.property(sources, fc.bigInt({ min: 0n, max: 3_000n }), (list, cost) => {
         const allocations = allocate(list, cost);

@@ -36,7 +36,15 @@ describe('expiryEntries', () => {
   it('moves what is neither spent nor held to the expired account', () => {
     const entries = expiryEntries(grant, { ...ZERO_BALANCES, creditsPosted: 100n, debitsPosted: 30n, debitsPending: 20n });
     expect(entries?.accounts.map((a) => a.id)).toEqual(['ws1:usd:expired']);
-    expect(entries?.transfer).toMatchObject({ id: `${grant.id}:expiry:30`, causeId: 'g', debitAccountId: grant.id, creditAccountId: 'ws1:usd:expired', amount: 50n, phase: 'single', code: 'expiry' });
+    expect(entries?.transfer).toMatchObject({
+      id: `${grant.id}:expiry:30`,
+      causeId: 'g',
+      debitAccountId: grant.id,
+      creditAccountId: 'ws1:usd:expired',
+      amount: 50n,
+      phase: 'single',
+      code: 'expiry',
+    });
   });
 
   it('has nothing to do when nothing remains', () => {

@@ -14,7 +14,10 @@ export interface Entries {
  */
 export function grantEntries(workspaceId: string, grantId: string, grant: CreditGrant): Entries {
   const issuer = chart.issuer(workspaceId, grant.currency, grant.kind);
-  const target = grant.kind === 'promotional' ? chart.promotionalGrant(workspaceId, grant.currency, grantId, grant.expiresAt) : chart.paidBalance(workspaceId, grant.currency);
+  const target =
+    grant.kind === 'promotional'
+      ? chart.promotionalGrant(workspaceId, grant.currency, grantId, grant.expiresAt)
+      : chart.paidBalance(workspaceId, grant.currency);
   return {
     accounts: [issuer, target],
     transfer: {

@@ -7,7 +7,14 @@ const start = new Date('2026-03-01T00:00:00Z');
 const accounts = periodAccounts('ws1', 'usd', start);
 const promo = chart.promotionalGrant('ws1', 'usd', 'g1', new Date('2026-05-01T00:00:00Z'));
 const paid = chart.paidBalance('ws1', 'usd');
-const source = (id: string, kind: 'promotional' | 'paid'): CreditSource => ({ accountId: id, kind, grantId: kind === 'promotional' ? 'g1' : null, expiresAt: null, grantedAt: start, availableMicros: 10n });
+const source = (id: string, kind: 'promotional' | 'paid'): CreditSource => ({
+  accountId: id,
+  kind,
+  grantId: kind === 'promotional' ? 'g1' : null,
+  expiresAt: null,
+  grantedAt: start,
+  availableMicros: 10n,
+});
 
 describe('chart of accounts', () => {
   it('names every account after its workspace, ledger, kind and period or grant', () => {
@@ -40,7 +47,19 @@ describe('holds', () => {
   });
 
   it('holds one overage decision and one charge per paying source', () => {
-    const holds = holdTransfers('exec_2', 'ws1', 'usd', { kind: 'credits', allocations: [{ source: source(promo.id, 'promotional'), amountMicros: 4n }, { source: source(paid.id, 'paid'), amountMicros: 6n }] }, accounts);
+    const holds = holdTransfers(
+      'exec_2',
+      'ws1',
+      'usd',
+      {
+        kind: 'credits',
+        allocations: [
+          { source: source(promo.id, 'promotional'), amountMicros: 4n },
+          { source: source(paid.id, 'paid'), amountMicros: 6n },
+        ],
+      },
+      accounts,
+    );
     expect(holds.map((h) => [h.id, h.ledger, h.debitAccountId, h.creditAccountId, h.amount, h.code])).toEqual([
       ['exec_2:hold:0', 'decisions', accounts.overageVolume.id, accounts.decisionsBilled.id, 1n, 'overage_decision'],
       ['exec_2:hold:1', 'usd', promo.id, accounts.spend.id, 4n, 'decision_charge'],

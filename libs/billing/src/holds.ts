@@ -19,12 +19,32 @@ export function holdTransfers(executionId: string, workspaceId: string, currency
     ...fields,
   });
   if (funding.kind === 'included') {
-    return [hold(0, { ledger: 'decisions', debitAccountId: accounts.includedVolume.id, creditAccountId: accounts.decisionsBilled.id, amount: 1n, code: 'included_decision' })];
+    return [
+      hold(0, {
+        ledger: 'decisions',
+        debitAccountId: accounts.includedVolume.id,
+        creditAccountId: accounts.decisionsBilled.id,
+        amount: 1n,
+        code: 'included_decision',
+      }),
+    ];
   }
   return [
-    hold(0, { ledger: 'decisions', debitAccountId: accounts.overageVolume.id, creditAccountId: accounts.decisionsBilled.id, amount: 1n, code: 'overage_decision' }),
+    hold(0, {
+      ledger: 'decisions',
+      debitAccountId: accounts.overageVolume.id,
+      creditAccountId: accounts.decisionsBilled.id,
+      amount: 1n,
+      code: 'overage_decision',
+    }),
     ...funding.allocations.map((allocation, index) =>
-      hold(index + 1, { ledger: currency, debitAccountId: allocation.source.accountId, creditAccountId: accounts.spend.id, amount: allocation.amountMicros, code: 'decision_charge' }),
+      hold(index + 1, {
+        ledger: currency,
+        debitAccountId: allocation.source.accountId,
+        creditAccountId: accounts.spend.id,
+        amount: allocation.amountMicros,
+        code: 'decision_charge',
+      }),
     ),
   ];
 }

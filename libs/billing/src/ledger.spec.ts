@@ -60,11 +60,18 @@ describe('transfers', () => {
       grant: { ...ZERO_BALANCES, debitsPending: -5n, debitsPosted: 5n },
       spend: { ...ZERO_BALANCES, creditsPending: -5n, creditsPosted: 5n },
     });
-    expect(by(transfer({ phase: 'void', pendingId: 'h' }))).toEqual({ grant: { ...ZERO_BALANCES, debitsPending: -5n }, spend: { ...ZERO_BALANCES, creditsPending: -5n } });
+    expect(by(transfer({ phase: 'void', pendingId: 'h' }))).toEqual({
+      grant: { ...ZERO_BALANCES, debitsPending: -5n },
+      spend: { ...ZERO_BALANCES, creditsPending: -5n },
+    });
   });
 
   it('sums the changes of a batch per account', () => {
-    const net = netChanges([transfer({ id: 'a' }), transfer({ id: 'b', amount: 7n }), transfer({ id: 'c', debitAccountId: 'spend', creditAccountId: 'x', amount: 2n })]);
+    const net = netChanges([
+      transfer({ id: 'a' }),
+      transfer({ id: 'b', amount: 7n }),
+      transfer({ id: 'c', debitAccountId: 'spend', creditAccountId: 'x', amount: 2n }),
+    ]);
     expect(net.get('grant')).toEqual({ ...ZERO_BALANCES, debitsPosted: 12n });
     expect(net.get('spend')).toEqual({ ...ZERO_BALANCES, creditsPosted: 12n, debitsPosted: 2n });
     expect(net.get('x')).toEqual({ ...ZERO_BALANCES, creditsPosted: 2n });
@@ -83,14 +90,23 @@ describe('replayEntries', () => {
   });
 
   it('rebuilds balances from the entries', () => {
-    const balances = replayEntries([transfer({ id: 'g', debitAccountId: 'issuer', creditAccountId: 'grant', amount: 10n }), hold, resolvePending(hold, 'post')]);
+    const balances = replayEntries([
+      transfer({ id: 'g', debitAccountId: 'issuer', creditAccountId: 'grant', amount: 10n }),
+      hold,
+      resolvePending(hold, 'post'),
+    ]);
     expect(balances.get('grant')).toEqual({ ...ZERO_BALANCES, creditsPosted: 10n, debitsPosted: 5n });
     expect(availableOf(balances.get('grant')!)).toBe(5n);
     expect(unbalancedLedgers([...balances].map(([, b]) => ({ ledger: 'usd', balances: b })))).toEqual([]);
   });
 
   it('names the ledgers that do not balance', () => {
-    expect(unbalancedLedgers([{ ledger: 'usd', balances: { ...ZERO_BALANCES, creditsPosted: 1n } }, { ledger: 'decisions', balances: ZERO_BALANCES }])).toEqual(['usd']);
+    expect(
+      unbalancedLedgers([
+        { ledger: 'usd', balances: { ...ZERO_BALANCES, creditsPosted: 1n } },
+        { ledger: 'decisions', balances: ZERO_BALANCES },
+      ]),
+    ).toEqual(['usd']);
     expect(unbalancedLedgers([{ ledger: 'brl', balances: { ...ZERO_BALANCES, debitsPending: 1n } }])).toEqual(['brl']);
   });
 

@@ -125,7 +125,11 @@ export function replayEntries(transfers: Transfer[]): Map<string, Balances> {
       const hold = holds.get(transfer.pendingId);
       if (!hold) throw new LedgerError(`transfer ${transfer.id} resolves ${transfer.pendingId}, which is no earlier hold`);
       if (resolved.has(hold.id)) throw new LedgerError(`hold ${hold.id} is resolved twice`);
-      const matches = hold.ledger === transfer.ledger && hold.debitAccountId === transfer.debitAccountId && hold.creditAccountId === transfer.creditAccountId && hold.amount === transfer.amount;
+      const matches =
+        hold.ledger === transfer.ledger &&
+        hold.debitAccountId === transfer.debitAccountId &&
+        hold.creditAccountId === transfer.creditAccountId &&
+        hold.amount === transfer.amount;
       if (!matches) throw new LedgerError(`transfer ${transfer.id} does not match its hold ${hold.id}`);
       resolved.add(hold.id);
     }

@@ -3,7 +3,14 @@ import { CreditSource } from './consumption';
 import { decideReservation, ReservationContext } from './reservation-verdict';
 
 const periodEnd = new Date('2026-04-01T00:00:00Z');
-const paid = (availableMicros: bigint): CreditSource => ({ accountId: 'paid', kind: 'paid', grantId: null, expiresAt: null, grantedAt: new Date(0), availableMicros });
+const paid = (availableMicros: bigint): CreditSource => ({
+  accountId: 'paid',
+  kind: 'paid',
+  grantId: null,
+  expiresAt: null,
+  grantedAt: new Date(0),
+  availableMicros,
+});
 const context = (fields: Partial<ReservationContext> = {}): ReservationContext => ({
   plan: { included_decisions: 10, hard_cap: false, price_per_million_cents: 50_000 },
   includedUsed: 10,
@@ -20,7 +27,9 @@ const context = (fields: Partial<ReservationContext> = {}): ReservationContext =
 
 describe('decideReservation (step 6)', () => {
   it('takes the included volume first, whatever the credits, cap or hard cap', () => {
-    expect(decideReservation(context({ includedUsed: 9, spendCapCents: 0, plan: { included_decisions: 10, hard_cap: true, price_per_million_cents: null } }))).toEqual({ kind: 'included' });
+    expect(
+      decideReservation(context({ includedUsed: 9, spendCapCents: 0, plan: { included_decisions: 10, hard_cap: true, price_per_million_cents: null } })),
+    ).toEqual({ kind: 'included' });
   });
 
   it('pays past the included volume from credits at the price of one decision', () => {
@@ -29,7 +38,11 @@ describe('decideReservation (step 6)', () => {
   });
 
   it('answers CREDITS_EXHAUSTED with used, included, available cents rounded down, currency and billing URL', () => {
-    expect(decideReservation(context({ sources: [paid(1_049_999n)], plan: { included_decisions: 10, hard_cap: false, price_per_million_cents: 1_050_000 }, currency: 'brl' }))).toEqual({
+    expect(
+      decideReservation(
+        context({ sources: [paid(1_049_999n)], plan: { included_decisions: 10, hard_cap: false, price_per_million_cents: 1_050_000 }, currency: 'brl' }),
+      ),
+    ).toEqual({
       kind: 'refused',
       code: 'CREDITS_EXHAUSTED',
       message: expect.any(String),
@@ -54,39 +67,61 @@ describe('decideReservation (step 6)', () => {
   });
 
   it('answers QUOTA_EXCEEDED on a hard-cap plan or a plan without a price, whatever credits remain', () => {
-    const expected = { kind: 'refused', code: 'QUOTA_EXCEEDED', message: expect.any(String), details: { used: 12, included: 10, periodEnd: '2026-04-01T00:00:00.000Z', upgradeUrl: 'http://app/app/billing/plans' } };
-    expect(decideReservation(context({ sources: [paid(10n ** 12n)], plan: { included_decisions: 10, hard_cap: true, price_per_million_cents: 50_000 } }))).toEqual(expected);
-    expect(decideReservation(context({ sources: [paid(10n ** 12n)], spendCapCents: 0, plan: { included_decisions: 10, hard_cap: false, price_per_million_cents: null } }))).toEqual(expected);
+    const expected = {
+      kind: 'refused',
+      code: 'QUOTA_EXCEEDED',
+      message: expect.any(String),
+      details: { used: 12, included: 10, periodEnd: '2026-04-01T00:00:00.000Z', upgradeUrl: 'http://app/app/billing/plans' },
+    };
+    expect(
+      decideReservation(context({ sources: [paid(10n ** 12n)], plan: { included_decisions: 10, hard_cap: true, price_per_million_cents: 50_000 } })),
+    ).toEqual(expected);
+    expect(
+      decideReservation(
+        context({ sources: [paid(10n ** 12n)], spendCapCents: 0, plan: { included_decisions: 10, hard_cap: false, price_per_million_cents: null } }),
+      ),
+    ).toEqual(expected);
   });
 
   it('lets a free overage through without taking credits', () => {
-    expect(decideReservation(context({ plan: { included_decisions: 0, hard_cap: false, price_per_million_cents: 0 }, spendCapCents: 0 }))).toEqual({ kind: 'credits', allocations: [] });
+    expect(decideReservation(context({ plan: { included_decisions: 0, hard_cap: false, price_per_million_cents: 0 }, spendCapCents: 0 }))).toEqual({
+      kind: 'credits',
+      allocations: [],
+    });
   });
 
   it('never spends more than remains nor passes the cap, decision after decision', () => {
     fc.assert(
-      fc.property(fc.nat(5), fc.bigInt({ min: 0n, max: 500_000n }), fc.option(fc.nat(1), { nil: null }), fc.integer({ min: 0, max: 200_000 }), (included, balance, capCents, price) => {
-        let available = balance;
-        let spent = 0n;
-        let includedUsed = 0;
-        for (let i = 0; i < 30; i++) {
-          const verdict = decideReservation(context({
-            plan: { included_decisions: included, hard_cap: false, price_per_million_cents: price },
-            includedUsed,
-            overageUsed: 0,
-            sources: available > 0n ? [paid(available)] : [],
-            spentMicros: spent,
-            spendCapCents: capCents,
-          }));
-          if (verdict.kind === 'included') includedUsed++;
-          if (verdict.kind === 'credits') {
-            const taken = verdict.allocations.reduce((sum, a) => sum + a.amountMicros, 0n);
-            available -= taken;
-            spent += taken;
+      fc.property(
+        fc.nat(5),
+        fc.bigInt({ min: 0n, max: 500_000n }),
+        fc.option(fc.nat(1), { nil: null }),
+        fc.integer({ min: 0, max: 200_000 }),
+        (included, balance, capCents, price) => {
+          let available = balance;
+          let spent = 0n;
+          let includedUsed = 0;
+          for (let i = 0; i < 30; i++) {
+            const verdict = decideReservation(
+              context({
+                plan: { included_decisions: included, hard_cap: false, price_per_million_cents: price },
+                includedUsed,
+                overageUsed: 0,
+                sources: available > 0n ? [paid(available)] : [],
+                spentMicros: spent,
+                spendCapCents: capCents,
+              }),
+            );
+            if (verdict.kind === 'included') includedUsed++;
+            if (verdict.kind === 'credits') {
+              const taken = verdict.allocations.reduce((sum, a) => sum + a.amountMicros, 0n);
+              available -= taken;
+              spent += taken;
+            }
           }
-        }
-        return includedUsed <= included && available >= 0n && (capCents === null || spent <= BigInt(capCents) * 1_000_000n);
-      }),
+          return includedUsed <= included && available >= 0n && (capCents === null || spent <= BigInt(capCents) * 1_000_000n);
+        },
+      ),
     );
   });
 });

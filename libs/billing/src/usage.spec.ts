@@ -2,7 +2,15 @@ import { PlanView } from '@ds/contracts';
 import { ZERO_BALANCES } from './ledger';
 import { accountView } from './usage';
 
-const plan: PlanView = { name: 'genesis', rate_limit_per_minute: 60, hard_cap: false, included_decisions: 1_000_000, max_decisions: 2, price_per_million_cents: 50_000, retention_days: 7 };
+const plan: PlanView = {
+  name: 'genesis',
+  rate_limit_per_minute: 60,
+  hard_cap: false,
+  included_decisions: 1_000_000,
+  max_decisions: 2,
+  price_per_million_cents: 50_000,
+  retention_days: 7,
+};
 
 describe('accountView', () => {
   it('shows usage, balances in cents rounded down, credits in consumption order and the cap', () => {

@@ -28,15 +28,13 @@ export function accountView(snapshot: AccountSnapshot): AccountReply {
   const { currency, sources } = snapshot;
   const promotional = totalAvailable(sources.filter((source) => source.kind === 'promotional'));
   const paid = totalAvailable(sources.filter((source) => source.kind === 'paid'));
-  const credits = sources.map(
-    (source): CreditBalanceView => ({
-      id: source.grantId ?? PAID_BALANCE_ID,
-      kind: source.kind,
-      remaining_cents: microsToCents(source.availableMicros),
-      currency,
-      expires_at: source.expiresAt?.toISOString() ?? null,
-    }),
-  );
+  const credits = sources.map((source): CreditBalanceView => ({
+    id: source.grantId ?? PAID_BALANCE_ID,
+    kind: source.kind,
+    remaining_cents: microsToCents(source.availableMicros),
+    currency,
+    expires_at: source.expiresAt?.toISOString() ?? null,
+  }));
   return {
     plan: snapshot.plan,
     usage: {

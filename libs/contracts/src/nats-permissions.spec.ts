@@ -13,7 +13,8 @@ function matches(pattern: string, subject: string): boolean {
   return wanted.length === tokens.length;
 }
 
-const may = (service: ServiceName, right: 'publish' | 'subscribe', subject: string) => NATS_PERMISSIONS[service][right].some((pattern) => matches(pattern, subject));
+const may = (service: ServiceName, right: 'publish' | 'subscribe', subject: string) =>
+  NATS_PERMISSIONS[service][right].some((pattern) => matches(pattern, subject));
 const holders = (right: 'publish' | 'subscribe', subject: string) => SERVICE_NAMES.filter((service) => may(service, right, subject));
 const ownerOf = (subject: string) => subject.split('.')[1] as ServiceName;
 const requestSubjects = Object.values(SUBJECTS).flatMap((group) => Object.values(group) as string[]);

@@ -25,7 +25,11 @@ function subjectLiterals(file: string, text: string): string[] {
 
 describe('subject strings', () => {
   it('recognises a subject literal in any quotes, and nothing else', () => {
-    expect(subjectLiterals(join(ROOT, 'a.ts'), "x('v1.billing-ledger.reserve')\ny(\"v1.gateway.plan.changed\")\nz(`v1.partner.${name}`)")).toEqual(['a.ts:1', 'a.ts:2', 'a.ts:3']);
+    expect(subjectLiterals(join(ROOT, 'a.ts'), 'x(\'v1.billing-ledger.reserve\')\ny("v1.gateway.plan.changed")\nz(`v1.partner.${name}`)')).toEqual([
+      'a.ts:1',
+      'a.ts:2',
+      'a.ts:3',
+    ]);
     expect(subjectLiterals(join(ROOT, 'a.ts'), "get('v1/decisions')\nconst v1 = SUBJECTS.billing.reserve;\n'app/v1.json'")).toEqual([]);
   });
 

@@ -14,17 +14,46 @@ import type { DestinationMatch } from './destinations';
 import type { NormalizedDestination } from './schema-types';
 
 const common = { description: null, when: [], params: {}, headers: {} };
-const match = (destination: Partial<NormalizedDestination> & { key: string; type: NormalizedDestination['type'] }, params: Record<string, unknown> = {}, skipped?: DestinationMatch['skipped']): DestinationMatch =>
-  ({ destination: { ...common, ...destination } as NormalizedDestination, params, ...(skipped ? { skipped } : {}) });
+const match = (
+  destination: Partial<NormalizedDestination> & { key: string; type: NormalizedDestination['type'] },
+  params: Record<string, unknown> = {},
+  skipped?: DestinationMatch['skipped'],
+): DestinationMatch => ({ destination: { ...common, ...destination } as NormalizedDestination, params, ...(skipped ? { skipped } : {}) });
 
-const response = { decision_id: 'dec_1', execution_id: 'exec_1', result: { intent: 'refund' }, confidence: { intent: 0.9 }, action: 'continue', metrics: { latency_ms: 3 } };
+const response = {
+  decision_id: 'dec_1',
+  execution_id: 'exec_1',
+  result: { intent: 'refund' },
+  confidence: { intent: 0.9 },
+  action: 'continue',
+  metrics: { latency_ms: 3 },
+};
 const run: RunData = { state: { message: 'hi' }, livemode: true, response: () => response };
 const entriesOf = (matches: DestinationMatch[]) => planDestinations(matches, run).entries;
 
 const llm = (overrides: Record<string, unknown> = {}) =>
-  ({ key: 'summary', type: 'llm', prompt: 'Summarise for {{params.name}}.', input: null, model: null, maxTokens: 512, temperature: 0.3, timeoutMs: 20_000, ...overrides }) as never;
+  ({
+    key: 'summary',
+    type: 'llm',
+    prompt: 'Summarise for {{params.name}}.',
+    input: null,
+    model: null,
+    maxTokens: 512,
+    temperature: 0.3,
+    timeoutMs: 20_000,
+    ...overrides,
+  }) as never;
 const agent = (overrides: Record<string, unknown> = {}) =>
-  ({ key: 'helper', type: 'agent', url: 'https://agent.example/', mode: 'sync', instructions: 'Help {{params.name}}.', tools: ['lookup'], timeoutMs: 20_000, ...overrides }) as never;
+  ({
+    key: 'helper',
+    type: 'agent',
+    url: 'https://agent.example/',
+    mode: 'sync',
+    instructions: 'Help {{params.name}}.',
+    tools: ['lookup'],
+    timeoutMs: 20_000,
+    ...overrides,
+  }) as never;
 
 describe('planDestinations', () => {
   it('renders replies with their params and buttons, without a status', () => {
@@ -70,7 +99,9 @@ describe('planDestinations', () => {
     expect(JSON.stringify(atLimit)).toHaveLength(16_000);
     expect(entriesOf([match(fn, atLimit)])).toEqual([{ key: 'sync', type: 'function', function: 'sync', params: atLimit }]);
     expect(entriesOf([match(fn, { a: `${atLimit.a}x` })])).toEqual([{ key: 'sync', type: 'function', status: 'skipped', reason: 'limit' }]);
-    expect(entriesOf([match(fn, { a: 'x'.repeat(9_000), b: 'y'.repeat(9_000) })])).toEqual([{ key: 'sync', type: 'function', status: 'skipped', reason: 'limit' }]);
+    expect(entriesOf([match(fn, { a: 'x'.repeat(9_000), b: 'y'.repeat(9_000) })])).toEqual([
+      { key: 'sync', type: 'function', status: 'skipped', reason: 'limit' },
+    ]);
   });
 
   it('keeps schema order, with calls pointing at their entries', () => {
@@ -93,17 +124,28 @@ describe('planDestinations', () => {
   describe('llm', () => {
     it('renders the prompt and the input from the params', () => {
       const plan = planDestinations([match(llm({ input: 'Customer {{params.name}} said {{params.message}}' }), { name: 'Ana', message: 'hello' })], run);
-      expect(plan.waiting).toEqual([{ kind: 'llm', index: 0, destination: expect.objectContaining({ key: 'summary' }), prompt: 'Summarise for Ana.', input: 'Customer Ana said hello' }]);
+      expect(plan.waiting).toEqual([
+        { kind: 'llm', index: 0, destination: expect.objectContaining({ key: 'summary' }), prompt: 'Summarise for Ana.', input: 'Customer Ana said hello' },
+      ]);
     });
 
     it('reads the run as JSON when it has no input', () => {
       const [call] = planDestinations([match(llm(), { name: 'Ana' })], run).waiting;
-      expect(call?.kind === 'llm' && JSON.parse(call.input)).toEqual({ state: { message: 'hi' }, result: { intent: 'refund' }, confidence: { intent: 0.9 }, action: 'continue' });
+      expect(call?.kind === 'llm' && JSON.parse(call.input)).toEqual({
+        state: { message: 'hi' },
+        result: { intent: 'refund' },
+        confidence: { intent: 0.9 },
+        action: 'continue',
+      });
     });
 
     it('skips with reason limit a prompt or an input that renders past 8,000 characters', () => {
       const big = { name: 'x'.repeat(8_000) };
-      expect(planDestinations([match(llm(), big)], run)).toEqual({ entries: [{ key: 'summary', type: 'llm', status: 'skipped', reason: 'limit' }], waiting: [], deliveries: [] });
+      expect(planDestinations([match(llm(), big)], run)).toEqual({
+        entries: [{ key: 'summary', type: 'llm', status: 'skipped', reason: 'limit' }],
+        waiting: [],
+        deliveries: [],
+      });
       expect(planDestinations([match(llm({ prompt: 'p', input: '{{params.name}}!' }), big)], run).entries[0]).toMatchObject({ reason: 'limit' });
       expect(planDestinations([match(llm({ prompt: 'p', input: '{{params.name}}' }), big)], run).waiting).toHaveLength(1);
     });
@@ -126,12 +168,16 @@ describe('planDestinations', () => {
     it('delivers an async agent instead of waiting for it', () => {
       const plan = planDestinations([match(agent({ mode: 'async', instructions: null }), { name: 'Ana' })], run);
       expect(plan.waiting).toEqual([]);
-      expect(plan.deliveries).toEqual([{ index: 0, destination: expect.objectContaining({ mode: 'async' }), params: { name: 'Ana' }, instructions: null, httpBody: null }]);
+      expect(plan.deliveries).toEqual([
+        { index: 0, destination: expect.objectContaining({ mode: 'async' }), params: { name: 'Ana' }, instructions: null, httpBody: null },
+      ]);
     });
 
     it('skips with reason limit instructions that render past 8,000 characters', () => {
       expect(entriesOf([match(agent(), { name: 'x'.repeat(8_000) })])).toEqual([{ key: 'helper', type: 'agent', status: 'skipped', reason: 'limit' }]);
-      expect(entriesOf([match(agent({ mode: 'async' }), { name: 'x'.repeat(8_000) })])).toEqual([{ key: 'helper', type: 'agent', status: 'skipped', reason: 'limit' }]);
+      expect(entriesOf([match(agent({ mode: 'async' }), { name: 'x'.repeat(8_000) })])).toEqual([
+        { key: 'helper', type: 'agent', status: 'skipped', reason: 'limit' },
+      ]);
     });
   });
 
@@ -149,7 +195,9 @@ describe('planDestinations', () => {
     });
 
     it('skips with reason limit a body that renders past 10,000 characters, and keeps one at the limit', () => {
-      expect(entriesOf([match(http('{{params.big}}'), { big: 'x'.repeat(10_001) })])).toEqual([{ key: 'crm', type: 'http', status: 'skipped', reason: 'limit' }]);
+      expect(entriesOf([match(http('{{params.big}}'), { big: 'x'.repeat(10_001) })])).toEqual([
+        { key: 'crm', type: 'http', status: 'skipped', reason: 'limit' },
+      ]);
       expect(planDestinations([match(http('{{params.big}}'), { big: 'x'.repeat(10_000) })], run).deliveries[0]?.httpBody).toHaveLength(10_000);
     });
 
@@ -181,7 +229,13 @@ describe('settled entries', () => {
 
   it('an agent answer: reply from its reply field, response the whole answer', () => {
     const agentEntry = { key: 'a', type: 'agent' };
-    expect(agentAnsweredEntry(agentEntry, '{"reply":"Done","steps":2}')).toEqual({ key: 'a', type: 'agent', status: 'completed', reply: 'Done', response: { reply: 'Done', steps: 2 } });
+    expect(agentAnsweredEntry(agentEntry, '{"reply":"Done","steps":2}')).toEqual({
+      key: 'a',
+      type: 'agent',
+      status: 'completed',
+      reply: 'Done',
+      response: { reply: 'Done', steps: 2 },
+    });
     expect(agentAnsweredEntry(agentEntry, '{"answer":"Done"}')).toMatchObject({ reply: null, response: { answer: 'Done' } });
     expect(agentAnsweredEntry(agentEntry, '{"reply":42}')).toMatchObject({ reply: null, response: { reply: 42 } });
     expect(agentAnsweredEntry(agentEntry, '["reply"]')).toMatchObject({ reply: null, response: ['reply'] });
@@ -199,7 +253,12 @@ describe('settled entries', () => {
 
   it('queued and unavailable deliveries', () => {
     expect(queuedEntry({ key: 'w', type: 'webhook' }, 'dlv_1')).toEqual({ key: 'w', type: 'webhook', status: 'queued', delivery_id: 'dlv_1' });
-    expect(unavailableEntry({ key: 'w', type: 'webhook', status: 'queued', delivery_id: 'dlv_1' })).toEqual({ key: 'w', type: 'webhook', status: 'skipped', reason: 'unavailable' });
+    expect(unavailableEntry({ key: 'w', type: 'webhook', status: 'queued', delivery_id: 'dlv_1' })).toEqual({
+      key: 'w',
+      type: 'webhook',
+      status: 'skipped',
+      reason: 'unavailable',
+    });
   });
 });
 
@@ -227,7 +286,10 @@ describe('delivery bodies and requests', () => {
   });
 
   it('an async agent gets its hand-off', () => {
-    const body = deliveryBody(planned({ key: 'agent', type: 'agent', url: 'https://x.example/', mode: 'async', tools: ['t'] }, { instructions: 'Do it.' }), envelope);
+    const body = deliveryBody(
+      planned({ key: 'agent', type: 'agent', url: 'https://x.example/', mode: 'async', tools: ['t'] }, { instructions: 'Do it.' }),
+      envelope,
+    );
     expect(JSON.parse(body)).toEqual({
       id: 'dlv_abc',
       created: 1_800_000_000,
@@ -247,7 +309,10 @@ describe('delivery bodies and requests', () => {
   });
 
   it('webhooks, workflows and agents POST JSON with the destination’s headers', () => {
-    expect(deliveryRequest(planned({ key: 'w', type: 'webhook', headers: { 'X-Team': 'ops' } }))).toEqual({ method: 'POST', headers: { 'X-Team': 'ops', 'content-type': 'application/json' } });
+    expect(deliveryRequest(planned({ key: 'w', type: 'webhook', headers: { 'X-Team': 'ops' } }))).toEqual({
+      method: 'POST',
+      headers: { 'X-Team': 'ops', 'content-type': 'application/json' },
+    });
     expect(deliveryRequest(planned({ key: 'w', type: 'workflow', headers: { 'Content-Type': 'application/vnd.flow+json' } }))).toEqual({
       method: 'POST',
       headers: { 'Content-Type': 'application/vnd.flow+json' },
@@ -255,9 +320,19 @@ describe('delivery bodies and requests', () => {
   });
 
   it('http uses its method and a content type that fits its template unless it declares one', () => {
-    expect(deliveryRequest(planned({ key: 'h', type: 'http', method: 'PUT', body: '{"a":1}' }, { httpBody: '{"a":1}' }))).toEqual({ method: 'PUT', headers: { 'content-type': 'application/json' } });
-    expect(deliveryRequest(planned({ key: 'h', type: 'http', method: 'POST', body: 'a=1' }, { httpBody: 'a=1' }))).toEqual({ method: 'POST', headers: { 'content-type': 'text/plain; charset=utf-8' } });
-    expect(deliveryRequest(planned({ key: 'h', type: 'http', method: 'POST', body: 'a=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, { httpBody: 'a=1' }))).toEqual({
+    expect(deliveryRequest(planned({ key: 'h', type: 'http', method: 'PUT', body: '{"a":1}' }, { httpBody: '{"a":1}' }))).toEqual({
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(deliveryRequest(planned({ key: 'h', type: 'http', method: 'POST', body: 'a=1' }, { httpBody: 'a=1' }))).toEqual({
+      method: 'POST',
+      headers: { 'content-type': 'text/plain; charset=utf-8' },
+    });
+    expect(
+      deliveryRequest(
+        planned({ key: 'h', type: 'http', method: 'POST', body: 'a=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, { httpBody: 'a=1' }),
+      ),
+    ).toEqual({
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });

@@ -155,8 +155,17 @@ export function httpBodyFormat(template: string): TemplateFormat {
 
 // ---- settling waiting calls ----------------------------------------------------------------------------------
 
-export function llmCompletedEntry(entry: DestinationEntry, answer: { text: string; model: string; inputTokens: number; outputTokens: number }): DestinationEntry {
-  return { ...entry, status: 'completed', text: answer.text, model: answer.model, usage: { input_tokens: answer.inputTokens, output_tokens: answer.outputTokens } };
+export function llmCompletedEntry(
+  entry: DestinationEntry,
+  answer: { text: string; model: string; inputTokens: number; outputTokens: number },
+): DestinationEntry {
+  return {
+    ...entry,
+    status: 'completed',
+    text: answer.text,
+    model: answer.model,
+    usage: { input_tokens: answer.inputTokens, output_tokens: answer.outputTokens },
+  };
 }
 
 export function failedEntry(entry: DestinationEntry, error: string): DestinationEntry {

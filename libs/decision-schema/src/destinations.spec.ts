@@ -116,11 +116,7 @@ describe('matchingDestinations', () => {
       ...Array.from({ length: 11 }, (_, i) => ({ key: `d${i}`, type: 'webhook', url: 'https://x.example/' })),
     ]);
     const matches = matchingDestinations(schema, evaluation, context);
-    expect(keysOf(matches)).toEqual([
-      ['missing', 'missing_param'],
-      ...Array.from({ length: 10 }, (_, i) => [`d${i}`, 'fires']),
-      ['d10', 'limit'],
-    ]);
+    expect(keysOf(matches)).toEqual([['missing', 'missing_param'], ...Array.from({ length: 10 }, (_, i) => [`d${i}`, 'fires']), ['d10', 'limit']]);
   });
 
   it('lets at most 3 destinations hold the caller: llm and sync agents, not async agents', () => {

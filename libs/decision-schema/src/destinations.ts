@@ -38,9 +38,7 @@ export function matchingDestinations(schema: NormalizedSchema, evaluation: Evalu
   for (const destination of schema.destinations) {
     if (!destination.when.every((condition) => conditionHolds(condition, evaluation, schema))) continue;
     const params = resolveParams(destination.params, evaluation, context);
-    const missing = Object.entries(destination.params).find(
-      ([name, spec]) => 'from' in spec && spec.required && params[name] === null,
-    );
+    const missing = Object.entries(destination.params).find(([name, spec]) => 'from' in spec && spec.required && params[name] === null);
     if (missing) {
       matches.push({ destination, params, skipped: { reason: 'missing_param', param: missing[0] } });
       continue;
@@ -58,9 +56,7 @@ export function matchingDestinations(schema: NormalizedSchema, evaluation: Evalu
 }
 
 function resolveParams(specs: Record<string, ParamSpec>, evaluation: Evaluation, context: RunContext): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(specs).map(([name, spec]) => [name, 'from' in spec ? resolvePath(spec.from, evaluation, context) : spec.value]),
-  );
+  return Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, 'from' in spec ? resolvePath(spec.from, evaluation, context) : spec.value]));
 }
 
 /** A dotted path into the run; null where it leads nowhere. List items are addressed by index: `state.0.name`. */

@@ -30,7 +30,10 @@ describe('evaluate', () => {
     });
 
     it('breaks ties by the first outcome in order', () => {
-      const evaluation = evaluate(schema, answers({ intent: { refund: 0.4, exchange: 0.4, other: 0.2 }, urgency: { calm: 0.1, annoyed: 0.45, furious: 0.45 } }));
+      const evaluation = evaluate(
+        schema,
+        answers({ intent: { refund: 0.4, exchange: 0.4, other: 0.2 }, urgency: { calm: 0.1, annoyed: 0.45, furious: 0.45 } }),
+      );
       expect(evaluation.result.intent).toBe('refund');
       expect(evaluation.result.urgency).toBe('annoyed');
     });
@@ -102,18 +105,27 @@ describe('evaluate', () => {
   describe('composites', () => {
     it('Σ(weight × value) / Σ|weight| with each kind of term', () => {
       // fraud 0.5; urgency weighted level 2 → (2 − 1)/(3 − 1) = 0.5; p(refund) 0.8
-      const evaluation = evaluate(
-        schema,
-        answers({ intent: { refund: 0.8, exchange: 0.2 }, urgency: { annoyed: 1 }, fraud: { yes: 0.5, no: 0.5 } }),
-      );
+      const evaluation = evaluate(schema, answers({ intent: { refund: 0.8, exchange: 0.2 }, urgency: { annoyed: 1 }, fraud: { yes: 0.5, no: 0.5 } }));
       expect(evaluation.composites?.risk).toBeCloseTo((3 * 0.5 + 1 * 0.5 + 1 * 0.8) / 5, 12);
     });
 
     it('spans −1..1 with negative weights', () => {
       const negative = withSchema({
         composites: [
-          { key: 'calmness', terms: [{ question: 'urgency', weight: -2 }, { question: 'fraud', weight: -1 }] },
-          { key: 'mixed', terms: [{ question: 'fraud', weight: 1 }, { question: 'intent', option: 'other', weight: -1 }] },
+          {
+            key: 'calmness',
+            terms: [
+              { question: 'urgency', weight: -2 },
+              { question: 'fraud', weight: -1 },
+            ],
+          },
+          {
+            key: 'mixed',
+            terms: [
+              { question: 'fraud', weight: 1 },
+              { question: 'intent', option: 'other', weight: -1 },
+            ],
+          },
         ],
         policies: [],
       });

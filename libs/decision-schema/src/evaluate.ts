@@ -53,9 +53,7 @@ export function evaluate(schema: NormalizedSchema, distributions: Distributions)
   const subject: ConditionSubject = { result: Object.fromEntries(result), confidence: Object.fromEntries(confidence) };
   if (schema.questions.some((question) => question.kind === 'score')) subject.scores = Object.fromEntries(scores);
   if (schema.composites.length > 0) {
-    subject.composites = Object.fromEntries(
-      schema.composites.map((composite) => [composite.key, compositeValue(composite, schema, probabilities, subject)]),
-    );
+    subject.composites = Object.fromEntries(schema.composites.map((composite) => [composite.key, compositeValue(composite, schema, probabilities, subject)]));
   }
   const { action, reason } = decideAction(schema, subject);
   return { ...subject, probabilities, action, action_reason: reason };
@@ -130,13 +128,7 @@ function compositeValue(composite: Composite, schema: NormalizedSchema, probabil
   return weighted / totalWeight;
 }
 
-function termValue(
-  key: string,
-  option: string | undefined,
-  schema: NormalizedSchema,
-  probabilities: Distributions,
-  subject: ConditionSubject,
-): number {
+function termValue(key: string, option: string | undefined, schema: NormalizedSchema, probabilities: Distributions, subject: ConditionSubject): number {
   const question = schema.questions.find((candidate) => candidate.key === key) as NormalizedQuestion;
   switch (question.kind) {
     case 'probability':
@@ -165,9 +157,7 @@ function decideAction(schema: NormalizedSchema, subject: ConditionSubject): { ac
       };
     }
   }
-  const rule = schema.policies.findIndex((policy) =>
-    [policy.when, ...policy.and].every((condition) => conditionHolds(condition, subject, schema)),
-  );
+  const rule = schema.policies.findIndex((policy) => [policy.when, ...policy.and].every((condition) => conditionHolds(condition, subject, schema)));
   const policy = schema.policies[rule];
   if (policy !== undefined) return { action: policy.action, reason: { type: 'policy', rule } };
   return { action: 'continue', reason: { type: 'default' } };

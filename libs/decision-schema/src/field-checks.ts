@@ -29,12 +29,7 @@ export function expectMap(value: unknown, path: Path, issues: Issues): value is 
 }
 
 /** Unknown properties are issues: a typo such as `minConfidance` would otherwise be dropped without a word. */
-export function expectObject(
-  value: unknown,
-  path: Path,
-  issues: Issues,
-  allowed: readonly string[],
-): value is Record<string, unknown> {
+export function expectObject(value: unknown, path: Path, issues: Issues, allowed: readonly string[]): value is Record<string, unknown> {
   if (!isRecord(value)) {
     issues.add(path, 'must be an object');
     return false;
@@ -102,12 +97,7 @@ export function expectBoolean(value: unknown, path: Path, issues: Issues): value
   return false;
 }
 
-export function expectOneOf<T extends string>(
-  value: unknown,
-  allowed: readonly T[],
-  path: Path,
-  issues: Issues,
-): value is T {
+export function expectOneOf<T extends string>(value: unknown, allowed: readonly T[], path: Path, issues: Issues): value is T {
   if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return true;
   issues.add(path, `must be one of ${allowed.join(', ')}`);
   return false;
@@ -126,12 +116,7 @@ export function expectKey(value: unknown, path: Path, issues: Issues): value is 
 }
 
 /** Checks the container and its count; items are still worth checking when only the count is wrong. */
-export function expectArray(
-  value: unknown,
-  path: Path,
-  issues: Issues,
-  count: { min?: number; max: number; noun: string },
-): value is unknown[] {
+export function expectArray(value: unknown, path: Path, issues: Issues, count: { min?: number; max: number; noun: string }): value is unknown[] {
   if (!Array.isArray(value)) {
     issues.add(path, 'must be an array');
     return false;
@@ -140,12 +125,7 @@ export function expectArray(
   return true;
 }
 
-export function checkCount(
-  length: number,
-  path: Path,
-  issues: Issues,
-  { min = 0, max, noun }: { min?: number; max: number; noun: string },
-): void {
+export function checkCount(length: number, path: Path, issues: Issues, { min = 0, max, noun }: { min?: number; max: number; noun: string }): void {
   if (length >= min && length <= max) return;
   const range =
     max === Infinity ? `at least ${formatNumber(min)}` : min === 0 ? `at most ${formatNumber(max)}` : `${formatNumber(min)} to ${formatNumber(max)}`;

@@ -72,14 +72,14 @@ export function normalizeValidInput(input: SchemaInput): NormalizedSchema {
       key: composite.key,
       description: composite.description ?? null,
       terms: composite.terms.map((term) =>
-        term.option == null
-          ? { question: term.question, weight: term.weight }
-          : { question: term.question, option: term.option, weight: term.weight },
+        term.option == null ? { question: term.question, weight: term.weight } : { question: term.question, option: term.option, weight: term.weight },
       ),
     })),
-    policies: (input.policies ?? []).map(
-      (policy): Policy => ({ when: { ...policy.when }, and: (policy.and ?? []).map((c) => ({ ...c })), action: policy.action }),
-    ),
+    policies: (input.policies ?? []).map((policy): Policy => ({
+      when: { ...policy.when },
+      and: (policy.and ?? []).map((c) => ({ ...c })),
+      action: policy.action,
+    })),
     fallbackAction: input.fallbackAction,
     settings: normalizeSettings(input.settings ?? {}),
     destinations: (input.destinations ?? []).map(normalizeDestination),
@@ -138,7 +138,9 @@ function normalizeSettings(settings: Partial<Settings>): Settings {
 }
 
 function normalizeParam(param: ParamSpecInput): ParamSpec {
-  return 'from' in param && param.from != null ? { from: param.from, required: param.required ?? false } : { value: jsonCopy((param as { value: JsonValue }).value) };
+  return 'from' in param && param.from != null
+    ? { from: param.from, required: param.required ?? false }
+    : { value: jsonCopy((param as { value: JsonValue }).value) };
 }
 
 function normalizeDestination(destination: DestinationInput): NormalizedDestination {

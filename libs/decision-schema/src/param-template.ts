@@ -22,7 +22,12 @@ export function renderTemplate(text: string, params: Readonly<Record<string, unk
  * renderTemplate, or null as soon as the result would pass maxLength characters. A short template that
  * repeats a large state value can expand a thousandfold; it is never built beyond the limit.
  */
-export function renderTemplateWithin(text: string, params: Readonly<Record<string, unknown>>, maxLength: number, format: TemplateFormat = 'text'): string | null {
+export function renderTemplateWithin(
+  text: string,
+  params: Readonly<Record<string, unknown>>,
+  maxLength: number,
+  format: TemplateFormat = 'text',
+): string | null {
   const rendered = new Map<string, string>();
   const parts: string[] = [];
   let length = 0;

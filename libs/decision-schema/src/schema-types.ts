@@ -30,10 +30,7 @@ export interface StateField {
 export const LIST_ITEM_TYPES = ['string', 'object'] as const;
 export type ListItemType = (typeof LIST_ITEM_TYPES)[number];
 
-export type StateSchema =
-  | { type: 'object'; fields: Record<string, StateField> }
-  | { type: 'text' }
-  | { type: 'list'; items: ListItemType };
+export type StateSchema = { type: 'object'; fields: Record<string, StateField> } | { type: 'text' } | { type: 'list'; items: ListItemType };
 
 // ---- questions ---------------------------------------------------------------------------------------------
 
@@ -224,13 +221,7 @@ export interface HttpDestination extends DestinationCommon {
 }
 
 export type NormalizedDestination =
-  | ReplyDestination
-  | FunctionDestination
-  | LlmDestination
-  | AgentDestination
-  | WorkflowDestination
-  | WebhookDestination
-  | HttpDestination;
+  ReplyDestination | FunctionDestination | LlmDestination | AgentDestination | WorkflowDestination | WebhookDestination | HttpDestination;
 
 // ---- the whole ---------------------------------------------------------------------------------------------
 
@@ -254,15 +245,9 @@ export interface StateFieldInput {
   required?: boolean;
   enum?: string[] | null;
 }
-export type StateSchemaInput =
-  | { type: 'object'; fields: Record<string, StateFieldInput> }
-  | { type: 'text' }
-  | { type: 'list'; items: ListItemType };
+export type StateSchemaInput = { type: 'object'; fields: Record<string, StateFieldInput> } | { type: 'text' } | { type: 'list'; items: ListItemType };
 
-export type ScoreLevelInput =
-  | string
-  | { label: string; description?: RichText | null }
-  | { label?: string; rubric: JsonValue };
+export type ScoreLevelInput = string | { label: string; description?: RichText | null } | { label?: string; rubric: JsonValue };
 
 type QuestionCommonInput = { key: string; instructions: RichText; minConfidence?: number | null };
 export type QuestionInput =

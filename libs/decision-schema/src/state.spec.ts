@@ -92,7 +92,10 @@ describe('validateState', () => {
       [0, false],
       [501, false],
     ])('%i items valid=%p', (count, valid) => {
-      const result = validateState(stringList, Array.from({ length: count }, () => 'x'));
+      const result = validateState(
+        stringList,
+        Array.from({ length: count }, () => 'x'),
+      );
       expect(result).toEqual(valid ? { ok: true } : problem('state', `state must have 1 to 500 items (has ${count})`));
     });
 
@@ -110,9 +113,7 @@ describe('validateState', () => {
     it('allows 131,072 bytes serialized, not one more', () => {
       const atLimit = text(65535, 'é'); // quotes + 65,535 × 2 bytes = 131,072 bytes
       expect(validateState(textSchema, atLimit)).toEqual({ ok: true });
-      expect(validateState(textSchema, `${atLimit}a`)).toEqual(
-        problem('state', 'state is 131,073 bytes serialized; the limit is 131,072 (128 KB)'),
-      );
+      expect(validateState(textSchema, `${atLimit}a`)).toEqual(problem('state', 'state is 131,073 bytes serialized; the limit is 131,072 (128 KB)'));
     });
 
     it('allows about 32,000 tokens, not one more', () => {

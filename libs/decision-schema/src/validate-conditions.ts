@@ -49,9 +49,7 @@ export function validateCondition(value: unknown, path: Path, issues: Issues, sc
   if (!expectRequired(value, 'on', path, issues) || !expectOneOf(value.on, allowedOn, [...path, 'on'], issues)) return;
   const on = value.on as On;
   expectObject(value, path, issues, PROPERTIES[on]);
-  const opKnown =
-    expectRequired(value, 'op', path, issues) &&
-    expectOneOf(value.op, on === 'action' ? EQUALITY_OPERATORS : OPERATORS, [...path, 'op'], issues);
+  const opKnown = expectRequired(value, 'op', path, issues) && expectOneOf(value.op, on === 'action' ? EQUALITY_OPERATORS : OPERATORS, [...path, 'op'], issues);
   if (!expectRequired(value, 'value', path, issues)) return;
   const valuePath = [...path, 'value'];
 

@@ -32,7 +32,9 @@ describe('validateSchema: destinations', () => {
   });
 
   it('need a known type and a unique snake_case key', () => {
-    expect(withDestinations([{ key: 'a', url: 'https://x.example' }, webhook({ type: 'email', key: 'mail' }), webhook({ key: 'Hook' }), webhook(), webhook()])).toEqual([
+    expect(
+      withDestinations([{ key: 'a', url: 'https://x.example' }, webhook({ type: 'email', key: 'mail' }), webhook({ key: 'Hook' }), webhook(), webhook()]),
+    ).toEqual([
       { path: 'destinations.0.type', message: 'is required' },
       { path: 'destinations.1.type', message: 'must be one of reply, function, llm, agent, workflow, webhook, http' },
       { path: 'destinations.2.key', message: 'must be snake_case: a lowercase letter, then lowercase letters, digits or _' },
@@ -110,12 +112,29 @@ describe('validateSchema: destinations', () => {
     });
 
     it.each(['continue', 'block', 'escalate', 'fallback'])('tests the action %s with eq and neq', (value) => {
-      expect(one(webhook({ when: [{ on: 'action', op: 'eq', value }, { on: 'action', op: 'neq', value }] }))).toEqual([]);
+      expect(
+        one(
+          webhook({
+            when: [
+              { on: 'action', op: 'eq', value },
+              { on: 'action', op: 'neq', value },
+            ],
+          }),
+        ),
+      ).toEqual([]);
     });
 
     it('refuses other operators, unknown actions and extra properties on action conditions', () => {
       expect(
-        one(webhook({ when: [{ on: 'action', op: 'gt', value: 'block' }, { on: 'action', op: 'eq', value: 'approve' }, { ...condition, question: 'fraud' }] })),
+        one(
+          webhook({
+            when: [
+              { on: 'action', op: 'gt', value: 'block' },
+              { on: 'action', op: 'eq', value: 'approve' },
+              { ...condition, question: 'fraud' },
+            ],
+          }),
+        ),
       ).toEqual([
         { path: 'destinations.0.when.0.op', message: 'must be one of eq, neq' },
         { path: 'destinations.0.when.1.value', message: 'must be one of continue, block, escalate, fallback' },
@@ -150,12 +169,21 @@ describe('validateSchema: destinations', () => {
       expect(withParams(Object.fromEntries(Array.from({ length: count }, (_, i) => [`p${i}`, { from: 'action' }])))).toEqual(expected);
     });
 
-    it.each(['state', 'state.customer.name', 'state.tags.0', 'result', 'result.intent', 'confidence.fraud', 'scores.urgency', 'composites.risk', 'action', 'decision_id', 'execution_id'])(
-      'accepts from %s',
-      (from) => {
-        expect(withParams({ p: { from } })).toEqual([]);
-      },
-    );
+    it.each([
+      'state',
+      'state.customer.name',
+      'state.tags.0',
+      'result',
+      'result.intent',
+      'confidence.fraud',
+      'scores.urgency',
+      'composites.risk',
+      'action',
+      'decision_id',
+      'execution_id',
+    ])('accepts from %s', (from) => {
+      expect(withParams({ p: { from } })).toEqual([]);
+    });
 
     it.each([
       ['input.message', 'must start with one of state, result, confidence, scores, composites, action, decision_id, execution_id'],
@@ -176,7 +204,9 @@ describe('validateSchema: destinations', () => {
 
     it('limits from to 255 characters', () => {
       expect(withParams({ p: { from: `state.${text(249)}` } })).toEqual([]);
-      expect(withParams({ p: { from: `state.${text(250)}` } })).toEqual([{ path: 'destinations.0.params.p.from', message: 'must be 1 to 255 characters (is 256)' }]);
+      expect(withParams({ p: { from: `state.${text(250)}` } })).toEqual([
+        { path: 'destinations.0.params.p.from', message: 'must be 1 to 255 characters (is 256)' },
+      ]);
     });
 
     it.each([

@@ -75,8 +75,7 @@ export function validateDestinations(value: unknown, path: Path, issues: Issues,
       return;
     }
     const typeKnown =
-      expectRequired(destination, 'type', destinationPath, issues) &&
-      expectOneOf(destination.type, DESTINATION_TYPES, [...destinationPath, 'type'], issues);
+      expectRequired(destination, 'type', destinationPath, issues) && expectOneOf(destination.type, DESTINATION_TYPES, [...destinationPath, 'type'], issues);
     const type = destination.type as DestinationType;
     if (typeKnown) expectObject(destination, destinationPath, issues, [...COMMON_PROPERTIES, ...TYPE_PROPERTIES[type]]);
     if (expectRequired(destination, 'key', destinationPath, issues) && expectKey(destination.key, [...destinationPath, 'key'], issues)) {
@@ -252,13 +251,7 @@ function validateHeaders(value: unknown, path: Path, issues: Issues): void {
   }
 }
 
-function checkPlaceholders(
-  destination: Record<string, unknown>,
-  fields: readonly string[],
-  params: ReadonlySet<string>,
-  path: Path,
-  issues: Issues,
-): void {
+function checkPlaceholders(destination: Record<string, unknown>, fields: readonly string[], params: ReadonlySet<string>, path: Path, issues: Issues): void {
   for (const field of TEMPLATE_FIELDS.filter((name) => fields.includes(name))) {
     const text = destination[field];
     if (typeof text !== 'string') continue;

@@ -109,9 +109,7 @@ describe('validateSchema: policies', () => {
         expect(whenIssues({ on: 'answer', question: 'intent', op: 'eq', value: 'cancel' })).toEqual([
           { path: 'policies.0.when.value', message: 'is not an option of "intent"' },
         ]);
-        expect(whenIssues({ on: 'answer', question: 'intent', op: 'eq', value: 1 })).toEqual([
-          { path: 'policies.0.when.value', message: 'must be a string' },
-        ]);
+        expect(whenIssues({ on: 'answer', question: 'intent', op: 'eq', value: 1 })).toEqual([{ path: 'policies.0.when.value', message: 'must be a string' }]);
       });
     });
 
@@ -192,7 +190,11 @@ describe('validateSchema: policies', () => {
     });
 
     it('are checked in `and` too', () => {
-      expect(withPolicies([policy({ on: 'composite', composite: 'risk', op: 'gt', value: 0 }, { and: [{ on: 'score', question: 'urgency', op: 'gt', value: 9 }, 'x'] })])).toEqual([
+      expect(
+        withPolicies([
+          policy({ on: 'composite', composite: 'risk', op: 'gt', value: 0 }, { and: [{ on: 'score', question: 'urgency', op: 'gt', value: 9 }, 'x'] }),
+        ]),
+      ).toEqual([
         { path: 'policies.0.and.0.value', message: 'must be between 1 and 3' },
         { path: 'policies.0.and.1', message: 'must be an object' },
       ]);

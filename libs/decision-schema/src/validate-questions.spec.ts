@@ -248,9 +248,7 @@ describe('validateSchema: questions', () => {
 
     it('checks labelled levels', () => {
       expect(only(score({ levels: [{ label: text(255), description: text(2000) }, { label: 'b', description: null }, { label: 'c' }] }))).toEqual([]);
-      expect(
-        only(score({ levels: [{ label: text(256) }, { label: 'b', description: text(2001) }, { description: 'no label' }, { label: '' }, 3] })),
-      ).toEqual([
+      expect(only(score({ levels: [{ label: text(256) }, { label: 'b', description: text(2001) }, { description: 'no label' }, { label: '' }, 3] }))).toEqual([
         { path: 'questions.0.levels.0.label', message: 'must be 1 to 255 characters (is 256)' },
         { path: 'questions.0.levels.1.description', message: 'must be at most 2,000 characters (is 2,001)' },
         { path: 'questions.0.levels.2.label', message: 'is required' },

@@ -54,12 +54,7 @@ const ANY_KIND_PROPERTIES = [...COMMON_PROPERTIES, ...Object.values(KIND_PROPERT
  * @param stateFields the declared fields of an object state, for the backtick check; null skips the check
  *   (text and list states have no fields to name).
  */
-export function validateQuestions(
-  value: unknown,
-  path: Path,
-  issues: Issues,
-  stateFields: ReadonlySet<string> | null,
-): QuestionIndex {
+export function validateQuestions(value: unknown, path: Path, issues: Issues, stateFields: ReadonlySet<string> | null): QuestionIndex {
   const index = new Map<string, QuestionFacts>();
   if (!isGiven(value)) {
     issues.add(path, 'is required');

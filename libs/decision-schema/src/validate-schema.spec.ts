@@ -223,7 +223,11 @@ describe('validateSchema: keys everywhere', () => {
   ];
 
   it.each(placements)('%s: up to 48 characters of snake_case', (_name, place, path) => {
-    const withoutReferences = (schema: Record<string, unknown>) => ({ ...schema, policies: [], composites: path.startsWith('composites') ? schema.composites : [] });
+    const withoutReferences = (schema: Record<string, unknown>) => ({
+      ...schema,
+      policies: [],
+      composites: path.startsWith('composites') ? schema.composites : [],
+    });
     const key48 = `k${text(47)}`;
     const key49 = `k${text(48)}`;
     expect(issuesOf(withoutReferences(place(key48)))).toEqual([]);

@@ -40,7 +40,9 @@ describe('validateSchema: state', () => {
     it('requires fields as an object', () => {
       expect(withState({ type: 'object' })).toEqual([{ path: 'state.fields', message: 'is required' }]);
       expect(withFields([])).toEqual([{ path: 'state.fields', message: 'must be an object' }]);
-      expect(withState({ type: 'object', fields: { message: { type: 'string' } }, items: 'string' })).toEqual([{ path: 'state.items', message: 'unknown property' }]);
+      expect(withState({ type: 'object', fields: { message: { type: 'string' } }, items: 'string' })).toEqual([
+        { path: 'state.items', message: 'unknown property' },
+      ]);
     });
 
     it('accepts no fields at all', () => {
@@ -119,7 +121,9 @@ describe('validateSchema: state', () => {
       });
 
       it('is a non-empty array of distinct strings', () => {
-        expect(withFields({ message: { type: 'string', enum: [] } })).toEqual([{ path: 'state.fields.message.enum', message: 'must have at least 1 value (has 0)' }]);
+        expect(withFields({ message: { type: 'string', enum: [] } })).toEqual([
+          { path: 'state.fields.message.enum', message: 'must have at least 1 value (has 0)' },
+        ]);
         expect(withFields({ message: { type: 'string', enum: 'a' } })).toEqual([{ path: 'state.fields.message.enum', message: 'must be an array' }]);
         expect(withFields({ message: { type: 'string', enum: ['a', 1, 'a'] } })).toEqual([
           { path: 'state.fields.message.enum.1', message: 'must be a string' },

@@ -36,9 +36,7 @@ describe('deterministicDistribution', () => {
     }
     expect(winners).toEqual(new Set(intent.outcomes));
     expect(majorities.size).toBeGreaterThan(20);
-    expect(deterministicDistribution('seed', intent)).not.toEqual(
-      deterministicDistribution('seed', { ...intent, key: 'intent2' }),
-    );
+    expect(deterministicDistribution('seed', intent)).not.toEqual(deterministicDistribution('seed', { ...intent, key: 'intent2' }));
   });
 
   it('writes probabilities as whole thousandths', () => {

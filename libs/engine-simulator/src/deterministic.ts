@@ -34,8 +34,7 @@ export function deterministicDistribution(seed: string, question: Question): Dis
   const { key, outcomes } = question;
   const hash = digest(seed, key);
   const winner = hash.readUInt32BE(0) % outcomes.length;
-  const majority =
-    outcomes.length === 1 ? UNITS : MIN_MAJORITY + (hash.readUInt32BE(4) % (MAX_MAJORITY - MIN_MAJORITY + 1));
+  const majority = outcomes.length === 1 ? UNITS : MIN_MAJORITY + (hash.readUInt32BE(4) % (MAX_MAJORITY - MIN_MAJORITY + 1));
   const others = outcomes.filter((_, i) => i !== winner);
   const shares = splitUnits(
     UNITS - majority,

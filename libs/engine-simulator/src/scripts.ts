@@ -46,12 +46,10 @@ interface Script {
 
 type Check = { test: (value: unknown) => boolean; expected: string };
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isNonNegative = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value >= 0;
 const isBoolean = (value: unknown) => typeof value === 'boolean';
-const isDistribution = (value: unknown) =>
-  isRecord(value) && Object.values(value).every((p) => typeof p === 'number' && Number.isFinite(p));
+const isDistribution = (value: unknown) => isRecord(value) && Object.values(value).every((p) => typeof p === 'number' && Number.isFinite(p));
 
 // Typed over every key of Step, so a new field cannot be added without saying how it is validated.
 const STEP_FIELDS: Record<keyof Step, Check> = {

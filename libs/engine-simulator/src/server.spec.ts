@@ -131,9 +131,7 @@ describe('OpenAI-compatible chat completions', () => {
   });
 
   it('answers differently when the user content differs', async () => {
-    const contents = await Promise.all(
-      Array.from({ length: 8 }, async () => JSON.stringify(await chatAnswers(await chat(openAiBody(newMarker()))))),
-    );
+    const contents = await Promise.all(Array.from({ length: 8 }, async () => JSON.stringify(await chatAnswers(await chat(openAiBody(newMarker()))))));
     expect(new Set(contents).size).toBeGreaterThan(1);
   });
 
@@ -165,7 +163,11 @@ describe('OpenAI-compatible chat completions', () => {
 
   it.each([
     ['a json_object response_format', { response_format: { type: 'json_object' } }, /response_format/],
-    ['a question without outcomes', { response_format: { type: 'json_schema', json_schema: { schema: { properties: { q: { type: 'number' } } } } } }, /properties\.q/],
+    [
+      'a question without outcomes',
+      { response_format: { type: 'json_schema', json_schema: { schema: { properties: { q: { type: 'number' } } } } } },
+      /properties\.q/,
+    ],
     ['no messages', { messages: [] }, /messages/],
     ['no model', { model: undefined }, /model/],
     ['stream: true', { stream: true }, /stream/],
@@ -233,9 +235,7 @@ describe('Anthropic messages', () => {
 
   it('echoes a dated model and reads a system given as text blocks', async () => {
     const marker = newMarker();
-    const body = (await (
-      await messages(anthropicBody(marker, { model: 'claude-sim-2025-10-01', system: [{ type: 'text', text: SYSTEM }] }))
-    ).json()) as Json;
+    const body = (await (await messages(anthropicBody(marker, { model: 'claude-sim-2025-10-01', system: [{ type: 'text', text: SYSTEM }] }))).json()) as Json;
     expect(body.model).toBe('claude-sim-2025-10-01');
     expect(body.usage.input_tokens).toBe(Math.ceil((SYSTEM.length + userContent(marker).length) / 4));
   });

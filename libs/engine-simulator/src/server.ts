@@ -107,14 +107,7 @@ async function handle(ctx: Context, req: IncomingMessage, res: ServerResponse): 
  * Answers one provider request in the order a real provider would meet it: the key is
  * checked before anything else, then the script step due (if any) shapes the answer.
  */
-async function answerProvider(
-  ctx: Context,
-  protocol: Protocol,
-  req: IncomingMessage,
-  res: ServerResponse,
-  raw: string,
-  receivedAt: number,
-): Promise<void> {
+async function answerProvider(ctx: Context, protocol: Protocol, req: IncomingMessage, res: ServerResponse, raw: string, receivedAt: number): Promise<void> {
   let body: unknown = raw;
   let isJson = true;
   try {

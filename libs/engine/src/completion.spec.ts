@@ -29,7 +29,9 @@ describe('llm destination completions', () => {
   });
 
   it('reads the text, model and token counts of an OpenAI-compatible answer', () => {
-    expect(parseOpenAiText({ model: 'gpt-x-1', choices: [{ message: { content: 'Broken item.' } }], usage: { prompt_tokens: 12, completion_tokens: 3 } })).toEqual({
+    expect(
+      parseOpenAiText({ model: 'gpt-x-1', choices: [{ message: { content: 'Broken item.' } }], usage: { prompt_tokens: 12, completion_tokens: 3 } }),
+    ).toEqual({
       text: 'Broken item.',
       model: 'gpt-x-1',
       inputTokens: 12,
@@ -44,12 +46,21 @@ describe('llm destination completions', () => {
     expect(
       parseAnthropicText({
         model: 'claude-x-1',
-        content: [{ type: 'text', text: 'Broken ' }, { type: 'tool_use', input: {} }, { type: 'text', text: 'item.' }],
+        content: [
+          { type: 'text', text: 'Broken ' },
+          { type: 'tool_use', input: {} },
+          { type: 'text', text: 'item.' },
+        ],
         usage: { input_tokens: 20, output_tokens: 4.4 },
       }),
     ).toEqual({ text: 'Broken item.', model: 'claude-x-1', inputTokens: 20, outputTokens: 4 });
     expect(parseAnthropicText({ content: [{ type: 'tool_use' }] })).toBe('the answer has no text');
     expect(parseAnthropicText({})).toBe('the answer has no content');
-    expect(parseAnthropicText({ content: [{ type: 'text', text: 'x' }], usage: { input_tokens: -1, output_tokens: 'a' } })).toEqual({ text: 'x', model: '', inputTokens: 0, outputTokens: 0 });
+    expect(parseAnthropicText({ content: [{ type: 'text', text: 'x' }], usage: { input_tokens: -1, output_tokens: 'a' } })).toEqual({
+      text: 'x',
+      model: '',
+      inputTokens: 0,
+      outputTokens: 0,
+    });
   });
 });

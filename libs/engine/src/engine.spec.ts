@@ -49,11 +49,20 @@ describe('request building', () => {
     expect(maxOutputTokens(request)).toBeGreaterThanOrEqual(100);
     const wide: AnswerQuestionsRequest = {
       ...request,
-      questions: Array.from({ length: 64 }, (_, i) => ({ key: `question_with_a_long_key_${i}`, kind: 'score' as const, instructions: 'x', outcomes: Array.from({ length: 10 }, (_, j) => `level_${j}`), guide: [] })),
+      questions: Array.from({ length: 64 }, (_, i) => ({
+        key: `question_with_a_long_key_${i}`,
+        kind: 'score' as const,
+        instructions: 'x',
+        outcomes: Array.from({ length: 10 }, (_, j) => `level_${j}`),
+        guide: [],
+      })),
     };
     const narrow: AnswerQuestionsRequest = { ...wide, questions: wide.questions.map((q) => ({ ...q, key: 'q' })) };
     expect(maxOutputTokens(wide)).toBeGreaterThan(maxOutputTokens(narrow));
-    const huge: AnswerQuestionsRequest = { ...wide, questions: wide.questions.map((q) => ({ ...q, outcomes: Array.from({ length: 255 }, (_, j) => `option_${j}`) })) };
+    const huge: AnswerQuestionsRequest = {
+      ...wide,
+      questions: wide.questions.map((q) => ({ ...q, outcomes: Array.from({ length: 255 }, (_, j) => `option_${j}`) })),
+    };
     expect(maxOutputTokens(huge)).toBe(MAX_OUTPUT_TOKENS);
   });
 });
@@ -96,14 +105,22 @@ describe('answers', () => {
   });
 
   it('reads OpenAI-compatible answers', () => {
-    const parsed = parseOpenAiAnswer({ model: 'gpt-4o-2024-08-06', choices: [{ message: { content: JSON.stringify(good) } }], usage: { prompt_tokens: 10, completion_tokens: 3 } });
+    const parsed = parseOpenAiAnswer({
+      model: 'gpt-4o-2024-08-06',
+      choices: [{ message: { content: JSON.stringify(good) } }],
+      usage: { prompt_tokens: 10, completion_tokens: 3 },
+    });
     expect(parsed).toEqual({ distributions: good, model: 'gpt-4o-2024-08-06', inputTokens: 10, outputTokens: 3 });
     expect(parseOpenAiAnswer({ choices: [{ message: { content: 'not json' } }] })).toBe('the answer is not JSON');
     expect(parseOpenAiAnswer({})).toBe('the answer has no message content');
   });
 
   it('reads Anthropic tool answers', () => {
-    const parsed = parseAnthropicAnswer({ model: 'claude-sonnet-4-5-20250929', content: [{ type: 'tool_use', name: 'record_answers', input: good }], usage: { input_tokens: 7, output_tokens: 2 } });
+    const parsed = parseAnthropicAnswer({
+      model: 'claude-sonnet-4-5-20250929',
+      content: [{ type: 'tool_use', name: 'record_answers', input: good }],
+      usage: { input_tokens: 7, output_tokens: 2 },
+    });
     expect(parsed).toEqual({ distributions: good, model: 'claude-sonnet-4-5-20250929', inputTokens: 7, outputTokens: 2 });
     expect(typeof parseAnthropicAnswer({ content: [{ type: 'text' }] })).toBe('string');
   });

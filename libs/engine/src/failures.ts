@@ -41,8 +41,7 @@ const BASE_BACKOFF_MS = 100;
  */
 export function retryDelayMs(failure: AttemptFailure, retry: number, msLeft: number, random = Math.random): number | null {
   if (!failure.retryable || retry > MAX_RETRIES) return null;
-  const delay =
-    failure.retryAfterSeconds !== null ? failure.retryAfterSeconds * 1000 : BASE_BACKOFF_MS * 2 ** (retry - 1) * (0.5 + random());
+  const delay = failure.retryAfterSeconds !== null ? failure.retryAfterSeconds * 1000 : BASE_BACKOFF_MS * 2 ** (retry - 1) * (0.5 + random());
   // A retry needs time to answer too; waiting until the very deadline only turns the error into a timeout.
   return delay < msLeft - 50 ? Math.round(delay) : null;
 }

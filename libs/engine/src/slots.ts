@@ -38,7 +38,10 @@ export function slotPollDelayMs(attempt: number, msLeft: number, random: () => n
  * test's own simulator) never share one.
  */
 export function sharedKeyFingerprint(protocol: string, baseUrl: string, apiKey: string): string {
-  return createHash('sha256').update(`${protocol}\u0000${baseUrl.replace(/\/+$/, '')}\u0000${apiKey}`).digest('hex').slice(0, 24);
+  return createHash('sha256')
+    .update(`${protocol}\u0000${baseUrl.replace(/\/+$/, '')}\u0000${apiKey}`)
+    .digest('hex')
+    .slice(0, 24);
 }
 
 /** The Redis key of the sorted set of leases (member = lease id, score = expiry in ms of Redis time). */

@@ -85,7 +85,11 @@ function destinationEntry(): JsonSchema {
       text: { type: 'string', description: 'reply: the message; llm: the model answer' },
       buttons: { type: 'array', items: { type: 'string', maxLength: limits.REPLY_BUTTON_MAX }, maxItems: limits.REPLY_BUTTONS_MAX },
       model: { type: 'string' },
-      usage: { type: 'object', required: ['input_tokens', 'output_tokens'], properties: { input_tokens: nonNegativeInteger, output_tokens: nonNegativeInteger } },
+      usage: {
+        type: 'object',
+        required: ['input_tokens', 'output_tokens'],
+        properties: { input_tokens: nonNegativeInteger, output_tokens: nonNegativeInteger },
+      },
       reply: { type: ['string', 'null'] },
       response: { description: "agent in sync mode: the agent's whole answer; null when larger than 16,000 characters" },
       error: { type: 'string' },
@@ -130,13 +134,18 @@ export const GENERIC_ANSWERS: AnswerShapes = {
   },
   result: {
     type: 'object',
-    description: 'Keyed by question key, in question order: choice, the option value; score, the most likely level label; probability, p(yes). Empty after an engine-error fallback.',
+    description:
+      'Keyed by question key, in question order: choice, the option value; score, the most likely level label; probability, p(yes). Empty after an engine-error fallback.',
     additionalProperties: { type: ['string', 'number'] },
   },
   confidence: { type: 'object', description: 'Keyed by question key.', additionalProperties: probability },
   scores: { type: 'object', description: 'Score questions only: the weighted level, counted from 1.', additionalProperties: { type: 'number', minimum: 1 } },
   composites: { type: 'object', description: 'Keyed by composite key.', additionalProperties: { type: 'number', minimum: -1, maximum: 1 } },
-  probabilities: { type: 'object', description: 'Keyed by question key: the distribution over the question outcomes.', additionalProperties: { type: 'object', additionalProperties: probability } },
+  probabilities: {
+    type: 'object',
+    description: 'Keyed by question key: the distribution over the question outcomes.',
+    additionalProperties: { type: 'object', additionalProperties: probability },
+  },
 };
 
 /** The run response; `answers` narrows the keyed parts for one decision. */
@@ -171,7 +180,23 @@ function execution(): JsonSchema {
   return {
     type: 'object',
     description: 'A recorded run; never its input. An execution with status error has null answers, action and metrics, and an error.',
-    required: ['id', 'decision_id', 'decision', 'version', 'status', 'source', 'request_id', 'livemode', 'result', 'confidence', 'action', 'action_reason', 'destinations', 'metrics', 'created_at'],
+    required: [
+      'id',
+      'decision_id',
+      'decision',
+      'version',
+      'status',
+      'source',
+      'request_id',
+      'livemode',
+      'result',
+      'confidence',
+      'action',
+      'action_reason',
+      'destinations',
+      'metrics',
+      'created_at',
+    ],
     properties: {
       id: idOf('exec'),
       decision_id: idOf('dec'),
@@ -218,7 +243,14 @@ function contract(): JsonSchema {
             key: keyPattern(),
             kind: { enum: [...QUESTION_KINDS] },
             instructions: richText,
-            options: { type: 'array', items: { type: 'object', required: ['value', 'description'], properties: { value: { type: 'string' }, description: { anyOf: [richText, { type: 'null' }] } } } },
+            options: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['value', 'description'],
+                properties: { value: { type: 'string' }, description: { anyOf: [richText, { type: 'null' }] } },
+              },
+            },
             levels: { type: 'array', items: level },
             criterion: richText,
           },
@@ -267,7 +299,13 @@ function account(): JsonSchema {
             type: 'array',
             items: {
               type: 'object',
-              properties: { id: { type: 'string' }, kind: { enum: ['promotional', 'paid'] }, remaining_cents: cents, currency, expires_at: { anyOf: [dateTime, { type: 'null' }] } },
+              properties: {
+                id: { type: 'string' },
+                kind: { enum: ['promotional', 'paid'] },
+                remaining_cents: cents,
+                currency,
+                expires_at: { anyOf: [dateTime, { type: 'null' }] },
+              },
             },
           },
         },
@@ -332,7 +370,10 @@ function embedSessionRequest(): JsonSchema {
     type: 'object',
     required: ['workspace', 'user'],
     properties: {
-      workspace: { description: '`ext:<external_id>` or the sub-workspace id, or an object that creates it on the fly', anyOf: [{ type: 'string' }, ref('SubWorkspaceCreate')] },
+      workspace: {
+        description: '`ext:<external_id>` or the sub-workspace id, or an object that creates it on the fly',
+        anyOf: [{ type: 'string' }, ref('SubWorkspaceCreate')],
+      },
       user: { type: 'object', required: ['id'], properties: { id: { type: 'string' }, name: { type: 'string' }, email: { type: 'string' } } },
       permissions: { type: 'array', items: { enum: [...EMBED_PERMISSIONS] }, description: 'default all' },
       start_path: { type: 'string', pattern: '^/decisions(/new|/[^/]+(/(editor|builder|playground|deploy|executions))?)?$', default: '/decisions' },
@@ -375,7 +416,11 @@ function jsonRpc(): Record<string, JsonSchema> {
       properties: {
         jsonrpc: { const: '2.0' },
         id: { type: ['string', 'integer', 'null'] },
-        result: { type: 'object', description: 'For tools/call: `content[0].text` holds the tool JSON, `structuredContent` the same JSON; `isError: true` with `{ error }` for tool errors.' },
+        result: {
+          type: 'object',
+          description:
+            'For tools/call: `content[0].text` holds the tool JSON, `structuredContent` the same JSON; `isError: true` with `{ error }` for tool errors.',
+        },
         error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} } },
       },
     },
@@ -399,7 +444,13 @@ export function componentSchemas(): Record<string, JsonSchema> {
             request_id: { ...CALLER_TOKEN_SCHEMA, description: 'equal to the X-Request-ID header' },
             details: {
               description: 'Array of `{ path, message }` for validation problems, or an object (402 details, `reason` of a 403, `currentRevision`).',
-              anyOf: [{ type: 'array', items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } } }, { type: 'object' }],
+              anyOf: [
+                {
+                  type: 'array',
+                  items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } },
+                },
+                { type: 'object' },
+              ],
             },
           },
         },
@@ -452,7 +503,11 @@ export function componentSchemas(): Record<string, JsonSchema> {
     SubWorkspace: subWorkspace(),
     SubWorkspaceCreate: subWorkspaceWrite(true),
     SubWorkspaceUpdate: subWorkspaceWrite(false),
-    SubWorkspaceList: { type: 'object', required: ['data', 'next_cursor'], properties: { data: { type: 'array', items: ref('SubWorkspace') }, next_cursor: { type: ['string', 'null'] } } },
+    SubWorkspaceList: {
+      type: 'object',
+      required: ['data', 'next_cursor'],
+      properties: { data: { type: 'array', items: ref('SubWorkspace') }, next_cursor: { type: ['string', 'null'] } },
+    },
     EmbedSessionRequest: embedSessionRequest(),
     EmbedSession: embedSession(),
     EmbedRevokeRequest: { type: 'object', properties: { workspace: { type: 'string' }, user_id: { type: 'string' } } },

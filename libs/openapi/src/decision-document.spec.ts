@@ -11,10 +11,26 @@ function normalized(schema: unknown): NormalizedSchema {
 }
 
 const triage = normalized({
-  state: { type: 'object', fields: { message: { type: 'string', required: true }, plan: { type: 'string', enum: ['free', 'pro'] }, amount: { type: 'number' } } },
+  state: {
+    type: 'object',
+    fields: { message: { type: 'string', required: true }, plan: { type: 'string', enum: ['free', 'pro'] }, amount: { type: 'number' } },
+  },
   questions: [
-    { key: 'intent', kind: 'choice', instructions: 'What does the customer want? Read `message`.', options: [{ value: 'refund', description: null }, { value: 'exchange', description: null }] },
-    { key: 'urgency', kind: 'score', instructions: 'How upset?', levels: ['calm', { label: 'annoyed', description: 'polite' }, { rubric: { signals: ['caps'] } }] },
+    {
+      key: 'intent',
+      kind: 'choice',
+      instructions: 'What does the customer want? Read `message`.',
+      options: [
+        { value: 'refund', description: null },
+        { value: 'exchange', description: null },
+      ],
+    },
+    {
+      key: 'urgency',
+      kind: 'score',
+      instructions: 'How upset?',
+      levels: ['calm', { label: 'annoyed', description: 'polite' }, { rubric: { signals: ['caps'] } }],
+    },
     { key: 'fraud', kind: 'probability', instructions: 'Judge it.', criterion: 'Signs of fraud' },
   ],
   composites: [{ key: 'risk', terms: [{ question: 'fraud', weight: 1 }] }],
@@ -89,7 +105,15 @@ describe('the document narrowed to one decision', () => {
   });
 
   it('accepts the empty answers of an engine-error fallback', () => {
-    const fallback = { ...response, result: {}, confidence: {}, scores: {}, composites: {}, action: 'escalate', action_reason: { type: 'engine_error', code: 'ENGINE_TIMEOUT' } };
+    const fallback = {
+      ...response,
+      result: {},
+      confidence: {},
+      scores: {},
+      composites: {},
+      action: 'escalate',
+      action_reason: { type: 'engine_error', code: 'ENGINE_TIMEOUT' },
+    };
     expect(check('RunResponse', fallback)).toEqual([]);
   });
 
@@ -102,15 +126,24 @@ describe('the document narrowed to one decision', () => {
   it('drops what the decision does not use and never carries the private parts of the schema', () => {
     expect(Object.keys(schemas)).not.toContain('SubWorkspace');
     expect(Object.keys(schemas)).not.toContain('Account');
-    expect(Object.keys(schemas)).toEqual(expect.arrayContaining(['State', 'Result', 'Confidence', 'Scores', 'Probabilities', 'RunResponse', 'DecisionCompletedEvent']));
+    expect(Object.keys(schemas)).toEqual(
+      expect.arrayContaining(['State', 'Result', 'Confidence', 'Scores', 'Probabilities', 'RunResponse', 'DecisionCompletedEvent']),
+    );
     const text = JSON.stringify(doc);
     // The destination URL, the composite key and the policy operator live only in the full schema.
     for (const secret of ['hooks.example.com', '"risk"', '"gte"']) expect({ secret, found: text.includes(secret) }).toEqual({ secret, found: false });
   });
 
   it('leaves scores out for a decision without score questions', () => {
-    const plain = normalized({ state: { type: 'text' }, questions: [{ key: 'spam', kind: 'probability', instructions: 'Spam?', criterion: 'It is spam' }], fallbackAction: 'block' });
-    const narrowed = decisionOpenApiDocument({ serverUrl: 'https://api.example.com' }, decisionContract({ slug: 'spam', status: 'deployed', version: 1, schema: plain }));
+    const plain = normalized({
+      state: { type: 'text' },
+      questions: [{ key: 'spam', kind: 'probability', instructions: 'Spam?', criterion: 'It is spam' }],
+      fallbackAction: 'block',
+    });
+    const narrowed = decisionOpenApiDocument(
+      { serverUrl: 'https://api.example.com' },
+      decisionContract({ slug: 'spam', status: 'deployed', version: 1, schema: plain }),
+    );
     const run = schemaOf(narrowed, 'RunResponse');
     expect(Object.keys(run.properties!)).not.toContain('scores');
     expect(checkAgainstSchema(schemaOf(narrowed, 'State'), '', narrowed).length).toBeGreaterThan(0);
@@ -120,8 +153,14 @@ describe('the document narrowed to one decision', () => {
   it('types every built-in template, whose sample state its own State schema accepts', () => {
     for (const template of TEMPLATES) {
       const schema = normalized(template.schema);
-      const narrowed = decisionOpenApiDocument({ serverUrl: 'https://api.example.com' }, decisionContract({ slug: template.id, status: 'deployed', version: 1, schema }));
-      expect({ template: template.id, problems: checkAgainstSchema(schemaOf(narrowed, 'State'), template.sample_state, narrowed) }).toEqual({ template: template.id, problems: [] });
+      const narrowed = decisionOpenApiDocument(
+        { serverUrl: 'https://api.example.com' },
+        decisionContract({ slug: template.id, status: 'deployed', version: 1, schema }),
+      );
+      expect({ template: template.id, problems: checkAgainstSchema(schemaOf(narrowed, 'State'), template.sample_state, narrowed) }).toEqual({
+        template: template.id,
+        problems: [],
+      });
     }
   });
 });

@@ -173,7 +173,10 @@ describe('the public OpenAPI document', () => {
 
 describe('patterns published in the document agree with the checks the services run', () => {
   const agree = (schema: JsonSchema, check: (value: string) => boolean, arbitrary: fc.Arbitrary<string>) =>
-    fc.assert(fc.property(arbitrary, (value) => (checkAgainstSchema(schema, value).length === 0) === check(value)), { numRuns: 2000 });
+    fc.assert(
+      fc.property(arbitrary, (value) => (checkAgainstSchema(schema, value).length === 0) === check(value)),
+      { numRuns: 2000 },
+    );
 
   it('slug', () => {
     const slugish = fc.stringMatching(/^[a-z0-9-]{0,70}$/);

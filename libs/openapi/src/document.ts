@@ -30,14 +30,20 @@ export type OpenApiDocument = {
 };
 
 const HEADERS: Record<string, { description: string; schema: JsonSchema }> = {
-  'X-Request-ID': { description: "The request id: the caller's valid `X-Request-ID`, else a generated `req_…`; equal to `error.request_id`.", schema: { type: 'string' } },
+  'X-Request-ID': {
+    description: "The request id: the caller's valid `X-Request-ID`, else a generated `req_…`; equal to `error.request_id`.",
+    schema: { type: 'string' },
+  },
   'X-RateLimit-Limit': { description: 'Requests allowed in the window this request counted in.', schema: { type: 'integer' } },
   'X-RateLimit-Remaining': { description: 'Requests left in that window.', schema: { type: 'integer', minimum: 0 } },
   'X-RateLimit-Reset': { description: 'Unix seconds when that window ends.', schema: { type: 'integer' } },
   'RateLimit-Policy': { description: 'The workspace windows (IETF draft-ietf-httpapi-ratelimit-headers).', schema: { type: 'string' } },
   RateLimit: { description: 'The window this request counted in (IETF draft-ietf-httpapi-ratelimit-headers).', schema: { type: 'string' } },
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
-  'Idempotent-Replayed': { description: '`true` when the stored response of an earlier request with the same Idempotency-Key is replayed (not billed).', schema: { const: 'true' } },
+  'Idempotent-Replayed': {
+    description: '`true` when the stored response of an earlier request with the same Idempotency-Key is replayed (not billed).',
+    schema: { const: 'true' },
+  },
   'WWW-Authenticate': { description: '`Bearer`: an API key is needed.', schema: { type: 'string' } },
   Allow: { description: 'The methods the path supports.', schema: { type: 'string' } },
 };
@@ -62,7 +68,14 @@ function headerRefs(names: string[]): Record<string, { $ref: string }> {
 function errorSchema(codes: ErrorCode[]): JsonSchema {
   // `additionalProperties: true` says that this part only narrows: the other fields are described by Error.
   return {
-    allOf: [ref('Error'), { type: 'object', properties: { error: { type: 'object', properties: { code: { enum: codes } }, additionalProperties: true } }, additionalProperties: true }],
+    allOf: [
+      ref('Error'),
+      {
+        type: 'object',
+        properties: { error: { type: 'object', properties: { code: { enum: codes } }, additionalProperties: true } },
+        additionalProperties: true,
+      },
+    ],
   };
 }
 
@@ -141,7 +154,12 @@ function decisionCompletedWebhook(): Record<string, unknown> {
           description: '`t=<unix seconds>,v1=<hex>[,v1=<hex>]`, `v1 = hex(HMAC-SHA256(whsec_ secret, "<t>." + raw body))`.',
           schema: { type: 'string' },
         },
-        { name: 'webhook-id', in: 'header', description: 'Standard Webhooks: the delivery id (`dlv_…`), the same on every attempt.', schema: { type: 'string' } },
+        {
+          name: 'webhook-id',
+          in: 'header',
+          description: 'Standard Webhooks: the delivery id (`dlv_…`), the same on every attempt.',
+          schema: { type: 'string' },
+        },
         { name: 'webhook-timestamp', in: 'header', description: 'Standard Webhooks: Unix seconds of the attempt.', schema: { type: 'string' } },
         { name: 'webhook-signature', in: 'header', description: 'Standard Webhooks: `v1,<base64>` signatures.', schema: { type: 'string' } },
       ],
@@ -198,7 +216,9 @@ export function pathShape(path: string): string {
  * `/openapi.json`, `/health`), HEAD twins of GET routes left out.
  */
 export function undocumentedRoutes(document: OpenApiDocument, routes: ReadonlyArray<{ method: string; url: string }>): string[] {
-  const documented = new Set(Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${pathShape(path)}`)));
+  const documented = new Set(
+    Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${pathShape(path)}`)),
+  );
   return routes
     .filter((route) => isPublicApiRoute(route.url) && route.method !== 'HEAD')
     .map((route) => `${route.method} ${pathShape(route.url)}`)

@@ -39,9 +39,36 @@ export interface JsonSchema {
 }
 
 const KNOWN = new Set<string>([
-  '$ref', 'type', 'title', 'description', 'enum', 'const', 'properties', 'required', 'additionalProperties', 'propertyNames',
-  'maxProperties', 'items', 'minItems', 'maxItems', 'minLength', 'maxLength', 'pattern', 'format', 'minimum', 'maximum',
-  'exclusiveMinimum', 'oneOf', 'anyOf', 'allOf', 'not', 'discriminator', 'default', 'examples', 'deprecated', 'readOnly',
+  '$ref',
+  'type',
+  'title',
+  'description',
+  'enum',
+  'const',
+  'properties',
+  'required',
+  'additionalProperties',
+  'propertyNames',
+  'maxProperties',
+  'items',
+  'minItems',
+  'maxItems',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'oneOf',
+  'anyOf',
+  'allOf',
+  'not',
+  'discriminator',
+  'default',
+  'examples',
+  'deprecated',
+  'readOnly',
   'contentMediaType',
 ]);
 
@@ -131,7 +158,8 @@ function check(schema: JsonSchema, value: unknown, path: string, context: Contex
       return;
     }
   }
-  if (schema.enum !== undefined && !schema.enum.some((option) => sameJson(option, value))) problem(`must be one of ${schema.enum.map((v) => JSON.stringify(v)).join(', ')}`);
+  if (schema.enum !== undefined && !schema.enum.some((option) => sameJson(option, value)))
+    problem(`must be one of ${schema.enum.map((v) => JSON.stringify(v)).join(', ')}`);
   if (schema.const !== undefined && !sameJson(schema.const, value)) problem(`must be ${JSON.stringify(schema.const)}`);
 
   if (typeof value === 'string') {
@@ -177,7 +205,9 @@ function checkObject(schema: JsonSchema, value: Record<string, unknown>, path: s
   if (schema.maxProperties !== undefined && Object.keys(value).length > schema.maxProperties) {
     context.problems.push({ path, message: `must have at most ${schema.maxProperties} properties` });
   }
-  const closed = schema.additionalProperties === false || (schema.additionalProperties === undefined && context.options.closedObjects === true && schema.properties !== undefined);
+  const closed =
+    schema.additionalProperties === false ||
+    (schema.additionalProperties === undefined && context.options.closedObjects === true && schema.properties !== undefined);
   for (const [name, item] of Object.entries(value)) {
     if (schema.propertyNames) check(schema.propertyNames, name, join(path, name), context);
     const described = Object.hasOwn(properties, name) ? properties[name] : undefined;

@@ -67,13 +67,15 @@ export const PARAMETERS: Record<string, Parameter> = {
   IdempotencyKey: {
     name: 'Idempotency-Key',
     in: 'header',
-    description: 'Replays the stored response of the same request for 24 hours (with `Idempotent-Replayed: true`, not billed). Invalid format: 400 INVALID_REQUEST.',
+    description:
+      'Replays the stored response of the same request for 24 hours (with `Idempotent-Replayed: true`, not billed). Invalid format: 400 INVALID_REQUEST.',
     schema: CALLER_TOKEN_SCHEMA,
   },
   RequestId: {
     name: 'X-Request-ID',
     in: 'header',
-    description: 'Echoed back, stored with the execution and used as `error.request_id`. A value outside this format is replaced by a generated `req_…` id, never refused.',
+    description:
+      'Echoed back, stored with the execution and used as `error.request_id`. A value outside this format is replaced by a generated `req_…` id, never refused.',
     schema: CALLER_TOKEN_SCHEMA,
   },
   ExecutionsLimit: {
@@ -118,7 +120,15 @@ const json = (schema: JsonSchema): Record<string, JsonSchema> => ({ 'application
 /** Answers every authenticated operation can give besides its own. */
 const API_KEY_ERRORS: ErrorCode[] = ['INVALID_API_KEY', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
 const PARTNER_ERRORS: ErrorCode[] = [...API_KEY_ERRORS, 'FORBIDDEN'];
-const ENGINE_ERRORS: ErrorCode[] = ['ENGINE_NOT_CONFIGURED', 'ENGINE_TIMEOUT', 'ENGINE_RATE_LIMITED', 'ENGINE_UNAVAILABLE', 'ENGINE_INVALID_REQUEST', 'ENGINE_AUTH_FAILED', 'ENGINE_ERROR'];
+const ENGINE_ERRORS: ErrorCode[] = [
+  'ENGINE_NOT_CONFIGURED',
+  'ENGINE_TIMEOUT',
+  'ENGINE_RATE_LIMITED',
+  'ENGINE_UNAVAILABLE',
+  'ENGINE_INVALID_REQUEST',
+  'ENGINE_AUTH_FAILED',
+  'ENGINE_ERROR',
+];
 const BILLING_ERRORS: ErrorCode[] = ['CREDITS_EXHAUSTED', 'SPEND_CAP_REACHED', 'QUOTA_EXCEEDED'];
 
 export const OPERATIONS: Operation[] = [
@@ -136,8 +146,26 @@ export const OPERATIONS: Operation[] = [
     windows: ['decisions'],
     parameters: [param('Slug'), param('Include'), param('IdempotencyKey'), param('RequestId')],
     requestBody: { required: true, content: json(ref('RunRequest')) },
-    success: [{ status: 200, description: 'The decision answered (or the fallback action after an engine error).', schema: ref('RunResponse'), headers: ['Idempotent-Replayed'] }],
-    errors: [...API_KEY_ERRORS, 'INVALID_REQUEST', 'PAYLOAD_TOO_LARGE', 'DECISION_NOT_FOUND', 'IDEMPOTENCY_CONFLICT', 'DECISION_NOT_DEPLOYED', 'DECISION_DISABLED', ...BILLING_ERRORS, 'INVALID_STATE', ...ENGINE_ERRORS],
+    success: [
+      {
+        status: 200,
+        description: 'The decision answered (or the fallback action after an engine error).',
+        schema: ref('RunResponse'),
+        headers: ['Idempotent-Replayed'],
+      },
+    ],
+    errors: [
+      ...API_KEY_ERRORS,
+      'INVALID_REQUEST',
+      'PAYLOAD_TOO_LARGE',
+      'DECISION_NOT_FOUND',
+      'IDEMPOTENCY_CONFLICT',
+      'DECISION_NOT_DEPLOYED',
+      'DECISION_DISABLED',
+      ...BILLING_ERRORS,
+      'INVALID_STATE',
+      ...ENGINE_ERRORS,
+    ],
   },
   {
     method: 'get',
@@ -170,7 +198,7 @@ export const OPERATIONS: Operation[] = [
     tag: 'Decisions',
     summary: 'The OpenAPI 3.1 document narrowed to one decision',
     description:
-      "Running this decision, its contract, its secret URL and its `decision.completed` event, with `state`, `result`, `confidence`, `scores` and `probabilities` typed from the active version, so a client generator produces a typed client for this decision. Changes only when a new version is deployed.",
+      'Running this decision, its contract, its secret URL and its `decision.completed` event, with `state`, `result`, `confidence`, `scores` and `probabilities` typed from the active version, so a client generator produces a typed client for this decision. Changes only when a new version is deployed.',
     auth: 'api-key',
     windows: ['reads'],
     parameters: [param('Slug'), param('RequestId')],
@@ -216,7 +244,20 @@ export const OPERATIONS: Operation[] = [
     parameters: [param('HookToken'), param('Include'), param('ServiceSignature'), param('RequestId')],
     requestBody: { required: true, content: { 'application/json': ref('HookBody'), 'text/plain': { type: 'string', minLength: 1 } } },
     success: [{ status: 200, description: 'The same body as the run endpoint.', schema: ref('RunResponse') }],
-    errors: ['INVALID_REQUEST', 'UNAUTHORIZED', ...BILLING_ERRORS, 'NOT_FOUND', 'DECISION_NOT_DEPLOYED', 'DECISION_DISABLED', 'PAYLOAD_TOO_LARGE', 'INVALID_STATE', 'RATE_LIMITED', ...ENGINE_ERRORS, 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'],
+    errors: [
+      'INVALID_REQUEST',
+      'UNAUTHORIZED',
+      ...BILLING_ERRORS,
+      'NOT_FOUND',
+      'DECISION_NOT_DEPLOYED',
+      'DECISION_DISABLED',
+      'PAYLOAD_TOO_LARGE',
+      'INVALID_STATE',
+      'RATE_LIMITED',
+      ...ENGINE_ERRORS,
+      'INTERNAL_ERROR',
+      'SERVICE_UNAVAILABLE',
+    ],
   },
   {
     method: 'post',
@@ -236,21 +277,19 @@ export const OPERATIONS: Operation[] = [
     errors: [...API_KEY_ERRORS, 'INVALID_REQUEST', 'PAYLOAD_TOO_LARGE'],
     otherResponses: { '406': { description: 'The Accept header does not list both application/json and text/event-stream.' } },
   },
-  ...(['get', 'delete'] as const).map(
-    (method): Operation => ({
-      method,
-      path: '/mcp',
-      operationId: `mcp${method === 'get' ? 'Get' : 'Delete'}`,
-      tag: 'Agent tools (MCP)',
-      summary: 'Not supported: the server keeps no sessions and opens no event stream',
-      description: 'The key is checked and the request counted in the reads window, as every request to /mcp is; then 405.',
-      auth: 'api-key',
-      windows: ['reads'],
-      success: [],
-      errors: [...API_KEY_ERRORS],
-      otherResponses: { '405': { description: 'Method not allowed.', headers: ['Allow'] } },
-    }),
-  ),
+  ...(['get', 'delete'] as const).map((method): Operation => ({
+    method,
+    path: '/mcp',
+    operationId: `mcp${method === 'get' ? 'Get' : 'Delete'}`,
+    tag: 'Agent tools (MCP)',
+    summary: 'Not supported: the server keeps no sessions and opens no event stream',
+    description: 'The key is checked and the request counted in the reads window, as every request to /mcp is; then 405.',
+    auth: 'api-key',
+    windows: ['reads'],
+    success: [],
+    errors: [...API_KEY_ERRORS],
+    otherResponses: { '405': { description: 'Method not allowed.', headers: ['Allow'] } },
+  })),
   {
     method: 'get',
     path: '/openapi.json',
@@ -258,7 +297,9 @@ export const OPERATIONS: Operation[] = [
     tag: 'Service',
     summary: 'This OpenAPI 3.1 description of the public API',
     auth: 'public',
-    success: [{ status: 200, description: 'An OpenAPI 3.1 document, including the `decision.completed` event under `webhooks`.', schema: ref('OpenApiDocument') }],
+    success: [
+      { status: 200, description: 'An OpenAPI 3.1 document, including the `decision.completed` event under `webhooks`.', schema: ref('OpenApiDocument') },
+    ],
     errors: ['INTERNAL_ERROR'],
   },
   {

@@ -24,7 +24,15 @@ function compileErrors(client: string, programs: Record<string, string>): Record
     for (const [name, text] of Object.entries(programs)) writeFileSync(join(dir, `${name}.ts`), text);
     const program = ts.createProgram(
       Object.keys(programs).map((name) => join(dir, `${name}.ts`)),
-      { strict: true, noEmit: true, skipLibCheck: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'], types: [] },
+      {
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        target: ts.ScriptTarget.ES2022,
+        module: ts.ModuleKind.CommonJS,
+        lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
+        types: [],
+      },
     );
     const errors: Record<string, string[]> = Object.fromEntries(['client', ...Object.keys(programs)].map((name) => [name, []]));
     for (const diagnostic of ts.getPreEmitDiagnostics(program)) {
@@ -42,13 +50,23 @@ function compileErrors(client: string, programs: Record<string, string>): Record
 const schema = normalized({
   state: { type: 'object', fields: { message: { type: 'string', required: true }, plan: { type: 'string', enum: ['free', 'pro'] } } },
   questions: [
-    { key: 'intent', kind: 'choice', instructions: 'Intent of `message`?', options: [{ value: 'refund', description: null }, { value: 'exchange', description: null }] },
+    {
+      key: 'intent',
+      kind: 'choice',
+      instructions: 'Intent of `message`?',
+      options: [
+        { value: 'refund', description: null },
+        { value: 'exchange', description: null },
+      ],
+    },
     { key: 'urgency', kind: 'score', instructions: 'How upset?', levels: ['calm', 'furious'] },
     { key: 'fraud', kind: 'probability', instructions: 'Fraud?', criterion: 'Signs of fraud' },
   ],
   fallbackAction: 'escalate',
 });
-const client = typeScriptClient(decisionOpenApiDocument({ serverUrl: 'https://api.example.com' }, decisionContract({ slug: 'triage', status: 'deployed', version: 2, schema })));
+const client = typeScriptClient(
+  decisionOpenApiDocument({ serverUrl: 'https://api.example.com' }, decisionContract({ slug: 'triage', status: 'deployed', version: 2, schema })),
+);
 
 describe('the TypeScript client generated from a per-decision document', () => {
   it('compiles, types the state and every answer of the decision, and refuses programs that get them wrong', () => {

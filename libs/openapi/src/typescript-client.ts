@@ -8,7 +8,11 @@ import { resolveRef, type JsonSchema } from './json-schema';
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 const propertyName = (name: string) => (IDENTIFIER.test(name) ? name : JSON.stringify(name));
-const typeName = (ref: string) => ref.split('/').pop()!.replace(/[^A-Za-z0-9_$]/g, '_');
+const typeName = (ref: string) =>
+  ref
+    .split('/')
+    .pop()!
+    .replace(/[^A-Za-z0-9_$]/g, '_');
 
 /** The TypeScript type of a JSON Schema, references written as the names of their components. */
 export function typeOf(schema: JsonSchema): string {
@@ -83,7 +87,7 @@ export function typeScriptClient(document: OpenApiDocument): string {
     '',
     'export interface ClientOptions {',
     '  baseUrl?: string;',
-    '  /** The bearer credential: an API key, or a secret URL\'s whsec_ secret. */',
+    "  /** The bearer credential: an API key, or a secret URL's whsec_ secret. */",
     '  token?: string;',
     '}',
     '',
@@ -107,7 +111,9 @@ export function typeScriptClient(document: OpenApiDocument): string {
   for (const [path, item] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries<any>(item)) {
       if (!operation.operationId) continue;
-      const parameters: ParameterObject[] = (operation.parameters ?? []).map((parameter: ParameterObject | { $ref: string }) => parameterOf(document, parameter));
+      const parameters: ParameterObject[] = (operation.parameters ?? []).map((parameter: ParameterObject | { $ref: string }) =>
+        parameterOf(document, parameter),
+      );
       const pathParameters = parameters.filter((parameter) => parameter.in === 'path');
       const queryParameters = parameters.filter((parameter) => parameter.in === 'query');
       const bodySchema: JsonSchema | undefined = operation.requestBody?.content?.['application/json']?.schema;

@@ -35,7 +35,13 @@ describe('sub-workspace references', () => {
 describe('sub-workspace fields', () => {
   it('accepts a full creation', () => {
     const { fields, issues } = checkSubWorkspace(
-      { external_id: 'acme', name: 'Acme', metadata: { plan: 'pro' }, limits: { max_decisions: 3, monthly_decisions: null }, seed: { decisions: ['a', 'a', 'b-c'], deploy: true } },
+      {
+        external_id: 'acme',
+        name: 'Acme',
+        metadata: { plan: 'pro' },
+        limits: { max_decisions: 3, monthly_decisions: null },
+        seed: { decisions: ['a', 'a', 'b-c'], deploy: true },
+      },
       'create',
     );
     expect(issues).toEqual([]);
@@ -97,12 +103,20 @@ describe('origins', () => {
     expect(normalizeOrigin('http://127.0.0.1:8080')).toBe('http://127.0.0.1:8080');
   });
 
-  it.each(['http://example.com', 'https://example.com/path', 'https://example.com/', 'https://u:p@example.com', 'https://example.com?x=1', 'ftp://example.com', 'example.com', '*', '', 7])(
-    'refuses %p',
-    (value) => {
-      expect(normalizeOrigin(value)).toBeNull();
-    },
-  );
+  it.each([
+    'http://example.com',
+    'https://example.com/path',
+    'https://example.com/',
+    'https://u:p@example.com',
+    'https://example.com?x=1',
+    'ftp://example.com',
+    'example.com',
+    '*',
+    '',
+    7,
+  ])('refuses %p', (value) => {
+    expect(normalizeOrigin(value)).toBeNull();
+  });
 
   it('knows local development origins', () => {
     expect(isLocalDevelopmentOrigin('http://localhost:3000')).toBe(true);
@@ -137,15 +151,24 @@ describe('origins', () => {
 });
 
 describe('start paths', () => {
-  it.each(['/decisions', '/decisions/new', `/decisions/${DEC}`, ...['editor', 'builder', 'playground', 'deploy', 'executions'].map((view) => `/decisions/${DEC}/${view}`)])(
-    'accepts %s',
-    (path) => expect(isValidStartPath(path)).toBe(true),
-  );
+  it.each([
+    '/decisions',
+    '/decisions/new',
+    `/decisions/${DEC}`,
+    ...['editor', 'builder', 'playground', 'deploy', 'executions'].map((view) => `/decisions/${DEC}/${view}`),
+  ])('accepts %s', (path) => expect(isValidStartPath(path)).toBe(true));
 
-  it.each(['/', '/decisions/', '/decisions/new/editor', `/decisions/${DEC}/settings`, '/decisions/my-slug', '//evil.example/decisions', 'https://evil.example/decisions', '/decisions?x=1', `/decisions/${DEC}/editor/`])(
-    'refuses %s',
-    (path) => expect(isValidStartPath(path)).toBe(false),
-  );
+  it.each([
+    '/',
+    '/decisions/',
+    '/decisions/new/editor',
+    `/decisions/${DEC}/settings`,
+    '/decisions/my-slug',
+    '//evil.example/decisions',
+    'https://evil.example/decisions',
+    '/decisions?x=1',
+    `/decisions/${DEC}/editor/`,
+  ])('refuses %s', (path) => expect(isValidStartPath(path)).toBe(false));
 });
 
 describe('embed session requests', () => {
@@ -173,7 +196,9 @@ describe('embed session requests', () => {
     for (const theme of ['light', 'dark', 'system']) expect(checkEmbedSession({ ...base, theme }).issues).toEqual([]);
     expect(checkEmbedSession({ ...base, permissions: ['agent', 'decisions:read', 'agent'] }).fields?.permissions).toEqual(['decisions:read', 'agent']);
     expect(checkEmbedSession({ ...base, permissions: [] }).fields?.permissions).toEqual([]);
-    expect(checkEmbedSession({ ...base, workspace: { external_id: 'new', name: 'New' } }).fields?.workspace).toEqual({ create: { external_id: 'new', name: 'New' } });
+    expect(checkEmbedSession({ ...base, workspace: { external_id: 'new', name: 'New' } }).fields?.workspace).toEqual({
+      create: { external_id: 'new', name: 'New' },
+    });
   });
 
   it('names every broken field', () => {

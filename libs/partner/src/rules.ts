@@ -1,6 +1,5 @@
 import type { EmbedPermission, PlanName, ValidationIssue } from '@ds/contracts';
 
-
 export const EXTERNAL_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
@@ -75,7 +74,11 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  * The fields of a sub-workspace as `mode` allows them: `create` needs `external_id` and `name` and accepts
  * `seed`; `update` (PATCH) accepts only `name`, `metadata` and `limits`. Unknown fields are ignored.
  */
-export function checkSubWorkspace(body: Record<string, unknown>, mode: 'create' | 'update', prefix = ''): { fields: SubWorkspaceFields; issues: ValidationIssue[] } {
+export function checkSubWorkspace(
+  body: Record<string, unknown>,
+  mode: 'create' | 'update',
+  prefix = '',
+): { fields: SubWorkspaceFields; issues: ValidationIssue[] } {
   const issues: ValidationIssue[] = [];
   const fields: SubWorkspaceFields = {};
   const at = (name: string) => `${prefix}${name}`;
@@ -85,7 +88,8 @@ export function checkSubWorkspace(body: Record<string, unknown>, mode: 'create' 
     } else fields.external_id = body.external_id;
   }
   if (body.name !== undefined || mode === 'create') {
-    if (typeof body.name !== 'string' || body.name.trim().length < 1 || [...body.name].length > 80) issues.push({ path: at('name'), message: 'must be 1 to 80 characters' });
+    if (typeof body.name !== 'string' || body.name.trim().length < 1 || [...body.name].length > 80)
+      issues.push({ path: at('name'), message: 'must be 1 to 80 characters' });
     else fields.name = body.name;
   }
   if (body.metadata !== undefined) {
@@ -116,7 +120,8 @@ function checkMetadata(value: unknown, path: string, issues: ValidationIssue[]):
   if (entries.length > MAX_METADATA_PAIRS) issues.push({ path, message: `holds at most ${MAX_METADATA_PAIRS} pairs` });
   for (const [key, item] of entries) {
     if (key.length < 1 || key.length > MAX_METADATA_KEY) issues.push({ path: `${path}.${key}`, message: `keys are 1 to ${MAX_METADATA_KEY} characters` });
-    else if (typeof item !== 'string' || item.length > MAX_METADATA_VALUE) issues.push({ path: `${path}.${key}`, message: `must be a string of up to ${MAX_METADATA_VALUE} characters` });
+    else if (typeof item !== 'string' || item.length > MAX_METADATA_VALUE)
+      issues.push({ path: `${path}.${key}`, message: `must be a string of up to ${MAX_METADATA_VALUE} characters` });
   }
   return issues.length === before ? (Object.fromEntries(entries) as Record<string, string>) : null;
 }
@@ -153,7 +158,8 @@ function checkSeed(value: unknown, path: string, issues: ValidationIssue[]): { d
     issues.push({ path: `${path}.decisions`, message: `must be a list of up to ${MAX_SEED_DECISIONS} slugs` });
   } else {
     decisions.forEach((slug, index) => {
-      if (typeof slug !== 'string' || slug.length > 64 || !SLUG_PATTERN.test(slug)) issues.push({ path: `${path}.decisions.${index}`, message: 'must be a decision slug' });
+      if (typeof slug !== 'string' || slug.length > 64 || !SLUG_PATTERN.test(slug))
+        issues.push({ path: `${path}.decisions.${index}`, message: 'must be a decision slug' });
     });
   }
   if (value.deploy !== undefined && typeof value.deploy !== 'boolean') issues.push({ path: `${path}.deploy`, message: 'must be a boolean' });
@@ -191,12 +197,16 @@ export function isLocalDevelopmentOrigin(origin: string): boolean {
 }
 
 /** The operator's partner switch: `enabled` (boolean) and `allowed_origins` (list of origins). */
-export function checkPartnerSettings(body: Record<string, unknown>): { settings: { enabled: boolean; allowedOrigins: string[] } | null; issues: ValidationIssue[] } {
+export function checkPartnerSettings(body: Record<string, unknown>): {
+  settings: { enabled: boolean; allowedOrigins: string[] } | null;
+  issues: ValidationIssue[];
+} {
   const issues: ValidationIssue[] = [];
   if (typeof body.enabled !== 'boolean') issues.push({ path: 'enabled', message: 'must be a boolean' });
   const origins: string[] = [];
   const raw = body.allowed_origins ?? [];
-  if (!Array.isArray(raw) || raw.length > MAX_ALLOWED_ORIGINS) issues.push({ path: 'allowed_origins', message: `must be a list of up to ${MAX_ALLOWED_ORIGINS} origins` });
+  if (!Array.isArray(raw) || raw.length > MAX_ALLOWED_ORIGINS)
+    issues.push({ path: 'allowed_origins', message: `must be a list of up to ${MAX_ALLOWED_ORIGINS} origins` });
   else {
     raw.forEach((value, index) => {
       const origin = normalizeOrigin(value);
@@ -232,7 +242,8 @@ export function checkEmbedSession(body: Record<string, unknown>): { fields: Embe
   const issues: ValidationIssue[] = [];
   let workspace: EmbedFields['workspace'] | null = null;
   if (typeof body.workspace === 'string') {
-    if (parseRef(body.workspace) === null) issues.push({ path: 'workspace', message: 'must be ext:<external_id>, a sub-workspace id, or an object that creates one' });
+    if (parseRef(body.workspace) === null)
+      issues.push({ path: 'workspace', message: 'must be ext:<external_id>, a sub-workspace id, or an object that creates one' });
     else workspace = { ref: body.workspace };
   } else if (isObject(body.workspace)) {
     const { issues: workspaceIssues } = checkSubWorkspace(body.workspace, 'create', 'workspace.');
@@ -245,8 +256,10 @@ export function checkEmbedSession(body: Record<string, unknown>): { fields: Embe
   else {
     const { id, name, email } = body.user;
     const before = issues.length;
-    if (typeof id !== 'string' || id.length < 1 || id.length > MAX_USER_ID) issues.push({ path: 'user.id', message: `is required: 1 to ${MAX_USER_ID} characters` });
-    if (name !== undefined && name !== null && (typeof name !== 'string' || name.length > MAX_USER_NAME)) issues.push({ path: 'user.name', message: `must be up to ${MAX_USER_NAME} characters` });
+    if (typeof id !== 'string' || id.length < 1 || id.length > MAX_USER_ID)
+      issues.push({ path: 'user.id', message: `is required: 1 to ${MAX_USER_ID} characters` });
+    if (name !== undefined && name !== null && (typeof name !== 'string' || name.length > MAX_USER_NAME))
+      issues.push({ path: 'user.name', message: `must be up to ${MAX_USER_NAME} characters` });
     if (email !== undefined && email !== null && (typeof email !== 'string' || email.length > MAX_USER_EMAIL || !/^[^\s@]+@[^\s@]+$/.test(email))) {
       issues.push({ path: 'user.email', message: 'must be an e-mail address' });
     }
@@ -259,7 +272,8 @@ export function checkEmbedSession(body: Record<string, unknown>): { fields: Embe
     else {
       const before = issues.length;
       body.permissions.forEach((permission, index) => {
-        if (!EMBED_PERMISSIONS.includes(permission as EmbedPermission)) issues.push({ path: `permissions.${index}`, message: `must be one of ${EMBED_PERMISSIONS.join(', ')}` });
+        if (!EMBED_PERMISSIONS.includes(permission as EmbedPermission))
+          issues.push({ path: `permissions.${index}`, message: `must be one of ${EMBED_PERMISSIONS.join(', ')}` });
       });
       if (issues.length === before) permissions = EMBED_PERMISSIONS.filter((permission) => (body.permissions as unknown[]).includes(permission));
     }
@@ -268,7 +282,10 @@ export function checkEmbedSession(body: Record<string, unknown>): { fields: Embe
   let startPath = DEFAULT_START_PATH;
   if (body.start_path !== undefined) {
     if (!isValidStartPath(body.start_path)) {
-      issues.push({ path: 'start_path', message: 'must be /decisions, /decisions/new, or /decisions/{id} optionally followed by /editor, /builder, /playground, /deploy or /executions' });
+      issues.push({
+        path: 'start_path',
+        message: 'must be /decisions, /decisions/new, or /decisions/{id} optionally followed by /editor, /builder, /playground, /deploy or /executions',
+      });
     } else startPath = body.start_path;
   }
 
@@ -287,8 +304,10 @@ export function checkEmbedSession(body: Record<string, unknown>): { fields: Embe
     }
   }
 
-  if (body.locale !== undefined && !(EMBED_LOCALES as readonly unknown[]).includes(body.locale)) issues.push({ path: 'locale', message: `must be one of ${EMBED_LOCALES.join(', ')}` });
-  if (body.theme !== undefined && !(EMBED_THEMES as readonly unknown[]).includes(body.theme)) issues.push({ path: 'theme', message: `must be one of ${EMBED_THEMES.join(', ')}` });
+  if (body.locale !== undefined && !(EMBED_LOCALES as readonly unknown[]).includes(body.locale))
+    issues.push({ path: 'locale', message: `must be one of ${EMBED_LOCALES.join(', ')}` });
+  if (body.theme !== undefined && !(EMBED_THEMES as readonly unknown[]).includes(body.theme))
+    issues.push({ path: 'theme', message: `must be one of ${EMBED_THEMES.join(', ')}` });
 
   let ttlSeconds = TTL_DEFAULT_SECONDS;
   if (body.ttl_seconds !== undefined) {
@@ -337,7 +356,12 @@ export function frameAncestors(origins: readonly string[]): string {
 }
 
 /** Paging of `GET /v1/workspaces`: `limit` 1..100 (default 20), an opaque `cursor`, an `external_id` filter. */
-export function checkListQuery(query: Record<string, unknown>): { limit: number; after: { createdAt: string; id: string } | null; externalId: string | null; issues: ValidationIssue[] } {
+export function checkListQuery(query: Record<string, unknown>): {
+  limit: number;
+  after: { createdAt: string; id: string } | null;
+  externalId: string | null;
+  issues: ValidationIssue[];
+} {
   const issues: ValidationIssue[] = [];
   let limit = 20;
   if (query.limit !== undefined) {
@@ -351,7 +375,8 @@ export function checkListQuery(query: Record<string, unknown>): { limit: number;
   }
   let externalId: string | null = null;
   if (query.external_id !== undefined) {
-    if (typeof query.external_id !== 'string' || !EXTERNAL_ID_PATTERN.test(query.external_id)) issues.push({ path: 'external_id', message: 'must be 1 to 128 characters from A-Za-z0-9._:-' });
+    if (typeof query.external_id !== 'string' || !EXTERNAL_ID_PATTERN.test(query.external_id))
+      issues.push({ path: 'external_id', message: 'must be 1 to 128 characters from A-Za-z0-9._:-' });
     else externalId = query.external_id;
   }
   return { limit, after, externalId, issues };
@@ -379,10 +404,12 @@ export function checkRevoke(body: Record<string, unknown>): { workspace: string 
   const issues: ValidationIssue[] = [];
   const workspace = body.workspace;
   const userId = body.user_id;
-  if (workspace !== undefined && workspace !== null && parseRef(workspace) === null) issues.push({ path: 'workspace', message: 'must be ext:<external_id> or a sub-workspace id' });
+  if (workspace !== undefined && workspace !== null && parseRef(workspace) === null)
+    issues.push({ path: 'workspace', message: 'must be ext:<external_id> or a sub-workspace id' });
   if (userId !== undefined && userId !== null && (typeof userId !== 'string' || userId.length < 1 || userId.length > MAX_USER_ID)) {
     issues.push({ path: 'user_id', message: `must be 1 to ${MAX_USER_ID} characters` });
   }
-  if ((workspace === undefined || workspace === null) && (userId === undefined || userId === null)) issues.push({ path: 'workspace', message: 'name a workspace, a user_id, or both' });
+  if ((workspace === undefined || workspace === null) && (userId === undefined || userId === null))
+    issues.push({ path: 'workspace', message: 'name a workspace, a user_id, or both' });
   return { workspace: (workspace as string | undefined) ?? null, userId: (userId as string | undefined) ?? null, issues };
 }

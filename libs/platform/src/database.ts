@@ -38,7 +38,12 @@ export function sessionOptions(schema: string, timeouts: SessionTimeouts): strin
   ].join(' ');
 }
 
-export function dataSourceOptions(url: string, definition: DatabaseDefinition, poolSize: number, timeouts: SessionTimeouts = DEFAULT_SESSION_TIMEOUTS): DataSourceOptions {
+export function dataSourceOptions(
+  url: string,
+  definition: DatabaseDefinition,
+  poolSize: number,
+  timeouts: SessionTimeouts = DEFAULT_SESSION_TIMEOUTS,
+): DataSourceOptions {
   return {
     type: 'postgres',
     url,
@@ -113,12 +118,16 @@ export function traceDatabaseQueries(): void {
   if (queriesTraced) return;
   queriesTraced = true;
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- TypeORM's runner is not exported from its index
-  const { PostgresQueryRunner } = require('typeorm/driver/postgres/PostgresQueryRunner') as { PostgresQueryRunner: { prototype: { query(...args: unknown[]): Promise<unknown> } } };
+  const { PostgresQueryRunner } = require('typeorm/driver/postgres/PostgresQueryRunner') as {
+    PostgresQueryRunner: { prototype: { query(...args: unknown[]): Promise<unknown> } };
+  };
   const query = PostgresQueryRunner.prototype.query;
   PostgresQueryRunner.prototype.query = function tracedQuery(this: unknown, ...args: unknown[]): Promise<unknown> {
     const parent = currentSpan();
     if (parent === undefined) return query.apply(this, args);
     const operation = /^\s*([A-Za-z]+)/.exec(String(args[0]))?.[1]?.toUpperCase() ?? 'QUERY';
-    return inSpan(`db ${operation}`, SpanKind.CLIENT, { 'db.system.name': 'postgresql', 'db.operation.name': operation }, parent, () => query.apply(this, args));
+    return inSpan(`db ${operation}`, SpanKind.CLIENT, { 'db.system.name': 'postgresql', 'db.operation.name': operation }, parent, () =>
+      query.apply(this, args),
+    );
   };
 }

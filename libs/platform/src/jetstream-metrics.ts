@@ -30,7 +30,11 @@ export function watchConsumerBacklog(metrics: Metrics, manager: JetStreamManager
     });
   gauge('decision_service_jetstream_consumer_pending_messages', 'Messages of the stream not yet delivered to the durable consumer', (b) => b.pending);
   gauge('decision_service_jetstream_consumer_ack_pending_messages', 'Messages delivered to the durable consumer and not yet acknowledged', (b) => b.ackPending);
-  gauge('decision_service_jetstream_consumer_oldest_pending_age_seconds', 'Age of the oldest message the durable consumer has not acknowledged (0 when none)', (b) => b.oldestAgeSeconds);
+  gauge(
+    'decision_service_jetstream_consumer_oldest_pending_age_seconds',
+    'Age of the oldest message the durable consumer has not acknowledged (0 when none)',
+    (b) => b.oldestAgeSeconds,
+  );
 }
 
 async function backlog(manager: JetStreamManager, stream: string, consumer: string): Promise<ConsumerBacklog> {

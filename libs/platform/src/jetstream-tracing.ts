@@ -8,7 +8,13 @@ import { endSpan, remoteSpanContext, SpanKind, startSpan, TRACEPARENT_HEADER, tr
  * `traceparent` travels in the message's headers so that the consumer's work joins the same trace however much
  * later it happens.
  */
-export async function publishTraced(jetstream: JetStreamClient, stream: string, subject: string, data: string | Uint8Array, options: Partial<JetStreamPublishOptions>): Promise<PubAck> {
+export async function publishTraced(
+  jetstream: JetStreamClient,
+  stream: string,
+  subject: string,
+  data: string | Uint8Array,
+  options: Partial<JetStreamPublishOptions>,
+): Promise<PubAck> {
   const active = tracer;
   if (active === null) return jetstream.publish(subject, data, options);
   const span = startSpan(active, `${stream} publish`, SpanKind.PRODUCER, { 'messaging.system': 'nats', 'messaging.destination.name': subject }, currentSpan());
@@ -62,7 +68,11 @@ export async function consumeBatchTraced<T>(stream: string, messages: readonly J
     const context = remoteSpanContext(message.headers?.get(TRACEPARENT_HEADER));
     return context ? [{ context }] : [];
   });
-  const span = active.startSpan(`${stream} process`, { kind: SpanKind.CONSUMER, links, attributes: { 'messaging.system': 'nats', 'messaging.batch.message_count': messages.length } }, ROOT_CONTEXT);
+  const span = active.startSpan(
+    `${stream} process`,
+    { kind: SpanKind.CONSUMER, links, attributes: { 'messaging.system': 'nats', 'messaging.batch.message_count': messages.length } },
+    ROOT_CONTEXT,
+  );
   try {
     const result = await runWithRequestContext({ requestId: requestIdOrNew(), span }, work);
     endSpan(span);

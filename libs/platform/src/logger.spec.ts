@@ -34,7 +34,8 @@ describe('log lines never carry state, credentials or statement values', () => {
       'something happened',
     );
     const output = text();
-    for (const secret of ['customer secret text', 'svc_live_abcdef', 'scrypt$deadbeef', 'hunter22', 'tok_xyz', 'sess_123']) expect(output).not.toContain(secret);
+    for (const secret of ['customer secret text', 'svc_live_abcdef', 'scrypt$deadbeef', 'hunter22', 'tok_xyz', 'sess_123'])
+      expect(output).not.toContain(secret);
     const entry = first();
     expect(entry.state).toBe('[redacted]');
     expect(entry.workspaceId).toBe('ws_1');

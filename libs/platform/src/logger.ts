@@ -54,7 +54,8 @@ function scrubError(serialized: SerializedError, depth: number): SerializedError
   const scrubbed: SerializedError = {};
   for (const [field, value] of Object.entries(serialized)) {
     if (DRIVER_VALUE_FIELDS.has(field)) continue;
-    scrubbed[field] = value !== null && typeof value === 'object' && !Array.isArray(value) && depth < 4 ? scrubError(value as SerializedError, depth + 1) : value;
+    scrubbed[field] =
+      value !== null && typeof value === 'object' && !Array.isArray(value) && depth < 4 ? scrubError(value as SerializedError, depth + 1) : value;
   }
   const code = typeof scrubbed.code === 'string' ? scrubbed.code : null;
   if (code !== null && SQLSTATE_QUOTING_VALUES.test(code) && typeof scrubbed.message === 'string') {

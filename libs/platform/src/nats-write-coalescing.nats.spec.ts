@@ -42,22 +42,28 @@ describe('flushing NATS writes once per event-loop turn', () => {
     flushOncePerTurn(publisher);
     const writes = countWrites(publisher);
     // Separate promise chains, as replies of different handlers finishing in one turn would be.
-    await Promise.all(Array.from({ length: 20 }, async (_, index) => {
-      await Promise.resolve();
-      for (let depth = 0; depth < index % 4; depth += 1) await Promise.resolve();
-      publisher.publish(subject, String(index));
-    }));
+    await Promise.all(
+      Array.from({ length: 20 }, async (_, index) => {
+        await Promise.resolve();
+        for (let depth = 0; depth < index % 4; depth += 1) await Promise.resolve();
+        publisher.publish(subject, String(index));
+      }),
+    );
     await all;
     expect(writes()).toBe(1);
-    expect(received).toEqual(Array.from({ length: 20 }, (_, index) => String(index)).sort((a, b) => (Number(a) % 4) - (Number(b) % 4) || Number(a) - Number(b)));
+    expect(received).toEqual(
+      Array.from({ length: 20 }, (_, index) => String(index)).sort((a, b) => (Number(a) % 4) - (Number(b) % 4) || Number(a) - Number(b)),
+    );
   });
 
   it('without it, the same publishes leave in more than one write', async () => {
     const writes = countWrites(publisher);
-    await Promise.all(Array.from({ length: 20 }, async (_, index) => {
-      for (let depth = 0; depth < index % 4; depth += 1) await Promise.resolve();
-      publisher.publish('coalescing.unobserved', String(index));
-    }));
+    await Promise.all(
+      Array.from({ length: 20 }, async (_, index) => {
+        for (let depth = 0; depth < index % 4; depth += 1) await Promise.resolve();
+        publisher.publish('coalescing.unobserved', String(index));
+      }),
+    );
     await publisher.flush();
     expect(writes()).toBeGreaterThan(1);
   });

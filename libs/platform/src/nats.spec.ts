@@ -54,7 +54,9 @@ describe('a request whose handling fails outside its handler', () => {
 
     expect(errors).toHaveBeenCalledWith(expect.objectContaining({ subject: 'spec.subject' }), expect.any(String));
     expect(await inFlight()).toMatch(/\} 0$/m);
-    expect(await metrics.registry.getSingleMetricAsString('decision_service_rpc_handled_total')).toMatch(/subject="spec\.subject",outcome="INTERNAL_ERROR".*\} 1$/m);
+    expect(await metrics.registry.getSingleMetricAsString('decision_service_rpc_handled_total')).toMatch(
+      /subject="spec\.subject",outcome="INTERNAL_ERROR".*\} 1$/m,
+    );
     const drained = Date.now();
     await server.drain(30_000);
     expect(Date.now() - drained).toBeLessThan(1_000);

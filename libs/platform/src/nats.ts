@@ -46,7 +46,12 @@ export class NatsLink {
         noAsyncTraces: true,
         ...(auth.user !== null && auth.password !== null ? { user: auth.user, pass: auth.password } : {}),
         ...(auth.tls
-          ? { tls: { ...(auth.tls.caFile ? { caFile: auth.tls.caFile } : {}), ...(auth.tls.certFile && auth.tls.keyFile ? { certFile: auth.tls.certFile, keyFile: auth.tls.keyFile } : {}) } }
+          ? {
+              tls: {
+                ...(auth.tls.caFile ? { caFile: auth.tls.caFile } : {}),
+                ...(auth.tls.certFile && auth.tls.keyFile ? { certFile: auth.tls.certFile, keyFile: auth.tls.keyFile } : {}),
+              },
+            }
           : {}),
       });
       if (!flushOncePerTurn(connection)) logger.warn('this nats.js version is not the one write coalescing was written for; writing every message as it comes');
@@ -127,7 +132,10 @@ export class SharedConnectionNatsServer extends ServerNats {
       const deadline = parseDeadline(natsHeadersIn?.get(DEADLINE_HEADER));
       if (deadline !== undefined && Date.now() >= deadline) {
         runWithRequestContext({ requestId }, () =>
-          this.link.logger.warn({ subject: natsContext.getSubject(), late_ms: Date.now() - deadline }, 'dropped a request whose caller had already stopped waiting'),
+          this.link.logger.warn(
+            { subject: natsContext.getSubject(), late_ms: Date.now() - deadline },
+            'dropped a request whose caller had already stopped waiting',
+          ),
         );
         return undefined;
       }
@@ -138,7 +146,14 @@ export class SharedConnectionNatsServer extends ServerNats {
         return undefined;
       }
       const subject = natsContext.getSubject();
-      const span = startSpan(active, subject, SpanKind.SERVER, { 'messaging.system': 'nats', 'messaging.destination.name': subject }, undefined, natsHeadersIn?.get(TRACEPARENT_HEADER));
+      const span = startSpan(
+        active,
+        subject,
+        SpanKind.SERVER,
+        { 'messaging.system': 'nats', 'messaging.destination.name': subject },
+        undefined,
+        natsHeadersIn?.get(TRACEPARENT_HEADER),
+      );
       this.spans.set(context as object, span);
       this.endIfHandlingFails(natsContext, runWithRequestContext({ requestId, deadline, span }, done));
       return undefined;
@@ -238,10 +253,7 @@ export class SharedConnectionNatsServer extends ServerNats {
     // Messages handed over by the drain are still being decoded; let them reach the start hook.
     await new Promise((resolve) => setImmediate(resolve));
     if (this.inFlight.size === 0) return;
-    await Promise.race([
-      new Promise<void>((resolve) => this.idleWaiters.push(resolve)),
-      new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref()),
-    ]);
+    await Promise.race([new Promise<void>((resolve) => this.idleWaiters.push(resolve)), new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref())]);
   }
 
   override async close(): Promise<void> {
@@ -378,7 +390,9 @@ export class RpcClient {
     link.disconnects.subscribe(() => {
       for (const call of [...this.waiting.values()]) call.fail(new OutcomeUnknown());
     });
-    metrics.gauge('decision_service_rpc_calls_in_flight', 'NATS requests sent by this service and still awaiting their answer', [], () => [[{}, this.waiting.size]]);
+    metrics.gauge('decision_service_rpc_calls_in_flight', 'NATS requests sent by this service and still awaiting their answer', [], () => [
+      [{}, this.waiting.size],
+    ]);
   }
 
   /** Request and reply types come from the subject's declaration in `@ds/contracts`. */

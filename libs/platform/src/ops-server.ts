@@ -28,7 +28,9 @@ export class OpsServer {
       help: 'Times this process turned ready or unready, as seen by its readiness checks',
       registers: [metrics.registry],
     });
-    metrics.gauge('decision_service_ready', 'Whether this process is ready to take work (1) or not (0), checked when scraped', [], async () => [[{}, (await this.readiness()).ready ? 1 : 0]]);
+    metrics.gauge('decision_service_ready', 'Whether this process is ready to take work (1) or not (0), checked when scraped', [], async () => [
+      [{}, (await this.readiness()).ready ? 1 : 0],
+    ]);
   }
 
   async listen(port: number, host = '0.0.0.0'): Promise<number> {

@@ -15,7 +15,15 @@ async function typedCalls(rpc: RpcClient): Promise<AccountReply[]> {
   // @ts-expect-error the reply is inferred from the subject: a reservation is not an account
   const reservation: AccountReply = await rpc.call(SUBJECTS.billing.reserve, { workspaceId: 'ws_1', executionId: 'exec_1' });
   // A top-level field may be handed over as its JSON text.
-  await rpc.call(SUBJECTS.runner.run, { workspaceId: 'ws_1', slug: 's', body: new JsonText('{}'), includeProbabilities: false, source: 'api', livemode: true, apiKeyId: null });
+  await rpc.call(SUBJECTS.runner.run, {
+    workspaceId: 'ws_1',
+    slug: 's',
+    body: new JsonText('{}'),
+    includeProbabilities: false,
+    source: 'api',
+    livemode: true,
+    apiKeyId: null,
+  });
   const account: AccountReply = await rpc.call(SUBJECTS.billing.account, { workspaceId: 'ws_1' });
   return [reservation, account];
 }

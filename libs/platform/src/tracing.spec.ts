@@ -65,7 +65,9 @@ describe('tracing switched on', () => {
   it('marks a span failed with the public error code', async () => {
     const span = startSpan(tracing.tracer!, 'v1.billing-ledger.reserve', SpanKind.CLIENT, {});
     endSpan(span, 'PAYMENT_REQUIRED');
-    await expect(inSpan('engine openai', SpanKind.CLIENT, {}, undefined, async () => Promise.reject(Object.assign(new Error('x'), { code: 'ENGINE_TIMEOUT' })))).rejects.toThrow('x');
+    await expect(
+      inSpan('engine openai', SpanKind.CLIENT, {}, undefined, async () => Promise.reject(Object.assign(new Error('x'), { code: 'ENGINE_TIMEOUT' }))),
+    ).rejects.toThrow('x');
     await inSpan('db SELECT', SpanKind.CLIENT, { 'db.operation.name': 'SELECT' }, undefined, async () => 1);
     const spans = await finished();
     expect(spans.map((s) => [s.name, s.status.code, s.attributes['error.type']])).toEqual([

@@ -5,7 +5,12 @@ const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '0800
 /** Socket failures on the way to a dependency (PostgreSQL, Redis, a provider behind a service). */
 const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 /** The pg pool's and ioredis's own words for a connection that is gone or never came. */
-const UNAVAILABLE_MESSAGES = [/^Connection terminated/, /timeout exceeded when trying to connect/, /Stream isn't writeable/, /Client has encountered a connection error/];
+const UNAVAILABLE_MESSAGES = [
+  /^Connection terminated/,
+  /timeout exceeded when trying to connect/,
+  /Stream isn't writeable/,
+  /Client has encountered a connection error/,
+];
 
 /**
  * True when an unexpected error only says that a dependency is unreachable for now (its database restarting, a

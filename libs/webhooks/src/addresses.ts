@@ -5,17 +5,7 @@
  */
 
 export type AddressProblem =
-  | 'not_an_ip'
-  | 'unspecified'
-  | 'loopback'
-  | 'private'
-  | 'link_local'
-  | 'shared'
-  | 'metadata'
-  | 'unique_local'
-  | 'ipv4_mapped'
-  | 'multicast'
-  | 'reserved';
+  'not_an_ip' | 'unspecified' | 'loopback' | 'private' | 'link_local' | 'shared' | 'metadata' | 'unique_local' | 'ipv4_mapped' | 'multicast' | 'reserved';
 
 /** A 4-byte IPv4 address as an unsigned integer, or null. Only dotted quads of decimal octets. */
 export function parseIPv4(text: string): number | null {

@@ -73,7 +73,9 @@ describe('Standard Webhooks headers', () => {
     for (const secret of [a, b]) {
       expect(() => new Webhook(secret).verify(body, { 'webhook-id': 'dlv_x', 'webhook-timestamp': String(t), 'webhook-signature': signature })).not.toThrow();
     }
-    expect(() => new Webhook(newSigningSecret()).verify(body, { 'webhook-id': 'dlv_x', 'webhook-timestamp': String(t), 'webhook-signature': signature })).toThrow();
+    expect(() =>
+      new Webhook(newSigningSecret()).verify(body, { 'webhook-id': 'dlv_x', 'webhook-timestamp': String(t), 'webhook-signature': signature }),
+    ).toThrow();
   });
 });
 
@@ -97,7 +99,14 @@ describe('attempt headers', () => {
   it('keeps the destination’s own headers and content type but never lets them replace ours', () => {
     const headers = attemptHeaders({
       ...base,
-      destinationHeaders: { 'X-Custom': 'yes', 'Content-Type': 'text/plain', 'Service-Signature': 'forged', 'Webhook-Id': 'forged', Host: 'evil', 'User-Agent': 'x' },
+      destinationHeaders: {
+        'X-Custom': 'yes',
+        'Content-Type': 'text/plain',
+        'Service-Signature': 'forged',
+        'Webhook-Id': 'forged',
+        Host: 'evil',
+        'User-Agent': 'x',
+      },
     });
     expect(headers['x-custom']).toBe('yes');
     expect(headers['content-type']).toBe('text/plain');

@@ -169,7 +169,14 @@ async function startClusterOnce(env: NodeJS.ProcessEnv, name: string): Promise<C
   const logFile = join(logDir, `${name}.log`);
   const log = createWriteStream(logFile);
   const child = spawn(process.execPath, [LAUNCHER], {
-    env: { ...process.env, ...env, PORT: String(port), OPS_PORT_BASE: String(opsBase), LOG_LEVEL: env.LOG_LEVEL ?? 'warn', DATA_DIR: join(logDir, `${name}-data`) },
+    env: {
+      ...process.env,
+      ...env,
+      PORT: String(port),
+      OPS_PORT_BASE: String(opsBase),
+      LOG_LEVEL: env.LOG_LEVEL ?? 'warn',
+      DATA_DIR: join(logDir, `${name}-data`),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.pipe(log);
@@ -246,7 +253,9 @@ async function startGatewayOnce(port: number | undefined, env: NodeJS.ProcessEnv
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const opsUrl = `http://127.0.0.1:${opsPort}`;
-  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new ExitedEarly(`the gateway exited with ${code} before it was ready`))));
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new ExitedEarly(`the gateway exited with ${code} before it was ready`))),
+  );
   exited.catch(() => undefined);
   await Promise.race([waitFor(async () => (await fetch(`${opsUrl}/readyz`)).ok, 30_000, 'the second gateway'), exited]);
   return {
@@ -278,7 +287,11 @@ export interface OwnCluster {
  */
 export async function startOwnCluster(name: string, env: NodeJS.ProcessEnv = {}, natsOptions: { maxPayload?: number } = {}): Promise<OwnCluster> {
   const { startEngineSimulator } = builtEngineSimulator();
-  const started = await Promise.allSettled([freshDatabase(`ds_e2e_${name.replace(/-/g, '_')}`), startNats(natsOptions), startEngineSimulator({ port: 0 })] as const);
+  const started = await Promise.allSettled([
+    freshDatabase(`ds_e2e_${name.replace(/-/g, '_')}`),
+    startNats(natsOptions),
+    startEngineSimulator({ port: 0 }),
+  ] as const);
   const [database, nats, simulator] = started;
   const stopParts = async () => {
     if (nats.status === 'fulfilled') await nats.value.stop();

@@ -18,7 +18,15 @@ export function triageSchema(context = 'We sell refurbished phones.', overrides:
       { key: 'urgency', kind: 'score', instructions: 'How upset is the customer?', levels: ['calm', 'annoyed', 'furious'] },
       { key: 'fraud', kind: 'probability', instructions: 'Judge the request.', criterion: 'The request shows signs of fraud' },
     ],
-    composites: [{ key: 'risk', terms: [{ question: 'fraud', weight: 3 }, { question: 'urgency', weight: 1 }] }],
+    composites: [
+      {
+        key: 'risk',
+        terms: [
+          { question: 'fraud', weight: 3 },
+          { question: 'urgency', weight: 1 },
+        ],
+      },
+    ],
     policies: [{ when: { on: 'answer', question: 'fraud', op: 'gte', value: 0.9 }, action: 'block' }],
     fallbackAction: 'escalate',
     ...overrides,

@@ -215,11 +215,11 @@ export class DecisionsService {
 
   /** Removes a deleted workspace's decisions, versions and executions; deleting twice deletes nothing more. */
   async purgeWorkspace(workspaceId: string): Promise<void> {
-    const slugs = (await this.db.transaction(async (tx) => {
+    const slugs = await this.db.transaction(async (tx) => {
       await tx.query('DELETE FROM executions WHERE workspace_id = $1', [workspaceId]);
       // Versions go with their decision (ON DELETE CASCADE).
       return rowsReturned<{ slug: string }>(await tx.query('DELETE FROM decisions WHERE workspace_id = $1 RETURNING slug', [workspaceId]));
-    }));
+    });
     for (const { slug } of slugs) this.runnable.changed(workspaceId, slug);
   }
 

@@ -83,7 +83,13 @@ describe('ExecutionRecorder', () => {
   });
 
   it('stores each column as the single-row insert did: JSON values, SQL nulls, output left out when not stored', async () => {
-    await recorder.recordSuccess(base('columns', 1, { state: { message: 'it says "hi" \\ there', amount: 120 } }), evaluation, { latency_ms: 7 }, [{ id: 'hook' }], true);
+    await recorder.recordSuccess(
+      base('columns', 1, { state: { message: 'it says "hi" \\ there', amount: 120 } }),
+      evaluation,
+      { latency_ms: 7 },
+      [{ id: 'hook' }],
+      true,
+    );
     await recorder.recordSuccess(base('columns', 2), evaluation, { latency_ms: 8 }, null, false);
     await recorder.recordError(base('columns', 3), new ServiceError('ENGINE_TIMEOUT', 'The engine did not answer in time.'));
     const rows = (await db.query(

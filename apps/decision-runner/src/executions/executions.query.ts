@@ -29,7 +29,10 @@ export class ExecutionsQuery {
     if (request.decision !== null) query.andWhere('e.decision_slug = :slug', { slug: request.decision });
     if (request.status !== null) query.andWhere('e.status = :status', { status: request.status });
     const rows = await query.getMany();
-    const { page, hasMore } = pageWithin(rows.slice(0, request.limit).map((row) => ({ row, body: toPublicExecution(row) })), EXECUTIONS_PAGE_BYTES);
+    const { page, hasMore } = pageWithin(
+      rows.slice(0, request.limit).map((row) => ({ row, body: toPublicExecution(row) })),
+      EXECUTIONS_PAGE_BYTES,
+    );
     const more = hasMore || rows.length > request.limit;
     return {
       data: page.map(({ body }) => body),
@@ -48,9 +51,7 @@ export class ExecutionsQuery {
     );
     const known = new Map(rows.map((row) => [row.id, row.billable]));
     return {
-      outcomes: Object.fromEntries(
-        request.executionIds.map((id) => [id, known.has(id) ? (known.get(id) ? 'billable' : 'not_billable') : 'unknown'] as const),
-      ),
+      outcomes: Object.fromEntries(request.executionIds.map((id) => [id, known.has(id) ? (known.get(id) ? 'billable' : 'not_billable') : 'unknown'] as const)),
     };
   }
 }

@@ -128,7 +128,9 @@ export class PlaygroundService {
       return { version: DRAFT_VERSION, schema: checked.schema };
     }
     if (!Number.isInteger(version) || (version as number) < 1) {
-      throw new ServiceError('INVALID_REQUEST', 'version must be a positive integer or null.', [{ path: 'version', message: 'must be a positive integer or null' }]);
+      throw new ServiceError('INVALID_REQUEST', 'version must be a positive integer or null.', [
+        { path: 'version', message: 'must be a positive integer or null' },
+      ]);
     }
     const row = await this.db.getRepository(DecisionVersionEntity).findOneBy({ decisionId: decision.id, version: version as number });
     if (!row) throw new ServiceError('NOT_FOUND', `The decision has no version ${String(version)}.`);
@@ -143,15 +145,13 @@ export class PlaygroundService {
       timeoutMs: schema.settings.timeoutMs,
       context: schema.context,
       state: request.state,
-      questions: schema.questions.map(
-        (question): EngineQuestion => ({
-          key: question.key,
-          kind: question.kind,
-          instructions: question.instructions,
-          outcomes: outcomesOf(question),
-          guide: question.kind === 'choice' ? question.options : question.kind === 'score' ? question.levels : question.criterion,
-        }),
-      ),
+      questions: schema.questions.map((question): EngineQuestion => ({
+        key: question.key,
+        kind: question.kind,
+        instructions: question.instructions,
+        outcomes: outcomesOf(question),
+        guide: question.kind === 'choice' ? question.options : question.kind === 'score' ? question.levels : question.criterion,
+      })),
     };
   }
 }

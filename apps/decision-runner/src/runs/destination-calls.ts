@@ -2,15 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { JetStreamClient } from 'nats';
 import { Counter, Histogram } from 'prom-client';
 import { CompleteTextRequest, DELIVERY_STREAM, DeliveryMessage, ServiceError, SUBJECTS } from '@ds/contracts';
-import {
-  AgentCall,
-  agentAnsweredEntry,
-  DestinationEntry,
-  failedEntry,
-  LlmCall,
-  llmCompletedEntry,
-  WaitingCall,
-} from '@ds/decision-schema';
+import { AgentCall, agentAnsweredEntry, DestinationEntry, failedEntry, LlmCall, llmCompletedEntry, WaitingCall } from '@ds/decision-schema';
 import { Logger, Metrics, OutboundFailed, outboundRequest, OutboundRefused, PLATFORM, publishTraced, RpcClient } from '@ds/platform';
 import { DecisionRunnerConfig } from '../config';
 import { RUNNER_JETSTREAM } from './jetstream';
@@ -151,7 +143,10 @@ export class DestinationCalls {
     } catch (error) {
       if (error instanceof OutboundRefused) return failedEntry(entry, `The agent's URL is not allowed: ${error.message}.`);
       if (error instanceof OutboundFailed) {
-        return failedEntry(entry, error.timedOut ? `The agent did not answer within ${destination.timeoutMs} ms.` : `The agent could not be reached (${error.message}).`);
+        return failedEntry(
+          entry,
+          error.timedOut ? `The agent did not answer within ${destination.timeoutMs} ms.` : `The agent could not be reached (${error.message}).`,
+        );
       }
       this.logger.error({ err: error, destination: destination.key }, 'a sync agent call failed unexpectedly');
       return failedEntry(entry, 'The agent call failed.');

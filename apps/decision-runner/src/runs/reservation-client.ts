@@ -29,7 +29,9 @@ export class ReservationClient {
   async settle(workspaceId: string, executionId: string, billable: boolean): Promise<void> {
     const settlement: BillingSettlement = { workspaceId, executionId, billable };
     try {
-      await publishTraced(this.jetstream, SETTLEMENT_STREAM.name, SETTLEMENT_STREAM.subjectFor(workspaceId), JSON.stringify(settlement), { msgID: SETTLEMENT_STREAM.msgIdFor(executionId) });
+      await publishTraced(this.jetstream, SETTLEMENT_STREAM.name, SETTLEMENT_STREAM.subjectFor(workspaceId), JSON.stringify(settlement), {
+        msgID: SETTLEMENT_STREAM.msgIdFor(executionId),
+      });
     } catch (error) {
       this.logger.warn({ err: error, executionId, billable }, 'could not publish the settlement; the ledger will settle it from the execution');
     }

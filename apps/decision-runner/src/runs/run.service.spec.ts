@@ -1,5 +1,14 @@
 import type { JetStreamClient } from 'nats';
-import { AnswerQuestionsReply, AnswerQuestionsRequest, BillingSettlement, DeliveryMessage, RunDecisionRequest, ServiceError, SETTLEMENT_STREAM, SUBJECTS } from '@ds/contracts';
+import {
+  AnswerQuestionsReply,
+  AnswerQuestionsRequest,
+  BillingSettlement,
+  DeliveryMessage,
+  RunDecisionRequest,
+  ServiceError,
+  SETTLEMENT_STREAM,
+  SUBJECTS,
+} from '@ds/contracts';
 import { normalizeSchema, NormalizedSchema } from '@ds/decision-schema';
 import { CallOptions, Logger, NatsLink, RequestContext, RpcClient, runWithRequestContext } from '@ds/platform';
 import type { DecisionCache, RunnableDecision } from '../decisions/decision-cache';
@@ -127,9 +136,11 @@ function harness(options: { schema?: NormalizedSchema; answers?: Record<string, 
   return { service, steps, rpcCalls, settlements, published, context, run };
 }
 
-const engineFails = (code: 'ENGINE_TIMEOUT' | 'ENGINE_ERROR'): Answer => () => {
-  throw new ServiceError(code, 'The engine did not answer.');
-};
+const engineFails =
+  (code: 'ENGINE_TIMEOUT' | 'ENGINE_ERROR'): Answer =>
+  () => {
+    throw new ServiceError(code, 'The engine did not answer.');
+  };
 
 describe('RunService', () => {
   it('reserves, calls the engine, records the execution, then settles it as billable', async () => {
@@ -195,7 +206,9 @@ describe('RunService', () => {
 
   it('queues the destinations that fire and lists them before the metrics', async () => {
     const h = harness({
-      schema: schemaWith({ destinations: [{ key: 'ops', type: 'webhook', url: 'https://hooks.example.com/decisions', when: [{ on: 'action', op: 'eq', value: 'escalate' }] }] }),
+      schema: schemaWith({
+        destinations: [{ key: 'ops', type: 'webhook', url: 'https://hooks.example.com/decisions', when: [{ on: 'action', op: 'eq', value: 'escalate' }] }],
+      }),
     });
     const body = JSON.parse((await h.run()).body) as { destinations: Array<Record<string, unknown>>; metrics: unknown };
     expect(h.published).toHaveLength(1);
@@ -219,7 +232,10 @@ describe('RunService', () => {
   });
 
   it('answers the fallback of a decision that asks for one when the engine fails, recorded but not billable', async () => {
-    const h = harness({ schema: schemaWith({ settings: { timeoutMs: 5_000, onEngineError: 'fallback' } }), answers: { [SUBJECTS.engine.answer]: engineFails('ENGINE_ERROR') } });
+    const h = harness({
+      schema: schemaWith({ settings: { timeoutMs: 5_000, onEngineError: 'fallback' } }),
+      answers: { [SUBJECTS.engine.answer]: engineFails('ENGINE_ERROR') },
+    });
     const reply = await h.run();
     expect(reply.billable).toBe(false);
     expect(JSON.parse(reply.body)).toMatchObject({ action: 'continue', action_reason: { type: 'engine_error', code: 'ENGINE_ERROR' } });

@@ -223,7 +223,10 @@ export class RunService {
     if (body.length * 6 <= limit) return;
     const bytes = Buffer.byteLength(JSON.stringify(body));
     if (bytes <= limit) return;
-    const error = new ServiceError('INVALID_REQUEST', `The answer to this run is too large to send (${bytes} bytes; at most ${limit}); run it without include=probabilities.`);
+    const error = new ServiceError(
+      'INVALID_REQUEST',
+      `The answer to this run is too large to send (${bytes} bytes; at most ${limit}); run it without include=probabilities.`,
+    );
     await this.recorder.recordError(base, error);
     throw error;
   }
@@ -274,13 +277,7 @@ export class RunService {
   }
 
   /** The response up to its destinations and metrics, which the caller appends in that order. */
-  private responseHead(
-    request: RunDecisionRequest,
-    decision: RunnableDecision,
-    version: number,
-    executionId: string,
-    evaluation: Evaluation,
-  ): ResponseBody {
+  private responseHead(request: RunDecisionRequest, decision: RunnableDecision, version: number, executionId: string, evaluation: Evaluation): ResponseBody {
     const body: ResponseBody = {
       decision_id: decision.id,
       execution_id: executionId,

@@ -46,10 +46,10 @@ describe('provider keys across a rotation of ENGINE_CREDENTIALS_KEY', () => {
     // Saved before keys had ids: the row names the key by its fingerprint.
     await service(ring(bareKey)).setKey({ workspaceId: legacy, provider: 'anthropic', apiKey: 'sk-ant-legacy-key' });
     const lost = sealWithKeyring(ring(`gone:${randomBytes(32).toString('base64')}`), 'sk-orphaned-key', credentialAad(orphan, 'openai'));
-    await db.query(`INSERT INTO provider_credentials (workspace_id, use_own_key, provider, sealed, key_id, last4) VALUES ($1, true, 'openai', $2, 'gone', 'nkey')`, [
-      orphan,
-      lost.sealed,
-    ]);
+    await db.query(
+      `INSERT INTO provider_credentials (workspace_id, use_own_key, provider, sealed, key_id, last4) VALUES ($1, true, 'openai', $2, 'gone', 'nkey')`,
+      [orphan, lost.sealed],
+    );
 
     const rotated = service(ring(`new:${newKey},old:${oldKey},legacy:${bareKey}`));
     expect(await rotated.resealUnderPrimaryKey()).toEqual({ resealed: 2, unreadable: 1 });

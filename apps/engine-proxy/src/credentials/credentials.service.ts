@@ -65,7 +65,9 @@ export class CredentialsService implements OnModuleInit, OnApplicationBootstrap,
 
   onModuleInit(): void {
     if (this.config.credentialsKeyIsDev) {
-      this.logger.warn('ENGINE_CREDENTIALS_KEY is unset: workspaces’ provider keys are encrypted with the public development key; set it (openssl rand -base64 32) anywhere but a laptop');
+      this.logger.warn(
+        'ENGINE_CREDENTIALS_KEY is unset: workspaces’ provider keys are encrypted with the public development key; set it (openssl rand -base64 32) anywhere but a laptop',
+      );
     }
     this.credentials.listen();
   }
@@ -121,7 +123,10 @@ export class CredentialsService implements OnModuleInit, OnApplicationBootstrap,
     }
     if (resealed > 0) this.logger.info({ resealed, keyId: keyring.primaryId }, 'sealed provider keys again under the current key');
     if (unreadable.size > 0) {
-      this.logger.error({ unreadable: unreadable.size }, 'some saved provider keys name a key id missing from ENGINE_CREDENTIALS_KEY; keep the old key in the list');
+      this.logger.error(
+        { unreadable: unreadable.size },
+        'some saved provider keys name a key id missing from ENGINE_CREDENTIALS_KEY; keep the old key in the list',
+      );
     }
     return { resealed, unreadable: unreadable.size };
   }
@@ -192,7 +197,9 @@ export class CredentialsService implements OnModuleInit, OnApplicationBootstrap,
   }
 
   private async read(workspaceId: string): Promise<Row | null> {
-    const rows = (await this.db.query('SELECT use_own_key, provider, sealed, key_id, last4 FROM provider_credentials WHERE workspace_id = $1', [workspaceId])) as Row[];
+    const rows = (await this.db.query('SELECT use_own_key, provider, sealed, key_id, last4 FROM provider_credentials WHERE workspace_id = $1', [
+      workspaceId,
+    ])) as Row[];
     return rows[0] ?? null;
   }
 

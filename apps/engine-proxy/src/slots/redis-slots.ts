@@ -81,7 +81,11 @@ export class RedisSlots {
   async connect(): Promise<boolean> {
     const results = await Promise.allSettled([this.redis.connect(), this.subscriber.connect()]);
     const failed = results.find((result) => result.status === 'rejected');
-    if (failed) this.logger.warn({ redis: redact(this.url), reason: String((failed as PromiseRejectedResult).reason?.message ?? failed) }, 'Redis for shared-key slots is not reachable yet; counting in this process until it is');
+    if (failed)
+      this.logger.warn(
+        { redis: redact(this.url), reason: String((failed as PromiseRejectedResult).reason?.message ?? failed) },
+        'Redis for shared-key slots is not reachable yet; counting in this process until it is',
+      );
     return !failed;
   }
 

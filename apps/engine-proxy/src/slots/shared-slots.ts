@@ -37,9 +37,15 @@ export class SharedSlots implements OnModuleInit, OnModuleDestroy {
   async onModuleInit(): Promise<void> {
     if (this.redis) {
       await this.redis.connect();
-      this.logger.info({ redis: redact(this.redis.url), slots: this.config.sharedSlots }, 'shared-key slots: counted in Redis across every engine-proxy replica');
+      this.logger.info(
+        { redis: redact(this.redis.url), slots: this.config.sharedSlots },
+        'shared-key slots: counted in Redis across every engine-proxy replica',
+      );
     } else {
-      this.logger.warn({ slots: this.config.sharedSlots }, 'shared-key slots: counted in this process only (no REDIS_URL); right only with a single engine-proxy replica');
+      this.logger.warn(
+        { slots: this.config.sharedSlots },
+        'shared-key slots: counted in this process only (no REDIS_URL); right only with a single engine-proxy replica',
+      );
     }
   }
 

@@ -24,12 +24,16 @@ describe('passwords', () => {
     await expect(hasher.verify('correct horse 42', stored)).resolves.toBe(true);
   });
 
-  it.each(['', 'bcrypt$x', 'scrypt$16384$8$1$c2FsdA==', 'scrypt$1000$8$1$c2FsdA==$aGFzaA==', 'scrypt$16384$99$1$c2FsdA==$aGFzaA==', 'scrypt$16384$8$1$c2FsdA==$'])(
-    'refuses the malformed stored hash %p without computing it',
-    async (stored) => {
-      await expect(hasher.verify('correct horse 42', stored)).resolves.toBe(false);
-    },
-  );
+  it.each([
+    '',
+    'bcrypt$x',
+    'scrypt$16384$8$1$c2FsdA==',
+    'scrypt$1000$8$1$c2FsdA==$aGFzaA==',
+    'scrypt$16384$99$1$c2FsdA==$aGFzaA==',
+    'scrypt$16384$8$1$c2FsdA==$',
+  ])('refuses the malformed stored hash %p without computing it', async (stored) => {
+    await expect(hasher.verify('correct horse 42', stored)).resolves.toBe(false);
+  });
 
   it('answers false for the dummy verification that stands in for an unknown account', async () => {
     await expect(hasher.verifyNothing('correct horse 42')).resolves.toBe(false);

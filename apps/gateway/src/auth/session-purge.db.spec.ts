@@ -32,7 +32,11 @@ describe('expired sessions', () => {
     await user('usr_sessions');
     const expiries = [-48 * HOUR, -1, 1, 24 * HOUR];
     for (const [i, offset] of expiries.entries()) {
-      await db.query('INSERT INTO sessions (token_hash, user_id, expires_at) VALUES ($1, $2, $3)', [`hash_${i}`, 'usr_sessions', new Date(NOW.getTime() + offset)]);
+      await db.query('INSERT INTO sessions (token_hash, user_id, expires_at) VALUES ($1, $2, $3)', [
+        `hash_${i}`,
+        'usr_sessions',
+        new Date(NOW.getTime() + offset),
+      ]);
     }
     const purge = new SessionPurge(db, { sessionPurgeIntervalMs: 0 } as GatewayConfig, logger);
     expect(await purge.purge(NOW)).toBe(2);
@@ -51,7 +55,9 @@ describe('owned workspaces', () => {
     const refused = attempts.filter((attempt): attempt is PromiseRejectedResult => attempt.status === 'rejected');
     expect(refused).toHaveLength(5);
     for (const attempt of refused) expect(attempt.reason).toMatchObject({ code: 'CONFLICT' });
-    const counted = (await db.query(`SELECT count(*)::int AS owned FROM memberships WHERE user_id = 'usr_owner' AND role = 'owner'`)) as Array<{ owned: number }>;
+    const counted = (await db.query(`SELECT count(*)::int AS owned FROM memberships WHERE user_id = 'usr_owner' AND role = 'owner'`)) as Array<{
+      owned: number;
+    }>;
     expect(counted).toEqual([{ owned: MAX_OWNED_WORKSPACES }]);
   });
 });

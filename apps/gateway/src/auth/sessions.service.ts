@@ -46,7 +46,8 @@ export class SessionsService {
     if (typeof input.email !== 'string' || !EMAIL_PATTERN.test(input.email)) issues.push({ path: 'email', message: 'must be an e-mail address' });
     const problem = passwordProblem(input.password);
     if (problem) issues.push({ path: 'password', message: problem });
-    if (typeof input.name !== 'string' || input.name.trim().length < 1 || input.name.length > 80) issues.push({ path: 'name', message: 'must be 1 to 80 characters' });
+    if (typeof input.name !== 'string' || input.name.trim().length < 1 || input.name.length > 80)
+      issues.push({ path: 'name', message: 'must be 1 to 80 characters' });
     if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The sign-up is not valid.', issues);
     const user: UserEntity = this.db.getRepository(UserEntity).create({
       id: newId('usr'),
@@ -81,7 +82,9 @@ export class SessionsService {
     }
     if (!(await this.passwords.verify(input.password, attempt.password_hash))) throw new ServiceError('UNAUTHORIZED', 'Wrong e-mail or password.');
     const rehashed = this.passwords.needsRehash(attempt.password_hash) ? await this.passwords.hash(input.password) : null;
-    await this.db.getRepository(UserEntity).update({ id: attempt.id }, { failedSignIns: 0, lockedUntil: null, ...(rehashed ? { passwordHash: rehashed } : {}) });
+    await this.db
+      .getRepository(UserEntity)
+      .update({ id: attempt.id }, { failedSignIns: 0, lockedUntil: null, ...(rehashed ? { passwordHash: rehashed } : {}) });
     return this.openSession(attempt);
   }
 

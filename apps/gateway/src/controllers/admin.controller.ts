@@ -25,13 +25,25 @@ export class AdminController {
   /** `Idempotency-Key` makes a grant safe to retry: the same key grants once. */
   @Post('workspaces/:ws/credits')
   @OperatorRoute()
-  async grantCredits(@RequestId() requestId: string, @Param('ws') ws: string, @Headers('idempotency-key') idempotencyHeader: string | undefined, @Body() body: unknown) {
+  async grantCredits(
+    @RequestId() requestId: string,
+    @Param('ws') ws: string,
+    @Headers('idempotency-key') idempotencyHeader: string | undefined,
+    @Body() body: unknown,
+  ) {
     const input = objectBody(body);
     const idempotencyKey = parseIdempotencyKey(idempotencyHeader);
     await this.requireWorkspace(ws);
     return this.rpc.call(
       SUBJECTS.billing.grantCredits,
-      { workspaceId: ws, kind: input.kind, amount_cents: input.amount_cents, currency: input.currency, expires_at: input.expires_at, grantId: idempotencyKey ?? newId('ent') },
+      {
+        workspaceId: ws,
+        kind: input.kind,
+        amount_cents: input.amount_cents,
+        currency: input.currency,
+        expires_at: input.expires_at,
+        grantId: idempotencyKey ?? newId('ent'),
+      },
       { requestId },
     );
   }

@@ -177,9 +177,14 @@ export class AppController {
   ) {
     const input = objectBody(body);
     try {
-      return await this.rpc.call(SUBJECTS.runner.playground, { workspaceId: ws, decisionId: id, version: input.version ?? null, state: input.state }, { requestId });
+      return await this.rpc.call(
+        SUBJECTS.runner.playground,
+        { workspaceId: ws, decisionId: id, version: input.version ?? null, state: input.state },
+        { requestId },
+      );
     } catch (error) {
-      const retryAfter = error instanceof ServiceError && error.code === 'RATE_LIMITED' ? (error.details as { retry_after?: unknown } | undefined)?.retry_after : undefined;
+      const retryAfter =
+        error instanceof ServiceError && error.code === 'RATE_LIMITED' ? (error.details as { retry_after?: unknown } | undefined)?.retry_after : undefined;
       if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
       throw error;
     }

@@ -61,11 +61,13 @@ export function deliveryQuery(query: Record<string, unknown>, allowDecision: boo
     if (!(limit >= 1 && limit <= 100)) issues.push({ path: 'limit', message: 'must be an integer from 1 to 100' });
   }
   const cursor = query.cursor;
-  if (cursor !== undefined && (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > 200)) issues.push({ path: 'cursor', message: 'is not a valid cursor' });
+  if (cursor !== undefined && (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > 200))
+    issues.push({ path: 'cursor', message: 'is not a valid cursor' });
   const status = query.status;
   if (status !== undefined && !STATUSES.includes(status as DeliveryStatus)) issues.push({ path: 'status', message: 'must be pending, succeeded or failed' });
   const decisionId = allowDecision ? query.decision_id : undefined;
-  if (decisionId !== undefined && (typeof decisionId !== 'string' || decisionId.length === 0 || decisionId.length > 64)) issues.push({ path: 'decision_id', message: 'must be a decision id' });
+  if (decisionId !== undefined && (typeof decisionId !== 'string' || decisionId.length === 0 || decisionId.length > 64))
+    issues.push({ path: 'decision_id', message: 'must be a decision id' });
   if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The query parameters are not valid.', issues);
   return {
     limit,

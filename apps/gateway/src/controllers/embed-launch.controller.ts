@@ -25,7 +25,11 @@ export class EmbedLaunchController {
     const redeemed = typeof ticket === 'string' ? await this.rpc.call(SUBJECTS.partner.redeemTicket, { ticket }, { requestId }) : null;
     if (redeemed && redeemed.token !== null) {
       setFrameAncestors(reply, redeemed.session.origins);
-      return reply.status(302).header('set-cookie', embedCookie(redeemed.token, redeemed.session.expiresAt)).header('location', redeemed.session.startPath).send();
+      return reply
+        .status(302)
+        .header('set-cookie', embedCookie(redeemed.token, redeemed.session.expiresAt))
+        .header('location', redeemed.session.startPath)
+        .send();
     }
     // A known session's page may still be framed by its own origins; an unknown ticket's page has nothing to protect.
     if (redeemed) setFrameAncestors(reply, redeemed.origins);

@@ -24,7 +24,12 @@ export class PartnerController {
 
   @Post('v1/workspaces')
   @ApiKeyRoute('reads')
-  async upsertWorkspace(@ApiKey() key: AuthenticatedKey, @RequestId() requestId: string, @Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply) {
+  async upsertWorkspace(
+    @ApiKey() key: AuthenticatedKey,
+    @RequestId() requestId: string,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const answer = await this.rpc.call(SUBJECTS.partner.upsertWorkspace, { caller: partnerCaller(key), body: objectBody(body) }, { requestId });
     await this.workspaces.ensureSubWorkspace(answer.workspace);
     reply.status(answer.created ? 201 : 200);

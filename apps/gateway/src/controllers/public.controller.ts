@@ -125,14 +125,17 @@ export function executionQuery(query: Record<string, unknown>) {
   let limit: number = EXECUTIONS_PAGE.default;
   if (query.limit !== undefined) {
     limit = typeof query.limit === 'string' && /^\d{1,3}$/.test(query.limit) ? Number(query.limit) : NaN;
-    if (!(limit >= EXECUTIONS_PAGE.min && limit <= EXECUTIONS_PAGE.max)) issues.push({ path: 'limit', message: `must be an integer from ${EXECUTIONS_PAGE.min} to ${EXECUTIONS_PAGE.max}` });
+    if (!(limit >= EXECUTIONS_PAGE.min && limit <= EXECUTIONS_PAGE.max))
+      issues.push({ path: 'limit', message: `must be an integer from ${EXECUTIONS_PAGE.min} to ${EXECUTIONS_PAGE.max}` });
   }
   const cursor = query.cursor;
-  if (cursor !== undefined && (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > EXECUTIONS_CURSOR_MAX_LENGTH)) issues.push({ path: 'cursor', message: 'is not a valid cursor' });
+  if (cursor !== undefined && (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > EXECUTIONS_CURSOR_MAX_LENGTH))
+    issues.push({ path: 'cursor', message: 'is not a valid cursor' });
   const decision = query.decision;
   if (decision !== undefined && typeof decision !== 'string') issues.push({ path: 'decision', message: 'must be a decision slug' });
   const status = query.status;
-  if (status !== undefined && !EXECUTION_STATUSES.includes(status as never)) issues.push({ path: 'status', message: `must be ${EXECUTION_STATUSES.join(' or ')}` });
+  if (status !== undefined && !EXECUTION_STATUSES.includes(status as never))
+    issues.push({ path: 'status', message: `must be ${EXECUTION_STATUSES.join(' or ')}` });
   if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The query parameters are not valid.', issues);
   return {
     limit,

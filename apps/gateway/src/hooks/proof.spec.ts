@@ -41,9 +41,11 @@ describe('parseSignature', () => {
   });
 
   it('never throws, whatever the header', () => {
-    fc.assert(fc.property(fc.string(), (header) => {
-      parseSignature(header);
-    }));
+    fc.assert(
+      fc.property(fc.string(), (header) => {
+        parseSignature(header);
+      }),
+    );
   });
 });
 
@@ -81,9 +83,13 @@ describe('verifyProof', () => {
     expect(message({ authorization: 'Bearer whsec_nope' })).toBe('No valid proof: the bearer secret is wrong.');
     expect(message({ authorization: 'Basic abc' })).toMatch(/send a Service-Signature header/);
     expect(message({ signature: 't=1' })).toMatch(/^No valid proof: the Service-Signature header is malformed/);
-    expect(message({ signature: `t=${now},v1=${sig(now, 'other body')}` })).toBe('No valid proof: the Service-Signature does not match the body signed with the secret.');
+    expect(message({ signature: `t=${now},v1=${sig(now, 'other body')}` })).toBe(
+      'No valid proof: the Service-Signature does not match the body signed with the secret.',
+    );
     expect(message({ signature: `t=${now},v1=${sig(now, body, 'whsec_other')}` })).toMatch(/does not match/);
-    expect(message({ signature: `t=${now - 400},v1=${sig(now - 400)}`, authorization: 'Bearer whsec_nope' })).toMatch(/more than 300 seconds.*, and the bearer secret is wrong\.$/);
+    expect(message({ signature: `t=${now - 400},v1=${sig(now - 400)}`, authorization: 'Bearer whsec_nope' })).toMatch(
+      /more than 300 seconds.*, and the bearer secret is wrong\.$/,
+    );
   });
 
   it('never accepts a signature made without the secret', () => {

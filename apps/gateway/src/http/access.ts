@@ -54,7 +54,8 @@ export const SignedIn = (embed?: EmbedPermission | 'session') => declare(embed =
  * A member of the route's `:ws` workspace with at least `role`; with `embed`, also an embed session of that
  * sub-workspace holding that permission (the embedded editor calls the application's own endpoints).
  */
-export const WorkspaceRole = (role: Role, embed?: EmbedPermission) => declare(embed === undefined ? { kind: 'session', role } : { kind: 'session', role, embed });
+export const WorkspaceRole = (role: Role, embed?: EmbedPermission) =>
+  declare(embed === undefined ? { kind: 'session', role } : { kind: 'session', role, embed });
 export const EmbedSessionRoute = () => declare({ kind: 'embed' });
 export const ApiKeyRoute = (window: 'reads') => declare({ kind: 'api-key', window });
 /** The run endpoint: the decisions window, and the slug format checked in the order of checks. */

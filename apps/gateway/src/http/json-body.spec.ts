@@ -51,7 +51,9 @@ describe('parseJsonBody', () => {
     expect(parseJsonBody(nestedObjects(JSON_NESTING_MAX))).toBeDefined();
     const arrays = refusal(nestedArrays(JSON_NESTING_MAX + 1));
     expect(arrays).toMatchObject({ code: 'INVALID_REQUEST', status: 400, message: `The request body is nested deeper than ${JSON_NESTING_MAX} levels.` });
-    expect(arrays.details).toEqual([{ path: Array(JSON_NESTING_MAX).fill('0').join('.'), message: `nested deeper than ${JSON_NESTING_MAX} levels of objects and arrays` }]);
+    expect(arrays.details).toEqual([
+      { path: Array(JSON_NESTING_MAX).fill('0').join('.'), message: `nested deeper than ${JSON_NESTING_MAX} levels of objects and arrays` },
+    ]);
     expect(refusal(nestedObjects(JSON_NESTING_MAX + 1)).details).toEqual([
       { path: Array(JSON_NESTING_MAX).fill('a').join('.'), message: `nested deeper than ${JSON_NESTING_MAX} levels of objects and arrays` },
     ]);
@@ -64,7 +66,11 @@ describe('parseJsonBody', () => {
 
   it('refuses a lone surrogate in a string value, naming its path', () => {
     const answer = refusal('{"state":{"name":"ok","notes":["fine","bad \\ud800 here"]}}');
-    expect(answer).toMatchObject({ code: 'INVALID_REQUEST', status: 400, message: 'The request body holds text that cannot be stored: not well-formed Unicode, or U+0000.' });
+    expect(answer).toMatchObject({
+      code: 'INVALID_REQUEST',
+      status: 400,
+      message: 'The request body holds text that cannot be stored: not well-formed Unicode, or U+0000.',
+    });
     expect(answer.details).toEqual([{ path: 'state.notes.1', message: 'is a string that is not well-formed Unicode (a lone UTF-16 surrogate)' }]);
   });
 
@@ -110,7 +116,11 @@ describe('parseJsonBody', () => {
         fc.boolean(),
         fc.constant(null),
         fc.array(tie('value'), { maxLength: 4 }),
-        fc.dictionary(storableText.filter((key) => key !== '__proto__'), tie('value'), { maxKeys: 4 }),
+        fc.dictionary(
+          storableText.filter((key) => key !== '__proto__'),
+          tie('value'),
+          { maxKeys: 4 },
+        ),
       ),
     })).value;
     fc.assert(

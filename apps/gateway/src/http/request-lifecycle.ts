@@ -121,7 +121,14 @@ export function installRequestLifecycle(app: NestFastifyApplication, deps: EdgeD
 function startHttpSpan(request: FastifyRequest): void {
   const route = request.routeOptions.url ?? 'unmatched';
   const traceparent = request.headers.traceparent;
-  const span = startSpan(tracer!, `${request.method} ${route}`, SpanKind.SERVER, { 'http.request.method': request.method, 'http.route': route }, undefined, typeof traceparent === 'string' ? traceparent : undefined);
+  const span = startSpan(
+    tracer!,
+    `${request.method} ${route}`,
+    SpanKind.SERVER,
+    { 'http.request.method': request.method, 'http.route': route },
+    undefined,
+    typeof traceparent === 'string' ? traceparent : undefined,
+  );
   httpSpans.set(request.id, span);
 }
 
@@ -171,7 +178,10 @@ async function checkAccess(access: Access, request: FastifyRequest, reply: Fasti
   }
   // API keys work only on /v1 and /mcp: everywhere else they are refused before anything is looked up.
   if (token && looksLikeApiKey(token)) {
-    throw new ServiceError('FORBIDDEN', access.kind === 'operator' ? 'API keys work only on /v1 and /mcp.' : 'API keys work only on /v1 and /mcp; sign in to use the application.');
+    throw new ServiceError(
+      'FORBIDDEN',
+      access.kind === 'operator' ? 'API keys work only on /v1 and /mcp.' : 'API keys work only on /v1 and /mcp; sign in to use the application.',
+    );
   }
   if (access.kind === 'application-entry') return;
   // The embedded editor: its cookie stands for a session when no bearer token is sent.

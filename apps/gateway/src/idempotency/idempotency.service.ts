@@ -51,7 +51,12 @@ export class IdempotencyService implements OnModuleInit, OnModuleDestroy {
    * its lease ends. An answer is kept for replay only when `run` says so (a fresh, billed 200); otherwise the
    * key is released. Throws StillRunning while another request with the key runs.
    */
-  async runOnce(workspaceId: string, key: string, fingerprint: string, run: () => Promise<{ body: string; keep: boolean }>): Promise<{ body: string; replayed: boolean }> {
+  async runOnce(
+    workspaceId: string,
+    key: string,
+    fingerprint: string,
+    run: () => Promise<{ body: string; keep: boolean }>,
+  ): Promise<{ body: string; replayed: boolean }> {
     const claim = await this.claim(workspaceId, key, fingerprint);
     if (claim.kind === 'replay') return { body: claim.body, replayed: true };
     let result: { body: string; keep: boolean };
@@ -115,9 +120,7 @@ export class IdempotencyService implements OnModuleInit, OnModuleDestroy {
 
   private async deleteExpired(): Promise<void> {
     try {
-      await this.db.query(
-        `DELETE FROM idempotency_keys WHERE ctid IN (SELECT ctid FROM idempotency_keys WHERE expires_at < now() LIMIT 10000)`,
-      );
+      await this.db.query(`DELETE FROM idempotency_keys WHERE ctid IN (SELECT ctid FROM idempotency_keys WHERE expires_at < now() LIMIT 10000)`);
     } catch (error) {
       this.logger.warn({ err: error }, 'could not delete expired idempotency keys');
     }

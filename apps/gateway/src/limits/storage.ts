@@ -107,13 +107,21 @@ export async function openRateLimitStore(kind: 'redis' | 'memory', redisUrl: str
   }
   // Commands fail at once while Redis is away instead of queueing behind the outage. The windows of
   // requests arriving in one event-loop turn go to Redis in one write (auto-pipelining).
-  const redis = new Redis(redisUrl, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 3_000, enableAutoPipelining: true });
+  const redis = new Redis(redisUrl, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 3_000,
+    enableAutoPipelining: true,
+  });
   redis.on('error', (error) => logger.debug({ err: error }, 'Redis connection error'));
   try {
     await redis.connect();
   } catch (error) {
     redis.disconnect();
-    throw new ConfigError(`cannot reach Redis at ${redact(redisUrl)} (${(error as Error).message}); set REDIS_URL, or RATE_LIMIT_STORE=memory for a single gateway`);
+    throw new ConfigError(
+      `cannot reach Redis at ${redact(redisUrl)} (${(error as Error).message}); set REDIS_URL, or RATE_LIMIT_STORE=memory for a single gateway`,
+    );
   }
   return {
     windows: new RedisWindowCounter(redis),

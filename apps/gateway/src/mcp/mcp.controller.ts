@@ -85,13 +85,17 @@ export class McpController {
   @Get()
   @ApiKeyRoute('reads')
   stream(@Res() reply: FastifyReply): void {
-    sendJsonRpcError(reply, 405, -32000, 'Method not allowed: this server is stateless and answers POST only (no event stream, no sessions).', { allow: 'POST' });
+    sendJsonRpcError(reply, 405, -32000, 'Method not allowed: this server is stateless and answers POST only (no event stream, no sessions).', {
+      allow: 'POST',
+    });
   }
 
   @Delete()
   @ApiKeyRoute('reads')
   endSession(@Res() reply: FastifyReply): void {
-    sendJsonRpcError(reply, 405, -32000, 'Method not allowed: this server is stateless and answers POST only (no event stream, no sessions).', { allow: 'POST' });
+    sendJsonRpcError(reply, 405, -32000, 'Method not allowed: this server is stateless and answers POST only (no event stream, no sessions).', {
+      allow: 'POST',
+    });
   }
 }
 

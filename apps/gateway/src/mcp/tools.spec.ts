@@ -47,7 +47,13 @@ describe('the published tools', () => {
     for (const tool of TOOL_LIST.filter((candidate) => candidate.name !== 'run_decision')) {
       expect({ name: tool.name, readOnlyHint: tool.annotations.readOnlyHint }).toEqual({ name: tool.name, readOnlyHint: true });
     }
-    expect(TOOLS.get('run_decision')!.annotations).toEqual({ title: 'Run a decision', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true });
+    expect(TOOLS.get('run_decision')!.annotations).toEqual({
+      title: 'Run a decision',
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: true,
+    });
     expect(TOOL_LIST.every((tool) => tool.description.length > 20 && tool.title.length > 0)).toBe(true);
   });
 
@@ -110,7 +116,11 @@ describe('tool arguments', () => {
       decision: 'triage',
       cursor: 'abc',
     });
-    expect(toolArguments(tool('run_decision'), { slug: 'triage', state: ['a'], include_probabilities: true })).toEqual({ slug: 'triage', state: ['a'], include_probabilities: true });
+    expect(toolArguments(tool('run_decision'), { slug: 'triage', state: ['a'], include_probabilities: true })).toEqual({
+      slug: 'triage',
+      state: ['a'],
+      include_probabilities: true,
+    });
     expect(toolArguments(tool('check_state'), { slug: 'triage', state: '' })).toEqual({ slug: 'triage', state: '' });
   });
 
@@ -124,7 +134,9 @@ describe('tool arguments', () => {
         { path: 'extra', message: 'is not an argument of list_executions' },
       ],
     });
-    expect(problem(() => toolArguments(tool('list_executions'), { limit: 2.5 })).details).toEqual([{ path: 'limit', message: 'must be an integer from 1 to 100' }]);
+    expect(problem(() => toolArguments(tool('list_executions'), { limit: 2.5 })).details).toEqual([
+      { path: 'limit', message: 'must be an integer from 1 to 100' },
+    ]);
     expect(problem(() => toolArguments(tool('run_decision'), {}))).toEqual({
       code: 'INVALID_REQUEST',
       details: [
@@ -146,7 +158,9 @@ describe('calling a tool', () => {
   it('answers the JSON as structuredContent and the same JSON as text', async () => {
     const result = await callTool('list_templates', {}, { backend: unreachable, requestId: 'req_1', mapError: asIs });
     expect(result.isError).toBeUndefined();
-    expect(result.structuredContent).toEqual({ data: TEMPLATES.map(({ id, name, description, category, patterns }) => ({ id, name, description, category, patterns })) });
+    expect(result.structuredContent).toEqual({
+      data: TEMPLATES.map(({ id, name, description, category, patterns }) => ({ id, name, description, category, patterns })),
+    });
     expect(result.content).toEqual([{ type: 'text', text: JSON.stringify(result.structuredContent) }]);
     expect((result.structuredContent as { data: unknown[] }).data).toHaveLength(9);
   });
@@ -185,7 +199,12 @@ describe('calling a tool', () => {
     expect(unknown).toMatchObject({ isError: true, structuredContent: { error: { code: 'NOT_FOUND', request_id: 'req_9' } } });
     const invalid = await callTool('get_template', { id: 5 }, { backend: unreachable, requestId: 'req_9', mapError: asIs });
     expect(invalid.structuredContent).toEqual({
-      error: { code: 'INVALID_REQUEST', message: 'The arguments of get_template are not valid.', request_id: 'req_9', details: [{ path: 'id', message: 'must be a string' }] },
+      error: {
+        code: 'INVALID_REQUEST',
+        message: 'The arguments of get_template are not valid.',
+        request_id: 'req_9',
+        details: [{ path: 'id', message: 'must be a string' }],
+      },
     });
   });
 

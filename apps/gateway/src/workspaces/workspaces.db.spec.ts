@@ -15,7 +15,9 @@ const workspaceId = randomUUID();
 beforeAll(async () => {
   database = await migratedDatabase('gateway', gateway.database, 2);
   db = database.dataSource;
-  await db.getRepository(UserEntity).insert({ id: 'usr_owner', email: 'owner@example.com', name: 'Owner', passwordHash: 'x', failedSignIns: 0, lockedUntil: null });
+  await db
+    .getRepository(UserEntity)
+    .insert({ id: 'usr_owner', email: 'owner@example.com', name: 'Owner', passwordHash: 'x', failedSignIns: 0, lockedUntil: null });
   await db.getRepository(WorkspaceEntity).insert({ id: workspaceId, name: 'Acme' });
   await db.getRepository(MembershipEntity).insert({ workspaceId, userId: 'usr_owner', role: 'owner' });
 });

@@ -23,10 +23,14 @@ export class WorkspacesService {
     await this.db.transaction(async (tx) => {
       // Serializes one user's creations so that concurrent requests cannot both pass the count.
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`workspaces:owner:${userId}`]);
-      const [counted] = (await tx.query(`SELECT count(*)::int AS owned FROM memberships WHERE user_id = $1 AND role = 'owner'`, [userId])) as Array<{ owned: number }>;
+      const [counted] = (await tx.query(`SELECT count(*)::int AS owned FROM memberships WHERE user_id = $1 AND role = 'owner'`, [userId])) as Array<{
+        owned: number;
+      }>;
       // count(*) without GROUP BY answers exactly one row.
       if (counted!.owned >= MAX_OWNED_WORKSPACES) {
-        throw new ServiceError('CONFLICT', `A user can own ${MAX_OWNED_WORKSPACES} workspaces; delete one or transfer its ownership first.`, { limit: MAX_OWNED_WORKSPACES });
+        throw new ServiceError('CONFLICT', `A user can own ${MAX_OWNED_WORKSPACES} workspaces; delete one or transfer its ownership first.`, {
+          limit: MAX_OWNED_WORKSPACES,
+        });
       }
       await tx.getRepository(WorkspaceEntity).insert({ id, name });
       await tx.getRepository(MembershipEntity).insert({ workspaceId: id, userId, role: 'owner' });
@@ -112,7 +116,10 @@ export class WorkspacesService {
    * from every answer that names it, so a row missing after a failure is written by the next call.
    */
   async ensureSubWorkspace(workspace: { id: string; name: string }): Promise<void> {
-    await this.db.query('INSERT INTO workspaces (id, name) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name', [workspace.id, workspace.name]);
+    await this.db.query('INSERT INTO workspaces (id, name) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name', [
+      workspace.id,
+      workspace.name,
+    ]);
   }
 
   /**

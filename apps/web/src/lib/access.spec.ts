@@ -1,4 +1,16 @@
-import { Access, decisionView, EMBED_PERMISSIONS, embedAllows, EmbedPermission, isEmbedPermission, offersView, permits, reachesRole, Role, screenOf } from './access';
+import {
+  Access,
+  decisionView,
+  EMBED_PERMISSIONS,
+  embedAllows,
+  EmbedPermission,
+  isEmbedPermission,
+  offersView,
+  permits,
+  reachesRole,
+  Role,
+  screenOf,
+} from './access';
 
 const ROLES: Role[] = ['viewer', 'member', 'admin', 'owner'];
 const ID = 'dec_AbCdEfGhIjKlMnOpQrSt';
@@ -21,7 +33,9 @@ describe('permits', () => {
   it('follows only the list for an embed session, whatever the role says', () => {
     const embed: Access = { role: 'owner', permissions: ['decisions:read', 'executions:read'] };
     expect(EMBED_PERMISSIONS.filter((permission) => permits(embed, permission))).toEqual(['decisions:read', 'executions:read']);
-    expect(EMBED_PERMISSIONS.filter((permission) => permits({ role: 'viewer', permissions: [...EMBED_PERMISSIONS] }, permission))).toEqual([...EMBED_PERMISSIONS]);
+    expect(EMBED_PERMISSIONS.filter((permission) => permits({ role: 'viewer', permissions: [...EMBED_PERMISSIONS] }, permission))).toEqual([
+      ...EMBED_PERMISSIONS,
+    ]);
     expect(permits({ role: 'owner', permissions: [] }, 'decisions:read')).toBe(false);
     expect(permits(null, 'decisions:read')).toBe(false);
   });
@@ -48,7 +62,8 @@ describe('offersView', () => {
   });
 
   it('offers an embed session the views its permissions cover', () => {
-    const views = (permissions: EmbedPermission[]) => (['editor', 'playground', 'deploy', 'executions'] as const).filter((view) => offersView({ role: 'viewer', permissions }, view));
+    const views = (permissions: EmbedPermission[]) =>
+      (['editor', 'playground', 'deploy', 'executions'] as const).filter((view) => offersView({ role: 'viewer', permissions }, view));
     expect(views(['decisions:read'])).toEqual(['editor']);
     expect(views(['decisions:read', 'decisions:write'])).toEqual(['editor', 'playground']);
     expect(views(['decisions:read', 'decisions:deploy'])).toEqual(['editor', 'deploy']);
@@ -79,7 +94,12 @@ describe('screenOf', () => {
 
   // The start path forms of the spec's embed sessions table (libs/partner validates them).
   it('draws a decision screen for every start path an embed session may name', () => {
-    const starts = ['/decisions', '/decisions/new', `/decisions/${ID}`, ...['editor', 'builder', 'playground', 'deploy', 'executions'].map((view) => `/decisions/${ID}/${view}`)];
+    const starts = [
+      '/decisions',
+      '/decisions/new',
+      `/decisions/${ID}`,
+      ...['editor', 'builder', 'playground', 'deploy', 'executions'].map((view) => `/decisions/${ID}/${view}`),
+    ];
     for (const path of starts) {
       const screen = screenOf(path);
       expect(['decisions', 'new-decision', 'decision']).toContain(screen.name);

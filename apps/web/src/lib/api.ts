@@ -67,7 +67,13 @@ export async function api<T = any>(method: string, path: string, body?: unknown)
     const error = parsed?.error;
     if (reply.status === 401 && token) window.dispatchEvent(new Event('ds:signed-out'));
     if (reply.status === 401 && embedded) window.dispatchEvent(new Event('ds:embed-ended'));
-    throw new ApiError(reply.status, error?.code ?? 'HTTP_' + reply.status, error?.message ?? reply.statusText, error?.request_id ?? requestId, error?.details ?? null);
+    throw new ApiError(
+      reply.status,
+      error?.code ?? 'HTTP_' + reply.status,
+      error?.message ?? reply.statusText,
+      error?.request_id ?? requestId,
+      error?.details ?? null,
+    );
   }
   return parsed as T;
 }

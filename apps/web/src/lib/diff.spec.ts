@@ -21,9 +21,29 @@ describe('jsonDiff', () => {
   });
 
   it('matches keyed objects (questions) by key, so a reordering is no change and an insertion is one', () => {
-    const before = { questions: [{ key: 'a', kind: 'score' }, { key: 'b', kind: 'choice' }] };
-    expect(jsonDiff(before, { questions: [{ key: 'b', kind: 'choice' }, { key: 'a', kind: 'score' }] })).toEqual([]);
-    expect(jsonDiff(before, { questions: [{ key: 'new', kind: 'probability' }, { key: 'a', kind: 'score' }, { key: 'b', kind: 'score' }] })).toEqual([
+    const before = {
+      questions: [
+        { key: 'a', kind: 'score' },
+        { key: 'b', kind: 'choice' },
+      ],
+    };
+    expect(
+      jsonDiff(before, {
+        questions: [
+          { key: 'b', kind: 'choice' },
+          { key: 'a', kind: 'score' },
+        ],
+      }),
+    ).toEqual([]);
+    expect(
+      jsonDiff(before, {
+        questions: [
+          { key: 'new', kind: 'probability' },
+          { key: 'a', kind: 'score' },
+          { key: 'b', kind: 'score' },
+        ],
+      }),
+    ).toEqual([
       { path: 'questions.b.kind', kind: 'changed', before: 'choice', after: 'score' },
       { path: 'questions.new', kind: 'added', after: { key: 'new', kind: 'probability' } },
     ]);

@@ -150,7 +150,8 @@ const en = {
   'pg.reason.engine_error': 'the engine failed ({code}): the fallback action',
   'pg.destinations': 'Destinations',
   'pg.preview': 'Preview: nothing was sent.',
-  'pg.note': 'Playground runs use the draft or a version you choose, are recorded with source "playground", run in test mode and are not billed. Destinations that call out are shown as previews.',
+  'pg.note':
+    'Playground runs use the draft or a version you choose, are recorded with source "playground", run in test mode and are not billed. Destinations that call out are shown as previews.',
   'pg.invalidDraft': 'Fix the schema issues before running the draft.',
   'dep.title': 'Deploy',
   'dep.diff': 'Contract changes against the active version',
@@ -245,7 +246,8 @@ const en = {
   'dlv.ms': '{ms} ms',
   'dlv.resend': 'Resend',
   'sig.title': 'Signing secret',
-  'sig.intro': 'Every delivery is signed with this secret (Service-Signature and Standard Webhooks headers), so receivers can check it came from this workspace.',
+  'sig.intro':
+    'Every delivery is signed with this secret (Service-Signature and Standard Webhooks headers), so receivers can check it came from this workspace.',
   'sig.adminOnly': 'Only owners and admins see and rotate the signing secret.',
   'sig.current': 'Current secret',
   'sig.none': 'No signing secret yet: the first delivery creates one, or rotate to create it now.',
@@ -253,13 +255,15 @@ const en = {
   'sig.created': 'Created',
   'sig.previous': 'Previous secret',
   'sig.previousUntil': 'still signs beside the new one until {at}',
-  'sig.overlap': 'Rotating creates a new secret. For 24 hours deliveries carry signatures by both the new and the previous secret, so receivers can switch without losing any; then the previous one stops.',
+  'sig.overlap':
+    'Rotating creates a new secret. For 24 hours deliveries carry signatures by both the new and the previous secret, so receivers can switch without losing any; then the previous one stops.',
   'sig.rotate': 'Rotate secret',
   'sig.confirm': 'Create a new signing secret now?',
   'sig.new': 'New signing secret',
   'sig.shown': 'Copy this secret now: it is shown only once.',
   'hook.title': 'Secret URL',
-  'hook.intro': 'A URL that runs the active version without an API key: the URL itself is the credential. Calls count in the workspace’s webhooks window and are billed as API runs.',
+  'hook.intro':
+    'A URL that runs the active version without an API key: the URL itself is the credential. Calls count in the workspace’s webhooks window and are billed as API runs.',
   'hook.shownOnce': 'The URL is shown only when it is turned on or rotated; the service keeps no readable copy.',
   'hook.state': 'Secret URL',
   'hook.state.unknown': 'on or off (turn it on or off to find out)',

@@ -11,7 +11,11 @@ export function isTheme(value: unknown): value is Theme {
  * Theme and locale come, in order, from the page's query (`?theme=dark&locale=pt`, which is how an embed passes
  * them), from the user's last choice, and from the browser. A query value is remembered for the tab.
  */
-export function initialPreferences(search: string, stored: (key: string) => string | null, browserLanguages: readonly string[]): { theme: Theme; locale: Locale } {
+export function initialPreferences(
+  search: string,
+  stored: (key: string) => string | null,
+  browserLanguages: readonly string[],
+): { theme: Theme; locale: Locale } {
   const query = new URLSearchParams(search);
   const queryTheme = query.get('theme');
   const storedTheme = stored('ds.theme');

@@ -23,9 +23,21 @@ export function guardedStorage(open: () => KeyValueStore): KeyValueStore {
     return fallback();
   };
   return {
-    getItem: (key) => attempt((store) => store.getItem(key), () => memory.get(key) ?? null),
-    setItem: (key, value) => attempt((store) => store.setItem(key, value), () => void memory.set(key, value)),
-    removeItem: (key) => attempt((store) => store.removeItem(key), () => void memory.delete(key)),
+    getItem: (key) =>
+      attempt(
+        (store) => store.getItem(key),
+        () => memory.get(key) ?? null,
+      ),
+    setItem: (key, value) =>
+      attempt(
+        (store) => store.setItem(key, value),
+        () => void memory.set(key, value),
+      ),
+    removeItem: (key) =>
+      attempt(
+        (store) => store.removeItem(key),
+        () => void memory.delete(key),
+      ),
   };
 }
 

@@ -31,7 +31,8 @@ export function Billing() {
             </dd>
             <dt>{t('bill.usage')}</dt>
             <dd>
-              {account.usage.used} / {account.usage.included} {t('bill.included').toLowerCase()} ({formatDate(account.usage.period_start)} – {formatDate(account.usage.period_end)})
+              {account.usage.used} / {account.usage.included} {t('bill.included').toLowerCase()} ({formatDate(account.usage.period_start)} –{' '}
+              {formatDate(account.usage.period_end)})
               <progress max={Math.max(1, account.usage.included)} value={Math.min(account.usage.used, account.usage.included)} aria-label={t('bill.usage')} />
             </dd>
             <dt>{t('bill.credits')}</dt>

@@ -23,7 +23,8 @@ export function DecisionPage({ id, view }: { id: string; view: string }) {
       {(decision) => (
         <Page title={decision.name}>
           <p className="muted">
-            <code>{decision.slug}</code> · <span className={`badge ${decision.status}`}>{t(decision.status === 'draft' ? 'dec.status.draft' : 'dec.status.deployed')}</span>
+            <code>{decision.slug}</code> ·{' '}
+            <span className={`badge ${decision.status}`}>{t(decision.status === 'draft' ? 'dec.status.draft' : 'dec.status.deployed')}</span>
             {decision.active_version !== null && <> · {t('pg.versionN', { version: decision.active_version })}</>}
           </p>
           <nav className="tabs" aria-label={decision.name}>
@@ -106,8 +107,18 @@ function Deploy({ decision, reload }: { decision: DecisionDetails; reload: () =>
                     : <del>{JSON.stringify(change.before)}</del> → <ins>{JSON.stringify(change.after)}</ins>
                   </>
                 )}
-                {change.kind === 'added' && <> <ins>{JSON.stringify(change.after)}</ins></>}
-                {change.kind === 'removed' && <> <del>{JSON.stringify(change.before)}</del></>}
+                {change.kind === 'added' && (
+                  <>
+                    {' '}
+                    <ins>{JSON.stringify(change.after)}</ins>
+                  </>
+                )}
+                {change.kind === 'removed' && (
+                  <>
+                    {' '}
+                    <del>{JSON.stringify(change.before)}</del>
+                  </>
+                )}
               </li>
             ))}
           </ul>
@@ -116,7 +127,11 @@ function Deploy({ decision, reload }: { decision: DecisionDetails; reload: () =>
           type="button"
           className="primary"
           disabled={!admin || busy}
-          onClick={() => void act(async () => t('dep.deployed', { version: (await api<{ version: number }>('POST', `/workspaces/${ws}/decisions/${decision.id}/deploy`)).version }))}
+          onClick={() =>
+            void act(async () =>
+              t('dep.deployed', { version: (await api<{ version: number }>('POST', `/workspaces/${ws}/decisions/${decision.id}/deploy`)).version }),
+            )
+          }
         >
           {t('dep.deploy')}
         </button>

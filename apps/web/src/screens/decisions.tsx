@@ -25,7 +25,9 @@ export function DecisionsList() {
   const [value, reload] = useLoad(async () => {
     const [decisions, executions] = await Promise.all([
       api<{ data: DecisionSummary[] }>('GET', `/workspaces/${ws}/decisions`),
-      runs ? api<{ data: Array<{ decision: string; created_at: string }> }>('GET', `/workspaces/${ws}/executions?limit=100`).catch(() => ({ data: [] })) : { data: [] },
+      runs
+        ? api<{ data: Array<{ decision: string; created_at: string }> }>('GET', `/workspaces/${ws}/executions?limit=100`).catch(() => ({ data: [] }))
+        : { data: [] },
     ]);
     const lastRun = new Map<string, string>();
     for (const execution of executions.data) if (!lastRun.has(execution.decision)) lastRun.set(execution.decision, execution.created_at);

@@ -102,7 +102,12 @@ export function Editor({ decision, onSaved, reload }: { decision: DecisionDetail
           {dirty && <> · {t('ed.unsaved')}</>}
         </span>
         {editable && (
-          <button type="button" className="primary" disabled={busy || jsonError !== null || issues.length > 0 || conflict !== null} onClick={() => void save(revision)}>
+          <button
+            type="button"
+            className="primary"
+            disabled={busy || jsonError !== null || issues.length > 0 || conflict !== null}
+            onClick={() => void save(revision)}
+          >
             {t('ed.save')}
           </button>
         )}
@@ -220,7 +225,15 @@ interface FieldProps {
   children?: ReactNode;
 }
 
-function TextField({ label, path, issues, value, update, multiline, placeholder }: FieldProps & { value: unknown; update: Update; multiline?: boolean; placeholder?: string }) {
+function TextField({
+  label,
+  path,
+  issues,
+  value,
+  update,
+  multiline,
+  placeholder,
+}: FieldProps & { value: unknown; update: Update; multiline?: boolean; placeholder?: string }) {
   const dotted = path.join('.');
   // Rich text (JSON) is edited as JSON so that nothing of it is lost.
   const isText = value === undefined || value === null || typeof value === 'string';
@@ -235,7 +248,13 @@ function TextField({ label, path, issues, value, update, multiline, placeholder 
       }
     }
   };
-  const common = { id: fieldId(dotted), value: shown, placeholder, onChange: (event: { target: { value: string } }) => change(event.target.value), ...describedBy(issues, dotted) };
+  const common = {
+    id: fieldId(dotted),
+    value: shown,
+    placeholder,
+    onChange: (event: { target: { value: string } }) => change(event.target.value),
+    ...describedBy(issues, dotted),
+  };
   return (
     <label className="field">
       <span>{label}</span>
@@ -268,7 +287,12 @@ function SelectField({ label, path, issues, value, update, options }: FieldProps
   return (
     <label className="field">
       <span>{label}</span>
-      <select id={fieldId(dotted)} value={typeof value === 'string' ? value : ''} onChange={(event) => update(path, event.target.value === '' ? undefined : event.target.value)} {...describedBy(issues, dotted)}>
+      <select
+        id={fieldId(dotted)}
+        value={typeof value === 'string' ? value : ''}
+        onChange={(event) => update(path, event.target.value === '' ? undefined : event.target.value)}
+        {...describedBy(issues, dotted)}
+      >
         {options.map(([optionValue, optionLabel]) => (
           <option key={optionValue} value={optionValue}>
             {optionLabel}
@@ -329,7 +353,13 @@ function JsonField({ label, path, issues, value, update }: FieldProps & { value:
 function SchemaForm({ doc, issues, update }: { doc: Json; issues: SchemaIssue[]; update: Update }) {
   const { t } = useApp();
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
-    return <p className="issue">{issuesAt(issues, '').map((issue) => issue.message).join('; ')}</p>;
+    return (
+      <p className="issue">
+        {issuesAt(issues, '')
+          .map((issue) => issue.message)
+          .join('; ')}
+      </p>
+    );
   }
   const settings = doc.settings ?? {};
   return (
@@ -347,11 +377,24 @@ function SchemaForm({ doc, issues, update }: { doc: Json; issues: SchemaIssue[];
       <section className="card" aria-labelledby="sec-policies">
         <h2 id="sec-policies">{t('ed.policies')}</h2>
         <JsonField label={t('ed.sectionJson', { section: t('ed.policies') })} path={['policies']} issues={issues} value={doc.policies} update={update} />
-        <SelectField label={t('ed.fallbackAction')} path={['fallbackAction']} issues={issues} value={doc.fallbackAction} update={update} options={[['', '—'], ...ACTIONS.map((a): [string, string] => [a, a])]} />
+        <SelectField
+          label={t('ed.fallbackAction')}
+          path={['fallbackAction']}
+          issues={issues}
+          value={doc.fallbackAction}
+          update={update}
+          options={[['', '—'], ...ACTIONS.map((a): [string, string] => [a, a])]}
+        />
       </section>
       <section className="card" aria-labelledby="sec-destinations">
         <h2 id="sec-destinations">{t('ed.destinations')}</h2>
-        <JsonField label={t('ed.sectionJson', { section: t('ed.destinations') })} path={['destinations']} issues={issues} value={doc.destinations} update={update} />
+        <JsonField
+          label={t('ed.sectionJson', { section: t('ed.destinations') })}
+          path={['destinations']}
+          issues={issues}
+          value={doc.destinations}
+          update={update}
+        />
       </section>
       <section className="card" aria-labelledby="sec-settings">
         <h2 id="sec-settings">{t('ed.settings')}</h2>
@@ -362,11 +405,39 @@ function SchemaForm({ doc, issues, update }: { doc: Json; issues: SchemaIssue[];
             issues={issues}
             value={settings.engine}
             update={update}
-            options={[['', t('ed.settings.engineDefault')], ['llm', 'llm'], ['checkpoint', 'checkpoint']]}
+            options={[
+              ['', t('ed.settings.engineDefault')],
+              ['llm', 'llm'],
+              ['checkpoint', 'checkpoint'],
+            ]}
           />
-          <TextField label={t('ed.settings.model')} path={['settings', 'model']} issues={issues} value={settings.model} update={(path, value) => update(path, value === '' ? undefined : value)} />
-          <NumberField label={t('ed.settings.timeoutMs')} path={['settings', 'timeoutMs']} issues={issues} value={settings.timeoutMs} update={update} step="1" />
-          <SelectField label={t('ed.settings.onEngineError')} path={['settings', 'onEngineError']} issues={issues} value={settings.onEngineError} update={update} options={[['', '—'], ['fallback', 'fallback'], ['error', 'error']]} />
+          <TextField
+            label={t('ed.settings.model')}
+            path={['settings', 'model']}
+            issues={issues}
+            value={settings.model}
+            update={(path, value) => update(path, value === '' ? undefined : value)}
+          />
+          <NumberField
+            label={t('ed.settings.timeoutMs')}
+            path={['settings', 'timeoutMs']}
+            issues={issues}
+            value={settings.timeoutMs}
+            update={update}
+            step="1"
+          />
+          <SelectField
+            label={t('ed.settings.onEngineError')}
+            path={['settings', 'onEngineError']}
+            issues={issues}
+            value={settings.onEngineError}
+            update={update}
+            options={[
+              ['', '—'],
+              ['fallback', 'fallback'],
+              ['error', 'error'],
+            ]}
+          />
           <CheckField label={t('ed.settings.storeInput')} path={['settings', 'storeInput']} value={settings.storeInput} update={update} />
           <CheckField label={t('ed.settings.storeOutput')} path={['settings', 'storeOutput']} value={settings.storeOutput ?? true} update={update} />
         </div>
@@ -394,11 +465,27 @@ function StateSection({ state, issues, update }: { state: Json; issues: SchemaIs
         path={['state', 'type']}
         issues={issues}
         value={type}
-        update={(_path, value) => update(['state'], value === 'object' ? { type: 'object', fields: {} } : value === 'list' ? { type: 'list', items: 'string' } : { type: value })}
-        options={[['object', 'object'], ['text', 'text'], ['list', 'list']]}
+        update={(_path, value) =>
+          update(['state'], value === 'object' ? { type: 'object', fields: {} } : value === 'list' ? { type: 'list', items: 'string' } : { type: value })
+        }
+        options={[
+          ['object', 'object'],
+          ['text', 'text'],
+          ['list', 'list'],
+        ]}
       />
       {type === 'list' && (
-        <SelectField label={t('ed.field.type')} path={['state', 'items']} issues={issues} value={state.items} update={update} options={[['string', 'string'], ['object', 'object']]} />
+        <SelectField
+          label={t('ed.field.type')}
+          path={['state', 'items']}
+          issues={issues}
+          value={state.items}
+          update={update}
+          options={[
+            ['string', 'string'],
+            ['object', 'object'],
+          ]}
+        />
       )}
       {type === 'object' && (
         <div className="rows">
@@ -408,21 +495,32 @@ function StateSection({ state, issues, update }: { state: Json; issues: SchemaIs
                 {t('ed.field')} <code>{name}</code>
               </legend>
               <div className="grid">
-              <label className="field">
-                <span>{t('ed.field.name')}</span>
-                <input id={fieldId(`state.fields.${name}`)} value={name} onChange={(event) => renameField(name, event.target.value)} {...describedBy(issues, `state.fields.${name}`)} />
-                <FieldIssues issues={issues} path={`state.fields.${name}`} />
-              </label>
-              <SelectField
-                label={t('ed.field.type')}
-                path={['state', 'fields', name, 'type']}
-                issues={issues}
-                value={field?.type}
-                update={update}
-                options={STATE_FIELD_TYPES.map((value): [string, string] => [value, value])}
-              />
-              <TextField label={t('ed.field.description')} path={['state', 'fields', name, 'description']} issues={issues} value={field?.description} update={update} />
-              <CheckField label={t('ed.field.required')} path={['state', 'fields', name, 'required']} value={field?.required} update={update} />
+                <label className="field">
+                  <span>{t('ed.field.name')}</span>
+                  <input
+                    id={fieldId(`state.fields.${name}`)}
+                    value={name}
+                    onChange={(event) => renameField(name, event.target.value)}
+                    {...describedBy(issues, `state.fields.${name}`)}
+                  />
+                  <FieldIssues issues={issues} path={`state.fields.${name}`} />
+                </label>
+                <SelectField
+                  label={t('ed.field.type')}
+                  path={['state', 'fields', name, 'type']}
+                  issues={issues}
+                  value={field?.type}
+                  update={update}
+                  options={STATE_FIELD_TYPES.map((value): [string, string] => [value, value])}
+                />
+                <TextField
+                  label={t('ed.field.description')}
+                  path={['state', 'fields', name, 'description']}
+                  issues={issues}
+                  value={field?.description}
+                  update={update}
+                />
+                <CheckField label={t('ed.field.required')} path={['state', 'fields', name, 'required']} value={field?.required} update={update} />
               </div>
               <button type="button" className="link" onClick={() => update(['state', 'fields', name], undefined)}>
                 {t('ed.remove')} <span className="visually-hidden">{name}</span>
@@ -454,7 +552,12 @@ function QuestionsSection({ questions, issues, update }: { questions: Json[]; is
       {questions.map((question, index) => (
         <Question key={index} index={index} question={question} issues={issues} update={update} />
       ))}
-      <button type="button" onClick={() => update(['questions', questions.length], { key: `question_${questions.length + 1}`, kind: 'probability', instructions: '', criterion: '' })}>
+      <button
+        type="button"
+        onClick={() =>
+          update(['questions', questions.length], { key: `question_${questions.length + 1}`, kind: 'probability', instructions: '', criterion: '' })
+        }
+      >
         {t('ed.question.add')}
       </button>
     </section>
@@ -466,7 +569,11 @@ function Question({ index, question, issues, update }: { index: number; question
   const base = ['questions', index];
   const kind = question?.kind;
   const changeKind = (next: string) => {
-    const common = { key: question.key, instructions: question.instructions, ...(question.minConfidence !== undefined ? { minConfidence: question.minConfidence } : {}) };
+    const common = {
+      key: question.key,
+      instructions: question.instructions,
+      ...(question.minConfidence !== undefined ? { minConfidence: question.minConfidence } : {}),
+    };
     if (next === 'choice') update(base, { ...common, kind: next, options: [{ value: 'yes' }, { value: 'no' }] });
     else if (next === 'score') update(base, { ...common, kind: next, levels: ['low', 'medium', 'high'] });
     else update(base, { ...common, kind: next, criterion: '' });
@@ -485,11 +592,22 @@ function Question({ index, question, issues, update }: { index: number; question
           issues={issues}
           value={kind}
           update={(_path, value) => changeKind(value as string)}
-          options={[['choice', 'choice'], ['score', 'score'], ['probability', 'probability']]}
+          options={[
+            ['choice', 'choice'],
+            ['score', 'score'],
+            ['probability', 'probability'],
+          ]}
         />
         <NumberField label={t('ed.question.minConfidence')} path={[...base, 'minConfidence']} issues={issues} value={question?.minConfidence} update={update} />
       </div>
-      <TextField label={t('ed.question.instructions')} path={[...base, 'instructions']} issues={issues} value={question?.instructions} update={update} multiline />
+      <TextField
+        label={t('ed.question.instructions')}
+        path={[...base, 'instructions']}
+        issues={issues}
+        value={question?.instructions}
+        update={update}
+        multiline
+      />
       {kind === 'choice' && (
         <div className="rows">
           <h3>{t('ed.question.options')}</h3>
@@ -497,7 +615,13 @@ function Question({ index, question, issues, update }: { index: number; question
           {(Array.isArray(question.options) ? question.options : []).map((option: Json, i: number) => (
             <div key={i} className="row inline">
               <TextField label={t('ed.question.option')} path={[...base, 'options', i, 'value']} issues={issues} value={option?.value} update={update} />
-              <TextField label={t('ed.question.optionDescription')} path={[...base, 'options', i, 'description']} issues={issues} value={option?.description} update={update} />
+              <TextField
+                label={t('ed.question.optionDescription')}
+                path={[...base, 'options', i, 'description']}
+                issues={issues}
+                value={option?.description}
+                update={update}
+              />
               <button type="button" className="link" onClick={() => update([...base, 'options', i], undefined)}>
                 {t('ed.remove')} <span className="visually-hidden">{String(option?.value ?? '')}</span>
               </button>

@@ -15,7 +15,10 @@ export function ApiKeys() {
   const { t, workspace } = useApp();
   const ws = workspace!.id;
   const admin = can(workspace, 'admin');
-  const [keys, reload] = useLoad(() => (admin ? api<{ data: Key[] }>('GET', `/workspaces/${ws}/api-keys`) : Promise.resolve({ data: [] as Key[] })), [ws, admin]);
+  const [keys, reload] = useLoad(
+    () => (admin ? api<{ data: Key[] }>('GET', `/workspaces/${ws}/api-keys`) : Promise.resolve({ data: [] as Key[] })),
+    [ws, admin],
+  );
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -123,7 +126,12 @@ export function ApiKeys() {
                         {confirming === key.id ? (
                           <span className="actions">
                             <span>{t('keys.revokeConfirm', { name: key.name })}</span>
-                            <button type="button" className="danger" disabled={busy} onClick={() => void act(() => api('DELETE', `/workspaces/${ws}/api-keys/${key.id}`))}>
+                            <button
+                              type="button"
+                              className="danger"
+                              disabled={busy}
+                              onClick={() => void act(() => api('DELETE', `/workspaces/${ws}/api-keys/${key.id}`))}
+                            >
                               {t('common.yes')}
                             </button>
                             <button type="button" onClick={() => setConfirming(null)}>

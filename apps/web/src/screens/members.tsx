@@ -83,7 +83,11 @@ export function Members() {
                         {member.role === 'owner' ? null : confirming === member.user_id ? (
                           <span className="actions">
                             <span>{t('mem.removeConfirm', { name: member.name })}</span>
-                            <button type="button" className="danger" onClick={() => void act(() => api('DELETE', `/workspaces/${ws}/members/${member.user_id}`))}>
+                            <button
+                              type="button"
+                              className="danger"
+                              onClick={() => void act(() => api('DELETE', `/workspaces/${ws}/members/${member.user_id}`))}
+                            >
                               {t('common.yes')}
                             </button>
                             <button type="button" onClick={() => setConfirming(null)}>

@@ -53,7 +53,10 @@ export function Playground({ decision }: { decision: DecisionDetails }) {
         <div className="grid">
           <label className="field">
             <span>{t('pg.version')}</span>
-            <select value={version === null ? 'draft' : String(version)} onChange={(event) => setVersion(event.target.value === 'draft' ? null : Number(event.target.value))}>
+            <select
+              value={version === null ? 'draft' : String(version)}
+              onChange={(event) => setVersion(event.target.value === 'draft' ? null : Number(event.target.value))}
+            >
               <option value="draft">{t('pg.draft')}</option>
               {decision.versions.map((n) => (
                 <option key={n} value={n}>
@@ -138,7 +141,11 @@ function StateForm({ fields, value, onChange }: { fields: Record<string, StateFi
           return (
             <label key={name} className="field">
               {label}
-              <select id={id} value={typeof value[name] === 'string' ? value[name] : ''} onChange={(event) => set(name, event.target.value === '' ? undefined : event.target.value)}>
+              <select
+                id={id}
+                value={typeof value[name] === 'string' ? value[name] : ''}
+                onChange={(event) => set(name, event.target.value === '' ? undefined : event.target.value)}
+              >
                 <option value="">—</option>
                 {field.enum.map((option) => (
                   <option key={option} value={option}>
@@ -169,7 +176,12 @@ function StateForm({ fields, value, onChange }: { fields: Record<string, StateFi
         return (
           <label key={name} className="field">
             {label}
-            <textarea id={id} rows={2} value={typeof value[name] === 'string' ? value[name] : ''} onChange={(event) => set(name, event.target.value === '' ? undefined : event.target.value)} />
+            <textarea
+              id={id}
+              rows={2}
+              value={typeof value[name] === 'string' ? value[name] : ''}
+              onChange={(event) => set(name, event.target.value === '' ? undefined : event.target.value)}
+            />
           </label>
         );
       })}
@@ -268,7 +280,8 @@ export function RunResult({ result }: { result: Json }) {
           <ul className="destinations">
             {result.destinations.map((destination: Json) => (
               <li key={destination.key}>
-                <strong>{destination.key}</strong> <span className="tag">{destination.type}</span> {destination.status && <span className="badge">{destination.status}</span>}
+                <strong>{destination.key}</strong> <span className="tag">{destination.type}</span>{' '}
+                {destination.status && <span className="badge">{destination.status}</span>}
                 {destination.status === 'preview' && <p className="muted small">{t('pg.preview')}</p>}
                 <pre className="code">{JSON.stringify(destination.request ?? destination, null, 2)}</pre>
               </li>
@@ -293,7 +306,9 @@ function ReasonText({ reason }: { reason: Json }) {
     case 'other_option':
       return <>{t('pg.reason.other_option', { question: reason.question })}</>;
     case 'low_confidence':
-      return <>{t('pg.reason.low_confidence', { question: reason.question, confidence: percent(reason.confidence), minimum: percent(reason.minConfidence) })}</>;
+      return (
+        <>{t('pg.reason.low_confidence', { question: reason.question, confidence: percent(reason.confidence), minimum: percent(reason.minConfidence) })}</>
+      );
     case 'engine_error':
       return <>{t('pg.reason.engine_error', { code: reason.code })}</>;
     case 'default':

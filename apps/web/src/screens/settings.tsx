@@ -80,10 +80,17 @@ export function Settings() {
                 {current.provider_key ? (
                   <p>
                     {current.provider_key.provider} · <code>…{current.provider_key.last4}</code>{' '}
-                    <button type="button" className="danger" disabled={busy} onClick={() => void act(async () => {
-                      await api('DELETE', `/workspaces/${ws}/provider-key`);
-                      reload();
-                    })}>
+                    <button
+                      type="button"
+                      className="danger"
+                      disabled={busy}
+                      onClick={() =>
+                        void act(async () => {
+                          await api('DELETE', `/workspaces/${ws}/provider-key`);
+                          reload();
+                        })
+                      }
+                    >
                       {t('set.removeKey')}
                     </button>
                   </p>

@@ -54,11 +54,7 @@ export function fullSchema(): Json {
         key: 'urgency',
         kind: 'score',
         instructions: 'How upset is the customer?',
-        levels: [
-          'calm',
-          { label: 'annoyed', description: 'Complains but stays polite' },
-          { label: 'furious', rubric: { signals: ['threats', 'caps lock'] } },
-        ],
+        levels: ['calm', { label: 'annoyed', description: 'Complains but stays polite' }, { label: 'furious', rubric: { signals: ['threats', 'caps lock'] } }],
       },
       {
         key: 'fraud',
@@ -156,7 +152,8 @@ export function questionOfTokens(key: string, tokens: number, extraChars = 0): J
       { value: 'last', description: text(lastLength) },
     ],
   });
-  const size = (question: Json) => JSON.stringify(normalizeValidInput({ ...minimalSchema(), questions: [question] } as unknown as SchemaInput).questions[0]).length;
+  const size = (question: Json) =>
+    JSON.stringify(normalizeValidInput({ ...minimalSchema(), questions: [question] } as unknown as SchemaInput).questions[0]).length;
   const target = tokens * 4 + extraChars;
   const perFiller = size(build(2, 0)) - size(build(1, 0));
   const fillers = Math.max(0, Math.floor((target - size(build(0, 0))) / perFiller));

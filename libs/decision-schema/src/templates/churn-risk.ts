@@ -3,7 +3,8 @@ import { defineTemplate } from './template';
 export const churnRisk = defineTemplate({
   id: 'churn-risk',
   name: 'Churn risk review',
-  description: 'Reads an account’s recent activity (usage changes, tickets, billing events) and judges how likely it is to churn and why. At-risk accounts go to their customer success manager with a drafted outreach email.',
+  description:
+    'Reads an account’s recent activity (usage changes, tickets, billing events) and judges how likely it is to churn and why. At-risk accounts go to their customer success manager with a drafted outreach email.',
   category: 'customer-success',
   patterns: ['risk-scoring', 'classification', 'human-review'],
   schema: {

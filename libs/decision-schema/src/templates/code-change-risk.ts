@@ -3,7 +3,8 @@ import { defineTemplate } from './template';
 export const codeChangeRisk = defineTemplate({
   id: 'code-change-risk',
   name: 'Code change risk',
-  description: 'Assesses a pull request before merge: the riskiest area it touches, its blast radius, how well it is tested and how likely it is to cause a regression. Risky changes need a senior reviewer; dangerous migrations are held.',
+  description:
+    'Assesses a pull request before merge: the riskiest area it touches, its blast radius, how well it is tested and how likely it is to cause a regression. Risky changes need a senior reviewer; dangerous migrations are held.',
   category: 'engineering',
   patterns: ['risk-scoring', 'gating', 'human-review'],
   schema: {
@@ -116,7 +117,7 @@ export const codeChangeRisk = defineTemplate({
   sample_state: {
     title: 'Add NOT NULL constraint to payments.currency',
     description: 'Backfills missing currencies with EUR and adds the constraint.',
-    diff_summary: 'migration 0231: UPDATE payments SET currency = \'EUR\' WHERE currency IS NULL; ALTER TABLE payments ALTER COLUMN currency SET NOT NULL;',
+    diff_summary: "migration 0231: UPDATE payments SET currency = 'EUR' WHERE currency IS NULL; ALTER TABLE payments ALTER COLUMN currency SET NOT NULL;",
     files_changed: 2,
     lines_changed: 24,
     paths: ['db/migrations/0231_currency_not_null.sql', 'src/payments/model.ts'],

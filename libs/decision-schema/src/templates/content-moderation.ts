@@ -3,7 +3,8 @@ import { defineTemplate } from './template';
 export const contentModeration = defineTemplate({
   id: 'content-moderation',
   name: 'Content moderation',
-  description: 'Moderates a user post before it goes live: classifies the kind of violation, grades its severity, and never lets content endangering minors through.',
+  description:
+    'Moderates a user post before it goes live: classifies the kind of violation, grades its severity, and never lets content endangering minors through.',
   category: 'trust-and-safety',
   patterns: ['classification', 'gating', 'human-review'],
   schema: {

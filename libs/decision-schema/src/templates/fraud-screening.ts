@@ -3,7 +3,8 @@ import { defineTemplate } from './template';
 export const fraudScreening = defineTemplate({
   id: 'fraud-screening',
   name: 'Payment fraud screening',
-  description: 'Screens a checkout before capture: how likely it is fraudulent, which fraud pattern it resembles and how unusual its velocity is. Blocks clear fraud, sends grey cases to an analyst.',
+  description:
+    'Screens a checkout before capture: how likely it is fraudulent, which fraud pattern it resembles and how unusual its velocity is. Blocks clear fraud, sends grey cases to an analyst.',
   category: 'risk',
   patterns: ['risk-scoring', 'gating', 'human-review'],
   schema: {

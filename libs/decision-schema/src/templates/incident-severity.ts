@@ -3,7 +3,8 @@ import { defineTemplate } from './template';
 export const incidentSeverity = defineTemplate({
   id: 'incident-severity',
   name: 'Incident severity',
-  description: 'Grades a new production incident from its alert and first report: severity, kind and customer impact. Pages the on-call engineer for SEV1 and SEV2, security incidents go to the security team.',
+  description:
+    'Grades a new production incident from its alert and first report: severity, kind and customer impact. Pages the on-call engineer for SEV1 and SEV2, security incidents go to the security team.',
   category: 'operations',
   patterns: ['classification', 'routing', 'human-review'],
   schema: {
@@ -19,7 +20,8 @@ export const incidentSeverity = defineTemplate({
         alerts: { type: 'array', description: 'Related alerts that fired in the last 30 minutes' },
       },
     },
-    context: 'SEV1: full outage or data loss for many customers. SEV2: major feature down or severe degradation. SEV3: partial degradation with a workaround. SEV4: cosmetic or internal only.',
+    context:
+      'SEV1: full outage or data loss for many customers. SEV2: major feature down or severe degradation. SEV3: partial degradation with a workaround. SEV4: cosmetic or internal only.',
     questions: [
       {
         key: 'severity',

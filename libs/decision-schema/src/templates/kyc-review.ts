@@ -3,7 +3,8 @@ import { defineTemplate } from './template';
 export const kycReview = defineTemplate({
   id: 'kyc-review',
   name: 'KYC onboarding review',
-  description: 'Reviews a customer onboarding file: whether the identity document is consistent with the application, whether screening hits are real matches, and what is missing. Blocks confirmed sanctions matches, sends doubts to compliance.',
+  description:
+    'Reviews a customer onboarding file: whether the identity document is consistent with the application, whether screening hits are real matches, and what is missing. Blocks confirmed sanctions matches, sends doubts to compliance.',
   category: 'compliance',
   patterns: ['approval', 'human-review', 'gating'],
   schema: {

@@ -3,7 +3,8 @@ import { defineTemplate } from './template';
 export const leadQualification = defineTemplate({
   id: 'lead-qualification',
   name: 'Inbound lead qualification',
-  description: 'Qualifies an inbound sales lead from its form answers: fit with the ideal customer, buying intent and budget signals. Hot leads go straight to a sales rep, the rest to nurturing.',
+  description:
+    'Qualifies an inbound sales lead from its form answers: fit with the ideal customer, buying intent and budget signals. Hot leads go straight to a sales rep, the rest to nurturing.',
   category: 'sales',
   patterns: ['risk-scoring', 'routing', 'classification'],
   schema: {

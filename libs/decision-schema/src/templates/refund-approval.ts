@@ -3,7 +3,8 @@ import { defineTemplate } from './template';
 export const refundApproval = defineTemplate({
   id: 'refund-approval',
   name: 'Refund approval',
-  description: 'Decides whether a refund request can be approved automatically, needs a person, or should be refused as likely abuse, weighing the refund policy against the order history.',
+  description:
+    'Decides whether a refund request can be approved automatically, needs a person, or should be refused as likely abuse, weighing the refund policy against the order history.',
   category: 'commerce',
   patterns: ['approval', 'risk-scoring', 'human-review'],
   schema: {

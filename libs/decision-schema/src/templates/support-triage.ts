@@ -3,7 +3,8 @@ import { defineTemplate } from './template';
 export const supportTriage = defineTemplate({
   id: 'support-triage',
   name: 'Support ticket triage',
-  description: 'Reads an incoming support message, names what the customer needs and how urgent it is, and routes it: an instant answer for how-to questions, a person for angry or critical cases.',
+  description:
+    'Reads an incoming support message, names what the customer needs and how urgent it is, and routes it: an instant answer for how-to questions, a person for angry or critical cases.',
   category: 'support',
   patterns: ['classification', 'routing', 'auto-reply', 'human-review'],
   schema: {

@@ -68,7 +68,10 @@ export const anthropic: Protocol = {
       model,
       questions,
       freeText,
-      seed: messages.filter((m) => m.role === 'user').map((m) => m.text).join('\n'),
+      seed: messages
+        .filter((m) => m.role === 'user')
+        .map((m) => m.text)
+        .join('\n'),
       respond: (reply: Reply) => {
         // A malformed answer is the model writing prose instead of calling the tool.
         const content =

@@ -43,14 +43,19 @@ export const openAi: Protocol = {
     if (!freeText && (!isRecord(format) || format.type !== 'json_schema' || !isRecord(format.json_schema))) {
       throw new InvalidRequest('response_format must be {type: "json_schema", json_schema: {...}}, or absent for a free-text answer');
     }
-    const questions = freeText ? [] : questionsFromSchema((format as { json_schema: { schema: unknown } }).json_schema.schema, 'response_format.json_schema.schema');
+    const questions = freeText
+      ? []
+      : questionsFromSchema((format as { json_schema: { schema: unknown } }).json_schema.schema, 'response_format.json_schema.schema');
     const promptCharacters = messages.reduce((sum, m) => sum + m.text.length, 0);
 
     return {
       model,
       questions,
       freeText,
-      seed: messages.filter((m) => m.role === 'user').map((m) => m.text).join('\n'),
+      seed: messages
+        .filter((m) => m.role === 'user')
+        .map((m) => m.text)
+        .join('\n'),
       respond: (reply: Reply) => {
         const content = 'text' in reply ? reply.text : JSON.stringify(reply.answers);
         const promptTokens = estimateTokens(promptCharacters);

@@ -43,7 +43,10 @@ const call = (overrides: Partial<OutboundRequest>, resolve?: typeof dnsLookup) =
 function fakeResolver(...addresses: string[]): typeof dnsLookup & { calls: number } {
   const resolver = ((_hostname: string, _options: unknown, callback: (error: null, addresses: { address: string; family: number }[]) => void) => {
     resolver.calls++;
-    callback(null, addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+    callback(
+      null,
+      addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+    );
   }) as unknown as typeof dnsLookup & { calls: number };
   resolver.calls = 0;
   return resolver;
@@ -92,12 +95,17 @@ describe('outboundRequest', () => {
       await expect(call({ url, allowPrivateTargets: false })).rejects.toBeInstanceOf(OutboundRefused);
     });
 
-    it.each(['https://127.0.0.1/', 'https://[::1]/', 'https://169.254.169.254/latest/meta-data', 'https://10.1.2.3/', 'https://[::ffff:127.0.0.1]/', 'https://0.0.0.0/', 'https://2130706433/'])(
-      'refuses the literal address of %s',
-      async (url) => {
-        await expect(call({ url, allowPrivateTargets: false })).rejects.toThrow(/not allowed/);
-      },
-    );
+    it.each([
+      'https://127.0.0.1/',
+      'https://[::1]/',
+      'https://169.254.169.254/latest/meta-data',
+      'https://10.1.2.3/',
+      'https://[::ffff:127.0.0.1]/',
+      'https://0.0.0.0/',
+      'https://2130706433/',
+    ])('refuses the literal address of %s', async (url) => {
+      await expect(call({ url, allowPrivateTargets: false })).rejects.toThrow(/not allowed/);
+    });
 
     it('judges NAT64 and 6to4 addresses by the IPv4 address they embed, as deliveries do', () => {
       expect(() => checkedUrl('https://[64:ff9b::a9fe:a9fe]/', false)).toThrow(/not allowed: metadata/);
@@ -122,7 +130,9 @@ describe('outboundRequest', () => {
     });
 
     it('refuses a name when any one of its addresses is forbidden', async () => {
-      await expect(call({ url: 'https://mixed.example/', allowPrivateTargets: false }, fakeResolver('93.184.216.34', '10.0.0.5'))).rejects.toThrow(/10\.0\.0\.5/);
+      await expect(call({ url: 'https://mixed.example/', allowPrivateTargets: false }, fakeResolver('93.184.216.34', '10.0.0.5'))).rejects.toThrow(
+        /10\.0\.0\.5/,
+      );
     });
   });
 });
@@ -133,6 +143,12 @@ describe('guardedLookup', () => {
     const one = await new Promise((resolve) => lookup('public.example', { all: false }, (error, address, family) => resolve({ error, address, family })));
     expect(one).toEqual({ error: null, address: '93.184.216.34', family: 4 });
     const all = await new Promise((resolve) => lookup('public.example', { all: true }, (error, addresses) => resolve({ error, addresses })));
-    expect(all).toEqual({ error: null, addresses: [{ address: '93.184.216.34', family: 4 }, { address: '2606:4700::1', family: 6 }] });
+    expect(all).toEqual({
+      error: null,
+      addresses: [
+        { address: '93.184.216.34', family: 4 },
+        { address: '2606:4700::1', family: 6 },
+      ],
+    });
   });
 });

@@ -58,7 +58,9 @@ export async function outboundRequest(request: OutboundRequest, resolve: typeof 
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     const failed = (error: Error) => {
       if (error instanceof OutboundRefused) return fail(error);
-      fail(new OutboundFailed(signal.aborted, signal.aborted ? `no answer within ${request.timeoutMs} ms` : ((error as { code?: string }).code ?? error.message)));
+      fail(
+        new OutboundFailed(signal.aborted, signal.aborted ? `no answer within ${request.timeoutMs} ms` : ((error as { code?: string }).code ?? error.message)),
+      );
     };
     const headers: Record<string, string | number> = { ...request.headers };
     if (request.body !== null) headers['content-length'] = Buffer.byteLength(request.body);
@@ -66,8 +68,7 @@ export async function outboundRequest(request: OutboundRequest, resolve: typeof 
       const chunks: Buffer[] = [];
       let size = 0;
       let truncated = false;
-      const finish = () =>
-        done({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8'), truncated });
+      const finish = () => done({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8'), truncated });
       response.on('data', (chunk: Buffer) => {
         if (truncated) return;
         const room = request.maxResponseBytes - size;
@@ -108,7 +109,8 @@ export function checkedUrl(raw: string, allowPrivateTargets: boolean): URL {
     throw new OutboundRefused('the URL is not valid');
   }
   const schemes = allowPrivateTargets ? ['https:', 'http:'] : ['https:'];
-  if (!schemes.includes(url.protocol)) throw new OutboundRefused(`only ${allowPrivateTargets ? 'http and https' : 'https'} URLs are called (got ${url.protocol.replace(/:$/, '')})`);
+  if (!schemes.includes(url.protocol))
+    throw new OutboundRefused(`only ${allowPrivateTargets ? 'http and https' : 'https'} URLs are called (got ${url.protocol.replace(/:$/, '')})`);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!allowPrivateTargets && isIP(host) !== 0) {
     const reason = refusalReason(host);
@@ -123,7 +125,12 @@ export function guardedLookup(resolve: typeof dnsLookup): LookupFunction {
     resolve(hostname, { all: true, family: options.family, hints: options.hints }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, '', 0);
       const forbidden = addresses.map((entry) => ({ entry, reason: refusalReason(entry.address) })).find(({ reason }) => reason !== null);
-      if (forbidden) return callback(new OutboundRefused(`${hostname} resolves to ${forbidden.entry.address}, which is not allowed: ${forbidden.reason}`) as NodeJS.ErrnoException, '', 0);
+      if (forbidden)
+        return callback(
+          new OutboundRefused(`${hostname} resolves to ${forbidden.entry.address}, which is not allowed: ${forbidden.reason}`) as NodeJS.ErrnoException,
+          '',
+          0,
+        );
       const [first] = addresses;
       if (first === undefined) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
       if (options.all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, addresses);
