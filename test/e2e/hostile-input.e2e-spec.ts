@@ -96,6 +96,20 @@ describe('hostile input at the HTTP edge', () => {
     expect(clean.status).toBe(201);
   });
 
+  it('U+0000 in a query parameter is 400 INVALID_REQUEST on public and application routes, after the credential check', async () => {
+    const filter = await call('GET', '/v1/executions?decision=%00', { token: ws.apiKey });
+    expectError(filter, 400, 'INVALID_REQUEST');
+    expect(filter.body.error.details).toEqual([{ path: 'decision', message: 'contains U+0000' }]);
+    const name = await call('GET', '/v1/executions?dec%00ision=triage', { token: ws.apiKey });
+    expect(name.body.error.details).toEqual([{ path: 'dec\ufffdision', message: 'contains U+0000' }]);
+    expectError(await call('GET', `/app/v1/workspaces/${ws.workspaceId}/executions?decision=x%00`, { token: ws.session }), 400, 'INVALID_REQUEST');
+    expectError(await call('GET', '/v1/executions?decision=%00'), 401, 'INVALID_API_KEY');
+    const run = await call('POST', '/v1/decisions/hostile?include=%00', { token: ws.apiKey, body: { state: { message: 'hi' } } });
+    expectError(run, 400, 'INVALID_REQUEST');
+    expect(await executionsOf(ws)).toEqual([]);
+    await expectHealthy();
+  });
+
   it(`nesting deeper than ${NESTING_MAX} levels is 400 INVALID_REQUEST on every route, within it the run goes on`, async () => {
     const deep = await runDecision(ws, 'hostile', { message: 'hi', extra: nested(NESTING_MAX) }, { 'idempotency-key': 'deep-1' });
     expectError(deep, 400, 'INVALID_REQUEST');

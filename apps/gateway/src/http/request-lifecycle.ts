@@ -19,6 +19,7 @@ import { allowed, rateLimitHeaders, retryAfterSeconds } from '../limits/windows'
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { Access, RouteAccessConfig, WORKSPACE_PARAM } from './access';
 import { parseJsonBody } from './json-body';
+import { queryTextIssues } from './query-text';
 import { RouteTable } from './route-table';
 
 /** 128 KB, read as 131,072 bytes. */
@@ -105,6 +106,11 @@ export function installRequestLifecycle(app: NestFastifyApplication, deps: EdgeD
     }
     await checkAccess(access, request, reply, deps);
     refuseControlCharacters(request);
+  });
+
+  // After the body is read, so that a body too large or not JSON is still answered as the spec orders it.
+  fastify.addHook('preHandler', async (request) => {
+    if ((request.routeOptions.config as RouteAccessConfig | undefined)?.access) refuseUnstorableQuery(request);
   });
 
   fastify.addHook('onResponse', async (request, reply) => {
@@ -255,6 +261,12 @@ function refuseControlCharacters(request: FastifyRequest): void {
     if (name === 'ref') throw new ServiceError('WORKSPACE_NOT_FOUND', 'No sub-workspace with this reference.');
     throw new ServiceError('NOT_FOUND', 'No such resource.');
   }
+}
+
+/** After the route's credential checks, like the path's parameters: a caller without one learns nothing from the query. */
+function refuseUnstorableQuery(request: FastifyRequest): void {
+  const issues = queryTextIssues(request.query);
+  if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The query parameters are not valid.', issues);
 }
 
 function routeParam(request: FastifyRequest, name: string): string {
