@@ -149,6 +149,8 @@ bad_cases=(
   "the database is not configured|--set database.url="
   "NATS is not configured|--set nats.url="
   "Redis is not configured|--set redis.url="
+  "services.delivery runs several replicas but Redis is not configured|--set redis.url= --set services.gateway.replicaCount=1 --set services.engineProxy.replicaCount=1"
+  "services.delivery runs several replicas but Redis is not configured|--set redis.url= --set services.gateway.replicaCount=1 --set services.engineProxy.replicaCount=1 --set services.delivery.replicaCount=1 --set keda.enabled=true"
   "no CPU request|--set services.engineProxy.autoscaling.enabled=true --set services.engineProxy.resourcesPreset=none"
   "both minAvailable and maxUnavailable|--set services.delivery.pdb.minAvailable=1 --set services.delivery.pdb.maxUnavailable=1"
   "node drains would hang|--set services.billingLedger.pdb.minAvailable=2"

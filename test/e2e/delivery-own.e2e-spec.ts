@@ -1,4 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -18,8 +19,8 @@ describe('a delivery service of its own', () => {
   const receivers: Receiver[] = [];
   const logDir = join(ROOT, '.data', 'e2e');
 
-  async function startDelivery(env: Record<string, string>): Promise<ChildProcess> {
-    const opsPort = await freePort();
+  async function startDelivery(env: Record<string, string>, opsPort?: number): Promise<ChildProcess> {
+    opsPort ??= await freePort();
     mkdirSync(logDir, { recursive: true });
     const log = createWriteStream(join(logDir, 'delivery-own.log'), { flags: 'a' });
     const child = spawn(process.execPath, [join(ROOT, 'dist', 'apps', 'delivery', 'src', 'main.js')], {
@@ -35,6 +36,10 @@ describe('a delivery service of its own', () => {
   function stopDelivery(signal: NodeJS.Signals): Promise<void> {
     const child = service;
     service = null;
+    return stopProcess(child, signal);
+  }
+
+  function stopProcess(child: ChildProcess | null, signal: NodeJS.Signals): Promise<void> {
     if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
     return new Promise((done) => {
       child.once('exit', () => done());
@@ -132,4 +137,47 @@ describe('a delivery service of its own', () => {
     );
     expect(recorded).toEqual([{ status: 'succeeded', n: messages.length }]);
   }, 400_000);
+
+  it('holds one workspace to 600 attempts a minute across two replicas sharing Redis', async () => {
+    const env = { DELIVERY_ALLOW_PRIVATE_TARGETS: 'true', DELIVERY_RETRY_SCALE: '0.0002', REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' };
+    // Only these two may consume: a replica left from an earlier test would count in its own process.
+    await stopDelivery('SIGTERM');
+    const opsPorts = [await freePort(), await freePort()];
+    const replicas: ChildProcess[] = [];
+    try {
+      for (const opsPort of opsPorts) replicas.push(await startDelivery(env, opsPort));
+      const target = await startReceiver();
+      receivers.push(target);
+      // A workspace of this run's own: the window lives in the machine's Redis, which other runs share.
+      const workspaceId = `ws_${randomBytes(10).toString('hex')}`;
+      const messages = Array.from({ length: 630 }, () => webhookMessage(workspaceId, target.url));
+      await Promise.all(messages.map((message) => publisher.publish(message)));
+      await eventually(
+        async () => new Set(target.received.map((r) => r.headers['service-delivery-id'])).size === messages.length,
+        150_000,
+        'all 630 deliveries',
+      );
+
+      // Each replica alone would have let 600 through; together they still sent only 600 in the first minute.
+      const starts = (
+        await rows(
+          `SELECT a.started_at FROM delivery.delivery_attempts a JOIN delivery.deliveries d ON d.id = a.delivery_id WHERE d.workspace_id = $1 ORDER BY a.started_at`,
+          [workspaceId],
+        )
+      ).map((row) => (row.started_at as Date).getTime());
+      expect(starts).toHaveLength(630);
+      for (let i = 600; i < starts.length; i++) expect(starts[i]! - starts[i - 600]!).toBeGreaterThanOrEqual(60_000);
+      const arrivals = target.received.map((r) => r.at).sort((a, b) => a - b);
+      expect(arrivals[600]! - arrivals[0]!).toBeGreaterThan(30_000);
+
+      for (const opsPort of opsPorts) {
+        const metrics = await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text();
+        // Both replicas took part, and neither counted on its own.
+        expect(Number(/^decision_service_delivery_attempts_total\{[^}]*outcome="succeeded"[^}]*\} (\d+)/m.exec(metrics)?.[1] ?? 0)).toBeGreaterThan(0);
+        expect(Number(/^decision_service_delivery_window_fallbacks_total\{[^}]*\} (\d+)/m.exec(metrics)?.[1] ?? -1)).toBe(0);
+      }
+    } finally {
+      await Promise.all(replicas.map((replica) => stopProcess(replica, 'SIGTERM')));
+    }
+  }, 300_000);
 });

@@ -123,10 +123,10 @@ async function main(): Promise<void> {
     const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
     if (process.env.REDIS_URL || (await listening(new URL(redisUrl).hostname, Number(new URL(redisUrl).port || 6379)))) {
       Object.assign(env, { REDIS_URL: redisUrl, RATE_LIMIT_STORE: process.env.RATE_LIMIT_STORE ?? 'redis' });
-      say(`all-in-one: rate-limit windows: Redis at ${redact(redisUrl)}`);
+      say(`all-in-one: rate-limit and delivery windows: Redis at ${redact(redisUrl)}`);
     } else {
       env.RATE_LIMIT_STORE = 'memory';
-      say('all-in-one: rate-limit windows: in the gateway process (no Redis at REDIS_URL or 127.0.0.1:6379)');
+      say('all-in-one: rate-limit and delivery windows: in the gateway and delivery processes (no Redis at REDIS_URL or 127.0.0.1:6379)');
     }
     if (options.migrateOnly) {
       for (const name of SERVICE_NAMES) {

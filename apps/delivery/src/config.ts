@@ -7,6 +7,8 @@ export interface DeliveryConfig {
   retryScale: number;
   /** How often deliveries older than the retention and expired signing secrets are deleted (0: never). */
   purgeIntervalMs: number;
+  /** Redis for the per-workspace windows counted across replicas; null counts them in this process only. */
+  redisUrl: string | null;
 }
 
 export function readDeliveryConfig(env: EnvReader): DeliveryConfig {
@@ -14,5 +16,6 @@ export function readDeliveryConfig(env: EnvReader): DeliveryConfig {
     allowPrivateTargets: env.bool('DELIVERY_ALLOW_PRIVATE_TARGETS', false),
     retryScale: env.number('DELIVERY_RETRY_SCALE', 1, 0, 1000),
     purgeIntervalMs: env.int('DELIVERY_PURGE_INTERVAL_MS', 3_600_000, 0, 86_400_000),
+    redisUrl: env.url('REDIS_URL', undefined, ['redis', 'rediss']) ?? null,
   };
 }

@@ -7,7 +7,7 @@ import { DeliveriesStore } from './deliveries.store';
 import { DeliveryMetrics } from './metrics';
 import { Sender } from './sender';
 import { SigningSecretsService } from './signing-secrets.service';
-import { SlidingWindow } from './workspace-window';
+import { DeliveryWindows, WorkspaceWindow } from './delivery-windows';
 
 /** Attempts in flight at once for one workspace on one replica: a slow receiver holds only its own workspace's slots. */
 export const WORKSPACE_CONCURRENCY = 8;
@@ -37,15 +37,16 @@ interface Held {
 interface WorkspaceLane {
   waiting: Held[];
   inFlight: number;
-  window: SlidingWindow;
+  window: WorkspaceWindow;
 }
 
 /**
  * Consumes the DELIVERIES stream with a durable pull consumer and explicit acknowledgement. Each message is
  * attempted once per delivery: success is acked, a failure that may be retried is nak'd with the schedule's delay
  * (JetStream holds it and delivers it again), and 410, a refused target or the last attempt are termed. Messages
- * wait in one lane per workspace, each with its own concurrency and its own 600-a-minute window, so one
- * workspace's dead receiver or burst never holds up another's deliveries.
+ * wait in one lane per workspace, each with its own concurrency and its own 600-a-minute window (shared by every
+ * replica through Redis when there is one), so one workspace's dead receiver or burst never holds up another's
+ * deliveries.
  */
 export class DeliveryWorker {
   private messages: ConsumerMessages | null = null;
@@ -67,9 +68,11 @@ export class DeliveryWorker {
     private readonly metrics: DeliveryMetrics,
     private readonly logger: Logger,
     private readonly retryScale: number,
+    private readonly windows: DeliveryWindows,
   ) {}
 
   async start(): Promise<void> {
+    await this.windows.connect();
     this.manager = await declareDeliveryStream(this.connection);
     const consumer = await this.connection.jetstream().consumers.get(DELIVERY_STREAM.name, DELIVERY_STREAM.consumer);
     this.messages = await consumer.consume({ max_messages: 256, callback: (message) => this.receive(message) });
@@ -103,6 +106,7 @@ export class DeliveryWorker {
     for (const wake of this.sleepers.splice(0)) wake();
     await Promise.allSettled([...this.running]);
     if (this.heartbeat) clearInterval(this.heartbeat);
+    await this.windows.close();
   }
 
   async consumerState(): Promise<{ undelivered: number; unacknowledged: number } | null> {
@@ -132,7 +136,7 @@ export class DeliveryWorker {
   private lane(workspaceId: string): WorkspaceLane {
     let lane = this.lanes.get(workspaceId);
     if (!lane) {
-      lane = { waiting: [], inFlight: 0, window: new SlidingWindow() };
+      lane = { waiting: [], inFlight: 0, window: this.windows.forWorkspace(workspaceId) };
       this.lanes.set(workspaceId, lane);
     }
     return lane;
@@ -251,9 +255,9 @@ export class DeliveryWorker {
   private async windowSlot(lane: WorkspaceLane): Promise<number | null> {
     for (;;) {
       if (this.stopped) return null;
-      const now = Date.now();
-      const wait = lane.window.take(now);
-      if (wait === 0) return now;
+      const slot = await lane.window.take();
+      if ('startedAt' in slot) return slot.startedAt;
+      const wait = slot.waitMs;
       this.metrics.throttled.inc();
       await new Promise<void>((resolve) => {
         const wake = () => {

@@ -5,10 +5,12 @@ import { DeliveryConfig, readDeliveryConfig } from './config';
 import { DeliveriesStore } from './deliveries.store';
 import { DeliveryHandlers } from './delivery.handlers';
 import { DeliveryWorker } from './delivery-worker';
+import { DeliveryWindows } from './delivery-windows';
 import { DELIVERY_ENTITIES } from './entities';
 import { DeliveryMetrics } from './metrics';
 import { Deliveries1795448851605 } from './migrations/1795448851605-deliveries';
 import { DeliveryPurge } from './purge';
+import { RedisWindow } from './redis-window';
 import { Sender } from './sender';
 import { SigningSecretsService } from './signing-secrets.service';
 
@@ -37,6 +39,11 @@ export const delivery: ServiceDefinition<DeliveryConfig> = {
             consumer: async () => worker?.consumerState() ?? null,
             oldestPendingAgeSeconds: () => store.oldestPendingAgeSeconds(),
           });
+          const windows = new DeliveryWindows(
+            runtime.config.redisUrl ? new RedisWindow(runtime.config.redisUrl, logger) : null,
+            deliveryMetrics.windowFallbacks,
+            logger,
+          );
           worker = new DeliveryWorker(
             nats.connection,
             store,
@@ -45,6 +52,7 @@ export const delivery: ServiceDefinition<DeliveryConfig> = {
             deliveryMetrics,
             logger,
             runtime.config.retryScale,
+            windows,
           );
           return worker;
         },

@@ -10,6 +10,7 @@ export class DeliveryMetrics {
   readonly attempts: Counter<'outcome'>;
   readonly attemptDuration: Histogram<'outcome'>;
   readonly throttled: Counter;
+  readonly windowFallbacks: Counter;
   readonly consumerPending: Gauge<'state'>;
   readonly oldestPendingAge: Gauge;
 
@@ -40,6 +41,11 @@ export class DeliveryMetrics {
     this.throttled = new Counter({
       name: 'decision_service_delivery_throttled_total',
       help: 'Times a delivery waited because its workspace had used its 600 attempts of the last minute',
+      registers,
+    });
+    this.windowFallbacks = new Counter({
+      name: 'decision_service_delivery_window_fallbacks_total',
+      help: 'Attempts whose 600-a-minute window was counted in this replica because Redis did not answer (the cap is per replica meanwhile)',
       registers,
     });
     this.consumerPending = new Gauge({

@@ -40,3 +40,15 @@ describe('the per-workspace window', () => {
     expect(allowed).toBe(3_000);
   });
 });
+
+describe('a window standing in for another', () => {
+  it('counts the starts the other allowed, so it does not allow a fresh limit on top of them', () => {
+    const window = new SlidingWindow(3, 60_000);
+    window.record(0);
+    window.record(10);
+    expect(window.take(20)).toBe(0);
+    expect(window.take(30)).toBe(59_970);
+    expect(window.idle(60_019)).toBe(false);
+    expect(window.idle(60_020)).toBe(true);
+  });
+});

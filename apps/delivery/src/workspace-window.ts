@@ -1,6 +1,4 @@
-/** Attempts allowed per workspace in any 60 seconds (the spec's 600 deliveries a minute). */
-export const WORKSPACE_ATTEMPTS_PER_MINUTE = 600;
-const WINDOW_MS = 60_000;
+import { WORKSPACE_ATTEMPTS_PER_MINUTE, WORKSPACE_WINDOW_MS } from '@ds/webhooks';
 
 /**
  * A sliding window of attempt start times for one workspace. `take` either counts an attempt now or answers
@@ -12,7 +10,7 @@ export class SlidingWindow {
 
   constructor(
     private readonly limit = WORKSPACE_ATTEMPTS_PER_MINUTE,
-    private readonly windowMs = WINDOW_MS,
+    private readonly windowMs = WORKSPACE_WINDOW_MS,
   ) {}
 
   /** 0 when the attempt may start now (and it is counted), else the milliseconds to wait. */
@@ -20,6 +18,14 @@ export class SlidingWindow {
     const wait = this.waitAt(now);
     if (wait === 0) this.starts.push(now);
     return wait;
+  }
+
+  /**
+   * Counts an attempt another window allowed (the shared one), so that this one knows the replica's own recent
+   * starts if it has to stand in for the other.
+   */
+  record(now: number): void {
+    this.starts.push(now);
   }
 
   /** How long until an attempt would be allowed, without counting one. */

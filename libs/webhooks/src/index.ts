@@ -1,3 +1,4 @@
 export * from './addresses';
 export * from './schedule';
 export * from './signing';
+export * from './window';
