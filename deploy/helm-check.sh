@@ -76,8 +76,13 @@ docs="$(node deploy/tools/check-values-docs.mjs 2>"$tmp/err")" || die "$(cat "$t
 pass "${docs#values documented: }"
 
 # 3 --------------------------------------------------------------------------------------------
-# The one value without a default: the key that seals workspaces' provider keys (a pod must set its own).
-required=(--set "config.engine.credentialsKey.value=ci:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=")
+# The values without a default: the keys that seal secrets at rest (provider keys, signing secrets, secret-URL
+# secrets); a pod must set its own.
+required=(
+  --set "config.engine.credentialsKey.value=ci:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
+  --set "config.delivery.secretsKey.value=ci:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
+  --set "config.decisionRunner.secretsKey.value=ci:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
+)
 
 step "helm lint --strict (default values)"
 "$HELM" lint "$chart" --strict "${required[@]}" >"$tmp/lint" 2>&1 || die "$(cat "$tmp/lint")"
@@ -110,6 +115,9 @@ expect_occurrences "$tmp/default.yaml" '^ +terminationGracePeriodSeconds: 80$' 1
 expect_occurrences "$tmp/default.yaml" '^ +terminationGracePeriodSeconds: (75|70|40|25|20)$' 5 "grace periods of the other services"
 expect_occurrences "$tmp/default.yaml" '^ +SHUTDOWN_GRACE_MS: "70000"$' 1 "gateway SHUTDOWN_GRACE_MS"
 expect_occurrences "$tmp/default.yaml" '^ +- name: ENGINE_CREDENTIALS_KEY$' 2 "ENGINE_CREDENTIALS_KEY for engine-proxy (service and migrations)"
+expect_occurrences "$tmp/default.yaml" '^ +- name: DELIVERY_SECRETS_KEY$' 2 "DELIVERY_SECRETS_KEY for delivery (service and migrations)"
+expect_occurrences "$tmp/default.yaml" '^ +- name: RUNNER_SECRETS_KEY$' 2 "RUNNER_SECRETS_KEY for decision-runner (service and migrations)"
+expect_occurrences "$tmp/default.yaml" '^  (ENGINE_CREDENTIALS|DELIVERY_SECRETS|RUNNER_SECRETS)_KEY: "' 3 "sealing keys in the chart's Secret"
 expect_count "$tmp/default.yaml" ConfigMap 7
 expect_occurrences "$tmp/default.yaml" '^ +OPS_PORT: "9400"$' 1 "OPS_PORT"
 for app in gateway decision-runner engine-proxy delivery billing-ledger partner; do
@@ -159,6 +167,8 @@ bad_cases=(
   "could not reach the gateway|--set ingress.enabled=true --set networkPolicy.enabled=true --set networkPolicy.allowExternal=false"
   "every service is disabled|--set services.gateway.enabled=false --set services.decisionRunner.enabled=false --set services.engineProxy.enabled=false --set services.delivery.enabled=false --set services.billingLedger.enabled=false --set services.partner.enabled=false"
   "engine-proxy needs ENGINE_CREDENTIALS_KEY|--set config.engine.credentialsKey.value="
+  "delivery needs DELIVERY_SECRETS_KEY|--set config.delivery.secretsKey.value="
+  "decision-runner needs RUNNER_SECRETS_KEY|--set config.decisionRunner.secretsKey.value="
   "must be at least 65000|--set services.gateway.shutdownGraceMs=10000"
   "nats.auth.enabled needs nats.auth.existingSecret|--set nats.auth.enabled=true"
   "nats.tls.enabled needs nats.tls.existingSecret|--set nats.tls.enabled=true"

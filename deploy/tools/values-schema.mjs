@@ -240,6 +240,10 @@ const schema = {
         allowPrivateTargets: bool('DELIVERY_ALLOW_PRIVATE_TARGETS'),
         retryScale: { type: 'number', exclusiveMinimum: 0, description: 'DELIVERY_RETRY_SCALE' },
         purgeIntervalMs: int('DELIVERY_PURGE_INTERVAL_MS', { minimum: 0, maximum: 86400000 }),
+        secretsKey: ref('secretValue'),
+      }),
+      decisionRunner: obj({
+        secretsKey: ref('secretValue'),
       }),
     }),
     serviceAccount: obj({

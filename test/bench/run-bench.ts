@@ -1,4 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +24,8 @@ const LAUNCHER = join(ROOT, 'dist', 'apps', 'all-in-one', 'src', 'main.js');
 const SIMULATOR = join(ROOT, 'dist', 'libs', 'engine-simulator', 'src', 'main.js');
 const LOG_DIR = join(ROOT, '.data', 'bench');
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+/** Shared by the cluster's decision-runner and the second one started beside it, as replicas share it in a cluster. */
+const RUNNER_SECRETS_KEY = `bench:${randomBytes(32).toString('base64')}`;
 
 const CONNECTIONS = intEnv('BENCH_CONNECTIONS', 50);
 const DURATION_S = intEnv('BENCH_DURATION_S', 10);
@@ -345,6 +348,7 @@ async function main(): Promise<void> {
       DATA_DIR: join(LOG_DIR, 'data'),
       LOG_LEVEL: 'warn',
       ADMIN_TOKEN,
+      RUNNER_SECRETS_KEY,
       ENGINE_DEFAULT: 'llm',
       ENGINE_LLM_PROVIDER: 'openai',
       ENGINE_LLM_BASE_URL: `${simulatorUrl}/v1`,
@@ -419,7 +423,7 @@ async function main(): Promise<void> {
     }
     // Replicas share the work through their queue groups; on two cores the claim is that throughput does not fall.
     say('bench: one workspace again, with a second decision-runner and a second billing-ledger');
-    const replicaEnv = { DATABASE_URL: databaseUrl, NATS_URL: nats.url, DATABASE_POOL_SIZE: '5', MIGRATIONS_RUN: 'false' };
+    const replicaEnv = { DATABASE_URL: databaseUrl, NATS_URL: nats.url, DATABASE_POOL_SIZE: '5', MIGRATIONS_RUN: 'false', RUNNER_SECRETS_KEY };
     for (const service of ['decision-runner', 'billing-ledger']) children.push((await startReplica(service, replicaEnv)).child);
     await load(runUrl, oneWorkspace, body, WARMUP_S);
     const replicaResult = summary(await load(runUrl, oneWorkspace, body, DURATION_S));

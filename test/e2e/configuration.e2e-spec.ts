@@ -1,15 +1,27 @@
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { ROOT } from './support/cluster';
 
-const RUNNER = join(ROOT, 'dist', 'apps', 'decision-runner', 'src', 'main.js');
-const ENGINE_PROXY = join(ROOT, 'dist', 'apps', 'engine-proxy', 'src', 'main.js');
+const entry = (service: string) => join(ROOT, 'dist', 'apps', service, 'src', 'main.js');
+const RUNNER = entry('decision-runner');
 
-function start(env: Record<string, string>, entry = RUNNER) {
+/** The services that seal secrets at rest, each with its key and the switch that allows the development key. */
+const SEALING = [
+  { service: 'engine-proxy', key: 'ENGINE_CREDENTIALS_KEY', devSwitch: 'ENGINE_CREDENTIALS_DEV_KEY' },
+  { service: 'delivery', key: 'DELIVERY_SECRETS_KEY', devSwitch: 'DELIVERY_SECRETS_DEV_KEY' },
+  { service: 'decision-runner', key: 'RUNNER_SECRETS_KEY', devSwitch: 'RUNNER_SECRETS_DEV_KEY' },
+];
+
+/** Starts a service outside the launcher; the runner gets its secrets key unless `env` says otherwise. */
+function start(env: Record<string, string>, main = RUNNER) {
   const inherited = { ...process.env };
-  delete inherited.ENGINE_CREDENTIALS_KEY;
-  delete inherited.ENGINE_CREDENTIALS_DEV_KEY;
-  const result = spawnSync(process.execPath, [entry], { env: { ...inherited, ...env, OPS_PORT: '0' }, encoding: 'utf8', timeout: 30_000 });
+  for (const { key, devSwitch } of SEALING) {
+    delete inherited[key];
+    delete inherited[devSwitch];
+  }
+  const runnerKey = main === RUNNER ? { RUNNER_SECRETS_KEY: `e2e:${randomBytes(32).toString('base64')}` } : {};
+  const result = spawnSync(process.execPath, [main], { env: { ...inherited, ...runnerKey, ...env, OPS_PORT: '0' }, encoding: 'utf8', timeout: 30_000 });
   return { status: result.status, stderr: result.stderr.trim(), stdout: result.stdout.trim() };
 }
 
@@ -46,21 +58,18 @@ describe('configuration is checked once at start', () => {
     expect(result.stderr.split('\n')).toHaveLength(1);
   });
 
-  it('engine-proxy refuses to start without ENGINE_CREDENTIALS_KEY outside the all-in-one launcher', () => {
-    const result = start({ NATS_URL: process.env.E2E_NATS_URL!, DATABASE_URL: process.env.E2E_DATABASE_URL! }, ENGINE_PROXY);
+  it.each(SEALING)('$service refuses to start without $key outside the all-in-one launcher', ({ service, key, devSwitch }) => {
+    const result = start({ NATS_URL: process.env.E2E_NATS_URL!, DATABASE_URL: process.env.E2E_DATABASE_URL!, [key]: '' }, entry(service));
     expect(result.status).toBe(1);
     expect(result.stderr).toBe(
-      'engine-proxy: invalid configuration: ENGINE_CREDENTIALS_KEY is required (openssl rand -base64 32); only the all-in-one launcher runs without it, with ENGINE_CREDENTIALS_DEV_KEY=true',
+      `${service}: invalid configuration: ${key} is required (openssl rand -base64 32); only the all-in-one launcher runs without it, with ${devSwitch}=true`,
     );
   });
 
-  it('engine-proxy names a malformed key ring without echoing it', () => {
-    const result = start(
-      { NATS_URL: process.env.E2E_NATS_URL!, DATABASE_URL: process.env.E2E_DATABASE_URL!, ENGINE_CREDENTIALS_KEY: 'new:c2hvcnQ=' },
-      ENGINE_PROXY,
-    );
+  it.each(SEALING)('$service names a malformed key ring without echoing it', ({ service, key }) => {
+    const result = start({ NATS_URL: process.env.E2E_NATS_URL!, DATABASE_URL: process.env.E2E_DATABASE_URL!, [key]: 'new:c2hvcnQ=' }, entry(service));
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain('ENGINE_CREDENTIALS_KEY must hold keys of 32 bytes in base64');
+    expect(result.stderr).toContain(`${key} must hold keys of 32 bytes in base64`);
     expect(result.stderr).not.toContain('c2hvcnQ=');
   });
 });

@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import Stripe from 'stripe';
 import { Webhook } from 'standardwebhooks';
 import { call, defined, expectError, newWorkspace, opsPort, Workspace } from './support/api';
@@ -120,6 +121,20 @@ describe('a webhook delivery', () => {
     for (const secret of [before, after]) {
       expect(stripe.webhooks.constructEvent(request.body, signature, secret).id).toBe(message.deliveryId);
       expect(() => new Webhook(secret).verify(request.body, swHeaders)).not.toThrow();
+    }
+
+    // At rest both are sealed under DELIVERY_SECRETS_KEY: neither secret nor its random part is in the delivery schema.
+    const db = new Client({ connectionString: process.env.E2E_DATABASE_URL });
+    await db.connect();
+    try {
+      const { rows } = await db.query<{ row: string }>(`SELECT t::text AS row FROM delivery.signing_secrets t WHERE workspace_id = $1`, [ws.workspaceId]);
+      expect(rows).toHaveLength(2);
+      for (const { row } of rows) {
+        expect(row).not.toContain('whsec_');
+        for (const secret of [before, after]) expect(row).not.toContain(secret.slice('whsec_'.length));
+      }
+    } finally {
+      await db.end();
     }
   });
 

@@ -10,6 +10,9 @@ import { DeliveryPublisher, eventually, Receiver, startReceiver, webhookMessage 
  * A delivery service of its own, on its own NATS and database, so that refusing private targets, killing the
  * process and restarting NATS disturb no other test. The tests run in order.
  */
+/** The same key across restarts, as a deployment keeps it. */
+const SECRETS_KEY = `own:${randomBytes(32).toString('base64')}`;
+
 describe('a delivery service of its own', () => {
   let nats: NatsServer;
   let databaseUrl: string;
@@ -24,7 +27,16 @@ describe('a delivery service of its own', () => {
     mkdirSync(logDir, { recursive: true });
     const log = createWriteStream(join(logDir, 'delivery-own.log'), { flags: 'a' });
     const child = spawn(process.execPath, [join(ROOT, 'dist', 'apps', 'delivery', 'src', 'main.js')], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, NATS_URL: nats.url, OPS_PORT: String(opsPort), LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '10', ...env },
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl,
+        NATS_URL: nats.url,
+        OPS_PORT: String(opsPort),
+        LOG_LEVEL: 'info',
+        DATABASE_POOL_SIZE: '10',
+        DELIVERY_SECRETS_KEY: SECRETS_KEY,
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout!.pipe(log);

@@ -35,6 +35,10 @@ export default async function globalSetup(): Promise<void> {
       DELIVERY_ALLOW_PRIVATE_TARGETS: 'true',
       // The 7-hour schedule in about 5 seconds (Retry-After's cap scales with it: about 2 seconds).
       DELIVERY_RETRY_SCALE: '0.0002',
+      // Secrets sealed at rest under keys of this run's own, as in a deployment, rather than the public development
+      // keys the launcher falls back to.
+      DELIVERY_SECRETS_KEY: `e2e:${randomBytes(32).toString('base64')}`,
+      RUNNER_SECRETS_KEY: `e2e:${randomBytes(32).toString('base64')}`,
     },
     'shared',
   );

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { Client } from 'pg';
 import {
   call,
   createDecision,
@@ -87,6 +88,19 @@ async function newSecret(ws: Workspace, decisionId: string): Promise<string> {
   expect(reply.status).toBe(201);
   expect(reply.body.secret).toMatch(/^whsec_[A-Za-z0-9+/=]{40,}$/);
   return reply.body.secret;
+}
+
+/** One row of a service's table as PostgreSQL prints it, every column included. */
+async function storedRow(sql: string, id: string): Promise<string> {
+  const db = new Client({ connectionString: process.env.E2E_DATABASE_URL });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ row: string }>(sql, [id]);
+    expect(rows).toHaveLength(1);
+    return rows[0]!.row;
+  } finally {
+    await db.end();
+  }
 }
 
 async function executions(ws: Workspace): Promise<any[]> {
@@ -254,6 +268,11 @@ describe('proving the secret', () => {
     }
 
     expect(await executions(ws)).toHaveLength(ran);
+
+    // At rest the secret is sealed under RUNNER_SECRETS_KEY: neither it nor its random part is in the runner's row.
+    const stored = await storedRow(`SELECT h::text AS row FROM decision_runner.decision_hooks h WHERE decision_id = $1`, decisionId);
+    expect(stored).not.toContain('whsec_');
+    expect(stored).not.toContain(secret.slice('whsec_'.length));
 
     // Without the secret, unsigned calls are accepted again; a removed secret no longer proves anything.
     expect((await call('DELETE', `${decisionPath(ws, decisionId)}/hook/secret`, { token: ws.session })).status).toBe(204);

@@ -16,6 +16,16 @@ import { ensureNats, ensurePostgres, listening, Started, waitUntil } from './dep
  */
 const SERVICE_ENTRY = (name: ServiceName) => resolve(__dirname, '..', '..', name, 'src', 'main.js');
 
+/**
+ * Secrets each service seals at rest, and the switch that lets it start on the public development key: a laptop
+ * needs no key of its own, while a service started alone (`--target`, a pod) still refuses to start without one.
+ */
+const SEALED_AT_REST = [
+  { what: 'provider keys', key: 'ENGINE_CREDENTIALS_KEY', devSwitch: 'ENGINE_CREDENTIALS_DEV_KEY' },
+  { what: 'signing secrets', key: 'DELIVERY_SECRETS_KEY', devSwitch: 'DELIVERY_SECRETS_DEV_KEY' },
+  { what: 'secret-URL secrets', key: 'RUNNER_SECRETS_KEY', devSwitch: 'RUNNER_SECRETS_DEV_KEY' },
+] as const;
+
 interface Options {
   demo: boolean;
   migrateOnly: boolean;
@@ -116,9 +126,10 @@ async function main(): Promise<void> {
     say(`all-in-one: messaging: ${nats.description}`);
 
     const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: postgres.url, NATS_URL: natsUrl, DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE ?? '5' };
-    if (!process.env.ENGINE_CREDENTIALS_KEY) {
-      env.ENGINE_CREDENTIALS_DEV_KEY = 'true';
-      say('all-in-one: provider keys at rest: sealed with the public development key (set ENGINE_CREDENTIALS_KEY to keep real ones)');
+    for (const sealed of SEALED_AT_REST) {
+      if (process.env[sealed.key]) continue;
+      env[sealed.devSwitch] = 'true';
+      say(`all-in-one: ${sealed.what} at rest: sealed with the public development key (set ${sealed.key} to keep real ones)`);
     }
     const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
     if (process.env.REDIS_URL || (await listening(new URL(redisUrl).hostname, Number(new URL(redisUrl).port || 6379)))) {

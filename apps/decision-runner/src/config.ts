@@ -1,4 +1,8 @@
-import { EnvReader } from '@ds/platform';
+import { EnvReader, readSealingKeys } from '@ds/platform';
+import { developmentKey, Keyring } from '@ds/sealing';
+
+/** Used only when RUNNER_SECRETS_DEV_KEY asks for it; derived from public text, so it protects nothing. */
+export const DEV_RUNNER_SECRETS_KEY = developmentKey('runner secrets');
 
 export interface DecisionRunnerConfig {
   /** The application's address, for links in errors (a plan upgrade). */
@@ -7,12 +11,19 @@ export interface DecisionRunnerConfig {
   executionPurgeIntervalMs: number;
   /** Sync agents may be plain http and private addresses (tests and local development only). */
   allowPrivateTargets: boolean;
+  /** AES-256-GCM keys for the secret-URL secrets at rest (RUNNER_SECRETS_KEY): the first seals, every one opens. */
+  secretsKeys: Keyring;
+  /** True when the public development key stands in (RUNNER_SECRETS_DEV_KEY, set by the all-in-one launcher). */
+  secretsKeyIsDev: boolean;
 }
 
 export function readDecisionRunnerConfig(env: EnvReader): DecisionRunnerConfig {
+  const secrets = readSealingKeys(env, 'RUNNER_SECRETS_KEY', 'RUNNER_SECRETS_DEV_KEY', DEV_RUNNER_SECRETS_KEY);
   return {
     appUrl: env.url('APP_URL', 'http://localhost:3000', ['http', 'https']).replace(/\/$/, ''),
     executionPurgeIntervalMs: env.int('EXECUTION_PURGE_INTERVAL_MS', 3_600_000, 0, 86_400_000),
     allowPrivateTargets: env.bool('DELIVERY_ALLOW_PRIVATE_TARGETS', false),
+    secretsKeys: secrets.keyring,
+    secretsKeyIsDev: secrets.development,
   };
 }

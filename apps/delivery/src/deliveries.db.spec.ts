@@ -1,7 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { DeliveryMessage } from '@ds/contracts';
 import { createLogger } from '@ds/platform';
+import { singleKeyring } from '@ds/sealing';
 import { isSigningSecret } from '@ds/webhooks';
+import { DeliveryConfig } from './config';
 import { DeliveriesStore } from './deliveries.store';
 import { delivery } from './main';
 import { DeliveryPurge } from './purge';
@@ -20,7 +23,11 @@ beforeAll(async () => {
   database = await migratedDatabase('delivery_store', delivery.database, 5);
   db = database.dataSource;
   store = new DeliveriesStore(db);
-  secrets = new SigningSecretsService(db);
+  secrets = new SigningSecretsService(
+    db,
+    { secretsKeys: singleKeyring(randomBytes(32)), secretsKeyIsDev: false } as DeliveryConfig,
+    createLogger('delivery', 'silent'),
+  );
 });
 
 afterAll(async () => {

@@ -43,7 +43,11 @@ export class DeliveryAttemptEntity {
 export class SigningSecretEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' }) id: string;
   @Column({ name: 'workspace_id', type: 'text' }) workspaceId: string;
-  @Column({ type: 'text' }) secret: string;
+  /** Plaintext left from before sealing, until the start-up sweep seals it (SealedSigningSecrets1795600000000). */
+  @Column({ name: 'unsealed_secret', type: 'text', nullable: true }) unsealedSecret: string | null;
+  /** AES-256-GCM under DELIVERY_SECRETS_KEY, bound to the workspace and this row's id. */
+  @Column({ type: 'bytea', nullable: true }) sealed: Buffer | null;
+  @Column({ name: 'key_id', type: 'text', nullable: true }) keyId: string | null;
   @Column({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
   @Column({ name: 'expires_at', type: 'timestamptz', nullable: true }) expiresAt: Date | null;
 }

@@ -9,6 +9,7 @@ import { DeliveryWindows } from './delivery-windows';
 import { DELIVERY_ENTITIES } from './entities';
 import { DeliveryMetrics } from './metrics';
 import { Deliveries1795448851605 } from './migrations/1795448851605-deliveries';
+import { SealedSigningSecrets1795600000000 } from './migrations/1795600000000-sealed-signing-secrets';
 import { DeliveryPurge } from './purge';
 import { RedisWindow } from './redis-window';
 import { Sender } from './sender';
@@ -23,7 +24,7 @@ const PURGE = Symbol('delivery-purge');
 
 export const delivery: ServiceDefinition<DeliveryConfig> = {
   name: 'delivery',
-  database: { schema: 'delivery', entities: DELIVERY_ENTITIES, migrations: [Deliveries1795448851605] },
+  database: { schema: 'delivery', entities: DELIVERY_ENTITIES, migrations: [Deliveries1795448851605, SealedSigningSecrets1795600000000] },
   readConfig: readDeliveryConfig,
   module: (runtime) => ({
     module: DeliveryModule,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { DEV_CREDENTIALS_KEY, credentialsKeyId } from '@ds/engine';
+import { DEV_CREDENTIALS_KEY } from '@ds/engine';
 import { EnvReader } from '@ds/platform';
+import { sealingKeyFingerprint } from '@ds/sealing';
 import { readEngineProxyConfig } from './config';
 
 function read(env: Record<string, string>) {
@@ -21,7 +22,7 @@ describe('engine-proxy credentials key configuration', () => {
     const dev = read({ ENGINE_CREDENTIALS_DEV_KEY: 'true' });
     expect(dev.problem).toBeNull();
     expect(dev.config.credentialsKeyIsDev).toBe(true);
-    expect(dev.config.credentialsKeys.primaryId).toBe(credentialsKeyId(DEV_CREDENTIALS_KEY));
+    expect(dev.config.credentialsKeys.primaryId).toBe(sealingKeyFingerprint(DEV_CREDENTIALS_KEY));
   });
 
   it('reads a ring of named keys, the first sealing', () => {

@@ -1,6 +1,7 @@
 import { EngineName } from '@ds/contracts';
-import { CredentialsKeyring, DEV_CREDENTIALS_KEY, DEFAULT_PRICES, parseCredentialsKeyring, PriceTable, singleKeyring } from '@ds/engine';
-import { EnvReader } from '@ds/platform';
+import { DEV_CREDENTIALS_KEY, DEFAULT_PRICES, PriceTable } from '@ds/engine';
+import { EnvReader, readSealingKeys } from '@ds/platform';
+import { Keyring } from '@ds/sealing';
 
 export interface ProviderEndpoint {
   protocol: 'anthropic' | 'openai';
@@ -18,7 +19,7 @@ export interface EngineProxyConfig {
   /** Redis for shared-key slots counted across replicas; null counts them in this process only. */
   redisUrl: string | null;
   /** AES-256-GCM keys for workspaces' own provider keys at rest: the first seals, every one opens. */
-  credentialsKeys: CredentialsKeyring;
+  credentialsKeys: Keyring;
   /** True when the public development key stands in (ENGINE_CREDENTIALS_DEV_KEY, set by the all-in-one launcher). */
   credentialsKeyIsDev: boolean;
 }
@@ -34,20 +35,7 @@ export function readEngineProxyConfig(env: EnvReader): EngineProxyConfig {
       env.fail('ENGINE_PRICES_JSON', 'must be a JSON object of model name to USD per million input tokens');
     }
   }
-  const credentialsRaw = env.string('ENGINE_CREDENTIALS_KEY');
-  const devKeyAllowed = env.bool('ENGINE_CREDENTIALS_DEV_KEY', false);
-  let credentialsKeys = singleKeyring(DEV_CREDENTIALS_KEY);
-  if (credentialsRaw !== undefined) {
-    const parsed = parseCredentialsKeyring(credentialsRaw);
-    if ('problem' in parsed) env.fail('ENGINE_CREDENTIALS_KEY', parsed.problem);
-    else credentialsKeys = parsed;
-  } else if (!devKeyAllowed) {
-    // A pod that forgot its key would otherwise seal customers' provider keys under a key printed in the source.
-    env.fail(
-      'ENGINE_CREDENTIALS_KEY',
-      'is required (openssl rand -base64 32); only the all-in-one launcher runs without it, with ENGINE_CREDENTIALS_DEV_KEY=true',
-    );
-  }
+  const credentials = readSealingKeys(env, 'ENGINE_CREDENTIALS_KEY', 'ENGINE_CREDENTIALS_DEV_KEY', DEV_CREDENTIALS_KEY);
   return {
     defaultEngine: env.oneOf('ENGINE_DEFAULT', 'llm', ['llm', 'checkpoint'] as const),
     llm: {
@@ -65,7 +53,7 @@ export function readEngineProxyConfig(env: EnvReader): EngineProxyConfig {
     sharedSlots: env.int('ENGINE_SHARED_SLOTS', 32, 1, 100_000),
     prices,
     redisUrl: env.url('REDIS_URL', undefined, ['redis', 'rediss']) ?? null,
-    credentialsKeys,
-    credentialsKeyIsDev: credentialsRaw === undefined,
+    credentialsKeys: credentials.keyring,
+    credentialsKeyIsDev: credentials.development,
   };
 }

@@ -1,5 +1,6 @@
 import { AnswerQuestionsRequest, ServiceError } from '@ds/contracts';
-import { DEFAULT_PRICES, DEV_CREDENTIALS_KEY, sharedKeyFingerprint, singleKeyring } from '@ds/engine';
+import { DEFAULT_PRICES, DEV_CREDENTIALS_KEY, sharedKeyFingerprint } from '@ds/engine';
+import { singleKeyring } from '@ds/sealing';
 import { startEngineSimulator, type EngineSimulator } from '@ds/engine-simulator';
 import { createLogger } from '@ds/platform';
 import { EngineProxyConfig } from './config';

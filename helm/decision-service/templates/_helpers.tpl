@@ -261,6 +261,16 @@ ENGINE_LLM_API_KEY: {{ .value | b64enc | quote }}
 ENGINE_CREDENTIALS_KEY: {{ .value | b64enc | quote }}
 {{- end }}
 {{- end }}
+{{- with .Values.config.delivery.secretsKey }}
+{{- if and .value (not .existingSecret) }}
+DELIVERY_SECRETS_KEY: {{ .value | b64enc | quote }}
+{{- end }}
+{{- end }}
+{{- with .Values.config.decisionRunner.secretsKey }}
+{{- if and .value (not .existingSecret) }}
+RUNNER_SECRETS_KEY: {{ .value | b64enc | quote }}
+{{- end }}
+{{- end }}
 {{- end }}
 
 {{/*
@@ -313,6 +323,12 @@ Context: (dict "root" $ "env" NAME "ref" <values block with existingSecret/exist
 {{- if eq .key "engineProxy" }}
 {{- include "decision-service.secretEnv" (dict "root" $root "env" "ENGINE_LLM_API_KEY" "ref" $v.config.engine.llm.apiKey "inline" $v.config.engine.llm.apiKey.value "optional" true) }}
 {{- include "decision-service.secretEnv" (dict "root" $root "env" "ENGINE_CREDENTIALS_KEY" "ref" $v.config.engine.credentialsKey "inline" $v.config.engine.credentialsKey.value) }}
+{{- end }}
+{{- if eq .key "delivery" }}
+{{- include "decision-service.secretEnv" (dict "root" $root "env" "DELIVERY_SECRETS_KEY" "ref" $v.config.delivery.secretsKey "inline" $v.config.delivery.secretsKey.value) }}
+{{- end }}
+{{- if eq .key "decisionRunner" }}
+{{- include "decision-service.secretEnv" (dict "root" $root "env" "RUNNER_SECRETS_KEY" "ref" $v.config.decisionRunner.secretsKey "inline" $v.config.decisionRunner.secretsKey.value) }}
 {{- end }}
 {{- if $v.nats.auth.enabled }}
 {{- $app := include "decision-service.app" . }}

@@ -19,3 +19,4 @@ export * from './idempotency-key';
 export * from './postgres';
 export * from './loading-cache';
 export * from './broadcast-invalidated-cache';
+export * from './sealing-keys';

@@ -1,5 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { ServiceError } from '@ds/contracts';
+import { createLogger } from '@ds/platform';
+import { singleKeyring } from '@ds/sealing';
+import { DecisionRunnerConfig } from '../config';
 import { decisionRunner } from '../main';
 import { defined } from '../../../../test/e2e/support/api';
 import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
@@ -14,7 +18,8 @@ let hooks: HooksService;
 beforeAll(async () => {
   database = await migratedDatabase('runner_hooks', decisionRunner.database, 8);
   db = database.dataSource;
-  hooks = new HooksService(db);
+  const config = { secretsKeys: singleKeyring(randomBytes(32)), secretsKeyIsDev: false } as DecisionRunnerConfig;
+  hooks = new HooksService(db, config, createLogger('decision-runner', 'silent'));
 });
 
 afterAll(async () => {

@@ -1,33 +1,127 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DecisionRef, HookChangeReply, ResolveHookReply, ServiceError } from '@ds/contracts';
-import { isUniqueViolation, rowsReturned } from '@ds/platform';
+import { isUniqueViolation, Logger, PLATFORM, rowsAffected, rowsReturned } from '@ds/platform';
+import { openWithKeyring, rowAad, sealWithKeyring } from '@ds/sealing';
+import { DecisionRunnerConfig } from '../config';
 import { pgPool } from '../pg-pool';
 import { newHookSecret, newHookToken, tokenHash } from './hook-credentials';
 
+/** A URL's secret as stored: none, sealed, or still in plaintext until the start-up sweep reaches it. */
+interface StoredSecret {
+  workspace_id: string;
+  decision_id: string;
+  unsealed_secret: string | null;
+  sealed_secret: Buffer | null;
+  secret_key_id: string | null;
+}
+
 const RESOLVE_HOOK = {
   name: 'decision-runner.resolve-hook',
-  text: `SELECT h.workspace_id, h.decision_id, d.slug, h.secret
+  text: `SELECT h.workspace_id, h.decision_id, d.slug, h.unsealed_secret, h.sealed_secret, h.secret_key_id
            FROM decision_hooks h JOIN decisions d ON d.id = h.decision_id
           WHERE h.token_hash = $1`,
 };
+/** Rows sealed per statement by the start-up sweep. */
+const SEAL_BATCH = 100;
+
+/** Binds a sealed secret to its workspace and decision: a value copied onto another URL does not open. */
+export function hookSecretAad(workspaceId: string, decisionId: string): Buffer {
+  return rowAad('decision_hooks', workspaceId, decisionId);
+}
 
 /**
  * The secret-URL state machine of one decision: off (no row), on (a row with the token's hash), on with a
- * secret. Every change answers the hashes of the tokens whose cached resolutions the gateways must drop.
+ * secret. Every change answers the hashes of the tokens whose cached resolutions the gateways must drop. Secrets
+ * are stored sealed under RUNNER_SECRETS_KEY and opened only to answer a resolution.
  */
 @Injectable()
-export class HooksService {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+export class HooksService implements OnModuleInit, OnApplicationBootstrap {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    @Inject(PLATFORM.config) private readonly config: DecisionRunnerConfig,
+    @Inject(PLATFORM.logger) private readonly logger: Logger,
+  ) {}
+
+  onModuleInit(): void {
+    if (this.config.secretsKeyIsDev) {
+      this.logger.warn(
+        'RUNNER_SECRETS_KEY is unset: secret-URL secrets are encrypted with the public development key; set it (openssl rand -base64 32) anywhere but a laptop',
+      );
+    }
+  }
+
+  onApplicationBootstrap(): void {
+    // In the background: a start must not wait on (or fail with) a sweep that resumes at the next start, and rows
+    // the sweep has not reached yet are read as they are.
+    void this.sealAtRest().catch((error: unknown) => this.logger.error({ err: error }, 'sealing secret-URL secrets under the current key failed'));
+  }
 
   async resolve(hash: string): Promise<ResolveHookReply> {
-    const { rows } = await pgPool(this.db).query<{ workspace_id: string; decision_id: string; slug: string; secret: string | null }>({
-      ...RESOLVE_HOOK,
-      values: [hash],
-    });
+    const { rows } = await pgPool(this.db).query<StoredSecret & { slug: string }>({ ...RESOLVE_HOOK, values: [hash] });
     const row = rows[0];
-    return row ? { workspaceId: row.workspace_id, decisionId: row.decision_id, slug: row.slug, secret: row.secret } : null;
+    if (!row) return null;
+    const secret = this.secretOf(row);
+    if (secret === undefined) {
+      // Answering "no secret" would let unsigned calls through: the call is refused until the key is back.
+      this.logger.error(
+        { workspaceId: row.workspace_id, decisionId: row.decision_id, sealedWith: row.secret_key_id, currentKey: this.config.secretsKeys.primaryId },
+        'a secret-URL secret cannot be decrypted: RUNNER_SECRETS_KEY lacks the key it was sealed under',
+      );
+      throw new ServiceError('SERVICE_UNAVAILABLE', 'This secret URL cannot be served right now; try again later.');
+    }
+    return { workspaceId: row.workspace_id, decisionId: row.decision_id, slug: row.slug, secret };
+  }
+
+  /**
+   * Seals every secret still in plaintext (stored before RUNNER_SECRETS_KEY existed) and, after a rotation of that
+   * key, seals again under its first key every secret sealed under another, so that the older keys can be removed
+   * once no row names them. Each row is visited once, in batches by decision id; each update is conditional on the
+   * secret being unchanged, so replicas sweeping at once, or a new secret meanwhile, lose nothing. A secret no key
+   * of the ring opens is left as it is and counted.
+   */
+  async sealAtRest(): Promise<{ sealed: number; resealed: number; unreadable: number }> {
+    const keyring = this.config.secretsKeys;
+    const counts = { sealed: 0, resealed: 0, unreadable: 0 };
+    let after = '';
+    for (;;) {
+      const rows = (await this.db.query(
+        `SELECT workspace_id, decision_id, unsealed_secret, sealed_secret, secret_key_id FROM decision_hooks
+          WHERE decision_id > $1 AND (unsealed_secret IS NOT NULL OR secret_key_id <> $2)
+          ORDER BY decision_id LIMIT ${SEAL_BATCH}`,
+        [after, keyring.primaryId],
+      )) as StoredSecret[];
+      const last = rows.at(-1);
+      if (!last) break;
+      after = last.decision_id;
+      for (const row of rows) {
+        const secret = this.secretOf(row);
+        if (secret === undefined || secret === null) {
+          counts.unreadable++;
+          continue;
+        }
+        const { sealed, keyId } = sealWithKeyring(keyring, secret, hookSecretAad(row.workspace_id, row.decision_id));
+        const updated = rowsAffected(
+          await this.db.query(
+            `UPDATE decision_hooks SET sealed_secret = $2, secret_key_id = $3, unsealed_secret = NULL
+              WHERE decision_id = $1 AND unsealed_secret IS NOT DISTINCT FROM $4 AND sealed_secret IS NOT DISTINCT FROM $5`,
+            [row.decision_id, sealed, keyId, row.unsealed_secret, row.sealed_secret],
+          ),
+        );
+        if (updated > 0) counts[row.unsealed_secret === null ? 'resealed' : 'sealed']++;
+      }
+    }
+    if (counts.sealed + counts.resealed > 0) {
+      this.logger.info({ sealed: counts.sealed, resealed: counts.resealed, keyId: keyring.primaryId }, 'sealed secret-URL secrets under the current key');
+    }
+    if (counts.unreadable > 0) {
+      this.logger.error(
+        { unreadable: counts.unreadable },
+        'some secret-URL secrets name a key id missing from RUNNER_SECRETS_KEY; keep the old key in the list until they are sealed again',
+      );
+    }
+    return counts;
   }
 
   /** Off → on. A URL that is already on is not replaced here: that is a rotation, which needs the Admin role. */
@@ -80,12 +174,13 @@ export class HooksService {
   async createSecret(ref: DecisionRef): Promise<HookChangeReply> {
     await this.requireDecision(ref);
     const secret = newHookSecret();
+    const { sealed, keyId } = sealWithKeyring(this.config.secretsKeys, secret, hookSecretAad(ref.workspaceId, ref.decisionId));
     const [updated] = rowsReturned<{ token_hash: string }>(
-      await this.db.query('UPDATE decision_hooks SET secret = $3, updated_at = now() WHERE decision_id = $1 AND workspace_id = $2 RETURNING token_hash', [
-        ref.decisionId,
-        ref.workspaceId,
-        secret,
-      ]),
+      await this.db.query(
+        `UPDATE decision_hooks SET sealed_secret = $3, secret_key_id = $4, unsealed_secret = NULL, updated_at = now()
+          WHERE decision_id = $1 AND workspace_id = $2 RETURNING token_hash`,
+        [ref.decisionId, ref.workspaceId, sealed, keyId],
+      ),
     );
     if (!updated) throw this.off();
     return { secret, dropped: [updated.token_hash] };
@@ -96,8 +191,9 @@ export class HooksService {
     await this.requireDecision(ref);
     const [updated] = rowsReturned<{ token_hash: string; had_secret: boolean }>(
       await this.db.query(
-        `UPDATE decision_hooks h SET secret = NULL, updated_at = now()
-           FROM (SELECT decision_id, secret IS NOT NULL AS had_secret FROM decision_hooks WHERE decision_id = $1 AND workspace_id = $2 FOR UPDATE) old
+        `UPDATE decision_hooks h SET unsealed_secret = NULL, sealed_secret = NULL, secret_key_id = NULL, updated_at = now()
+           FROM (SELECT decision_id, num_nonnulls(unsealed_secret, sealed_secret) > 0 AS had_secret
+                   FROM decision_hooks WHERE decision_id = $1 AND workspace_id = $2 FOR UPDATE) old
           WHERE h.decision_id = old.decision_id
           RETURNING h.token_hash, old.had_secret`,
         [ref.decisionId, ref.workspaceId],
@@ -106,6 +202,13 @@ export class HooksService {
     if (!updated) throw this.off();
     if (!updated.had_secret) throw new ServiceError('NOT_FOUND', 'The secret URL of this decision has no secret.');
     return { dropped: [updated.token_hash] };
+  }
+
+  /** The URL's secret; null when it has none, undefined when it is sealed under a key this ring does not hold. */
+  private secretOf(row: StoredSecret): string | null | undefined {
+    if (row.unsealed_secret !== null) return row.unsealed_secret;
+    if (row.sealed_secret === null || row.secret_key_id === null) return null;
+    return openWithKeyring(this.config.secretsKeys, row.secret_key_id, row.sealed_secret, hookSecretAad(row.workspace_id, row.decision_id)) ?? undefined;
   }
 
   private off(): ServiceError {

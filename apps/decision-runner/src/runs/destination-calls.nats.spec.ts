@@ -1,8 +1,9 @@
 import { connect, type NatsConnection } from 'nats';
 import { DELIVERY_STREAM, type DeliveryMessage } from '@ds/contracts';
 import { createLogger, Metrics, type RpcClient } from '@ds/platform';
+import { singleKeyring } from '@ds/sealing';
 import { startNats, type NatsServer } from '../../../../test/e2e/support/cluster';
-import type { DecisionRunnerConfig } from '../config';
+import { DecisionRunnerConfig, DEV_RUNNER_SECRETS_KEY } from '../config';
 import { DestinationCalls } from './destination-calls';
 
 /** Publishing deliveries against a real nats-server with JetStream (on the PATH, as for the e2e tests). */
@@ -11,7 +12,13 @@ let nats: NatsConnection;
 let calls: DestinationCalls;
 let metrics: Metrics;
 
-const config: DecisionRunnerConfig = { appUrl: 'http://app.test', executionPurgeIntervalMs: 0, allowPrivateTargets: false };
+const config: DecisionRunnerConfig = {
+  appUrl: 'http://app.test',
+  executionPurgeIntervalMs: 0,
+  allowPrivateTargets: false,
+  secretsKeys: singleKeyring(DEV_RUNNER_SECRETS_KEY),
+  secretsKeyIsDev: true,
+};
 
 beforeAll(async () => {
   server = await startNats();

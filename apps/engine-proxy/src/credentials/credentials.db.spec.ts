@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { credentialAad, parseCredentialsKeyring, sealWithKeyring, CredentialsKeyring } from '@ds/engine';
+import { credentialAad } from '@ds/engine';
 import { createLogger, NatsLink } from '@ds/platform';
+import { Keyring, parseKeyring, sealWithKeyring } from '@ds/sealing';
 import { EngineProxyConfig } from '../config';
 import { engineProxy } from '../main';
 import { CredentialsService } from './credentials.service';
@@ -15,13 +16,13 @@ const nats = { connection: { publish: (_subject: string, workspaceId: string) =>
 let database: MigratedDatabase;
 let db: DataSource;
 
-function ring(raw: string): CredentialsKeyring {
-  const parsed = parseCredentialsKeyring(raw);
+function ring(raw: string): Keyring {
+  const parsed = parseKeyring(raw);
   if ('problem' in parsed) throw new Error(parsed.problem);
   return parsed;
 }
 
-function service(keys: CredentialsKeyring): CredentialsService {
+function service(keys: Keyring): CredentialsService {
   return new CredentialsService(db, { credentialsKeys: keys, credentialsKeyIsDev: false } as EngineProxyConfig, nats, logger);
 }
 

@@ -13,8 +13,9 @@ import {
   SetProviderKeyRequest,
   ValidationIssue,
 } from '@ds/contracts';
-import { credentialAad, isProvider, lastFour, openWithKeyring, providerKeyProblem, sealWithKeyring } from '@ds/engine';
+import { credentialAad, isProvider, lastFour, providerKeyProblem } from '@ds/engine';
 import { BroadcastInvalidatedCache, Logger, NatsLink, natsNotices, PLATFORM, rowsAffected } from '@ds/platform';
+import { openWithKeyring, sealWithKeyring } from '@ds/sealing';
 import { EngineProxyConfig } from '../config';
 
 /** What a run needs to know about a workspace's credential. */
