@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NatsConnection } from 'nats';
 import { DELIVERY_STREAM, NATS_PERMISSIONS, SERVICE_NAMES, SUBJECTS, ServiceName, WorkspaceDeletedEvent } from '@ds/contracts';
-import { createLogger, NatsLink, publishWorkspaceDeleted, WorkspaceDeletions } from '@ds/platform';
+import { createLogger, Metrics, NatsLink, publishWorkspaceDeleted, RpcClient, WorkspaceDeletions } from '@ds/platform';
 import { freePort, portIsFree, ROOT, waitFor } from './support/cluster';
 
 const password = (service: ServiceName) => `pw-${service}-${process.pid}`;
@@ -32,10 +32,23 @@ describe('NATS users limited to their subjects', () => {
   let url: string;
   const links: NatsLink[] = [];
 
-  async function as(service: ServiceName): Promise<NatsConnection> {
+  async function linkAs(service: ServiceName): Promise<NatsLink> {
     const link = await NatsLink.open(url, service, logger, { user: service, password: password(service), tls: null });
     links.push(link);
-    return link.connection;
+    return link;
+  }
+
+  async function as(service: ServiceName): Promise<NatsConnection> {
+    return (await linkAs(service)).connection;
+  }
+
+  /** The error the server answers a subscription with, once it has seen it. */
+  async function subscriptionRefusal(connection: NatsConnection, subject: string): Promise<unknown> {
+    let refusal: unknown = null;
+    connection.subscribe(subject, { callback: (error) => (refusal ??= error) });
+    await connection.flush();
+    await waitFor(async () => refusal !== null, 5_000, `the server to refuse ${subject}`);
+    return refusal;
   }
 
   beforeAll(async () => {
@@ -130,6 +143,22 @@ describe('NATS users limited to their subjects', () => {
     // Only the partner service announces deletions.
     const runner = await as('decision-runner');
     await expect(publishWorkspaceDeleted(runner, { workspaceId: 'ws-2', partnerWorkspaceId: 'p', deletedAt: '' })).rejects.toThrow();
+  });
+
+  it("answers each service's calls in its own inboxes, and refuses a service reading another's", async () => {
+    const runner = await as('decision-runner');
+    runner.subscribe(SUBJECTS.runner.listDecisions, {
+      queue: 'decision-runner',
+      callback: (_error, message) => message.respond(JSON.stringify({ response: { body: '{}', billable: false } })),
+    });
+    await runner.flush();
+    const gateway = await linkAs('gateway');
+    expect(gateway.inboxPrefix).toBe('_INBOX.gateway');
+    const rpc = new RpcClient(gateway, new Metrics('gateway'));
+    await expect(rpc.call(SUBJECTS.runner.listDecisions, {} as never, { timeoutMs: 2_000 })).resolves.toEqual({ body: '{}', billable: false });
+    // Answers to the runner's calls, and everybody's, are out of the gateway's reach.
+    expect(await subscriptionRefusal(gateway.connection, '_INBOX.decision-runner.>')).toMatchObject({ code: 'PERMISSIONS_VIOLATION' });
+    expect(await subscriptionRefusal(gateway.connection, '_INBOX.>')).toMatchObject({ code: 'PERMISSIONS_VIOLATION' });
   });
 
   it("refuses a service reaching for another service's subject", async () => {

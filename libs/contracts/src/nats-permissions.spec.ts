@@ -1,6 +1,6 @@
 import chartPermissions from '../../../helm/decision-service/files/nats-permissions.json';
 import { NATS_PERMISSIONS } from './nats-permissions';
-import { BROADCAST_SUBJECTS, DELIVERY_STREAM, SERVICE_NAMES, SUBJECTS, ServiceName } from './subjects';
+import { BROADCAST_SUBJECTS, DELIVERY_STREAM, inboxPrefixFor, SERVICE_NAMES, SUBJECTS, ServiceName } from './subjects';
 
 /** NATS subject matching: `*` is one token, `>` one or more trailing tokens. */
 function matches(pattern: string, subject: string): boolean {
@@ -60,6 +60,15 @@ describe('NATS permissions per service', () => {
         expect(may(service, right, 'v1.some-new-service.anything')).toBe(false);
       }
     }
+  });
+
+  it('each service reads the answers in its own inboxes, and no other service reads them', () => {
+    for (const service of SERVICE_NAMES) {
+      const answer = `${inboxPrefixFor(service)}.nuid123.7`;
+      expect(holders('subscribe', answer)).toEqual([service]);
+    }
+    expect(holders('subscribe', '_INBOX.nuid123.7')).toEqual([]);
+    expect(inboxPrefixFor('probe server.1')).toBe('_INBOX.probe_server_1');
   });
 
   it('the Helm chart renders exactly these lists', () => {

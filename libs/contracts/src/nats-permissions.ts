@@ -1,8 +1,8 @@
-import { BROADCAST_SUBJECTS, DELIVERY_STREAM, SETTLEMENT_STREAM, SUBJECTS, ServiceName, WORKSPACE_EVENTS_STREAM } from './subjects';
+import { BROADCAST_SUBJECTS, DELIVERY_STREAM, inboxPrefixFor, SETTLEMENT_STREAM, SUBJECTS, ServiceName, WORKSPACE_EVENTS_STREAM } from './subjects';
 
 /**
  * What each service's NATS user may publish and subscribe to: the subjects it serves (subscribe), the
- * subjects it calls (publish), its own broadcasts (both), and its reply inbox. Replies to requests it
+ * subjects it calls (publish), its own broadcasts (both), and its own reply inboxes (`_INBOX.<service>.>`). Replies to requests it
  * serves need no publish right: the server config grants them with `allow_responses`. The Helm chart
  * renders these lists into the NATS server's authorization block (helm/decision-service/files/nats-permissions.json).
  */
@@ -11,7 +11,8 @@ export interface NatsPermissions {
   subscribe: string[];
 }
 
-const REPLY_INBOX = '_INBOX.>';
+/** Replies and JetStream deliveries come to the service's own inboxes, never to another's. */
+const replyInbox = (service: ServiceName) => `${inboxPrefixFor(service)}.>`;
 const served = (subjects: Record<string, string>) => Object.values(subjects);
 const { runner, engine, billing, delivery, partner } = SUBJECTS;
 
@@ -69,7 +70,7 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
       BROADCAST_SUBJECTS.gatewayHookChanged,
       ...workspaceEventsConsumer('gateway'),
     ],
-    subscribe: [REPLY_INBOX, BROADCAST_SUBJECTS.billingPlanChanged, BROADCAST_SUBJECTS.gatewayApiKeyRevoked, BROADCAST_SUBJECTS.gatewayHookChanged],
+    subscribe: [replyInbox('gateway'), BROADCAST_SUBJECTS.billingPlanChanged, BROADCAST_SUBJECTS.gatewayApiKeyRevoked, BROADCAST_SUBJECTS.gatewayHookChanged],
   },
   'decision-runner': {
     // Deliveries and settlements go to JetStream as plain publishes; the stream's acknowledgement comes back to the inbox.
@@ -85,11 +86,11 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
       BROADCAST_SUBJECTS.runnerDecisionChanged,
       ...workspaceEventsConsumer('decision-runner'),
     ],
-    subscribe: [REPLY_INBOX, ...served(runner), BROADCAST_SUBJECTS.runnerDecisionChanged],
+    subscribe: [replyInbox('decision-runner'), ...served(runner), BROADCAST_SUBJECTS.runnerDecisionChanged],
   },
   'engine-proxy': {
     publish: [BROADCAST_SUBJECTS.engineCredentialsChanged, ...workspaceEventsConsumer('engine-proxy')],
-    subscribe: [REPLY_INBOX, ...served(engine), BROADCAST_SUBJECTS.engineCredentialsChanged],
+    subscribe: [replyInbox('engine-proxy'), ...served(engine), BROADCAST_SUBJECTS.engineCredentialsChanged],
   },
   'billing-ledger': {
     // Besides the runner: the JetStream API of its own settlements stream and consumer, and acknowledgements.
@@ -104,7 +105,7 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
       `$JS.API.CONSUMER.MSG.NEXT.${SETTLEMENT_STREAM.name}.>`,
       `$JS.ACK.${SETTLEMENT_STREAM.name}.>`,
     ],
-    subscribe: [REPLY_INBOX, ...served(billing)],
+    subscribe: [replyInbox('billing-ledger'), ...served(billing)],
   },
   delivery: {
     // The JetStream API of its own stream and consumer only, acknowledgements of its messages, and resends
@@ -120,7 +121,7 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
       `$JS.ACK.${DELIVERY_STREAM.name}.>`,
       ...workspaceEventsConsumer('delivery'),
     ],
-    subscribe: [REPLY_INBOX, ...served(delivery)],
+    subscribe: [replyInbox('delivery'), ...served(delivery)],
   },
   partner: {
     // The only publisher of workspace events; its own consumer removes its links and sessions.
@@ -133,6 +134,6 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
       `$JS.API.STREAM.UPDATE.${WORKSPACE_EVENTS_STREAM.name}`,
       ...workspaceEventsConsumer('partner'),
     ],
-    subscribe: [REPLY_INBOX, ...served(partner)],
+    subscribe: [replyInbox('partner'), ...served(partner)],
   },
 };

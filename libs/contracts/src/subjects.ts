@@ -79,3 +79,11 @@ export const DEADLINE_HEADER = 'x-deadline';
 
 export const SERVICE_NAMES = ['gateway', 'decision-runner', 'engine-proxy', 'delivery', 'billing-ledger', 'partner'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+/**
+ * The prefix of a NATS client's reply inboxes, named after the client (`_INBOX.gateway`): each service may
+ * subscribe to its own inboxes only, so a service cannot read the answers meant for another.
+ */
+export function inboxPrefixFor(clientName: string): string {
+  return `_INBOX.${clientName.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+}

@@ -1,7 +1,7 @@
 import { MessageHandler, NatsContext, ServerNats, WritePacket } from '@nestjs/microservices';
 import { Msg, MsgHdrs, NatsConnection, connect, createInbox, headers as natsHeaders } from 'nats';
 import { Subject } from 'rxjs';
-import { BroadcastSubject, DEADLINE_HEADER, REQUEST_ID_HEADER, ReplyOf, RequestOf, RpcSubject, ServiceError, isWireError } from '@ds/contracts';
+import { BroadcastSubject, DEADLINE_HEADER, inboxPrefixFor, REQUEST_ID_HEADER, ReplyOf, RequestOf, RpcSubject, ServiceError, isWireError } from '@ds/contracts';
 import { ConfigError, NatsAuth, redact } from './config';
 import { Logger } from './logger';
 import { Metrics } from './metrics';
@@ -27,15 +27,19 @@ export class NatsLink {
   private constructor(
     readonly connection: NatsConnection,
     readonly logger: Logger,
+    /** Where this client's answers and JetStream deliveries come: the only inboxes its NATS user may read. */
+    readonly inboxPrefix: string,
   ) {
     void this.watchStatus();
   }
 
   static async open(url: string, name: string, logger: Logger, auth: NatsAuth = NO_NATS_AUTH): Promise<NatsLink> {
     try {
+      const inboxPrefix = inboxPrefixFor(name);
       const connection = await connect({
         servers: url.split(',').map((server) => server.trim()),
         name,
+        inboxPrefix,
         maxReconnectAttempts: -1,
         reconnectTimeWait: 500,
         pingInterval: 5_000,
@@ -55,7 +59,7 @@ export class NatsLink {
           : {}),
       });
       if (!flushOncePerTurn(connection)) logger.warn('this nats.js version is not the one write coalescing was written for; writing every message as it comes');
-      return new NatsLink(connection, logger);
+      return new NatsLink(connection, logger, inboxPrefix);
     } catch (error) {
       throw new ConfigError(`cannot reach NATS at ${redact(url)} (${describe(error)}); set NATS_URL to a running NATS server`);
     }
@@ -368,14 +372,14 @@ interface WaitingCall {
  * end to end. While NATS is disconnected it refuses at once instead of letting the client buffer requests.
  * Subjects are internal: they go to the log, never into an error message.
  *
- * Answers come to one subscription of this client (`_INBOX.<unique>.*`), each call on its own reply
+ * Answers come to one subscription of this client (`_INBOX.<service>.<unique>.*`), each call on its own reply
  * subject: one publish per call, the payload encoded once. (Nest's client subscribes and unsubscribes an
  * inbox per call and wraps each in several Observables; nats.js's own request builds an error object per
  * call even when it succeeds.)
  */
 export class RpcClient {
   private readonly waiting = new Map<string, WaitingCall>();
-  private readonly replyPrefix = `${createInbox()}.`;
+  private readonly replyPrefix: string;
   private nextId = 0;
 
   constructor(
@@ -383,6 +387,7 @@ export class RpcClient {
     private readonly metrics: Metrics,
     private readonly defaultTimeoutMs = 10_000,
   ) {
+    this.replyPrefix = `${createInbox(link.inboxPrefix)}.`;
     link.connection.subscribe(`${this.replyPrefix}*`, {
       callback: (_error, message) => this.waiting.get(message.subject.slice(this.replyPrefix.length))?.answer(message),
     });
