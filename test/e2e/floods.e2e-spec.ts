@@ -149,6 +149,27 @@ describe('a sign-in flood for one e-mail', () => {
     expectError(await signIn(clientAddress(), user.email, user.password, process.env.E2E_BASE_URL), 429, 'RATE_LIMITED');
   });
 
+  it('answers the same for an e-mail without an account: five reach the check, the rest wait as long, with the same words', async () => {
+    const user = await signUp();
+    const known = await signIn(clientAddress(), user.email, 'wrong-password-x');
+    for (let i = 0; i < 4; i++) await signIn(clientAddress(), user.email, 'wrong-password-x');
+    const knownLock = await signIn(clientAddress(), user.email, 'wrong-password-x');
+    expectError(knownLock, 429, 'RATE_LIMITED');
+
+    const nobody = `nobody-${randomBytes(6).toString('hex')}@example.com`;
+    const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => signIn(clientAddress(), nobody, `wrong-password-${i}`)));
+    const unauthorized = replies.filter((reply) => reply.status === 401);
+    const refused = replies.filter((reply) => reply.status === 429);
+    expect(unauthorized).toHaveLength(5);
+    expect(refused).toHaveLength(45);
+    for (const reply of unauthorized) expect(reply.body.error.message).toBe(known.body.error.message);
+    for (const reply of refused) {
+      expectError(reply, 429, 'RATE_LIMITED');
+      expectRetryAfter(reply, 14 * 60, 15 * 60);
+      expect(reply.body.error.message).toBe(knownLock.body.error.message);
+    }
+  });
+
   it('resets the count on a right password', async () => {
     const user = await signUp();
     const address = clientAddress();
@@ -159,10 +180,16 @@ describe('a sign-in flood for one e-mail', () => {
     expect((await signIn(address, user.email, user.password)).status).toBe(200);
   });
 
-  it('answers an unknown e-mail like a wrong password, and limits attempts per e-mail on the shared cluster’s defaults', async () => {
+  it('answers an unknown e-mail like a wrong password, locks it like an account, and limits attempts per e-mail on the shared cluster’s defaults', async () => {
     const email = `nobody-${randomUUID()}@example.com`;
     const address = clientAddress();
-    for (let i = 0; i < 10; i++) expectError(await signIn(address, email, 'wrong-password-1', process.env.E2E_BASE_URL), 401, 'UNAUTHORIZED');
+    for (let i = 0; i < 5; i++) expectError(await signIn(address, email, 'wrong-password-1', process.env.E2E_BASE_URL), 401, 'UNAUTHORIZED');
+    for (let i = 5; i < 10; i++) {
+      const locked = await signIn(address, email, 'wrong-password-1', process.env.E2E_BASE_URL);
+      expectError(locked, 429, 'RATE_LIMITED');
+      expectRetryAfter(locked, 14 * 60, 15 * 60);
+    }
+    // The eleventh attempt within the minute meets the per-e-mail ceiling, before the lock is even read.
     const refused = await signIn(address, email, 'wrong-password-1', process.env.E2E_BASE_URL);
     expectError(refused, 429, 'RATE_LIMITED');
     expectRetryAfter(refused, 1, 60);

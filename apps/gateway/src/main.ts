@@ -30,6 +30,7 @@ import { HttpErrorFilter } from './http/errors';
 import { McpController } from './mcp/mcp.controller';
 import { Initial1763780000000 } from './migrations/1763780000000-initial';
 import { RetentionIndexes1764400000000 } from './migrations/1764400000000-retention-indexes';
+import { UnknownEmailSignIns1795500000000 } from './migrations/1795500000000-unknown-email-sign-ins';
 import { WorkspacesService } from './workspaces/workspaces.service';
 
 const RATE_LIMIT_STORE = Symbol('rate-limit-store');
@@ -39,7 +40,11 @@ class GatewayModule {}
 
 export const gateway: ServiceDefinition<GatewayConfig> = {
   name: 'gateway',
-  database: { schema: 'gateway', entities: ENTITIES, migrations: [Initial1763780000000, Idempotency1763790000000, RetentionIndexes1764400000000] },
+  database: {
+    schema: 'gateway',
+    entities: ENTITIES,
+    migrations: [Initial1763780000000, Idempotency1763790000000, RetentionIndexes1764400000000, UnknownEmailSignIns1795500000000],
+  },
   readConfig: readGatewayConfig,
   module: (runtime) => ({
     module: GatewayModule,

@@ -3,7 +3,7 @@ import { createLogger } from '@ds/platform';
 import { GatewayConfig } from '../config';
 import { gateway } from '../main';
 import { MAX_OWNED_WORKSPACES, WorkspacesService } from '../workspaces/workspaces.service';
-import { SessionPurge } from './session-purge';
+import { SessionPurge, UNKNOWN_EMAIL_ATTEMPTS_KEPT_DAYS } from './session-purge';
 import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
 
 /** Against a real PostgreSQL with the gateway's own migrations. */
@@ -43,6 +43,23 @@ describe('expired sessions', () => {
     const left = (await db.query('SELECT token_hash FROM sessions ORDER BY token_hash')) as Array<{ token_hash: string }>;
     expect(left.map((row) => row.token_hash)).toEqual(['hash_2', 'hash_3']);
     expect(await purge.purge(NOW)).toBe(0);
+  });
+});
+
+describe('wrong sign-ins for unknown e-mails', () => {
+  it(`are forgotten after ${UNKNOWN_EMAIL_ATTEMPTS_KEPT_DAYS} days without another, and kept until then`, async () => {
+    const DAY = 24 * HOUR;
+    const ages = [UNKNOWN_EMAIL_ATTEMPTS_KEPT_DAYS * DAY + 1, UNKNOWN_EMAIL_ATTEMPTS_KEPT_DAYS * DAY - 1, DAY];
+    for (const [i, age] of ages.entries()) {
+      await db.query('INSERT INTO unknown_email_sign_ins (email_hash, failed_sign_ins, locked_until, last_attempt_at) VALUES ($1, 3, NULL, $2)', [
+        `email_${i}`,
+        new Date(NOW.getTime() - age),
+      ]);
+    }
+    const purge = new SessionPurge(db, { sessionPurgeIntervalMs: 0 } as GatewayConfig, logger);
+    expect(await purge.purgeUnknownEmailAttempts(NOW)).toBe(1);
+    const left = (await db.query('SELECT email_hash FROM unknown_email_sign_ins ORDER BY email_hash')) as Array<{ email_hash: string }>;
+    expect(left.map((row) => row.email_hash)).toEqual(['email_1', 'email_2']);
   });
 });
 

@@ -8,8 +8,16 @@ import { GatewayConfig } from '../config';
 const DELETE_BATCH = 5_000;
 
 /**
- * Deletes application sessions past their expiry. An expired session is already refused when it is
- * presented; this keeps the table from growing with every sign-in forever. Replicas may purge at once:
+ * Wrong sign-ins for e-mails without an account are forgotten after this long without another one; an
+ * account's count is kept as long as the account, so the shorter memory of unknown e-mails only shows to
+ * someone who waits this long between two guesses.
+ */
+export const UNKNOWN_EMAIL_ATTEMPTS_KEPT_DAYS = 30;
+
+/**
+ * Deletes application sessions past their expiry, and the counts of wrong sign-ins for unknown e-mails once
+ * they have been idle long enough. An expired session is already refused when it is presented; this keeps
+ * both tables from growing with every sign-in forever. Replicas may purge at once:
  * deleting an already deleted row is a no-op.
  */
 @Injectable()
@@ -26,6 +34,7 @@ export class SessionPurge implements OnModuleInit, OnModuleDestroy {
     if (this.config.sessionPurgeIntervalMs === 0) return;
     this.timer = setInterval(() => {
       this.purge().catch((error: unknown) => this.logger.warn({ err: error }, 'could not delete expired sessions'));
+      this.purgeUnknownEmailAttempts().catch((error: unknown) => this.logger.warn({ err: error }, 'could not delete old sign-in attempts'));
     }, this.config.sessionPurgeIntervalMs);
     this.timer.unref();
   }
@@ -48,6 +57,24 @@ export class SessionPurge implements OnModuleInit, OnModuleDestroy {
       if (count < DELETE_BATCH) break;
     }
     if (deleted > 0) this.logger.info({ deleted }, 'deleted expired sessions');
+    return deleted;
+  }
+
+  /** Deletes the counts of unknown e-mails whose last attempt is older than the time they are kept; answers how many. */
+  async purgeUnknownEmailAttempts(now = new Date()): Promise<number> {
+    const before = new Date(now.getTime() - UNKNOWN_EMAIL_ATTEMPTS_KEPT_DAYS * 86_400_000);
+    let deleted = 0;
+    for (;;) {
+      const count = rowsAffected(
+        await this.db.query(
+          `DELETE FROM unknown_email_sign_ins WHERE email_hash IN
+             (SELECT email_hash FROM unknown_email_sign_ins WHERE last_attempt_at < $1 ORDER BY last_attempt_at LIMIT ${DELETE_BATCH})`,
+          [before],
+        ),
+      );
+      deleted += count;
+      if (count < DELETE_BATCH) break;
+    }
     return deleted;
   }
 }

@@ -31,6 +31,12 @@ export interface SignedIn {
   session: { token: string; expires_at: string };
 }
 
+/** The answer to an attempt on a locked e-mail: the same whether the e-mail has an account or not. */
+function lockedOut(lockedUntil: Date | null): ServiceError {
+  const secondsLeft = lockedUntil ? Math.ceil((lockedUntil.getTime() - Date.now()) / 1000) : LOCK_MINUTES * 60;
+  return rateLimited(`Too many wrong attempts for this e-mail; wait ${LOCK_MINUTES} minutes`, Math.max(1, secondsLeft));
+}
+
 @Injectable()
 export class SessionsService {
   constructor(
@@ -71,15 +77,16 @@ export class SessionsService {
     if (typeof input.email !== 'string' || typeof input.password !== 'string') {
       throw new ServiceError('UNAUTHORIZED', 'Wrong e-mail or password.');
     }
-    const attempt = await this.takeAttempt(input.email.toLowerCase());
+    const email = input.email.toLowerCase();
+    const attempt = await this.takeAttempt(email);
     if (!attempt) {
+      // An e-mail without an account is locked like one with an account, so the lock tells nothing.
+      const unknown = await this.takeUnknownEmailAttempt(email);
+      if (!unknown.taken) throw lockedOut(unknown.locked_until);
       await this.passwords.verifyNothing(input.password);
       throw new ServiceError('UNAUTHORIZED', 'Wrong e-mail or password.');
     }
-    if (attempt.password_hash === null) {
-      const secondsLeft = attempt.locked_until ? Math.ceil((attempt.locked_until.getTime() - Date.now()) / 1000) : LOCK_MINUTES * 60;
-      throw rateLimited(`Too many wrong attempts for this e-mail; wait ${LOCK_MINUTES} minutes`, Math.max(1, secondsLeft));
-    }
+    if (attempt.password_hash === null) throw lockedOut(attempt.locked_until);
     if (!(await this.passwords.verify(input.password, attempt.password_hash))) throw new ServiceError('UNAUTHORIZED', 'Wrong e-mail or password.');
     const rehashed = this.passwords.needsRehash(attempt.password_hash) ? await this.passwords.hash(input.password) : null;
     await this.db
@@ -109,6 +116,29 @@ export class SessionsService {
       [email, MAX_FAILED_SIGN_INS, LOCK_MINUTES],
     );
     return rows[0] ?? null;
+  }
+
+  /** The same count and lock as `takeAttempt`, for an e-mail without an account, keyed by the e-mail's hash. */
+  private async takeUnknownEmailAttempt(email: string): Promise<{ taken: boolean; locked_until: Date | null }> {
+    const rows: Array<{ taken: boolean; locked_until: Date | null }> = await this.db.query(
+      `WITH before AS (SELECT locked_until FROM unknown_email_sign_ins WHERE email_hash = $1),
+       taken AS (
+         INSERT INTO unknown_email_sign_ins AS attempts (email_hash, failed_sign_ins, locked_until, last_attempt_at)
+         VALUES ($1, 1, CASE WHEN 1 >= $2 THEN now() + make_interval(mins => $3) ELSE NULL END, now())
+         ON CONFLICT (email_hash) DO UPDATE SET
+           failed_sign_ins = CASE WHEN attempts.locked_until IS NULL THEN attempts.failed_sign_ins + 1 ELSE 1 END,
+           locked_until = CASE WHEN (CASE WHEN attempts.locked_until IS NULL THEN attempts.failed_sign_ins + 1 ELSE 1 END) >= $2
+                          THEN now() + make_interval(mins => $3) ELSE NULL END,
+           last_attempt_at = now()
+         WHERE attempts.locked_until IS NULL OR attempts.locked_until <= now()
+         RETURNING email_hash
+       )
+       SELECT EXISTS (SELECT 1 FROM taken) AS taken, (SELECT locked_until FROM before) AS locked_until`,
+      [sha256(email), MAX_FAILED_SIGN_INS, LOCK_MINUTES],
+    );
+    const [row] = rows;
+    if (row === undefined) throw new Error('a SELECT without FROM answered no row');
+    return row;
   }
 
   async signOut(token: string): Promise<void> {
