@@ -2,7 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap, OnModuleInit } from '@nestj
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { RotatedSigningSecretReply, ServiceError, SigningSecretView } from '@ds/contracts';
-import { Logger, PLATFORM, rowsAffected, rowsReturned } from '@ds/platform';
+import { Logger, PLATFORM, rowsAffected, rowsReturned, sealAtRest, SealingCounts } from '@ds/platform';
 import { openWithKeyring, rowAad, sealWithKeyring } from '@ds/sealing';
 import { newSigningSecret, ROTATION_OVERLAP_MS, secretHint } from '@ds/webhooks';
 import { DeliveryConfig } from './config';
@@ -100,54 +100,36 @@ export class SigningSecretsService implements OnModuleInit, OnApplicationBootstr
     return rowsAffected(await this.db.query(`DELETE FROM signing_secrets WHERE expires_at IS NOT NULL AND expires_at <= now()`));
   }
 
-  /**
-   * Seals every secret still in plaintext (stored before DELIVERY_SECRETS_KEY existed) and, after a rotation of that
-   * key, seals again under its first key every secret sealed under another, so that the older keys can be removed
-   * once no row names them. Each row is visited once, in batches by id; each update is conditional on the row being
-   * unchanged, so replicas sweeping at once, or a rotation meanwhile, lose nothing. A secret no key of the ring opens
-   * is left as it is and counted.
-   */
-  async sealAtRest(): Promise<{ sealed: number; resealed: number; unreadable: number }> {
+  /** Plaintext secrets sealed, and after a rotation of DELIVERY_SECRETS_KEY every secret sealed again under its first key. */
+  sealAtRest(): Promise<SealingCounts> {
     const keyring = this.config.secretsKeys;
-    const counts = { sealed: 0, resealed: 0, unreadable: 0 };
-    let after = '0';
-    for (;;) {
-      const rows = (await this.db.query(
-        `SELECT ${STORED_COLUMNS} FROM signing_secrets
-          WHERE id > $1 AND (unsealed_secret IS NOT NULL OR key_id <> $2)
-          ORDER BY id LIMIT ${SEAL_BATCH}`,
-        [after, keyring.primaryId],
-      )) as StoredSecret[];
-      const last = rows.at(-1);
-      if (!last) break;
-      after = last.id;
-      for (const row of rows) {
-        const secret = this.plaintextOf(row);
-        if (secret === null) {
-          counts.unreadable++;
-          continue;
-        }
-        const { sealed, keyId } = sealWithKeyring(keyring, secret, signingSecretAad(row.workspace_id, row.id));
-        const updated = rowsAffected(
-          await this.db.query(
+    return sealAtRest<StoredSecret, string>(
+      {
+        secrets: 'signing secrets',
+        keyVariable: 'DELIVERY_SECRETS_KEY',
+        primaryKeyId: keyring.primaryId,
+        nextBatch: async (after) =>
+          (await this.db.query(
+            `SELECT ${STORED_COLUMNS} FROM signing_secrets
+              WHERE id > $1 AND (unsealed_secret IS NOT NULL OR key_id <> $2)
+              ORDER BY id LIMIT ${SEAL_BATCH}`,
+            [after ?? '0', keyring.primaryId],
+          )) as StoredSecret[],
+        cursorOf: (row) => row.id,
+        isPlaintext: (row) => row.unsealed_secret !== null,
+        plaintextOf: (row) => this.plaintextOf(row),
+        writeSealed: async (row, secret) => {
+          const { sealed, keyId } = sealWithKeyring(keyring, secret, signingSecretAad(row.workspace_id, row.id));
+          const written = await this.db.query(
             `UPDATE signing_secrets SET sealed = $2, key_id = $3, unsealed_secret = NULL
               WHERE id = $1 AND unsealed_secret IS NOT DISTINCT FROM $4 AND sealed IS NOT DISTINCT FROM $5`,
             [row.id, sealed, keyId, row.unsealed_secret, row.sealed],
-          ),
-        );
-        if (updated > 0) counts[row.unsealed_secret === null ? 'resealed' : 'sealed']++;
-      }
-    }
-    if (counts.sealed + counts.resealed > 0) {
-      this.logger.info({ sealed: counts.sealed, resealed: counts.resealed, keyId: keyring.primaryId }, 'sealed signing secrets under the current key');
-    }
-    if (counts.unreadable > 0) {
-      this.logger.error(
-        { unreadable: counts.unreadable },
-        'some signing secrets name a key id missing from DELIVERY_SECRETS_KEY; keep the old key in the list until they are sealed again',
-      );
-    }
-    return counts;
+          );
+          return rowsAffected(written) > 0;
+        },
+      },
+      this.logger,
+    );
   }
 
   private async valid(workspaceId: string): Promise<string[]> {

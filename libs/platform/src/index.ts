@@ -20,3 +20,4 @@ export * from './postgres';
 export * from './loading-cache';
 export * from './broadcast-invalidated-cache';
 export * from './sealing-keys';
+export * from './sealing-sweep';

@@ -2,7 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap, OnModuleInit } from '@nestj
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DecisionRef, HookChangeReply, ResolveHookReply, ServiceError } from '@ds/contracts';
-import { isUniqueViolation, Logger, PLATFORM, rowsAffected, rowsReturned } from '@ds/platform';
+import { isUniqueViolation, Logger, PLATFORM, rowsAffected, rowsReturned, sealAtRest, SealingCounts } from '@ds/platform';
 import { openWithKeyring, rowAad, sealWithKeyring } from '@ds/sealing';
 import { DecisionRunnerConfig } from '../config';
 import { pgPool } from '../pg-pool';
@@ -74,54 +74,36 @@ export class HooksService implements OnModuleInit, OnApplicationBootstrap {
     return { workspaceId: row.workspace_id, decisionId: row.decision_id, slug: row.slug, secret };
   }
 
-  /**
-   * Seals every secret still in plaintext (stored before RUNNER_SECRETS_KEY existed) and, after a rotation of that
-   * key, seals again under its first key every secret sealed under another, so that the older keys can be removed
-   * once no row names them. Each row is visited once, in batches by decision id; each update is conditional on the
-   * secret being unchanged, so replicas sweeping at once, or a new secret meanwhile, lose nothing. A secret no key
-   * of the ring opens is left as it is and counted.
-   */
-  async sealAtRest(): Promise<{ sealed: number; resealed: number; unreadable: number }> {
+  /** Plaintext secrets sealed, and after a rotation of RUNNER_SECRETS_KEY every secret sealed again under its first key. */
+  sealAtRest(): Promise<SealingCounts> {
     const keyring = this.config.secretsKeys;
-    const counts = { sealed: 0, resealed: 0, unreadable: 0 };
-    let after = '';
-    for (;;) {
-      const rows = (await this.db.query(
-        `SELECT workspace_id, decision_id, unsealed_secret, sealed_secret, secret_key_id FROM decision_hooks
-          WHERE decision_id > $1 AND (unsealed_secret IS NOT NULL OR secret_key_id <> $2)
-          ORDER BY decision_id LIMIT ${SEAL_BATCH}`,
-        [after, keyring.primaryId],
-      )) as StoredSecret[];
-      const last = rows.at(-1);
-      if (!last) break;
-      after = last.decision_id;
-      for (const row of rows) {
-        const secret = this.secretOf(row);
-        if (secret === undefined || secret === null) {
-          counts.unreadable++;
-          continue;
-        }
-        const { sealed, keyId } = sealWithKeyring(keyring, secret, hookSecretAad(row.workspace_id, row.decision_id));
-        const updated = rowsAffected(
-          await this.db.query(
+    return sealAtRest<StoredSecret, string>(
+      {
+        secrets: 'secret-URL secrets',
+        keyVariable: 'RUNNER_SECRETS_KEY',
+        primaryKeyId: keyring.primaryId,
+        nextBatch: async (after) =>
+          (await this.db.query(
+            `SELECT workspace_id, decision_id, unsealed_secret, sealed_secret, secret_key_id FROM decision_hooks
+              WHERE decision_id > $1 AND (unsealed_secret IS NOT NULL OR secret_key_id <> $2)
+              ORDER BY decision_id LIMIT ${SEAL_BATCH}`,
+            [after ?? '', keyring.primaryId],
+          )) as StoredSecret[],
+        cursorOf: (row) => row.decision_id,
+        isPlaintext: (row) => row.unsealed_secret !== null,
+        plaintextOf: (row) => this.secretOf(row) ?? null,
+        writeSealed: async (row, secret) => {
+          const { sealed, keyId } = sealWithKeyring(keyring, secret, hookSecretAad(row.workspace_id, row.decision_id));
+          const written = await this.db.query(
             `UPDATE decision_hooks SET sealed_secret = $2, secret_key_id = $3, unsealed_secret = NULL
               WHERE decision_id = $1 AND unsealed_secret IS NOT DISTINCT FROM $4 AND sealed_secret IS NOT DISTINCT FROM $5`,
             [row.decision_id, sealed, keyId, row.unsealed_secret, row.sealed_secret],
-          ),
-        );
-        if (updated > 0) counts[row.unsealed_secret === null ? 'resealed' : 'sealed']++;
-      }
-    }
-    if (counts.sealed + counts.resealed > 0) {
-      this.logger.info({ sealed: counts.sealed, resealed: counts.resealed, keyId: keyring.primaryId }, 'sealed secret-URL secrets under the current key');
-    }
-    if (counts.unreadable > 0) {
-      this.logger.error(
-        { unreadable: counts.unreadable },
-        'some secret-URL secrets name a key id missing from RUNNER_SECRETS_KEY; keep the old key in the list until they are sealed again',
-      );
-    }
-    return counts;
+          );
+          return rowsAffected(written) > 0;
+        },
+      },
+      this.logger,
+    );
   }
 
   /** Off → on. A URL that is already on is not replaced here: that is a rotation, which needs the Admin role. */

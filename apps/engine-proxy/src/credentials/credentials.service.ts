@@ -14,7 +14,7 @@ import {
   ValidationIssue,
 } from '@ds/contracts';
 import { credentialAad, isProvider, lastFour, providerKeyProblem } from '@ds/engine';
-import { BroadcastInvalidatedCache, Logger, NatsLink, natsNotices, PLATFORM, rowsAffected } from '@ds/platform';
+import { BroadcastInvalidatedCache, Logger, NatsLink, natsNotices, PLATFORM, rowsAffected, sealAtRest, SealingCounts } from '@ds/platform';
 import { openWithKeyring, sealWithKeyring } from '@ds/sealing';
 import { EngineProxyConfig } from '../config';
 
@@ -42,8 +42,16 @@ const CACHE_TTL_MS = 30_000;
 const CACHE_MAX_ENTRIES = 10_000;
 /** Replica-to-replica notice: the workspace id whose credential changed. */
 const CHANGED_SUBJECT = BROADCAST_SUBJECTS.engineCredentialsChanged;
-/** Rows sealed again per statement after a key rotation. */
+/** Rows read per statement when sealing again after a key rotation. */
 const RESEAL_BATCH = 100;
+
+/** A provider key as stored: sealed under the key its id names. */
+interface StoredCredential {
+  workspace_id: string;
+  provider: LlmProvider;
+  sealed: Buffer;
+  key_id: string;
+}
 
 /**
  * Workspaces' own provider keys, encrypted at rest, and their choice between their own key and the
@@ -83,53 +91,41 @@ export class CredentialsService implements OnModuleInit, OnApplicationBootstrap,
   }
 
   /**
-   * After a rotation, seals every stored provider key again under the first key of ENGINE_CREDENTIALS_KEY,
-   * so that the older keys can be removed once no row names them. Each update is conditional on the row
-   * being unchanged, so replicas doing this at once, or a key saved meanwhile, lose nothing.
+   * After a rotation, seals every stored provider key again under the first key of ENGINE_CREDENTIALS_KEY, so
+   * that the older keys can be removed once no row names them; every replica drops its copy of a resealed key.
    */
-  async resealUnderPrimaryKey(): Promise<{ resealed: number; unreadable: number }> {
+  async resealUnderPrimaryKey(): Promise<Pick<SealingCounts, 'resealed' | 'unreadable'>> {
     const keyring = this.config.credentialsKeys;
-    let resealed = 0;
-    const unreadable = new Set<string>();
-    for (;;) {
-      const rows = (await this.db.query(
-        `SELECT workspace_id, provider, sealed, key_id FROM provider_credentials
-         WHERE sealed IS NOT NULL AND key_id <> $1 AND NOT (workspace_id = ANY($2::text[]))
-         ORDER BY workspace_id LIMIT ${RESEAL_BATCH}`,
-        [keyring.primaryId, [...unreadable]],
-      )) as Array<{ workspace_id: string; provider: LlmProvider; sealed: Buffer; key_id: string }>;
-      if (rows.length === 0) break;
-      for (const row of rows) {
-        const aad = credentialAad(row.workspace_id, row.provider);
-        const apiKey = openWithKeyring(keyring, row.key_id, row.sealed, aad);
-        if (apiKey === null) {
-          unreadable.add(row.workspace_id);
-          continue;
-        }
-        const { sealed, keyId } = sealWithKeyring(keyring, apiKey, aad);
-        const updated = rowsAffected(
-          await this.db.query(`UPDATE provider_credentials SET sealed = $2, key_id = $3 WHERE workspace_id = $1 AND key_id = $4 AND sealed = $5`, [
-            row.workspace_id,
-            sealed,
-            keyId,
-            row.key_id,
-            row.sealed,
-          ]),
-        );
-        if (updated > 0) {
-          resealed++;
+    const { resealed, unreadable } = await sealAtRest<StoredCredential, { workspaceId: string; provider: string }>(
+      {
+        secrets: 'provider keys',
+        keyVariable: 'ENGINE_CREDENTIALS_KEY',
+        primaryKeyId: keyring.primaryId,
+        nextBatch: async (after) =>
+          (await this.db.query(
+            `SELECT workspace_id, provider, sealed, key_id FROM provider_credentials
+              WHERE sealed IS NOT NULL AND key_id <> $1 AND (workspace_id, provider) > ($2, $3)
+              ORDER BY workspace_id, provider LIMIT ${RESEAL_BATCH}`,
+            [keyring.primaryId, after?.workspaceId ?? '', after?.provider ?? ''],
+          )) as StoredCredential[],
+        cursorOf: (row) => ({ workspaceId: row.workspace_id, provider: row.provider }),
+        // Provider keys were sealed from the start: none is ever in plaintext.
+        isPlaintext: () => false,
+        plaintextOf: (row) => openWithKeyring(keyring, row.key_id, row.sealed, credentialAad(row.workspace_id, row.provider)),
+        writeSealed: async (row, apiKey) => {
+          const { sealed, keyId } = sealWithKeyring(keyring, apiKey, credentialAad(row.workspace_id, row.provider));
+          const written = await this.db.query(
+            `UPDATE provider_credentials SET sealed = $2, key_id = $3 WHERE workspace_id = $1 AND provider = $4 AND key_id = $5 AND sealed = $6`,
+            [row.workspace_id, sealed, keyId, row.provider, row.key_id, row.sealed],
+          );
+          if (rowsAffected(written) === 0) return false;
           this.changed(row.workspace_id);
-        }
-      }
-    }
-    if (resealed > 0) this.logger.info({ resealed, keyId: keyring.primaryId }, 'sealed provider keys again under the current key');
-    if (unreadable.size > 0) {
-      this.logger.error(
-        { unreadable: unreadable.size },
-        'some saved provider keys name a key id missing from ENGINE_CREDENTIALS_KEY; keep the old key in the list',
-      );
-    }
-    return { resealed, unreadable: unreadable.size };
+          return true;
+        },
+      },
+      this.logger,
+    );
+    return { resealed, unreadable };
   }
 
   forWorkspace(workspaceId: string): Promise<WorkspaceCredential> {
