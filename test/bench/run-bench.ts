@@ -39,6 +39,8 @@ const PROFILE_DIR = process.env.BENCH_CPU_PROFILE === '1' ? join(LOG_DIR, 'profi
 const RUN_LIMIT_MS = 5 * 60_000;
 /** `BENCH_ONLY=alone`: only the sequential runs, with where their time went; for chasing a lone run's latency. */
 const ALONE_ONLY = process.env.BENCH_ONLY === 'alone';
+/** `BENCH_ONLY=serve`: set everything up, print the addresses and a key, and keep it running until interrupted. */
+const SERVE_ONLY = process.env.BENCH_ONLY === 'serve';
 /** `BENCH_TRACE=1`: the services export traces to the bench, which prints the lone runs' median span timeline. */
 const TRACE = process.env.BENCH_TRACE === '1';
 
@@ -380,6 +382,11 @@ async function main(): Promise<void> {
     const echoUrl = `http://127.0.0.1:${echoPort}/echo`;
     for (const key of keys) await must('first run', http('POST', runUrl, key, JSON.parse(body)), 200);
 
+    if (SERVE_ONLY) {
+      clearTimeout(limit);
+      say(`bench: serving: POST ${runUrl} with Bearer ${firstKey}; ops ports from ${opsBase}; echo at ${echoUrl}; Ctrl-C stops`);
+      await new Promise(() => undefined);
+    }
     if (ALONE_ONLY) {
       await loneRuns(runUrl, firstKey, body, opsBase);
       if (receiver) await printTimeline(receiver.spans);
