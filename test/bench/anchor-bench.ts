@@ -4,10 +4,10 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon, { Result } from 'autocannon';
 import Fastify from 'fastify';
-import { request as httpRequest, Agent } from 'node:http';
 import Redis from 'ioredis';
 import { connect, Msg, RetentionPolicy, StorageType } from 'nats';
 import { Pool } from 'pg';
+import { Agent } from 'undici';
 import { dropDatabase, freePort, freshDatabase, NatsServer, ROOT, startNats, waitFor } from '../e2e/support/cluster';
 
 /**
@@ -381,22 +381,19 @@ async function shapeEngineRole(natsUrl: string, redisUrl: string, providerPort: 
   const nc = await connect({ servers: natsUrl });
   const redis = new Redis(redisUrl, { enableAutoPipelining: true });
   redis.defineCommand('slot', { numberOfKeys: 1, lua: SLOT_SCRIPT });
-  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  // The same client and settings as engine-proxy's provider calls.
+  const agent = new Agent({ keepAliveTimeout: 4_000, keepAliveMaxTimeout: 4_000 });
   const slotKey = `anchor:${process.pid}:slots`;
-  const ask = (body: Uint8Array) =>
-    new Promise<Buffer>((resolve, reject) => {
-      const call = httpRequest(
-        { host: '127.0.0.1', port: providerPort, path: '/v1/chat/completions', method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': body.byteLength } },
-        (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => resolve(Buffer.concat(chunks)));
-          response.on('error', reject);
-        },
-      );
-      call.on('error', reject);
-      call.end(body);
+  const ask = async (body: Uint8Array) => {
+    const response = await agent.request({
+      origin: `http://127.0.0.1:${providerPort}`,
+      path: '/v1/chat/completions',
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.from(body),
     });
+    return await response.body.text();
+  };
   nc.subscribe('shape.e', {
     queue: 'shape-e',
     callback: (_error, message: Msg) => {
@@ -404,7 +401,7 @@ async function shapeEngineRole(natsUrl: string, redisUrl: string, providerPort: 
         const slot = await (redis as unknown as { slot(key: string, limit: number): Promise<number> }).slot(slotKey, 1_000);
         if (slot !== 1) throw new Error('no slot');
         try {
-          const completion = JSON.parse((await ask(message.data)).toString('utf8')) as { choices: Array<{ message: { content: string } }> };
+          const completion = JSON.parse(await ask(message.data)) as { choices: Array<{ message: { content: string } }> };
           message.respond(new TextEncoder().encode(completion.choices[0]!.message.content));
         } finally {
           void redis.decr(slotKey);

@@ -1,6 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon, { Result } from 'autocannon';
@@ -188,6 +188,51 @@ async function hopTimes(opsBase: number): Promise<Array<{ service: string; metri
 }
 
 type Hop = Awaited<ReturnType<typeof hopTimes>>[number];
+
+/** What a process has used of the CPU so far (user + system), in ms, from /proc; 0 when it is gone. */
+function procCpuMs(pid: number): number {
+  try {
+    // The command name in parentheses may hold spaces; the fields after it are fixed.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const ticksPerSecond = 100;
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+  } catch {
+    return 0;
+  }
+}
+
+/** Pids of every process whose command name is `name` (PostgreSQL runs one backend per connection). */
+function pidsNamed(name: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === name) pids.push(Number(entry));
+    } catch {
+      // The process ended while the list was read.
+    }
+  }
+  return pids;
+}
+
+/**
+ * The CPU of what runs beside the services during a phase: the engine simulator (standing for a provider that
+ * in production runs elsewhere), nats-server, PostgreSQL (every backend, started before or during the phase)
+ * and Redis. PostgreSQL and Redis are the machine's own, so anything else using them shows here too.
+ */
+function infrastructureCpu(simulatorPid: number | undefined, natsPid: number | undefined): Map<string, number> {
+  const sum = (pids: number[]) => pids.reduce((total, pid) => total + procCpuMs(pid), 0);
+  return new Map([
+    ['engine simulator', simulatorPid === undefined ? 0 : procCpuMs(simulatorPid)],
+    ['nats-server', natsPid === undefined ? 0 : procCpuMs(natsPid)],
+    ['PostgreSQL', sum(pidsNamed('postgres'))],
+    ['Redis', sum(pidsNamed('redis-server'))],
+  ]);
+}
+
+function infrastructureLine(before: Map<string, number>, after: Map<string, number>, runs: number): string {
+  return [...after].map(([name, ms]) => `${name} ${((ms - (before.get(name) ?? 0)) / runs).toFixed(2)} ms`).join(', ');
+}
 
 /** The hops of one phase: histogram sums and counts after it minus before it. */
 function hopDelta(before: Hop[], after: Hop[]): Hop[] {
@@ -415,7 +460,9 @@ async function main(): Promise<void> {
     say('bench: POST /v1/decisions/{slug} through the cluster, all from one workspace');
     const underLoadOne: number[] = [];
     const hopsBeforeOne = await hopTimes(opsBase);
+    const infrastructureBefore = infrastructureCpu(simulator.child.pid, nats.process?.pid);
     const oneResult = summary(await load(runUrl, oneWorkspace, body, DURATION_S, latencyOf(underLoadOne)));
+    const infrastructureOne = infrastructureLine(infrastructureBefore, infrastructureCpu(simulator.child.pid, nats.process?.pid), oneResult.total);
     const cpuOne = hopDelta(hopsBeforeOne, await hopTimes(opsBase)).filter((hop) => hop.metric === 'cpu' && hop.sum_ms > 0);
     const peakMemory = await memory.stop();
 
@@ -457,6 +504,7 @@ async function main(): Promise<void> {
       ratio_one_workspace: Number((oneResult.requests_per_second / echoResult.requests_per_second).toFixed(3)),
       run_one_workspace_two_replicas: replicaResult,
       cpu_ms_per_run_one_workspace: Object.fromEntries(cpuOne.map((hop) => [hop.service, Number((hop.sum_ms / oneResult.total).toFixed(2))])),
+      infrastructure_cpu_per_run_one_workspace: infrastructureOne,
       peak_resident_memory_mb: Object.fromEntries([...peakMemory].map(([service, sample]) => [service, Math.round(sample.resident)])),
       memory_at_peak_mb: Object.fromEntries(
         [...peakMemory].map(([service, sample]) => [
@@ -502,6 +550,7 @@ async function main(): Promise<void> {
     say(
       `CPU per run during the one-workspace run (÷ ${oneResult.total} runs): ${cpuOne.map((hop) => `${hop.service} ${(hop.sum_ms / oneResult.total).toFixed(2)} ms`).join(', ')}`,
     );
+    say(`  and beside the services: ${infrastructureOne}`);
     say(`peak resident memory under load: ${[...peakMemory].map(([service, sample]) => `${service} ${Math.round(sample.resident)} MB`).join(', ')}`);
     say(
       `  at that peak, V8 heap reserved / in use, and external: ${[...peakMemory].map(([service, sample]) => `${service} ${Math.round(sample.heapTotal)} / ${Math.round(sample.heapUsed)}, ${Math.round(sample.external)} MB`).join('; ')}`,
