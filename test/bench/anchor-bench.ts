@@ -284,7 +284,14 @@ async function frontRole(port: number, natsUrl: string): Promise<void> {
   });
   await app.listen({ port, host: '127.0.0.1' });
   say('ready');
-  process.once('SIGTERM', () => void app.close().then(() => nc.drain()).then(() => process.exit(0)));
+  process.once(
+    'SIGTERM',
+    () =>
+      void app
+        .close()
+        .then(() => nc.drain())
+        .then(() => process.exit(0)),
+  );
 }
 
 /** Asks B, writes the body as a row by group commit, then answers. */
@@ -308,7 +315,14 @@ async function hopARole(natsUrl: string, databaseUrl: string): Promise<void> {
     },
   });
   say('ready');
-  process.once('SIGTERM', () => void nc.drain().then(() => pool.end()).then(() => process.exit(0)));
+  process.once(
+    'SIGTERM',
+    () =>
+      void nc
+        .drain()
+        .then(() => pool.end())
+        .then(() => process.exit(0)),
+  );
 }
 
 /** Answers a small JSON object. */
@@ -334,13 +348,24 @@ async function shapeFrontRole(port: number, natsUrl: string, redisUrl: string): 
   const app = Fastify({ logger: false });
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, payload, done) => done(null, payload));
   app.post('/run', async (request, reply) => {
-    await (redis as unknown as { window(key: string, ms: number): Promise<number> }).window(`anchor:${process.pid}:window:${Math.floor(Date.now() / 60_000)}`, 60_000);
+    await (redis as unknown as { window(key: string, ms: number): Promise<number> }).window(
+      `anchor:${process.pid}:window:${Math.floor(Date.now() / 60_000)}`,
+      60_000,
+    );
     const answer = await nc.request('shape.r', request.body as Buffer, { timeout: HOP_TIMEOUT_MS });
     return reply.header('content-type', 'application/json').send(Buffer.from(answer.data));
   });
   await app.listen({ port, host: '127.0.0.1' });
   say('ready');
-  process.once('SIGTERM', () => void app.close().then(() => nc.drain()).then(() => redis.quit()).then(() => process.exit(0)));
+  process.once(
+    'SIGTERM',
+    () =>
+      void app
+        .close()
+        .then(() => nc.drain())
+        .then(() => redis.quit())
+        .then(() => process.exit(0)),
+  );
 }
 
 async function shapeRunnerRole(natsUrl: string, redisUrl: string, databaseUrl: string): Promise<void> {
@@ -374,7 +399,15 @@ async function shapeRunnerRole(natsUrl: string, redisUrl: string, databaseUrl: s
     },
   });
   say('ready');
-  process.once('SIGTERM', () => void nc.drain().then(() => pool.end()).then(() => redis.quit()).then(() => process.exit(0)));
+  process.once(
+    'SIGTERM',
+    () =>
+      void nc
+        .drain()
+        .then(() => pool.end())
+        .then(() => redis.quit())
+        .then(() => process.exit(0)),
+  );
 }
 
 async function shapeEngineRole(natsUrl: string, redisUrl: string, providerPort: number): Promise<void> {
@@ -413,7 +446,14 @@ async function shapeEngineRole(natsUrl: string, redisUrl: string, providerPort: 
     },
   });
   say('ready');
-  process.once('SIGTERM', () => void nc.drain().then(() => redis.quit()).then(() => process.exit(0)));
+  process.once(
+    'SIGTERM',
+    () =>
+      void nc
+        .drain()
+        .then(() => redis.quit())
+        .then(() => process.exit(0)),
+  );
 }
 
 /** Stands for the provider: a fixed chat completion. */
@@ -423,7 +463,9 @@ async function providerRole(port: number): Promise<void> {
     id: 'chatcmpl-anchor',
     object: 'chat.completion',
     model: 'anchor',
-    choices: [{ index: 0, message: { role: 'assistant', content: JSON.stringify({ result: 'refund', confidence: 0.92, action: 'approve' }) }, finish_reason: 'stop' }],
+    choices: [
+      { index: 0, message: { role: 'assistant', content: JSON.stringify({ result: 'refund', confidence: 0.92, action: 'approve' }) }, finish_reason: 'stop' },
+    ],
     usage: { prompt_tokens: 300, completion_tokens: 20, total_tokens: 320 },
   };
   app.post('/v1/chat/completions', async () => completion);
