@@ -146,3 +146,40 @@ async function waitFor<T>(probe: () => Promise<T | null>): Promise<T> {
   }
   throw new Error('never happened');
 }
+
+describe('execution-log retention', () => {
+  it("is the plan's until an admin shortens it; a member reads it, only an admin changes it", async () => {
+    const ws = await newWorkspace();
+    const path = `/app/v1/workspaces/${ws.workspaceId}/execution-retention`;
+    const initial = await call('GET', path, { token: ws.session });
+    expect(initial.status).toBe(200);
+    expect(initial.body).toEqual({ days: null, plan_days: 7, effective_days: 7 });
+
+    const shortened = await call('PUT', path, { token: ws.session, body: { days: 2 } });
+    expect(shortened.status).toBe(200);
+    expect(shortened.body).toEqual({ days: 2, plan_days: 7, effective_days: 2 });
+    expect((await call('GET', path, { token: ws.session })).body).toEqual({ days: 2, plan_days: 7, effective_days: 2 });
+
+    const viewer = await signUp();
+    expect(
+      (await call('POST', `/app/v1/workspaces/${ws.workspaceId}/members`, { token: ws.session, body: { email: viewer.email, role: 'viewer' } })).status,
+    ).toBe(201);
+    expect((await call('GET', path, { token: viewer.session })).body).toEqual({ days: 2, plan_days: 7, effective_days: 2 });
+    expectError(await call('PUT', path, { token: viewer.session, body: { days: 1 } }), 403, 'FORBIDDEN');
+
+    const reset = await call('PUT', path, { token: ws.session, body: { days: null } });
+    expect(reset.body).toEqual({ days: null, plan_days: 7, effective_days: 7 });
+  });
+
+  it("refuses more than the plan's, or anything but whole days or null, with the field named", async () => {
+    const ws = await newWorkspace();
+    const path = `/app/v1/workspaces/${ws.workspaceId}/execution-retention`;
+    for (const body of [{ days: 8 }, { days: 0 }, { days: 1.5 }, { days: '3' }, {}]) {
+      const reply = await call('PUT', path, { token: ws.session, body });
+      expectError(reply, 400, 'INVALID_REQUEST');
+      expect(reply.body.error.details).toEqual([expect.objectContaining({ path: 'days' })]);
+    }
+    expect((await call('GET', path, { token: ws.session })).body).toEqual({ days: null, plan_days: 7, effective_days: 7 });
+    expect((await call('GET', path, { token: ws.apiKey })).status).toBe(403);
+  });
+});

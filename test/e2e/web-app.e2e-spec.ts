@@ -254,7 +254,15 @@ describe('an author’s journey in the browser', () => {
     await screen(page, 'settings');
     await page.getByRole('link', { name: 'Usage and billing' }).click();
     await expectText(page, 'genesis');
+    await expectText(page, 'Executions are kept 7 days.');
+    await page.getByLabel('Days to keep (1 to 7)').fill('3');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await expectText(page, 'Executions are kept 3 days.');
+    expect((await call('GET', `/app/v1/workspaces/${ws}/execution-retention`, { token })).body).toEqual({ days: 3, plan_days: 7, effective_days: 3 });
     await screen(page, 'billing');
+    await page.getByRole('button', { name: "Use the plan's" }).click();
+    await expectText(page, 'Executions are kept 7 days.');
+    expect((await call('GET', `/app/v1/workspaces/${ws}/execution-retention`, { token })).body.days).toBeNull();
 
     // 360 px wide: nothing runs off the side of the screen.
     await page.setViewportSize({ width: 360, height: 780 });

@@ -4,15 +4,18 @@ import { DataSource } from 'typeorm';
 import {
   AccountReply,
   BROADCAST_SUBJECTS,
+  ExecutionRetentionReply,
   PlanName,
   RETENTION_BATCH_MAX,
   RetentionReply,
   RetentionRequest,
   ServiceError,
+  SetExecutionRetentionRequest,
   SetPlanRequest,
   SetSpendCapRequest,
+  WorkspaceScoped,
 } from '@ds/contracts';
-import { accountView, consumptionOrder, currentPeriod, parseSpendCap, periodAccounts } from '@ds/billing';
+import { accountView, consumptionOrder, currentPeriod, effectiveRetentionDays, parseRetentionSetting, parseSpendCap, periodAccounts } from '@ds/billing';
 import { NatsLink, PLATFORM, publishBroadcast } from '@ds/platform';
 import { AccountEntity } from './entities';
 import { LedgerStore } from './ledger.store';
@@ -57,7 +60,10 @@ export class AccountsService {
     });
   }
 
-  /** Each workspace's execution-log retention: its plan's, or the default plan's when it has no account yet. */
+  /**
+   * Each workspace's execution-log retention: its own setting within its plan's, or the default plan's when it
+   * has no account yet.
+   */
   async retention(request: RetentionRequest): Promise<RetentionReply> {
     const ids: unknown = request?.workspaceIds;
     if (!Array.isArray(ids) || ids.length > RETENTION_BATCH_MAX) {
@@ -66,14 +72,33 @@ export class AccountsService {
       ]);
     }
     ids.forEach((workspaceId) => checkIds({ workspaceId }));
-    const rows = (await this.db.query('SELECT workspace_id, plan, overrides FROM accounts WHERE workspace_id = ANY($1::text[])', [ids])) as Array<{
-      workspace_id: string;
-      plan: PlanName;
-      overrides: PlanOverrides;
-    }>;
+    const rows = (await this.db.query('SELECT workspace_id, plan, overrides, execution_retention_days FROM accounts WHERE workspace_id = ANY($1::text[])', [
+      ids,
+    ])) as Array<{ workspace_id: string; plan: PlanName; overrides: PlanOverrides; execution_retention_days: number | null }>;
     const retentionDays = new Map<string, number>((ids as string[]).map((id) => [id, PLANS[DEFAULT_PLAN].retention_days]));
-    for (const row of rows) retentionDays.set(row.workspace_id, effectivePlan(row.plan, row.overrides).retention_days);
+    for (const row of rows) {
+      retentionDays.set(row.workspace_id, effectiveRetentionDays(effectivePlan(row.plan, row.overrides).retention_days, row.execution_retention_days));
+    }
     return { retentionDays: Object.fromEntries(retentionDays) };
+  }
+
+  async executionRetention(request: WorkspaceScoped): Promise<ExecutionRetentionReply> {
+    checkIds({ workspaceId: request.workspaceId });
+    await new LedgerStore(this.db.manager).ensureAccount(request.workspaceId, new Date());
+    const account = await this.db.getRepository(AccountEntity).findOneByOrFail({ workspaceId: request.workspaceId });
+    return retentionView(account);
+  }
+
+  /** Checked against the plan under the account's lock, so that a plan change cannot slip between check and write. */
+  async setExecutionRetention(request: SetExecutionRetentionRequest): Promise<ExecutionRetentionReply> {
+    checkIds({ workspaceId: request.workspaceId });
+    return this.db.transaction(async (manager) => {
+      const account = await new LedgerStore(manager).lockAccount(request.workspaceId, new Date());
+      const setting = parseRetentionSetting(request.days, effectivePlan(account.plan, account.overrides).retention_days);
+      if (!setting.ok) throw new ServiceError('INVALID_REQUEST', 'The execution-log retention is not valid.', setting.issues);
+      await manager.getRepository(AccountEntity).update({ workspaceId: request.workspaceId }, { executionRetentionDays: setting.value });
+      return retentionView({ ...account, executionRetentionDays: setting.value });
+    });
   }
 
   /** A new plan or overrides apply at once to the current period; the period's anchor does not move. */
@@ -117,4 +142,9 @@ export class AccountsService {
       await manager.getRepository(AccountEntity).update({ workspaceId }, changes);
     });
   }
+}
+
+function retentionView(account: Pick<AccountEntity, 'plan' | 'overrides' | 'executionRetentionDays'>): ExecutionRetentionReply {
+  const planDays = effectivePlan(account.plan, account.overrides).retention_days;
+  return { days: account.executionRetentionDays, plan_days: planDays, effective_days: effectiveRetentionDays(planDays, account.executionRetentionDays) };
 }

@@ -5,6 +5,7 @@ import {
   BillingSettleRequest,
   GrantCreditsRequest,
   RetentionRequest,
+  SetExecutionRetentionRequest,
   SetPlanRequest,
   SetSpendCapRequest,
   SUBJECTS,
@@ -50,6 +51,16 @@ export class BillingHandlers {
   @MessagePattern(SUBJECTS.billing.retention)
   retention(@Payload() request: RetentionRequest) {
     return this.accounts.retention(request);
+  }
+
+  @MessagePattern(SUBJECTS.billing.getExecutionRetention)
+  executionRetention(@Payload() request: WorkspaceScoped) {
+    return this.accounts.executionRetention(request);
+  }
+
+  @MessagePattern(SUBJECTS.billing.setExecutionRetention)
+  setExecutionRetention(@Payload() request: SetExecutionRetentionRequest) {
+    return this.accounts.setExecutionRetention(request);
   }
 
   @MessagePattern(SUBJECTS.billing.setSpendCap)

@@ -23,6 +23,7 @@ export class AccountEntity {
   @Column({ name: 'period_anchor', type: 'timestamptz' }) periodAnchor: Date;
   @Column({ type: 'text' }) currency: Currency;
   @Column({ name: 'spend_cap_cents', type: 'bigint', nullable: true, transformer: centsValue }) spendCapCents: number | null;
+  @Column({ name: 'execution_retention_days', type: 'integer', nullable: true }) executionRetentionDays: number | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
 }

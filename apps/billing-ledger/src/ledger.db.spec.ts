@@ -499,6 +499,36 @@ describe('execution-log retention asked by the runner', () => {
     expect(reply.retentionDays).toEqual({ [growth]: 30, [enterprise]: 365, [unseen]: 7 });
   });
 
+  it("applies a workspace's own shorter setting, and its plan's again when a downgrade makes the plan's shorter", async () => {
+    const growth = await workspace({}, 'growth');
+    const other = await workspace({}, 'growth');
+    expect(await accounts.setExecutionRetention({ workspaceId: growth, days: 20 })).toEqual({ days: 20, plan_days: 30, effective_days: 20 });
+    expect((await accounts.retention({ workspaceIds: [growth, other] })).retentionDays).toEqual({ [growth]: 20, [other]: 30 });
+
+    await accounts.setPlan({ workspaceId: growth, plan: 'developer', overrides: {} });
+    expect(await accounts.executionRetention({ workspaceId: growth })).toEqual({ days: 20, plan_days: 14, effective_days: 14 });
+    expect((await accounts.retention({ workspaceIds: [growth] })).retentionDays).toEqual({ [growth]: 14 });
+
+    expect(await accounts.setExecutionRetention({ workspaceId: growth, days: null })).toEqual({ days: null, plan_days: 14, effective_days: 14 });
+    expect((await accounts.retention({ workspaceIds: [growth] })).retentionDays).toEqual({ [growth]: 14 });
+  });
+
+  it("refuses a setting longer than the plan's, or not a whole number of days, and keeps the one it had", async () => {
+    const genesis = await workspace({}, 'genesis');
+    await accounts.setExecutionRetention({ workspaceId: genesis, days: 3 });
+    for (const days of [8, 0, 2.5, '3', undefined]) {
+      await expect(accounts.setExecutionRetention({ workspaceId: genesis, days })).rejects.toMatchObject({
+        code: 'INVALID_REQUEST',
+        details: [{ path: 'days' }],
+      });
+    }
+    expect(await accounts.executionRetention({ workspaceId: genesis })).toEqual({ days: 3, plan_days: 7, effective_days: 3 });
+  });
+
+  it("answers the plan's retention for a workspace the ledger has not seen", async () => {
+    expect(await accounts.executionRetention({ workspaceId: randomUUID() })).toEqual({ days: null, plan_days: 7, effective_days: 7 });
+  });
+
   it('refuses a request that is not a bounded list of ids', async () => {
     await expect(accounts.retention({ workspaceIds: 'ws' as unknown as string[] })).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
     await expect(accounts.retention({ workspaceIds: Array.from({ length: 1001 }, () => randomUUID()) })).rejects.toMatchObject({ code: 'INVALID_REQUEST' });

@@ -1,4 +1,4 @@
-import { expiryIssues, MAX_GRANT_CENTS, parseGrant, parseSpendCap, sameGrant } from './billing-inputs';
+import { effectiveRetentionDays, expiryIssues, MAX_GRANT_CENTS, parseGrant, parseRetentionSetting, parseSpendCap, sameGrant } from './billing-inputs';
 
 describe('parseGrant', () => {
   const valid = { kind: 'promotional', amount_cents: 500, currency: 'usd', expires_at: '2026-06-01T00:00:00Z' };
@@ -64,5 +64,29 @@ describe('parseSpendCap', () => {
     for (const bad of [-1, 1.5, '100', undefined, Number.MAX_SAFE_INTEGER + 1]) {
       expect(parseSpendCap(bad)).toEqual({ ok: false, issues: [{ path: 'spend_cap_cents', message: expect.any(String) }] });
     }
+  });
+});
+
+describe('parseRetentionSetting', () => {
+  it('accepts whole days from 1 to the plan’s retention, and null for the plan’s', () => {
+    expect(parseRetentionSetting(1, 7)).toEqual({ ok: true, value: 1 });
+    expect(parseRetentionSetting(7, 7)).toEqual({ ok: true, value: 7 });
+    expect(parseRetentionSetting(null, 7)).toEqual({ ok: true, value: null });
+  });
+
+  it.each([0, -1, 8, 365, 1.5, '3', undefined, true, Number.NaN, Number.POSITIVE_INFINITY, {}])('refuses %p on a 7-day plan', (value) => {
+    expect(parseRetentionSetting(value, 7)).toEqual({
+      ok: false,
+      issues: [{ path: 'days', message: "must be a whole number of days from 1 to 7 (the plan's retention), or null for the plan's" }],
+    });
+  });
+});
+
+describe('effectiveRetentionDays', () => {
+  it('is the plan’s without a setting, the setting when shorter, and the plan’s when the plan is shorter', () => {
+    expect(effectiveRetentionDays(30, null)).toBe(30);
+    expect(effectiveRetentionDays(30, 3)).toBe(3);
+    expect(effectiveRetentionDays(7, 30)).toBe(7);
+    expect(effectiveRetentionDays(7, 7)).toBe(7);
   });
 });

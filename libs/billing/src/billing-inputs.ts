@@ -68,3 +68,24 @@ export function parseSpendCap(value: unknown): Parsed<number | null> {
   if (Number.isSafeInteger(value) && (value as number) >= 0) return { ok: true, value: value as number };
   return { ok: false, issues: [{ path: 'spend_cap_cents', message: 'must be an integer of cents, 0 or more, or null for no cap' }] };
 }
+
+/**
+ * A workspace's own execution-log retention, which may only shorten its plan's (the spec: "or less by workspace
+ * setting"): whole days from 1 to the plan's, or null to keep the plan's.
+ */
+export function parseRetentionSetting(value: unknown, planDays: number): Parsed<number | null> {
+  if (value === null) return { ok: true, value: null };
+  if (Number.isSafeInteger(value) && (value as number) >= 1 && (value as number) <= planDays) return { ok: true, value: value as number };
+  return {
+    ok: false,
+    issues: [{ path: 'days', message: `must be a whole number of days from 1 to ${planDays} (the plan's retention), or null for the plan's` }],
+  };
+}
+
+/**
+ * How long the execution log is kept: the workspace's setting when it has one, never longer than its plan's now,
+ * so a setting made on a bigger plan shortens to the smaller one's after a downgrade.
+ */
+export function effectiveRetentionDays(planDays: number, setting: number | null): number {
+  return setting === null ? planDays : Math.min(planDays, setting);
+}

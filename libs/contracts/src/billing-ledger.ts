@@ -123,6 +123,19 @@ export interface SetSpendCapRequest extends WorkspaceScoped {
   spend_cap_cents: unknown;
 }
 
+/** `days`: whole days from 1 to the plan's retention, or null to keep the plan's. */
+export interface SetExecutionRetentionRequest extends WorkspaceScoped {
+  days: unknown;
+}
+
+export interface ExecutionRetentionReply {
+  /** The workspace's own setting; null keeps the plan's. */
+  days: number | null;
+  plan_days: number;
+  /** What the purge applies: the setting, never longer than the plan's. */
+  effective_days: number;
+}
+
 export const BILLING_SUBJECTS = {
   reserve: rpcSubject<BillingReserveRequest, BillingReserveReply>('v1.billing-ledger.reserve'),
   settle: rpcSubject<BillingSettleRequest, BillingSettleReply>('v1.billing-ledger.settle'),
@@ -130,8 +143,10 @@ export const BILLING_SUBJECTS = {
   setPlan: rpcSubject<SetPlanRequest, AccountReply>('v1.billing-ledger.plan.set'),
   grantCredits: rpcSubject<GrantCreditsRequest, CreditGrantReply>('v1.billing-ledger.credits.grant'),
   setSpendCap: rpcSubject<SetSpendCapRequest, AccountReply>('v1.billing-ledger.spend-cap.set'),
-  /** How many days each workspace's execution log is kept (its plan's retention), for the runner's purge. */
+  /** How many days each workspace's execution log is kept (its setting within its plan's), for the runner's purge. */
   retention: rpcSubject<RetentionRequest, RetentionReply>('v1.billing-ledger.retention'),
+  getExecutionRetention: rpcSubject<WorkspaceScoped, ExecutionRetentionReply>('v1.billing-ledger.execution-retention.get'),
+  setExecutionRetention: rpcSubject<SetExecutionRetentionRequest, ExecutionRetentionReply>('v1.billing-ledger.execution-retention.set'),
 } as const;
 
 export const BILLING_BROADCASTS = {

@@ -64,6 +64,8 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
       billing.setPlan,
       billing.grantCredits,
       billing.setSpendCap,
+      billing.getExecutionRetention,
+      billing.setExecutionRetention,
       ...served(delivery),
       ...served(partner),
       BROADCAST_SUBJECTS.gatewayApiKeyRevoked,

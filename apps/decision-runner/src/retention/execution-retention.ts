@@ -5,7 +5,7 @@ import { RETENTION_BATCH_MAX, RetentionRequest, SUBJECTS } from '@ds/contracts';
 import { Logger, PLATFORM, RpcClient, rowsAffected } from '@ds/platform';
 import { DecisionRunnerConfig } from '../config';
 
-/** Who knows how long each workspace keeps its execution log: the billing ledger, from the plan. */
+/** Who knows how long each workspace keeps its execution log: the billing ledger, from the plan and the setting. */
 export interface RetentionSource {
   retentionDays(workspaceIds: string[]): Promise<Record<string, number>>;
 }
@@ -33,7 +33,7 @@ export interface PurgeReport {
 }
 
 /**
- * Deletes executions older than their workspace's retention (the plan's `retention_days`). Workspaces are
+ * Deletes executions older than their workspace's retention (its setting within the plan's `retention_days`). Workspaces are
  * walked in pages, their retention asked of the billing ledger per page, and each one's old executions
  * deleted in batches. One replica purges at a time (an advisory lock); the others skip the round.
  */

@@ -64,6 +64,21 @@ export class AppController {
     return { ...workspace, plan: account.plan.name, account };
   }
 
+  /** How long the execution log is kept: the plan's, or less by the workspace's own setting. */
+  @Get('workspaces/:ws/execution-retention')
+  @WorkspaceRole('viewer')
+  executionRetention(@MemberWorkspace() ws: string, @RequestId() requestId: string) {
+    return this.rpc.call(SUBJECTS.billing.getExecutionRetention, { workspaceId: ws }, { requestId });
+  }
+
+  @Put('workspaces/:ws/execution-retention')
+  @WorkspaceRole('admin')
+  setExecutionRetention(@MemberWorkspace() ws: string, @RequestId() requestId: string, @Body() body: unknown) {
+    const input = objectBody(body);
+    if (!('days' in input)) throw new ServiceError('INVALID_REQUEST', 'days is required.', [{ path: 'days', message: 'is required' }]);
+    return this.rpc.call(SUBJECTS.billing.setExecutionRetention, { workspaceId: ws, days: input.days }, { requestId });
+  }
+
   @Post('workspaces/:ws/members')
   @WorkspaceRole('admin')
   async addMember(@MemberWorkspace() ws: string, @Body() body: unknown) {

@@ -1,6 +1,13 @@
+import { FormEvent, useState } from 'react';
 import { api } from '../lib/api';
-import { useApp } from '../context';
-import { formatDate, Loaded, Page, useLoad } from '../ui';
+import { can, useApp } from '../context';
+import { ErrorBox, formatDate, Loaded, Page, useLoad } from '../ui';
+
+interface Retention {
+  days: number | null;
+  plan_days: number;
+  effective_days: number;
+}
 
 interface Account {
   plan: { name: string; included_decisions: number; rate_limit_per_minute: number; hard_cap: boolean };
@@ -46,6 +53,71 @@ export function Billing() {
           </dl>
         )}
       </Loaded>
+      <ExecutionRetention />
     </Page>
+  );
+}
+
+/** How long the execution log is kept: the plan's, or less when an owner or admin shortens it. */
+function ExecutionRetention() {
+  const { t, workspace } = useApp();
+  const ws = workspace!.id;
+  const admin = can(workspace, 'admin');
+  const [value, reload, set] = useLoad(() => api<Retention>('GET', `/workspaces/${ws}/execution-retention`), [ws]);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+
+  const save = (days: number | null) => {
+    setBusy(true);
+    setError(null);
+    api<Retention>('PUT', `/workspaces/${ws}/execution-retention`, { days })
+      .then(set, setError)
+      .finally(() => setBusy(false));
+  };
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    save(Number(new FormData(event.currentTarget).get('days')));
+  };
+
+  return (
+    <section className="card" aria-labelledby="retention-title">
+      <h2 id="retention-title">{t('bill.retention')}</h2>
+      {error !== null && <ErrorBox error={error} />}
+      <Loaded value={value} reload={reload}>
+        {(retention) => (
+          <>
+            <p>
+              {t('bill.retentionKept', { days: retention.effective_days })}{' '}
+              <span className="muted">{retention.days === null ? t('bill.retentionPlan') : t('bill.retentionOwn', { plan: retention.plan_days })}</span>
+            </p>
+            {admin && (
+              <form className="inline-form" onSubmit={submit}>
+                <label className="field">
+                  <span>{t('bill.retentionDays', { plan: retention.plan_days })}</span>
+                  <input
+                    name="days"
+                    type="number"
+                    min={1}
+                    max={retention.plan_days}
+                    step={1}
+                    required
+                    defaultValue={retention.effective_days}
+                    key={retention.effective_days}
+                  />
+                </label>
+                <button type="submit" className="primary" disabled={busy}>
+                  {t('bill.retentionSave')}
+                </button>
+                {retention.days !== null && (
+                  <button type="button" disabled={busy} onClick={() => save(null)}>
+                    {t('bill.retentionUsePlan')}
+                  </button>
+                )}
+              </form>
+            )}
+          </>
+        )}
+      </Loaded>
+    </section>
   );
 }
