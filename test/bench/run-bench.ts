@@ -1,14 +1,28 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
-import autocannon, { Result } from 'autocannon';
 import Fastify from 'fastify';
 import { triageSchema } from '../e2e/support/schemas';
 import { dropDatabase, freePort, freePortBlock, freshDatabase, NatsServer, ROOT, startNats, waitFor } from '../e2e/support/cluster';
 import { BenchSpan, spanTimeline, startSpanReceiver } from './span-receiver';
 import { formatSummaries, summarizeProfiles } from './profile-summary';
+import {
+  CONNECTIONS,
+  DURATION_S,
+  intEnv,
+  load,
+  percentile,
+  procCpuMs,
+  runBody,
+  SAMPLES,
+  say,
+  spawnLogged,
+  stopChild,
+  summary,
+  WARMUP_S,
+} from './bench-support';
 
 /**
  * `npm run bench`: requests per second and latency of POST /v1/decisions/{slug} through the whole
@@ -27,10 +41,6 @@ const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 /** Shared by the cluster's decision-runner and the second one started beside it, as replicas share it in a cluster. */
 const RUNNER_SECRETS_KEY = `bench:${randomBytes(32).toString('base64')}`;
 
-const CONNECTIONS = intEnv('BENCH_CONNECTIONS', 50);
-const DURATION_S = intEnv('BENCH_DURATION_S', 10);
-const WARMUP_S = intEnv('BENCH_WARMUP_S', 3);
-const SAMPLES = intEnv('BENCH_SAMPLES', 300);
 /** The second measured run spreads the same load over this many workspaces, as real traffic is spread. */
 const WORKSPACES = intEnv('BENCH_WORKSPACES', 10);
 /** `BENCH_CPU_PROFILE=1`: every service writes a CPU profile, summarised at the end (test/bench/profile-summary.ts). */
@@ -43,22 +53,6 @@ const ALONE_ONLY = process.env.BENCH_ONLY === 'alone';
 const SERVE_ONLY = process.env.BENCH_ONLY === 'serve';
 /** `BENCH_TRACE=1`: the services export traces to the bench, which prints the lone runs' median span timeline. */
 const TRACE = process.env.BENCH_TRACE === '1';
-
-function intEnv(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  return Number.isInteger(value) && value > 0 ? value : fallback;
-}
-
-function say(line = ''): void {
-  process.stdout.write(`${line}\n`);
-}
-
-/** A 1 KB run body, like the measurements in PERFORMANCE.md. */
-function runBody(): string {
-  const base = { state: { message: '', amount: 120 } };
-  const pad = 1024 - JSON.stringify(base).length;
-  return JSON.stringify({ state: { message: 'My order arrived broken and nobody answers my e-mails. '.repeat(20).slice(0, pad), amount: 120 } });
-}
 
 async function http(method: string, url: string, token: string | null, body?: unknown): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = {};
@@ -73,77 +67,6 @@ async function must(what: string, reply: Promise<{ status: number; body: any }>,
   const { status, body } = await reply;
   if (status !== expected) throw new Error(`${what} answered ${status}: ${JSON.stringify(body)}`);
   return body;
-}
-
-function spawnLogged(name: string, args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string } {
-  const log = createWriteStream(join(LOG_DIR, `${name}.log`));
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let seen = '';
-  for (const stream of [child.stdout!, child.stderr!]) {
-    stream.on('data', (chunk: Buffer) => {
-      if (seen.length < 100_000) seen += chunk.toString();
-    });
-    stream.pipe(log);
-  }
-  return { child, output: () => seen };
-}
-
-function stopChild(child: ChildProcess | undefined): Promise<void> {
-  return new Promise((done) => {
-    if (!child || child.exitCode !== null || child.signalCode !== null) return done();
-    const kill = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.once('exit', () => {
-      clearTimeout(kill);
-      done();
-    });
-    child.kill('SIGTERM');
-  });
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  // The rank is clamped to 0..length-1 and the array is not empty, so the element exists.
-  return sorted[Math.max(0, Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
-
-/**
- * One autocannon run; connection i sends the headers `perConnection[i % n]` (for example the API key of
- * one of several workspaces), and `onBody` sees every response body for the service-side latency.
- */
-function load(
-  url: string,
-  perConnection: Array<Record<string, string>>,
-  body: string,
-  seconds: number,
-  onBody: (body: string) => void = () => undefined,
-): Promise<Result> {
-  let next = 0;
-  return autocannon({
-    url,
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...perConnection[0] },
-    body,
-    connections: CONNECTIONS,
-    duration: seconds,
-    timeout: 30,
-    setupClient: (client) => client.setHeaders({ 'content-type': 'application/json', ...perConnection[next++ % perConnection.length] }),
-    verifyBody: (text) => {
-      onBody(text);
-      return true;
-    },
-  });
-}
-
-function summary(result: Result) {
-  const stats: Record<string, { count: number }> = result.statusCodeStats;
-  const total = Object.values(stats).reduce((sum, { count }) => sum + Number(count), 0);
-  return {
-    requests_per_second: Math.round(total / result.duration),
-    latency_ms: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
-    total,
-    non_2xx: result.non2xx,
-    errors: result.errors,
-  };
 }
 
 const SERVICES = ['gateway', 'decision-runner', 'engine-proxy', 'delivery', 'billing-ledger', 'partner'];
@@ -189,18 +112,6 @@ async function hopTimes(opsBase: number): Promise<Array<{ service: string; metri
 
 type Hop = Awaited<ReturnType<typeof hopTimes>>[number];
 
-/** What a process has used of the CPU so far (user + system), in ms, from /proc; 0 when it is gone. */
-function procCpuMs(pid: number): number {
-  try {
-    // The command name in parentheses may hold spaces; the fields after it are fixed.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    const ticksPerSecond = 100;
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
-  } catch {
-    return 0;
-  }
-}
-
 /** Pids of every process whose command name is `name` (PostgreSQL runs one backend per connection). */
 function pidsNamed(name: string): number[] {
   const pids: number[] = [];
@@ -223,8 +134,8 @@ function pidsNamed(name: string): number[] {
 function infrastructureCpu(simulatorPid: number | undefined, natsPid: number | undefined): Map<string, number> {
   const sum = (pids: number[]) => pids.reduce((total, pid) => total + procCpuMs(pid), 0);
   return new Map([
-    ['engine simulator', simulatorPid === undefined ? 0 : procCpuMs(simulatorPid)],
-    ['nats-server', natsPid === undefined ? 0 : procCpuMs(natsPid)],
+    ['engine simulator', procCpuMs(simulatorPid)],
+    ['nats-server', procCpuMs(natsPid)],
     ['PostgreSQL', sum(pidsNamed('postgres'))],
     ['Redis', sum(pidsNamed('redis-server'))],
   ]);
@@ -303,7 +214,7 @@ function watchMemory(opsPorts: Array<{ service: string; port: number }>): { stop
 /** One more replica of a service beside the all-in-one cluster, on the same database and NATS; resolves once ready. */
 async function startReplica(service: string, env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; opsPort: number }> {
   const opsPort = await freePort();
-  const replica = spawnLogged(`${service}-replica`, [join(ROOT, 'dist', 'apps', service, 'src', 'main.js')], {
+  const replica = spawnLogged(LOG_DIR, `${service}-replica`, [join(ROOT, 'dist', 'apps', service, 'src', 'main.js')], {
     ...env,
     OPS_PORT: String(opsPort),
     LOG_LEVEL: 'warn',
@@ -379,15 +290,15 @@ async function main(): Promise<void> {
     receiver = TRACE ? await startSpanReceiver() : null;
     [databaseUrl, nats] = await Promise.all([freshDatabase('ds_bench'), startNats()]);
 
-    const echo = spawnLogged('echo', [__filename, '--echo', String(echoPort)], {});
+    const echo = spawnLogged(LOG_DIR, 'echo', [__filename, '--echo', String(echoPort)], {});
     children.push(echo.child);
-    const simulator = spawnLogged('simulator', [SIMULATOR], { ENGINE_SIMULATOR_PORT: String(simulatorPort), ENGINE_SIMULATOR_HOST: '127.0.0.1' });
+    const simulator = spawnLogged(LOG_DIR, 'simulator', [SIMULATOR], { ENGINE_SIMULATOR_PORT: String(simulatorPort), ENGINE_SIMULATOR_HOST: '127.0.0.1' });
     children.push(simulator.child);
     const simulatorUrl = `http://127.0.0.1:${simulatorPort}`;
     await waitFor(async () => (await fetch(`${simulatorUrl}/health`)).ok, 15_000, 'engine simulator');
     await waitFor(async () => echo.output().includes('echo ready'), 15_000, 'echo server');
 
-    const cluster = spawnLogged('cluster', [LAUNCHER], {
+    const cluster = spawnLogged(LOG_DIR, 'cluster', [LAUNCHER], {
       DATABASE_URL: databaseUrl,
       NATS_URL: nats.url,
       PORT: String(gatewayPort),
