@@ -51,6 +51,8 @@ const RUN_LIMIT_MS = 5 * 60_000;
 const ALONE_ONLY = process.env.BENCH_ONLY === 'alone';
 /** `BENCH_ONLY=serve`: set everything up, print the addresses and a key, and keep it running until interrupted. */
 const SERVE_ONLY = process.env.BENCH_ONLY === 'serve';
+/** `BENCH_REPLICAS=decision-runner`: which services the last phase starts a second replica of. */
+const REPLICAS = (process.env.BENCH_REPLICAS ?? 'decision-runner,billing-ledger').split(',').filter((name) => name !== '');
 /** `BENCH_TRACE=1`: the services export traces to the bench, which prints the lone runs' median span timeline. */
 const TRACE = process.env.BENCH_TRACE === '1';
 
@@ -318,7 +320,14 @@ async function main(): Promise<void> {
       ...(receiver ? { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } : {}),
     });
     children.push(cluster.child);
-    await waitFor(async () => cluster.output().includes('all-in-one: ready'), 120_000, 'the cluster');
+    const exited = new Promise<never>((_, reject) =>
+      cluster.child.once('exit', (code) =>
+        reject(new Error(`the cluster exited (${code}) before it was ready:\n${cluster.output().split('\n').slice(-5).join('\n')}`)),
+      ),
+    );
+    // A launcher that gives up (a port taken between choosing and binding it, say) ends the bench at once.
+    await Promise.race([waitFor(async () => cluster.output().includes('all-in-one: ready'), 120_000, 'the cluster'), exited]);
+    exited.catch(() => undefined);
     const choices = cluster
       .output()
       .split('\n')
@@ -387,9 +396,9 @@ async function main(): Promise<void> {
       if (reply.status === 200) alone.push(reply.body.metrics.latency_ms);
     }
     // Replicas share the work through their queue groups; on two cores the claim is that throughput does not fall.
-    say('bench: one workspace again, with a second decision-runner and a second billing-ledger');
+    say(`bench: one workspace again, with a second ${REPLICAS.join(' and a second ')}`);
     const replicaEnv = { DATABASE_URL: databaseUrl, NATS_URL: nats.url, DATABASE_POOL_SIZE: '5', MIGRATIONS_RUN: 'false', RUNNER_SECRETS_KEY };
-    for (const service of ['decision-runner', 'billing-ledger']) children.push((await startReplica(service, replicaEnv)).child);
+    for (const service of REPLICAS) children.push((await startReplica(service, replicaEnv)).child);
     await load(runUrl, oneWorkspace, body, WARMUP_S);
     const replicaResult = summary(await load(runUrl, oneWorkspace, body, DURATION_S));
 
@@ -445,7 +454,7 @@ async function main(): Promise<void> {
     row('bare Fastify echo', echoResult);
     row(`run, ${WORKSPACES} workspaces`, runResult);
     row('run, one workspace', oneResult);
-    row('run, one workspace, 2 runners + 2 ledgers', replicaResult);
+    row(`run, one workspace, a second ${REPLICAS.join(' + ')}`, replicaResult);
     say(`ratio (run / echo): ${results.ratio.toFixed(3)} over ${WORKSPACES} workspaces, ${results.ratio_one_workspace.toFixed(3)} from one workspace`);
     say(
       `metrics.latency_ms under load: p50 ${results.service_latency_ms_under_load.p50}, p99 ${results.service_latency_ms_under_load.p99} (${underLoad.length} responses, ${WORKSPACES} workspaces); one workspace p50 ${results.service_latency_ms_under_load_one_workspace.p50}, p99 ${results.service_latency_ms_under_load_one_workspace.p99}`,
