@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { Counter } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { ExecutionOutcomesReply, ExecutionOutcomesRequest, SUBJECTS } from '@ds/contracts';
-import { Logger, Metrics, PLATFORM, RpcClient, rowsReturned } from '@ds/platform';
+import { Logger, Metrics, PeriodicJob, PLATFORM, rowsReturned, RpcClient } from '@ds/platform';
 import { BillingConfig } from './config';
 import { CreditsService } from './credits.service';
 import { ReservationsService } from './reservations.service';
@@ -48,8 +48,7 @@ export interface SweepReport {
  */
 @Injectable()
 export class Sweeper {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> = Promise.resolve();
+  private readonly job: PeriodicJob;
   private readonly settled: Counter<'outcome'>;
 
   constructor(
@@ -67,22 +66,15 @@ export class Sweeper {
       labelNames: ['outcome'],
       registers: [metrics.registry],
     });
+    this.job = new PeriodicJob(config.sweepIntervalMs, () => this.sweep(), logger, 'billing sweep failed');
   }
 
   start(): void {
-    this.timer = setTimeout(() => {
-      this.running = this.sweep()
-        .catch((error: unknown) => this.logger.error({ err: error }, 'billing sweep failed'))
-        .finally(() => {
-          if (this.timer) this.start();
-        });
-    }, this.config.sweepIntervalMs);
+    this.job.start();
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
+  stop(): Promise<void> {
+    return this.job.stop();
   }
 
   async sweep(): Promise<SweepReport> {

@@ -1,4 +1,4 @@
-import { Logger } from '@ds/platform';
+import { Logger, PeriodicJob } from '@ds/platform';
 import { DeliveriesStore } from './deliveries.store';
 import { SigningSecretsService } from './signing-secrets.service';
 
@@ -7,28 +7,23 @@ import { SigningSecretsService } from './signing-secrets.service';
  * Replicas may purge at once: deleting an already deleted row is a no-op.
  */
 export class DeliveryPurge {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> = Promise.resolve();
+  private readonly job: PeriodicJob;
 
   constructor(
     private readonly store: DeliveriesStore,
     private readonly secrets: SigningSecretsService,
-    private readonly intervalMs: number,
+    intervalMs: number,
     private readonly logger: Logger,
-  ) {}
-
-  start(): void {
-    if (this.intervalMs === 0) return;
-    this.timer = setInterval(() => {
-      this.running = this.purge().catch((error: unknown) => this.logger.warn({ err: error }, 'could not purge old deliveries'));
-    }, this.intervalMs);
-    this.timer.unref();
+  ) {
+    this.job = new PeriodicJob(intervalMs, () => this.purge(), logger, 'could not purge old deliveries');
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+  start(): void {
+    this.job.start();
+  }
+
+  stop(): Promise<void> {
+    return this.job.stop();
   }
 
   async purge(now = new Date()): Promise<{ deliveries: number; secrets: number }> {

@@ -21,3 +21,4 @@ export * from './loading-cache';
 export * from './broadcast-invalidated-cache';
 export * from './sealing-keys';
 export * from './sealing-sweep';
+export * from './periodic-job';

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { RETENTION_BATCH_MAX, RetentionRequest, SUBJECTS } from '@ds/contracts';
-import { Logger, PLATFORM, RpcClient, rowsAffected } from '@ds/platform';
+import { Logger, PeriodicJob, PLATFORM, RpcClient, rowsAffected } from '@ds/platform';
 import { DecisionRunnerConfig } from '../config';
 
 /** Who knows how long each workspace keeps its execution log: the billing ledger, from the plan and the setting. */
@@ -39,31 +39,23 @@ export interface PurgeReport {
  */
 @Injectable()
 export class ExecutionRetention {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> = Promise.resolve();
+  private readonly job: PeriodicJob;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     @Inject(RETENTION_SOURCE) private readonly retention: RetentionSource,
-    @Inject(PLATFORM.config) private readonly config: DecisionRunnerConfig,
+    @Inject(PLATFORM.config) config: DecisionRunnerConfig,
     @Inject(PLATFORM.logger) private readonly logger: Logger,
-  ) {}
-
-  start(): void {
-    if (this.config.executionPurgeIntervalMs === 0) return;
-    this.timer = setTimeout(() => {
-      this.running = this.purge()
-        .catch((error: unknown) => this.logger.error({ err: error }, 'execution retention purge failed'))
-        .finally(() => {
-          if (this.timer) this.start();
-        });
-    }, this.config.executionPurgeIntervalMs);
+  ) {
+    this.job = new PeriodicJob(config.executionPurgeIntervalMs, () => this.purge(), logger, 'execution retention purge failed');
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
+  start(): void {
+    this.job.start();
+  }
+
+  stop(): Promise<void> {
+    return this.job.stop();
   }
 
   /** One round; answers null when another replica holds the round. */

@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { Logger, PLATFORM, rowsAffected } from '@ds/platform';
+import { Logger, PeriodicJob, PLATFORM, rowsAffected } from '@ds/platform';
 import { GatewayConfig } from '../config';
 
 /** Sessions deleted per statement: short statements that never near the statement timeout. */
@@ -22,25 +22,30 @@ export const UNKNOWN_EMAIL_ATTEMPTS_KEPT_DAYS = 30;
  */
 @Injectable()
 export class SessionPurge implements OnModuleInit, OnModuleDestroy {
-  private timer: NodeJS.Timeout | null = null;
+  private readonly job: PeriodicJob;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
-    @Inject(PLATFORM.config) private readonly config: GatewayConfig,
+    @Inject(PLATFORM.config) config: GatewayConfig,
     @Inject(PLATFORM.logger) private readonly logger: Logger,
-  ) {}
-
-  onModuleInit(): void {
-    if (this.config.sessionPurgeIntervalMs === 0) return;
-    this.timer = setInterval(() => {
-      this.purge().catch((error: unknown) => this.logger.warn({ err: error }, 'could not delete expired sessions'));
-      this.purgeUnknownEmailAttempts().catch((error: unknown) => this.logger.warn({ err: error }, 'could not delete old sign-in attempts'));
-    }, this.config.sessionPurgeIntervalMs);
-    this.timer.unref();
+  ) {
+    this.job = new PeriodicJob(
+      config.sessionPurgeIntervalMs,
+      async () => {
+        await this.purge();
+        await this.purgeUnknownEmailAttempts();
+      },
+      logger,
+      'could not delete expired sessions or old sign-in attempts',
+    );
   }
 
-  onModuleDestroy(): void {
-    if (this.timer) clearInterval(this.timer);
+  onModuleInit(): void {
+    this.job.start();
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.job.stop();
   }
 
   /** Deletes every session expired before `now`; answers how many. */
