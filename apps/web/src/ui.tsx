@@ -77,6 +77,34 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): [Async<T>, 
   return [value, reload, set];
 }
 
+/**
+ * What a button or a form sets off: `busy` while it runs, its error kept to show, `after` (a reload, say) once it
+ * succeeded. `act` answers the work's result, or undefined when it failed; `refused` may claim a failure (and
+ * show it its own way) instead of it being kept as the error.
+ */
+export function useAction(after?: () => void) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const act = useCallback(
+    async <T,>(work: () => Promise<T>, refused?: (failure: unknown) => boolean): Promise<T | undefined> => {
+      setBusy(true);
+      setError(null);
+      try {
+        const result = await work();
+        after?.();
+        return result;
+      } catch (failure) {
+        if (!refused?.(failure)) setError(failure);
+        return undefined;
+      } finally {
+        setBusy(false);
+      }
+    },
+    [after],
+  );
+  return { busy, error, setError, act };
+}
+
 /** Renders loading and error states, and the content once the data is there. */
 export function Loaded<T>({ value, reload, children }: { value: Async<T>; reload?: () => void; children: (data: T) => ReactNode }) {
   if (value.state === 'loading') return <Loading />;

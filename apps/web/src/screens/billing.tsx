@@ -1,7 +1,7 @@
-import { FormEvent, useState } from 'react';
+import { FormEvent } from 'react';
 import { api } from '../lib/api';
 import { can, useApp } from '../context';
-import { ErrorBox, formatDate, Loaded, Page, useLoad } from '../ui';
+import { ErrorBox, formatDate, Loaded, Page, useAction, useLoad } from '../ui';
 
 interface Retention {
   days: number | null;
@@ -64,16 +64,9 @@ function ExecutionRetention() {
   const ws = workspace!.id;
   const admin = can(workspace, 'admin');
   const [value, reload, set] = useLoad(() => api<Retention>('GET', `/workspaces/${ws}/execution-retention`), [ws]);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, act } = useAction();
 
-  const save = (days: number | null) => {
-    setBusy(true);
-    setError(null);
-    api<Retention>('PUT', `/workspaces/${ws}/execution-retention`, { days })
-      .then(set, setError)
-      .finally(() => setBusy(false));
-  };
+  const save = (days: number | null) => void act(async () => set(await api<Retention>('PUT', `/workspaces/${ws}/execution-retention`, { days })));
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     save(Number(new FormData(event.currentTarget).get('days')));

@@ -5,7 +5,7 @@ import { jsonDiff } from '../lib/diff';
 import { may, useApp } from '../context';
 import { Link } from '../router';
 import { DECISION_VIEWS, decisionView, offersView } from '../lib/access';
-import { ErrorBox, Loaded, Page, useLoad } from '../ui';
+import { ErrorBox, Loaded, Page, useAction, useLoad } from '../ui';
 import { Editor } from './editor';
 import { Playground } from './playground';
 import { ExecutionsTable } from './executions';
@@ -62,24 +62,15 @@ function contractOf(schema: unknown): unknown {
 function Deploy({ decision, reload }: { decision: DecisionDetails; reload: () => void }) {
   const { t, workspace } = useApp();
   const ws = workspace!.id;
-  const [error, setError] = useState<unknown>(null);
   const [message, setMessage] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, act: run } = useAction(reload);
   const changes = useMemo(() => jsonDiff(contractOf(decision.active_schema), contractOf(decision.draft)), [decision]);
   const admin = may(workspace, 'decisions:deploy');
 
   const act = async (work: () => Promise<string | null>) => {
-    setBusy(true);
-    setError(null);
     setMessage(null);
-    try {
-      setMessage(await work());
-      reload();
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
+    const said = await run(work);
+    if (said !== undefined) setMessage(said);
   };
 
   const runUrl = `${location.origin}/v1/decisions/${decision.slug}`;

@@ -1,7 +1,7 @@
 import { FormEvent, useState } from 'react';
 import { api } from '../lib/api';
 import { can, useApp } from '../context';
-import { Empty, ErrorBox, formatDate, Loaded, Page, useLoad } from '../ui';
+import { Empty, ErrorBox, formatDate, Loaded, Page, useAction, useLoad } from '../ui';
 
 interface Key {
   id: string;
@@ -21,21 +21,7 @@ export function ApiKeys() {
   );
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-
-  const act = async (work: () => Promise<void>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await work();
-      reload();
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, act } = useAction(reload);
 
   const create = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();

@@ -1,7 +1,7 @@
 import { FormEvent, useState } from 'react';
 import { api } from '../lib/api';
 import { can, useApp } from '../context';
-import { ErrorBox, Loaded, Page, useLoad } from '../ui';
+import { ErrorBox, Loaded, Page, useAction, useLoad } from '../ui';
 
 interface Member {
   user_id: string;
@@ -15,29 +15,16 @@ export function Members() {
   const ws = workspace!.id;
   const admin = can(workspace, 'admin');
   const [members, reload] = useLoad(() => api<{ data: Member[] }>('GET', `/workspaces/${ws}/members`), [ws]);
-  const [error, setError] = useState<unknown>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
-  const act = async (work: () => Promise<unknown>) => {
-    setError(null);
-    try {
-      await work();
-      reload();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+  const { error, act } = useAction(reload);
   const add = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = event.currentTarget;
     const data = new FormData(form);
-    setError(null);
-    try {
+    await act(async () => {
       await api('POST', `/workspaces/${ws}/members`, { email: data.get('email'), role: data.get('role') });
       form.reset();
-      reload();
-    } catch (failure) {
-      setError(failure);
-    }
+    });
   };
   return (
     <Page title={t('mem.title')}>

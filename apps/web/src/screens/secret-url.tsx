@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { api, ApiError, DecisionDetails } from '../lib/api';
 import { can, useApp } from '../context';
-import { ErrorBox } from '../ui';
+import { ErrorBox, useAction } from '../ui';
 import { OnceSecret } from './deliveries';
 
 /**
@@ -20,22 +20,17 @@ export function SecretUrl({ decision }: { decision: DecisionDetails }) {
   const [url, setUrl] = useState<string | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
   const [message, setMessage] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, act: run } = useAction();
 
+  /** A refusal `onRefused` can explain is shown as a message, not as an error. */
   const act = async (work: () => Promise<string | null>, onRefused?: (failure: ApiError) => string | null) => {
-    setBusy(true);
-    setError(null);
     setMessage(null);
-    try {
-      setMessage(await work());
-    } catch (failure) {
+    const said = await run(work, (failure) => {
       const explained = failure instanceof ApiError && onRefused ? onRefused(failure) : null;
       if (explained) setMessage(explained);
-      else setError(failure);
-    } finally {
-      setBusy(false);
-    }
+      return Boolean(explained);
+    });
+    if (said !== undefined) setMessage(said);
   };
 
   const turnOn = () =>

@@ -1,7 +1,7 @@
-import { FormEvent, useState } from 'react';
+import { FormEvent } from 'react';
 import { api } from '../lib/api';
 import { can, useApp } from '../context';
-import { ErrorBox, Loaded, Page, useLoad } from '../ui';
+import { ErrorBox, Loaded, Page, useAction, useLoad } from '../ui';
 
 interface EngineSettings {
   use_own_key: boolean;
@@ -15,20 +15,7 @@ export function Settings() {
   const ws = workspace!.id;
   const admin = can(workspace, 'admin');
   const [settings, reload, set] = useLoad(() => (admin ? api<EngineSettings>('GET', `/workspaces/${ws}/engine-settings`) : Promise.resolve(null)), [ws, admin]);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-
-  const act = async (work: () => Promise<void>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await work();
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, act } = useAction();
 
   const saveKey = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
