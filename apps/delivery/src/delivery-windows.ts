@@ -1,5 +1,5 @@
 import { Counter } from 'prom-client';
-import { Logger, redact } from '@ds/platform';
+import { Logger, OutageLog, redact } from '@ds/platform';
 import { WindowDecision, WORKSPACE_ATTEMPTS_PER_MINUTE, WORKSPACE_WINDOW_MS } from '@ds/webhooks';
 import { RedisWindow, WindowStoreUnavailable } from './redis-window';
 import { SlidingWindow } from './workspace-window';
@@ -14,7 +14,7 @@ export type WindowSlot = { startedAt: number } | { waitMs: number };
  * the cap is per replica until Redis answers again.
  */
 export class DeliveryWindows {
-  private outageSince: number | null = null;
+  private readonly outage: OutageLog;
 
   constructor(
     private readonly shared: RedisWindow | null,
@@ -22,7 +22,12 @@ export class DeliveryWindows {
     private readonly logger: Logger,
     readonly limit = WORKSPACE_ATTEMPTS_PER_MINUTE,
     readonly windowMs = WORKSPACE_WINDOW_MS,
-  ) {}
+  ) {
+    this.outage = new OutageLog(logger, {
+      lost: 'Redis for the delivery windows is unavailable; counting in this process (the cap is per replica) until it is back',
+      restored: 'Redis for the delivery windows is back; counting across replicas again',
+    });
+  }
 
   async connect(): Promise<void> {
     if (this.shared) {
@@ -47,29 +52,17 @@ export class DeliveryWindows {
     if (this.shared.available) {
       try {
         const decision = await this.shared.take(workspaceId, this.limit, this.windowMs);
-        this.recovered();
+        this.outage.restored();
         return decision;
       } catch (error) {
         if (!(error instanceof WindowStoreUnavailable)) throw error;
-        this.degraded(error.message);
+        this.outage.lost(error.message);
       }
     } else {
-      this.degraded('not connected');
+      this.outage.lost('not connected');
     }
     this.fallbacks.inc();
     return null;
-  }
-
-  private degraded(reason: string): void {
-    if (this.outageSince !== null) return;
-    this.outageSince = Date.now();
-    this.logger.warn({ reason }, 'Redis for the delivery windows is unavailable; counting in this process (the cap is per replica) until it is back');
-  }
-
-  private recovered(): void {
-    if (this.outageSince === null) return;
-    this.logger.info({ afterMs: Date.now() - this.outageSince }, 'Redis for the delivery windows is back; counting across replicas again');
-    this.outageSince = null;
   }
 }
 

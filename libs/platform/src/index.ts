@@ -22,3 +22,4 @@ export * from './broadcast-invalidated-cache';
 export * from './sealing-keys';
 export * from './sealing-sweep';
 export * from './periodic-job';
+export * from './outage-log';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { Histogram } from 'prom-client';
-import { Logger, Metrics, PLATFORM, redact } from '@ds/platform';
+import { Logger, Metrics, OutageLog, PLATFORM, redact } from '@ds/platform';
 import { EngineProxyConfig } from '../config';
 import { LocalSemaphores, SlotLease } from './local-semaphore';
 import { RedisSlots, SlotStoreUnavailable } from './redis-slots';
@@ -17,7 +17,7 @@ export class SharedSlots implements OnModuleInit, OnModuleDestroy {
   private readonly local = new LocalSemaphores();
   private readonly redis: RedisSlots | null;
   private readonly waits: Histogram<'store' | 'outcome'>;
-  private degradedSince: number | null = null;
+  private readonly outage: OutageLog;
 
   constructor(
     @Inject(PLATFORM.config) private readonly config: EngineProxyConfig,
@@ -31,6 +31,10 @@ export class SharedSlots implements OnModuleInit, OnModuleDestroy {
       labelNames: ['store', 'outcome'],
       buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers: [metrics.registry],
+    });
+    this.outage = new OutageLog(logger, {
+      lost: 'Redis for shared-key slots is unavailable; counting slots in this process until it is back',
+      restored: 'Redis for shared-key slots is back; counting across replicas again',
     });
   }
 
@@ -68,30 +72,18 @@ export class SharedSlots implements OnModuleInit, OnModuleDestroy {
       store = 'redis';
       try {
         lease = await this.redis.acquire(fingerprint, this.config.sharedSlots, deadline);
-        this.recovered();
+        this.outage.restored();
       } catch (error) {
         if (!(error instanceof SlotStoreUnavailable)) throw error;
-        this.degraded(error.message);
+        this.outage.lost(error.message);
         store = 'memory';
         lease = await this.local.acquire(fingerprint, this.config.sharedSlots, deadline);
       }
     } else {
-      if (this.redis) this.degraded('not connected');
+      if (this.redis) this.outage.lost('not connected');
       lease = await this.local.acquire(fingerprint, this.config.sharedSlots, deadline);
     }
     this.waits.observe({ store, outcome: lease ? 'acquired' : 'rejected' }, (performance.now() - started) / 1000);
     return lease;
-  }
-
-  private degraded(reason: string): void {
-    if (this.degradedSince !== null) return;
-    this.degradedSince = Date.now();
-    this.logger.warn({ reason }, 'Redis for shared-key slots is unavailable; counting slots in this process until it is back');
-  }
-
-  private recovered(): void {
-    if (this.degradedSince === null) return;
-    this.logger.info({ afterMs: Date.now() - this.degradedSince }, 'Redis for shared-key slots is back; counting across replicas again');
-    this.degradedSince = null;
   }
 }
