@@ -162,6 +162,12 @@ describe('the route table', () => {
     for (const route of routes.filter((candidate) => candidate.access.kind === 'api-key' && candidate.url !== '/v1/decisions/:slug')) {
       expect({ route: route.url, window: route.access.window }).toEqual({ route: route.url, window: 'reads' });
     }
+    const retention = routes.filter((route) => route.url === '/app/v1/workspaces/:ws/execution-retention');
+    expect(retention.map((route) => [route.method, route.access.kind, route.access.role]).sort()).toEqual([
+      ['GET', 'session', 'viewer'],
+      ['HEAD', 'session', 'viewer'],
+      ['PUT', 'session', 'admin'],
+    ]);
     for (const route of routes.filter((candidate) => candidate.url.includes(':ws') && candidate.url.startsWith('/app/'))) {
       expect({ route: `${route.method} ${route.url}`, role: typeof route.access.role }).toEqual({ route: `${route.method} ${route.url}`, role: 'string' });
     }

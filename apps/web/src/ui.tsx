@@ -102,7 +102,7 @@ export function useAction(after?: () => void) {
     },
     [after],
   );
-  return { busy, error, setError, act };
+  return { busy, error, act };
 }
 
 /** Renders loading and error states, and the content once the data is there. */

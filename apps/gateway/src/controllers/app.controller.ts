@@ -74,9 +74,8 @@ export class AppController {
   @Put('workspaces/:ws/execution-retention')
   @WorkspaceRole('admin')
   setExecutionRetention(@MemberWorkspace() ws: string, @RequestId() requestId: string, @Body() body: unknown) {
-    const input = objectBody(body);
-    if (!('days' in input)) throw new ServiceError('INVALID_REQUEST', 'days is required.', [{ path: 'days', message: 'is required' }]);
-    return this.rpc.call(SUBJECTS.billing.setExecutionRetention, { workspaceId: ws, days: input.days }, { requestId });
+    // The ledger checks `days` against the plan; a missing one arrives as undefined and is refused there.
+    return this.rpc.call(SUBJECTS.billing.setExecutionRetention, { workspaceId: ws, days: objectBody(body).days }, { requestId });
   }
 
   @Post('workspaces/:ws/members')
