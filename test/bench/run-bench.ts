@@ -133,18 +133,28 @@ function pidsNamed(name: string): number[] {
  * in production runs elsewhere), nats-server, PostgreSQL (every backend, started before or during the phase)
  * and Redis. PostgreSQL and Redis are the machine's own, so anything else using them shows here too.
  */
-function infrastructureCpu(simulatorPid: number | undefined, natsPid: number | undefined): Map<string, number> {
-  const sum = (pids: number[]) => pids.reduce((total, pid) => total + procCpuMs(pid), 0);
+function infrastructureCpu(simulatorPid: number | undefined, natsPid: number | undefined): Map<string, Map<number, number>> {
+  const byPid = (pids: Array<number | undefined>) => new Map(pids.filter((pid) => pid !== undefined).map((pid) => [pid, procCpuMs(pid)]));
   return new Map([
-    ['engine simulator', procCpuMs(simulatorPid)],
-    ['nats-server', procCpuMs(natsPid)],
-    ['PostgreSQL', sum(pidsNamed('postgres'))],
-    ['Redis', sum(pidsNamed('redis-server'))],
+    ['engine simulator', byPid([simulatorPid])],
+    ['nats-server', byPid([natsPid])],
+    ['PostgreSQL', byPid(pidsNamed('postgres'))],
+    ['Redis', byPid(pidsNamed('redis-server'))],
   ]);
 }
 
-function infrastructureLine(before: Map<string, number>, after: Map<string, number>, runs: number): string {
-  return [...after].map(([name, ms]) => `${name} ${((ms - (before.get(name) ?? 0)) / runs).toFixed(2)} ms`).join(', ');
+/**
+ * Per process, what it used since `before` (all of it when it started meanwhile). A PostgreSQL backend that ended
+ * during the phase is no longer in /proc: its last share is missed, so PostgreSQL's figure is a lower bound.
+ */
+function infrastructureLine(before: Map<string, Map<number, number>>, after: Map<string, Map<number, number>>, runs: number): string {
+  return [...after]
+    .map(([name, pids]) => {
+      const earlier = before.get(name);
+      const used = [...pids].reduce((total, [pid, ms]) => total + ms - (earlier?.get(pid) ?? 0), 0);
+      return `${name} ${(used / runs).toFixed(2)} ms`;
+    })
+    .join(', ');
 }
 
 /** The hops of one phase: histogram sums and counts after it minus before it. */
