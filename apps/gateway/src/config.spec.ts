@@ -17,10 +17,10 @@ describe('gateway configuration', () => {
     expect(config.trustedProxies).toEqual(['loopback', 'linklocal', 'uniquelocal']);
     expect(config.credentialLimits).toEqual({
       addressWindowSeconds: 600,
-      authFailuresPerAddress: 2_000,
-      signUpsPerAddress: 600,
-      signInsPerAddress: 600,
-      operatorRequestsPerAddress: 600,
+      authFailuresPerAddress: 20_000,
+      signUpsPerAddress: 2_000,
+      signInsPerAddress: 2_000,
+      operatorRequestsPerAddress: 6_000,
       attemptsPerAccount: 10,
     });
   });
