@@ -227,6 +227,31 @@ describe('an author’s journey in the browser', () => {
     await expectText(page, run.body.execution_id);
     await screen(page, 'execution');
 
+    // Filtered by status, then paged: 20 rows a page, the rest behind "Load more".
+    for (let i = 0; i < 20; i++) {
+      expect((await call('POST', `/v1/decisions/${slug}`, { token: apiKey, body: { state: { message: `Question ${i}` } } })).status).toBe(200);
+    }
+    await page.getByRole('link', { name: 'Executions', exact: true }).click();
+    const rows = page.locator('table.executions tbody tr');
+    await until(async () => (await rows.count()) === 20);
+    await page.getByLabel('Status').selectOption('error');
+    await expectText(page, 'No executions match.');
+    await page.getByLabel('Status').selectOption('');
+    await until(async () => (await rows.count()) === 20);
+    await page.getByRole('button', { name: 'Load more' }).click();
+    await until(async () => (await rows.count()) === 22);
+    expect(await page.getByRole('button', { name: 'Load more' }).count()).toBe(0);
+
+    // The key revoked: "No" keeps it, "Yes" takes it off the list and its calls stop working.
+    await page.getByRole('link', { name: 'API keys' }).click();
+    const keyRow = page.locator('table tbody tr', { hasText: 'journey' });
+    await keyRow.getByRole('button', { name: 'Revoke journey' }).click();
+    await keyRow.getByRole('button', { name: 'No' }).click();
+    await keyRow.getByRole('button', { name: 'Revoke journey' }).click();
+    await keyRow.getByRole('button', { name: 'Yes' }).click();
+    await keyRow.waitFor({ state: 'detached' });
+    expect((await call('POST', `/v1/decisions/${slug}`, { token: apiKey, body: { state: { message: 'after' } } })).status).toBe(401);
+
     await page.getByRole('link', { name: 'Decisions' }).click();
     await page.locator('table tbody tr', { hasText: slug }).waitFor();
     await screen(page, 'decisions');

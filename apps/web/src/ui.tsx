@@ -105,6 +105,150 @@ export function useAction(after?: () => void) {
   return { busy, error, act };
 }
 
+export interface CursorPage<T> {
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+/**
+ * A list read a page at a time by cursor: `load(null)` starts again, `more()` appends the next page. A page
+ * that comes back after the filters changed (a newer first page was asked for) is dropped, so a slow answer
+ * never overwrites a fresher one.
+ */
+export function useCursorList<T extends { id: string }>(fetchPage: (cursor: string | null) => Promise<CursorPage<T>>, deps: unknown[]) {
+  const [rows, setRows] = useState<T[] | null>(null);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const generation = useRef(0);
+  const fetcher = useRef(fetchPage);
+  fetcher.current = fetchPage;
+
+  const load = useCallback(async (from: string | null) => {
+    const round = from === null ? ++generation.current : generation.current;
+    setBusy(true);
+    setError(null);
+    try {
+      const reply = await fetcher.current(from);
+      if (round !== generation.current) return;
+      setRows((current) => (from && current ? [...current, ...reply.data] : reply.data));
+      setCursor(reply.has_more ? reply.next_cursor : null);
+    } catch (failure) {
+      if (round === generation.current) setError(failure);
+    } finally {
+      if (round === generation.current) setBusy(false);
+    }
+  }, []);
+
+  useEffect(() => {
+    setRows(null);
+    void load(null);
+  }, deps);
+
+  const replace = useCallback((next: T) => setRows((current) => current?.map((row) => (row.id === next.id ? next : row)) ?? current), []);
+  return { rows, error, busy, cursor, load, replace };
+}
+
+/** A status filter and a refresh button above a cursor list. */
+export function ListToolbar({
+  label,
+  value,
+  options,
+  onChange,
+  onRefresh,
+  busy,
+}: {
+  label: string;
+  value: string;
+  options: Array<{ value: string; label: string }>;
+  onChange: (value: string) => void;
+  onRefresh: () => void;
+  busy: boolean;
+}) {
+  const { t } = useApp();
+  return (
+    <div className="toolbar">
+      <label className="field narrow">
+        <span>{label}</span>
+        <select value={value} onChange={(event) => onChange(event.target.value)}>
+          {options.map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="button" onClick={onRefresh} disabled={busy}>
+        {t('ex.refresh')}
+      </button>
+    </div>
+  );
+}
+
+/** The states of a cursor list around its rows: the error, loading, empty, and the button for the next page. */
+export function CursorListBody<T extends { id: string }>({
+  list,
+  empty,
+  children,
+}: {
+  list: ReturnType<typeof useCursorList<T>>;
+  empty: ReactNode;
+  children: (rows: T[]) => ReactNode;
+}) {
+  const { t } = useApp();
+  const { rows, error, busy, cursor, load } = list;
+  return (
+    <>
+      {error !== null && <ErrorBox error={error} onRetry={() => void load(null)} />}
+      {rows === null ? error === null && <Loading /> : rows.length === 0 ? <Empty>{empty}</Empty> : children(rows)}
+      {cursor && (
+        <button type="button" onClick={() => void load(cursor)} disabled={busy}>
+          {t('ex.more')}
+        </button>
+      )}
+    </>
+  );
+}
+
+/**
+ * A button for something that cannot be undone: the first press asks the question beside it, "yes" does it.
+ * `subject` names the row for screen readers, so that a list of identical buttons stays tellable apart.
+ */
+export function ConfirmButton({
+  label,
+  subject,
+  question,
+  busy = false,
+  onConfirm,
+}: {
+  label: string;
+  subject: string;
+  question: string;
+  busy?: boolean;
+  onConfirm: () => void;
+}) {
+  const { t } = useApp();
+  const [asking, setAsking] = useState(false);
+  if (!asking)
+    return (
+      <button type="button" onClick={() => setAsking(true)}>
+        {label} <span className="visually-hidden">{subject}</span>
+      </button>
+    );
+  return (
+    <span className="actions">
+      <span>{question}</span>
+      <button type="button" className="danger" disabled={busy} onClick={onConfirm}>
+        {t('common.yes')}
+      </button>
+      <button type="button" onClick={() => setAsking(false)}>
+        {t('common.no')}
+      </button>
+    </span>
+  );
+}
+
 /** Renders loading and error states, and the content once the data is there. */
 export function Loaded<T>({ value, reload, children }: { value: Async<T>; reload?: () => void; children: (data: T) => ReactNode }) {
   if (value.state === 'loading') return <Loading />;

@@ -1,8 +1,8 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { api, ApiError } from '../lib/api';
 import { can, useApp } from '../context';
 import { Link } from '../router';
-import { Empty, ErrorBox, formatDate, Loaded, Loading, Page, useLoad } from '../ui';
+import { CursorListBody, CursorPage, Empty, ErrorBox, formatDate, ListToolbar, Loaded, Page, useCursorList, useLoad } from '../ui';
 
 interface Attempt {
   sequence: number;
@@ -32,12 +32,6 @@ interface Delivery {
   attempts: Attempt[];
 }
 
-interface DeliveryPage {
-  data: Delivery[];
-  has_more: boolean;
-  next_cursor: string | null;
-}
-
 /** How often pending deliveries shown on screen are looked at again, so a retry or a resend shows its outcome. */
 const PENDING_REFRESH_MS = 2_000;
 
@@ -59,40 +53,19 @@ export function DeliveriesTable({ decisionId }: { decisionId?: string }) {
   const ws = workspace!.id;
   const member = can(workspace, 'member');
   const [status, setStatus] = useState('');
-  const [rows, setRows] = useState<Delivery[] | null>(null);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
   const [rowErrors, setRowErrors] = useState<Record<string, unknown>>({});
-  const generation = useRef(0);
 
   const base = decisionId ? `/workspaces/${ws}/decisions/${encodeURIComponent(decisionId)}/deliveries` : `/workspaces/${ws}/deliveries`;
-
-  const load = async (from: string | null) => {
-    const round = ++generation.current;
-    setBusy(true);
-    setError(null);
-    try {
+  const list = useCursorList<Delivery>(
+    (cursor) => {
       const query = new URLSearchParams({ limit: '20' });
       if (status) query.set('status', status);
-      if (from) query.set('cursor', from);
-      const reply = await api<DeliveryPage>('GET', `${base}?${query}`);
-      if (round !== generation.current) return;
-      setRows((current) => (from && current ? [...current, ...reply.data] : reply.data));
-      setCursor(reply.has_more ? reply.next_cursor : null);
-    } catch (failure) {
-      if (round === generation.current) setError(failure);
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  useEffect(() => {
-    setRows(null);
-    void load(null);
-  }, [ws, decisionId, status]);
-
-  const replace = (next: Delivery) => setRows((current) => current?.map((row) => (row.id === next.id ? next : row)) ?? current);
+      if (cursor) query.set('cursor', cursor);
+      return api<CursorPage<Delivery>>('GET', `${base}?${query}`);
+    },
+    [ws, decisionId, status],
+  );
+  const { rows, replace } = list;
 
   // Pending deliveries are retried or resent by the service; look at them again until they settle.
   const pending = rows?.filter((row) => row.status === 'pending').map((row) => row.id) ?? [];
@@ -120,83 +93,72 @@ export function DeliveriesTable({ decisionId }: { decisionId?: string }) {
 
   return (
     <div className="stack">
-      <div className="toolbar">
-        <label className="field narrow">
-          <span>{t('dlv.status')}</span>
-          <select value={status} onChange={(event) => setStatus(event.target.value)}>
-            <option value="">{t('dlv.status.any')}</option>
-            <option value="pending">{t('dlv.status.pending')}</option>
-            <option value="succeeded">{t('dlv.status.succeeded')}</option>
-            <option value="failed">{t('dlv.status.failed')}</option>
-          </select>
-        </label>
-        <button type="button" onClick={() => void load(null)} disabled={busy}>
-          {t('ex.refresh')}
-        </button>
-      </div>
-      {error !== null && <ErrorBox error={error} onRetry={() => void load(null)} />}
-      {rows === null ? (
-        error === null && <Loading />
-      ) : rows.length === 0 ? (
-        <Empty>{t('dlv.empty')}</Empty>
-      ) : (
-        <ul className="deliveries">
-          {rows.map((delivery) => (
-            <li key={delivery.id} className="card delivery">
-              <div className="delivery-head">
-                <h2 id={`dlv-${delivery.id}`} className="delivery-title">
-                  <code>{delivery.destination_key}</code> <span className="muted small">({delivery.kind})</span>
-                </h2>
-                <span className={`badge ${delivery.status}`} data-testid="delivery-status">
-                  {t(`dlv.status.${delivery.status}`)}
-                </span>
-              </div>
-              <dl className="facts">
-                <dt>{t('dlv.decision')}</dt>
-                <dd>
-                  <Link href={`/decisions/${delivery.decision_id}/deliveries`}>
-                    <code>{delivery.decision_slug}</code>
-                  </Link>
-                </dd>
-                <dt>{t('dlv.url')}</dt>
-                <dd className="break">
-                  <code>{delivery.url}</code>
-                </dd>
-                <dt>{t('dlv.created')}</dt>
-                <dd>{formatDate(delivery.created_at)}</dd>
-                <dt>{t('dlv.id')}</dt>
-                <dd>
-                  <code>{delivery.id}</code>
-                  {!delivery.livemode && <span className="badge">{t('dlv.test')}</span>}
-                </dd>
-                {delivery.next_attempt_at && delivery.status === 'pending' && (
-                  <>
-                    <dt>{t('dlv.next')}</dt>
-                    <dd>{formatDate(delivery.next_attempt_at)}</dd>
-                  </>
-                )}
-              </dl>
-              <details>
-                <summary>{t('dlv.attempts', { count: delivery.attempts.length })}</summary>
-                <AttemptsTable delivery={delivery} />
-              </details>
-              {delivery.status === 'failed' && member && (
-                <div className="actions">
-                  <button type="button" onClick={() => void resend(delivery)}>
-                    {t('dlv.resend')} <span className="visually-hidden">{delivery.destination_key}</span>
-                  </button>
+      <ListToolbar
+        label={t('dlv.status')}
+        value={status}
+        options={(['any', 'pending', 'succeeded', 'failed'] as const).map((value) => ({
+          value: value === 'any' ? '' : value,
+          label: t(`dlv.status.${value}`),
+        }))}
+        onChange={setStatus}
+        onRefresh={() => void list.load(null)}
+        busy={list.busy}
+      />
+      <CursorListBody list={list} empty={t('dlv.empty')}>
+        {(rows) => (
+          <ul className="deliveries">
+            {rows.map((delivery) => (
+              <li key={delivery.id} className="card delivery">
+                <div className="delivery-head">
+                  <h2 id={`dlv-${delivery.id}`} className="delivery-title">
+                    <code>{delivery.destination_key}</code> <span className="muted small">({delivery.kind})</span>
+                  </h2>
+                  <span className={`badge ${delivery.status}`} data-testid="delivery-status">
+                    {t(`dlv.status.${delivery.status}`)}
+                  </span>
                 </div>
-              )}
-              {rowErrors[delivery.id] !== undefined && <ErrorBox error={rowErrors[delivery.id]} />}
-            </li>
-          ))}
-        </ul>
-      )}
-      {cursor && (
-        <button type="button" onClick={() => void load(cursor)} disabled={busy}>
-          {t('ex.more')}
-        </button>
-      )}
+                <dl className="facts">
+                  <dt>{t('dlv.decision')}</dt>
+                  <dd>
+                    <Link href={`/decisions/${delivery.decision_id}/deliveries`}>
+                      <code>{delivery.decision_slug}</code>
+                    </Link>
+                  </dd>
+                  <dt>{t('dlv.url')}</dt>
+                  <dd className="break">
+                    <code>{delivery.url}</code>
+                  </dd>
+                  <dt>{t('dlv.created')}</dt>
+                  <dd>{formatDate(delivery.created_at)}</dd>
+                  <dt>{t('dlv.id')}</dt>
+                  <dd>
+                    <code>{delivery.id}</code>
+                    {!delivery.livemode && <span className="badge">{t('dlv.test')}</span>}
+                  </dd>
+                  {delivery.next_attempt_at && delivery.status === 'pending' && (
+                    <>
+                      <dt>{t('dlv.next')}</dt>
+                      <dd>{formatDate(delivery.next_attempt_at)}</dd>
+                    </>
+                  )}
+                </dl>
+                <details>
+                  <summary>{t('dlv.attempts', { count: delivery.attempts.length })}</summary>
+                  <AttemptsTable delivery={delivery} />
+                </details>
+                {delivery.status === 'failed' && member && (
+                  <div className="actions">
+                    <button type="button" onClick={() => void resend(delivery)}>
+                      {t('dlv.resend')} <span className="visually-hidden">{delivery.destination_key}</span>
+                    </button>
+                  </div>
+                )}
+                {rowErrors[delivery.id] !== undefined && <ErrorBox error={rowErrors[delivery.id]} />}
+              </li>
+            ))}
+          </ul>
+        )}
+      </CursorListBody>
     </div>
   );
 }

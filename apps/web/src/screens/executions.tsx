@@ -1,8 +1,8 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { api, DecisionSummary } from '../lib/api';
 import { useApp } from '../context';
 import { Link } from '../router';
-import { Empty, ErrorBox, formatDate, Loaded, Loading, Page, useLoad } from '../ui';
+import { CursorListBody, ErrorBox, formatDate, ListToolbar, Loaded, Page, useCursorList, useLoad } from '../ui';
 import { RunResult } from './playground';
 
 type Execution = Record<string, any> & { id: string; decision: string; status: string; source: string; created_at: string };
@@ -44,87 +44,52 @@ export function ExecutionsTable({ decision }: { decision: string }) {
   const { t, workspace } = useApp();
   const ws = workspace!.id;
   const [status, setStatus] = useState('');
-  const [rows, setRows] = useState<Execution[] | null>(null);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-
-  const load = async (from: string | null) => {
-    setBusy(true);
-    setError(null);
-    try {
-      const reply = await page(ws, { limit: '20', decision, status, ...(from ? { cursor: from } : {}) });
-      setRows((current) => (from && current ? [...current, ...reply.data] : reply.data));
-      setCursor(reply.has_more ? reply.next_cursor : null);
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  useEffect(() => {
-    setRows(null);
-    void load(null);
-  }, [ws, decision, status]);
+  const list = useCursorList<Execution>((cursor) => page(ws, { limit: '20', decision, status, ...(cursor ? { cursor } : {}) }), [ws, decision, status]);
 
   return (
     <div className="stack">
-      <div className="toolbar">
-        <label className="field narrow">
-          <span>{t('ex.status')}</span>
-          <select value={status} onChange={(event) => setStatus(event.target.value)}>
-            <option value="">{t('ex.status.any')}</option>
-            <option value="success">{t('ex.status.success')}</option>
-            <option value="error">{t('ex.status.error')}</option>
-          </select>
-        </label>
-        <button type="button" onClick={() => void load(null)} disabled={busy}>
-          {t('ex.refresh')}
-        </button>
-      </div>
-      {error !== null && <ErrorBox error={error} onRetry={() => void load(null)} />}
-      {rows === null ? (
-        error === null && <Loading />
-      ) : rows.length === 0 ? (
-        <Empty>{t('ex.empty')}</Empty>
-      ) : (
-        <div className="table-wrap">
-          <table className="executions">
-            <thead>
-              <tr>
-                <th scope="col">{t('ex.created')}</th>
-                <th scope="col">{t('ex.decision')}</th>
-                <th scope="col">{t('ex.status')}</th>
-                <th scope="col">{t('ex.source')}</th>
-                <th scope="col">{t('ex.action')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((row) => (
-                <tr key={row.id}>
-                  <td>
-                    <Link href={`/executions/${row.id}`}>{formatDate(row.created_at)}</Link>
-                  </td>
-                  <td>
-                    <code>{row.decision}</code> <VersionLabel version={row.version} />
-                  </td>
-                  <td>
-                    <span className={`badge ${row.status}`}>{row.status}</span>
-                  </td>
-                  <td>{row.source}</td>
-                  <td>{row.action ?? '—'}</td>
+      <ListToolbar
+        label={t('ex.status')}
+        value={status}
+        options={(['any', 'success', 'error'] as const).map((value) => ({ value: value === 'any' ? '' : value, label: t(`ex.status.${value}`) }))}
+        onChange={setStatus}
+        onRefresh={() => void list.load(null)}
+        busy={list.busy}
+      />
+      <CursorListBody list={list} empty={t('ex.empty')}>
+        {(rows) => (
+          <div className="table-wrap">
+            <table className="executions">
+              <thead>
+                <tr>
+                  <th scope="col">{t('ex.created')}</th>
+                  <th scope="col">{t('ex.decision')}</th>
+                  <th scope="col">{t('ex.status')}</th>
+                  <th scope="col">{t('ex.source')}</th>
+                  <th scope="col">{t('ex.action')}</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {cursor && (
-        <button type="button" onClick={() => void load(cursor)} disabled={busy}>
-          {t('ex.more')}
-        </button>
-      )}
+              </thead>
+              <tbody>
+                {rows.map((row) => (
+                  <tr key={row.id}>
+                    <td>
+                      <Link href={`/executions/${row.id}`}>{formatDate(row.created_at)}</Link>
+                    </td>
+                    <td>
+                      <code>{row.decision}</code> <VersionLabel version={row.version} />
+                    </td>
+                    <td>
+                      <span className={`badge ${row.status}`}>{row.status}</span>
+                    </td>
+                    <td>{row.source}</td>
+                    <td>{row.action ?? '—'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </CursorListBody>
     </div>
   );
 }

@@ -1,7 +1,7 @@
 import { FormEvent, useState } from 'react';
 import { api } from '../lib/api';
 import { can, useApp } from '../context';
-import { Empty, ErrorBox, formatDate, Loaded, Page, useAction, useLoad } from '../ui';
+import { ConfirmButton, Empty, ErrorBox, formatDate, Loaded, Page, useAction, useLoad } from '../ui';
 
 interface Key {
   id: string;
@@ -20,7 +20,6 @@ export function ApiKeys() {
     [ws, admin],
   );
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
-  const [confirming, setConfirming] = useState<string | null>(null);
   const { busy, error, act } = useAction(reload);
 
   const create = (event: FormEvent<HTMLFormElement>) => {
@@ -109,26 +108,13 @@ export function ApiKeys() {
                       <td>{formatDate(key.created_at)}</td>
                       <td>{formatDate(key.last_used_at)}</td>
                       <td>
-                        {confirming === key.id ? (
-                          <span className="actions">
-                            <span>{t('keys.revokeConfirm', { name: key.name })}</span>
-                            <button
-                              type="button"
-                              className="danger"
-                              disabled={busy}
-                              onClick={() => void act(() => api('DELETE', `/workspaces/${ws}/api-keys/${key.id}`))}
-                            >
-                              {t('common.yes')}
-                            </button>
-                            <button type="button" onClick={() => setConfirming(null)}>
-                              {t('common.no')}
-                            </button>
-                          </span>
-                        ) : (
-                          <button type="button" onClick={() => setConfirming(key.id)}>
-                            {t('keys.revoke')} <span className="visually-hidden">{key.name}</span>
-                          </button>
-                        )}
+                        <ConfirmButton
+                          label={t('keys.revoke')}
+                          subject={key.name}
+                          question={t('keys.revokeConfirm', { name: key.name })}
+                          busy={busy}
+                          onConfirm={() => void act(() => api('DELETE', `/workspaces/${ws}/api-keys/${key.id}`))}
+                        />
                       </td>
                     </tr>
                   ))}

@@ -1,7 +1,7 @@
-import { FormEvent, useState } from 'react';
+import { FormEvent } from 'react';
 import { api } from '../lib/api';
 import { can, useApp } from '../context';
-import { ErrorBox, Loaded, Page, useAction, useLoad } from '../ui';
+import { ConfirmButton, ErrorBox, Loaded, Page, useAction, useLoad } from '../ui';
 
 interface Member {
   user_id: string;
@@ -15,7 +15,6 @@ export function Members() {
   const ws = workspace!.id;
   const admin = can(workspace, 'admin');
   const [members, reload] = useLoad(() => api<{ data: Member[] }>('GET', `/workspaces/${ws}/members`), [ws]);
-  const [confirming, setConfirming] = useState<string | null>(null);
   const { error, act } = useAction(reload);
   const add = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -67,24 +66,13 @@ export function Members() {
                     </td>
                     {admin && (
                       <td>
-                        {member.role === 'owner' ? null : confirming === member.user_id ? (
-                          <span className="actions">
-                            <span>{t('mem.removeConfirm', { name: member.name })}</span>
-                            <button
-                              type="button"
-                              className="danger"
-                              onClick={() => void act(() => api('DELETE', `/workspaces/${ws}/members/${member.user_id}`))}
-                            >
-                              {t('common.yes')}
-                            </button>
-                            <button type="button" onClick={() => setConfirming(null)}>
-                              {t('common.no')}
-                            </button>
-                          </span>
-                        ) : (
-                          <button type="button" onClick={() => setConfirming(member.user_id)}>
-                            {t('mem.remove')} <span className="visually-hidden">{member.name}</span>
-                          </button>
+                        {member.role !== 'owner' && (
+                          <ConfirmButton
+                            label={t('mem.remove')}
+                            subject={member.name}
+                            question={t('mem.removeConfirm', { name: member.name })}
+                            onConfirm={() => void act(() => api('DELETE', `/workspaces/${ws}/members/${member.user_id}`))}
+                          />
                         )}
                       </td>
                     )}
