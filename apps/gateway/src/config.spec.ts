@@ -21,7 +21,7 @@ describe('gateway configuration', () => {
       signUpsPerAddress: 2_000,
       signInsPerAddress: 2_000,
       operatorRequestsPerAddress: 6_000,
-      attemptsPerAccount: 10,
+      attemptsPerAccount: 60,
     });
   });
 

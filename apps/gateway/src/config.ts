@@ -89,7 +89,7 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
       signUpsPerAddress: env.int('SIGN_UPS_PER_ADDRESS', 2_000, 1, 10_000_000),
       signInsPerAddress: env.int('SIGN_INS_PER_ADDRESS', 2_000, 1, 10_000_000),
       operatorRequestsPerAddress: env.int('OPERATOR_REQUESTS_PER_ADDRESS', 6_000, 1, 10_000_000),
-      attemptsPerAccount: env.int('SIGN_IN_ATTEMPTS_PER_ACCOUNT', 10, 1, 10_000_000),
+      attemptsPerAccount: env.int('SIGN_IN_ATTEMPTS_PER_ACCOUNT', 60, 1, 10_000_000),
     },
     sessionPurgeIntervalMs: env.int('SESSION_PURGE_INTERVAL_MS', 3_600_000, 0, 86_400_000),
     requestTimeoutMs: env.int('HTTP_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
