@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DeliveryAttemptView, DeliveryMessage, ServiceError, DeliveryStatus, DeliveryView, ListDeliveriesReply, ListDeliveriesRequest } from '@ds/contracts';
-import { rowsAffected } from '@ds/platform';
+import { deleteInBatches, rowsAffected } from '@ds/platform';
 
 /** Deliveries are kept this long after they were queued (the spec's retention), then purged. */
 export const RETENTION_DAYS = 30;
@@ -224,16 +224,12 @@ export class DeliveriesStore {
   /** Deletes deliveries (and, by cascade, their attempts) queued more than RETENTION_DAYS before `now`. */
   async purge(now = new Date()): Promise<number> {
     const before = new Date(now.getTime() - RETENTION_DAYS * 86_400_000);
-    let deleted = 0;
-    for (;;) {
-      const [, count] = (await this.db.query(
-        `DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries WHERE created_at < $1 ORDER BY created_at LIMIT ${PURGE_BATCH})`,
-        [before],
-      )) as [unknown, number];
-      deleted += count;
-      if (count < PURGE_BATCH) break;
-    }
-    return deleted;
+    return deleteInBatches(
+      this.db,
+      `DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries WHERE created_at < $1 ORDER BY created_at LIMIT ${PURGE_BATCH})`,
+      [before],
+      PURGE_BATCH,
+    );
   }
 
   /**

@@ -1,4 +1,4 @@
-import { isForeignKeyViolation, isUniqueViolation, rowsAffected, rowsReturned } from './postgres';
+import { deleteInBatches, isForeignKeyViolation, isUniqueViolation, rowsAffected, rowsReturned } from './postgres';
 
 describe('PostgreSQL errors', () => {
   it('tells a unique violation and a foreign-key violation by their SQLSTATE', () => {
@@ -32,5 +32,47 @@ describe('results of UPDATE and DELETE through TypeORM', () => {
       expect(() => rowsReturned(answer)).toThrow(TypeError);
       expect(() => rowsAffected(answer)).toThrow(TypeError);
     }
+  });
+});
+
+describe('deleteInBatches', () => {
+  /** A table of `rows` rows that a DELETE … LIMIT `batch` shrinks, recording what it was sent. */
+  function table(rows: number, batch: number) {
+    const sent: Array<{ sql: string; parameters?: unknown[] }> = [];
+    return {
+      sent,
+      query: async (sql: string, parameters?: unknown[]) => {
+        sent.push({ sql, parameters });
+        const count = Math.min(rows, batch);
+        rows -= count;
+        return [[], count];
+      },
+    };
+  }
+
+  it('repeats the statement until one deletes fewer than a batch, and adds up the counts', async () => {
+    const db = table(25, 10);
+    expect(await deleteInBatches(db, 'DELETE x', [1], 10)).toBe(25);
+    expect(db.sent).toEqual([
+      { sql: 'DELETE x', parameters: [1] },
+      { sql: 'DELETE x', parameters: [1] },
+      { sql: 'DELETE x', parameters: [1] },
+    ]);
+  });
+
+  it('runs once more after an exact multiple of the batch, to see that nothing is left', async () => {
+    const db = table(20, 10);
+    expect(await deleteInBatches(db, 'DELETE x', [], 10)).toBe(20);
+    expect(db.sent).toHaveLength(3);
+  });
+
+  it('runs once when nothing is due', async () => {
+    const db = table(0, 10);
+    expect(await deleteInBatches(db, 'DELETE x', [], 10)).toBe(0);
+    expect(db.sent).toHaveLength(1);
+  });
+
+  it('refuses an answer that is not a DELETE’s count', async () => {
+    await expect(deleteInBatches({ query: async () => [{ id: 1 }] }, 'SELECT 1', [], 10)).rejects.toThrow(TypeError);
   });
 });

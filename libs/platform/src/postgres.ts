@@ -37,3 +37,21 @@ export function rowsReturned<T>(result: unknown): T[] {
 export function rowsAffected(result: unknown): number {
   return updateResult(result)[1];
 }
+
+/** What `deleteInBatches` runs its statement through: TypeORM's `DataSource` or `EntityManager`. */
+export interface Queryable {
+  query(sql: string, parameters?: unknown[]): Promise<unknown>;
+}
+
+/**
+ * Runs a DELETE that removes at most `batch` rows (its own `LIMIT`) until one removes fewer, and answers how many
+ * went in all. Short statements keep locks brief and never near the statement timeout, however much is due.
+ */
+export async function deleteInBatches(db: Queryable, sql: string, parameters: unknown[], batch: number): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const count = rowsAffected(await db.query(sql, parameters));
+    deleted += count;
+    if (count < batch) return deleted;
+  }
+}

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { RETENTION_BATCH_MAX, RetentionRequest, SUBJECTS } from '@ds/contracts';
-import { Logger, PeriodicJob, PLATFORM, RpcClient, rowsAffected } from '@ds/platform';
+import { deleteInBatches, Logger, PeriodicJob, PLATFORM, RpcClient } from '@ds/platform';
 import { DecisionRunnerConfig } from '../config';
 
 /** Who knows how long each workspace keeps its execution log: the billing ledger, from the plan and the setting. */
@@ -110,17 +110,12 @@ export class ExecutionRetention {
   }
 
   private async purgeWorkspace(workspaceId: string, cutoff: Date): Promise<number> {
-    let deleted = 0;
-    for (;;) {
-      const count = rowsAffected(
-        await this.db.query(
-          `DELETE FROM executions WHERE id IN (
-             SELECT id FROM executions WHERE workspace_id = $1 AND created_at < $2 ORDER BY created_at LIMIT ${DELETE_BATCH})`,
-          [workspaceId, cutoff],
-        ),
-      );
-      deleted += count;
-      if (count < DELETE_BATCH) return deleted;
-    }
+    return deleteInBatches(
+      this.db,
+      `DELETE FROM executions WHERE id IN (
+         SELECT id FROM executions WHERE workspace_id = $1 AND created_at < $2 ORDER BY created_at LIMIT ${DELETE_BATCH})`,
+      [workspaceId, cutoff],
+      DELETE_BATCH,
+    );
   }
 }

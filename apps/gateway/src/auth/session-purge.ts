@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { Logger, PeriodicJob, PLATFORM, rowsAffected } from '@ds/platform';
+import { deleteInBatches, Logger, PeriodicJob, PLATFORM } from '@ds/platform';
 import { GatewayConfig } from '../config';
 
 /** Sessions deleted per statement: short statements that never near the statement timeout. */
@@ -50,17 +50,12 @@ export class SessionPurge implements OnModuleInit, OnModuleDestroy {
 
   /** Deletes every session expired before `now`; answers how many. */
   async purge(now = new Date()): Promise<number> {
-    let deleted = 0;
-    for (;;) {
-      const count = rowsAffected(
-        await this.db.query(
-          `DELETE FROM sessions WHERE token_hash IN (SELECT token_hash FROM sessions WHERE expires_at < $1 ORDER BY expires_at LIMIT ${DELETE_BATCH})`,
-          [now],
-        ),
-      );
-      deleted += count;
-      if (count < DELETE_BATCH) break;
-    }
+    const deleted = await deleteInBatches(
+      this.db,
+      `DELETE FROM sessions WHERE token_hash IN (SELECT token_hash FROM sessions WHERE expires_at < $1 ORDER BY expires_at LIMIT ${DELETE_BATCH})`,
+      [now],
+      DELETE_BATCH,
+    );
     if (deleted > 0) this.logger.info({ deleted }, 'deleted expired sessions');
     return deleted;
   }
@@ -68,18 +63,12 @@ export class SessionPurge implements OnModuleInit, OnModuleDestroy {
   /** Deletes the counts of unknown e-mails whose last attempt is older than the time they are kept; answers how many. */
   async purgeUnknownEmailAttempts(now = new Date()): Promise<number> {
     const before = new Date(now.getTime() - UNKNOWN_EMAIL_ATTEMPTS_KEPT_DAYS * 86_400_000);
-    let deleted = 0;
-    for (;;) {
-      const count = rowsAffected(
-        await this.db.query(
-          `DELETE FROM unknown_email_sign_ins WHERE email_hash IN
-             (SELECT email_hash FROM unknown_email_sign_ins WHERE last_attempt_at < $1 ORDER BY last_attempt_at LIMIT ${DELETE_BATCH})`,
-          [before],
-        ),
-      );
-      deleted += count;
-      if (count < DELETE_BATCH) break;
-    }
-    return deleted;
+    return deleteInBatches(
+      this.db,
+      `DELETE FROM unknown_email_sign_ins WHERE email_hash IN
+         (SELECT email_hash FROM unknown_email_sign_ins WHERE last_attempt_at < $1 ORDER BY last_attempt_at LIMIT ${DELETE_BATCH})`,
+      [before],
+      DELETE_BATCH,
+    );
   }
 }
