@@ -103,6 +103,8 @@ describe('the playground', () => {
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
+    // Spelled as on every other 429 the gateway answers.
+    expect(refused.body.error.details).toEqual({ retryAfter });
   });
 
   it('is for members: a viewer may read the decision but not run it', async () => {

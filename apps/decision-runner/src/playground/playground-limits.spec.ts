@@ -17,12 +17,12 @@ describe('playground limits', () => {
 
   it('refuses the 31st run of a minute, retrying when the oldest run leaves the window', () => {
     const error = refusal({ minute: 30, day: 30, minuteResetSeconds: 12.2, dayResetSeconds: 80_000 });
-    expect(error).toMatchObject({ code: 'RATE_LIMITED', status: 429, details: { retry_after: 13 } });
+    expect(error).toMatchObject({ code: 'RATE_LIMITED', status: 429, details: { retryAfter: 13 } });
   });
 
   it('refuses past the day, and keeps Retry-After within 1 second and the window', () => {
-    expect(refusal({ minute: 0, day: 2_000, minuteResetSeconds: null, dayResetSeconds: 0.01 })).toMatchObject({ details: { retry_after: 1 } });
-    expect(refusal({ minute: 0, day: 2_000, minuteResetSeconds: null, dayResetSeconds: null })).toMatchObject({ details: { retry_after: 86_400 } });
-    expect(refusal({ minute: 30, day: 30, minuteResetSeconds: 999, dayResetSeconds: null })).toMatchObject({ details: { retry_after: 60 } });
+    expect(refusal({ minute: 0, day: 2_000, minuteResetSeconds: null, dayResetSeconds: 0.01 })).toMatchObject({ details: { retryAfter: 1 } });
+    expect(refusal({ minute: 0, day: 2_000, minuteResetSeconds: null, dayResetSeconds: null })).toMatchObject({ details: { retryAfter: 86_400 } });
+    expect(refusal({ minute: 30, day: 30, minuteResetSeconds: 999, dayResetSeconds: null })).toMatchObject({ details: { retryAfter: 60 } });
   });
 });

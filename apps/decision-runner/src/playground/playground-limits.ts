@@ -13,16 +13,16 @@ export interface PlaygroundUsage {
   dayResetSeconds: number | null;
 }
 
-/** Refuses a run past either window with 429 RATE_LIMITED; `details.retry_after` is what Retry-After says. */
+/** Refuses a run past either window with 429 RATE_LIMITED; `details.retryAfter` is what Retry-After says, as on every other 429. */
 export function checkPlaygroundLimits(usage: PlaygroundUsage): void {
   if (usage.minute >= PLAYGROUND_RUNS_PER_MINUTE) {
     throw new ServiceError('RATE_LIMITED', `The playground allows ${PLAYGROUND_RUNS_PER_MINUTE} runs a minute per workspace.`, {
-      retry_after: retryAfter(usage.minuteResetSeconds, 60),
+      retryAfter: retryAfter(usage.minuteResetSeconds, 60),
     });
   }
   if (usage.day >= PLAYGROUND_RUNS_PER_DAY) {
     throw new ServiceError('RATE_LIMITED', `The playground allows ${PLAYGROUND_RUNS_PER_DAY} runs a day per workspace.`, {
-      retry_after: retryAfter(usage.dayResetSeconds, 86_400),
+      retryAfter: retryAfter(usage.dayResetSeconds, 86_400),
     });
   }
 }

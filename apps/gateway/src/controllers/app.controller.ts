@@ -1,5 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Ip, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
-import { FastifyReply, FastifyRequest } from 'fastify';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Ip, Param, Post, Put, Query, Req } from '@nestjs/common';
+import { FastifyRequest } from 'fastify';
 import { ServiceError, SUBJECTS } from '@ds/contracts';
 import { TEMPLATES, templateSummary } from '@ds/decision-schema';
 import { PLATFORM, RpcClient } from '@ds/platform';
@@ -182,26 +182,10 @@ export class AppController {
   @Post('workspaces/:ws/decisions/:id/playground')
   @WorkspaceRole('member', 'decisions:write')
   @HttpCode(200)
-  async playground(
-    @RequestId() requestId: string,
-    @MemberWorkspace() ws: string,
-    @Param('id') id: string,
-    @Body() body: unknown,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
+  playground(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Body() body: unknown) {
     const input = objectBody(body);
-    try {
-      return await this.rpc.call(
-        SUBJECTS.runner.playground,
-        { workspaceId: ws, decisionId: id, version: input.version ?? null, state: input.state },
-        { requestId },
-      );
-    } catch (error) {
-      const retryAfter =
-        error instanceof ServiceError && error.code === 'RATE_LIMITED' ? (error.details as { retry_after?: unknown } | undefined)?.retry_after : undefined;
-      if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
-      throw error;
-    }
+    // A 429's details.retryAfter becomes its Retry-After where every error is answered.
+    return this.rpc.call(SUBJECTS.runner.playground, { workspaceId: ws, decisionId: id, version: input.version ?? null, state: input.state }, { requestId });
   }
 
   @Get('workspaces/:ws/executions')
