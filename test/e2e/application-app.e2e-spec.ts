@@ -86,6 +86,12 @@ describe('the playground', () => {
       ['playground', false, 1],
       ['playground', false, 0],
     ]);
+    // The log keeps a preview's params, never the destination's configuration: API keys and MCP clients read it.
+    const logged = await call('GET', '/v1/executions?limit=5', { token: ws.apiKey });
+    for (const execution of logged.body.data) {
+      expect(execution.destinations[0]).toEqual({ key: 'notify', type: 'webhook', status: 'preview', request: { params: { intent: expect.any(String) } } });
+    }
+    expect(logged.text).not.toContain('hooks.example.com');
     const me = await call('GET', '/v1/me', { token: ws.apiKey });
     expect(me.body.usage.used + me.body.usage.reserved).toBe(0);
   });

@@ -87,7 +87,7 @@ export class PlaygroundService {
       schema.destinations.length === 0
         ? null
         : previews(schema, matchingDestinations(schema, evaluation, { state: request.state, decisionId: decision.id, executionId }));
-    await this.recorder.recordSuccess(base, evaluation, metrics, destinations, schema.settings.storeOutput);
+    await this.recorder.recordSuccess(base, evaluation, metrics, destinations && destinations.map(recordedPreview), schema.settings.storeOutput);
     const body: Record<string, unknown> = {
       decision_id: decision.id,
       execution_id: executionId,
@@ -154,6 +154,17 @@ export class PlaygroundService {
       })),
     };
   }
+}
+
+/**
+ * A preview as the execution log keeps it: the params only. The member at the playground sees the whole request,
+ * but the log is read by every API key and MCP client of the workspace, which never see destination
+ * configuration (a URL, a header carrying a receiver's token, a prompt template).
+ */
+export function recordedPreview(entry: DestinationEntry): DestinationEntry {
+  if (entry.status !== 'preview') return entry;
+  const request = entry.request as { params?: unknown } | undefined;
+  return { ...entry, request: { params: request?.params ?? {} } };
 }
 
 /** Replies and functions are answered as in a run; a destination that would call out shows what it would send. */
