@@ -461,9 +461,12 @@ describe('the transport, over plain HTTP', () => {
       expect({ credential, header: reply.headers.get('www-authenticate') }).toEqual({ credential, header: 'Bearer' });
       expect(reply.headers.get('x-ratelimit-limit')).toBeNull();
     }
-    const get = await call('GET', '/mcp', { token: null });
-    expectError(get, 401, 'INVALID_API_KEY');
-    expect(get.headers.get('www-authenticate')).toBe('Bearer');
+    for (const path of ['/mcp', '/%6Dcp', '/%6d%63%70']) {
+      const get = await call('GET', path, { token: null });
+      expectError(get, 401, 'INVALID_API_KEY');
+      expect({ path, header: get.headers.get('www-authenticate') }).toEqual({ path, header: 'Bearer' });
+    }
+    expect((await call('GET', '/v1/me', { token: null })).headers.get('www-authenticate')).toBeNull();
   });
 
   it('the SDK client is refused with a bad key and works with a test key', async () => {

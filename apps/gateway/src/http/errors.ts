@@ -35,7 +35,8 @@ export function toServiceError(error: unknown, logger: Logger): ServiceError {
 const SERVICE_UNAVAILABLE_RETRY_AFTER_S = 5;
 
 export function sendError(reply: FastifyReply, request: FastifyRequest, error: WireError): void {
-  if (error.code === 'INVALID_API_KEY' && request.url.startsWith('/mcp')) reply.header('www-authenticate', 'Bearer');
+  // The route that matched, not the URL's text: `/%6Dcp` reaches the MCP route too and must be answered alike.
+  if (error.code === 'INVALID_API_KEY' && request.routeOptions?.url === '/mcp') reply.header('www-authenticate', 'Bearer');
   if (error.code === 'SERVICE_UNAVAILABLE' && !reply.hasHeader('retry-after')) reply.header('retry-after', String(SERVICE_UNAVAILABLE_RETRY_AFTER_S));
   const retryAfter = error.code === 'RATE_LIMITED' && !Array.isArray(error.details) ? error.details?.retryAfter : undefined;
   if (typeof retryAfter === 'number' && !reply.hasHeader('retry-after')) reply.header('retry-after', String(retryAfter));
