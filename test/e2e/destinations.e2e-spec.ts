@@ -24,6 +24,8 @@ interface Agent {
 let agentServer: Server;
 let agent: Agent;
 let nats: NatsConnection;
+/** A port nothing listens on: a server bound it, then let it go. */
+let closedPort: number;
 
 beforeAll(async () => {
   agent = { url: '', received: [] };
@@ -56,6 +58,10 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => agentServer.listen(0, '127.0.0.1', resolve));
   agent.url = `http://127.0.0.1:${(agentServer.address() as AddressInfo).port}`;
+  const released = createServer();
+  await new Promise<void>((resolve) => released.listen(0, '127.0.0.1', resolve));
+  closedPort = (released.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => released.close(() => resolve()));
   nats = await connect({ servers: process.env.E2E_NATS_URL! });
 });
 
@@ -244,6 +250,23 @@ describe('sync agent destinations', () => {
     ]);
     // The redirect was not followed.
     expect(agent.received.filter((r) => r.path === '/reply' && r.body.data?.execution_id === reply.body.execution_id)).toEqual([]);
+  });
+});
+
+describe('an agent that cannot be reached', () => {
+  it('fails its entry without naming the URL or the address, which API keys and MCP clients never see', async () => {
+    const ws = await newWorkspace();
+    await deployedDecision(
+      ws,
+      'agent-gone',
+      withDestinations(uniqueMarker(), [{ key: 'gone', type: 'agent', mode: 'sync', url: `http://127.0.0.1:${closedPort}/reply` }]),
+    );
+    const reply = await runDecision(ws, 'agent-gone', { message: 'hello' });
+    expect(reply.status).toBe(200);
+    expect(reply.body.destinations).toEqual([{ key: 'gone', type: 'agent', status: 'failed', error: 'The agent could not be reached.' }]);
+    const logged = await call('GET', '/v1/executions?limit=1', { token: ws.apiKey });
+    expect(logged.body.data[0].destinations).toEqual(reply.body.destinations);
+    expect(logged.text).not.toContain(String(closedPort));
   });
 });
 

@@ -141,12 +141,16 @@ export class DestinationCalls {
       if (response.truncated) return failedEntry(entry, `The agent's answer is larger than ${AGENT_ANSWER_MAX_BYTES} bytes.`);
       return agentAnsweredEntry(entry, response.text);
     } catch (error) {
-      if (error instanceof OutboundRefused) return failedEntry(entry, `The agent's URL is not allowed: ${error.message}.`);
+      // The entry reaches API keys and MCP clients, which never see a destination's URL: the host and the address
+      // it resolved to go to the log, for whoever runs the service.
+      if (error instanceof OutboundRefused) {
+        this.logger.warn({ destination: destination.key, reason: error.message }, "an agent's URL was refused");
+        return failedEntry(entry, "The agent's URL is not allowed: only https URLs of public addresses are called.");
+      }
       if (error instanceof OutboundFailed) {
-        return failedEntry(
-          entry,
-          error.timedOut ? `The agent did not answer within ${destination.timeoutMs} ms.` : `The agent could not be reached (${error.message}).`,
-        );
+        if (error.timedOut) return failedEntry(entry, `The agent did not answer within ${destination.timeoutMs} ms.`);
+        this.logger.warn({ destination: destination.key, reason: error.message }, 'an agent could not be reached');
+        return failedEntry(entry, 'The agent could not be reached.');
       }
       this.logger.error({ err: error, destination: destination.key }, 'a sync agent call failed unexpectedly');
       return failedEntry(entry, 'The agent call failed.');
