@@ -203,6 +203,8 @@ describe('a workspace’s own provider key', () => {
       useOwnKey: true,
       providerKey: { provider: 'openai', last4: ownKey.slice(-4) },
       llmProvider: 'openai',
+      defaultEngine: null,
+      serviceDefaultEngine: 'llm',
     });
 
     expect((await run()).status).toBe(200);

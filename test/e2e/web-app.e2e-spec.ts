@@ -277,6 +277,10 @@ describe('an author’s journey in the browser', () => {
     await page.getByRole('link', { name: 'Engine settings' }).click();
     await expectText(page, 'No provider key saved.');
     await screen(page, 'settings');
+    await page.getByLabel('Engine of decisions that pin none').selectOption('checkpoint');
+    await until(async () => (await call('GET', `/app/v1/workspaces/${ws}/engine-settings`, { token })).body.default_engine === 'checkpoint');
+    await page.getByLabel('Engine of decisions that pin none').selectOption('');
+    await until(async () => (await call('GET', `/app/v1/workspaces/${ws}/engine-settings`, { token })).body.default_engine === null);
     await page.getByRole('link', { name: 'Usage and billing' }).click();
     await expectText(page, 'genesis');
     await expectText(page, 'Executions are kept 7 days.');

@@ -43,13 +43,16 @@ class MemorySlots {
   }
 }
 
-function service(protocol: 'openai' | 'anthropic', credential: WorkspaceCredential, slots = new MemorySlots(), overrides: Partial<EngineProxyConfig> = {}) {
-  const credentials = { forWorkspace: async () => credential } as unknown as CredentialsService;
+/** A workspace's credential as the tests give it: without a default engine unless they say so. */
+type TestCredential = Omit<WorkspaceCredential, 'defaultEngine'> & Partial<Pick<WorkspaceCredential, 'defaultEngine'>>;
+
+function service(protocol: 'openai' | 'anthropic', credential: TestCredential, slots = new MemorySlots(), overrides: Partial<EngineProxyConfig> = {}) {
+  const credentials = { forWorkspace: async (): Promise<WorkspaceCredential> => ({ defaultEngine: null, ...credential }) } as unknown as CredentialsService;
   const engine = new EngineService(config(protocol, overrides), createLogger('engine-proxy', 'silent'), credentials, slots as unknown as SharedSlots);
   return { engine, slots };
 }
 
-const SHARED: WorkspaceCredential = { useOwnKey: false, key: null, unreadable: false };
+const SHARED: TestCredential = { useOwnKey: false, key: null, unreadable: false };
 
 function request(marker: string, timeoutMs = 5_000): AnswerQuestionsRequest {
   return {
@@ -117,6 +120,29 @@ describe('which key a call uses', () => {
     expect({ code: error.code, status: error.status }).toEqual({ code: 'ENGINE_NOT_CONFIGURED', status: 424 });
     expect(error.message).toContain(message);
     expect(await requests(marker)).toHaveLength(0);
+  });
+
+  describe('the engine of a decision that pins none', () => {
+    // The checkpoint engine here is the same simulator under a checkpoint name, so the engine that ran shows.
+    const withCheckpoint = (defaultEngine: 'llm' | 'checkpoint' = 'llm') => ({
+      defaultEngine,
+      checkpoint: { protocol: 'openai' as const, baseUrl: `${sim.url}/v1`, apiKey: null, model: 'ckpt-triage-7b' },
+    });
+
+    it('is the workspace’s default when it chose one', async () => {
+      const { engine } = service('openai', { ...SHARED, defaultEngine: 'checkpoint' }, new MemorySlots(), withCheckpoint('llm'));
+      expect(await engine.answer(request(newMarker()))).toMatchObject({ engine: 'checkpoint', model: 'ckpt-triage-7b', estimatedCostUsd: 0 });
+    });
+
+    it('is the service’s ENGINE_DEFAULT while the workspace chose none', async () => {
+      const { engine } = service('openai', SHARED, new MemorySlots(), withCheckpoint('checkpoint'));
+      expect((await engine.answer(request(newMarker()))).engine).toBe('checkpoint');
+    });
+
+    it('gives way to the engine the decision pins', async () => {
+      const { engine } = service('openai', { ...SHARED, defaultEngine: 'checkpoint' }, new MemorySlots(), withCheckpoint('checkpoint'));
+      expect((await engine.answer({ ...request(newMarker()), engine: 'llm' })).engine).toBe('llm');
+    });
   });
 
   it('answers 424 without a shared key, and for a checkpoint engine that is not configured', async () => {

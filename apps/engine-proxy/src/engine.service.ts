@@ -97,7 +97,7 @@ export class EngineService {
 
   async answer(request: AnswerQuestionsRequest): Promise<AnswerQuestionsReply> {
     const deadline = Date.now() + request.timeoutMs;
-    const engine: EngineName = request.engine ?? this.config.defaultEngine;
+    const engine: EngineName = request.engine ?? (await this.credentials.forWorkspace(request.workspaceId)).defaultEngine ?? this.config.defaultEngine;
     const route = await this.route(engine, request);
     const answer = await this.callInSlot(route, ANSWER_SHAPE, request, deadline);
     const model = route.model;

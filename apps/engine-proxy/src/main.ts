@@ -5,13 +5,14 @@ import { CredentialsService } from './credentials/credentials.service';
 import { EngineHandlers } from './engine.handlers';
 import { EngineService } from './engine.service';
 import { ProviderCredentials1764300000000 } from './migrations/1764300000000-provider-credentials';
+import { WorkspaceDefaultEngine1795700000000 } from './migrations/1795700000000-workspace-default-engine';
 import { SharedSlots } from './slots/shared-slots';
 
 class EngineProxyModule {}
 
 export const engineProxy: ServiceDefinition<EngineProxyConfig> = {
   name: 'engine-proxy',
-  database: { schema: 'engine_proxy', entities: [], migrations: [ProviderCredentials1764300000000] },
+  database: { schema: 'engine_proxy', entities: [], migrations: [ProviderCredentials1764300000000, WorkspaceDefaultEngine1795700000000] },
   readConfig: readEngineProxyConfig,
   module: () => ({ module: EngineProxyModule, controllers: [EngineHandlers], providers: [EngineService, CredentialsService, SharedSlots] }),
   readiness: (app) => app.get(SharedSlots).readinessChecks(),

@@ -85,8 +85,10 @@ export interface DeleteProviderKeyReply {
 }
 
 /** `useOwnKey` must be a boolean (INVALID_REQUEST, details path `use_own_key`, otherwise). */
+/** Each setting is changed only when given; `defaultEngine: null` hands the choice back to the service. */
 export interface SetEngineSettingsRequest extends WorkspaceScoped {
-  useOwnKey: unknown;
+  useOwnKey?: unknown;
+  defaultEngine?: unknown;
 }
 
 export interface EngineSettingsReply {
@@ -95,6 +97,10 @@ export interface EngineSettingsReply {
   providerKey: ProviderKeyView | null;
   /** The provider this service's llm engine speaks; a saved key for another provider cannot be used. */
   llmProvider: LlmProvider;
+  /** The engine of decisions that pin none; null: the service's own default. */
+  defaultEngine: EngineName | null;
+  /** The service's ENGINE_DEFAULT, which applies while `defaultEngine` is null. */
+  serviceDefaultEngine: EngineName;
 }
 
 export const ENGINE_SUBJECTS = {

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import {
   BROADCAST_SUBJECTS,
   DeleteProviderKeyReply,
+  EngineName,
   EngineSettingsReply,
   GetProviderKeyReply,
   LlmProvider,
@@ -21,6 +22,8 @@ import { EngineProxyConfig } from '../config';
 /** What a run needs to know about a workspace's credential. */
 export interface WorkspaceCredential {
   useOwnKey: boolean;
+  /** The engine of the workspace's decisions that pin none; null: the service's default. */
+  defaultEngine: EngineName | null;
   /** The saved key, decrypted; null when none is saved. */
   key: { provider: LlmProvider; apiKey: string } | null;
   /** A key is saved but cannot be decrypted with this service's ENGINE_CREDENTIALS_KEY. */
@@ -29,13 +32,14 @@ export interface WorkspaceCredential {
 
 interface Row {
   use_own_key: boolean;
+  default_engine: EngineName | null;
   provider: LlmProvider | null;
   sealed: Buffer | null;
   key_id: string | null;
   last4: string | null;
 }
 
-const NONE: WorkspaceCredential = { useOwnKey: false, key: null, unreadable: false };
+const NONE: WorkspaceCredential = { useOwnKey: false, defaultEngine: null, key: null, unreadable: false };
 /** Re-read after this long even if no change notice arrived (for example during a NATS outage). */
 const CACHE_TTL_MS = 30_000;
 /** Workspaces whose credential one replica keeps; the least recently run leave first. */
@@ -177,40 +181,48 @@ export class CredentialsService implements OnModuleInit, OnApplicationBootstrap,
 
   async settings(workspaceId: string): Promise<EngineSettingsReply> {
     const row = await this.read(workspaceId);
-    return { useOwnKey: row?.use_own_key ?? false, providerKey: viewOf(row), llmProvider: this.config.llm.protocol };
+    return {
+      useOwnKey: row?.use_own_key ?? false,
+      providerKey: viewOf(row),
+      llmProvider: this.config.llm.protocol,
+      defaultEngine: row?.default_engine ?? null,
+      serviceDefaultEngine: this.config.defaultEngine,
+    };
   }
 
   async setSettings(request: SetEngineSettingsRequest): Promise<EngineSettingsReply> {
-    if (typeof request.useOwnKey !== 'boolean') {
-      throw new ServiceError('INVALID_REQUEST', 'The engine settings are not valid.', [{ path: 'use_own_key', message: 'must be true or false' }]);
-    }
+    const change = engineSettingsChange(request);
     await this.db.query(
-      `INSERT INTO provider_credentials (workspace_id, use_own_key) VALUES ($1, $2)
-       ON CONFLICT (workspace_id) DO UPDATE SET use_own_key = EXCLUDED.use_own_key, updated_at = now()`,
-      [request.workspaceId, request.useOwnKey],
+      `INSERT INTO provider_credentials (workspace_id, use_own_key, default_engine) VALUES ($1, COALESCE($2, false), $3)
+       ON CONFLICT (workspace_id) DO UPDATE SET
+         use_own_key = COALESCE($2, provider_credentials.use_own_key),
+         default_engine = CASE WHEN $4 THEN EXCLUDED.default_engine ELSE provider_credentials.default_engine END,
+         updated_at = now()`,
+      [request.workspaceId, change.useOwnKey, change.defaultEngine ?? null, change.defaultEngine !== undefined],
     );
     this.changed(request.workspaceId);
     return this.settings(request.workspaceId);
   }
 
   private async read(workspaceId: string): Promise<Row | null> {
-    const rows = (await this.db.query('SELECT use_own_key, provider, sealed, key_id, last4 FROM provider_credentials WHERE workspace_id = $1', [
+    const rows = (await this.db.query('SELECT use_own_key, default_engine, provider, sealed, key_id, last4 FROM provider_credentials WHERE workspace_id = $1', [
       workspaceId,
     ])) as Row[];
     return rows[0] ?? null;
   }
 
   private credentialOf(workspaceId: string, row: Row): WorkspaceCredential {
-    if (row.sealed === null || row.provider === null) return { useOwnKey: row.use_own_key, key: null, unreadable: false };
+    const base = { useOwnKey: row.use_own_key, defaultEngine: row.default_engine };
+    if (row.sealed === null || row.provider === null) return { ...base, key: null, unreadable: false };
     const apiKey = openWithKeyring(this.config.credentialsKeys, row.key_id ?? '', row.sealed, credentialAad(workspaceId, row.provider));
     if (apiKey === null) {
       this.logger.error(
         { workspaceId, sealedWith: row.key_id, currentKey: this.config.credentialsKeys.primaryId },
         'a saved provider key cannot be decrypted: ENGINE_CREDENTIALS_KEY lacks the key it was saved under',
       );
-      return { useOwnKey: row.use_own_key, key: null, unreadable: true };
+      return { ...base, key: null, unreadable: true };
     }
-    return { useOwnKey: row.use_own_key, key: { provider: row.provider, apiKey }, unreadable: false };
+    return { ...base, key: { provider: row.provider, apiKey }, unreadable: false };
   }
 
   /** A deleted workspace's credential goes with it; deleting twice deletes nothing more. */
@@ -226,4 +238,23 @@ export class CredentialsService implements OnModuleInit, OnApplicationBootstrap,
 
 function viewOf(row: Row | null): ProviderKeyView | null {
   return row?.provider && row.last4 ? { provider: row.provider, last4: row.last4 } : null;
+}
+
+/**
+ * The settings a request changes: each is optional, at least one must be given, and `defaultEngine: null` is a
+ * change (back to the service's default), where leaving it out is none.
+ */
+export function engineSettingsChange(request: SetEngineSettingsRequest): { useOwnKey: boolean | null; defaultEngine?: EngineName | null } {
+  const issues: ValidationIssue[] = [];
+  const hasOwnKey = request.useOwnKey !== undefined;
+  const hasDefaultEngine = request.defaultEngine !== undefined;
+  if (!hasOwnKey && !hasDefaultEngine) issues.push({ path: '', message: 'give use_own_key, default_engine or both' });
+  if (hasOwnKey && typeof request.useOwnKey !== 'boolean') issues.push({ path: 'use_own_key', message: 'must be true or false' });
+  if (hasDefaultEngine && request.defaultEngine !== null && request.defaultEngine !== 'llm' && request.defaultEngine !== 'checkpoint') {
+    issues.push({ path: 'default_engine', message: 'must be llm, checkpoint or null' });
+  }
+  if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The engine settings are not valid.', issues);
+  const change: { useOwnKey: boolean | null; defaultEngine?: EngineName | null } = { useOwnKey: hasOwnKey ? (request.useOwnKey as boolean) : null };
+  if (hasDefaultEngine) change.defaultEngine = request.defaultEngine as EngineName | null;
+  return change;
 }

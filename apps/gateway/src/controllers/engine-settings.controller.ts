@@ -42,10 +42,18 @@ export class EngineSettingsController {
   @WorkspaceRole('admin')
   async setSettings(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Body() body: unknown) {
     const input = objectBody(body);
-    return toPublic(await this.rpc.call(SUBJECTS.engine.setSettings, { workspaceId: ws, useOwnKey: input.use_own_key }, { requestId }));
+    return toPublic(
+      await this.rpc.call(SUBJECTS.engine.setSettings, { workspaceId: ws, useOwnKey: input.use_own_key, defaultEngine: input.default_engine }, { requestId }),
+    );
   }
 }
 
 function toPublic(settings: EngineSettingsReply) {
-  return { use_own_key: settings.useOwnKey, provider_key: settings.providerKey, llm_provider: settings.llmProvider };
+  return {
+    use_own_key: settings.useOwnKey,
+    provider_key: settings.providerKey,
+    llm_provider: settings.llmProvider,
+    default_engine: settings.defaultEngine,
+    service_default_engine: settings.serviceDefaultEngine,
+  };
 }

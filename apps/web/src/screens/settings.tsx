@@ -7,6 +7,8 @@ interface EngineSettings {
   use_own_key: boolean;
   provider_key: { provider: string; last4: string } | null;
   llm_provider: string;
+  default_engine: 'llm' | 'checkpoint' | null;
+  service_default_engine: 'llm' | 'checkpoint';
 }
 
 /** The workspace's own LLM provider key (never shown back, only its last four characters) and whether runs use it. */
@@ -42,6 +44,26 @@ export function Settings() {
         {(current) =>
           current && (
             <div className="stack">
+              <section className="card" aria-labelledby="default-engine-title">
+                <h2 id="default-engine-title">{t('set.defaultEngine')}</h2>
+                <label className="field narrow">
+                  <span>{t('set.defaultEngineLabel')}</span>
+                  <select
+                    value={current.default_engine ?? ''}
+                    disabled={busy}
+                    aria-describedby="default-engine-hint"
+                    onChange={(event) => {
+                      const engine = event.target.value === '' ? null : event.target.value;
+                      void act(async () => set(await api<EngineSettings>('PUT', `/workspaces/${ws}/engine-settings`, { default_engine: engine })));
+                    }}
+                  >
+                    <option value="">{t('set.engineService', { engine: current.service_default_engine })}</option>
+                    <option value="llm">{t('set.engineLlm')}</option>
+                    <option value="checkpoint">{t('set.engineCheckpoint')}</option>
+                  </select>
+                  <small id="default-engine-hint">{t('set.defaultEngineHint')}</small>
+                </label>
+              </section>
               <section className="card" aria-labelledby="engine-title">
                 <h2 id="engine-title">{t('set.engine')}</h2>
                 <p>
