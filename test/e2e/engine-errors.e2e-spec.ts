@@ -127,6 +127,17 @@ describe('Retry-After and the deadline', () => {
 });
 
 describe('onEngineError: fallback', () => {
+  it('reports the engine the call was routed to, here the workspace’s default, in metrics', async () => {
+    const { ws, marker, run } = await scripted({ onEngineError: 'fallback' });
+    const settings = await call('PUT', `/app/v1/workspaces/${ws.workspaceId}/engine-settings`, { token: ws.session, body: { default_engine: 'checkpoint' } });
+    expect(settings.status).toBe(200);
+    await scriptEngine(marker, [{ status: 503 }], true);
+    const reply = await run();
+    expect(reply.status).toBe(200);
+    expect(reply.body.action_reason).toEqual({ type: 'engine_error', code: 'ENGINE_UNAVAILABLE' });
+    expect([reply.body.metrics.engine, reply.body.metrics.model]).toEqual(['checkpoint', 'ckpt-triage-7b']);
+  });
+
   it.each([
     ['ENGINE_UNAVAILABLE', [{ status: 503 }], {}],
     ['ENGINE_RATE_LIMITED', [{ status: 429 }], {}],

@@ -99,7 +99,11 @@ export class EngineService {
     const deadline = Date.now() + request.timeoutMs;
     const engine: EngineName = request.engine ?? (await this.credentials.forWorkspace(request.workspaceId)).defaultEngine ?? this.config.defaultEngine;
     const route = await this.route(engine, request);
-    const answer = await this.callInSlot(route, ANSWER_SHAPE, request, deadline);
+    const answer = await this.callInSlot(route, ANSWER_SHAPE, request, deadline).catch((error: unknown) => {
+      // The runner reports the engine that ran even when it falls back on the failure.
+      if (error instanceof ServiceError) error.internal = { engine, model: route.model };
+      throw error;
+    });
     const model = route.model;
     const distributions = checkAnswer(request, answer.distributions);
     if (typeof distributions === 'string') throw new ServiceError('ENGINE_ERROR', `The engine answered outside the decision contract: ${distributions}.`);

@@ -50,10 +50,21 @@ export interface WireError {
   status: number;
   message: string;
   details?: ErrorDetails;
+  /** For the service that made the call, never for clients: the public body leaves it out. */
+  internal?: ErrorInternals;
+}
+
+/** What a failed call had settled before it failed, for its caller's own records. */
+export interface ErrorInternals {
+  /** The engine and model an engine call was routed to. */
+  engine?: 'llm' | 'checkpoint';
+  model?: string;
 }
 
 export class ServiceError extends Error {
   readonly status: number;
+
+  internal?: ErrorInternals;
 
   constructor(
     readonly code: ErrorCode,
@@ -68,11 +79,14 @@ export class ServiceError extends Error {
   toWire(): WireError {
     const wire: WireError = { code: this.code, status: this.status, message: this.message };
     if (this.details !== undefined) wire.details = this.details;
+    if (this.internal !== undefined) wire.internal = this.internal;
     return wire;
   }
 
   static fromWire(wire: WireError): ServiceError {
-    return new ServiceError(wire.code, wire.message, wire.details);
+    const error = new ServiceError(wire.code, wire.message, wire.details);
+    if (wire.internal !== undefined && typeof wire.internal === 'object' && wire.internal !== null) error.internal = wire.internal;
+    return error;
   }
 }
 

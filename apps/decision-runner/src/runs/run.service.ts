@@ -119,7 +119,12 @@ export class RunService {
       const failure = error instanceof ServiceError ? error : new ServiceError('INTERNAL_ERROR', 'The engine call failed.');
       if (schema.settings.onEngineError === 'fallback' && failure.code.startsWith('ENGINE_') && failure.code !== 'ENGINE_NOT_CONFIGURED') {
         const evaluation = engineErrorEvaluation(schema, failure.code);
-        const metrics = this.metrics(started, { engine: schema.settings.engine ?? 'llm', model: schema.settings.model ?? 'unknown' });
+        // engine-proxy says where it routed the call: the decision's engine, the workspace's default or the service's.
+        const routed = failure.internal;
+        const metrics = this.metrics(started, {
+          engine: routed?.engine ?? schema.settings.engine ?? 'llm',
+          model: routed?.model ?? schema.settings.model ?? 'unknown',
+        });
         return this.answer(request, decision, version, schema, base, evaluation, metrics, false);
       }
       await this.recorder.recordError(base, failure);
