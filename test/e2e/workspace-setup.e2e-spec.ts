@@ -130,3 +130,65 @@ describe('sessions', () => {
     expectError(await call('GET', '/app/v1/workspaces', { token: user.session }), 401, 'UNAUTHORIZED');
   });
 });
+
+describe('invitations', () => {
+  it('are sent by admins, accepted by the invited e-mail with the link’s token, and revoked', async () => {
+    const ws = await newWorkspace();
+    const base = `/app/v1/workspaces/${ws.workspaceId}/invitations`;
+    const invitee = await signUp();
+    const member = await join(ws, 'member');
+    expectError(await call('POST', base, { token: member, body: { email: invitee.email, role: 'viewer' } }), 403, 'FORBIDDEN');
+    expectError(await call('GET', base, { token: member }), 403, 'FORBIDDEN');
+    expectError(await call('POST', base, { token: ws.session, body: { email: 'nope', role: 'viewer' } }), 400, 'INVALID_REQUEST');
+    expectError(await call('POST', base, { token: ws.session, body: { email: ws.email, role: 'viewer' } }), 409, 'CONFLICT');
+
+    const sent = await call('POST', base, { token: ws.session, body: { email: invitee.email, role: 'member' } });
+    expect(sent.status).toBe(201);
+    expect(sent.body).toEqual({
+      id: expect.stringMatching(/^inv_/),
+      email: invitee.email,
+      role: 'member',
+      created_at: expect.any(String),
+      expires_at: expect.any(String),
+      token: expect.stringMatching(/^inv_tok_/),
+      url: expect.stringMatching(/\/invitations\/accept\?token=inv_tok_/),
+    });
+    const listed = await call('GET', base, { token: ws.session });
+    expect(listed.body.data.map((invitation: { id: string }) => invitation.id)).toEqual([sent.body.id]);
+    expect(listed.text).not.toContain(sent.body.token);
+
+    // Someone else holding the link is refused; the invited e-mail joins with the role.
+    const stranger = await signUp();
+    expectError(await call('POST', '/app/v1/invitations/accept', { token: stranger.session, body: { token: sent.body.token } }), 403, 'FORBIDDEN');
+    expectError(await call('POST', '/app/v1/invitations/accept', { token: null, body: { token: sent.body.token } }), 401, 'UNAUTHORIZED');
+    expectError(await call('POST', '/app/v1/invitations/accept', { token: ws.apiKey, body: { token: sent.body.token } }), 403, 'FORBIDDEN');
+    const accepted = await call('POST', '/app/v1/invitations/accept', { token: invitee.session, body: { token: sent.body.token } });
+    expect(accepted.status).toBe(200);
+    expect(accepted.body).toEqual({ workspace: { id: ws.workspaceId, name: 'Test workspace' }, role: 'member' });
+    const members = await call('GET', `/app/v1/workspaces/${ws.workspaceId}/members`, { token: invitee.session });
+    expect(members.body.data.find((entry: { email: string }) => entry.email === invitee.email)?.role).toBe('member');
+    expectError(await call('POST', '/app/v1/invitations/accept', { token: invitee.session, body: { token: sent.body.token } }), 404, 'NOT_FOUND');
+
+    // A revoked invitation's link stops working.
+    const later = await signUp();
+    const revoked = await call('POST', base, { token: ws.session, body: { email: later.email, role: 'viewer' } });
+    expect((await call('DELETE', `${base}/${revoked.body.id}`, { token: ws.session })).status).toBe(204);
+    expectError(await call('DELETE', `${base}/${revoked.body.id}`, { token: ws.session }), 404, 'NOT_FOUND');
+    expectError(await call('POST', '/app/v1/invitations/accept', { token: later.session, body: { token: revoked.body.token } }), 404, 'NOT_FOUND');
+  });
+
+  it('answer 429 with Retry-After past 30 an hour for a workspace', async () => {
+    const ws = await newWorkspace();
+    const base = `/app/v1/workspaces/${ws.workspaceId}/invitations`;
+    const admins = [ws.session, await join(ws, 'admin')];
+    for (let i = 0; i < 30; i++) {
+      const sent = await call('POST', base, { token: admins[i % 2], body: { email: `hourly-${i}-${ws.workspaceId}@example.com`, role: 'viewer' } });
+      expect({ i, status: sent.status }).toEqual({ i, status: 201 });
+    }
+    const refused = await call('POST', base, { token: ws.session, body: { email: `hourly-late-${ws.workspaceId}@example.com`, role: 'viewer' } });
+    expectError(refused, 429, 'RATE_LIMITED');
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(3_000);
+    expect(retryAfter).toBeLessThanOrEqual(3_600);
+  });
+});

@@ -8,6 +8,7 @@ import { CREDENTIAL_LIMITS, PASSWORDS, SessionsService } from './auth/sessions.s
 import { GatewayConfig, readGatewayConfig } from './config';
 import { AdminController } from './controllers/admin.controller';
 import { AppController } from './controllers/app.controller';
+import { InvitationsController } from './controllers/invitations.controller';
 import { DeliveriesController } from './controllers/deliveries.controller';
 import { EmbedLaunchController } from './controllers/embed-launch.controller';
 import { EngineSettingsController } from './controllers/engine-settings.controller';
@@ -31,7 +32,9 @@ import { McpController } from './mcp/mcp.controller';
 import { Initial1763780000000 } from './migrations/1763780000000-initial';
 import { RetentionIndexes1764400000000 } from './migrations/1764400000000-retention-indexes';
 import { UnknownEmailSignIns1795500000000 } from './migrations/1795500000000-unknown-email-sign-ins';
+import { Invitations1795700000000 } from './migrations/1795700000000-invitations';
 import { WorkspacesService } from './workspaces/workspaces.service';
+import { InvitationsService } from './workspaces/invitations.service';
 
 const RATE_LIMIT_STORE = Symbol('rate-limit-store');
 const ENTITIES = [UserEntity, SessionEntity, WorkspaceEntity, MembershipEntity, ApiKeyEntity];
@@ -43,7 +46,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
   database: {
     schema: 'gateway',
     entities: ENTITIES,
-    migrations: [Initial1763780000000, Idempotency1763790000000, RetentionIndexes1764400000000, UnknownEmailSignIns1795500000000],
+    migrations: [Initial1763780000000, Idempotency1763790000000, RetentionIndexes1764400000000, UnknownEmailSignIns1795500000000, Invitations1795700000000],
   },
   readConfig: readGatewayConfig,
   module: (runtime) => ({
@@ -55,6 +58,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
       OpenApiController,
       McpController,
       AppController,
+      InvitationsController,
       EngineSettingsController,
       HooksController,
       DeliveriesController,
@@ -68,6 +72,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
       SessionsService,
       SessionPurge,
       WorkspacesService,
+      InvitationsService,
       ApiKeysService,
       IdempotencyService,
       {

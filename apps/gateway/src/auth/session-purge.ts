@@ -15,6 +15,12 @@ const DELETE_BATCH = 5_000;
 export const UNKNOWN_EMAIL_ATTEMPTS_KEPT_DAYS = 30;
 
 /**
+ * Invitations are kept this long after they were sent, used or not: long past their 7 days of validity and the
+ * hour their ceilings look back on.
+ */
+export const INVITATIONS_KEPT_DAYS = 30;
+
+/**
  * Deletes application sessions past their expiry, and the counts of wrong sign-ins for unknown e-mails once
  * they have been idle long enough. An expired session is already refused when it is presented; this keeps
  * both tables from growing with every sign-in forever. Replicas may purge at once:
@@ -34,9 +40,10 @@ export class SessionPurge implements OnModuleInit, OnModuleDestroy {
       async () => {
         await this.purge();
         await this.purgeUnknownEmailAttempts();
+        await this.purgeOldInvitations();
       },
       logger,
-      'could not delete expired sessions or old sign-in attempts',
+      'could not delete expired sessions, old sign-in attempts or old invitations',
     );
   }
 
@@ -67,6 +74,17 @@ export class SessionPurge implements OnModuleInit, OnModuleDestroy {
       this.db,
       `DELETE FROM unknown_email_sign_ins WHERE email_hash IN
          (SELECT email_hash FROM unknown_email_sign_ins WHERE last_attempt_at < $1 ORDER BY last_attempt_at LIMIT ${DELETE_BATCH})`,
+      [before],
+      DELETE_BATCH,
+    );
+  }
+
+  /** Deletes invitations sent longer ago than they are kept; answers how many. */
+  async purgeOldInvitations(now = new Date()): Promise<number> {
+    const before = new Date(now.getTime() - INVITATIONS_KEPT_DAYS * 86_400_000);
+    return deleteInBatches(
+      this.db,
+      `DELETE FROM invitations WHERE id IN (SELECT id FROM invitations WHERE created_at < $1 ORDER BY created_at LIMIT ${DELETE_BATCH})`,
       [before],
       DELETE_BATCH,
     );

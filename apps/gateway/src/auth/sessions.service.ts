@@ -12,7 +12,7 @@ import { newSessionToken, sha256 } from './tokens';
 const SESSION_DAYS = 30;
 const MAX_FAILED_SIGN_INS = 5;
 const LOCK_MINUTES = 15;
-const EMAIL_PATTERN = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
+export const EMAIL_PATTERN = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
 export const PASSWORDS = Symbol('passwords');
 export const CREDENTIAL_LIMITS = Symbol('credential-limits');

@@ -1,0 +1,36 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { MemberWorkspace, SignedIn, UserId, WorkspaceRole } from '../http/access';
+import { objectBody } from '../http/request-lifecycle';
+import { InvitationsService } from '../workspaces/invitations.service';
+
+/** Inviting people to a workspace (Admin: members are settings) and joining by an invitation's link. */
+@Controller('app/v1')
+export class InvitationsController {
+  constructor(private readonly invitations: InvitationsService) {}
+
+  @Post('workspaces/:ws/invitations')
+  @WorkspaceRole('admin')
+  invite(@MemberWorkspace() ws: string, @UserId() userId: string, @Body() body: unknown) {
+    return this.invitations.invite(ws, userId, objectBody(body));
+  }
+
+  @Get('workspaces/:ws/invitations')
+  @WorkspaceRole('admin')
+  pending(@MemberWorkspace() ws: string) {
+    return this.invitations.pending(ws);
+  }
+
+  @Delete('workspaces/:ws/invitations/:id')
+  @WorkspaceRole('admin')
+  @HttpCode(204)
+  async revoke(@MemberWorkspace() ws: string, @Param('id') id: string) {
+    await this.invitations.revoke(ws, id);
+  }
+
+  @Post('invitations/accept')
+  @SignedIn()
+  @HttpCode(200)
+  accept(@UserId() userId: string, @Body() body: unknown) {
+    return this.invitations.accept(userId, objectBody(body).token);
+  }
+}

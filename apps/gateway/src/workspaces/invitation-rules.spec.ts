@@ -1,0 +1,65 @@
+import { ServiceError } from '@ds/contracts';
+import { invitationExpiry, invitationInput, secondsUntilInvitationFits } from './invitation-rules';
+
+const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
+const now = new Date('2026-11-25T12:00:00Z');
+const minutesAgo = (minutes: number) => new Date(now.getTime() - minutes * 60_000);
+
+describe('invitationInput', () => {
+  it('keeps the e-mail in lower case and the role', () => {
+    expect(invitationInput({ email: 'Ana@Example.com', role: 'viewer' }, EMAIL)).toEqual({ email: 'ana@example.com', role: 'viewer' });
+  });
+
+  it.each([
+    [{ email: 'not an address', role: 'member' }, ['email']],
+    [{ email: 'ana@example.com', role: 'owner' }, ['role']],
+    [{ email: 'ana@example.com' }, ['role']],
+    [{ role: 'admin' }, ['email']],
+    [{ email: 42, role: 'boss' }, ['email', 'role']],
+  ])('refuses %j at %j', (input, paths) => {
+    try {
+      invitationInput(input, EMAIL);
+      throw new Error('expected a refusal');
+    } catch (error) {
+      expect(error).toBeInstanceOf(ServiceError);
+      expect((error as ServiceError).code).toBe('INVALID_REQUEST');
+      expect(((error as ServiceError).details as Array<{ path: string }>).map((issue) => issue.path)).toEqual(paths);
+    }
+  });
+});
+
+describe('secondsUntilInvitationFits', () => {
+  it('lets one more through below the limit, and ignores what left the hour', () => {
+    expect(secondsUntilInvitationFits([], now)).toBeNull();
+    expect(
+      secondsUntilInvitationFits(
+        Array.from({ length: 29 }, (_, i) => minutesAgo(i)),
+        now,
+      ),
+    ).toBeNull();
+    expect(
+      secondsUntilInvitationFits(
+        Array.from({ length: 30 }, () => minutesAgo(61)),
+        now,
+      ),
+    ).toBeNull();
+  });
+
+  it('at the limit, waits until the limit-th most recent leaves the hour, whatever the order given', () => {
+    const sent = Array.from({ length: 30 }, (_, i) => minutesAgo(i * 2));
+    // The 30th most recent was sent 58 minutes ago: two minutes to go.
+    expect(secondsUntilInvitationFits([...sent].reverse(), now)).toBe(120);
+    // One more, sent 30 seconds ago: now the 30th most recent is the one of 56 minutes ago.
+    expect(secondsUntilInvitationFits([...sent, minutesAgo(0.5)], now)).toBe(240);
+  });
+
+  it('waits at least a second', () => {
+    expect(secondsUntilInvitationFits([new Date(now.getTime() - 3_600_000 + 1)], now, 1)).toBe(1);
+  });
+});
+
+describe('invitationExpiry', () => {
+  it('is seven days on', () => {
+    expect(invitationExpiry(now).toISOString()).toBe('2026-12-02T12:00:00.000Z');
+  });
+});

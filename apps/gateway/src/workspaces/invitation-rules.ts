@@ -1,0 +1,35 @@
+import { ServiceError, ValidationIssue } from '@ds/contracts';
+import { Role } from '../entities';
+
+/** The spec's limits on invitations. */
+export const INVITATION_VALID_DAYS = 7;
+export const INVITATIONS_PER_HOUR = 30;
+export const PENDING_INVITATIONS_MAX = 50;
+const HOUR_MS = 3_600_000;
+
+export type InvitedRole = Exclude<Role, 'owner'>;
+
+/** An invitation's e-mail (compared in lower case, as accounts are) and the role it grants below Owner. */
+export function invitationInput(input: { email?: unknown; role?: unknown }, emailPattern: RegExp): { email: string; role: InvitedRole } {
+  const issues: ValidationIssue[] = [];
+  if (typeof input.email !== 'string' || !emailPattern.test(input.email)) issues.push({ path: 'email', message: 'must be an e-mail address' });
+  if (input.role !== 'admin' && input.role !== 'member' && input.role !== 'viewer') issues.push({ path: 'role', message: 'must be admin, member or viewer' });
+  if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The invitation is not valid.', issues);
+  return { email: (input.email as string).toLowerCase(), role: input.role as InvitedRole };
+}
+
+/**
+ * Whole seconds until one more invitation fits in the hour, given when the last ones were sent (any order),
+ * or null when it fits now: the `limit`-th most recent must have left the hour.
+ */
+export function secondsUntilInvitationFits(sentAt: Date[], now: Date, limit = INVITATIONS_PER_HOUR): number | null {
+  const inHour = sentAt.map((at) => at.getTime()).filter((at) => at > now.getTime() - HOUR_MS);
+  if (inHour.length < limit) return null;
+  const sorted = inHour.sort((a, b) => b - a);
+  const leaves = sorted[limit - 1]! + HOUR_MS;
+  return Math.max(1, Math.ceil((leaves - now.getTime()) / 1000));
+}
+
+export function invitationExpiry(now: Date): Date {
+  return new Date(now.getTime() + INVITATION_VALID_DAYS * 86_400_000);
+}

@@ -1,0 +1,171 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomBytes } from 'node:crypto';
+import { DataSource, EntityManager } from 'typeorm';
+import { ServiceError } from '@ds/contracts';
+import { looksLikeId, newId } from '@ds/ids';
+import { PLATFORM, rowsReturned } from '@ds/platform';
+import { EMAIL_PATTERN } from '../auth/sessions.service';
+import { sha256 } from '../auth/tokens';
+import { GatewayConfig } from '../config';
+import { InvitedRole, invitationExpiry, invitationInput, PENDING_INVITATIONS_MAX, secondsUntilInvitationFits } from './invitation-rules';
+
+export interface PendingInvitation {
+  id: string;
+  email: string;
+  role: InvitedRole;
+  invited_by: { user_id: string; email: string | null };
+  created_at: string;
+  expires_at: string;
+}
+
+export interface SentInvitation extends Omit<PendingInvitation, 'invited_by'> {
+  /** Shown this once: whoever holds it and signs in with the invited e-mail joins. */
+  token: string;
+  url: string;
+}
+
+interface InvitationRow {
+  id: string;
+  workspace_id: string;
+  email: string;
+  role: InvitedRole;
+  accepted_at: Date | null;
+  revoked_at: Date | null;
+  expires_at: Date;
+}
+
+const NOT_USABLE = 'The invitation is unknown, already used, revoked or expired.';
+
+/**
+ * Invitations to a workspace. The service sends no e-mail: the inviter passes the link on, and the person joins
+ * by opening it signed in with the invited e-mail. Both are needed, so neither a forwarded link nor an account
+ * made under someone else's address is enough alone.
+ */
+@Injectable()
+export class InvitationsService {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    @Inject(PLATFORM.config) private readonly config: GatewayConfig,
+  ) {}
+
+  async invite(workspaceId: string, inviterId: string, input: { email?: unknown; role?: unknown }, now = new Date()): Promise<SentInvitation> {
+    const { email, role } = invitationInput(input, EMAIL_PATTERN);
+    const token = `inv_tok_${randomBytes(32).toString('base64url')}`;
+    const id = newId('inv');
+    const expiresAt = invitationExpiry(now);
+    await this.db.transaction(async (tx) => {
+      // One workspace's and one sender's invitations are counted and written one at a time, in this order.
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`invitations:workspace:${workspaceId}`]);
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`invitations:sender:${inviterId}`]);
+      const member = (await tx.query('SELECT 1 FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.workspace_id = $1 AND u.email = $2', [
+        workspaceId,
+        email,
+      ])) as unknown[];
+      if (member.length > 0) throw new ServiceError('CONFLICT', 'This person is already a member of the workspace.');
+      await this.refuseOverHourlyCeiling(tx, 'workspace_id', workspaceId, now, 'this workspace');
+      await this.refuseOverHourlyCeiling(tx, 'invited_by', inviterId, now, 'you');
+      // Inviting the same e-mail again replaces the pending invitation: its link stops working.
+      await tx.query(`UPDATE invitations SET revoked_at = $3 WHERE workspace_id = $1 AND email = $2 AND accepted_at IS NULL AND revoked_at IS NULL`, [
+        workspaceId,
+        email,
+        now,
+      ]);
+      const [pending] = (await tx.query(
+        `SELECT count(*)::int AS n FROM invitations WHERE workspace_id = $1 AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > $2`,
+        [workspaceId, now],
+      )) as Array<{ n: number }>;
+      if (pending!.n >= PENDING_INVITATIONS_MAX) {
+        throw new ServiceError('CONFLICT', `A workspace can have ${PENDING_INVITATIONS_MAX} pending invitations; revoke one first.`, {
+          limit: PENDING_INVITATIONS_MAX,
+        });
+      }
+      await tx.query(
+        `INSERT INTO invitations (id, workspace_id, email, role, invited_by, token_hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [id, workspaceId, email, role, inviterId, sha256(token), now, expiresAt],
+      );
+    });
+    return {
+      id,
+      email,
+      role,
+      created_at: now.toISOString(),
+      expires_at: expiresAt.toISOString(),
+      token,
+      url: `${this.config.appUrl}/invitations/accept?token=${token}`,
+    };
+  }
+
+  async pending(workspaceId: string, now = new Date()): Promise<{ data: PendingInvitation[] }> {
+    const rows = (await this.db.query(
+      `SELECT i.id, i.email, i.role, i.invited_by, u.email AS inviter_email, i.created_at, i.expires_at
+         FROM invitations i LEFT JOIN users u ON u.id = i.invited_by
+        WHERE i.workspace_id = $1 AND i.accepted_at IS NULL AND i.revoked_at IS NULL AND i.expires_at > $2
+        ORDER BY i.created_at DESC, i.id`,
+      [workspaceId, now],
+    )) as Array<{ id: string; email: string; role: InvitedRole; invited_by: string; inviter_email: string | null; created_at: Date; expires_at: Date }>;
+    return {
+      data: rows.map((row) => ({
+        id: row.id,
+        email: row.email,
+        role: row.role,
+        invited_by: { user_id: row.invited_by, email: row.inviter_email },
+        created_at: row.created_at.toISOString(),
+        expires_at: row.expires_at.toISOString(),
+      })),
+    };
+  }
+
+  async revoke(workspaceId: string, id: string, now = new Date()): Promise<void> {
+    const revoked = looksLikeId('inv', id)
+      ? rowsReturned(
+          await this.db.query(
+            `UPDATE invitations SET revoked_at = $3
+              WHERE id = $1 AND workspace_id = $2 AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > $3 RETURNING id`,
+            [id, workspaceId, now],
+          ),
+        )
+      : [];
+    if (revoked.length === 0) throw new ServiceError('NOT_FOUND', 'No pending invitation with this id in the workspace.');
+  }
+
+  async accept(userId: string, token: unknown, now = new Date()): Promise<{ workspace: { id: string; name: string }; role: InvitedRole }> {
+    if (typeof token !== 'string' || token.length === 0 || token.length > 256) {
+      throw new ServiceError('INVALID_REQUEST', 'The invitation token is missing.', [{ path: 'token', message: 'must be the token of the invitation link' }]);
+    }
+    return this.db.transaction(async (tx) => {
+      const [invitation] = (await tx.query(
+        'SELECT id, workspace_id, email, role, accepted_at, revoked_at, expires_at FROM invitations WHERE token_hash = $1 FOR UPDATE',
+        [sha256(token)],
+      )) as InvitationRow[];
+      if (!invitation || invitation.accepted_at || invitation.revoked_at || invitation.expires_at <= now) throw new ServiceError('NOT_FOUND', NOT_USABLE);
+      const [user] = (await tx.query('SELECT email FROM users WHERE id = $1', [userId])) as Array<{ email: string }>;
+      if (user?.email !== invitation.email) {
+        throw new ServiceError('FORBIDDEN', 'This invitation is for another e-mail address; sign in with the one it was sent to.');
+      }
+      const joined = (await tx.query('INSERT INTO memberships (workspace_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING user_id', [
+        invitation.workspace_id,
+        userId,
+        invitation.role,
+      ])) as unknown[];
+      if (joined.length === 0) throw new ServiceError('CONFLICT', 'You are already a member of this workspace.');
+      await tx.query('UPDATE invitations SET accepted_at = $2 WHERE id = $1', [invitation.id, now]);
+      const [workspace] = (await tx.query('SELECT id, name FROM workspaces WHERE id = $1', [invitation.workspace_id])) as Array<{ id: string; name: string }>;
+      return { workspace: workspace!, role: invitation.role };
+    });
+  }
+
+  private async refuseOverHourlyCeiling(tx: EntityManager, column: 'workspace_id' | 'invited_by', value: string, now: Date, who: string): Promise<void> {
+    const sent = (await tx.query(`SELECT created_at FROM invitations WHERE ${column} = $1 AND created_at > $2`, [
+      value,
+      new Date(now.getTime() - 3_600_000),
+    ])) as Array<{ created_at: Date }>;
+    const wait = secondsUntilInvitationFits(
+      sent.map((row) => row.created_at),
+      now,
+    );
+    if (wait !== null) {
+      throw new ServiceError('RATE_LIMITED', `Too many invitations sent by ${who} in the last hour; retry after ${wait} seconds.`, { retryAfter: wait });
+    }
+  }
+}
