@@ -274,6 +274,35 @@ describe('an author’s journey in the browser', () => {
     await colleagueRow.getByRole('button', { name: 'Remove Test User' }).click();
     await colleagueRow.getByRole('button', { name: 'Yes' }).click();
     await colleagueRow.waitFor({ state: 'detached' });
+
+    // An invitation: its link shown once, pending until the invited person opens it signed in, and joins.
+    const invitee = await signUp();
+    await page.getByLabel("Invitee's address").fill(invitee.email);
+    await page.getByLabel('Role to grant').selectOption('viewer');
+    await page.getByRole('button', { name: 'Create invitation link' }).click();
+    const link = new URL(await page.locator('#invitation-link').inputValue());
+    expect(link.pathname).toBe('/invitations/accept');
+    const pendingRow = page.locator('table.invitations tbody tr', { hasText: invitee.email });
+    await pendingRow.waitFor();
+    await screen(page, 'invitations');
+    const guestContext = await browser.newContext({ baseURL: baseUrl(), viewport: { width: 1280, height: 860 } });
+    try {
+      const guest = await guestContext.newPage();
+      await guest.goto(`${link.pathname}${link.search}`);
+      await guest.getByLabel('E-mail').fill(invitee.email);
+      await guest.getByLabel('Password').fill(PASSWORD);
+      await guest.getByRole('button', { name: 'Sign in' }).click();
+      await guest.getByRole('button', { name: 'Join the workspace' }).waitFor();
+      await screen(guest, 'accept-invitation');
+      await guest.getByRole('button', { name: 'Join the workspace' }).click();
+      await guest.waitForURL('**/decisions');
+    } finally {
+      await guestContext.close();
+    }
+    const joined = (await call('GET', `/app/v1/workspaces/${ws}/members`, { token })).body.data.find((m: any) => m.email === invitee.email);
+    expect(joined?.role).toBe('viewer');
+    await page.reload();
+    await expectText(page, 'No pending invitations.');
     await page.getByRole('link', { name: 'Engine settings' }).click();
     await expectText(page, 'No provider key saved.');
     await screen(page, 'settings');

@@ -14,6 +14,7 @@ import { DecisionPage } from './screens/decision';
 import { ExecutionDetail, Executions } from './screens/executions';
 import { ApiKeys } from './screens/keys';
 import { Members } from './screens/members';
+import { AcceptInvitation } from './screens/invitations';
 import { Billing } from './screens/billing';
 import { Settings } from './screens/settings';
 import { Deliveries, SigningSecret } from './screens/deliveries';
@@ -166,6 +167,13 @@ function Routes() {
     return (
       <Shell>
         <Loading />
+      </Shell>
+    );
+  // Before the workspace check: someone invited may have no workspace of their own yet.
+  if (path === '/invitations/accept')
+    return (
+      <Shell>
+        <AcceptInvitation />
       </Shell>
     );
   if (path === '/workspaces' || app.workspace === null)

@@ -249,6 +249,37 @@ export function ConfirmButton({
   );
 }
 
+/** A secret shown this once, with a copy button. */
+export function OnceSecret({ label, value, id, note, onClose }: { label: string; value: string; id: string; note: string; onClose: () => void }) {
+  const { t } = useApp();
+  const [copied, setCopied] = useState(false);
+  return (
+    <div className="secret" role="status">
+      <p>{note}</p>
+      <label className="field">
+        <span>{label}</span>
+        <input id={id} readOnly value={value} onFocus={(event) => event.target.select()} />
+      </label>
+      <div className="actions">
+        <button
+          type="button"
+          onClick={() => {
+            navigator.clipboard?.writeText(value).then(
+              () => setCopied(true),
+              () => setCopied(false),
+            );
+          }}
+        >
+          {copied ? t('common.copied') : t('common.copy')}
+        </button>
+        <button type="button" onClick={onClose}>
+          {t('common.close')}
+        </button>
+      </div>
+    </div>
+  );
+}
+
 /** Renders loading and error states, and the content once the data is there. */
 export function Loaded<T>({ value, reload, children }: { value: Async<T>; reload?: () => void; children: (data: T) => ReactNode }) {
   if (value.state === 'loading') return <Loading />;

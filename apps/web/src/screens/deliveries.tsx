@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { api, ApiError } from '../lib/api';
 import { can, useApp } from '../context';
 import { Link } from '../router';
-import { CursorListBody, CursorPage, Empty, ErrorBox, formatDate, ListToolbar, Loaded, Page, useCursorList, useLoad } from '../ui';
+import { CursorListBody, CursorPage, Empty, ErrorBox, formatDate, ListToolbar, Loaded, OnceSecret, Page, useCursorList, useLoad } from '../ui';
 
 interface Attempt {
   sequence: number;
@@ -295,36 +295,5 @@ export function SigningSecret() {
         }
       </Loaded>
     </Page>
-  );
-}
-
-/** A secret shown this once, with a copy button. */
-export function OnceSecret({ label, value, id, note, onClose }: { label: string; value: string; id: string; note: string; onClose: () => void }) {
-  const { t } = useApp();
-  const [copied, setCopied] = useState(false);
-  return (
-    <div className="secret" role="status">
-      <p>{note}</p>
-      <label className="field">
-        <span>{label}</span>
-        <input id={id} readOnly value={value} onFocus={(event) => event.target.select()} />
-      </label>
-      <div className="actions">
-        <button
-          type="button"
-          onClick={() => {
-            navigator.clipboard?.writeText(value).then(
-              () => setCopied(true),
-              () => setCopied(false),
-            );
-          }}
-        >
-          {copied ? t('common.copied') : t('common.copy')}
-        </button>
-        <button type="button" onClick={onClose}>
-          {t('common.close')}
-        </button>
-      </div>
-    </div>
   );
 }

@@ -1,7 +1,7 @@
 import { FormEvent, useState } from 'react';
 import { api } from '../lib/api';
 import { can, useApp } from '../context';
-import { ConfirmButton, Empty, ErrorBox, formatDate, Loaded, Page, useAction, useLoad } from '../ui';
+import { ConfirmButton, Empty, ErrorBox, formatDate, Loaded, OnceSecret, Page, useAction, useLoad } from '../ui';
 
 interface Key {
   id: string;
@@ -43,23 +43,7 @@ export function ApiKeys() {
   return (
     <Page title={t('keys.title')}>
       {error !== null && <ErrorBox error={error} />}
-      {created && (
-        <div className="secret" role="status">
-          <p>{t('keys.shown')}</p>
-          <label className="field">
-            <span>{created.name}</span>
-            <input id="created-key" readOnly value={created.key} onFocus={(event) => event.target.select()} />
-          </label>
-          <div className="actions">
-            <button type="button" onClick={() => void navigator.clipboard?.writeText(created.key)}>
-              {t('common.copy')}
-            </button>
-            <button type="button" onClick={() => setCreated(null)}>
-              {t('common.close')}
-            </button>
-          </div>
-        </div>
-      )}
+      {created && <OnceSecret label={created.name} value={created.key} id="created-key" note={t('keys.shown')} onClose={() => setCreated(null)} />}
       <form className="card inline-form" onSubmit={create}>
         <h2>{t('keys.create')}</h2>
         <label className="field">

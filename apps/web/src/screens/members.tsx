@@ -2,6 +2,7 @@ import { FormEvent } from 'react';
 import { api } from '../lib/api';
 import { can, useApp } from '../context';
 import { ConfirmButton, ErrorBox, Loaded, Page, useAction, useLoad } from '../ui';
+import { Invitations } from './invitations';
 
 interface Member {
   user_id: string;
@@ -34,7 +35,7 @@ export function Members() {
             <table>
               <thead>
                 <tr>
-                  <th scope="col">{t('auth.name')}</th>
+                  <th scope="col">{t('mem.name')}</th>
                   <th scope="col">{t('mem.email')}</th>
                   <th scope="col">{t('mem.role')}</th>
                   {admin && (
@@ -104,6 +105,7 @@ export function Members() {
           </button>
         </form>
       )}
+      {admin && <Invitations ws={ws} />}
     </Page>
   );
 }

@@ -1,8 +1,7 @@
 import { useState } from 'react';
 import { api, ApiError, DecisionDetails } from '../lib/api';
 import { can, useApp } from '../context';
-import { ErrorBox, useAction } from '../ui';
-import { OnceSecret } from './deliveries';
+import { ErrorBox, OnceSecret, useAction } from '../ui';
 
 /**
  * A decision's secret URL. The API keeps only the token's hash and has no read endpoint for it, so the URL is
@@ -120,23 +119,7 @@ export function SecretUrl({ decision }: { decision: DecisionDetails }) {
         <p>
           {t('hook.state')}: <strong data-testid="hook-state">{t(`hook.state.${state}`)}</strong>
         </p>
-        {url && (
-          <div className="secret" role="status">
-            <p>{t('hook.urlShown')}</p>
-            <label className="field">
-              <span>{t('hook.url')}</span>
-              <input id="hook-url" readOnly value={url} onFocus={(event) => event.target.select()} />
-            </label>
-            <div className="actions">
-              <button type="button" onClick={() => void navigator.clipboard?.writeText(url).catch(() => undefined)}>
-                {t('common.copy')}
-              </button>
-              <button type="button" onClick={() => setUrl(null)}>
-                {t('common.close')}
-              </button>
-            </div>
-          </div>
-        )}
+        {url && <OnceSecret label={t('hook.url')} value={url} id="hook-url" note={t('hook.urlShown')} onClose={() => setUrl(null)} />}
         <div className="actions">
           <button type="button" className="primary" disabled={!member || busy || state === 'on'} onClick={() => void turnOn()}>
             {t('hook.turnOn')}
