@@ -349,6 +349,54 @@ describe('an author’s journey in the browser', () => {
   }, 300_000);
 });
 
+describe('handing a workspace over in the browser', () => {
+  it('the Owner makes a member the owner, stays as an admin, then leaves', async () => {
+    const owner = await signUp();
+    const colleague = await signUp();
+    const created = await call('POST', '/app/v1/workspaces', { token: owner.session, body: { name: 'Handover' } });
+    const ws = created.body.id as string;
+    expect((await call('POST', `/app/v1/workspaces/${ws}/members`, { token: owner.session, body: { email: colleague.email, role: 'member' } })).status).toBe(
+      201,
+    );
+    const roleOf = async (userId: string) =>
+      (await call('GET', `/app/v1/workspaces/${ws}/members`, { token: colleague.session })).body.data.find((m: any) => m.user_id === userId)?.role;
+
+    const ownContext = await browser.newContext({ baseURL: baseUrl(), viewport: { width: 1280, height: 860 } });
+    ownContext.setDefaultTimeout(20_000);
+    try {
+      const page = await ownContext.newPage();
+      watch(page);
+      await page.goto('/sign-in');
+      await page.getByLabel('E-mail').fill(owner.email);
+      await page.getByLabel('Password').fill(owner.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('link', { name: 'Members' }).click();
+      await expectText(page, 'The owner cannot leave');
+      expect(await page.getByRole('button', { name: 'Leave workspace' }).count()).toBe(0);
+
+      const colleagueRow = page.locator('table tbody tr', { hasText: colleague.email });
+      await colleagueRow.getByRole('button', { name: 'Make owner Test User' }).click();
+      await colleagueRow.getByRole('button', { name: 'Yes' }).click();
+      await until(async () => (await roleOf(colleague.userId)) === 'owner');
+      expect(await roleOf(owner.userId)).toBe('admin');
+      // The shell sees the new role: no more hand-over buttons, and leaving is offered.
+      await page.getByRole('button', { name: 'Leave workspace' }).waitFor();
+      expect(await page.getByRole('button', { name: /^Make owner/ }).count()).toBe(0);
+      expect(await axe(page)).toEqual([]);
+      if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, 'members-after-handover.png') });
+
+      await page.getByRole('button', { name: 'Leave workspace' }).click();
+      await page.getByRole('button', { name: 'Yes' }).click();
+      await page.waitForURL('**/workspaces');
+      await expectText(page, 'You are not in any workspace yet.');
+      expect(await roleOf(owner.userId)).toBeUndefined();
+    } finally {
+      await ownContext.close();
+    }
+    expect(problems).toEqual([]);
+  }, 120_000);
+});
+
 async function expectText(page: Page, text: string): Promise<void> {
   await page.getByText(text, { exact: false }).first().waitFor();
 }

@@ -103,6 +103,20 @@ export class AppController {
     await this.workspaces.removeMember(ws, user);
   }
 
+  @Post('workspaces/:ws/ownership')
+  @WorkspaceRole('owner')
+  @HttpCode(200)
+  transferOwnership(@MemberWorkspace() ws: string, @UserId() userId: string, @Body() body: unknown) {
+    return this.workspaces.transferOwnership(ws, userId, objectBody(body).user_id);
+  }
+
+  @Post('workspaces/:ws/leave')
+  @WorkspaceRole('viewer')
+  @HttpCode(204)
+  async leave(@MemberWorkspace() ws: string, @UserId() userId: string) {
+    await this.workspaces.leave(ws, userId);
+  }
+
   @Get('templates')
   @SignedIn('session')
   listTemplates() {

@@ -45,3 +45,59 @@ describe('queries without their owner', () => {
     await expect(workspaces.requireRole(workspaceId, 'usr_other', 'viewer')).rejects.toMatchObject({ code: 'FORBIDDEN' });
   });
 });
+
+describe('ownership', () => {
+  async function person(id: string): Promise<void> {
+    await db.getRepository(UserEntity).insert({ id, email: `${id}@example.com`, name: id, passwordHash: 'x', failedSignIns: 0, lockedUntil: null });
+  }
+
+  async function space(owner: string, members: Record<string, 'admin' | 'member' | 'viewer'> = {}): Promise<string> {
+    const id = randomUUID();
+    await db.getRepository(WorkspaceEntity).insert({ id, name: 'Handover' });
+    await db.getRepository(MembershipEntity).insert({ workspaceId: id, userId: owner, role: 'owner' });
+    for (const [userId, role] of Object.entries(members)) await db.getRepository(MembershipEntity).insert({ workspaceId: id, userId, role });
+    return id;
+  }
+
+  const roles = async (ws: string) =>
+    Object.fromEntries((await db.getRepository(MembershipEntity).findBy({ workspaceId: ws })).map((row) => [row.userId, row.role]));
+
+  it('passes to a member, and the previous owner stays as an admin', async () => {
+    await Promise.all(['usr_a1', 'usr_b1'].map(person));
+    const ws = await space('usr_a1', { usr_b1: 'viewer' });
+    const workspaces = new WorkspacesService(db);
+    expect(await workspaces.transferOwnership(ws, 'usr_a1', 'usr_b1')).toEqual({ owner: 'usr_b1', previous_owner: 'usr_a1' });
+    expect(await roles(ws)).toEqual({ usr_a1: 'admin', usr_b1: 'owner' });
+  });
+
+  it('refuses someone who is not a member, oneself, a bad id, and a new owner at the ceiling', async () => {
+    await Promise.all(['usr_a2', 'usr_b2', 'usr_c2'].map(person));
+    const ws = await space('usr_a2', { usr_c2: 'member' });
+    const workspaces = new WorkspacesService(db);
+    await expect(workspaces.transferOwnership(ws, 'usr_a2', 'usr_b2')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(workspaces.transferOwnership(ws, 'usr_a2', 'usr_a2')).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(workspaces.transferOwnership(ws, 'usr_a2', 42)).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+    for (let i = 0; i < 10; i++) await space('usr_c2');
+    await expect(workspaces.transferOwnership(ws, 'usr_a2', 'usr_c2')).rejects.toMatchObject({ code: 'CONFLICT', details: { limit: 10 } });
+    expect(await roles(ws)).toEqual({ usr_a2: 'owner', usr_c2: 'member' });
+  });
+
+  it('leaves exactly one owner when two transfers race', async () => {
+    await Promise.all(['usr_a3', 'usr_b3', 'usr_c3'].map(person));
+    const ws = await space('usr_a3', { usr_b3: 'admin', usr_c3: 'admin' });
+    const workspaces = new WorkspacesService(db);
+    const outcomes = await Promise.allSettled([workspaces.transferOwnership(ws, 'usr_a3', 'usr_b3'), workspaces.transferOwnership(ws, 'usr_a3', 'usr_c3')]);
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+    expect(Object.values(await roles(ws)).filter((role) => role === 'owner')).toHaveLength(1);
+  });
+
+  it('lets a member leave, and not the owner', async () => {
+    await Promise.all(['usr_a4', 'usr_b4'].map(person));
+    const ws = await space('usr_a4', { usr_b4: 'viewer' });
+    const workspaces = new WorkspacesService(db);
+    await expect(workspaces.leave(ws, 'usr_a4')).rejects.toMatchObject({ code: 'CONFLICT' });
+    await workspaces.leave(ws, 'usr_b4');
+    expect(await roles(ws)).toEqual({ usr_a4: 'owner' });
+    await expect(workspaces.leave(ws, 'usr_b4')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});

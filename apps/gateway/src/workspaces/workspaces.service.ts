@@ -69,7 +69,7 @@ export class WorkspacesService {
     return { user_id: user.id, email: user.email, role };
   }
 
-  /** Changes a member's role below Owner; the Owner's own role is not changed here (ownership is not transferred). */
+  /** Changes a member's role below Owner; the Owner's role changes only by transferring ownership. */
   async changeRole(workspaceId: string, userId: string, role: unknown): Promise<{ user_id: string; role: Role }> {
     if (role !== 'admin' && role !== 'member' && role !== 'viewer') {
       throw new ServiceError('INVALID_REQUEST', 'The role is not valid.', [{ path: 'role', message: 'must be admin, member or viewer' }]);
@@ -87,6 +87,51 @@ export class WorkspacesService {
     if (!current) throw new ServiceError('NOT_FOUND', 'This person is not a member of the workspace.');
     if (current.role === 'owner') throw new ServiceError('CONFLICT', 'The owner cannot be removed from the workspace.');
     await this.db.getRepository(MembershipEntity).delete({ workspaceId, userId });
+  }
+
+  /**
+   * Hands the workspace to another member, who must be able to own one more; the previous Owner stays as an
+   * Admin. Serialised with the new owner's workspace creations, so the ceiling on owned workspaces holds.
+   */
+  async transferOwnership(workspaceId: string, ownerId: string, newOwnerId: unknown): Promise<{ owner: string; previous_owner: string }> {
+    if (typeof newOwnerId !== 'string' || newOwnerId.length === 0) {
+      throw new ServiceError('INVALID_REQUEST', 'The new owner is not valid.', [{ path: 'user_id', message: 'must be the user id of a member' }]);
+    }
+    if (newOwnerId === ownerId) throw new ServiceError('CONFLICT', 'You already own this workspace.');
+    await this.db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`workspaces:owner:${newOwnerId}`]);
+      const [target] = (await tx.query('SELECT role FROM memberships WHERE workspace_id = $1 AND user_id = $2 FOR UPDATE', [
+        workspaceId,
+        newOwnerId,
+      ])) as Array<{
+        role: Role;
+      }>;
+      if (!target) throw new ServiceError('NOT_FOUND', 'This person is not a member of the workspace.');
+      const [counted] = (await tx.query(`SELECT count(*)::int AS owned FROM memberships WHERE user_id = $1 AND role = 'owner'`, [newOwnerId])) as Array<{
+        owned: number;
+      }>;
+      if (counted!.owned >= MAX_OWNED_WORKSPACES) {
+        throw new ServiceError('CONFLICT', `The new owner already owns ${MAX_OWNED_WORKSPACES} workspaces.`, { limit: MAX_OWNED_WORKSPACES });
+      }
+      // Only the current Owner's own row is demoted: a concurrent transfer that got here first leaves nothing to demote.
+      const demoted = rowsReturned(
+        await tx.query(`UPDATE memberships SET role = 'admin' WHERE workspace_id = $1 AND user_id = $2 AND role = 'owner' RETURNING user_id`, [
+          workspaceId,
+          ownerId,
+        ]),
+      );
+      if (demoted.length === 0) throw new ServiceError('CONFLICT', 'The workspace changed owner meanwhile.');
+      await tx.query(`UPDATE memberships SET role = 'owner' WHERE workspace_id = $1 AND user_id = $2`, [workspaceId, newOwnerId]);
+    });
+    return { owner: newOwnerId, previous_owner: ownerId };
+  }
+
+  /** Leaves a workspace; the Owner must hand it over first (409). */
+  async leave(workspaceId: string, userId: string): Promise<void> {
+    const current = await this.db.getRepository(MembershipEntity).findOneBy({ workspaceId, userId });
+    if (!current) throw new ServiceError('NOT_FOUND', 'You are not a member of this workspace.');
+    if (current.role === 'owner') throw new ServiceError('CONFLICT', 'The owner cannot leave the workspace; transfer its ownership first.');
+    await this.db.getRepository(MembershipEntity).delete({ workspaceId, userId, role: current.role });
   }
 
   async members(workspaceId: string): Promise<{ data: Array<{ user_id: string; email: string; name: string; role: Role }> }> {

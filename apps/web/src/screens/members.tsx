@@ -1,6 +1,7 @@
 import { FormEvent } from 'react';
 import { api } from '../lib/api';
 import { can, useApp } from '../context';
+import { navigate } from '../router';
 import { ConfirmButton, ErrorBox, Loaded, Page, useAction, useLoad } from '../ui';
 import { Invitations } from './invitations';
 
@@ -12,11 +13,25 @@ interface Member {
 }
 
 export function Members() {
-  const { t, workspace } = useApp();
+  const app = useApp();
+  const { t, workspace } = app;
   const ws = workspace!.id;
   const admin = can(workspace, 'admin');
+  const owner = can(workspace, 'owner');
   const [members, reload] = useLoad(() => api<{ data: Member[] }>('GET', `/workspaces/${ws}/members`), [ws]);
   const { error, act } = useAction(reload);
+  const handOver = (member: Member) =>
+    act(async () => {
+      await api('POST', `/workspaces/${ws}/ownership`, { user_id: member.user_id });
+      // The caller is an Admin now: the shell and every screen must see the new role.
+      await app.reloadWorkspaces();
+    });
+  const leave = () =>
+    act(async () => {
+      await api('POST', `/workspaces/${ws}/leave`);
+      await app.reloadWorkspaces();
+      navigate('/workspaces');
+    });
   const add = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = event.currentTarget;
@@ -40,7 +55,7 @@ export function Members() {
                   <th scope="col">{t('mem.role')}</th>
                   {admin && (
                     <th scope="col">
-                      <span className="visually-hidden">{t('mem.remove')}</span>
+                      <span className="visually-hidden">{t('mem.actions')}</span>
                     </th>
                   )}
                 </tr>
@@ -68,12 +83,22 @@ export function Members() {
                     {admin && (
                       <td>
                         {member.role !== 'owner' && (
-                          <ConfirmButton
-                            label={t('mem.remove')}
-                            subject={member.name}
-                            question={t('mem.removeConfirm', { name: member.name })}
-                            onConfirm={() => void act(() => api('DELETE', `/workspaces/${ws}/members/${member.user_id}`))}
-                          />
+                          <span className="actions">
+                            {owner && (
+                              <ConfirmButton
+                                label={t('mem.makeOwner')}
+                                subject={member.name}
+                                question={t('mem.makeOwnerConfirm', { name: member.name })}
+                                onConfirm={() => void handOver(member)}
+                              />
+                            )}
+                            <ConfirmButton
+                              label={t('mem.remove')}
+                              subject={member.name}
+                              question={t('mem.removeConfirm', { name: member.name })}
+                              onConfirm={() => void act(() => api('DELETE', `/workspaces/${ws}/members/${member.user_id}`))}
+                            />
+                          </span>
                         )}
                       </td>
                     )}
@@ -106,6 +131,17 @@ export function Members() {
         </form>
       )}
       {admin && <Invitations ws={ws} />}
+      <section className="card" aria-labelledby="leave-title">
+        <h2 id="leave-title">{t('mem.leaveTitle')}</h2>
+        {owner ? (
+          <p>{t('mem.ownerLeaveIntro')}</p>
+        ) : (
+          <>
+            <p>{t('mem.leaveIntro')}</p>
+            <ConfirmButton label={t('mem.leave')} subject="" question={t('mem.leaveConfirm', { name: workspace!.name })} onConfirm={() => void leave()} />
+          </>
+        )}
+      </section>
     </Page>
   );
 }
