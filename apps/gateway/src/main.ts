@@ -34,6 +34,7 @@ import { RetentionIndexes1764400000000 } from './migrations/1764400000000-retent
 import { UnknownEmailSignIns1795500000000 } from './migrations/1795500000000-unknown-email-sign-ins';
 import { Invitations1795700000000 } from './migrations/1795700000000-invitations';
 import { WorkspacesService } from './workspaces/workspaces.service';
+import { WorkspaceDeletionService } from './workspaces/workspace-deletion.service';
 import { InvitationsService } from './workspaces/invitations.service';
 
 const RATE_LIMIT_STORE = Symbol('rate-limit-store');
@@ -72,6 +73,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
       SessionsService,
       SessionPurge,
       WorkspacesService,
+      WorkspaceDeletionService,
       InvitationsService,
       ApiKeysService,
       IdempotencyService,

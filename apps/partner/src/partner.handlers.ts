@@ -3,6 +3,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
   CloseEmbedSessionRequest,
   CreateEmbedSessionRequest,
+  DeleteOwnWorkspaceRequest,
   EmbedSessionLookupRequest,
   ListSubWorkspacesRequest,
   RedeemTicketRequest,
@@ -51,6 +52,11 @@ export class PartnerHandlers {
   @MessagePattern(SUBJECTS.partner.deleteWorkspace)
   delete(@Payload() request: SubWorkspaceRefRequest) {
     return this.workspaces.delete(request.caller, request.ref);
+  }
+
+  @MessagePattern(SUBJECTS.partner.deleteOwnWorkspace)
+  deleteOwn(@Payload() request: DeleteOwnWorkspaceRequest) {
+    return this.workspaces.deleteOwn(request.workspaceId);
   }
 
   @MessagePattern(SUBJECTS.partner.createEmbedSession)

@@ -109,6 +109,11 @@ export class SubWorkspacesService {
       // One partner's creates queue here, so the plan's count holds and two creates of one external_id meet
       // an existing row rather than a unique violation.
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`sub-workspaces:${caller.partnerWorkspaceId}`]);
+      // Checked again under the lock: the partner's Owner may have deleted the workspace since authorize().
+      const [live] = (await tx.query('SELECT enabled FROM partner_settings WHERE workspace_id = $1', [caller.partnerWorkspaceId])) as Array<{
+        enabled: boolean;
+      }>;
+      if (!live?.enabled) throw new ServiceError('FORBIDDEN', 'Partner mode is not enabled for this workspace.', { reason: 'partner_disabled' });
       const existing = await this.findByExternalId(tx, caller.partnerWorkspaceId, fields.external_id as string);
       if (existing) return { row: await this.applyUpdate(tx, existing, fields), created: false };
       const limit = SUB_WORKSPACES_PER_PLAN[partnerPlan.name];
@@ -219,12 +224,40 @@ export class SubWorkspacesService {
     return { id: row.id };
   }
 
-  /** Everything this service holds of a deleted sub-workspace; deleting twice deletes nothing more. */
+  /**
+   * The Owner deletes a workspace of their own. A sub-workspace is its partner's to delete, and a partner must
+   * delete its sub-workspaces first: they would be left without anyone to manage them. Partner mode is switched
+   * off under the lock that creates take, so no sub-workspace appears between the count and the announcement.
+   */
+  async deleteOwn(workspaceId: string): Promise<{ id: string }> {
+    if (!UUID_PATTERN.test(workspaceId)) throw new ServiceError('NOT_FOUND', 'No such workspace.');
+    await this.db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`sub-workspaces:${workspaceId}`]);
+      if ((await tx.query('SELECT 1 FROM sub_workspaces WHERE id = $1', [workspaceId])).length > 0) {
+        throw new ServiceError('CONFLICT', 'This workspace belongs to a partner, which deletes it through the partner API.');
+      }
+      const [counted] = (await tx.query('SELECT count(*)::int AS used FROM sub_workspaces WHERE partner_workspace_id = $1', [workspaceId])) as Array<{
+        used: number;
+      }>;
+      // count(*) without GROUP BY answers exactly one row.
+      const { used } = counted!;
+      if (used > 0) {
+        throw new ServiceError('CONFLICT', `The workspace has ${used} sub-workspaces; delete them through the partner API first.`, { sub_workspaces: used });
+      }
+      await tx.query('DELETE FROM partner_settings WHERE workspace_id = $1', [workspaceId]);
+    });
+    await publishWorkspaceDeleted(this.nats.connection, { workspaceId, partnerWorkspaceId: null, deletedAt: new Date().toISOString() });
+    await this.purge(workspaceId);
+    return { id: workspaceId };
+  }
+
+  /** Everything this service holds of a deleted workspace; deleting twice deletes nothing more. */
   async purge(workspaceId: string): Promise<void> {
     if (!UUID_PATTERN.test(workspaceId)) return;
     await this.db.transaction(async (tx) => {
       await tx.query('DELETE FROM embed_sessions WHERE workspace_id = $1', [workspaceId]);
       await tx.query('DELETE FROM sub_workspaces WHERE id = $1', [workspaceId]);
+      await tx.query('DELETE FROM partner_settings WHERE workspace_id = $1', [workspaceId]);
     });
   }
 

@@ -6,11 +6,11 @@ import type { WorkspaceScoped } from './common';
 import type { CopyDecisionsReply } from './decision-runner';
 import { rpcSubject } from './typed-subjects';
 
-/** A sub-workspace was deleted: the payload of a WORKSPACE_EVENTS message. */
+/** A workspace was deleted: the payload of a WORKSPACE_EVENTS message. */
 export interface WorkspaceDeletedEvent {
   workspaceId: string;
-  /** The partner workspace it belonged to. */
-  partnerWorkspaceId: string;
+  /** The partner workspace a deleted sub-workspace belonged to; null for a workspace its Owner deleted. */
+  partnerWorkspaceId: string | null;
   deletedAt: string;
 }
 
@@ -77,6 +77,11 @@ export interface UpdateSubWorkspaceRequest extends SubWorkspaceRefRequest {
 
 export interface DeleteSubWorkspaceReply {
   id: string;
+}
+
+/** The Owner deletes a workspace of their own (the gateway has checked the role and the plan). */
+export interface DeleteOwnWorkspaceRequest {
+  workspaceId: string;
 }
 
 export interface CreateEmbedSessionRequest {
@@ -151,6 +156,11 @@ export const PARTNER_SUBJECTS = {
   getWorkspace: rpcSubject<SubWorkspaceRefRequest, SubWorkspaceView>('v1.partner.workspaces.get'),
   updateWorkspace: rpcSubject<UpdateSubWorkspaceRequest, SubWorkspaceView>('v1.partner.workspaces.update'),
   deleteWorkspace: rpcSubject<SubWorkspaceRefRequest, DeleteSubWorkspaceReply>('v1.partner.workspaces.delete'),
+  /**
+   * Announces the deletion of a workspace by its Owner on WORKSPACE_EVENTS, as for a sub-workspace: the partner
+   * service is the one publisher of those events. Refused (409) for a sub-workspace and for a partner with any.
+   */
+  deleteOwnWorkspace: rpcSubject<DeleteOwnWorkspaceRequest, DeleteSubWorkspaceReply>('v1.partner.workspaces.delete-own'),
   createEmbedSession: rpcSubject<CreateEmbedSessionRequest, EmbedSessionReply>('v1.partner.embed.create'),
   closeEmbedSession: rpcSubject<CloseEmbedSessionRequest, EmbedSessionClosedReply>('v1.partner.embed.close'),
   revokeEmbedSessions: rpcSubject<RevokeEmbedSessionsRequest, EmbedSessionsRevokedReply>('v1.partner.embed.revoke'),

@@ -56,7 +56,7 @@ export const SETTLEMENT_STREAM = {
 } as const;
 
 /**
- * JetStream: a sub-workspace was deleted. Published by the partner service to `workspace-events.deleted.<id>`
+ * JetStream: a workspace was deleted (a partner's sub-workspace, or one its Owner deleted). Published by the partner service to `workspace-events.deleted.<id>`
  * with `Nats-Msg-Id` = `workspace-deleted-<id>`; every service holding rows of that workspace has its own durable
  * consumer (`workspace-deleted-<service>`) and deletes them. Deleting twice deletes nothing more, so redelivery is harmless.
  */

@@ -93,7 +93,7 @@ export class WorkspaceDeletions {
   }
 
   private async handle(message: JsMsg): Promise<void> {
-    const event = parseEvent(message.data);
+    const event = parseWorkspaceEvent(message.data);
     if (!event) {
       this.logger.error({ subject: message.subject, seq: message.seq }, 'dropped a workspace event that is not one');
       message.term();
@@ -110,10 +110,12 @@ export class WorkspaceDeletions {
   }
 }
 
-function parseEvent(data: Uint8Array): WorkspaceDeletedEvent | null {
+export function parseWorkspaceEvent(data: Uint8Array): WorkspaceDeletedEvent | null {
   try {
     const value = JSON.parse(Buffer.from(data).toString('utf8')) as Partial<WorkspaceDeletedEvent> | null;
-    if (!value || typeof value.workspaceId !== 'string' || typeof value.partnerWorkspaceId !== 'string') return null;
+    if (!value || typeof value.workspaceId !== 'string') return null;
+    // null: a workspace its Owner deleted, not a partner's sub-workspace.
+    if (typeof value.partnerWorkspaceId !== 'string' && value.partnerWorkspaceId !== null) return null;
     return { workspaceId: value.workspaceId, partnerWorkspaceId: value.partnerWorkspaceId, deletedAt: String(value.deletedAt) };
   } catch {
     return null;

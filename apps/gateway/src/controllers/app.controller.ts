@@ -8,6 +8,7 @@ import { SessionsService } from '../auth/sessions.service';
 import { bearerToken } from '../auth/tokens';
 import { ApplicationEntry, MemberWorkspace, SignedIn, UserId, WorkspaceRole } from '../http/access';
 import { objectBody, RequestId } from '../http/request-lifecycle';
+import { WorkspaceDeletionService } from '../workspaces/workspace-deletion.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { executionQuery } from './public.controller';
 
@@ -18,6 +19,7 @@ export class AppController {
     private readonly sessions: SessionsService,
     private readonly workspaces: WorkspacesService,
     private readonly apiKeys: ApiKeysService,
+    private readonly deletion: WorkspaceDeletionService,
     @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
   ) {}
 
@@ -62,6 +64,13 @@ export class AppController {
     const workspace = await this.workspaces.describe(ws);
     const account = await this.rpc.call(SUBJECTS.billing.account, { workspaceId: ws }, { requestId });
     return { ...workspace, plan: account.plan.name, account };
+  }
+
+  @Delete('workspaces/:ws')
+  @WorkspaceRole('owner')
+  @HttpCode(204)
+  async deleteWorkspace(@MemberWorkspace() ws: string, @RequestId() requestId: string) {
+    await this.deletion.delete(ws, requestId);
   }
 
   /** How long the execution log is kept: the plan's, or less by the workspace's own setting. */
