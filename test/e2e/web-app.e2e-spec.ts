@@ -349,7 +349,7 @@ describe('an author’s journey in the browser', () => {
   }, 300_000);
 });
 
-describe('handing a workspace over in the browser', () => {
+describe('handing over, leaving and deleting a workspace in the browser', () => {
   it('the Owner makes a member the owner, stays as an admin, then leaves', async () => {
     const owner = await signUp();
     const colleague = await signUp();
@@ -390,6 +390,44 @@ describe('handing a workspace over in the browser', () => {
       await page.waitForURL('**/workspaces');
       await expectText(page, 'You are not in any workspace yet.');
       expect(await roleOf(owner.userId)).toBeUndefined();
+    } finally {
+      await ownContext.close();
+    }
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  it('the Owner deletes the workspace after typing its name, once no paid subscription is live', async () => {
+    const owner = await signUp();
+    const created = await call('POST', '/app/v1/workspaces', { token: owner.session, body: { name: 'Short-lived' } });
+    const ws = created.body.id as string;
+    const plan = (name: string) => call('PUT', `/admin/v1/workspaces/${ws}/plan`, { token: process.env.E2E_ADMIN_TOKEN, body: { plan: name } });
+    expect((await plan('developer')).status).toBe(200);
+
+    const ownContext = await browser.newContext({ baseURL: baseUrl(), viewport: { width: 1280, height: 860 } });
+    ownContext.setDefaultTimeout(20_000);
+    try {
+      const page = await ownContext.newPage();
+      watch(page);
+      await page.goto('/sign-in');
+      await page.getByLabel('E-mail').fill(owner.email);
+      await page.getByLabel('Password').fill(owner.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('link', { name: 'Members' }).click();
+      const confirmation = page.getByLabel('Type Short-lived to confirm');
+      const button = page.getByRole('button', { name: 'Delete workspace' });
+      await confirmation.fill('Short-live');
+      expect(await button.isDisabled()).toBe(true);
+      await confirmation.fill('Short-lived');
+      await button.click();
+      await expectText(page, 'live developer subscription');
+      expect(await axe(page)).toEqual([]);
+      if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, 'members-delete-refused.png'), fullPage: true });
+
+      expect((await plan('genesis')).status).toBe(200);
+      await button.click();
+      await page.waitForURL('**/workspaces');
+      await expectText(page, 'You are not in any workspace yet.');
+      expect((await call('GET', '/app/v1/workspaces', { token: owner.session })).body.data).toEqual([]);
     } finally {
       await ownContext.close();
     }

@@ -211,6 +211,11 @@ const en = {
   'mem.ownerLeaveIntro': 'The owner cannot leave: make another member the owner first.',
   'mem.leave': 'Leave workspace',
   'mem.leaveConfirm': 'Leave {name}?',
+  'mem.deleteTitle': 'Delete this workspace',
+  'mem.deleteIntro':
+    'Its decisions, executions, deliveries, API keys, members and settings are removed for good; the billing record stays. A workspace with a paid subscription must be back on the free plan first, and a partner must delete its sub-workspaces first.',
+  'mem.deleteType': 'Type {name} to confirm',
+  'mem.delete': 'Delete workspace',
   'inv.title': 'Invitations',
   'inv.intro': 'Invite someone by e-mail. No e-mail is sent: pass the link on. It works once, for 7 days, for whoever signs in with that e-mail.',
   'inv.email': "Invitee's address",

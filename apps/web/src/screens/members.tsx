@@ -1,4 +1,4 @@
-import { FormEvent } from 'react';
+import { FormEvent, useState } from 'react';
 import { api } from '../lib/api';
 import { can, useApp } from '../context';
 import { navigate } from '../router';
@@ -142,6 +142,37 @@ export function Members() {
           </>
         )}
       </section>
+      {owner && <DeleteWorkspace ws={ws} name={workspace!.name} />}
     </Page>
+  );
+}
+
+/** Deleting is final, so the Owner types the workspace's name first (as GitHub asks for a repository's). */
+function DeleteWorkspace({ ws, name }: { ws: string; name: string }) {
+  const app = useApp();
+  const { t } = app;
+  const [typed, setTyped] = useState('');
+  const { busy, error, act } = useAction();
+  const remove = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    void act(async () => {
+      await api('DELETE', `/workspaces/${ws}`);
+      await app.reloadWorkspaces();
+      navigate('/workspaces');
+    });
+  };
+  return (
+    <form className="card inline-form" aria-labelledby="delete-title" onSubmit={remove}>
+      <h2 id="delete-title">{t('mem.deleteTitle')}</h2>
+      <p>{t('mem.deleteIntro')}</p>
+      {error !== null && <ErrorBox error={error} />}
+      <label className="field">
+        <span>{t('mem.deleteType', { name })}</span>
+        <input value={typed} onChange={(event) => setTyped(event.target.value)} autoComplete="off" />
+      </label>
+      <button type="submit" className="danger" disabled={busy || typed !== name}>
+        {t('mem.delete')}
+      </button>
+    </form>
   );
 }
