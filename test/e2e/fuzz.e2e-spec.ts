@@ -103,12 +103,21 @@ function checkReply(request: FuzzRequest, reply: RawReply): void {
 
 function isMcpTransportRefusal(request: FuzzRequest, reply: RawReply, body: any): boolean {
   return (
-    new URL(request.path, 'http://x').pathname === '/mcp' &&
+    // The router matches the decoded path, so `/%6Dcp` reaches the tool server as `/mcp` does.
+    decodedPathname(request.path) === '/mcp' &&
     [400, 405, 406].includes(reply.status) &&
     body?.jsonrpc === '2.0' &&
     typeof body?.error?.code === 'number' &&
     typeof body?.error?.message === 'string'
   );
+}
+
+function decodedPathname(path: string): string | null {
+  try {
+    return decodeURIComponent(new URL(path, 'http://x').pathname);
+  } catch {
+    return null;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------
