@@ -30,6 +30,16 @@ export {
 } from './destination-entries';
 export { matchingDestinations, makesCallerWait, resolvePath, type DestinationMatch, type RunContext, type SkipReason } from './destinations';
 export { renderTemplate, renderTemplateWithin, referencedParams, type TemplateFormat } from './param-template';
+export {
+  referencedSecrets,
+  mentionsSecrets,
+  headerSecretNames,
+  fillSecrets,
+  checkSecret,
+  SECRET_NAME,
+  SECRET_VALUE_MAX,
+  SECRETS_PER_WORKSPACE,
+} from './secret-references';
 export { validateState, checkStateAlone, exampleState, type StateCheck } from './state';
 export { estimateTokens, questionTokens, type QuestionTokens } from './tokens';
 export { decisionContract, type DecisionContract, type ContractQuestion, type ContractLevel } from './contract';

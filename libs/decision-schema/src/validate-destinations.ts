@@ -41,6 +41,7 @@ import {
   URL_MAX,
 } from './limits';
 import { referencedParams } from './param-template';
+import { mentionsSecrets, referencedSecrets, SECRET_NAME, withoutSecretReferences } from './secret-references';
 import { AGENT_MODES, DESTINATION_TYPES, HTTP_METHODS, PARAM_ROOTS, type DestinationType } from './schema-types';
 import { validateConditionList, type ConditionScope } from './validate-conditions';
 
@@ -92,6 +93,7 @@ export function validateDestinations(value: unknown, path: Path, issues: Issues,
     if (!typeKnown) return;
     validateTypeFields(type, destination, destinationPath, issues);
     if (params) checkPlaceholders(destination, TYPE_PROPERTIES[type], params, destinationPath, issues);
+    checkSecretsOutsideHeaders(destination, TYPE_PROPERTIES[type], destinationPath, issues);
   });
 }
 
@@ -245,9 +247,25 @@ function validateHeaders(value: unknown, path: Path, issues: Issues): void {
     } else {
       claimUnique(seen, lower, headerPath, issues);
     }
-    if (expectString(headerValue, headerPath, issues, { max: HEADER_VALUE_MAX }) && /[\r\n\0]/.test(headerValue)) {
-      issues.add(headerPath, 'must not contain line breaks');
+    if (expectString(headerValue, headerPath, issues, { max: HEADER_VALUE_MAX })) {
+      if (/[\r\n\0]/.test(headerValue)) issues.add(headerPath, 'must not contain line breaks');
+      checkSecretReferences(headerValue, headerPath, issues);
     }
+  }
+}
+
+function checkSecretReferences(headerValue: string, path: Path, issues: Issues): void {
+  for (const name of referencedSecrets(headerValue)) {
+    if (!SECRET_NAME.test(name)) issues.add(path, `{{secrets.${name}}} is not a secret name: capital letters, digits and _, starting with a letter`);
+  }
+  if (mentionsSecrets(withoutSecretReferences(headerValue))) issues.add(path, 'a secret is referred to as {{secrets.NAME}}');
+}
+
+/** Secrets are filled in header values only: anywhere else the value would end up in bodies, logs or records. */
+function checkSecretsOutsideHeaders(destination: Record<string, unknown>, fields: readonly string[], path: Path, issues: Issues): void {
+  for (const field of [...TEMPLATE_FIELDS, 'url'].filter((name) => fields.includes(name))) {
+    const text = destination[field];
+    if (typeof text === 'string' && mentionsSecrets(text)) issues.add([...path, field], '{{secrets.NAME}} is filled in header values only');
   }
 }
 

@@ -1,0 +1,64 @@
+// `{{secrets.NAME}}` placeholders in destination header values, filled with the workspace's secrets at the moment
+// a call leaves the service, so a secret's value is never stored in a schema, a delivery or an execution.
+
+export const SECRET_NAME = /^[A-Z][A-Z0-9_]{0,63}$/;
+export const SECRET_VALUE_MAX = 4_096;
+export const SECRETS_PER_WORKSPACE = 50;
+
+const REFERENCE = /\{\{\s*secrets\.([^}\s]*)\s*\}\}/g;
+/** Any attempt at a reference, well-formed or not: `{{secrets.` is never meant literally. */
+const REFERENCE_START = /\{\{\s*secrets\./;
+
+const referenceName = (match: RegExpMatchArray): string => match[1]!;
+
+/** The secret names a text refers to, each once, in order of first use (malformed names included). */
+export function referencedSecrets(text: string): string[] {
+  return [...new Set(Array.from(text.matchAll(REFERENCE), referenceName))];
+}
+
+/** Whether a text tries to refer to a secret at all. */
+export function mentionsSecrets(text: string): boolean {
+  return REFERENCE_START.test(text);
+}
+
+/** The text with every well-formed-looking reference taken out (what is left of `{{secrets.` is malformed). */
+export function withoutSecretReferences(text: string): string {
+  return text.replace(REFERENCE, '');
+}
+
+/** The names every header value refers to, each once. */
+export function headerSecretNames(headers: Readonly<Record<string, string>>): string[] {
+  return [...new Set(Object.values(headers).flatMap(referencedSecrets))];
+}
+
+/**
+ * The headers with each reference replaced by its secret, or the names that have no value (in order of first
+ * use). A header without references is returned as is.
+ */
+export function fillSecrets(
+  headers: Readonly<Record<string, string>>,
+  values: Readonly<Record<string, string>>,
+): { headers: Record<string, string> } | { missing: string[] } {
+  const missing = headerSecretNames(headers).filter((name) => !Object.hasOwn(values, name));
+  if (missing.length > 0) return { missing };
+  const filled: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    filled[name] = value.replace(REFERENCE, (_, secret: string) => values[secret]!);
+  }
+  return { headers: filled };
+}
+
+/** The problems with a secret as a workspace admin sets it, one `{ path, message }` each. */
+export function checkSecret(name: unknown, value: unknown): Array<{ path: string; message: string }> {
+  const issues: Array<{ path: string; message: string }> = [];
+  if (typeof name !== 'string' || !SECRET_NAME.test(name)) {
+    issues.push({ path: 'name', message: 'must be 1 to 64 characters: capital letters, digits and _, starting with a letter' });
+  }
+  if (typeof value !== 'string' || value.length < 1 || value.length > SECRET_VALUE_MAX) {
+    issues.push({ path: 'value', message: `must be a string of 1 to ${SECRET_VALUE_MAX} characters` });
+  } else if (/[\r\n\0]/.test(value)) {
+    // It goes into a header line.
+    issues.push({ path: 'value', message: 'must not contain line breaks or NUL' });
+  }
+  return issues;
+}
