@@ -240,6 +240,7 @@ export class DeliveriesStore {
     await this.db.transaction(async (manager) => {
       await manager.query(`DELETE FROM deliveries WHERE workspace_id = $1`, [workspaceId]);
       await manager.query(`DELETE FROM signing_secrets WHERE workspace_id = $1`, [workspaceId]);
+      await manager.query(`DELETE FROM workspace_secrets WHERE workspace_id = $1`, [workspaceId]);
     });
   }
 

@@ -1,12 +1,14 @@
 import { ConsumerMessages, headers as natsHeaders, JetStreamManager, JsMsg, NatsConnection } from 'nats';
 import { DeliveryKind, DeliveryMessage, DELIVERY_STREAM } from '@ds/contracts';
+import { fillSecrets, headerSecretNames } from '@ds/decision-schema';
 import { consumeTraced, Logger } from '@ds/platform';
 import { attemptHeaders, MAX_ATTEMPTS, retryDelayMs } from '@ds/webhooks';
 import { declareDeliveryStream } from './jetstream';
 import { DeliveriesStore } from './deliveries.store';
 import { DeliveryMetrics } from './metrics';
-import { Sender } from './sender';
+import { Sender, SendResult } from './sender';
 import { SigningSecretsService } from './signing-secrets.service';
+import { WorkspaceSecretsService } from './workspace-secrets.service';
 import { DeliveryWindows, WorkspaceWindow } from './delivery-windows';
 
 /** Attempts in flight at once for one workspace on one replica: a slow receiver holds only its own workspace's slots. */
@@ -64,6 +66,7 @@ export class DeliveryWorker {
     private readonly connection: NatsConnection,
     private readonly store: DeliveriesStore,
     private readonly secrets: SigningSecretsService,
+    private readonly workspaceSecrets: WorkspaceSecretsService,
     private readonly sender: Sender,
     private readonly metrics: DeliveryMetrics,
     private readonly logger: Logger,
@@ -204,16 +207,24 @@ export class DeliveryWorker {
       return;
     }
     const body = delivery.body;
-    const headers = attemptHeaders({
-      deliveryId: delivery.deliveryId,
-      attempt: begun.attempt,
-      timestamp: Math.floor(startedAt / 1000),
-      body,
-      secrets,
-      destinationHeaders: delivery.headers,
-      userAgent: USER_AGENT,
-    });
-    const result = await this.sender.send({ url: delivery.url, method: delivery.method, headers, body });
+    const filled = await this.withWorkspaceSecrets(delivery);
+    const result =
+      'refusal' in filled
+        ? unsentAttempt(filled.refusal)
+        : await this.sender.send({
+            url: delivery.url,
+            method: delivery.method,
+            headers: attemptHeaders({
+              deliveryId: delivery.deliveryId,
+              attempt: begun.attempt,
+              timestamp: Math.floor(startedAt / 1000),
+              body,
+              secrets,
+              destinationHeaders: filled.headers,
+              userAgent: USER_AGENT,
+            }),
+            body,
+          });
     this.metrics.attempts.inc({ outcome: result.outcome });
     this.metrics.attemptDuration.observe({ outcome: result.outcome }, result.durationMs / 1000);
 
@@ -245,6 +256,26 @@ export class DeliveryWorker {
     await this.store.finishAttempt(begun.attemptId, delivery.deliveryId, sequence, result, { status: 'pending', nextAttemptAt: new Date(Date.now() + delay) });
     this.logger.info({ ...log, error: result.error, retryInMs: delay }, 'delivery attempt failed; retrying later');
     this.settle(message, 'nak', delay);
+  }
+
+  /**
+   * The destination's headers with `{{secrets.NAME}}` filled in, read as the attempt leaves so that a secret
+   * changed meanwhile is the one sent. A secret that is not set (or cannot be read) fails this attempt, and the
+   * schedule tries again: an admin may set it before the next one.
+   */
+  private async withWorkspaceSecrets(delivery: DeliveryMessage): Promise<{ headers: Record<string, string> } | { refusal: string }> {
+    const names = headerSecretNames(delivery.headers);
+    if (names.length === 0) return { headers: delivery.headers };
+    let values: Record<string, string>;
+    try {
+      values = await this.workspaceSecrets.values(delivery.workspaceId, names);
+    } catch (error) {
+      this.logger.warn({ err: error, deliveryId: delivery.deliveryId }, "could not read a delivery's workspace secrets");
+      return { refusal: "The workspace's secrets could not be read; the attempt was not sent." };
+    }
+    const filled = fillSecrets(delivery.headers, values);
+    if ('missing' in filled) return { refusal: `Not sent: ${secretsNotSet(filled.missing)}` };
+    return filled;
   }
 
   /**
@@ -311,4 +342,14 @@ export function parseDelivery(data: Uint8Array): DeliveryMessage | null {
   const headers = value.headers ?? {};
   if (typeof headers !== 'object' || Array.isArray(headers) || Object.values(headers).some((v) => typeof v !== 'string')) return null;
   return { ...(value as DeliveryMessage), headers: headers as Record<string, string> };
+}
+
+/** An attempt that did not leave the service: failed, and retried on the usual schedule. */
+function unsentAttempt(error: string): SendResult {
+  return { outcome: 'failed', responseStatus: null, durationMs: 0, error, retryAfterMs: null, address: null };
+}
+
+function secretsNotSet(names: readonly string[]): string {
+  const listed = names.join(', ');
+  return names.length === 1 ? `the secret ${listed} is not set in this workspace.` : `the secrets ${listed} are not set in this workspace.`;
 }

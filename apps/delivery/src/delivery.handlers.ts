@@ -1,11 +1,22 @@
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { DeliveryRef, DeliveryView, ListDeliveriesRequest, ServiceError, SUBJECTS, WorkspaceScoped } from '@ds/contracts';
+import {
+  DeliveryRef,
+  DeliveryView,
+  ListDeliveriesRequest,
+  PutWorkspaceSecretRequest,
+  ResolveWorkspaceSecretsRequest,
+  ServiceError,
+  SUBJECTS,
+  WorkspaceScoped,
+  WorkspaceSecretRef,
+} from '@ds/contracts';
 import { looksLikeId } from '@ds/ids';
 import { NatsLink, PLATFORM } from '@ds/platform';
 import { DeliveriesStore } from './deliveries.store';
 import { publishResend } from './delivery-worker';
 import { SigningSecretsService } from './signing-secrets.service';
+import { WorkspaceSecretsService } from './workspace-secrets.service';
 
 const STATUSES = ['pending', 'succeeded', 'failed'] as const;
 
@@ -14,6 +25,7 @@ export class DeliveryHandlers {
   constructor(
     private readonly store: DeliveriesStore,
     private readonly secrets: SigningSecretsService,
+    private readonly workspaceSecrets: WorkspaceSecretsService,
     @Inject(PLATFORM.nats) private readonly nats: NatsLink,
   ) {}
 
@@ -73,6 +85,26 @@ export class DeliveryHandlers {
   @MessagePattern(SUBJECTS.delivery.rotateSigningSecret)
   rotateSigningSecret(@Payload() request: WorkspaceScoped) {
     return this.secrets.rotate(request.workspaceId);
+  }
+
+  @MessagePattern(SUBJECTS.delivery.listSecrets)
+  listSecrets(@Payload() request: WorkspaceScoped) {
+    return this.workspaceSecrets.list(request.workspaceId);
+  }
+
+  @MessagePattern(SUBJECTS.delivery.putSecret)
+  putSecret(@Payload() request: PutWorkspaceSecretRequest) {
+    return this.workspaceSecrets.put(request.workspaceId, request.name, request.value);
+  }
+
+  @MessagePattern(SUBJECTS.delivery.deleteSecret)
+  deleteSecret(@Payload() request: WorkspaceSecretRef) {
+    return this.workspaceSecrets.delete(request.workspaceId, request.name);
+  }
+
+  @MessagePattern(SUBJECTS.delivery.resolveSecrets)
+  async resolveSecrets(@Payload() request: ResolveWorkspaceSecretsRequest) {
+    return { values: await this.workspaceSecrets.values(request.workspaceId, Array.isArray(request.names) ? request.names : []) };
   }
 }
 

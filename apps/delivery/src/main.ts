@@ -10,10 +10,12 @@ import { DELIVERY_ENTITIES } from './entities';
 import { DeliveryMetrics } from './metrics';
 import { Deliveries1795448851605 } from './migrations/1795448851605-deliveries';
 import { SealedSigningSecrets1795600000000 } from './migrations/1795600000000-sealed-signing-secrets';
+import { WorkspaceSecrets1795800000000 } from './migrations/1795800000000-workspace-secrets';
 import { DeliveryPurge } from './purge';
 import { RedisWindow } from './redis-window';
 import { Sender } from './sender';
 import { SigningSecretsService } from './signing-secrets.service';
+import { WorkspaceSecretsService } from './workspace-secrets.service';
 
 export type { DeliveryConfig } from './config';
 
@@ -24,7 +26,11 @@ const PURGE = Symbol('delivery-purge');
 
 export const delivery: ServiceDefinition<DeliveryConfig> = {
   name: 'delivery',
-  database: { schema: 'delivery', entities: DELIVERY_ENTITIES, migrations: [Deliveries1795448851605, SealedSigningSecrets1795600000000] },
+  database: {
+    schema: 'delivery',
+    entities: DELIVERY_ENTITIES,
+    migrations: [Deliveries1795448851605, SealedSigningSecrets1795600000000, WorkspaceSecrets1795800000000],
+  },
   readConfig: readDeliveryConfig,
   module: (runtime) => ({
     module: DeliveryModule,
@@ -32,9 +38,17 @@ export const delivery: ServiceDefinition<DeliveryConfig> = {
     providers: [
       DeliveriesStore,
       SigningSecretsService,
+      WorkspaceSecretsService,
       {
         provide: WORKER,
-        useFactory: (store: DeliveriesStore, secrets: SigningSecretsService, nats: NatsLink, metrics: Metrics, logger: Logger) => {
+        useFactory: (
+          store: DeliveriesStore,
+          secrets: SigningSecretsService,
+          workspaceSecrets: WorkspaceSecretsService,
+          nats: NatsLink,
+          metrics: Metrics,
+          logger: Logger,
+        ) => {
           let worker: DeliveryWorker | null = null;
           const deliveryMetrics = new DeliveryMetrics(metrics, {
             consumer: async () => worker?.consumerState() ?? null,
@@ -49,6 +63,7 @@ export const delivery: ServiceDefinition<DeliveryConfig> = {
             nats.connection,
             store,
             secrets,
+            workspaceSecrets,
             new Sender({ allowPrivateTargets: runtime.config.allowPrivateTargets }),
             deliveryMetrics,
             logger,
@@ -57,7 +72,7 @@ export const delivery: ServiceDefinition<DeliveryConfig> = {
           );
           return worker;
         },
-        inject: [DeliveriesStore, SigningSecretsService, PLATFORM.nats, PLATFORM.metrics, PLATFORM.logger],
+        inject: [DeliveriesStore, SigningSecretsService, WorkspaceSecretsService, PLATFORM.nats, PLATFORM.metrics, PLATFORM.logger],
       },
       {
         provide: PURGE,

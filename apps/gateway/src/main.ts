@@ -10,6 +10,7 @@ import { AdminController } from './controllers/admin.controller';
 import { AppController } from './controllers/app.controller';
 import { InvitationsController } from './controllers/invitations.controller';
 import { DeliveriesController } from './controllers/deliveries.controller';
+import { SecretsController } from './controllers/secrets.controller';
 import { EmbedLaunchController } from './controllers/embed-launch.controller';
 import { EngineSettingsController } from './controllers/engine-settings.controller';
 import { HooksController } from './controllers/hooks.controller';
@@ -63,6 +64,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
       EngineSettingsController,
       HooksController,
       DeliveriesController,
+      SecretsController,
       PartnerController,
       EmbedLaunchController,
       WebController,

@@ -103,6 +103,41 @@ export interface RotatedSigningSecretReply {
   previous_expires_at: string | null;
 }
 
+/** A workspace secret as any reply shows it: never its value. */
+export interface WorkspaceSecretView {
+  name: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ListWorkspaceSecretsReply {
+  data: WorkspaceSecretView[];
+}
+
+export interface PutWorkspaceSecretRequest extends WorkspaceScoped {
+  name: unknown;
+  value: unknown;
+}
+
+/** `created` decides 201 or 200. */
+export interface PutWorkspaceSecretReply {
+  created: boolean;
+  secret: WorkspaceSecretView;
+}
+
+export interface WorkspaceSecretRef extends WorkspaceScoped {
+  name: string;
+}
+
+export interface ResolveWorkspaceSecretsRequest extends WorkspaceScoped {
+  names: string[];
+}
+
+/** The values of the names that are set; a name that is not set is absent. */
+export interface ResolveWorkspaceSecretsReply {
+  values: Record<string, string>;
+}
+
 export const DELIVERY_SUBJECTS = {
   /** A workspace's deliveries (optionally one decision's), newest first, each with its attempts. */
   list: rpcSubject<ListDeliveriesRequest, ListDeliveriesReply>('v1.delivery.deliveries.list'),
@@ -112,4 +147,10 @@ export const DELIVERY_SUBJECTS = {
   /** The workspace's signing secret, masked (its full value is shown once, by rotate). */
   getSigningSecret: rpcSubject<WorkspaceScoped, SigningSecretView>('v1.delivery.signing-secret.get'),
   rotateSigningSecret: rpcSubject<WorkspaceScoped, RotatedSigningSecretReply>('v1.delivery.signing-secret.rotate'),
+  /** The workspace's secrets (names and dates only), filled into destination headers when calls leave. */
+  listSecrets: rpcSubject<WorkspaceScoped, ListWorkspaceSecretsReply>('v1.delivery.secrets.list'),
+  putSecret: rpcSubject<PutWorkspaceSecretRequest, PutWorkspaceSecretReply>('v1.delivery.secrets.put'),
+  deleteSecret: rpcSubject<WorkspaceSecretRef, { deleted: true }>('v1.delivery.secrets.delete'),
+  /** Secret values, for the runner's sync agent calls only: no other service may publish it (NATS_PERMISSIONS). */
+  resolveSecrets: rpcSubject<ResolveWorkspaceSecretsRequest, ResolveWorkspaceSecretsReply>('v1.delivery.secrets.resolve'),
 } as const;

@@ -35,6 +35,11 @@ describe('NATS permissions per service', () => {
     expect(holders('publish', subject)).not.toContain(ownerOf(subject));
   });
 
+  it("only the runner may ask for workspace secrets' values", () => {
+    expect(holders('publish', SUBJECTS.delivery.resolveSecrets)).toEqual(['decision-runner']);
+    expect(holders('publish', SUBJECTS.delivery.putSecret)).toEqual(['gateway']);
+  });
+
   /** Who hears each broadcast: the replicas of its owner, but for the ledger's plan changes, which only the gateway caches. */
   const hearers = (subject: string): ServiceName[] => (subject === BROADCAST_SUBJECTS.billingPlanChanged ? ['gateway'] : [ownerOf(subject)]);
 

@@ -66,7 +66,8 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
       billing.setSpendCap,
       billing.getExecutionRetention,
       billing.setExecutionRetention,
-      ...served(delivery),
+      // Everything the delivery service serves but secret values, which only the runner's agent calls need.
+      ...served(delivery).filter((subject) => subject !== delivery.resolveSecrets),
       ...served(partner),
       BROADCAST_SUBJECTS.gatewayApiKeyRevoked,
       BROADCAST_SUBJECTS.gatewayHookChanged,
@@ -83,6 +84,7 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
       billing.settle,
       billing.account,
       billing.retention,
+      delivery.resolveSecrets,
       ...DELIVERY_STREAM.subjects,
       ...SETTLEMENT_STREAM.subjects,
       BROADCAST_SUBJECTS.runnerDecisionChanged,

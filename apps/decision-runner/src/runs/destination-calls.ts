@@ -2,7 +2,17 @@ import { Inject, Injectable } from '@nestjs/common';
 import { JetStreamClient } from 'nats';
 import { Counter, Histogram } from 'prom-client';
 import { CompleteTextRequest, DELIVERY_STREAM, DeliveryMessage, ServiceError, SUBJECTS } from '@ds/contracts';
-import { AgentCall, agentAnsweredEntry, DestinationEntry, failedEntry, LlmCall, llmCompletedEntry, WaitingCall } from '@ds/decision-schema';
+import {
+  AgentCall,
+  agentAnsweredEntry,
+  DestinationEntry,
+  failedEntry,
+  fillSecrets,
+  headerSecretNames,
+  LlmCall,
+  llmCompletedEntry,
+  WaitingCall,
+} from '@ds/decision-schema';
 import { Logger, Metrics, OutboundFailed, outboundRequest, OutboundRefused, PLATFORM, publishTraced, RpcClient } from '@ds/platform';
 import { DecisionRunnerConfig } from '../config';
 import { RUNNER_JETSTREAM } from './jetstream';
@@ -64,7 +74,7 @@ export class DestinationCalls {
       calls.map(async (call) => {
         const started = performance.now();
         const planned = entryAt(entries, call.index);
-        const entry = call.kind === 'llm' ? await this.completeLlm(workspaceId, call, planned) : await this.callAgent(call, planned);
+        const entry = call.kind === 'llm' ? await this.completeLlm(workspaceId, call, planned) : await this.callAgent(workspaceId, call, planned);
         entries[call.index] = entry;
         this.durations.observe({ type: call.kind }, (performance.now() - started) / 1000);
         this.outcomes.inc({ type: call.kind, outcome: String(entry.status) });
@@ -124,13 +134,43 @@ export class DestinationCalls {
     }
   }
 
-  private async callAgent(call: AgentCall, entry: DestinationEntry): Promise<DestinationEntry> {
+  /**
+   * The agent's headers with `{{secrets.NAME}}` filled in from the delivery service, which holds the workspace's
+   * secrets; asked only when a header refers to one. A secret that is not set fails the call rather than sending
+   * the header without it.
+   */
+  private async agentHeaders(
+    workspaceId: string,
+    headers: Readonly<Record<string, string>>,
+  ): Promise<{ headers: Record<string, string> } | { failure: string }> {
+    const names = headerSecretNames(headers);
+    if (names.length === 0) return { headers: { ...headers } };
+    let values: Record<string, string>;
+    try {
+      values = (await this.rpc.call(SUBJECTS.delivery.resolveSecrets, { workspaceId, names })).values;
+    } catch (error) {
+      this.logger.warn({ err: error }, "could not read an agent call's workspace secrets");
+      return { failure: "The workspace's secrets could not be read; the agent was not called." };
+    }
+    const filled = fillSecrets(headers, values);
+    if ('missing' in filled) {
+      const listed = filled.missing.join(', ');
+      return {
+        failure: `The agent was not called: ${filled.missing.length === 1 ? `the secret ${listed} is` : `the secrets ${listed} are`} not set in this workspace.`,
+      };
+    }
+    return filled;
+  }
+
+  private async callAgent(workspaceId: string, call: AgentCall, entry: DestinationEntry): Promise<DestinationEntry> {
     const { destination } = call;
+    const headers = await this.agentHeaders(workspaceId, destination.headers);
+    if ('failure' in headers) return failedEntry(entry, headers.failure);
     try {
       const response = await outboundRequest({
         method: 'POST',
         url: destination.url,
-        headers: { ...destination.headers, 'content-type': 'application/json', 'user-agent': 'decision-service-agent/1' },
+        headers: { ...headers.headers, 'content-type': 'application/json', 'user-agent': 'decision-service-agent/1' },
         body: call.body,
         timeoutMs: destination.timeoutMs,
         maxResponseBytes: AGENT_ANSWER_MAX_BYTES,
