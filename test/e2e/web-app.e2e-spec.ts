@@ -435,6 +435,52 @@ describe('handing over, leaving and deleting a workspace in the browser', () => 
   }, 120_000);
 });
 
+describe('workspace secrets in the browser', () => {
+  it('an admin saves a secret, sees how to use it but never its value again, replaces it and deletes it', async () => {
+    const owner = await signUp();
+    const created = await call('POST', '/app/v1/workspaces', { token: owner.session, body: { name: 'Secretive' } });
+    const ws = created.body.id as string;
+    const value = `value-${randomUUID()}`;
+    const ownContext = await browser.newContext({ baseURL: baseUrl(), viewport: { width: 1280, height: 860 } });
+    ownContext.setDefaultTimeout(20_000);
+    try {
+      const page = await ownContext.newPage();
+      watch(page);
+      await page.goto('/sign-in');
+      await page.getByLabel('E-mail').fill(owner.email);
+      await page.getByLabel('Password').fill(owner.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('link', { name: 'Secrets', exact: true }).click();
+      await expectText(page, 'No secrets yet.');
+      await page.getByLabel('Secret name').fill('CRM_TOKEN');
+      await page.getByLabel('Secret value').fill(value);
+      await page.getByRole('button', { name: 'Save secret' }).click();
+      await expectText(page, 'Saved CRM_TOKEN.');
+      const row = page.locator('table.secrets tbody tr', { hasText: 'CRM_TOKEN' });
+      await row.waitFor();
+      expect(await row.locator('code').textContent()).toBe('{{secrets.CRM_TOKEN}}');
+      expect(await page.content()).not.toContain(value);
+      await screen(page, 'secrets');
+      expect(Object.entries(checked).filter(([name, violations]) => name.startsWith('secrets') && violations.length > 0)).toEqual([]);
+
+      await page.getByLabel('Secret name').fill('CRM_TOKEN');
+      await page.getByLabel('Secret value').fill('replaced');
+      await page.getByRole('button', { name: 'Save secret' }).click();
+      await until(async () => {
+        const [secret] = (await call('GET', `/app/v1/workspaces/${ws}/secrets`, { token: owner.session })).body.data;
+        return secret.updated_at !== secret.created_at;
+      });
+      await row.getByRole('button', { name: 'Delete CRM_TOKEN' }).click();
+      await row.getByRole('button', { name: 'Yes' }).click();
+      await expectText(page, 'No secrets yet.');
+      expect((await call('GET', `/app/v1/workspaces/${ws}/secrets`, { token: owner.session })).body.data).toEqual([]);
+    } finally {
+      await ownContext.close();
+    }
+    expect(problems).toEqual([]);
+  }, 120_000);
+});
+
 async function expectText(page: Page, text: string): Promise<void> {
   await page.getByText(text, { exact: false }).first().waitFor();
 }

@@ -13,6 +13,7 @@ import { DecisionsList, NewDecision } from './screens/decisions';
 import { DecisionPage } from './screens/decision';
 import { ExecutionDetail, Executions } from './screens/executions';
 import { ApiKeys } from './screens/keys';
+import { Secrets } from './screens/secrets';
 import { Members } from './screens/members';
 import { AcceptInvitation } from './screens/invitations';
 import { Billing } from './screens/billing';
@@ -198,6 +199,7 @@ function Routes() {
   else if (path === '/settings') screen = <Settings />;
   else if (path === '/deliveries') screen = <Deliveries />;
   else if (path === '/signing-secret') screen = <SigningSecret />;
+  else if (path === '/secrets') screen = <Secrets />;
   else screen = <p role="alert">{app.t('error.notFound')}</p>;
   return <Shell>{screen}</Shell>;
 }
@@ -282,6 +284,7 @@ function Shell({ children }: { children: ReactNode }) {
         ['/deliveries', 'nav.deliveries'],
         ['/keys', 'nav.keys'],
         ['/signing-secret', 'nav.signingSecret'],
+        ['/secrets', 'nav.secrets'],
         ['/members', 'nav.members'],
         ['/billing', 'nav.billing'],
         ['/settings', 'nav.settings'],

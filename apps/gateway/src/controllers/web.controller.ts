@@ -50,6 +50,7 @@ export const APP_ROUTES = [
   'settings',
   'deliveries',
   'signing-secret',
+  'secrets',
   'invitations/accept',
 ];
 
