@@ -1,4 +1,4 @@
-import { call, deployedDecision, expectError, newWorkspace, runDecision, triageSchema, Workspace } from './support/api';
+import { call, deployedDecision, expectError, newWorkspace, runDecision, signUp, triageSchema, Workspace } from './support/api';
 
 const admin = (method: string, path: string, body: unknown, headers: Record<string, string> = {}) =>
   call(method, path, { token: process.env.E2E_ADMIN_TOKEN, body, headers });
@@ -82,6 +82,37 @@ describe('billing through the whole stack', () => {
     const quota = await runDecision(ws, 'capped', { message: 'hard cap' });
     expectError(quota, 402, 'QUOTA_EXCEEDED');
     expect(quota.body.error.details).toEqual({ used: 2, included: 1, periodEnd: expect.any(String), upgradeUrl: expect.any(String) });
+  });
+
+  it("lets the Owner set the workspace's own spend cap, which the run then meets; Admins and below are refused", async () => {
+    const ws = await newWorkspace();
+    await deployedDecision(ws, 'owner-capped', triageSchema());
+    await onPaidVolume(ws);
+    await admin('POST', `/admin/v1/workspaces/${ws.workspaceId}/credits`, { kind: 'paid', amount_cents: 10, currency: 'usd' });
+    const setCap = (value: unknown, token = ws.session) =>
+      call('PUT', `/app/v1/workspaces/${ws.workspaceId}/spend-cap`, { token, body: { spend_cap_cents: value } });
+
+    const adminUser = await signUp();
+    expect(
+      (await call('POST', `/app/v1/workspaces/${ws.workspaceId}/members`, { token: ws.session, body: { email: adminUser.email, role: 'admin' } })).status,
+    ).toBe(201);
+    expectError(await setCap(0, adminUser.session), 403, 'FORBIDDEN');
+    expectError(await call('PUT', `/app/v1/workspaces/${ws.workspaceId}/spend-cap`, { token: ws.apiKey, body: { spend_cap_cents: 0 } }), 403, 'FORBIDDEN');
+    for (const bad of [-1, 1.5, '100', undefined]) {
+      const refused = await setCap(bad);
+      expectError(refused, 400, 'INVALID_REQUEST');
+      expect(refused.body.error.details).toEqual([{ path: 'spend_cap_cents', message: expect.any(String) }]);
+    }
+
+    expect((await runDecision(ws, 'owner-capped', { message: 'included' })).status).toBe(200);
+    const set = await setCap(0);
+    expect(set.status).toBe(200);
+    expect(set.body.spend_cap).toMatchObject({ spend_cap_cents: 0, currency: 'usd' });
+    expect((await call('GET', `/app/v1/workspaces/${ws.workspaceId}`, { token: adminUser.session })).body.account.spend_cap.spend_cap_cents).toBe(0);
+    expectError(await runDecision(ws, 'owner-capped', { message: 'at the cap' }), 402, 'SPEND_CAP_REACHED');
+
+    expect((await setCap(null)).body.spend_cap.spend_cap_cents).toBeNull();
+    expect((await runDecision(ws, 'owner-capped', { message: 'paid from credits' })).status).toBe(200);
   });
 
   it('never bills an error or an engine-error fallback', async () => {

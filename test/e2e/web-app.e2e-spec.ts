@@ -317,7 +317,13 @@ describe('an author’s journey in the browser', () => {
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expectText(page, 'Executions are kept 3 days.');
     expect((await call('GET', `/app/v1/workspaces/${ws}/execution-retention`, { token })).body).toEqual({ days: 3, plan_days: 7, effective_days: 3 });
+    await page.getByLabel('Cap per billing cycle (USD)').fill('12.34');
+    await page.getByRole('button', { name: 'Set cap' }).click();
+    await page.getByRole('button', { name: 'Remove the cap' }).waitFor();
+    expect((await call('GET', `/app/v1/workspaces/${ws}`, { token })).body.account.spend_cap.spend_cap_cents).toBe(1234);
     await screen(page, 'billing');
+    await page.getByRole('button', { name: 'Remove the cap' }).click();
+    await until(async () => (await call('GET', `/app/v1/workspaces/${ws}`, { token })).body.account.spend_cap.spend_cap_cents === null);
     await page.getByRole('button', { name: "Use the plan's" }).click();
     await expectText(page, 'Executions are kept 7 days.');
     expect((await call('GET', `/app/v1/workspaces/${ws}/execution-retention`, { token })).body.days).toBeNull();

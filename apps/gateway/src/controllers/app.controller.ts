@@ -87,6 +87,16 @@ export class AppController {
     return this.rpc.call(SUBJECTS.billing.setExecutionRetention, { workspaceId: ws, days: objectBody(body).days }, { requestId });
   }
 
+  /**
+   * The Owner's own cap on what the workspace spends past its included volume per billing cycle (the spec: billing
+   * needs the Owner); operators set the same through /admin/v1. Answers the account, as GET workspaces/:ws shows it.
+   */
+  @Put('workspaces/:ws/spend-cap')
+  @WorkspaceRole('owner')
+  setSpendCap(@MemberWorkspace() ws: string, @RequestId() requestId: string, @Body() body: unknown) {
+    return this.rpc.call(SUBJECTS.billing.setSpendCap, { workspaceId: ws, spend_cap_cents: objectBody(body).spend_cap_cents }, { requestId });
+  }
+
   @Post('workspaces/:ws/members')
   @WorkspaceRole('admin')
   async addMember(@MemberWorkspace() ws: string, @Body() body: unknown) {

@@ -254,6 +254,11 @@ const en = {
   'bill.credits': 'Credits',
   'bill.spendCap': 'Spend cap',
   'bill.none': 'None',
+  'bill.spendCapIntro':
+    'Past the included decisions, runs are paid from credits. With a cap, runs that would spend more than it in one billing cycle are refused (402 SPEND_CAP_REACHED) until the next cycle.',
+  'bill.spendCapAmount': 'Cap per billing cycle ({currency})',
+  'bill.spendCapSave': 'Set cap',
+  'bill.spendCapRemove': 'Remove the cap',
   'bill.retention': 'Execution log',
   'bill.retentionKept': 'Executions are kept {days} days.',
   'bill.retentionPlan': "The plan's retention.",

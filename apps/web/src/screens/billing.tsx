@@ -53,6 +53,7 @@ export function Billing() {
           </dl>
         )}
       </Loaded>
+      {can(workspace, 'owner') && value.state === 'ready' && <SpendCap account={value.data.account} onSaved={reload} />}
       <ExecutionRetention />
     </Page>
   );
@@ -111,6 +112,43 @@ function ExecutionRetention() {
           </>
         )}
       </Loaded>
+    </section>
+  );
+}
+
+/**
+ * The Owner's cap on what the workspace spends past its included volume per billing cycle, entered in the
+ * account's currency and sent in cents.
+ */
+function SpendCap({ account, onSaved }: { account: Account; onSaved: () => void }) {
+  const { t, workspace } = useApp();
+  const { busy, error, act } = useAction(onSaved);
+  const currency = account.spend_cap.currency.toUpperCase();
+  const save = (cents: number | null) => void act(() => api('PUT', `/workspaces/${workspace!.id}/spend-cap`, { spend_cap_cents: cents }));
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    save(Math.round(Number(new FormData(event.currentTarget).get('cap')) * 100));
+  };
+  const cap = account.spend_cap.spend_cap_cents;
+  return (
+    <section className="card" aria-labelledby="spend-cap-title">
+      <h2 id="spend-cap-title">{t('bill.spendCap')}</h2>
+      <p>{t('bill.spendCapIntro')}</p>
+      {error !== null && <ErrorBox error={error} />}
+      <form className="inline-form" onSubmit={submit}>
+        <label className="field">
+          <span>{t('bill.spendCapAmount', { currency })}</span>
+          <input name="cap" type="number" min={0} step={0.01} required defaultValue={cap === null ? '' : cap / 100} key={cap ?? 'none'} />
+        </label>
+        <button type="submit" className="primary" disabled={busy}>
+          {t('bill.spendCapSave')}
+        </button>
+        {cap !== null && (
+          <button type="button" disabled={busy} onClick={() => save(null)}>
+            {t('bill.spendCapRemove')}
+          </button>
+        )}
+      </form>
     </section>
   );
 }
