@@ -220,6 +220,8 @@ const schema = {
         baseUrl: urlOrEmpty(['http', 'https'], 'BASE_URL'),
         appUrl: urlOrEmpty(['http', 'https'], 'APP_URL'),
         adminToken: ref('secretValue'),
+        smtpUrl: ref('secretValue'),
+        mailFrom: str('MAIL_FROM (empty: service default)'),
       }),
       engine: obj({
         default: { type: 'string', enum: ['llm', 'checkpoint'] },

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { builtEngineSimulator, freshDatabase, LAUNCHER, startCluster, startNats } from './support/cluster';
+import { startMailbox } from './support/mailbox';
 
 export const ADMIN_TOKEN = 'e2e-admin-token-0123456789';
 
@@ -15,7 +18,13 @@ export default async function globalSetup(): Promise<void> {
   // sharing the machine's Redis.
   Object.assign(process.env, { PASSWORD_SCRYPT_N: '16384', RATE_LIMIT_KEY_PREFIX: `e2e-${randomBytes(6).toString('hex')}` });
   const { startEngineSimulator } = builtEngineSimulator();
-  const [databaseUrl, nats, simulator] = await Promise.all([freshDatabase('ds_e2e'), startNats(), startEngineSimulator({ port: 0 })]);
+  const mailDir = mkdtempSync(join(tmpdir(), 'ds-e2e-mail-'));
+  const [databaseUrl, nats, simulator, mailbox] = await Promise.all([
+    freshDatabase('ds_e2e'),
+    startNats(),
+    startEngineSimulator({ port: 0 }),
+    startMailbox(mailDir),
+  ]);
   const cluster = await startCluster(
     {
       DATABASE_URL: databaseUrl,
@@ -39,6 +48,9 @@ export default async function globalSetup(): Promise<void> {
       // keys the launcher falls back to.
       DELIVERY_SECRETS_KEY: `e2e:${randomBytes(32).toString('base64')}`,
       RUNNER_SECRETS_KEY: `e2e:${randomBytes(32).toString('base64')}`,
+      // Sign-in codes and invitations go out by e-mail to a real SMTP server of the tests' own.
+      SMTP_URL: mailbox.url,
+      MAIL_FROM: 'Decision service tests <no-reply@example.com>',
     },
     'shared',
   );
@@ -49,6 +61,7 @@ export default async function globalSetup(): Promise<void> {
     E2E_DATABASE_URL: databaseUrl,
     E2E_NATS_URL: nats.url,
     E2E_ADMIN_TOKEN: ADMIN_TOKEN,
+    E2E_MAIL_DIR: mailDir,
   });
-  (globalThis as Record<string, unknown>).__E2E__ = { cluster, nats, simulator, databaseUrl };
+  (globalThis as Record<string, unknown>).__E2E__ = { cluster, nats, simulator, databaseUrl, mailbox, mailDir };
 }

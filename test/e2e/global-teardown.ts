@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { dropDatabase } from './support/cluster';
 
 export default async function globalTeardown(): Promise<void> {
@@ -6,5 +7,7 @@ export default async function globalTeardown(): Promise<void> {
   await state.cluster.stop();
   await state.simulator.close();
   await state.nats.stop();
+  await state.mailbox.close();
+  rmSync(state.mailDir, { recursive: true, force: true });
   await dropDatabase(state.databaseUrl);
 }

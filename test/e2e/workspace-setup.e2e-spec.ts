@@ -148,6 +148,7 @@ describe('invitations', () => {
       id: expect.stringMatching(/^inv_/),
       email: invitee.email,
       role: 'member',
+      emailed: true,
       created_at: expect.any(String),
       expires_at: expect.any(String),
       token: expect.stringMatching(/^inv_tok_/),

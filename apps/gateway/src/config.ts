@@ -34,6 +34,10 @@ export interface GatewayConfig {
   sessionPurgeIntervalMs: number;
   /** The whole request, headers and body, must arrive within this time. */
   requestTimeoutMs: number;
+  /** Where e-mail goes out (sign-in codes, invitations); null: this installation sends none. */
+  smtpUrl: string | null;
+  /** The From of every e-mail sent. */
+  mailFrom: string;
 }
 
 /** OWASP's current minimum for scrypt (N=2^17, r=8, p=1). */
@@ -93,5 +97,7 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
     },
     sessionPurgeIntervalMs: env.int('SESSION_PURGE_INTERVAL_MS', 3_600_000, 0, 86_400_000),
     requestTimeoutMs: env.int('HTTP_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
+    smtpUrl: env.url('SMTP_URL', undefined, ['smtp', 'smtps']) ?? null,
+    mailFrom: env.string('MAIL_FROM', 'Decision service <no-reply@localhost>'),
   };
 }

@@ -35,6 +35,9 @@ import { RetentionIndexes1764400000000 } from './migrations/1764400000000-retent
 import { UnknownEmailSignIns1795500000000 } from './migrations/1795500000000-unknown-email-sign-ins';
 import { Invitations1795700000000 } from './migrations/1795700000000-invitations';
 import { WorkspacesService } from './workspaces/workspaces.service';
+import { MAILER, openMailer } from './mail/mailer';
+import { SignInCodesService } from './auth/sign-in-codes.service';
+import { SignInCodes1795800000000 } from './migrations/1795800000000-sign-in-codes';
 import { WorkspaceDeletionService } from './workspaces/workspace-deletion.service';
 import { InvitationsService } from './workspaces/invitations.service';
 
@@ -48,7 +51,14 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
   database: {
     schema: 'gateway',
     entities: ENTITIES,
-    migrations: [Initial1763780000000, Idempotency1763790000000, RetentionIndexes1764400000000, UnknownEmailSignIns1795500000000, Invitations1795700000000],
+    migrations: [
+      Initial1763780000000,
+      Idempotency1763790000000,
+      RetentionIndexes1764400000000,
+      UnknownEmailSignIns1795500000000,
+      Invitations1795700000000,
+      SignInCodes1795800000000,
+    ],
   },
   readConfig: readGatewayConfig,
   module: (runtime) => ({
@@ -73,6 +83,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
     providers: [
       RouteTable,
       SessionsService,
+      SignInCodesService,
       SessionPurge,
       WorkspacesService,
       WorkspaceDeletionService,
@@ -95,6 +106,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
           new CredentialLimits(store.storage, runtime.config.credentialLimits, runtime.config.rateLimitKeyPrefix, runtime.logger),
       },
       { provide: PASSWORDS, useFactory: () => new PasswordHasher(runtime.config.passwordScryptN) },
+      { provide: MAILER, useFactory: () => openMailer(runtime.config.smtpUrl, runtime.config.mailFrom, runtime.logger) },
       HookTokens,
       {
         provide: HookProofLimits,

@@ -201,6 +201,9 @@ SHUTDOWN_GRACE_MS override, then services.<name>.env (which wins). Empty values 
 {{- $_ := set $data "PORT" (toString $c.gateway.port) }}
 {{- $_ := set $data "BASE_URL" $base }}
 {{- $_ := set $data "APP_URL" (default $base $c.gateway.appUrl) }}
+{{- with $c.gateway.mailFrom }}
+{{- $_ := set $data "MAIL_FROM" . }}
+{{- end }}
 {{- else if or (eq .key "billingLedger") (eq .key "decisionRunner") (eq .key "partner") }}
 {{- /* Links to the application: billing and plan upgrades in 402 errors, embed sessions' launch URLs. */}}
 {{- $_ := set $data "APP_URL" (default (include "decision-service.baseUrl" $root) $c.gateway.appUrl) }}
@@ -249,6 +252,11 @@ REDIS_URL: {{ .Values.redis.url | b64enc | quote }}
 {{- with .Values.config.gateway.adminToken }}
 {{- if and .value (not .existingSecret) }}
 ADMIN_TOKEN: {{ .value | b64enc | quote }}
+{{- end }}
+{{- end }}
+{{- with .Values.config.gateway.smtpUrl }}
+{{- if and .value (not .existingSecret) }}
+SMTP_URL: {{ .value | b64enc | quote }}
 {{- end }}
 {{- end }}
 {{- with .Values.config.engine.llm.apiKey }}
@@ -319,6 +327,7 @@ Context: (dict "root" $ "env" NAME "ref" <values block with existingSecret/exist
 {{- end }}
 {{- if eq .key "gateway" }}
 {{- include "decision-service.secretEnv" (dict "root" $root "env" "ADMIN_TOKEN" "ref" $v.config.gateway.adminToken "inline" $v.config.gateway.adminToken.value "optional" true) }}
+{{- include "decision-service.secretEnv" (dict "root" $root "env" "SMTP_URL" "ref" $v.config.gateway.smtpUrl "inline" $v.config.gateway.smtpUrl.value "optional" true) }}
 {{- end }}
 {{- if eq .key "engineProxy" }}
 {{- include "decision-service.secretEnv" (dict "root" $root "env" "ENGINE_LLM_API_KEY" "ref" $v.config.engine.llm.apiKey "inline" $v.config.engine.llm.apiKey.value "optional" true) }}

@@ -41,9 +41,10 @@ export class SessionPurge implements OnModuleInit, OnModuleDestroy {
         await this.purge();
         await this.purgeUnknownEmailAttempts();
         await this.purgeOldInvitations();
+        await this.purgeOldSignInCodes();
       },
       logger,
-      'could not delete expired sessions, old sign-in attempts or old invitations',
+      'could not delete expired sessions, old sign-in attempts, old invitations or old sign-in codes',
     );
   }
 
@@ -85,6 +86,17 @@ export class SessionPurge implements OnModuleInit, OnModuleDestroy {
     return deleteInBatches(
       this.db,
       `DELETE FROM invitations WHERE id IN (SELECT id FROM invitations WHERE created_at < $1 ORDER BY created_at LIMIT ${DELETE_BATCH})`,
+      [before],
+      DELETE_BATCH,
+    );
+  }
+
+  /** Deletes sign-in codes sent more than a day ago: past their 10 minutes and the day their limits look back on. */
+  async purgeOldSignInCodes(now = new Date()): Promise<number> {
+    const before = new Date(now.getTime() - 86_400_000);
+    return deleteInBatches(
+      this.db,
+      `DELETE FROM sign_in_codes WHERE id IN (SELECT id FROM sign_in_codes WHERE created_at < $1 ORDER BY created_at LIMIT ${DELETE_BATCH})`,
       [before],
       DELETE_BATCH,
     );

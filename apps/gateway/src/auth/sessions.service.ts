@@ -153,7 +153,7 @@ export class SessionsService {
     return session.userId;
   }
 
-  private async openSession(user: { id: string; email: string; name: string }): Promise<SignedIn> {
+  async openSession(user: { id: string; email: string; name: string }): Promise<SignedIn> {
     const token = newSessionToken();
     const expiresAt = new Date(Date.now() + SESSION_DAYS * 86_400_000);
     await this.db.getRepository(SessionEntity).insert({ tokenHash: sha256(token), userId: user.id, expiresAt });

@@ -5,6 +5,7 @@ import { TEMPLATES, templateSummary } from '@ds/decision-schema';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { ApiKeysService } from '../auth/api-keys.service';
 import { SessionsService } from '../auth/sessions.service';
+import { SignInCodesService } from '../auth/sign-in-codes.service';
 import { bearerToken } from '../auth/tokens';
 import { ApplicationEntry, MemberWorkspace, SignedIn, UserId, WorkspaceRole } from '../http/access';
 import { objectBody, RequestId } from '../http/request-lifecycle';
@@ -17,6 +18,7 @@ import { executionQuery } from './public.controller';
 export class AppController {
   constructor(
     private readonly sessions: SessionsService,
+    private readonly signInCodes: SignInCodesService,
     private readonly workspaces: WorkspacesService,
     private readonly apiKeys: ApiKeysService,
     private readonly deletion: WorkspaceDeletionService,
@@ -34,6 +36,27 @@ export class AppController {
   @HttpCode(200)
   signIn(@Ip() address: string, @Body() body: unknown) {
     return this.sessions.signIn(objectBody(body), address);
+  }
+
+  /** How this installation lets people sign in: the web application offers a code only when e-mail goes out. */
+  @Get('auth/methods')
+  @ApplicationEntry()
+  signInMethods() {
+    return this.signInCodes.methods();
+  }
+
+  @Post('auth/sign-in-codes')
+  @ApplicationEntry()
+  @HttpCode(202)
+  requestSignInCode(@Ip() address: string, @Body() body: unknown) {
+    return this.signInCodes.request(objectBody(body), address);
+  }
+
+  @Post('auth/sign-in-codes/verify')
+  @ApplicationEntry()
+  @HttpCode(200)
+  signInWithCode(@Ip() address: string, @Body() body: unknown) {
+    return this.signInCodes.verify(objectBody(body), address);
   }
 
   @Post('auth/sign-out')

@@ -33,3 +33,20 @@ export function secondsUntilInvitationFits(sentAt: Date[], now: Date, limit = IN
 export function invitationExpiry(now: Date): Date {
   return new Date(now.getTime() + INVITATION_VALID_DAYS * 86_400_000);
 }
+
+/** The e-mail that carries an invitation's link. */
+export function invitationMail(invitation: { workspace: string; inviter: string; inviter_email: string; role: InvitedRole; url: string; expiresAt: Date }): {
+  subject: string;
+  text: string;
+} {
+  return {
+    subject: `${invitation.inviter} invited you to ${invitation.workspace}`,
+    text: [
+      `${invitation.inviter} (${invitation.inviter_email}) invited you to join the workspace ${invitation.workspace} as ${invitation.role}.`,
+      '',
+      `Open this link and sign in with this e-mail address to join: ${invitation.url}`,
+      '',
+      `The link works once, until ${invitation.expiresAt.toISOString().slice(0, 16).replace('T', ' ')} UTC. If you did not expect it, ignore this e-mail.`,
+    ].join('\n'),
+  };
+}

@@ -4,6 +4,7 @@ import { createLogger } from '@ds/platform';
 import { ServiceError } from '@ds/contracts';
 import { SessionPurge, INVITATIONS_KEPT_DAYS } from '../auth/session-purge';
 import { GatewayConfig } from '../config';
+import { openMailer } from '../mail/mailer';
 import { gateway } from '../main';
 import { INVITATIONS_PER_HOUR, PENDING_INVITATIONS_MAX } from './invitation-rules';
 import { InvitationsService } from './invitations.service';
@@ -18,11 +19,12 @@ const at = (offsetMs: number) => new Date(NOW.getTime() + offsetMs);
 let database: MigratedDatabase;
 let db: DataSource;
 let invitations: InvitationsService;
+const logger = createLogger('gateway', 'silent');
 
 beforeAll(async () => {
   database = await migratedDatabase('gateway_invitations', gateway.database, 20);
   db = database.dataSource;
-  invitations = new InvitationsService(db, { appUrl: 'https://app.example.com' } as GatewayConfig);
+  invitations = new InvitationsService(db, { appUrl: 'https://app.example.com' } as GatewayConfig, openMailer(null, 'x@example.com', logger), logger);
 });
 
 afterAll(async () => {
@@ -61,6 +63,7 @@ describe('sending', () => {
       id: expect.stringMatching(/^inv_/),
       email: 'ana@example.com',
       role: 'member',
+      emailed: false,
       created_at: NOW.toISOString(),
       expires_at: at(7 * DAY).toISOString(),
       token: expect.stringMatching(/^inv_tok_/),

@@ -4,11 +4,12 @@ import { randomBytes } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { ServiceError } from '@ds/contracts';
 import { looksLikeId, newId } from '@ds/ids';
-import { PLATFORM, rowsReturned } from '@ds/platform';
+import { Logger, PLATFORM, rowsReturned } from '@ds/platform';
 import { EMAIL_PATTERN } from '../auth/sessions.service';
 import { sha256 } from '../auth/tokens';
 import { GatewayConfig } from '../config';
-import { InvitedRole, invitationExpiry, invitationInput, PENDING_INVITATIONS_MAX, secondsUntilInvitationFits } from './invitation-rules';
+import { Mailer, MAILER } from '../mail/mailer';
+import { InvitedRole, invitationExpiry, invitationInput, invitationMail, PENDING_INVITATIONS_MAX, secondsUntilInvitationFits } from './invitation-rules';
 
 export interface PendingInvitation {
   id: string;
@@ -23,6 +24,8 @@ export interface SentInvitation extends Omit<PendingInvitation, 'invited_by'> {
   /** Shown this once: whoever holds it and signs in with the invited e-mail joins. */
   token: string;
   url: string;
+  /** Whether the link was also sent to the invited e-mail (only where SMTP_URL is set). */
+  emailed: boolean;
 }
 
 interface InvitationRow {
@@ -47,6 +50,8 @@ export class InvitationsService {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     @Inject(PLATFORM.config) private readonly config: GatewayConfig,
+    @Inject(MAILER) private readonly mailer: Mailer,
+    @Inject(PLATFORM.logger) private readonly logger: Logger,
   ) {}
 
   async invite(workspaceId: string, inviterId: string, input: { email?: unknown; role?: unknown }, now = new Date()): Promise<SentInvitation> {
@@ -85,15 +90,33 @@ export class InvitationsService {
         [id, workspaceId, email, role, inviterId, sha256(token), now, expiresAt],
       );
     });
-    return {
-      id,
-      email,
-      role,
-      created_at: now.toISOString(),
-      expires_at: expiresAt.toISOString(),
-      token,
-      url: `${this.config.appUrl}/invitations/accept?token=${token}`,
-    };
+    const url = `${this.config.appUrl}/invitations/accept?token=${token}`;
+    const emailed = await this.mailInvitation(workspaceId, inviterId, { email, role, url, expiresAt });
+    return { id, email, role, created_at: now.toISOString(), expires_at: expiresAt.toISOString(), token, url, emailed };
+  }
+
+  /**
+   * Sends the link to the invited e-mail when this installation sends e-mail; answers whether it went out. A failure
+   * leaves the invitation as it is: the link in the answer still works, and whoever invited can pass it on.
+   */
+  private async mailInvitation(
+    workspaceId: string,
+    inviterId: string,
+    invitation: { email: string; role: InvitedRole; url: string; expiresAt: Date },
+  ): Promise<boolean> {
+    if (!this.mailer.enabled) return false;
+    try {
+      const [names] = (await this.db.query(
+        'SELECT w.name AS workspace, u.name AS inviter, u.email AS inviter_email FROM workspaces w, users u WHERE w.id = $1 AND u.id = $2',
+        [workspaceId, inviterId],
+      )) as Array<{ workspace: string; inviter: string; inviter_email: string }>;
+      if (!names) return false;
+      await this.mailer.send({ to: invitation.email, ...invitationMail({ ...names, ...invitation }) });
+      return true;
+    } catch (error) {
+      this.logger.error({ err: error, workspaceId }, 'could not send an invitation e-mail');
+      return false;
+    }
   }
 
   async pending(workspaceId: string, now = new Date()): Promise<{ data: PendingInvitation[] }> {

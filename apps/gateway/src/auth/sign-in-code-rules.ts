@@ -1,0 +1,51 @@
+import { randomInt } from 'node:crypto';
+
+/** The spec's limits on sign-in codes. */
+export const SIGN_IN_CODE = {
+  digits: 6,
+  validMinutes: 10,
+  attempts: 5,
+  perTenMinutes: 3,
+  perDay: 10,
+} as const;
+
+const TEN_MINUTES_MS = 10 * 60_000;
+const DAY_MS = 24 * 3_600_000;
+
+/** Six random digits, leading zeros kept. */
+export function newSignInCode(): string {
+  return String(randomInt(0, 10 ** SIGN_IN_CODE.digits)).padStart(SIGN_IN_CODE.digits, '0');
+}
+
+export function isSignInCode(value: unknown): value is string {
+  return typeof value === 'string' && new RegExp(`^\\d{${SIGN_IN_CODE.digits}}$`).test(value);
+}
+
+/**
+ * Whether one more code may be sent to an e-mail that was sent codes at `sentAt` (any order): 3 in any 10
+ * minutes and 10 in any 24 hours. A refusal says when the oldest code that counts leaves its window.
+ */
+export function codeRequestRefusal(sentAt: readonly Date[], now: Date): { window: 'ten_minutes' | 'day'; retryAfterSeconds: number } | null {
+  const ages = sentAt.map((at) => now.getTime() - at.getTime()).filter((age) => age >= 0 && age < DAY_MS);
+  const refusal = (window: 'ten_minutes' | 'day', windowMs: number, inWindow: number[]) => {
+    // The oldest of the ones that fill the window is the first to leave it.
+    const oldest = Math.max(...inWindow);
+    return { window, retryAfterSeconds: Math.max(1, Math.ceil((windowMs - oldest) / 1000)) };
+  };
+  if (ages.length >= SIGN_IN_CODE.perDay) return refusal('day', DAY_MS, ages.sort((a, b) => a - b).slice(0, SIGN_IN_CODE.perDay));
+  const recent = ages.filter((age) => age < TEN_MINUTES_MS).sort((a, b) => a - b);
+  if (recent.length >= SIGN_IN_CODE.perTenMinutes) return refusal('ten_minutes', TEN_MINUTES_MS, recent.slice(0, SIGN_IN_CODE.perTenMinutes));
+  return null;
+}
+
+export function signInCodeMail(code: string, appUrl: string): { subject: string; text: string } {
+  return {
+    subject: `Your sign-in code: ${code}`,
+    text: [
+      `Your sign-in code is ${code}.`,
+      '',
+      `It works once, for ${SIGN_IN_CODE.validMinutes} minutes, at ${appUrl}/sign-in.`,
+      'If you did not ask for it, ignore this e-mail: nobody can sign in without the code.',
+    ].join('\n'),
+  };
+}
