@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
 import { baseUrl, call, expectError, signUp } from './support/api';
+import { waitForMail } from './support/mailbox';
 
 /**
  * The web application in a real headless Chromium against the shared cluster: the main journey of an author,
@@ -434,6 +435,35 @@ describe('handing over, leaving and deleting a workspace in the browser', () => 
       await page.waitForURL('**/workspaces');
       await expectText(page, 'You are not in any workspace yet.');
       expect((await call('GET', '/app/v1/workspaces', { token: owner.session })).body.data).toEqual([]);
+    } finally {
+      await ownContext.close();
+    }
+    expect(problems).toEqual([]);
+  }, 120_000);
+});
+
+describe('signing in with an e-mailed code in the browser', () => {
+  it('asks for a code, reads it from the e-mail and signs in', async () => {
+    const user = await signUp();
+    const ownContext = await browser.newContext({ baseURL: baseUrl(), viewport: { width: 1280, height: 860 } });
+    ownContext.setDefaultTimeout(20_000);
+    try {
+      const page = await ownContext.newPage();
+      watch(page);
+      await page.goto('/sign-in');
+      await page.getByRole('button', { name: 'E-mail me a sign-in code instead' }).click();
+      expect(await page.getByLabel('Password').count()).toBe(0);
+      await page.getByLabel('E-mail').fill(user.email);
+      await page.getByRole('button', { name: 'E-mail me a code' }).click();
+      await expectText(page, 'a six-digit code is on its way');
+      await screen(page, 'sign-in-code');
+      expect(Object.entries(checked).filter(([name, violations]) => name.startsWith('sign-in-code') && violations.length > 0)).toEqual([]);
+      const [mail] = await waitForMail(user.email);
+      const code = /\b(\d{6})\b/.exec(mail!.text)![1]!;
+      await page.getByLabel('Code from the e-mail').fill(code);
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      // Signed in: a new account has no workspace yet, and the application says so.
+      await expectText(page, 'You are not in any workspace yet.');
     } finally {
       await ownContext.close();
     }

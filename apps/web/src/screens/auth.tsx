@@ -1,4 +1,4 @@
-import { FormEvent, useState } from 'react';
+import { FormEvent, useEffect, useState } from 'react';
 import { api } from '../lib/api';
 import { useApp } from '../context';
 import { Link, navigate } from '../router';
@@ -15,36 +15,90 @@ export function SignIn() {
   const { t } = app;
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
+  const [byCode, setByCode] = useState(false);
+  const [codeSentTo, setCodeSentTo] = useState<string | null>(null);
+  const [codesOffered, setCodesOffered] = useState(false);
+  useEffect(() => {
+    let live = true;
+    api<{ sign_in_code: boolean }>('GET', '/auth/methods').then(
+      (methods) => live && setCodesOffered(methods.sign_in_code),
+      // Without the answer the password form is all there is.
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, []);
+
+  const attempt = async (work: () => Promise<void>) => {
     setBusy(true);
     setError(null);
     try {
-      const reply = await api<{ session: { token: string } }>('POST', '/auth/sign-in', { email: form.get('email'), password: form.get('password') });
-      app.signIn(reply.session.token);
-      navigate(nextPath(), true);
+      await work();
     } catch (failure) {
       setError(failure);
     } finally {
       setBusy(false);
     }
   };
+  const signedIn = (reply: { session: { token: string } }) => {
+    app.signIn(reply.session.token);
+    navigate(nextPath(), true);
+  };
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    void attempt(async () => {
+      if (!byCode) {
+        signedIn(await api<{ session: { token: string } }>('POST', '/auth/sign-in', { email: form.get('email'), password: form.get('password') }));
+      } else if (codeSentTo === null) {
+        const email = String(form.get('email') ?? '');
+        await api('POST', '/auth/sign-in-codes', { email });
+        setCodeSentTo(email);
+      } else {
+        signedIn(await api<{ session: { token: string } }>('POST', '/auth/sign-in-codes/verify', { email: codeSentTo, code: form.get('code') }));
+      }
+    });
+  };
+  const switchTo = (code: boolean) => {
+    setByCode(code);
+    setCodeSentTo(null);
+    setError(null);
+  };
   return (
-    <form className="card auth" onSubmit={(event) => void submit(event)} aria-labelledby="auth-title">
+    <form className="card auth" onSubmit={(event) => submit(event)} aria-labelledby="auth-title">
       <h1 id="auth-title">{t('auth.signIn')}</h1>
       {error !== null && <ErrorBox error={error} />}
-      <label>
-        <span>{t('auth.email')}</span>
-        <input name="email" type="email" autoComplete="email" required />
-      </label>
-      <label>
-        <span>{t('auth.password')}</span>
-        <input name="password" type="password" autoComplete="current-password" required />
-      </label>
+      {codeSentTo === null ? (
+        <label>
+          <span>{t('auth.email')}</span>
+          <input name="email" type="email" autoComplete="email" required />
+        </label>
+      ) : (
+        <p role="status">{t('auth.codeSent', { email: codeSentTo })}</p>
+      )}
+      {!byCode && (
+        <label>
+          <span>{t('auth.password')}</span>
+          <input name="password" type="password" autoComplete="current-password" required />
+        </label>
+      )}
+      {byCode && codeSentTo !== null && (
+        <label>
+          <span>{t('auth.code')}</span>
+          <input name="code" inputMode="numeric" pattern="[0-9]{6}" maxLength={6} autoComplete="one-time-code" required />
+        </label>
+      )}
       <button type="submit" className="primary" disabled={busy}>
-        {t('auth.signIn')}
+        {byCode && codeSentTo === null ? t('auth.sendCode') : t('auth.signIn')}
       </button>
+      {codesOffered && (
+        <p>
+          <button type="button" className="link" onClick={() => switchTo(!byCode)}>
+            {byCode ? t('auth.usePassword') : t('auth.useCode')}
+          </button>
+        </p>
+      )}
       <p>
         <Link href={`/sign-up${location.search}`}>{t('auth.noAccount')}</Link>
       </p>

@@ -13,6 +13,7 @@ interface PendingInvitation {
 
 interface SentInvitation extends PendingInvitation {
   url: string;
+  emailed: boolean;
 }
 
 /** Invitations of a workspace (Admin): send one, see its link once, and revoke what is still pending. */
@@ -38,7 +39,13 @@ export function Invitations({ ws }: { ws: string }) {
       <p className="muted">{t('inv.intro')}</p>
       {error !== null && <ErrorBox error={error} />}
       {sent && (
-        <OnceSecret label={t('inv.link', { email: sent.email })} value={sent.url} id="invitation-link" note={t('inv.shown')} onClose={() => setSent(null)} />
+        <OnceSecret
+          label={t('inv.link', { email: sent.email })}
+          value={sent.url}
+          id="invitation-link"
+          note={sent.emailed ? t('inv.emailed', { email: sent.email }) : t('inv.shown')}
+          onClose={() => setSent(null)}
+        />
       )}
       <form className="inline-form" onSubmit={invite}>
         <label className="field">
