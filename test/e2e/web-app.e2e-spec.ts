@@ -368,15 +368,8 @@ describe('handing over, leaving and deleting a workspace in the browser', () => 
     const roleOf = async (userId: string) =>
       (await call('GET', `/app/v1/workspaces/${ws}/members`, { token: colleague.session })).body.data.find((m: any) => m.user_id === userId)?.role;
 
-    const ownContext = await browser.newContext({ baseURL: baseUrl(), viewport: { width: 1280, height: 860 } });
-    ownContext.setDefaultTimeout(20_000);
-    try {
-      const page = await ownContext.newPage();
-      watch(page);
-      await page.goto('/sign-in');
-      await page.getByLabel('E-mail').fill(owner.email);
-      await page.getByLabel('Password').fill(owner.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+    await inOwnBrowser(async (page) => {
+      await signInWithPassword(page, owner);
       await page.getByRole('link', { name: 'Members' }).click();
       await expectText(page, 'The owner cannot leave');
       expect(await page.getByRole('button', { name: 'Leave workspace' }).count()).toBe(0);
@@ -397,9 +390,7 @@ describe('handing over, leaving and deleting a workspace in the browser', () => 
       await page.waitForURL('**/workspaces');
       await expectText(page, 'You are not in any workspace yet.');
       expect(await roleOf(owner.userId)).toBeUndefined();
-    } finally {
-      await ownContext.close();
-    }
+    });
     expect(problems).toEqual([]);
   }, 120_000);
 
@@ -410,15 +401,8 @@ describe('handing over, leaving and deleting a workspace in the browser', () => 
     const plan = (name: string) => call('PUT', `/admin/v1/workspaces/${ws}/plan`, { token: process.env.E2E_ADMIN_TOKEN, body: { plan: name } });
     expect((await plan('developer')).status).toBe(200);
 
-    const ownContext = await browser.newContext({ baseURL: baseUrl(), viewport: { width: 1280, height: 860 } });
-    ownContext.setDefaultTimeout(20_000);
-    try {
-      const page = await ownContext.newPage();
-      watch(page);
-      await page.goto('/sign-in');
-      await page.getByLabel('E-mail').fill(owner.email);
-      await page.getByLabel('Password').fill(owner.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+    await inOwnBrowser(async (page) => {
+      await signInWithPassword(page, owner);
       await page.getByRole('link', { name: 'Members' }).click();
       const confirmation = page.getByLabel('Type Short-lived to confirm');
       const button = page.getByRole('button', { name: 'Delete workspace' });
@@ -435,9 +419,7 @@ describe('handing over, leaving and deleting a workspace in the browser', () => 
       await page.waitForURL('**/workspaces');
       await expectText(page, 'You are not in any workspace yet.');
       expect((await call('GET', '/app/v1/workspaces', { token: owner.session })).body.data).toEqual([]);
-    } finally {
-      await ownContext.close();
-    }
+    });
     expect(problems).toEqual([]);
   }, 120_000);
 });
@@ -445,11 +427,7 @@ describe('handing over, leaving and deleting a workspace in the browser', () => 
 describe('signing in with an e-mailed code in the browser', () => {
   it('asks for a code, reads it from the e-mail and signs in', async () => {
     const user = await signUp();
-    const ownContext = await browser.newContext({ baseURL: baseUrl(), viewport: { width: 1280, height: 860 } });
-    ownContext.setDefaultTimeout(20_000);
-    try {
-      const page = await ownContext.newPage();
-      watch(page);
+    await inOwnBrowser(async (page) => {
       await page.goto('/sign-in');
       await page.getByRole('button', { name: 'E-mail me a sign-in code instead' }).click();
       expect(await page.getByLabel('Password').count()).toBe(0);
@@ -464,9 +442,7 @@ describe('signing in with an e-mailed code in the browser', () => {
       await page.getByRole('button', { name: 'Sign in', exact: true }).click();
       // Signed in: a new account has no workspace yet, and the application says so.
       await expectText(page, 'You are not in any workspace yet.');
-    } finally {
-      await ownContext.close();
-    }
+    });
     expect(problems).toEqual([]);
   }, 120_000);
 });
@@ -477,15 +453,8 @@ describe('workspace secrets in the browser', () => {
     const created = await call('POST', '/app/v1/workspaces', { token: owner.session, body: { name: 'Secretive' } });
     const ws = created.body.id as string;
     const value = `value-${randomUUID()}`;
-    const ownContext = await browser.newContext({ baseURL: baseUrl(), viewport: { width: 1280, height: 860 } });
-    ownContext.setDefaultTimeout(20_000);
-    try {
-      const page = await ownContext.newPage();
-      watch(page);
-      await page.goto('/sign-in');
-      await page.getByLabel('E-mail').fill(owner.email);
-      await page.getByLabel('Password').fill(owner.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+    await inOwnBrowser(async (page) => {
+      await signInWithPassword(page, owner);
       await page.getByRole('link', { name: 'Secrets', exact: true }).click();
       await expectText(page, 'No secrets yet.');
       await page.getByLabel('Secret name').fill('CRM_TOKEN');
@@ -510,12 +479,30 @@ describe('workspace secrets in the browser', () => {
       await row.getByRole('button', { name: 'Yes' }).click();
       await expectText(page, 'No secrets yet.');
       expect((await call('GET', `/app/v1/workspaces/${ws}/secrets`, { token: owner.session })).body.data).toEqual([]);
-    } finally {
-      await ownContext.close();
-    }
+    });
     expect(problems).toEqual([]);
   }, 120_000);
 });
+
+/** Runs `work` in a browser context of its own (its own session and storage), its page watched for errors. */
+async function inOwnBrowser(work: (page: Page) => Promise<void>): Promise<void> {
+  const ownContext = await browser.newContext({ baseURL: baseUrl(), viewport: { width: 1280, height: 860 } });
+  ownContext.setDefaultTimeout(20_000);
+  try {
+    const page = await ownContext.newPage();
+    watch(page);
+    await work(page);
+  } finally {
+    await ownContext.close();
+  }
+}
+
+async function signInWithPassword(page: Page, user: { email: string; password: string }): Promise<void> {
+  await page.goto('/sign-in');
+  await page.getByLabel('E-mail').fill(user.email);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+}
 
 async function expectText(page: Page, text: string): Promise<void> {
   await page.getByText(text, { exact: false }).first().waitFor();
