@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { call, deployedDecision, expectError, newWorkspace, runDecision, signUp, triageSchema, Workspace } from './support/api';
+import { call, deployedDecision, opsPort, expectError, newWorkspace, runDecision, signUp, triageSchema, Workspace } from './support/api';
+import { DeliveryPublisher, startReceiver, webhookMessage } from './support/deliveries';
 import { eventually, partnerWorkspace, subWorkspace, v1, withDatabase } from './support/partner';
 
 /**
@@ -14,6 +15,12 @@ async function joined(ws: Workspace, role: 'admin' | 'member' | 'viewer'): Promi
   const user = await signUp();
   expect((await call('POST', `/app/v1/workspaces/${ws.workspaceId}/members`, { token: ws.session, body: { email: user.email, role } })).status).toBe(201);
   return user.session;
+}
+
+/** The delivery service's count of deliveries dropped because their workspace was deleted (ops port 3 of the cluster). */
+async function droppedDeliveries(): Promise<number> {
+  const metrics = (await call('GET', '/metrics', {}, `http://127.0.0.1:${opsPort(3)}`)).text;
+  return Number(/^decision_service_deliveries_total\{[^}]*outcome="dropped"[^}]*\} (\d+)/m.exec(metrics)?.[1] ?? 0);
 }
 
 function remaining(workspaceId: string) {
@@ -82,6 +89,46 @@ describe('deleting a workspace', () => {
         async (db) => (await db.query('SELECT count(*)::int AS n FROM billing_ledger.transfers WHERE workspace_id = $1', [ws.workspaceId])).rows[0].n as number,
       );
     expect(await eventually(transfers, (n) => n > 0)).toBeGreaterThan(0);
+  });
+
+  it('stops its deliveries: one still queued afterwards is dropped, never recorded or sent', async () => {
+    const ws = await newWorkspace();
+    const receiver = await startReceiver();
+    const publisher = await DeliveryPublisher.open();
+    try {
+      // The delivery service has seen the workspace: a delivery of it went through.
+      const before = webhookMessage(ws.workspaceId, receiver.url);
+      await publisher.publish(before);
+      expect(
+        await eventually(
+          async () => receiver.received.length,
+          (n) => n === 1,
+        ),
+      ).toBe(1);
+
+      expect((await remove(ws)).status).toBe(204);
+      const late = webhookMessage(ws.workspaceId, receiver.url);
+      await eventually(
+        () =>
+          withDatabase(
+            async (db) =>
+              (await db.query('SELECT count(*)::int AS n FROM delivery.deleted_workspaces WHERE workspace_id = $1', [ws.workspaceId])).rows[0].n as number,
+          ),
+        (n) => n === 1,
+      );
+      const dropped = await droppedDeliveries();
+      await publisher.publish(late);
+      // The delivery service counts the message it dropped; by then the late one has had its turn.
+      expect(await eventually(droppedDeliveries, (n) => n > dropped)).toBeGreaterThan(dropped);
+      expect(receiver.received.map((request) => JSON.parse(request.body).id)).not.toContain(late.deliveryId);
+      const rows = await withDatabase(
+        async (db) => (await db.query('SELECT count(*)::int AS n FROM delivery.deliveries WHERE workspace_id = $1', [ws.workspaceId])).rows[0].n,
+      );
+      expect(rows).toBe(0);
+    } finally {
+      await publisher.close();
+      await receiver.close();
+    }
   });
 
   it('is refused while a paid subscription is live, and allowed once the workspace is back on genesis', async () => {

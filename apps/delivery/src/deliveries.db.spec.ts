@@ -168,6 +168,33 @@ describe('deliveries', () => {
     expect(count).toBe(0);
     expect((await purge.purge()).deliveries).toBe(0);
   });
+
+  it('of a deleted workspace are dropped, not recorded again, however late their message comes', async () => {
+    const before = message('ws_deleted');
+    expect(await store.record(before)).toMatchObject({ status: 'pending' });
+    await secrets.signing('ws_deleted');
+    await store.purgeWorkspace('ws_deleted');
+    expect(await store.get('ws_deleted', before.deliveryId)).toBeNull();
+    // The same message redelivered, and one queued by a run that was in flight.
+    expect(await store.record(before)).toBe('workspace-deleted');
+    expect(await store.record(message('ws_deleted'))).toBe('workspace-deleted');
+    const [{ count }] = await db.query(`SELECT count(*)::int AS count FROM deliveries WHERE workspace_id = 'ws_deleted'`);
+    expect(count).toBe(0);
+    // Another workspace is untouched, and deleting twice is harmless.
+    expect(await store.record(message('ws_alive'))).toMatchObject({ status: 'pending' });
+    await store.purgeWorkspace('ws_deleted');
+  });
+
+  it('forget a deleted workspace after the 30 days the stream keeps its messages', async () => {
+    await store.purgeWorkspace('ws_long_gone');
+    await db.query(`UPDATE deleted_workspaces SET deleted_at = now() - interval '31 days' WHERE workspace_id = 'ws_long_gone'`);
+    await store.purgeWorkspace('ws_recently_gone');
+    await store.purge();
+    const rows = (await db.query(`SELECT workspace_id FROM deleted_workspaces WHERE workspace_id LIKE 'ws_%gone' ORDER BY workspace_id`)) as Array<{
+      workspace_id: string;
+    }>;
+    expect(rows.map((row) => row.workspace_id)).toEqual(['ws_recently_gone']);
+  });
 });
 
 describe('signing secrets', () => {

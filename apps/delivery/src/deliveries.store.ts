@@ -1,11 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { DeliveryAttemptView, DeliveryMessage, ServiceError, DeliveryStatus, DeliveryView, ListDeliveriesReply, ListDeliveriesRequest } from '@ds/contracts';
 import { deleteInBatches, rowsAffected } from '@ds/platform';
 
 /** Deliveries are kept this long after they were queued (the spec's retention), then purged. */
 export const RETENTION_DAYS = 30;
+
+/** Taken shared by every delivery recorded for a workspace, and exclusively by that workspace's deletion. */
+function workspaceLockKey(workspaceId: string): string {
+  return `delivery.workspace:${workspaceId}`;
+}
 const PURGE_BATCH = 2_000;
 
 export interface DeliveryState {
@@ -64,10 +69,20 @@ export class DeliveriesStore {
   /**
    * The delivery's row, written the first time its message is consumed. Redeliveries of the message (a replica
    * died, an acknowledgement was lost) find the row already there and read its state. Null when the id belongs
-   * to another workspace's delivery.
+   * to another workspace's delivery; 'workspace-deleted' when its workspace was deleted (checked under the lock
+   * the deletion takes, so no row is written behind it).
    */
-  async record(message: DeliveryMessage): Promise<DeliveryState | null> {
-    const rows = (await this.db.query(
+  async record(message: DeliveryMessage): Promise<DeliveryState | null | 'workspace-deleted'> {
+    return this.db.transaction(async (manager) => {
+      await manager.query('SELECT pg_advisory_xact_lock_shared(hashtext($1))', [workspaceLockKey(message.workspaceId)]);
+      const deleted = (await manager.query('SELECT 1 FROM deleted_workspaces WHERE workspace_id = $1', [message.workspaceId])) as unknown[];
+      if (deleted.length > 0) return 'workspace-deleted';
+      return this.insertRecord(manager, message);
+    });
+  }
+
+  private async insertRecord(manager: EntityManager, message: DeliveryMessage): Promise<DeliveryState | null> {
+    const rows = (await manager.query(
       `WITH inserted AS (
          INSERT INTO deliveries (id, workspace_id, decision_id, decision_slug, execution_id, destination_key, kind, livemode, url, method, headers, body, status, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'pending', $13)
@@ -224,6 +239,8 @@ export class DeliveriesStore {
   /** Deletes deliveries (and, by cascade, their attempts) queued more than RETENTION_DAYS before `now`. */
   async purge(now = new Date()): Promise<number> {
     const before = new Date(now.getTime() - RETENTION_DAYS * 86_400_000);
+    // The stream keeps a message as long as deliveries are kept: no message can name a workspace forgotten here.
+    await this.db.query('DELETE FROM deleted_workspaces WHERE deleted_at < $1', [before]);
     return deleteInBatches(
       this.db,
       `DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries WHERE created_at < $1 ORDER BY created_at LIMIT ${PURGE_BATCH})`,
@@ -238,6 +255,8 @@ export class DeliveriesStore {
    */
   async purgeWorkspace(workspaceId: string): Promise<void> {
     await this.db.transaction(async (manager) => {
+      await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [workspaceLockKey(workspaceId)]);
+      await manager.query('INSERT INTO deleted_workspaces (workspace_id) VALUES ($1) ON CONFLICT DO NOTHING', [workspaceId]);
       await manager.query(`DELETE FROM deliveries WHERE workspace_id = $1`, [workspaceId]);
       await manager.query(`DELETE FROM signing_secrets WHERE workspace_id = $1`, [workspaceId]);
       await manager.query(`DELETE FROM workspace_secrets WHERE workspace_id = $1`, [workspaceId]);

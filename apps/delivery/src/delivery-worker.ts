@@ -171,6 +171,12 @@ export class DeliveryWorker {
   private async process(held: Held, lane: WorkspaceLane): Promise<void> {
     const { delivery, sequence, message } = held;
     const recorded = await this.store.record(delivery);
+    if (recorded === 'workspace-deleted') {
+      this.logger.info({ deliveryId: delivery.deliveryId, workspaceId: delivery.workspaceId }, 'dropped a delivery of a deleted workspace');
+      this.metrics.deliveries.inc({ outcome: 'dropped' });
+      this.settle(message, 'term');
+      return;
+    }
     if (!recorded) {
       this.logger.error(
         { deliveryId: delivery.deliveryId, workspaceId: delivery.workspaceId },

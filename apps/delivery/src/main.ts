@@ -11,6 +11,7 @@ import { DeliveryMetrics } from './metrics';
 import { Deliveries1795448851605 } from './migrations/1795448851605-deliveries';
 import { SealedSigningSecrets1795600000000 } from './migrations/1795600000000-sealed-signing-secrets';
 import { WorkspaceSecrets1795800000000 } from './migrations/1795800000000-workspace-secrets';
+import { DeletedWorkspaces1795800000001 } from './migrations/1795800000001-deleted-workspaces';
 import { DeliveryPurge } from './purge';
 import { RedisWindow } from './redis-window';
 import { Sender } from './sender';
@@ -29,7 +30,7 @@ export const delivery: ServiceDefinition<DeliveryConfig> = {
   database: {
     schema: 'delivery',
     entities: DELIVERY_ENTITIES,
-    migrations: [Deliveries1795448851605, SealedSigningSecrets1795600000000, WorkspaceSecrets1795800000000],
+    migrations: [Deliveries1795448851605, SealedSigningSecrets1795600000000, WorkspaceSecrets1795800000000, DeletedWorkspaces1795800000001],
   },
   readConfig: readDeliveryConfig,
   module: (runtime) => ({

@@ -21,7 +21,7 @@ export class DeliveryMetrics {
     const registers = [metrics.registry];
     this.deliveries = new Counter({
       name: 'decision_service_deliveries_total',
-      help: 'Deliveries finished, by outcome: succeeded, failed (attempts used up or refused target) or gone (the receiver answered 410)',
+      help: 'Deliveries finished, by outcome: succeeded, failed (attempts used up or refused target), gone (the receiver answered 410) or dropped (its workspace was deleted)',
       labelNames: ['outcome'],
       registers,
     });
