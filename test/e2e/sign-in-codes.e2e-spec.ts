@@ -77,6 +77,11 @@ describe('sign-in codes', () => {
     for (let i = 1; i <= 3; i++) expect((await requestCode(nobody)).status).toBe(202);
     expectError(await requestCode(nobody), 429, 'RATE_LIMITED');
 
+    // Requests that race are counted one at a time.
+    const racing = `racing-${randomUUID()}@example.com`;
+    const raced = await Promise.all(Array.from({ length: 6 }, () => requestCode(racing)));
+    expect(raced.map((reply) => reply.status).sort()).toEqual([202, 202, 202, 429, 429, 429]);
+
     const mails = await waitForMail(user.email, 3);
     const [first, , newest] = mails.map((mail) => codeIn(mail.text));
     if (first !== newest) expectError(await verify(user.email, first), 401, 'UNAUTHORIZED');

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { ServiceError } from '@ds/contracts';
 import { Logger, PLATFORM, rowsReturned } from '@ds/platform';
 import { GatewayConfig } from '../config';
@@ -51,23 +51,15 @@ export class SignInCodesService {
     }
     const email = input.email.toLowerCase();
     const emailHash = sha256(email);
+    // Refused before the code is hashed (scrypt costs what a password does), then counted again under the lock.
+    await this.refuseOverLimits(this.db.manager, emailHash);
     const code = newSignInCode();
     const codeHash = await this.passwords.hash(code);
     const expiresAt = new Date(Date.now() + SIGN_IN_CODE.validMinutes * 60_000);
     const userId = await this.db.transaction(async (tx) => {
       // One e-mail's requests queue here, so that concurrent ones cannot all pass the count.
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`sign-in-codes:${emailHash}`]);
-      const sent = (await tx.query(`SELECT created_at FROM sign_in_codes WHERE email_hash = $1 AND created_at > now() - interval '1 day'`, [
-        emailHash,
-      ])) as Array<{ created_at: Date }>;
-      const refusal = codeRequestRefusal(
-        sent.map((row) => row.created_at),
-        new Date(),
-      );
-      if (refusal) {
-        const limit = refusal.window === 'day' ? `${SIGN_IN_CODE.perDay} a day` : `${SIGN_IN_CODE.perTenMinutes} every 10 minutes`;
-        throw rateLimited(`Too many sign-in codes for this e-mail (${limit})`, refusal.retryAfterSeconds);
-      }
+      await this.refuseOverLimits(tx, emailHash);
       const [user] = (await tx.query('SELECT id FROM users WHERE email = $1', [email])) as Array<{ id: string }>;
       // A new code replaces the ones before it.
       await tx.query(`UPDATE sign_in_codes SET expires_at = now() WHERE email_hash = $1 AND used_at IS NULL AND expires_at > now()`, [emailHash]);
@@ -85,6 +77,20 @@ export class SignInCodesService {
       this.mailer.send({ to: email, ...mail }).catch((error: unknown) => this.logger.error({ err: error, userId }, 'could not send a sign-in code'));
     }
     return { expires_at: expiresAt.toISOString() };
+  }
+
+  private async refuseOverLimits(manager: EntityManager, emailHash: string): Promise<void> {
+    const sent = (await manager.query(`SELECT created_at FROM sign_in_codes WHERE email_hash = $1 AND created_at > now() - interval '1 day'`, [
+      emailHash,
+    ])) as Array<{ created_at: Date }>;
+    const refusal = codeRequestRefusal(
+      sent.map((row) => row.created_at),
+      new Date(),
+    );
+    if (refusal) {
+      const limit = refusal.window === 'day' ? `${SIGN_IN_CODE.perDay} a day` : `${SIGN_IN_CODE.perTenMinutes} every 10 minutes`;
+      throw rateLimited(`Too many sign-in codes for this e-mail (${limit})`, refusal.retryAfterSeconds);
+    }
   }
 
   async verify(input: { email?: unknown; code?: unknown }, address: string): Promise<SignedIn> {
