@@ -1,6 +1,6 @@
 import { ConsumerMessages, headers as natsHeaders, JetStreamManager, JsMsg, NatsConnection } from 'nats';
 import { DeliveryKind, DeliveryMessage, DELIVERY_STREAM } from '@ds/contracts';
-import { fillSecrets, headerSecretNames } from '@ds/decision-schema';
+import { fillSecretsFrom, secretsNotSet } from '@ds/decision-schema';
 import { consumeTraced, Logger } from '@ds/platform';
 import { attemptHeaders, MAX_ATTEMPTS, retryDelayMs } from '@ds/webhooks';
 import { declareDeliveryStream } from './jetstream';
@@ -270,18 +270,13 @@ export class DeliveryWorker {
    * schedule tries again: an admin may set it before the next one.
    */
   private async withWorkspaceSecrets(delivery: DeliveryMessage): Promise<{ headers: Record<string, string> } | { refusal: string }> {
-    const names = headerSecretNames(delivery.headers);
-    if (names.length === 0) return { headers: delivery.headers };
-    let values: Record<string, string>;
     try {
-      values = await this.workspaceSecrets.values(delivery.workspaceId, names);
+      const filled = await fillSecretsFrom(delivery.headers, (names) => this.workspaceSecrets.values(delivery.workspaceId, names));
+      return 'missing' in filled ? { refusal: `Not sent: ${secretsNotSet(filled.missing)}` } : filled;
     } catch (error) {
       this.logger.warn({ err: error, deliveryId: delivery.deliveryId }, "could not read a delivery's workspace secrets");
       return { refusal: "The workspace's secrets could not be read; the attempt was not sent." };
     }
-    const filled = fillSecrets(delivery.headers, values);
-    if ('missing' in filled) return { refusal: `Not sent: ${secretsNotSet(filled.missing)}` };
-    return filled;
   }
 
   /**
@@ -353,9 +348,4 @@ export function parseDelivery(data: Uint8Array): DeliveryMessage | null {
 /** An attempt that did not leave the service: failed, and retried on the usual schedule. */
 function unsentAttempt(error: string): SendResult {
   return { outcome: 'failed', responseStatus: null, durationMs: 0, error, retryAfterMs: null, address: null };
-}
-
-function secretsNotSet(names: readonly string[]): string {
-  const listed = names.join(', ');
-  return names.length === 1 ? `the secret ${listed} is not set in this workspace.` : `the secrets ${listed} are not set in this workspace.`;
 }

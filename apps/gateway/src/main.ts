@@ -123,14 +123,8 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
     return checks;
   },
   background: async (app, runtime) => {
-    const workspaces = app.get(WorkspacesService);
-    const apiKeys = app.get(ApiKeysService);
-    const deletions = new WorkspaceDeletions(
-      runtime.nats.connection,
-      'gateway',
-      async (event) => apiKeys.forget(await workspaces.purge(event.workspaceId)),
-      runtime.logger,
-    );
+    const deletion = app.get(WorkspaceDeletionService);
+    const deletions = new WorkspaceDeletions(runtime.nats.connection, 'gateway', (event) => deletion.removeHere(event.workspaceId), runtime.logger);
     await deletions.start();
     return { stop: () => deletions.stop() };
   },

@@ -86,13 +86,19 @@ export class SubWorkspacesService {
 
   /** Partner endpoints need partner mode, then a key that a user created. */
   async authorize(caller: PartnerCaller): Promise<PartnerSettings> {
-    const [row] = (await this.db.query('SELECT enabled, allowed_origins FROM partner_settings WHERE workspace_id = $1', [caller.partnerWorkspaceId])) as Array<{
+    const row = await this.enabledSettings(this.db.manager, caller.partnerWorkspaceId);
+    if (caller.authorId === null) throw new ServiceError('FORBIDDEN', 'Partner endpoints need an API key created by a user.', { reason: 'key_without_author' });
+    return { enabled: true, allowedOrigins: row.allowed_origins };
+  }
+
+  /** The workspace's partner settings, or 403 when partner mode is off (or the workspace was deleted). */
+  private async enabledSettings(manager: EntityManager, workspaceId: string): Promise<{ enabled: true; allowed_origins: string[] }> {
+    const [row] = (await manager.query('SELECT enabled, allowed_origins FROM partner_settings WHERE workspace_id = $1', [workspaceId])) as Array<{
       enabled: boolean;
       allowed_origins: string[];
     }>;
     if (!row?.enabled) throw new ServiceError('FORBIDDEN', 'Partner mode is not enabled for this workspace.', { reason: 'partner_disabled' });
-    if (caller.authorId === null) throw new ServiceError('FORBIDDEN', 'Partner endpoints need an API key created by a user.', { reason: 'key_without_author' });
-    return { enabled: true, allowedOrigins: row.allowed_origins };
+    return { enabled: true, allowed_origins: row.allowed_origins };
   }
 
   async upsert(caller: PartnerCaller, body: Record<string, unknown>): Promise<UpsertSubWorkspaceReply> {
@@ -110,10 +116,7 @@ export class SubWorkspacesService {
       // an existing row rather than a unique violation.
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`sub-workspaces:${caller.partnerWorkspaceId}`]);
       // Checked again under the lock: the partner's Owner may have deleted the workspace since authorize().
-      const [live] = (await tx.query('SELECT enabled FROM partner_settings WHERE workspace_id = $1', [caller.partnerWorkspaceId])) as Array<{
-        enabled: boolean;
-      }>;
-      if (!live?.enabled) throw new ServiceError('FORBIDDEN', 'Partner mode is not enabled for this workspace.', { reason: 'partner_disabled' });
+      await this.enabledSettings(tx, caller.partnerWorkspaceId);
       const existing = await this.findByExternalId(tx, caller.partnerWorkspaceId, fields.external_id as string);
       if (existing) return { row: await this.applyUpdate(tx, existing, fields), created: false };
       const limit = SUB_WORKSPACES_PER_PLAN[partnerPlan.name];
@@ -215,12 +218,7 @@ export class SubWorkspacesService {
   async delete(caller: PartnerCaller, ref: string): Promise<{ id: string }> {
     await this.authorize(caller);
     const row = await this.resolve(this.db.manager, caller.partnerWorkspaceId, ref);
-    await publishWorkspaceDeleted(this.nats.connection, {
-      workspaceId: row.id,
-      partnerWorkspaceId: row.partner_workspace_id,
-      deletedAt: new Date().toISOString(),
-    });
-    await this.purge(row.id);
+    await this.announceDeletion(row.id, row.partner_workspace_id);
     return { id: row.id };
   }
 
@@ -246,9 +244,14 @@ export class SubWorkspacesService {
       }
       await tx.query('DELETE FROM partner_settings WHERE workspace_id = $1', [workspaceId]);
     });
-    await publishWorkspaceDeleted(this.nats.connection, { workspaceId, partnerWorkspaceId: null, deletedAt: new Date().toISOString() });
-    await this.purge(workspaceId);
+    await this.announceDeletion(workspaceId, null);
     return { id: workspaceId };
+  }
+
+  /** Every owner removes its rows on the event (this service's own consumer included); ours go at once as well. */
+  private async announceDeletion(workspaceId: string, partnerWorkspaceId: string | null): Promise<void> {
+    await publishWorkspaceDeleted(this.nats.connection, { workspaceId, partnerWorkspaceId, deletedAt: new Date().toISOString() });
+    await this.purge(workspaceId);
   }
 
   /** Everything this service holds of a deleted workspace; deleting twice deletes nothing more. */

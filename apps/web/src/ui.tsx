@@ -287,6 +287,15 @@ export function Loaded<T>({ value, reload, children }: { value: Async<T>; reload
   return <>{children(value.data)}</>;
 }
 
+/** A screen the member's role may not use: its title, and a note saying who may. */
+export function RefusedPage({ title, note }: { title: string; note: string }) {
+  return (
+    <Page title={title}>
+      <p className="notice">{note}</p>
+    </Page>
+  );
+}
+
 export function Page({ title, actions, children }: { title: string; actions?: ReactNode; children: ReactNode }) {
   useEffect(() => {
     document.title = title;

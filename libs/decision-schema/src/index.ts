@@ -35,6 +35,8 @@ export {
   mentionsSecrets,
   headerSecretNames,
   fillSecrets,
+  fillSecretsFrom,
+  secretsNotSet,
   checkSecret,
   SECRET_NAME,
   SECRET_VALUE_MAX,

@@ -1,10 +1,12 @@
 import {
   checkSecret,
   fillSecrets,
+  fillSecretsFrom,
   headerSecretNames,
   mentionsSecrets,
   referencedSecrets,
   SECRET_VALUE_MAX,
+  secretsNotSet,
   withoutSecretReferences,
 } from './secret-references';
 import { issuesOf, minimalSchema } from './__fixtures__/schemas';
@@ -38,6 +40,30 @@ describe('secret references', () => {
 
   it('never takes an inherited property for a secret', () => {
     expect(fillSecrets({ a: '{{secrets.constructor}}' }, {})).toEqual({ missing: ['constructor'] });
+  });
+});
+
+describe('fillSecretsFrom', () => {
+  it('asks only for the names referred to, and never when no header refers to one', async () => {
+    const asked: string[][] = [];
+    const lookup = async (names: string[]) => {
+      asked.push(names);
+      return { T: 't0k' };
+    };
+    expect(await fillSecretsFrom({ plain: 'x' }, lookup)).toEqual({ headers: { plain: 'x' } });
+    expect(asked).toEqual([]);
+    expect(await fillSecretsFrom({ a: 'Bearer {{secrets.T}}', b: '{{secrets.U}}' }, lookup)).toEqual({ missing: ['U'] });
+    expect(await fillSecretsFrom({ a: 'Bearer {{secrets.T}}' }, lookup)).toEqual({ headers: { a: 'Bearer t0k' } });
+    expect(asked).toEqual([['T', 'U'], ['T']]);
+  });
+
+  it('lets a failed lookup reject', async () => {
+    await expect(fillSecretsFrom({ a: '{{secrets.T}}' }, () => Promise.reject(new Error('down')))).rejects.toThrow('down');
+  });
+
+  it('says which secrets are not set, in one clause', () => {
+    expect(secretsNotSet(['A'])).toBe('the secret A is not set in this workspace.');
+    expect(secretsNotSet(['A', 'B'])).toBe('the secrets A, B are not set in this workspace.');
   });
 });
 

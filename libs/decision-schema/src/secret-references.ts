@@ -48,6 +48,25 @@ export function fillSecrets(
   return { headers: filled };
 }
 
+/**
+ * The headers with their secrets filled from `lookup`, asked only when a header refers to one and only for the
+ * names referred to; or the names that are not set. A lookup that fails rejects, for the caller to report.
+ */
+export async function fillSecretsFrom(
+  headers: Readonly<Record<string, string>>,
+  lookup: (names: string[]) => Promise<Readonly<Record<string, string>>>,
+): Promise<{ headers: Record<string, string> } | { missing: string[] }> {
+  const names = headerSecretNames(headers);
+  if (names.length === 0) return { headers: { ...headers } };
+  return fillSecrets(headers, await lookup(names));
+}
+
+/** Why a call with these unset secrets was not made, as a clause: "the secret A is not set in this workspace." */
+export function secretsNotSet(names: readonly string[]): string {
+  const listed = names.join(', ');
+  return names.length === 1 ? `the secret ${listed} is not set in this workspace.` : `the secrets ${listed} are not set in this workspace.`;
+}
+
 /** The problems with a secret as a workspace admin sets it, one `{ path, message }` each. */
 export function checkSecret(name: unknown, value: unknown): Array<{ path: string; message: string }> {
   const issues: Array<{ path: string; message: string }> = [];

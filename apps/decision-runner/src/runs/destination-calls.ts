@@ -7,10 +7,10 @@ import {
   agentAnsweredEntry,
   DestinationEntry,
   failedEntry,
-  fillSecrets,
-  headerSecretNames,
+  fillSecretsFrom,
   LlmCall,
   llmCompletedEntry,
+  secretsNotSet,
   WaitingCall,
 } from '@ds/decision-schema';
 import { Logger, Metrics, OutboundFailed, outboundRequest, OutboundRefused, PLATFORM, publishTraced, RpcClient } from '@ds/platform';
@@ -143,23 +143,13 @@ export class DestinationCalls {
     workspaceId: string,
     headers: Readonly<Record<string, string>>,
   ): Promise<{ headers: Record<string, string> } | { failure: string }> {
-    const names = headerSecretNames(headers);
-    if (names.length === 0) return { headers: { ...headers } };
-    let values: Record<string, string>;
     try {
-      values = (await this.rpc.call(SUBJECTS.delivery.resolveSecrets, { workspaceId, names })).values;
+      const filled = await fillSecretsFrom(headers, async (names) => (await this.rpc.call(SUBJECTS.delivery.resolveSecrets, { workspaceId, names })).values);
+      return 'missing' in filled ? { failure: `The agent was not called: ${secretsNotSet(filled.missing)}` } : filled;
     } catch (error) {
       this.logger.warn({ err: error }, "could not read an agent call's workspace secrets");
       return { failure: "The workspace's secrets could not be read; the agent was not called." };
     }
-    const filled = fillSecrets(headers, values);
-    if ('missing' in filled) {
-      const listed = filled.missing.join(', ');
-      return {
-        failure: `The agent was not called: ${filled.missing.length === 1 ? `the secret ${listed} is` : `the secrets ${listed} are`} not set in this workspace.`,
-      };
-    }
-    return filled;
   }
 
   private async callAgent(workspaceId: string, call: AgentCall, entry: DestinationEntry): Promise<DestinationEntry> {

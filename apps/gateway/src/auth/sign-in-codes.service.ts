@@ -99,12 +99,12 @@ export class SignInCodesService {
     const emailHash = sha256(input.email.toLowerCase());
     // The attempt is counted before the code is compared, in one statement: concurrent guesses queue on the row,
     // and none gets past the fifth.
-    const [taken] = rowsReturned<{ id: string; user_id: string | null; code_hash: string; attempts: number }>(
+    const [taken] = rowsReturned<{ id: string; code_hash: string; attempts: number }>(
       await this.db.query(
         `UPDATE sign_in_codes SET attempts = attempts + 1
           WHERE id = (SELECT id FROM sign_in_codes WHERE email_hash = $1 AND used_at IS NULL AND expires_at > now() ORDER BY created_at DESC LIMIT 1)
             AND attempts < $2
-          RETURNING id, user_id, code_hash, attempts`,
+          RETURNING id, code_hash, attempts`,
         [emailHash, SIGN_IN_CODE.attempts],
       ),
     );
@@ -113,16 +113,16 @@ export class SignInCodesService {
       throw wrongCode();
     }
     if (!(await this.passwords.verify(input.code, taken.code_hash))) throw wrongCode(taken.attempts >= SIGN_IN_CODE.attempts);
-    const used = rowsReturned<{ user_id: string | null }>(
-      await this.db.query('UPDATE sign_in_codes SET used_at = now() WHERE id = $1 AND used_at IS NULL RETURNING user_id', [taken.id]),
+    // Spent once, by whichever right attempt gets here first; a code sent to an e-mail without an account (no mail
+    // left then) has no user to sign in.
+    const [user] = rowsReturned<{ id: string; email: string; name: string }>(
+      await this.db.query(
+        `UPDATE sign_in_codes c SET used_at = now() FROM users u
+          WHERE c.id = $1 AND c.used_at IS NULL AND u.id = c.user_id
+          RETURNING u.id, u.email, u.name`,
+        [taken.id],
+      ),
     );
-    // Used by a concurrent attempt meanwhile, or sent to an e-mail without an account (no mail left then).
-    if (used.length === 0 || taken.user_id === null) throw wrongCode();
-    const [user] = (await this.db.query('SELECT id, email, name FROM users WHERE id = $1', [taken.user_id])) as Array<{
-      id: string;
-      email: string;
-      name: string;
-    }>;
     if (!user) throw wrongCode();
     return this.sessions.openSession(user);
   }

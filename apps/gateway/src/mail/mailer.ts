@@ -13,7 +13,6 @@ export interface OutgoingMail {
 export interface Mailer {
   readonly enabled: boolean;
   send(mail: OutgoingMail): Promise<void>;
-  close(): void;
 }
 
 export function openMailer(smtpUrl: string | null, from: string, logger: Logger): Mailer {
@@ -21,7 +20,6 @@ export function openMailer(smtpUrl: string | null, from: string, logger: Logger)
     return {
       enabled: false,
       send: () => Promise.reject(new Error('no SMTP_URL: this installation sends no e-mail')),
-      close: () => undefined,
     };
   }
   const transport: Transporter = createTransport(smtpUrl, { from });
@@ -31,6 +29,5 @@ export function openMailer(smtpUrl: string | null, from: string, logger: Logger)
     send: async (mail) => {
       await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
     },
-    close: () => transport.close(),
   };
 }

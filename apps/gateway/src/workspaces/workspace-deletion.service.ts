@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ServiceError, SUBJECTS } from '@ds/contracts';
+import { PlanName, ServiceError, SUBJECTS } from '@ds/contracts';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { ApiKeysService } from '../auth/api-keys.service';
 import { WorkspacesService } from './workspaces.service';
 
 /** The plan every workspace starts on and goes back to; any other is a paid subscription. */
-const UNPAID_PLAN = 'genesis';
+const UNPAID_PLAN: PlanName = 'genesis';
 
 /**
  * The Owner deletes a workspace. Each service removes its own rows when the deletion is announced on
@@ -30,6 +30,11 @@ export class WorkspaceDeletionService {
       );
     }
     await this.rpc.call(SUBJECTS.partner.deleteOwnWorkspace, { workspaceId }, { requestId });
+    await this.removeHere(workspaceId);
+  }
+
+  /** The gateway's rows of a deleted workspace, its API keys dropped from every replica's cache; idempotent. */
+  async removeHere(workspaceId: string): Promise<void> {
     this.apiKeys.forget(await this.workspaces.purge(workspaceId));
   }
 }

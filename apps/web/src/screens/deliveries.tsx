@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { api, ApiError } from '../lib/api';
 import { can, useApp } from '../context';
 import { Link } from '../router';
-import { CursorListBody, CursorPage, Empty, ErrorBox, formatDate, ListToolbar, Loaded, OnceSecret, Page, useCursorList, useLoad } from '../ui';
+import { CursorListBody, CursorPage, Empty, ErrorBox, formatDate, ListToolbar, Loaded, OnceSecret, Page, RefusedPage, useCursorList, useLoad } from '../ui';
 
 interface Attempt {
   sequence: number;
@@ -239,13 +239,7 @@ export function SigningSecret() {
     }
   };
 
-  if (!admin) {
-    return (
-      <Page title={t('sig.title')}>
-        <p className="notice">{t('sig.adminOnly')}</p>
-      </Page>
-    );
-  }
+  if (!admin) return <RefusedPage title={t('sig.title')} note={t('sig.adminOnly')} />;
   return (
     <Page title={t('sig.title')}>
       <p className="muted">{t('sig.intro')}</p>

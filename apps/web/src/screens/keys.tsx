@@ -1,7 +1,7 @@
 import { FormEvent, useState } from 'react';
 import { api } from '../lib/api';
 import { can, useApp } from '../context';
-import { ConfirmButton, Empty, ErrorBox, formatDate, Loaded, OnceSecret, Page, useAction, useLoad } from '../ui';
+import { ConfirmButton, Empty, ErrorBox, formatDate, Loaded, OnceSecret, Page, RefusedPage, useAction, useLoad } from '../ui';
 
 interface Key {
   id: string;
@@ -33,13 +33,7 @@ export function ApiKeys() {
     });
   };
 
-  if (!admin) {
-    return (
-      <Page title={t('keys.title')}>
-        <p className="notice">{t('keys.adminOnly')}</p>
-      </Page>
-    );
-  }
+  if (!admin) return <RefusedPage title={t('keys.title')} note={t('keys.adminOnly')} />;
   return (
     <Page title={t('keys.title')}>
       {error !== null && <ErrorBox error={error} />}

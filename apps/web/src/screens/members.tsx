@@ -29,8 +29,7 @@ export function Members() {
   const leave = () =>
     act(async () => {
       await api('POST', `/workspaces/${ws}/leave`);
-      await app.reloadWorkspaces();
-      navigate('/workspaces');
+      await backToWorkspaces(app);
     });
   const add = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -147,6 +146,12 @@ export function Members() {
   );
 }
 
+/** After the caller is no longer in the workspace: the list of those they are in. */
+async function backToWorkspaces(app: { reloadWorkspaces(): Promise<unknown> }): Promise<void> {
+  await app.reloadWorkspaces();
+  navigate('/workspaces');
+}
+
 /** Deleting is final, so the Owner types the workspace's name first (as GitHub asks for a repository's). */
 function DeleteWorkspace({ ws, name }: { ws: string; name: string }) {
   const app = useApp();
@@ -157,8 +162,7 @@ function DeleteWorkspace({ ws, name }: { ws: string; name: string }) {
     event.preventDefault();
     void act(async () => {
       await api('DELETE', `/workspaces/${ws}`);
-      await app.reloadWorkspaces();
-      navigate('/workspaces');
+      await backToWorkspaces(app);
     });
   };
   return (

@@ -1,7 +1,7 @@
 import { FormEvent, useState } from 'react';
 import { api } from '../lib/api';
 import { can, useApp } from '../context';
-import { ConfirmButton, Empty, ErrorBox, formatDate, Loaded, Page, useAction, useLoad } from '../ui';
+import { ConfirmButton, Empty, ErrorBox, formatDate, Loaded, Page, RefusedPage, useAction, useLoad } from '../ui';
 
 interface Secret {
   name: string;
@@ -34,13 +34,7 @@ export function Secrets() {
     });
   };
 
-  if (!admin) {
-    return (
-      <Page title={t('sec.title')}>
-        <p className="notice">{t('sec.adminOnly')}</p>
-      </Page>
-    );
-  }
+  if (!admin) return <RefusedPage title={t('sec.title')} note={t('sec.adminOnly')} />;
   return (
     <Page title={t('sec.title')}>
       <p>{t('sec.intro')}</p>

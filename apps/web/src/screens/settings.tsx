@@ -1,7 +1,7 @@
 import { FormEvent } from 'react';
 import { api } from '../lib/api';
 import { can, useApp } from '../context';
-import { ErrorBox, Loaded, Page, useAction, useLoad } from '../ui';
+import { ErrorBox, Loaded, Page, RefusedPage, useAction, useLoad } from '../ui';
 
 interface EngineSettings {
   use_own_key: boolean;
@@ -30,13 +30,7 @@ export function Settings() {
     });
   };
 
-  if (!admin) {
-    return (
-      <Page title={t('set.title')}>
-        <p className="notice">{t('set.adminOnly')}</p>
-      </Page>
-    );
-  }
+  if (!admin) return <RefusedPage title={t('set.title')} note={t('set.adminOnly')} />;
   return (
     <Page title={t('set.title')}>
       {error !== null && <ErrorBox error={error} />}
