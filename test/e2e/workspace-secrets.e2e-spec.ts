@@ -113,7 +113,8 @@ describe('secrets in destination headers', () => {
     const unsent = await eventually(
       async () => {
         const view = (await call('GET', deliveryPath, { token: ws.session })).body;
-        return view.attempts?.length > 0 ? view : null;
+        // An attempt is recorded as it starts (as interrupted, until it finishes): wait for the first to finish.
+        return view.attempts?.[0] && view.attempts[0].outcome !== 'interrupted' ? view : null;
       },
       10_000,
       'a first attempt',
