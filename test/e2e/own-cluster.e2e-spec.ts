@@ -3,7 +3,7 @@ import { SUBJECTS } from '@ds/contracts';
 import type { EngineSimulator } from '@ds/engine-simulator';
 import { call, triageSchema, uniqueMarker } from './support/api';
 import { ServiceRpc } from './support/engine-rpc';
-import { Cluster, NatsServer, OwnCluster, startOwnCluster, waitFor } from './support/cluster';
+import { Cluster, NatsServer, OwnCluster, startOwnCluster, startReplica, waitFor } from './support/cluster';
 
 const SERVICES = 6;
 /** Small enough that a Member's decision can build a run answer NATS cannot carry. */
@@ -140,6 +140,39 @@ describe('a cluster of its own', () => {
       'a run after the outage',
     );
   }, 90_000);
+
+  it('lets exactly 30 of 300 parallel playground runs through in a minute, across two runner replicas', async () => {
+    const replica = await startReplica('decision-runner', { DATABASE_URL: own.databaseUrl, NATS_URL: nats.url, RUNNER_SECRETS_DEV_KEY: 'true' });
+    try {
+      const user = await api('POST', '/app/v1/auth/sign-up', { body: { email: `${uniqueMarker()}@example.com`, password: 'correcthorse42', name: 'x' } });
+      const session = user.body.session.token;
+      const workspace = await api('POST', '/app/v1/workspaces', { token: session, body: { name: 'playground race' } });
+      const marker = uniqueMarker();
+      const decision = await api('POST', `/app/v1/workspaces/${workspace.body.id}/decisions`, {
+        token: session,
+        body: { slug: 'race', name: 'race', schema: triageSchema(marker) },
+      });
+      const path = `/app/v1/workspaces/${workspace.body.id}/decisions/${decision.body.id}/playground`;
+      const replies = await Promise.all(
+        Array.from({ length: 300 }, (_, i) => api('POST', path, { token: session, body: { state: { message: `race ${i}` } } })),
+      );
+      const statuses = new Map<number, number>();
+      for (const reply of replies) statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1);
+      expect(Object.fromEntries(statuses)).toEqual({ 200: 30, 429: 270 });
+      // A refused run never reaches the engine.
+      const engineCalls = await call('GET', `/_sim/requests?match=${marker}`, {}, simulator.url);
+      expect(engineCalls.body.data).toHaveLength(30);
+      // The second replica answered its share of the race: the count is shared, not per process.
+      const metrics = await fetch(`${replica.opsUrl}/metrics`).then((r) => r.text());
+      const handled = metrics
+        .split('\n')
+        .filter((line) => line.startsWith('decision_service_rpc_handled_total') && line.includes(`subject="${SUBJECTS.runner.playground}"`))
+        .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
+      expect(handled).toBeGreaterThan(0);
+    } finally {
+      await replica.stop();
+    }
+  }, 120_000);
 
   it('finishes a run already in flight when it is told to stop', async () => {
     const marker = uniqueMarker();

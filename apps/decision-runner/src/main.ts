@@ -15,7 +15,9 @@ import { Initial1763780000000 } from './migrations/1763780000000-initial';
 import { ExecutionRetention1764400000000 } from './migrations/1764400000000-execution-retention';
 import { DecisionHooks1795448775114 } from './migrations/1795448775114-decision-hooks';
 import { SealedHookSecrets1795600000001 } from './migrations/1795600000001-sealed-hook-secrets';
+import { PlaygroundReservations1796031470523 } from './migrations/1796031470523-playground-reservations';
 import { BillingRetention, ExecutionRetention, RETENTION_SOURCE } from './retention/execution-retention';
+import { PlaygroundReservations } from './playground/playground-reservations';
 import { PlaygroundService } from './playground/playground.service';
 import { RunnerHandlers } from './runner.handlers';
 import { ReservationClient } from './runs/reservation-client';
@@ -30,7 +32,13 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
   database: {
     schema: 'decision_runner',
     entities: [DecisionEntity, DecisionVersionEntity, ExecutionEntity],
-    migrations: [Initial1763780000000, ExecutionRetention1764400000000, DecisionHooks1795448775114, SealedHookSecrets1795600000001],
+    migrations: [
+      Initial1763780000000,
+      ExecutionRetention1764400000000,
+      DecisionHooks1795448775114,
+      SealedHookSecrets1795600000001,
+      PlaygroundReservations1796031470523,
+    ],
   },
   readConfig: readDecisionRunnerConfig,
   module: () => ({
@@ -45,6 +53,7 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       DecisionsService,
       DecisionDetails,
       PlaygroundService,
+      PlaygroundReservations,
       DecisionCache,
       VersionCache,
       ExecutionRecorder,

@@ -233,13 +233,21 @@ export interface GatewayProcess {
  * `env` overrides its environment (an undefined value removes a variable).
  */
 export function startGateway(port?: number, env: NodeJS.ProcessEnv = {}): Promise<GatewayProcess> {
-  return withPortRetries(() => startGatewayOnce(port, env));
+  return withPortRetries(() => startReplicaOnce('gateway', port, env));
 }
 
-async function startGatewayOnce(port: number | undefined, env: NodeJS.ProcessEnv): Promise<GatewayProcess> {
+/**
+ * One more replica of a service without an HTTP surface of its own (`decision-runner`, …), beside the shared cluster
+ * unless `env` names another database and NATS. Its `baseUrl` is unused.
+ */
+export function startReplica(service: string, env: NodeJS.ProcessEnv = {}): Promise<GatewayProcess> {
+  return withPortRetries(() => startReplicaOnce(service, undefined, env));
+}
+
+async function startReplicaOnce(service: string, port: number | undefined, env: NodeJS.ProcessEnv): Promise<GatewayProcess> {
   const httpPort = port ?? (await freePort());
   const opsPort = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'apps', 'gateway', 'src', 'main.js')], {
+  const child = spawn(process.execPath, [join(ROOT, 'dist', 'apps', service, 'src', 'main.js')], {
     env: {
       ...process.env,
       DATABASE_URL: process.env.E2E_DATABASE_URL,
@@ -254,10 +262,10 @@ async function startGatewayOnce(port: number | undefined, env: NodeJS.ProcessEnv
   });
   const opsUrl = `http://127.0.0.1:${opsPort}`;
   const exited = new Promise<never>((_, reject) =>
-    child.once('exit', (code) => reject(new ExitedEarly(`the gateway exited with ${code} before it was ready`))),
+    child.once('exit', (code) => reject(new ExitedEarly(`the ${service} replica exited with ${code} before it was ready`))),
   );
   exited.catch(() => undefined);
-  await Promise.race([waitFor(async () => (await fetch(`${opsUrl}/readyz`)).ok, 30_000, 'the second gateway'), exited]);
+  await Promise.race([waitFor(async () => (await fetch(`${opsUrl}/readyz`)).ok, 30_000, `the ${service} replica`), exited]);
   return {
     baseUrl: `http://127.0.0.1:${httpPort}`,
     opsUrl,

@@ -217,6 +217,7 @@ export class DecisionsService {
   async purgeWorkspace(workspaceId: string): Promise<void> {
     const slugs = await this.db.transaction(async (tx) => {
       await tx.query('DELETE FROM executions WHERE workspace_id = $1', [workspaceId]);
+      await tx.query('DELETE FROM playground_reservations WHERE workspace_id = $1', [workspaceId]);
       // Versions go with their decision (ON DELETE CASCADE).
       return rowsReturned<{ slug: string }>(await tx.query('DELETE FROM decisions WHERE workspace_id = $1 RETURNING slug', [workspaceId]));
     });

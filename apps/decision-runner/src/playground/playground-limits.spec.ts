@@ -1,5 +1,5 @@
 import { ServiceError } from '@ds/contracts';
-import { checkPlaygroundLimits, PLAYGROUND_RUNS_PER_DAY, PLAYGROUND_RUNS_PER_MINUTE } from './playground-limits';
+import { checkPlaygroundLimits, engineCallNotMade, PLAYGROUND_RUNS_PER_DAY, PLAYGROUND_RUNS_PER_MINUTE } from './playground-limits';
 
 function refusal(usage: Parameters<typeof checkPlaygroundLimits>[0]): ServiceError | null {
   try {
@@ -24,5 +24,16 @@ describe('playground limits', () => {
     expect(refusal({ minute: 0, day: 2_000, minuteResetSeconds: null, dayResetSeconds: 0.01 })).toMatchObject({ details: { retryAfter: 1 } });
     expect(refusal({ minute: 0, day: 2_000, minuteResetSeconds: null, dayResetSeconds: null })).toMatchObject({ details: { retryAfter: 86_400 } });
     expect(refusal({ minute: 30, day: 30, minuteResetSeconds: 999, dayResetSeconds: null })).toMatchObject({ details: { retryAfter: 60 } });
+  });
+});
+
+describe('a place given back', () => {
+  it('only when the provider was never asked', () => {
+    expect(engineCallNotMade(new ServiceError('ENGINE_NOT_CONFIGURED', 'x'))).toBe(true);
+    expect(engineCallNotMade(new ServiceError('ENGINE_RATE_LIMITED', 'x'))).toBe(true);
+    expect(engineCallNotMade(new ServiceError('ENGINE_TIMEOUT', 'x'))).toBe(false);
+    expect(engineCallNotMade(new ServiceError('ENGINE_ERROR', 'x'))).toBe(false);
+    expect(engineCallNotMade(new ServiceError('SERVICE_UNAVAILABLE', 'x'))).toBe(false);
+    expect(engineCallNotMade(new Error('ENGINE_NOT_CONFIGURED'))).toBe(false);
   });
 });

@@ -31,3 +31,12 @@ function retryAfter(reset: number | null, window: number): number {
   if (reset === null || !Number.isFinite(reset)) return window;
   return Math.min(window, Math.max(1, Math.ceil(reset)));
 }
+
+/**
+ * Errors that mean the provider was never asked, so the run's place in the windows is given back: the engine is
+ * not configured for the workspace, or no slot on the shared key (or the provider's own rate limit) let it through.
+ * Anything else, a timeout included, may have reached the provider and keeps its place.
+ */
+export function engineCallNotMade(error: unknown): boolean {
+  return error instanceof ServiceError && (error.code === 'ENGINE_NOT_CONFIGURED' || error.code === 'ENGINE_RATE_LIMITED');
+}

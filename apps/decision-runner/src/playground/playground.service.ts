@@ -17,7 +17,8 @@ import { newId } from '@ds/ids';
 import { currentRequestId, PLATFORM, RpcClient } from '@ds/platform';
 import { DecisionEntity, DecisionVersionEntity } from '../entities';
 import { ExecutionRecorder } from '../executions/execution-recorder';
-import { checkPlaygroundLimits, PlaygroundUsage } from './playground-limits';
+import { engineCallNotMade } from './playground-limits';
+import { PlaygroundReservations } from './playground-reservations';
 
 const ENGINE_REPLY_MARGIN_MS = 2_000;
 
@@ -35,15 +36,17 @@ export class PlaygroundService {
     @InjectDataSource() private readonly db: DataSource,
     @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
     private readonly recorder: ExecutionRecorder,
+    private readonly reservations: PlaygroundReservations,
   ) {}
 
   async run(request: PlaygroundRunRequest): Promise<Record<string, unknown>> {
     const decision = await this.db.getRepository(DecisionEntity).findOneBy({ id: request.decisionId, workspaceId: request.workspaceId });
     if (!decision) throw new ServiceError('NOT_FOUND', 'No such decision in this workspace.');
     const { version, schema } = await this.schemaFor(decision, request.version);
-    // Counted from the recorded runs: exact for one author's runs one after another, approximate under concurrency.
-    checkPlaygroundLimits(await this.usage(request.workspaceId));
+    const stateCheck = validateState(schema, request.state);
+    if (!stateCheck.ok) throw new ServiceError('INVALID_STATE', stateCheck.message);
     const executionId = newId('exec');
+    await this.reservations.reserve(request.workspaceId, executionId);
     const base = {
       id: executionId,
       workspaceId: request.workspaceId,
@@ -55,8 +58,6 @@ export class PlaygroundService {
       livemode: false,
       input: null,
     };
-    const stateCheck = validateState(schema, request.state);
-    if (!stateCheck.ok) throw new ServiceError('INVALID_STATE', stateCheck.message);
 
     const started = performance.now();
     let answer: AnswerQuestionsReply;
@@ -72,6 +73,7 @@ export class PlaygroundService {
       }
     } catch (error) {
       const failure = error instanceof ServiceError ? error : new ServiceError('INTERNAL_ERROR', 'The engine call failed.');
+      if (engineCallNotMade(failure)) await this.reservations.release(executionId);
       await this.recorder.recordError(base, failure);
       throw failure;
     }
@@ -104,21 +106,6 @@ export class PlaygroundService {
     if (destinations !== null) body.destinations = destinations;
     body.metrics = metrics;
     return body;
-  }
-
-  private async usage(workspaceId: string): Promise<PlaygroundUsage> {
-    const rows = (await this.db.query(
-      `SELECT count(*) FILTER (WHERE created_at > now() - interval '60 seconds')::int AS minute,
-              count(*)::int AS day,
-              EXTRACT(EPOCH FROM min(created_at) FILTER (WHERE created_at > now() - interval '60 seconds') + interval '60 seconds' - now())::float8 AS minute_reset,
-              EXTRACT(EPOCH FROM min(created_at) + interval '1 day' - now())::float8 AS day_reset
-         FROM executions
-        WHERE workspace_id = $1 AND source = 'playground' AND created_at > now() - interval '1 day'`,
-      [workspaceId],
-    )) as Array<{ minute: number; day: number; minute_reset: number | null; day_reset: number | null }>;
-    // An aggregate without GROUP BY answers exactly one row.
-    const row = rows[0]!;
-    return { minute: row.minute, day: row.day, minuteResetSeconds: row.minute_reset, dayResetSeconds: row.day_reset };
   }
 
   private async schemaFor(decision: DecisionEntity, version: unknown): Promise<{ version: number; schema: NormalizedSchema }> {
