@@ -1,6 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { dropDatabase, freePort, freshDatabase, NatsServer, ROOT, startNats, waitFor } from './support/cluster';
@@ -107,9 +107,40 @@ describe('a delivery service of its own', () => {
     );
     expect(attempts).toHaveLength(messages.length);
     for (const attempt of attempts) expect(attempt.outcome).toBe('refused');
-    expect(attempts.find((a) => a.url.startsWith('https://localhost')).error).toMatch(/localhost resolves to .* \(loopback\)/);
+    // The workspace reads why, never where: the addresses a name resolved to go to the service's log alone.
+    for (const attempt of attempts.filter((a) => a.url.startsWith('https://'))) expect(attempt.error).toBe("refused: the destination's address is not allowed");
     expect(attempts.find((a) => a.url.startsWith('http://')).error).toMatch(/https/);
     expect(target.received).toHaveLength(0);
+
+    // A name nobody resolves: the workspace learns only that it did not resolve.
+    const unknown = webhookMessage('ws_ssrf_name', 'https://no-such-host.internal.invalid/hook');
+    await publisher.publish(unknown);
+    const [unresolved] = await eventually(
+      async () => {
+        const found = await rows(`SELECT a.outcome, a.error FROM delivery.delivery_attempts a WHERE a.delivery_id = $1 AND a.outcome <> 'interrupted'`, [
+          unknown.deliveryId,
+        ]);
+        return found.length > 0 ? found : null;
+      },
+      30_000,
+      'the attempt to an unknown name',
+    );
+    expect(unresolved).toEqual({ outcome: 'network', error: 'the name did not resolve' });
+    const errors = (
+      await rows(`SELECT a.error FROM delivery.delivery_attempts a JOIN delivery.deliveries d ON d.id = a.delivery_id WHERE d.workspace_id LIKE 'ws_ssrf%'`)
+    ).map((row) => String(row.error));
+    for (const error of errors) expect(error).not.toMatch(/127\.0\.0\.1|::1|0\.0\.0\.0|localhost|no-such-host|ENOTFOUND|EAI_/);
+    // The log line follows the recorded attempt.
+    const log = await eventually(
+      async () => {
+        const text = readFileSync(join(logDir, 'delivery-own.log'), 'utf8');
+        return text.includes('no-such-host.internal.invalid') ? text : null;
+      },
+      10_000,
+      'the unknown name in the log',
+    );
+    expect(log).toMatch(/"detail":"localhost resolves to [^"]*\(loopback\)/);
+    expect(log).toMatch(/"detail":"[^"]*no-such-host\.internal\.invalid/);
     await stopDelivery('SIGTERM');
   }, 90_000);
 

@@ -255,12 +255,12 @@ export class DeliveryWorker {
     if (delay === null) {
       await this.store.finishAttempt(begun.attemptId, delivery.deliveryId, sequence, result, { status: 'failed', nextAttemptAt: null });
       this.metrics.deliveries.inc({ outcome: result.outcome === 'gone' ? 'gone' : 'failed' });
-      this.logger.warn({ ...log, error: result.error }, 'delivery failed for good');
+      this.logger.warn({ ...log, error: result.error, detail: result.detail }, 'delivery failed for good');
       this.settle(message, 'term');
       return;
     }
     await this.store.finishAttempt(begun.attemptId, delivery.deliveryId, sequence, result, { status: 'pending', nextAttemptAt: new Date(Date.now() + delay) });
-    this.logger.info({ ...log, error: result.error, retryInMs: delay }, 'delivery attempt failed; retrying later');
+    this.logger.info({ ...log, error: result.error, detail: result.detail, retryInMs: delay }, 'delivery attempt failed; retrying later');
     this.settle(message, 'nak', delay);
   }
 
@@ -347,5 +347,5 @@ export function parseDelivery(data: Uint8Array): DeliveryMessage | null {
 
 /** An attempt that did not leave the service: failed, and retried on the usual schedule. */
 function unsentAttempt(error: string): SendResult {
-  return { outcome: 'failed', responseStatus: null, durationMs: 0, error, retryAfterMs: null, address: null };
+  return { outcome: 'failed', responseStatus: null, durationMs: 0, error, detail: null, retryAfterMs: null, address: null };
 }

@@ -12,6 +12,7 @@ import { Deliveries1795448851605 } from './migrations/1795448851605-deliveries';
 import { SealedSigningSecrets1795600000000 } from './migrations/1795600000000-sealed-signing-secrets';
 import { WorkspaceSecrets1795800000000 } from './migrations/1795800000000-workspace-secrets';
 import { DeletedWorkspaces1795800000001 } from './migrations/1795800000001-deleted-workspaces';
+import { AttemptErrorsWithoutAddresses1796031488217 } from './migrations/1796031488217-attempt-errors-without-addresses';
 import { DeliveryPurge } from './purge';
 import { RedisWindow } from './redis-window';
 import { Sender } from './sender';
@@ -30,7 +31,13 @@ export const delivery: ServiceDefinition<DeliveryConfig> = {
   database: {
     schema: 'delivery',
     entities: DELIVERY_ENTITIES,
-    migrations: [Deliveries1795448851605, SealedSigningSecrets1795600000000, WorkspaceSecrets1795800000000, DeletedWorkspaces1795800000001],
+    migrations: [
+      Deliveries1795448851605,
+      SealedSigningSecrets1795600000000,
+      WorkspaceSecrets1795800000000,
+      DeletedWorkspaces1795800000001,
+      AttemptErrorsWithoutAddresses1796031488217,
+    ],
   },
   readConfig: readDeliveryConfig,
   module: (runtime) => ({

@@ -69,7 +69,9 @@ describe('the sender', () => {
       const target = await start((_q, s) => s.end());
       const result = await sender.send(post(`https://localhost:${target.port}/`));
       expect(result.outcome).toBe('refused');
-      expect(result.error).toMatch(/localhost resolves to .*loopback/);
+      // The workspace reads a fixed sentence; the log reads what the name resolved to.
+      expect(result.error).toBe("refused: the destination's address is not allowed");
+      expect(result.detail).toMatch(/localhost resolves to .*loopback/);
       expect(target.requests).toHaveLength(0);
     });
 
@@ -80,7 +82,8 @@ describe('the sender', () => {
       ]);
       const result = await new Sender({ allowPrivateTargets: false, resolver }).send(post('https://mixed.example/'));
       expect(result.outcome).toBe('refused');
-      expect(result.error).toMatch(/192\.168\.0\.10 \(private\)/);
+      expect(result.error).toBe("refused: the destination's address is not allowed");
+      expect(result.detail).toMatch(/192\.168\.0\.10 \(private\)/);
     });
 
     it('resolves once and connects to the address it checked, so a rebinding answer never reaches the socket', async () => {
@@ -145,7 +148,20 @@ describe('the sender', () => {
       open = [];
       const result = await sender.send(post(`http://127.0.0.1:${port}/`));
       expect(result.outcome).toBe('network');
-      expect(result.error).toMatch(/ECONNREFUSED/);
+      expect(result.error).toBe('the connection was refused');
+      expect(result.detail).toMatch(/ECONNREFUSED.*127\.0\.0\.1/);
+    });
+
+    it.each([
+      [
+        'a name the resolver does not know',
+        async (): Promise<ResolvedAddress[]> => Promise.reject(Object.assign(new Error('getaddrinfo ENOTFOUND vm'), { code: 'ENOTFOUND' })),
+      ],
+      ['a name with no address', async (): Promise<ResolvedAddress[]> => []],
+    ])('reports %s as a name that did not resolve, and names it only in the detail', async (_what, resolver) => {
+      const result = await new Sender({ allowPrivateTargets: true, resolver }).send(post('https://vm.internal.example/'));
+      expect(result).toMatchObject({ outcome: 'network', error: 'the name did not resolve', address: null });
+      expect(result.detail).toContain('vm');
     });
   });
 });

@@ -1,7 +1,16 @@
 import { lookup } from 'node:dns/promises';
 import { request as httpRequest, IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { addressProblem, ATTEMPT_TIMEOUT_MS, classifyStatus, isIpLiteral, parseRetryAfter, targetProblem } from '@ds/webhooks';
+import {
+  addressProblem,
+  ATTEMPT_ERRORS,
+  ATTEMPT_TIMEOUT_MS,
+  classifyStatus,
+  isIpLiteral,
+  networkAttemptError,
+  parseRetryAfter,
+  targetProblem,
+} from '@ds/webhooks';
 import { AttemptOutcomeName } from './deliveries.store';
 
 export interface ResolvedAddress {
@@ -25,7 +34,10 @@ export interface SendResult {
   outcome: Exclude<AttemptOutcomeName, 'interrupted'>;
   responseStatus: number | null;
   durationMs: number;
+  /** What the workspace reads: never an address the name resolved to, nor the system's error text. */
   error: string | null;
+  /** What the service's log reads beside it: the addresses and the system's error. */
+  detail: string | null;
   /** What the receiver's `Retry-After` asked for, in milliseconds. */
   retryAfterMs: number | null;
   /** The address the request went to, when one was chosen. */
@@ -38,6 +50,7 @@ export interface SenderOptions {
   timeoutMs?: number;
 }
 
+/** An address the guard refused; the message (the name and the addresses) is for the log only. */
 class Refused extends Error {}
 
 /**
@@ -60,6 +73,7 @@ export class Sender {
     const result = (partial: Partial<SendResult> & Pick<SendResult, 'outcome'>): SendResult => ({
       responseStatus: null,
       error: null,
+      detail: null,
       retryAfterMs: null,
       address: null,
       ...partial,
@@ -93,9 +107,10 @@ export class Sender {
               : `the receiver answered ${response.status}`,
       });
     } catch (error) {
-      if (error instanceof Refused) return result({ outcome: 'refused', error: error.message });
+      if (error instanceof Refused) return result({ outcome: 'refused', error: ATTEMPT_ERRORS.addressNotAllowed, detail: error.message });
       if (controller.signal.aborted) return result({ outcome: 'timeout', address: chosen, error: `no answer within ${this.timeoutMs} ms` });
-      return result({ outcome: 'network', address: chosen, error: networkError(error) });
+      const code = (error as NodeJS.ErrnoException | undefined)?.code;
+      return result({ outcome: 'network', address: chosen, error: networkAttemptError(code), detail: networkError(error) });
     } finally {
       clearTimeout(timer);
     }
@@ -112,7 +127,7 @@ export class Sender {
       new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true })),
     ]);
     const [first] = resolved;
-    if (first === undefined) throw new Error(`${hostname} has no address`);
+    if (first === undefined) throw Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' });
     for (const entry of resolved) this.check(hostname, entry.address);
     return first;
   }
@@ -122,7 +137,7 @@ export class Sender {
     const problem = addressProblem(address);
     if (problem === null) return;
     const what = hostname === address ? `the address ${address}` : `${hostname} resolves to ${address}`;
-    throw new Refused(`refused: ${what} (${problem.replace(/_/g, ' ')}), which deliveries may not reach`);
+    throw new Refused(`${what} (${problem.replace(/_/g, ' ')}), which deliveries may not reach`);
   }
 
   private request(

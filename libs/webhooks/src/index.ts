@@ -2,3 +2,4 @@ export * from './addresses';
 export * from './schedule';
 export * from './signing';
 export * from './window';
+export * from './attempt-errors';
