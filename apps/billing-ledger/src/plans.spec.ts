@@ -1,4 +1,4 @@
-import { checkOverrides, effectivePlan, PLANS } from './plans';
+import { checkOverrides, effectivePlan, MAX_PRICE_PER_MILLION_CENTS, PLANS } from './plans';
 
 describe('plans', () => {
   it('has the spec rate limits and decision counts', () => {
@@ -20,8 +20,8 @@ describe('plans', () => {
 
   it('reports every bad override', () => {
     expect(checkOverrides({ hard_cap: 'yes', rate_limit_per_minute: 0, color: 'red' })).toEqual([
-      { path: 'overrides.hard_cap', message: 'has an invalid value' },
-      { path: 'overrides.rate_limit_per_minute', message: 'has an invalid value' },
+      { path: 'overrides.hard_cap', message: 'must be a boolean' },
+      { path: 'overrides.rate_limit_per_minute', message: 'must be a whole number from 1 to 1000000' },
       { path: 'overrides.color', message: 'unknown override' },
     ]);
     expect(checkOverrides([])).toEqual([{ path: 'overrides', message: 'must be an object' }]);
@@ -29,8 +29,21 @@ describe('plans', () => {
     expect(checkOverrides({ price_per_million_cents: null })).toEqual([]);
     expect(checkOverrides({ max_decisions: 3 })).toEqual([]);
     expect(checkOverrides({ max_decisions: null })).toEqual([]);
-    expect(checkOverrides({ max_decisions: -1 })).toEqual([{ path: 'overrides.max_decisions', message: 'has an invalid value' }]);
+    expect(checkOverrides({ max_decisions: -1 })).toEqual([{ path: 'overrides.max_decisions', message: expect.stringContaining('from 0 to') }]);
     expect(effectivePlan('growth', { max_decisions: 4 }).max_decisions).toBe(4);
+  });
+
+  it('refuses numbers past what the ledger stores and sums exactly', () => {
+    for (const value of [1e300, 2 ** 53, 2 ** 63, 1.5, '5']) {
+      expect(checkOverrides({ included_decisions: value, max_decisions: value, price_per_million_cents: value }).map((issue) => issue.path)).toEqual([
+        'overrides.included_decisions',
+        'overrides.max_decisions',
+        'overrides.price_per_million_cents',
+      ]);
+    }
+    expect(checkOverrides({ included_decisions: 2 ** 53 - 1, max_decisions: 2 ** 31 })).toEqual([]);
+    expect(checkOverrides({ price_per_million_cents: MAX_PRICE_PER_MILLION_CENTS })).toEqual([]);
+    expect(checkOverrides({ price_per_million_cents: MAX_PRICE_PER_MILLION_CENTS + 1 })).toHaveLength(1);
   });
 
   it('knows only its own overrides, whatever Object.prototype holds', () => {

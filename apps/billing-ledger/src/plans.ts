@@ -1,4 +1,4 @@
-import { PlanName, PlanView, ValidationIssue } from '@ds/contracts';
+import { isStorableInteger, PlanName, PlanView, ValidationIssue } from '@ds/contracts';
 
 /**
  * The plan catalogue. Rate limits, decision counts and retention come from the public spec; included
@@ -57,12 +57,26 @@ export interface PlanOverrides {
   max_decisions?: number | null;
 }
 
+/**
+ * A price is also the micro-cents one decision costs, and holds and spend sum those in bigint columns: a million
+ * dollars per million decisions leaves room for tens of billions of decisions.
+ */
+export const MAX_PRICE_PER_MILLION_CENTS = 100_000_000;
+
 const OVERRIDE_RULES: Record<keyof PlanOverrides, (value: unknown) => boolean> = {
-  included_decisions: (v) => Number.isInteger(v) && (v as number) >= 0,
+  included_decisions: (v) => isStorableInteger(v, 'bigint', { min: 0 }),
   rate_limit_per_minute: (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1_000_000,
   hard_cap: (v) => typeof v === 'boolean',
-  price_per_million_cents: (v) => v === null || (Number.isInteger(v) && (v as number) >= 0),
-  max_decisions: (v) => v === null || (Number.isInteger(v) && (v as number) >= 0),
+  price_per_million_cents: (v) => v === null || isStorableInteger(v, 'bigint', { min: 0, max: MAX_PRICE_PER_MILLION_CENTS }),
+  max_decisions: (v) => v === null || isStorableInteger(v, 'bigint', { min: 0 }),
+};
+
+const OVERRIDE_EXPECTED: Record<keyof PlanOverrides, string> = {
+  included_decisions: `must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}`,
+  rate_limit_per_minute: 'must be a whole number from 1 to 1000000',
+  hard_cap: 'must be a boolean',
+  price_per_million_cents: `must be a whole number from 0 to ${MAX_PRICE_PER_MILLION_CENTS}, or null`,
+  max_decisions: `must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, or null`,
 };
 
 /** Returns the problems with an operator's overrides, one `{ path, message }` each. */
@@ -74,7 +88,7 @@ export function checkOverrides(input: unknown): ValidationIssue[] {
     // Own properties only: `constructor` or `toString` must be unknown overrides, not Object.prototype's functions.
     const rule = Object.hasOwn(OVERRIDE_RULES, key) ? OVERRIDE_RULES[key as keyof PlanOverrides] : undefined;
     if (!rule) issues.push({ path: `overrides.${key}`, message: 'unknown override' });
-    else if (!rule(value)) issues.push({ path: `overrides.${key}`, message: 'has an invalid value' });
+    else if (!rule(value)) issues.push({ path: `overrides.${key}`, message: OVERRIDE_EXPECTED[key as keyof PlanOverrides] });
   }
   return issues;
 }

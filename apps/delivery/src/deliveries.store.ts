@@ -1,7 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { DeliveryAttemptView, DeliveryMessage, ServiceError, DeliveryStatus, DeliveryView, ListDeliveriesReply, ListDeliveriesRequest } from '@ds/contracts';
+import {
+  DeliveryAttemptView,
+  DeliveryMessage,
+  isBigintText,
+  ServiceError,
+  DeliveryStatus,
+  DeliveryView,
+  ListDeliveriesReply,
+  ListDeliveriesRequest,
+} from '@ds/contracts';
 import { deleteInBatches, rowsAffected } from '@ds/platform';
 
 /** Deliveries are kept this long after they were queued (the spec's retention), then purged. */
@@ -324,5 +333,5 @@ export function encodeCursor(seq: string): string {
 /** The row sequence a cursor stands for, or null for a cursor that is not one of ours. */
 export function decodeCursor(cursor: string): string | null {
   const decoded = Buffer.from(cursor, 'base64url').toString();
-  return /^d\d{1,18}$/.test(decoded) ? decoded.slice(1) : null;
+  return /^d\d+$/.test(decoded) && isBigintText(decoded.slice(1)) ? decoded.slice(1) : null;
 }

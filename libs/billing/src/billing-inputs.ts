@@ -1,4 +1,4 @@
-import { Currency, ValidationIssue } from '@ds/contracts';
+import { Currency, integerIssue, ValidationIssue } from '@ds/contracts';
 
 export const CURRENCIES: readonly Currency[] = ['usd', 'brl'];
 export const GRANT_KINDS = ['promotional', 'paid'] as const;
@@ -63,10 +63,11 @@ export function expiryIssues(grant: CreditGrant, now: Date): ValidationIssue[] {
   return grant.expiresAt !== null && grant.expiresAt <= now ? [{ path: 'expires_at', message: 'must be in the future' }] : [];
 }
 
+/** The cap is compared with spend in micro-cents (bigint): the grant's bound keeps it far inside. */
 export function parseSpendCap(value: unknown): Parsed<number | null> {
   if (value === null) return { ok: true, value: null };
-  if (Number.isSafeInteger(value) && (value as number) >= 0) return { ok: true, value: value as number };
-  return { ok: false, issues: [{ path: 'spend_cap_cents', message: 'must be an integer of cents, 0 or more, or null for no cap' }] };
+  const issue = integerIssue(value, 'spend_cap_cents', 'bigint', { min: 0, max: MAX_GRANT_CENTS }, ' cents, or null for no cap');
+  return issue === null ? { ok: true, value: value as number } : { ok: false, issues: [issue] };
 }
 
 /**

@@ -10,3 +10,4 @@ export * from './partner';
 export * from './gateway';
 export * from './nats-permissions';
 export * from './public-api';
+export * from './column-ranges';

@@ -83,6 +83,16 @@ describe('sub-workspace fields', () => {
     expect(paths(checkSubWorkspace({ limits: 5 }, 'update').issues)).toEqual(['limits']);
   });
 
+  it('refuses limits past their 32-bit columns, naming the field', () => {
+    for (const value of [2 ** 31, 2 ** 53, 2 ** 63, 1e300]) {
+      expect(paths(checkSubWorkspace({ limits: { max_decisions: value, monthly_decisions: value } }, 'update').issues)).toEqual([
+        'limits.max_decisions',
+        'limits.monthly_decisions',
+      ]);
+    }
+    expect(checkSubWorkspace({ limits: { monthly_decisions: 2 ** 31 - 1 } }, 'update').issues).toEqual([]);
+  });
+
   it('takes seed on creation only, with slugs', () => {
     expect(paths(checkSubWorkspace({ seed: { decisions: ['a'] } }, 'update').issues)).toEqual(['seed']);
     expect(paths(checkSubWorkspace({ external_id: 'a', name: 'n', seed: { decisions: ['Bad_Slug'], deploy: 'yes' } }, 'create').issues)).toEqual([
@@ -229,6 +239,14 @@ describe('list paging and revoke', () => {
     expect(decodeCursor('not-a-cursor')).toBeNull();
     expect(decodeCursor(Buffer.from('["x","y"]').toString('base64url'))).toBeNull();
     expect(decodeCursor('')).toBeNull();
+  });
+
+  it('refuses cursors holding dates PostgreSQL cannot read, and spells the others as it reads them', () => {
+    const forged = (date: string) => Buffer.from(JSON.stringify([date, UUID])).toString('base64url');
+    for (const date of ['+275760-09-13T00:00:00.000Z', '-271821-04-20T00:00:00.000Z', '+010000-01-01T00:00:00.000Z', '-000001-01-01T00:00:00.000Z']) {
+      expect(decodeCursor(forged(date))).toBeNull();
+    }
+    expect(decodeCursor(forged('2026-11-23T11:00:00+01:00'))).toEqual({ createdAt: '2026-11-23T10:00:00.000Z', id: UUID });
   });
 
   it('checks limit, cursor and external_id', () => {

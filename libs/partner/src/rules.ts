@@ -1,4 +1,4 @@
-import type { EmbedPermission, PlanName, ValidationIssue } from '@ds/contracts';
+import { integerIssue, storableTimestamp, type EmbedPermission, type PlanName, type ValidationIssue } from '@ds/contracts';
 
 export const EXTERNAL_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -138,8 +138,9 @@ function checkLimits(value: unknown, path: string, issues: ValidationIssue[]): P
       issues.push({ path: `${path}.${key}`, message: 'unknown limit' });
       continue;
     }
-    if (item !== null && !(Number.isSafeInteger(item) && (item as number) >= 0)) {
-      issues.push({ path: `${path}.${key}`, message: 'must be a non-negative integer, or null for the partner’s default' });
+    const issue = item === null ? null : integerIssue(item, `${path}.${key}`, 'integer', { min: 0 }, ', or null for the partner’s default');
+    if (issue) {
+      issues.push(issue);
       continue;
     }
     limits[key] = item as number | null;
@@ -392,8 +393,10 @@ export function decodeCursor(cursor: unknown): { createdAt: string; id: string }
     const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (!Array.isArray(value) || value.length !== 2) return null;
     const [createdAt, id] = value as unknown[];
-    if (typeof createdAt !== 'string' || Number.isNaN(Date.parse(createdAt)) || typeof id !== 'string' || !UUID_PATTERN.test(id)) return null;
-    return { createdAt, id };
+    const at = storableTimestamp(createdAt);
+    if (at === null || typeof id !== 'string' || !UUID_PATTERN.test(id)) return null;
+    // The instant in the one spelling PostgreSQL reads, whatever spelling the cursor carried.
+    return { createdAt: at.toISOString(), id };
   } catch {
     return null;
   }

@@ -8,6 +8,7 @@ import {
   DecisionCreatedReply,
   DecisionRef,
   DecisionSummary,
+  integerIssue,
   SaveDraftRequest,
   ServiceError,
   SetEndpointRequest,
@@ -78,8 +79,9 @@ export class DecisionsService {
   }
 
   async saveDraft(request: SaveDraftRequest): Promise<{ revision: number }> {
-    if (!Number.isInteger(request.revision)) {
-      throw new ServiceError('INVALID_REQUEST', 'revision must be an integer.', [{ path: 'revision', message: 'must be an integer' }]);
+    const revisionIssue = integerIssue(request.revision, 'revision', 'integer', { min: 1 });
+    if (revisionIssue) {
+      throw new ServiceError('INVALID_REQUEST', 'revision must be a whole number.', [revisionIssue]);
     }
     const schema = this.validated(request.schema);
     const [saved] = rowsReturned<{ revision: number }>(

@@ -1,4 +1,5 @@
-import { pageWithin } from './executions.query';
+import { ServiceError } from '@ds/contracts';
+import { decodeCursor, encodeCursor, pageWithin } from './executions.query';
 
 const item = (size: number, id = size) => ({ id, body: { text: 'x'.repeat(size) } });
 const bytes = (size: number) => JSON.stringify({ text: 'x'.repeat(size) }).length;
@@ -30,5 +31,23 @@ describe('pageWithin', () => {
 
   it('answers an empty page for no items', () => {
     expect(pageWithin([], 10)).toEqual({ page: [], hasMore: false });
+  });
+});
+
+describe('execution cursors', () => {
+  const forged = (text: string) => Buffer.from(text).toString('base64url');
+
+  it('round-trips a sequence up to bigint', () => {
+    expect(decodeCursor(encodeCursor('42'))).toBe('42');
+    expect(decodeCursor(encodeCursor('9223372036854775807'))).toBe('9223372036854775807');
+  });
+
+  it.each(['e:9223372036854775808', 'e:9999999999999999999', 'e:-1', 'e:', 'x:1', 'e:1.5'])('refuses %s as an invalid cursor', (text) => {
+    expect(() => decodeCursor(forged(text))).toThrow(ServiceError);
+    try {
+      decodeCursor(forged(text));
+    } catch (error) {
+      expect(error).toMatchObject({ code: 'INVALID_REQUEST', status: 400, details: [{ path: 'cursor' }] });
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { ExecutionOutcomesReply, ExecutionOutcomesRequest, ListExecutionsReply, ListExecutionsRequest, ServiceError } from '@ds/contracts';
+import { ExecutionOutcomesReply, ExecutionOutcomesRequest, isBigintText, ListExecutionsReply, ListExecutionsRequest, ServiceError } from '@ds/contracts';
 import { ExecutionEntity } from '../entities';
 
 /**
@@ -77,7 +77,9 @@ export function encodeCursor(seq: string): string {
 export function decodeCursor(cursor: string): string {
   const decoded = Buffer.from(cursor, 'base64url').toString();
   const match = /^e:(\d{1,19})$/.exec(decoded);
-  if (!match) throw new ServiceError('INVALID_REQUEST', 'cursor is not valid.', [{ path: 'cursor', message: 'not a cursor from this API' }]);
+  // A sequence past bigint would fail the statement: a forged cursor is as invalid as a malformed one.
+  if (!match || !isBigintText(match[1]!))
+    throw new ServiceError('INVALID_REQUEST', 'cursor is not valid.', [{ path: 'cursor', message: 'not a cursor from this API' }]);
   return match[1]!;
 }
 

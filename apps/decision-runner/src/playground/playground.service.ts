@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { AnswerQuestionsReply, EngineQuestion, PlaygroundRunRequest, ServiceError, SUBJECTS } from '@ds/contracts';
+import { AnswerQuestionsReply, EngineQuestion, isStorableInteger, PlaygroundRunRequest, ServiceError, SUBJECTS } from '@ds/contracts';
 import {
   planDestinations,
   DestinationEntry,
@@ -114,7 +114,7 @@ export class PlaygroundService {
       if (!checked.valid) throw new ServiceError('INVALID_SCHEMA', 'The draft is not valid.', checked.issues);
       return { version: DRAFT_VERSION, schema: checked.schema };
     }
-    if (!Number.isInteger(version) || (version as number) < 1) {
+    if (!isStorableInteger(version, 'integer', { min: 1 })) {
       throw new ServiceError('INVALID_REQUEST', 'version must be a positive integer or null.', [
         { path: 'version', message: 'must be a positive integer or null' },
       ]);
