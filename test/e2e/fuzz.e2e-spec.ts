@@ -15,6 +15,7 @@ const SEED = 20_261_123;
 const RUNS_WITHOUT_CREDENTIALS = 200;
 const RUNS_WITH_CREDENTIALS = 250;
 const SLUG = 'fuzz-triage';
+const SUB_WORKSPACE = 'fuzz-sub';
 
 interface RouteEntry {
   method: string;
@@ -40,6 +41,8 @@ let ws: Workspace;
 let spareSession: string;
 /** A live secret URL of the decision, without a secret, so that generated bodies reach its handler. */
 let hookToken: string;
+let decisionId: string;
+let spareUserId: string;
 
 /**
  * Node's client sends the path exactly as given (no resolution of `..`, no re-encoding), unlike fetch, whose
@@ -123,6 +126,63 @@ function decodedPathname(path: string): string | null {
 // ---------------------------------------------------------------------------------------------------------
 // Generators
 
+/** Whole numbers at and past the columns' ranges (int4, JavaScript's exact integers, int8) and floats past any. */
+const EXTREME_NUMBERS = [
+  2 ** 31 - 1,
+  2 ** 31,
+  -(2 ** 31) - 1,
+  2 ** 32,
+  2 ** 53 - 1,
+  2 ** 53,
+  2 ** 53 + 2,
+  2 ** 63,
+  -(2 ** 63),
+  2 ** 64,
+  1e300,
+  -1e300,
+  1e-300,
+  1.5,
+];
+/** The same as query text, with spellings JSON cannot carry. */
+const EXTREME_NUMBER_TEXTS = [
+  ...EXTREME_NUMBERS.map(String),
+  '9223372036854775807',
+  '9223372036854775808',
+  '99999999999999999999999',
+  '1e300',
+  '-0',
+  '0x10',
+  'Infinity',
+];
+/** Dates at JavaScript's limits (±8.64e15 ms), past PostgreSQL's (4713 BC to 294276 AD) and at ISO's four-digit years. */
+const EXTREME_DATES = [
+  '+275760-09-13T00:00:00.000Z',
+  '-271821-04-20T00:00:00.000Z',
+  '+275760-09-13T00:00:00.001Z',
+  '+294277-01-01T00:00:00.000Z',
+  '-004714-11-23T00:00:00.000Z',
+  '0000-01-01T00:00:00.000Z',
+  '9999-12-31T23:59:59.999Z',
+  '+010000-01-01T00:00:00.000Z',
+  '2026-02-31T00:00:00Z',
+];
+const base64url = (text: string) => Buffer.from(text).toString('base64url');
+const SOME_UUID = '00000000-0000-4000-8000-000000000000';
+/** Cursors in every form the services issue, holding numbers and dates past their columns. */
+const FORGED_CURSORS = [
+  base64url('e:9999999999999999999'),
+  base64url('e:9223372036854775808'),
+  base64url('e:9223372036854775807'),
+  base64url('d9999999999999999999'),
+  base64url('d9223372036854775808'),
+  ...EXTREME_DATES.map((date) => base64url(JSON.stringify([date, SOME_UUID]))),
+  base64url(JSON.stringify([1e300, SOME_UUID])),
+];
+
+/** Fields of the routes' bodies that hold numbers or dates, top level or under `limits` and `overrides`. */
+const OVERRIDES = ['included_decisions', 'max_decisions', 'price_per_million_cents', 'rate_limit_per_minute'];
+const NUMERIC_FIELDS = ['amount_cents', 'spend_cap_cents', 'days', 'revision', 'version', 'ttl_seconds', 'limit', 'expires_at'];
+
 const hexByte = (byte: number) => `%${byte.toString(16).padStart(2, '0')}`;
 
 /** Any bytes, percent-encoded: includes %00, invalid UTF-8 and the UTF-8 bytes of surrogates (%ED%A0%80). */
@@ -185,6 +245,7 @@ const queryKey = fc.oneof(
 );
 const queryValue = fc.oneof(
   fc.constantFrom('1', '0', '-1', '100', '101', '1e3', 'NaN', 'success', 'error', 'probabilities', 'true', ''),
+  fc.constantFrom(...EXTREME_NUMBER_TEXTS, ...FORGED_CURSORS, ...EXTREME_DATES.map(encodeURIComponent)),
   rawSegmentText,
   encodedBytes,
   encodedText,
@@ -247,7 +308,8 @@ const hostileJson: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
   value: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
     hostileString,
-    fc.oneof(fc.integer(), fc.double(), fc.constantFrom(0, -1, 1e308, -0, 2 ** 53 + 1)),
+    fc.oneof(fc.integer(), fc.double(), fc.constantFrom(0, -1, 1e308, -0, 2 ** 53 + 1), fc.constantFrom(...EXTREME_NUMBERS)),
+    fc.constantFrom(...EXTREME_DATES),
     fc.boolean(),
     fc.constant(null),
     fc.array(tie('value'), { maxLength: 4 }),
@@ -255,6 +317,7 @@ const hostileJson: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
       fc.oneof(
         hostileString,
         fc.constantFrom('state', 'name', 'schema', 'slug', 'email', 'password', 'mode', 'plan', 'overrides', 'amount_cents', 'role', 'constructor', 'toString'),
+        fc.constantFrom(...NUMERIC_FIELDS),
       ),
       tie('value'),
       { maxKeys: 5 },
@@ -269,6 +332,8 @@ const plausibleBody = fc.oneof(
   fc.record({ name: hostileJson, mode: hostileJson }, { requiredKeys: [] }),
   fc.record({ email: hostileJson, password: hostileJson, name: hostileJson }, { requiredKeys: [] }),
   fc.record({ plan: hostileJson, overrides: hostileJson }, { requiredKeys: [] }),
+  fc.record({ plan: fc.constant('enterprise'), overrides: fc.dictionary(fc.constantFrom(...OVERRIDES), fc.constantFrom(...EXTREME_NUMBERS)) }),
+  fc.record({ limits: fc.dictionary(fc.constantFrom('max_decisions', 'monthly_decisions'), fc.constantFrom(...EXTREME_NUMBERS)) }),
   fc.record({ slug: hostileJson, name: hostileJson, schema: hostileJson }, { requiredKeys: [] }),
   fc.constant({ state: { message: 'My order arrived broken' } }),
 );
@@ -373,7 +438,7 @@ beforeAll(async () => {
   expect(table.status).toBe(200);
   routes = ((await table.json()) as { routes: RouteEntry[] }).routes;
   ws = await newWorkspace();
-  const decisionId = await deployedDecision(ws, SLUG, triageSchema());
+  decisionId = await deployedDecision(ws, SLUG, triageSchema());
   const hook = await call('POST', `/app/v1/workspaces/${ws.workspaceId}/decisions/${decisionId}/hook`, { token: ws.session });
   expect(hook.status).toBe(201);
   hookToken = hook.body.token;
@@ -381,8 +446,37 @@ beforeAll(async () => {
   const plan = await call('PUT', `/admin/v1/workspaces/${ws.workspaceId}/plan`, { token: process.env.E2E_ADMIN_TOKEN, body: { plan: 'enterprise' } });
   expect(plan.status).toBe(200);
   // Sign-out is among the routes: it gets a session of its own, so the workspace's session stays valid.
-  spareSession = (await signUp()).session;
+  const spare = await signUp();
+  spareSession = spare.session;
+  spareUserId = spare.userId;
+  // Partner mode and one sub-workspace, so that the sub-workspace routes read their bodies rather than refuse.
+  const partner = await call('PUT', `/admin/v1/workspaces/${ws.workspaceId}/partner`, {
+    token: process.env.E2E_ADMIN_TOKEN,
+    body: { enabled: true, allowed_origins: ['https://partner.example'] },
+  });
+  expect(partner.status).toBe(200);
+  const sub = await call('POST', '/v1/workspaces', { token: ws.apiKey, body: { external_id: SUB_WORKSPACE, name: 'fuzz sub-workspace' } });
+  expect(sub.status).toBe(201);
 });
+
+/** The credential each route needs, so that generated input reaches its handler. */
+function validFor(route: RouteEntry): string | null {
+  switch (route.access.kind) {
+    case 'api-key':
+      return `Bearer ${ws.apiKey}`;
+    case 'session':
+      return `Bearer ${ws.session}`;
+    case 'operator':
+      return `Bearer ${process.env.E2E_ADMIN_TOKEN}`;
+    case 'application-entry':
+      return `Bearer ${spareSession}`;
+    case 'public':
+    case 'embed':
+    case 'hook':
+      // A secret URL's credential is the token in its path.
+      return null;
+  }
+}
 
 describe('fuzzing every route of the gateway', () => {
   it('lists routes of every kind of access to fuzz', () => {
@@ -403,23 +497,6 @@ describe('fuzzing every route of the gateway', () => {
   });
 
   it('with the credential each route needs, so bodies reach the handlers: the same', async () => {
-    const validFor = (route: RouteEntry): string | null => {
-      switch (route.access.kind) {
-        case 'api-key':
-          return `Bearer ${ws.apiKey}`;
-        case 'session':
-          return `Bearer ${ws.session}`;
-        case 'operator':
-          return `Bearer ${process.env.E2E_ADMIN_TOKEN}`;
-        case 'application-entry':
-          return `Bearer ${spareSession}`;
-        case 'public':
-        case 'embed':
-        case 'hook':
-          // A secret URL's credential is the token in its path.
-          return null;
-      }
-    };
     const tokens = (route: RouteEntry) => fc.oneof({ weight: 6, arbitrary: fc.constant(validFor(route)) }, { weight: 1, arbitrary: garbageToken });
     await fc.assert(
       fc.asyncProperty(requestArbitrary(tokens), async (request) => checkReply(request, await send(request))),
@@ -427,4 +504,135 @@ describe('fuzzing every route of the gateway', () => {
     );
     await expectStillHealthy();
   });
+});
+
+/**
+ * Not left to chance: every cursor and limit of every route that reads, and every numeric or date field of every
+ * route that writes, at and past the ranges of the columns they land in. Each field is tried alone, on a body
+ * otherwise valid, so that no other field's refusal hides what the value does further in.
+ */
+interface BodyFields {
+  /** The rest of a valid body. */
+  base: Record<string, unknown>;
+  /** Dotted paths into the body. */
+  fields: string[];
+  headers?: Record<string, string>;
+}
+
+const MCP_HEADERS = { accept: 'application/json, text/event-stream' };
+const BODY_FIELDS: Record<string, BodyFields> = {
+  'PUT /admin/v1/workspaces/:ws/plan': { base: { plan: 'enterprise' }, fields: OVERRIDES.map((name) => `overrides.${name}`) },
+  'POST /admin/v1/workspaces/:ws/credits': { base: { kind: 'promotional', amount_cents: 100, currency: 'usd' }, fields: ['amount_cents', 'expires_at'] },
+  'PUT /admin/v1/workspaces/:ws/spend-cap': { base: {}, fields: ['spend_cap_cents'] },
+  'PUT /app/v1/workspaces/:ws/execution-retention': { base: {}, fields: ['days'] },
+  'POST /v1/workspaces': { base: { external_id: 'fuzz-extreme', name: 'fuzz' }, fields: ['limits.max_decisions', 'limits.monthly_decisions'] },
+  'PATCH /v1/workspaces/:ref': { base: {}, fields: ['limits.max_decisions', 'limits.monthly_decisions'] },
+  'POST /v1/embed/sessions': {
+    base: { workspace: `ext:${SUB_WORKSPACE}`, user: { id: 'fuzz-user' } },
+    fields: ['ttl_seconds', 'workspace.limits.max_decisions', 'workspace.limits.monthly_decisions'],
+  },
+  'PUT /app/v1/workspaces/:ws/decisions/:id/draft': { base: { schema: triageSchema() }, fields: ['revision'] },
+  'POST /app/v1/workspaces/:ws/decisions/:id/playground': { base: { state: { message: 'x' } }, fields: ['version'] },
+  'POST /mcp': {
+    base: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_executions', arguments: {} } },
+    fields: ['params.arguments.limit', 'params.arguments.cursor'],
+    headers: MCP_HEADERS,
+  },
+};
+
+function withField(base: Record<string, unknown>, path: string, value: unknown): Record<string, unknown> {
+  const body = structuredClone(base);
+  const keys = path.split('.');
+  let at: Record<string, unknown> = body;
+  for (const key of keys.slice(0, -1)) {
+    // `workspace` is a reference in the base; a path into it asks for the object form.
+    if (typeof at[key] !== 'object' || at[key] === null) at[key] = key === 'workspace' ? { external_id: 'fuzz-embed', name: 'fuzz' } : {};
+    at = at[key] as Record<string, unknown>;
+  }
+  at[keys.at(-1)!] = value;
+  return body;
+}
+
+function filledPath(route: RouteEntry): string {
+  const values: Record<string, string> = {
+    ws: ws.workspaceId,
+    slug: SLUG,
+    token: hookToken,
+    id: decisionId,
+    ref: `ext:${SUB_WORKSPACE}`,
+    user: spareUserId,
+    name: 'FUZZ_SECRET',
+  };
+  return route.url.replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(values[name] ?? 'x'));
+}
+
+/** Sends requests a few at a time: enough to be quick, few enough to leave the shared machine its cores. */
+async function sendAll(requests: FuzzRequest[]): Promise<void> {
+  const failures: string[] = [];
+  for (let i = 0; i < requests.length; i += 8) {
+    await Promise.all(
+      requests.slice(i, i + 8).map(async (request) => {
+        try {
+          checkReply(request, await send(request));
+        } catch (error) {
+          failures.push((error as Error).message);
+        }
+      }),
+    );
+  }
+  expect(failures).toEqual([]);
+}
+
+const routeKey = (route: RouteEntry) => `${route.method} ${route.url}`;
+/** Routes that end the credentials the rest of the run needs, or remove what it works in. */
+const spared = (route: RouteEntry) => route.method === 'DELETE' || /sign-out|\/leave$|\/ownership$|\/rotate$/.test(route.url);
+
+describe('numbers and dates past what the database holds', () => {
+  it('names routes that all exist in the live route table', () => {
+    const live = new Set(routes.map(routeKey));
+    expect(Object.keys(BODY_FIELDS).filter((key) => !live.has(key))).toEqual([]);
+  });
+
+  it('every cursor and limit of every reading route: never a 5xx', async () => {
+    const requests: FuzzRequest[] = [];
+    for (const route of routes.filter((r) => r.method === 'GET')) {
+      const token = validFor(route);
+      const headers: Record<string, string> = { 'x-request-id': 'fuzz-extreme', ...(token ? { authorization: token } : {}) };
+      const values = [...FORGED_CURSORS.map((cursor) => `cursor=${cursor}`), ...EXTREME_NUMBER_TEXTS.map((limit) => `limit=${encodeURIComponent(limit)}`)];
+      for (const query of values) requests.push({ method: 'GET', path: `${filledPath(route)}?${query}`, headers, body: null });
+    }
+    await sendAll(requests);
+    await expectStillHealthy();
+  }, 240_000);
+
+  it('every numeric and date field of every writing route, each alone: never a 5xx, and runs still answer', async () => {
+    const requests: FuzzRequest[] = [];
+    const extremes: unknown[] = [...EXTREME_NUMBERS, ...EXTREME_DATES, ...FORGED_CURSORS.slice(0, 2)];
+    for (const route of routes.filter((r) => ['POST', 'PUT', 'PATCH'].includes(r.method) && !spared(r))) {
+      const token = validFor(route);
+      const known = BODY_FIELDS[routeKey(route)];
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        'x-request-id': 'fuzz-extreme',
+        ...(token ? { authorization: token } : {}),
+        ...(known?.headers ?? (route.url === '/mcp' ? MCP_HEADERS : {})),
+      };
+      const bodies = known
+        ? known.fields.flatMap((field) => extremes.map((value) => withField(known.base, field, value)))
+        : // Any other route: every field name at once, one extreme value at a time.
+          extremes.map((value) =>
+            Object.fromEntries([
+              ...NUMERIC_FIELDS.map((field) => [field, value]),
+              ['limits', { max_decisions: value, monthly_decisions: value }],
+              ['overrides', Object.fromEntries(OVERRIDES.map((name) => [name, value]))],
+            ]),
+          );
+      for (const body of bodies) requests.push({ method: route.method, path: filledPath(route), headers, body: JSON.stringify(body) });
+    }
+    await sendAll(requests);
+    await expectStillHealthy();
+    // Whatever the operator's plan now holds, a run of the workspace is answered.
+    const run = await call('POST', `/v1/decisions/${SLUG}`, { token: ws.apiKey, body: { state: { message: 'after the extremes' } } });
+    expect(run.status).toBeLessThan(500);
+  }, 240_000);
 });

@@ -297,6 +297,45 @@ describe('sub-workspaces', () => {
     expect((await runIn(sub.id, 'limited')).ok).toBe(true);
   });
 
+  it('keeps a sub-workspace inside its partner’s plan, overrides included, and gives it that plan', async () => {
+    // A developer-plan partner whose operator set overrides: 10 decisions, 5,000 included a month, 77 requests a minute.
+    const small = await newWorkspace();
+    expect((await setPartner(small, { enabled: true, allowed_origins: ALLOWED_ORIGINS })).status).toBe(200);
+    const plan = await call('PUT', `/admin/v1/workspaces/${small.workspaceId}/plan`, {
+      token: process.env.E2E_ADMIN_TOKEN,
+      body: { plan: 'developer', overrides: { included_decisions: 5_000, rate_limit_per_minute: 77, price_per_million_cents: 12_345 } },
+    });
+    expect(plan.status).toBe(200);
+
+    const above = await v1(small, 'POST', '/v1/workspaces', { external_id: ext(), name: 'Big', limits: { max_decisions: 11, monthly_decisions: 5_001 } });
+    expectError(above, 400, 'INVALID_REQUEST');
+    expect(above.body.error.details.map((issue: { path: string }) => issue.path)).toEqual(['limits.max_decisions', 'limits.monthly_decisions']);
+    const embedAbove = await v1(small, 'POST', '/v1/embed/sessions', {
+      workspace: { external_id: ext(), name: 'Big', limits: { max_decisions: 1_000 } },
+      user: { id: 'x' },
+    });
+    expectError(embedAbove, 400, 'INVALID_REQUEST');
+    expect(embedAbove.body.error.details.map((issue: { path: string }) => issue.path)).toEqual(['workspace.limits.max_decisions']);
+
+    const sub = await subWorkspace(small, { external_id: ext(), name: 'Small', limits: { max_decisions: 10 } });
+    expectError(await v1(small, 'PATCH', `/v1/workspaces/${sub.id}`, { limits: { monthly_decisions: 1e6 } }), 400, 'INVALID_REQUEST');
+    const account = await rpc.ok(SUBJECTS.billing.account, { workspaceId: sub.id });
+    expect(account.plan).toMatchObject({
+      name: 'developer',
+      max_decisions: 10,
+      included_decisions: 5_000,
+      rate_limit_per_minute: 77,
+      price_per_million_cents: 12_345,
+    });
+    // Its own monthly limit narrows the partner's and caps it hard.
+    expect((await v1(small, 'PATCH', `/v1/workspaces/${sub.id}`, { limits: { monthly_decisions: 40 } })).status).toBe(200);
+    expect((await rpc.ok(SUBJECTS.billing.account, { workspaceId: sub.id })).plan).toMatchObject({
+      included_decisions: 40,
+      hard_cap: true,
+      rate_limit_per_minute: 77,
+    });
+  });
+
   it('deletes a sub-workspace with everything every service holds of it', async () => {
     const own = await partnerWorkspace();
     await deployedDecision(own, 'doomed', triageSchema());
@@ -551,6 +590,26 @@ describe('embed sessions', () => {
     expectError(await v1(partner, 'POST', '/v1/embed/sessions/revoke', {}), 400, 'INVALID_REQUEST');
     expectError(await v1(partner, 'POST', '/v1/embed/sessions/revoke', { workspace: `ext:${ext()}` }), 404, 'WORKSPACE_NOT_FOUND');
     expect((await v1(partner, 'POST', '/v1/embed/sessions/revoke', { user_id: 'nobody' })).body).toEqual({ revoked: 0 });
+  });
+
+  it('ends every embed session when the operator turns partner mode off, and keeps them ended when it is turned on again', async () => {
+    const own = await partnerWorkspace();
+    const home = await subWorkspace(own, { external_id: ext(), name: 'Home' });
+    const launched = await openEmbed(own, { workspace: home.id, user: { id: 'x' } });
+    const unlaunched = await embedSession(own, { workspace: home.id, user: { id: 'y' } });
+    expect((await asEmbed(launched.token, 'GET', '/app/v1/embed/session')).status).toBe(200);
+
+    expect((await setPartner(own, { enabled: false, allowed_origins: ALLOWED_ORIGINS })).status).toBe(200);
+    expectError(await asEmbed(launched.token, 'GET', '/app/v1/embed/session'), 401, 'UNAUTHORIZED');
+    expectError(await asEmbed(launched.token, 'GET', `/app/v1/workspaces/${home.id}/decisions`), 401, 'UNAUTHORIZED');
+    expect((await launch(unlaunched.url)).status).toBe(410);
+
+    expect((await setPartner(own, { enabled: true, allowed_origins: ALLOWED_ORIGINS })).status).toBe(200);
+    expectError(await asEmbed(launched.token, 'GET', '/app/v1/embed/session'), 401, 'UNAUTHORIZED');
+    const closed = await withDatabase((db) =>
+      db.query(`SELECT count(*)::int AS open FROM partner.embed_sessions WHERE partner_workspace_id = $1 AND closed_at IS NULL`, [own.workspaceId]),
+    );
+    expect(closed.rows[0].open).toBe(0);
   });
 
   it('frames each session by its own origins only', async () => {

@@ -74,7 +74,7 @@ export class EmbedSessionsService {
     if ('ref' in fields.workspace) {
       workspace = await this.workspaces.view(await this.workspaces.resolve(this.db.manager, caller.partnerWorkspaceId, fields.workspace.ref));
     } else {
-      const upserted = await this.workspaces.upsert(caller, fields.workspace.create);
+      const upserted = await this.workspaces.upsert(caller, fields.workspace.create, 'workspace.');
       workspace = upserted.workspace;
       created = upserted.created;
     }
@@ -160,6 +160,7 @@ export class EmbedSessionsService {
       await this.db.query(
         `UPDATE embed_sessions SET redeemed_at = now(), token_hash = $2
           WHERE ticket_hash = $1 AND redeemed_at IS NULL AND closed_at IS NULL AND launch_expires_at > now() AND expires_at > now()
+            AND EXISTS (SELECT 1 FROM partner_settings p WHERE p.workspace_id = embed_sessions.partner_workspace_id AND p.enabled)
           RETURNING ${SESSION_COLUMNS}`,
         [sha256(ticket), sha256(token)],
       ),
@@ -172,9 +173,13 @@ export class EmbedSessionsService {
   /** The live session a cookie token names, or null. */
   async session(token: unknown): Promise<EmbedSessionView | null> {
     if (typeof token !== 'string' || !SECRET_PATTERN.test(token)) return null;
-    const [row] = (await this.db.query(`SELECT ${SESSION_COLUMNS} FROM embed_sessions WHERE token_hash = $1 AND closed_at IS NULL AND expires_at > now()`, [
-      sha256(token),
-    ])) as SessionRow[];
+    // Partner mode is read with the session: one opened while the operator was turning it off never outlives it.
+    const [row] = (await this.db.query(
+      `SELECT ${SESSION_COLUMNS} FROM embed_sessions
+        WHERE token_hash = $1 AND closed_at IS NULL AND expires_at > now()
+          AND EXISTS (SELECT 1 FROM partner_settings p WHERE p.workspace_id = embed_sessions.partner_workspace_id AND p.enabled)`,
+      [sha256(token)],
+    )) as SessionRow[];
     return row ? sessionView(row) : null;
   }
 }

@@ -21,9 +21,11 @@ import {
   checkSubWorkspace,
   encodeCursor,
   Limits,
+  limitsAbovePlan,
   parseRef,
   SUB_WORKSPACES_PER_PLAN,
   SubWorkspaceFields,
+  subWorkspaceOverrides,
 } from '@ds/partner';
 import { NatsLink, PLATFORM, publishWorkspaceDeleted, RpcClient, rowsReturned } from '@ds/platform';
 import { PartnerConfig } from './config';
@@ -76,11 +78,17 @@ export class SubWorkspacesService {
     if (settings.enabled && (await this.db.query('SELECT 1 FROM sub_workspaces WHERE id::text = $1', [request.workspaceId])).length > 0) {
       throw new ServiceError('CONFLICT', 'A sub-workspace cannot be a partner itself.');
     }
-    await this.db.query(
-      `INSERT INTO partner_settings (workspace_id, enabled, allowed_origins) VALUES ($1, $2, $3)
-       ON CONFLICT (workspace_id) DO UPDATE SET enabled = EXCLUDED.enabled, allowed_origins = EXCLUDED.allowed_origins, updated_at = now()`,
-      [request.workspaceId, settings.enabled, JSON.stringify(settings.allowedOrigins)],
-    );
+    await this.db.transaction(async (tx) => {
+      await tx.query(
+        `INSERT INTO partner_settings (workspace_id, enabled, allowed_origins) VALUES ($1, $2, $3)
+         ON CONFLICT (workspace_id) DO UPDATE SET enabled = EXCLUDED.enabled, allowed_origins = EXCLUDED.allowed_origins, updated_at = now()`,
+        [request.workspaceId, settings.enabled, JSON.stringify(settings.allowedOrigins)],
+      );
+      // Turning partner mode off ends every embed session it opened; turning it on again does not revive them.
+      if (!settings.enabled) {
+        await tx.query(`UPDATE embed_sessions SET closed_at = now() WHERE partner_workspace_id = $1 AND closed_at IS NULL`, [request.workspaceId]);
+      }
+    });
     return { enabled: settings.enabled, allowed_origins: settings.allowedOrigins };
   }
 
@@ -101,16 +109,14 @@ export class SubWorkspacesService {
     return { enabled: true, allowed_origins: row.allowed_origins };
   }
 
-  async upsert(caller: PartnerCaller, body: Record<string, unknown>): Promise<UpsertSubWorkspaceReply> {
+  /** Create-or-update (also used by embed sessions that create their workspace, whose fields sit under `prefix`). */
+  async upsert(caller: PartnerCaller, body: Record<string, unknown>, prefix = ''): Promise<UpsertSubWorkspaceReply> {
     await this.authorize(caller);
-    const { fields, issues } = checkSubWorkspace(body, 'create');
+    const { fields, issues } = checkSubWorkspace(body, 'create', prefix);
     if (issues.length > 0) throw invalid(issues, 'The sub-workspace is not valid.');
-    return this.upsertChecked(caller, fields);
-  }
-
-  /** Create-or-update of already checked fields (also used by embed sessions that create their workspace). */
-  async upsertChecked(caller: PartnerCaller, fields: SubWorkspaceFields): Promise<UpsertSubWorkspaceReply> {
     const partnerPlan = await this.partnerPlan(caller.partnerWorkspaceId);
+    const aboveLimits = limitsAbovePlan(fields.limits, partnerPlan, prefix);
+    if (aboveLimits.length > 0) throw invalid(aboveLimits, "The sub-workspace's limits exceed the partner's plan.");
     const { row, created } = await this.db.transaction(async (tx) => {
       // One partner's creates queue here, so the plan's count holds and two creates of one external_id meet
       // an existing row rather than a unique violation.
@@ -206,8 +212,11 @@ export class SubWorkspacesService {
     await this.authorize(caller);
     const { fields, issues } = checkSubWorkspace(body, 'update');
     if (issues.length > 0) throw invalid(issues, 'The sub-workspace is not valid.');
+    const partnerPlan = await this.partnerPlan(caller.partnerWorkspaceId);
+    const aboveLimits = limitsAbovePlan(fields.limits, partnerPlan);
+    if (aboveLimits.length > 0) throw invalid(aboveLimits, "The sub-workspace's limits exceed the partner's plan.");
     const row = await this.db.transaction(async (tx) => this.applyUpdate(tx, await this.resolve(tx, caller.partnerWorkspaceId, ref, true), fields));
-    await this.applyLimits(row, await this.partnerPlan(caller.partnerWorkspaceId));
+    await this.applyLimits(row, partnerPlan);
     return this.view(row);
   }
 
@@ -310,14 +319,9 @@ export class SubWorkspacesService {
     return (await this.rpc.call(SUBJECTS.billing.account, { workspaceId: partnerWorkspaceId })).plan;
   }
 
-  /** The sub-workspace's plan: the partner's, with its own limits where set (null: the partner's default). */
+  /** The sub-workspace's plan: the partner's with its overrides, narrowed to its own limits where set (null: the partner's). */
   private async applyLimits(row: SubWorkspaceRow, partnerPlan: AccountReply['plan']): Promise<void> {
-    const overrides: Record<string, unknown> = {};
-    if (row.max_decisions !== null) overrides.max_decisions = row.max_decisions;
-    if (row.monthly_decisions !== null) {
-      overrides.included_decisions = row.monthly_decisions;
-      overrides.hard_cap = true;
-    }
+    const overrides = subWorkspaceOverrides(partnerPlan, { max_decisions: row.max_decisions, monthly_decisions: row.monthly_decisions });
     await this.rpc.call(SUBJECTS.billing.setPlan, { workspaceId: row.id, plan: partnerPlan.name, overrides });
   }
 

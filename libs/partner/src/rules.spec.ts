@@ -5,6 +5,8 @@ import {
   checkRevoke,
   checkSubWorkspace,
   decodeCursor,
+  limitsAbovePlan,
+  subWorkspaceOverrides,
   EMBED_PERMISSIONS,
   encodeCursor,
   frameAncestors,
@@ -261,5 +263,49 @@ describe('list paging and revoke', () => {
     expect(checkRevoke({ user_id: 'u' })).toEqual({ workspace: null, userId: 'u', issues: [] });
     expect(paths(checkRevoke({}).issues)).toEqual(['workspace']);
     expect(paths(checkRevoke({ workspace: 'nope', user_id: 5 }).issues)).toEqual(['workspace', 'user_id']);
+  });
+});
+
+describe('a sub-workspace inside its partner’s plan', () => {
+  const developer = {
+    name: 'developer' as const,
+    rate_limit_per_minute: 77,
+    hard_cap: false,
+    included_decisions: 5_000,
+    max_decisions: 10,
+    price_per_million_cents: 12_345,
+    retention_days: 30,
+  };
+
+  it('refuses limits above the partner’s, naming them under the prefix', () => {
+    expect(limitsAbovePlan({ max_decisions: 10, monthly_decisions: 5_000 }, developer)).toEqual([]);
+    expect(limitsAbovePlan({ max_decisions: null, monthly_decisions: null }, developer)).toEqual([]);
+    expect(limitsAbovePlan(undefined, developer)).toEqual([]);
+    expect(paths(limitsAbovePlan({ max_decisions: 11, monthly_decisions: 5_001 }, developer, 'workspace.'))).toEqual([
+      'workspace.limits.max_decisions',
+      'workspace.limits.monthly_decisions',
+    ]);
+    expect(limitsAbovePlan({ max_decisions: 1e6 }, { ...developer, max_decisions: null })).toEqual([]);
+  });
+
+  it('carries the partner’s plan, narrowed by its own limits', () => {
+    expect(subWorkspaceOverrides(developer, { max_decisions: null, monthly_decisions: null })).toEqual({
+      included_decisions: 5_000,
+      max_decisions: 10,
+      rate_limit_per_minute: 77,
+      hard_cap: false,
+      price_per_million_cents: 12_345,
+    });
+    expect(subWorkspaceOverrides(developer, { max_decisions: 3, monthly_decisions: 40 })).toMatchObject({
+      included_decisions: 40,
+      max_decisions: 3,
+      hard_cap: true,
+    });
+    // A partner plan shrunk below a limit set earlier wins.
+    expect(subWorkspaceOverrides({ ...developer, max_decisions: 2, included_decisions: 30 }, { max_decisions: 3, monthly_decisions: 40 })).toMatchObject({
+      included_decisions: 30,
+      max_decisions: 2,
+    });
+    expect(subWorkspaceOverrides({ ...developer, max_decisions: null }, { max_decisions: null, monthly_decisions: null }).max_decisions).toBeNull();
   });
 });

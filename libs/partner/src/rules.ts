@@ -1,4 +1,4 @@
-import { integerIssue, storableTimestamp, type EmbedPermission, type PlanName, type ValidationIssue } from '@ds/contracts';
+import { integerIssue, storableTimestamp, type EmbedPermission, type PlanName, type PlanView, type ValidationIssue } from '@ds/contracts';
 
 export const EXTERNAL_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -146,6 +146,43 @@ function checkLimits(value: unknown, path: string, issues: ValidationIssue[]): P
     limits[key] = item as number | null;
   }
   return issues.length === before ? limits : null;
+}
+
+/**
+ * Limits named in a request that the partner's own plan (with its overrides) does not allow: a sub-workspace never
+ * holds more decisions, nor runs more a month, than its partner may.
+ */
+export function limitsAbovePlan(
+  limits: Partial<Limits> | undefined,
+  plan: Pick<PlanView, 'max_decisions' | 'included_decisions'>,
+  prefix = '',
+): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const ceilings: Record<keyof Limits, number | null> = { max_decisions: plan.max_decisions, monthly_decisions: plan.included_decisions };
+  for (const key of ['max_decisions', 'monthly_decisions'] as const) {
+    const value = limits?.[key];
+    const ceiling = ceilings[key];
+    if (typeof value === 'number' && ceiling !== null && value > ceiling) {
+      issues.push({ path: `${prefix}limits.${key}`, message: `must be at most ${ceiling}, what the partner's plan allows` });
+    }
+  }
+  return issues;
+}
+
+/**
+ * The sub-workspace's plan overrides: everything the partner's effective plan holds (its overrides included), its
+ * decision counts narrowed to the sub-workspace's own limits. A partner's plan shrunk since a limit was set narrows
+ * the sub-workspace with it; a monthly limit is a hard cap.
+ */
+export function subWorkspaceOverrides(plan: PlanView, limits: Limits): Record<string, unknown> {
+  const lower = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
+  return {
+    included_decisions: lower(plan.included_decisions, limits.monthly_decisions),
+    max_decisions: lower(plan.max_decisions, limits.max_decisions),
+    rate_limit_per_minute: plan.rate_limit_per_minute,
+    hard_cap: plan.hard_cap || limits.monthly_decisions !== null,
+    price_per_million_cents: plan.price_per_million_cents,
+  };
 }
 
 function checkSeed(value: unknown, path: string, issues: ValidationIssue[]): { decisions: string[]; deploy: boolean } | null {
