@@ -1,6 +1,6 @@
 // The shapes of the public API as JSON Schemas, built from the constants the services check with (slug and
 // caller-token patterns, limits, word lists, error codes), so a limit changed in code changes here too.
-import { API_KEY_MODES, ERROR_STATUS, EXECUTION_SOURCES, EXECUTION_STATUSES, EXECUTIONS_CURSOR_MAX_LENGTH, PLAN_NAMES } from '@ds/contracts';
+import { API_KEY_MODES, ERROR_STATUS, EXECUTION_SOURCES, EXECUTION_STATUSES, EXECUTIONS_CURSOR_MAX_LENGTH, INT4_MAX, PLAN_NAMES } from '@ds/contracts';
 import { ACTIONS, DESTINATION_TYPES, ENGINES, limits, LIST_ITEM_TYPES, QUESTION_KINDS, SLUG_PATTERN, STATE_FIELD_TYPES } from '@ds/decision-schema';
 import { CALLER_TOKEN_PATTERN } from '@ds/ids';
 import type { JsonSchema } from './json-schema';
@@ -343,7 +343,12 @@ function subWorkspace(inEmbedSession = false): JsonSchema {
 }
 
 function subWorkspaceWrite(creating: boolean): JsonSchema {
-  const limitValue: JsonSchema = { type: ['integer', 'null'], minimum: 0 };
+  const limitValue: JsonSchema = {
+    type: ['integer', 'null'],
+    minimum: 0,
+    maximum: INT4_MAX,
+    description: "at most what the partner's own plan allows (its max_decisions, its included_decisions); null means the partner's default",
+  };
   const properties: Record<string, JsonSchema> = {
     name: { type: 'string', minLength: 1, maxLength: 80 },
     metadata: ref('Metadata'),
