@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { checkPlaygroundLimits } from './playground-limits';
+import { checkPlaygroundLimits, PLAYGROUND_RUNS_PER_DAY, PLAYGROUND_RUNS_PER_MINUTE } from './playground-limits';
 
 /**
  * The playground's windows, held in PostgreSQL: the one store every runner replica already shares, and whose
@@ -17,21 +17,29 @@ export class PlaygroundReservations {
   async reserve(workspaceId: string, id: string): Promise<void> {
     await this.db.transaction(async (tx) => {
       await tx.query(`SELECT pg_advisory_xact_lock(hashtext('decision_runner.playground'), hashtext($1))`, [workspaceId]);
-      // Times are the statements' own, not the transaction's start: a reservation may have queued for the lock.
-      // A new statement under READ COMMITTED: it sees every reservation committed before the lock was granted.
+      // One statement after the lock, so that the lock is held for as little as possible. A new statement under
+      // READ COMMITTED: it sees every reservation committed before the lock was granted. Times are the statement's
+      // own, not the transaction's start: a reservation may have queued for the lock.
       const [usage] = (await tx.query(
-        `SELECT count(*) FILTER (WHERE reserved_at > statement_timestamp() - interval '60 seconds')::int AS minute,
-                count(*)::int AS day,
-                EXTRACT(EPOCH FROM min(reserved_at) FILTER (WHERE reserved_at > statement_timestamp() - interval '60 seconds')
-                  + interval '60 seconds' - statement_timestamp())::float8 AS minute_reset,
-                EXTRACT(EPOCH FROM min(reserved_at) + interval '1 day' - statement_timestamp())::float8 AS day_reset
-           FROM playground_reservations
-          WHERE workspace_id = $1 AND reserved_at > statement_timestamp() - interval '1 day'`,
-        [workspaceId],
+        `WITH recent AS (
+           SELECT count(*) FILTER (WHERE reserved_at > statement_timestamp() - interval '60 seconds')::int AS minute,
+                  count(*)::int AS day,
+                  EXTRACT(EPOCH FROM min(reserved_at) FILTER (WHERE reserved_at > statement_timestamp() - interval '60 seconds')
+                    + interval '60 seconds' - statement_timestamp())::float8 AS minute_reset,
+                  EXTRACT(EPOCH FROM min(reserved_at) + interval '1 day' - statement_timestamp())::float8 AS day_reset
+             FROM playground_reservations
+            WHERE workspace_id = $1 AND reserved_at > statement_timestamp() - interval '1 day'
+         ), expired AS (
+           DELETE FROM playground_reservations WHERE workspace_id = $1 AND reserved_at <= statement_timestamp() - interval '1 day'
+         ), taken AS (
+           INSERT INTO playground_reservations (id, workspace_id, reserved_at)
+           SELECT $2, $1, statement_timestamp() FROM recent WHERE recent.minute < $3 AND recent.day < $4
+         )
+         SELECT minute, day, minute_reset, day_reset FROM recent`,
+        [workspaceId, id, PLAYGROUND_RUNS_PER_MINUTE, PLAYGROUND_RUNS_PER_DAY],
       )) as Array<{ minute: number; day: number; minute_reset: number | null; day_reset: number | null }>;
+      // The same figures decided the insert: under both limits the place was taken, otherwise this refuses.
       checkPlaygroundLimits({ minute: usage!.minute, day: usage!.day, minuteResetSeconds: usage!.minute_reset, dayResetSeconds: usage!.day_reset });
-      await tx.query(`DELETE FROM playground_reservations WHERE workspace_id = $1 AND reserved_at <= statement_timestamp() - interval '1 day'`, [workspaceId]);
-      await tx.query(`INSERT INTO playground_reservations (id, workspace_id, reserved_at) VALUES ($1, $2, statement_timestamp())`, [id, workspaceId]);
     });
   }
 
