@@ -6,13 +6,20 @@ import { RUNNER_JETSTREAM } from './jetstream';
 
 /**
  * The runner's side of billing. Step 6 reserves one decision for the execution (or answers the 402); once the
- * execution is recorded the reservation is settled: committed for a fresh 200, released otherwise. The
- * settlement is an event on the SETTLEMENTS stream, not a request: the run waits only for JetStream to store it
+ * execution is recorded the reservation is settled: committed for a fresh 200, released otherwise.
+ *
+ * A commit is an event on the SETTLEMENTS stream, not a request: the run waits only for JetStream to store it
  * (so that `/v1/me` right after the answer can count it), never for the ledger, which posts settlements in
- * batches. The execution id is the message id, so a settlement published twice is stored once. A settlement
- * that cannot be published is made good by the ledger's sweeper, which asks the runner for the execution's
- * outcome. A settlement is sent even after the caller stopped waiting: that is when a reservation most needs
- * releasing.
+ * batches. A held decision counts as used until it is posted, which is right for a commit: the decision is
+ * billed either way. A release is different: until it is applied, the decision it frees is still counted, and a
+ * run that follows at once at a quota, credit or spend-cap edge would be refused although nothing was billed.
+ * So a release is asked of the ledger directly and applied before the run answers; releases are the rare case
+ * (an error, an engine-error fallback), so the batching still carries the common one. A release the ledger
+ * cannot be reached for goes on the stream like a commit.
+ *
+ * The execution id is the message id, so a settlement published twice is stored once. A settlement that cannot
+ * be published is made good by the ledger's sweeper, which asks the runner for the execution's outcome. A
+ * settlement is sent even after the caller stopped waiting: that is when a reservation most needs releasing.
  */
 @Injectable()
 export class ReservationClient {
@@ -28,6 +35,14 @@ export class ReservationClient {
 
   async settle(workspaceId: string, executionId: string, billable: boolean): Promise<void> {
     const settlement: BillingSettlement = { workspaceId, executionId, billable };
+    if (!billable) {
+      try {
+        await this.rpc.call(SUBJECTS.billing.settle, settlement);
+        return;
+      } catch (error) {
+        this.logger.warn({ err: error, executionId }, 'could not release the reservation at once; publishing the release instead');
+      }
+    }
     try {
       await publishTraced(this.jetstream, SETTLEMENT_STREAM.name, SETTLEMENT_STREAM.subjectFor(workspaceId), JSON.stringify(settlement), {
         msgID: SETTLEMENT_STREAM.msgIdFor(executionId),
