@@ -9,3 +9,4 @@ export * from './reservation-verdict';
 export * from './units';
 export * from './usage';
 export * from './leases';
+export * from './lease-counter-scripts';
