@@ -45,7 +45,8 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       { provide: RUNNER_JETSTREAM, useFactory: (nats: NatsLink) => runnerJetStream(nats), inject: [PLATFORM.nats] },
       {
         provide: LEASE_TAKER,
-        useFactory: (config: DecisionRunnerConfig, rpc: RpcClient, logger: Logger) => (config.redisUrl ? new LeaseTaker(config.redisUrl, rpc, logger) : null),
+        useFactory: (config: DecisionRunnerConfig, rpc: RpcClient, logger: Logger) =>
+          config.redisUrl && config.billingLeases ? new LeaseTaker(config.redisUrl, rpc, logger) : null,
         inject: [PLATFORM.config, PLATFORM.rpc, PLATFORM.logger],
       },
       DecisionsService,

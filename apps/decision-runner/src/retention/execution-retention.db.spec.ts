@@ -14,6 +14,7 @@ const config: DecisionRunnerConfig = {
   secretsKeys: singleKeyring(DEV_RUNNER_SECRETS_KEY),
   secretsKeyIsDev: true,
   redisUrl: null,
+  billingLeases: false,
 };
 const logger = createLogger('decision-runner', 'silent');
 const DAY = 86_400_000;

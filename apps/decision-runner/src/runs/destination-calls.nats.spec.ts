@@ -19,6 +19,7 @@ const config: DecisionRunnerConfig = {
   secretsKeys: singleKeyring(DEV_RUNNER_SECRETS_KEY),
   secretsKeyIsDev: true,
   redisUrl: null,
+  billingLeases: false,
 };
 
 beforeAll(async () => {
