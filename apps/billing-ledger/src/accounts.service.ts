@@ -47,7 +47,12 @@ export class AccountsService {
       const account = await manager.getRepository(AccountEntity).findOneByOrFail({ workspaceId });
       const period = currentPeriod(account.periodAnchor, now);
       const view = await ledger.periodView(periodAccounts(workspaceId, account.currency, period.start), workspaceId, account.currency);
+      const [leased] = (await manager.query(
+        `SELECT COALESCE(sum(held), 0)::int AS units FROM leases WHERE workspace_id = $1 AND period_start = $2 AND state <> 'closed'`,
+        [workspaceId, period.start],
+      )) as Array<{ units: number }>;
       return accountView({
+        leasedUnits: leased?.units ?? 0,
         plan: effectivePlan(account.plan, account.overrides),
         period,
         currency: account.currency,

@@ -4,6 +4,7 @@ import {
   BillingReserveRequest,
   BillingSettleRequest,
   GrantCreditsRequest,
+  GrantLeaseRequest,
   RetentionRequest,
   SetExecutionRetentionRequest,
   SetPlanRequest,
@@ -13,6 +14,7 @@ import {
 } from '@ds/contracts';
 import { AccountsService } from './accounts.service';
 import { CreditsService } from './credits.service';
+import { LeasesService } from './leases.service';
 import { ReservationsService } from './reservations.service';
 
 @Controller()
@@ -21,6 +23,7 @@ export class BillingHandlers {
     private readonly accounts: AccountsService,
     private readonly credits: CreditsService,
     private readonly reservations: ReservationsService,
+    private readonly leases: LeasesService,
   ) {}
 
   @MessagePattern(SUBJECTS.billing.reserve)
@@ -31,6 +34,11 @@ export class BillingHandlers {
   @MessagePattern(SUBJECTS.billing.settle)
   settle(@Payload() request: BillingSettleRequest) {
     return this.reservations.settle(request);
+  }
+
+  @MessagePattern(SUBJECTS.billing.grantLease)
+  grantLease(@Payload() request: GrantLeaseRequest) {
+    return this.leases.grant(request);
   }
 
   @MessagePattern(SUBJECTS.billing.account)

@@ -6,6 +6,8 @@ export interface BillingConfig {
   sweepIntervalMs: number;
   billingUrl: string;
   upgradeUrl: string;
+  /** Where budget leases are counted; without it every run reserves on its own. */
+  redisUrl: string | null;
 }
 
 export function readBillingConfig(env: EnvReader): BillingConfig {
@@ -15,5 +17,6 @@ export function readBillingConfig(env: EnvReader): BillingConfig {
     sweepIntervalMs: env.int('BILLING_SWEEP_INTERVAL_MS', 5_000, 100, 600_000),
     billingUrl: `${appUrl}/app/billing`,
     upgradeUrl: `${appUrl}/app/billing/plans`,
+    redisUrl: env.url('REDIS_URL', undefined, ['redis', 'rediss']) ?? null,
   };
 }

@@ -74,6 +74,28 @@ export class ReservationEntity {
   @Column({ name: 'settled_at', type: 'timestamptz', nullable: true }) settledAt: Date | null;
   @Column({ name: 'settled_by', type: 'text', nullable: true }) settledBy: 'runner' | 'sweeper' | null;
   @Column({ name: 'sweep_claimed_until', type: 'timestamptz', nullable: true }) sweepClaimedUntil: Date | null;
+  /** The budget lease that paid for the execution; null when it was reserved on its own. */
+  @Column({ name: 'lease_id', type: 'text', nullable: true }) leaseId: string | null;
+}
+
+/**
+ * A budget lease. `open`: its counter in Redis gives units until `takes_until`. `draining`: its counter is gone
+ * and its untaken rest freed; it still holds the units taken by runs not settled yet. `closed`: it holds nothing.
+ */
+export type LeaseState = 'open' | 'draining' | 'closed';
+
+@Entity({ name: 'leases' })
+export class LeaseEntity {
+  @PrimaryColumn({ type: 'text' }) id: string;
+  @Column({ name: 'workspace_id', type: 'text' }) workspaceId: string;
+  @Column({ name: 'period_start', type: 'timestamptz' }) periodStart: Date;
+  @Column({ type: 'integer' }) units: number;
+  @Column({ type: 'integer' }) held: number;
+  @Column({ name: 'hold_seq', type: 'integer' }) holdSeq: number;
+  @Column({ type: 'text' }) state: LeaseState;
+  @Column({ name: 'granted_at', type: 'timestamptz' }) grantedAt: Date;
+  @Column({ name: 'takes_until', type: 'timestamptz' }) takesUntil: Date;
+  @Column({ name: 'closed_at', type: 'timestamptz', nullable: true }) closedAt: Date | null;
 }
 
 /** An operator's grant as asked for, kept to recognise the same grant id again. */
@@ -90,4 +112,4 @@ export class CreditGrantEntity {
   @Column({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
 }
 
-export const BILLING_ENTITIES = [AccountEntity, LedgerAccountEntity, TransferEntity, ReservationEntity, CreditGrantEntity];
+export const BILLING_ENTITIES = [AccountEntity, LedgerAccountEntity, TransferEntity, ReservationEntity, CreditGrantEntity, LeaseEntity];

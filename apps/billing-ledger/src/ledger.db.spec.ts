@@ -26,6 +26,7 @@ const config: BillingConfig = {
   sweepIntervalMs: 5_000,
   billingUrl: 'http://app.test/app/billing',
   upgradeUrl: 'http://app.test/app/billing/plans',
+  redisUrl: null,
 };
 const logger = createLogger('billing-ledger', 'silent');
 const DAY = 86_400_000;

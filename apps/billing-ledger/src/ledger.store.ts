@@ -68,13 +68,19 @@ export class LedgerStore {
   }
 
   /** The reservations of these executions that exist, locked until the transaction ends. */
-  async lockReservations(executionIds: string[]): Promise<Map<string, Pick<ReservationEntity, 'executionId' | 'workspaceId' | 'state' | 'periodStart'>>> {
-    const rows: Array<{ execution_id: string; workspace_id: string; state: ReservationState; period_start: Date }> = await this.manager.query(
-      'SELECT execution_id, workspace_id, state, period_start FROM reservations WHERE execution_id = ANY($1::text[]) ORDER BY execution_id FOR UPDATE',
-      [executionIds],
-    );
+  async lockReservations(
+    executionIds: string[],
+  ): Promise<Map<string, Pick<ReservationEntity, 'executionId' | 'workspaceId' | 'state' | 'periodStart' | 'leaseId'>>> {
+    const rows: Array<{ execution_id: string; workspace_id: string; state: ReservationState; period_start: Date; lease_id: string | null }> =
+      await this.manager.query(
+        'SELECT execution_id, workspace_id, state, period_start, lease_id FROM reservations WHERE execution_id = ANY($1::text[]) ORDER BY execution_id FOR UPDATE',
+        [executionIds],
+      );
     return new Map(
-      rows.map((row) => [row.execution_id, { executionId: row.execution_id, workspaceId: row.workspace_id, state: row.state, periodStart: row.period_start }]),
+      rows.map((row) => [
+        row.execution_id,
+        { executionId: row.execution_id, workspaceId: row.workspace_id, state: row.state, periodStart: row.period_start, leaseId: row.lease_id },
+      ]),
     );
   }
 

@@ -5,9 +5,12 @@ import { AccountsService } from './accounts.service';
 import { BillingHandlers } from './billing.handlers';
 import { BillingConfig, readBillingConfig } from './config';
 import { CreditsService } from './credits.service';
+import { LEASE_COUNTER, LeaseCounter, RedisLeaseCounter } from './lease-counter';
+import { LeasesService } from './leases.service';
 import { BILLING_ENTITIES } from './entities';
 import { Initial1763780000000 } from './migrations/1763780000000-initial';
 import { ExecutionRetentionSetting1795600000000 } from './migrations/1795600000000-execution-retention-setting';
+import { BudgetLeases1796047213590 } from './migrations/1796047213590-budget-leases';
 import { ReservationsService } from './reservations.service';
 import { SETTLEMENT_BACKLOG, SettlementConsumer } from './settlement-stream';
 import { EXECUTION_OUTCOMES, RunnerOutcomes, Sweeper } from './sweeper';
@@ -16,7 +19,11 @@ class BillingLedgerModule {}
 
 export const billingLedger: ServiceDefinition<BillingConfig> = {
   name: 'billing-ledger',
-  database: { schema: 'billing_ledger', entities: BILLING_ENTITIES, migrations: [Initial1763780000000, ExecutionRetentionSetting1795600000000] },
+  database: {
+    schema: 'billing_ledger',
+    entities: BILLING_ENTITIES,
+    migrations: [Initial1763780000000, ExecutionRetentionSetting1795600000000, BudgetLeases1796047213590],
+  },
   readConfig: readBillingConfig,
   module: (runtime) => ({
     module: BillingLedgerModule,
@@ -25,7 +32,13 @@ export const billingLedger: ServiceDefinition<BillingConfig> = {
       AccountsService,
       CreditsService,
       ReservationsService,
+      LeasesService,
       Sweeper,
+      {
+        provide: LEASE_COUNTER,
+        useFactory: (config: BillingConfig, logger: Logger) => (config.redisUrl ? new RedisLeaseCounter(config.redisUrl, logger) : null),
+        inject: [PLATFORM.config, PLATFORM.logger],
+      },
       { provide: EXECUTION_OUTCOMES, useClass: RunnerOutcomes },
       {
         provide: SETTLEMENT_BACKLOG,
@@ -44,6 +57,7 @@ export const billingLedger: ServiceDefinition<BillingConfig> = {
       stop: async () => {
         await settlements.stop();
         await sweeper.stop();
+        await app.get<LeaseCounter | null>(LEASE_COUNTER)?.close();
       },
     };
   },

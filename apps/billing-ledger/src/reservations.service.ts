@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
 import { DataSource, EntityManager } from 'typeorm';
@@ -6,11 +6,12 @@ import { BillingReserveReply, BillingReserveRequest, BillingSettleReply, Billing
 import { chart, consumptionOrder, currentPeriod, decideReservation, holdTransfers, paidBy, periodAccounts, settlementTransfers, Transfer } from '@ds/billing';
 import { PLATFORM } from '@ds/platform';
 import { BillingConfig } from './config';
-import { ReservationEntity, ReservationState } from './entities';
+import { LeaseEntity, ReservationEntity, ReservationState } from './entities';
 import { FastReserve } from './fast-reserve';
 import { LedgerStore } from './ledger.store';
 import { effectivePlan } from './plans';
 import { checkIds } from './id-checks';
+import { isLeaseId, LeasesService, lockLeases, moveLease, saveLeases } from './leases.service';
 
 /** Workspaces whose period anchor this process remembers; an anchor never changes once the account exists. */
 const ANCHOR_CACHE_SIZE = 10_000;
@@ -23,6 +24,7 @@ export class ReservationsService {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     @Inject(PLATFORM.config) private readonly config: BillingConfig,
+    @Optional() private readonly leases: LeasesService | null = null,
   ) {
     this.fast = new FastReserve(db);
   }
@@ -49,6 +51,16 @@ export class ReservationsService {
       });
       if (held) return { reserved: true };
     }
+    try {
+      return await this.reserveLocked(request, now);
+    } catch (error) {
+      // Units leased but not taken are budget nobody uses: they are freed before a refusal stands.
+      if (!(error instanceof ServiceError) || error.status !== 402 || !(await this.leases?.reclaimOpen(request.workspaceId))) throw error;
+      return this.reserveLocked(request, now);
+    }
+  }
+
+  private reserveLocked(request: BillingReserveRequest, now: Date): Promise<BillingReserveReply> {
     return this.db.transaction(async (manager) => {
       const ledger = new LedgerStore(manager);
       const account = await ledger.lockAccount(request.workspaceId, now);
@@ -118,13 +130,22 @@ export class ReservationsService {
       await ledger.lockAccounts([...new Set(valid.map((request) => request.workspaceId))]);
       const reservations = await ledger.lockReservations([...new Set(valid.map((request) => request.executionId))]);
       const holds = await ledger.holdsOfMany([...reservations.keys()]);
+      const leases = await lockLeases(
+        manager,
+        valid.flatMap((request) => (request.leaseId === undefined ? [] : [request.leaseId])),
+      );
+      const fromLeases = new LeaseSettlements(leases);
 
       const entries: Transfer[] = [];
       const transitions = new Map<string, ReservationState>();
       requests.forEach((request, index) => {
         if (outcomes[index] !== null) return;
         const target = request.billable ? 'committed' : 'released';
-        const reservation = reservations.get(request.executionId);
+        const reservation = reservations.get(request.executionId) ?? fromLeases.settledNow(request.executionId);
+        if (!reservation && request.leaseId !== undefined) {
+          outcomes[index] = fromLeases.settle(request);
+          return;
+        }
         if (!reservation) {
           outcomes[index] = request.billable
             ? new ServiceError('NOT_FOUND', `No reservation exists for execution ${request.executionId}.`)
@@ -136,6 +157,13 @@ export class ReservationsService {
           return;
         }
         const execution = holds.get(request.executionId) ?? { holds: [], charged: new Map() };
+        if (reservation.leaseId) {
+          outcomes[index] =
+            reservation.state === target
+              ? settledReply(target)
+              : new ServiceError('CONFLICT', `Execution ${request.executionId} was already ${reservation.state}.`);
+          return;
+        }
         if (reservation.state === 'pending') {
           entries.push(...settlementTransfers(execution.holds, request.billable));
           reservation.state = target;
@@ -148,6 +176,7 @@ export class ReservationsService {
       });
       // The balances last: their rows include the budget rows that reservations update, kept locked until commit.
       await ledger.markSettled(transitions, settledBy);
+      entries.push(...(await fromLeases.write(manager, settledBy)));
       await ledger.post(entries);
       return outcomes as Array<BillingSettleReply | ServiceError>;
     });
@@ -155,6 +184,81 @@ export class ReservationsService {
 }
 
 export type SettledBy = 'runner' | 'sweeper';
+
+type SettledReservation = Pick<ReservationEntity, 'executionId' | 'workspaceId' | 'state' | 'periodStart' | 'leaseId'>;
+
+function settledReply(state: 'committed' | 'released'): BillingSettleReply {
+  return state === 'committed' ? { state, paid_by: { funding: 'included', charges: [] } } : { state };
+}
+
+/**
+ * Settlements of decisions taken from budget leases within one batch: each gets its reservation row, written
+ * settled (so a repeat is answered from it, and the execution is settled once), and each lease's hold moves on
+ * by what its executions billed and freed. A commit against a lease that no longer holds a unit for it (closed
+ * after every run that could settle against it should have) is a CONFLICT, as a commit after a release is.
+ */
+class LeaseSettlements {
+  private readonly rows = new Map<string, SettledReservation>();
+  private readonly billed = new Map<string, string[]>();
+  private readonly freed = new Map<string, number>();
+
+  constructor(private readonly leases: Map<string, LeaseEntity>) {}
+
+  /** A reservation written earlier in this batch. */
+  settledNow(executionId: string): SettledReservation | undefined {
+    return this.rows.get(executionId);
+  }
+
+  settle(request: BillingSettleRequest): BillingSettleReply | ServiceError {
+    const lease = this.leases.get(request.leaseId!);
+    if (!lease || lease.workspaceId !== request.workspaceId) {
+      return request.billable
+        ? new ServiceError('CONFLICT', `Lease ${request.leaseId} is not a lease of workspace ${request.workspaceId}.`)
+        : { state: 'released' };
+    }
+    const billed = this.billed.get(lease.id) ?? [];
+    const freed = this.freed.get(lease.id) ?? 0;
+    if (billed.length + freed >= lease.held) {
+      return request.billable
+        ? new ServiceError('CONFLICT', `Lease ${lease.id} no longer holds a decision for execution ${request.executionId}.`)
+        : { state: 'released' };
+    }
+    const state = request.billable ? 'committed' : 'released';
+    if (request.billable) this.billed.set(lease.id, [...billed, request.executionId]);
+    else this.freed.set(lease.id, freed + 1);
+    this.rows.set(request.executionId, {
+      executionId: request.executionId,
+      workspaceId: request.workspaceId,
+      state,
+      periodStart: lease.periodStart,
+      leaseId: lease.id,
+    });
+    return settledReply(state);
+  }
+
+  /** Writes the reservation rows and the leases, and answers the entries that move the leases' holds. */
+  async write(manager: EntityManager, settledBy: SettledBy): Promise<Transfer[]> {
+    if (this.rows.size === 0) return [];
+    const rows = [...this.rows.values()];
+    await manager.query(
+      `INSERT INTO reservations (execution_id, workspace_id, state, period_start, settled_at, settled_by, lease_id)
+       SELECT execution_id, workspace_id, state, period_start, now(), $6, lease_id
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[]) AS settled (execution_id, workspace_id, state, period_start, lease_id)`,
+      [
+        rows.map((row) => row.executionId),
+        rows.map((row) => row.workspaceId),
+        rows.map((row) => row.state),
+        rows.map((row) => row.periodStart.toISOString()),
+        rows.map((row) => row.leaseId),
+        settledBy,
+      ],
+    );
+    const moved = [...new Set([...this.billed.keys(), ...this.freed.keys()])].map((id) => this.leases.get(id)!);
+    const transfers = moved.flatMap((lease) => moveLease(lease, this.billed.get(lease.id) ?? [], this.freed.get(lease.id) ?? 0));
+    await saveLeases(manager, moved);
+    return transfers;
+  }
+}
 
 function settleRequestError(request: BillingSettleRequest): ServiceError | null {
   try {
@@ -164,6 +268,8 @@ function settleRequestError(request: BillingSettleRequest): ServiceError | null 
   }
   if (typeof request.billable !== 'boolean')
     return new ServiceError('INVALID_REQUEST', 'The billing request is not valid.', [{ path: 'billable', message: 'must be a boolean' }]);
+  if (request.leaseId !== undefined && !isLeaseId(request.leaseId))
+    return new ServiceError('INVALID_REQUEST', 'The billing request is not valid.', [{ path: 'leaseId', message: 'must be a lease id' }]);
   return null;
 }
 

@@ -196,7 +196,10 @@ function parseSettlement(data: Uint8Array): BillingSettlement | null {
       typeof value.billable !== 'boolean'
     )
       return null;
-    return { workspaceId: value.workspaceId, executionId: value.executionId, billable: value.billable };
+    const settlement: BillingSettlement = { workspaceId: value.workspaceId, executionId: value.executionId, billable: value.billable };
+    // Checked with the rest of the request when the batch is settled.
+    if (value.leaseId !== undefined) settlement.leaseId = value.leaseId;
+    return settlement;
   } catch {
     return null;
   }

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Counter } from 'prom-client';
 import { DataSource } from 'typeorm';
@@ -6,6 +6,7 @@ import { ExecutionOutcomesReply, ExecutionOutcomesRequest, SUBJECTS } from '@ds/
 import { Logger, Metrics, PeriodicJob, PLATFORM, rowsReturned, RpcClient } from '@ds/platform';
 import { BillingConfig } from './config';
 import { CreditsService } from './credits.service';
+import { LeasesService } from './leases.service';
 import { ReservationsService } from './reservations.service';
 
 export type Outcomes = ExecutionOutcomesReply['outcomes'];
@@ -37,6 +38,8 @@ export interface SweepReport {
   released: number;
   left: number;
   expiredGrants: number;
+  leasesReclaimed: number;
+  leasesClosed: number;
 }
 
 /**
@@ -59,6 +62,7 @@ export class Sweeper {
     @Inject(PLATFORM.config) private readonly config: BillingConfig,
     @Inject(PLATFORM.logger) private readonly logger: Logger,
     @Inject(PLATFORM.metrics) metrics: Metrics,
+    @Optional() private readonly leases: LeasesService | null = null,
   ) {
     this.settled = new Counter({
       name: 'decision_service_billing_sweeper_settled_total',
@@ -78,11 +82,17 @@ export class Sweeper {
   }
 
   async sweep(): Promise<SweepReport> {
-    const report: SweepReport = { committed: 0, released: 0, left: 0, expiredGrants: 0 };
+    const report: SweepReport = { committed: 0, released: 0, left: 0, expiredGrants: 0, leasesReclaimed: 0, leasesClosed: 0 };
     const claimed = await this.claim();
     for (const [workspaceId, executionIds] of claimed) await this.settleWorkspace(workspaceId, executionIds, report);
     report.expiredGrants = await this.credits.expireDue(new Date());
-    if (report.committed + report.released + report.left + report.expiredGrants > 0) this.logger.info(report, 'billing sweep');
+    if (this.leases?.enabled) {
+      const leases = await this.leases.sweep();
+      report.leasesReclaimed = leases.reclaimed;
+      report.leasesClosed = leases.closed;
+    }
+    if (report.committed + report.released + report.left + report.expiredGrants + report.leasesReclaimed + report.leasesClosed > 0)
+      this.logger.info(report, 'billing sweep');
     return report;
   }
 

@@ -15,6 +15,10 @@ export interface DecisionRunnerConfig {
   secretsKeys: Keyring;
   /** True when the public development key stands in (RUNNER_SECRETS_DEV_KEY, set by the all-in-one launcher). */
   secretsKeyIsDev: boolean;
+  /** Where budget leases are counted (step 6 without a ledger hop); without it every run reserves on its own. */
+  redisUrl: string | null;
+  /** Step 6 takes units of budget leases (BILLING_LEASES, with REDIS_URL); off, every run reserves on its own. */
+  billingLeases: boolean;
 }
 
 export function readDecisionRunnerConfig(env: EnvReader): DecisionRunnerConfig {
@@ -25,5 +29,7 @@ export function readDecisionRunnerConfig(env: EnvReader): DecisionRunnerConfig {
     allowPrivateTargets: env.bool('DELIVERY_ALLOW_PRIVATE_TARGETS', false),
     secretsKeys: secrets.keyring,
     secretsKeyIsDev: secrets.development,
+    redisUrl: env.url('REDIS_URL', undefined, ['redis', 'rediss']) ?? null,
+    billingLeases: env.bool('BILLING_LEASES', false),
   };
 }

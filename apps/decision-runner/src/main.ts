@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { NatsLink, PLATFORM, runServiceMain, ServiceDefinition, WorkspaceDeletions } from '@ds/platform';
+import { Logger, NatsLink, PLATFORM, RpcClient, runServiceMain, ServiceDefinition, WorkspaceDeletions } from '@ds/platform';
 import { DecisionRunnerConfig, readDecisionRunnerConfig } from './config';
 import { DecisionCache } from './decisions/decision-cache';
 import { DecisionDetails } from './decisions/decision-details';
@@ -23,6 +23,7 @@ import { RunnerHandlers } from './runner.handlers';
 import { ReservationClient } from './runs/reservation-client';
 import { DestinationCalls } from './runs/destination-calls';
 import { RUNNER_JETSTREAM, runnerJetStream } from './runs/jetstream';
+import { LEASE_TAKER, LeaseTaker } from './runs/lease-taker';
 import { RunService } from './runs/run.service';
 
 class DecisionRunnerModule {}
@@ -50,6 +51,12 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       ReservationClient,
       DestinationCalls,
       { provide: RUNNER_JETSTREAM, useFactory: (nats: NatsLink) => runnerJetStream(nats), inject: [PLATFORM.nats] },
+      {
+        provide: LEASE_TAKER,
+        useFactory: (config: DecisionRunnerConfig, rpc: RpcClient, logger: Logger) =>
+          config.redisUrl && config.billingLeases ? new LeaseTaker(config.redisUrl, rpc, logger) : null,
+        inject: [PLATFORM.config, PLATFORM.rpc, PLATFORM.logger],
+      },
       DecisionsService,
       DecisionDetails,
       PlaygroundService,
@@ -78,6 +85,7 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       stop: async () => {
         await deletions.stop();
         await retention.stop();
+        app.get<LeaseTaker | null>(LEASE_TAKER)?.close();
       },
     };
   },

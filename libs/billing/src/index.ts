@@ -8,3 +8,5 @@ export * from './billing-inputs';
 export * from './reservation-verdict';
 export * from './units';
 export * from './usage';
+export * from './leases';
+export * from './lease-counter-scripts';

@@ -44,4 +44,19 @@ describe('accountView', () => {
       spend_cap: { spend_cap_cents: 500, spent_cents: 0, currency: 'usd' },
     });
   });
+
+  it('counts neither used nor reserved the decisions a budget lease holds', () => {
+    const view = accountView({
+      plan,
+      period: { start: new Date('2026-03-01T00:00:00Z'), end: new Date('2026-04-01T00:00:00Z') },
+      currency: 'usd',
+      spendCapCents: null,
+      includedVolume: { ...ZERO_BALANCES, debitsPosted: 40n, debitsPending: 103n },
+      overageVolume: ZERO_BALANCES,
+      spend: ZERO_BALANCES,
+      sources: [],
+      leasedUnits: 100,
+    });
+    expect(view.usage).toMatchObject({ used: 40, reserved: 3 });
+  });
 });

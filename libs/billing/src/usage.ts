@@ -14,6 +14,8 @@ export interface AccountSnapshot {
   spend: Balances;
   /** Usable sources in consumption order. */
   sources: CreditSource[];
+  /** Decisions the period's budget leases still hold: leased, not used, so neither used nor reserved. */
+  leasedUnits?: number;
 }
 
 /** The paid balance has no grant id of its own: paid grants pool into it. */
@@ -42,7 +44,7 @@ export function accountView(snapshot: AccountSnapshot): AccountReply {
       period_end: snapshot.period.end.toISOString(),
       used: Number(snapshot.includedVolume.debitsPosted + snapshot.overageVolume.debitsPosted),
       included: snapshot.plan.included_decisions,
-      reserved: Number(snapshot.includedVolume.debitsPending + snapshot.overageVolume.debitsPending),
+      reserved: Math.max(Number(snapshot.includedVolume.debitsPending + snapshot.overageVolume.debitsPending) - (snapshot.leasedUnits ?? 0), 0),
     },
     balance: {
       currency,

@@ -26,6 +26,11 @@ export interface BillingReserveReply {
 export interface BillingSettleRequest extends WorkspaceScoped {
   executionId: string;
   billable: boolean;
+  /**
+   * Set when step 6 took the decision from a budget lease instead of reserving it: a commit posts it against the
+   * lease, and a release (sent only when the unit could not be handed back to the lease's counter) frees it.
+   */
+  leaseId?: string;
 }
 
 /**
@@ -33,6 +38,21 @@ export interface BillingSettleRequest extends WorkspaceScoped {
  * deduplicated by execution id; the ledger posts them in batches.
  */
 export type BillingSettlement = BillingSettleRequest;
+
+/**
+ * Asks for a budget lease for the workspace: N decisions of its included volume held at once, put in the lease
+ * counter in Redis for runs to take one by one. `seenLeaseId` is the lease the caller found used up or dead, so
+ * that of several callers asking at once only the first gets a new lease and the others are told about it.
+ */
+export interface GrantLeaseRequest extends WorkspaceScoped {
+  seenLeaseId: string | null;
+}
+
+/** The workspace's current lease, or null when none is granted (no room for one, or no lease counter). */
+export interface GrantLeaseReply {
+  leaseId: string | null;
+  units: number;
+}
 
 export interface BillingSettleReply {
   state: 'committed' | 'released';
@@ -139,6 +159,7 @@ export interface ExecutionRetentionReply {
 export const BILLING_SUBJECTS = {
   reserve: rpcSubject<BillingReserveRequest, BillingReserveReply>('v1.billing-ledger.reserve'),
   settle: rpcSubject<BillingSettleRequest, BillingSettleReply>('v1.billing-ledger.settle'),
+  grantLease: rpcSubject<GrantLeaseRequest, GrantLeaseReply>('v1.billing-ledger.lease.grant'),
   account: rpcSubject<WorkspaceScoped, AccountReply>('v1.billing-ledger.account'),
   setPlan: rpcSubject<SetPlanRequest, AccountReply>('v1.billing-ledger.plan.set'),
   grantCredits: rpcSubject<GrantCreditsRequest, CreditGrantReply>('v1.billing-ledger.credits.grant'),

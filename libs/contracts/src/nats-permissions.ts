@@ -82,6 +82,7 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
       engine.complete,
       billing.reserve,
       billing.settle,
+      billing.grantLease,
       billing.account,
       billing.retention,
       delivery.resolveSecrets,

@@ -13,6 +13,8 @@ const config: DecisionRunnerConfig = {
   allowPrivateTargets: false,
   secretsKeys: singleKeyring(DEV_RUNNER_SECRETS_KEY),
   secretsKeyIsDev: true,
+  redisUrl: null,
+  billingLeases: false,
 };
 const logger = createLogger('decision-runner', 'silent');
 const DAY = 86_400_000;

@@ -18,6 +18,8 @@ const config: DecisionRunnerConfig = {
   allowPrivateTargets: false,
   secretsKeys: singleKeyring(DEV_RUNNER_SECRETS_KEY),
   secretsKeyIsDev: true,
+  redisUrl: null,
+  billingLeases: false,
 };
 
 beforeAll(async () => {

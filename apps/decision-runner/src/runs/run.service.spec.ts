@@ -74,6 +74,7 @@ function harness(options: { schema?: NormalizedSchema; answers?: Record<string, 
   const schema = options.schema ?? schemaWith();
   const answers: Record<string, Answer> = {
     [SUBJECTS.billing.reserve]: () => ({}),
+    [SUBJECTS.billing.settle]: () => ({ state: 'released' }),
     [SUBJECTS.engine.answer]: () => ENGINE_REPLY,
     ...options.answers,
   };
@@ -222,13 +223,13 @@ describe('RunService', () => {
   it('settles as not billable when the engine fails, after recording the failure', async () => {
     const h = harness({ answers: { [SUBJECTS.engine.answer]: engineFails('ENGINE_TIMEOUT') } });
     await expect(h.run()).rejects.toMatchObject({ code: 'ENGINE_TIMEOUT' });
-    expect(h.steps).toEqual([SUBJECTS.billing.reserve, SUBJECTS.engine.answer, 'record error ENGINE_TIMEOUT', 'settle false']);
+    expect(h.steps).toEqual([SUBJECTS.billing.reserve, SUBJECTS.engine.answer, 'record error ENGINE_TIMEOUT', SUBJECTS.billing.settle]);
   });
 
   it('settles as not billable when the engine answers outside the decision’s contract', async () => {
     const h = harness({ answers: { [SUBJECTS.engine.answer]: () => ({ ...ENGINE_REPLY, distributions: { mood: { calm: 1 } } }) } });
     await expect(h.run()).rejects.toMatchObject({ code: 'ENGINE_ERROR' });
-    expect(h.steps).toEqual([SUBJECTS.billing.reserve, SUBJECTS.engine.answer, 'record error ENGINE_ERROR', 'settle false']);
+    expect(h.steps).toEqual([SUBJECTS.billing.reserve, SUBJECTS.engine.answer, 'record error ENGINE_ERROR', SUBJECTS.billing.settle]);
   });
 
   it('answers the fallback of a decision that asks for one when the engine fails, recorded but not billable', async () => {
@@ -239,7 +240,7 @@ describe('RunService', () => {
     const reply = await h.run();
     expect(reply.billable).toBe(false);
     expect(JSON.parse(reply.body)).toMatchObject({ action: 'continue', action_reason: { type: 'engine_error', code: 'ENGINE_ERROR' } });
-    expect(h.steps).toEqual([SUBJECTS.billing.reserve, SUBJECTS.engine.answer, 'record success', 'settle false']);
+    expect(h.steps).toEqual([SUBJECTS.billing.reserve, SUBJECTS.engine.answer, 'record success', SUBJECTS.billing.settle]);
   });
 
   it('settles as not billable when the caller gave up while the engine was answering', async () => {
@@ -252,7 +253,7 @@ describe('RunService', () => {
       },
     });
     await expect(h.run()).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
-    expect(h.steps).toEqual([SUBJECTS.billing.reserve, SUBJECTS.engine.answer, 'record error SERVICE_UNAVAILABLE', 'settle false']);
+    expect(h.steps).toEqual([SUBJECTS.billing.reserve, SUBJECTS.engine.answer, 'record error SERVICE_UNAVAILABLE', SUBJECTS.billing.settle]);
   });
 
   it('settles as not billable when the caller gave up while the answer was being recorded', async () => {
@@ -262,7 +263,30 @@ describe('RunService', () => {
       },
     });
     await h.run();
-    expect(h.steps).toEqual([SUBJECTS.billing.reserve, SUBJECTS.engine.answer, 'record success', 'settle false']);
+    expect(h.steps).toEqual([SUBJECTS.billing.reserve, SUBJECTS.engine.answer, 'record success', SUBJECTS.billing.settle]);
+  });
+
+  it('releases the reservation before answering, so that a run right after it finds the decision free again', async () => {
+    const h = harness({ answers: { [SUBJECTS.engine.answer]: engineFails('ENGINE_TIMEOUT') } });
+    const run = h.run();
+    await expect(run).rejects.toMatchObject({ code: 'ENGINE_TIMEOUT' });
+    const release = defined(h.rpcCalls.find((rpcCall) => rpcCall.subject === SUBJECTS.billing.settle));
+    expect(release.payload).toEqual({ workspaceId: '8f9f2c1e-0000-4000-8000-000000000001', executionId: expect.stringMatching(/^exec_/), billable: false });
+    expect(h.settlements).toEqual([]);
+  });
+
+  it('publishes the release on the settlements stream when the ledger cannot take it at once', async () => {
+    const h = harness({
+      answers: {
+        [SUBJECTS.engine.answer]: engineFails('ENGINE_TIMEOUT'),
+        [SUBJECTS.billing.settle]: () => {
+          throw new ServiceError('SERVICE_UNAVAILABLE', 'No ledger answered.');
+        },
+      },
+    });
+    await expect(h.run()).rejects.toMatchObject({ code: 'ENGINE_TIMEOUT' });
+    expect(h.steps).toEqual([SUBJECTS.billing.reserve, SUBJECTS.engine.answer, 'record error ENGINE_TIMEOUT', SUBJECTS.billing.settle, 'settle false']);
+    expect(defined(h.settlements[0]).settlement.billable).toBe(false);
   });
 
   it('stops before the engine when the reservation is refused with a 402, with nothing recorded or settled', async () => {
@@ -280,7 +304,7 @@ describe('RunService', () => {
   it('refuses a state the schema does not accept after reserving, records it, and settles it as not billable', async () => {
     const h = harness();
     await expect(h.run({ body: { state: { other: 1 } } })).rejects.toMatchObject({ code: 'INVALID_STATE' });
-    expect(h.steps).toEqual([SUBJECTS.billing.reserve, 'record error INVALID_STATE', 'settle false']);
+    expect(h.steps).toEqual([SUBJECTS.billing.reserve, 'record error INVALID_STATE', SUBJECTS.billing.settle]);
   });
 
   it('answers DECISION_NOT_FOUND for an unknown slug before reserving anything', async () => {

@@ -67,7 +67,7 @@ export class RunService {
     const version = decision.activeVersion!;
     const schema = await this.versions.get(decision.id, version);
     const executionId = newId('exec');
-    await this.billing.reserve(request.workspaceId, executionId);
+    const leaseId = await this.billing.reserve(request.workspaceId, executionId);
     let billable = false;
     try {
       const reply = await this.execute(request, decision, version, schema, executionId);
@@ -75,7 +75,7 @@ export class RunService {
       return reply;
     } finally {
       // Nobody is told about an answer finished after the caller stopped waiting, so it is not billed.
-      await this.billing.settle(request.workspaceId, executionId, billable && !callerGaveUp());
+      await this.billing.settle(request.workspaceId, executionId, billable && !callerGaveUp(), leaseId);
     }
   }
 

@@ -1,0 +1,247 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import Redis from 'ioredis';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { BillingSettleRequest, ServiceError } from '@ds/contracts';
+import { HAND_BACK_SCRIPT, leaseCounterKey, replayEntries, TAKE_UNIT_SCRIPT, Transfer, unbalancedLedgers, ZERO_BALANCES } from '@ds/billing';
+import { newId } from '@ds/ids';
+import { createLogger, dataSourceOptions, NatsLink } from '@ds/platform';
+import { ADMIN_DATABASE_URL } from '../../../test/e2e/support/cluster';
+import { MigratedDatabase, migratedDatabase } from '../../../test/support/service-database';
+import { AccountsService } from './accounts.service';
+import { BillingConfig } from './config';
+import { LeaseEntity, LedgerAccountEntity, TransferEntity } from './entities';
+import { RedisLeaseCounter } from './lease-counter';
+import { LeasesService } from './leases.service';
+import { billingLedger } from './main';
+import { PlanOverrides } from './plans';
+import { ReservationsService } from './reservations.service';
+
+/**
+ * Budget leases against the real PostgreSQL and Redis, with two ledger replicas on pools of their own (replica B's
+ * sessions can be killed as a dying process's would be). Runs are played the way the runner plays them: take a
+ * unit from the workspace's counter with the script, else reserve on their own and ask for a new lease; settle
+ * against the lease; hand an unbilled unit back, or have the ledger free it.
+ */
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REPLICA_B = `lease_replica_b_${randomBytes(3).toString('hex')}`;
+const config: BillingConfig = {
+  settleAfterMs: 120_000,
+  sweepIntervalMs: 5_000,
+  billingUrl: 'http://app.test/app/billing',
+  upgradeUrl: 'http://app.test/app/billing/plans',
+  redisUrl: REDIS_URL,
+};
+const logger = createLogger('billing-ledger', 'silent');
+
+let database: MigratedDatabase;
+let dbB: DataSource;
+let redis: Redis;
+const counters: RedisLeaseCounter[] = [];
+let replicas: Array<{ leases: LeasesService; reservations: ReservationsService }>;
+let accounts: AccountsService;
+
+beforeAll(async () => {
+  database = await migratedDatabase('billing_leases', billingLedger.database, 8);
+  const options = dataSourceOptions(database.url, billingLedger.database, 8);
+  const extra = (options as { extra: Record<string, unknown> }).extra;
+  dbB = new DataSource({ ...options, extra: { ...extra, application_name: REPLICA_B } } as typeof options);
+  await dbB.initialize();
+  redis = new Redis(REDIS_URL);
+  replicas = [database.dataSource, dbB].map((db) => {
+    const counter = new RedisLeaseCounter(REDIS_URL, logger);
+    counters.push(counter);
+    const leases = new LeasesService(db, config, logger, counter);
+    return { leases, reservations: new ReservationsService(db, config, leases) };
+  });
+  accounts = new AccountsService(database.dataSource, { connection: { publish: () => undefined }, logger: { warn: () => undefined } } as unknown as NatsLink);
+});
+
+afterAll(async () => {
+  for (const counter of counters) await counter.close();
+  redis?.disconnect();
+  if (dbB?.isInitialized) await dbB.destroy();
+  await database?.drop();
+});
+
+async function workspace(overrides: PlanOverrides): Promise<string> {
+  const workspaceId = randomUUID();
+  await accounts.setPlan({ workspaceId, plan: 'genesis', overrides });
+  return workspaceId;
+}
+
+/** A unit taken (`left` ≥ 0), a lease used up or past its time (`left` -1), or no lease (null). */
+type Taken = { leaseId: string; left: number; units: number } | null;
+
+async function take(workspaceId: string): Promise<Taken> {
+  const reply = (await redis.eval(TAKE_UNIT_SCRIPT, 1, leaseCounterKey(workspaceId))) as [string, number, number] | null;
+  if (!reply) return null;
+  return { leaseId: reply[0], left: reply[1], units: reply[2] };
+}
+
+/**
+ * One run as the runner makes it: a unit from the lease, else a reservation of its own (and a new lease asked
+ * for). Answers how step 6 went, and settles with `billable`.
+ */
+async function run(workspaceId: string, replica: number, billable: boolean): Promise<'lease' | 'reserved' | string> {
+  const { leases, reservations } = replicas[replica]!;
+  const taken = await take(workspaceId);
+  if (taken && taken.left >= 0) {
+    const leaseId = taken.leaseId;
+    if (taken.left * 4 < taken.units) void leases.grant({ workspaceId, seenLeaseId: leaseId }).catch(() => undefined);
+    if (billable) await reservations.settle({ workspaceId, executionId: newId('exec'), billable, leaseId });
+    else if (Number(await redis.eval(HAND_BACK_SCRIPT, 1, leaseCounterKey(workspaceId), leaseId)) !== 1)
+      await reservations.settle({ workspaceId, executionId: newId('exec'), billable, leaseId });
+    return 'lease';
+  }
+  void leases.grant({ workspaceId, seenLeaseId: taken?.leaseId ?? null }).catch(() => undefined);
+  const executionId = newId('exec');
+  try {
+    await reservations.reserve({ workspaceId, executionId });
+  } catch (error) {
+    if (error instanceof ServiceError) return error.code;
+    throw error;
+  }
+  await reservations.settle({ workspaceId, executionId, billable });
+  return 'reserved';
+}
+
+async function usage(workspaceId: string) {
+  return (await accounts.account(workspaceId)).usage;
+}
+
+async function expectBooksBalance(): Promise<void> {
+  const db = database.dataSource;
+  const entries = (await db.getRepository(TransferEntity).find()).map(({ createdAt: _createdAt, ...transfer }) => transfer as Transfer);
+  entries.sort((a, b) => Number(a.pendingId !== null) - Number(b.pendingId !== null));
+  const replayed = replayEntries(entries);
+  const ledgerAccounts = await db.getRepository(LedgerAccountEntity).find();
+  for (const account of ledgerAccounts) {
+    const { debitsPending, debitsPosted, creditsPending, creditsPosted } = account;
+    expect({ id: account.id, debitsPending, debitsPosted, creditsPending, creditsPosted }).toEqual({
+      id: account.id,
+      ...(replayed.get(account.id) ?? ZERO_BALANCES),
+    });
+  }
+  expect(unbalancedLedgers(ledgerAccounts.map((account) => ({ ledger: account.ledger, balances: account })))).toEqual([]);
+  // Each lease's current hold is what its row says it holds.
+  const mismatched = await db.query(`
+    SELECT l.id FROM leases l
+    LEFT JOIN transfers t ON t.id = l.id || ':hold:' || l.hold_seq AND NOT EXISTS (SELECT 1 FROM transfers v WHERE v.pending_id = t.id)
+    WHERE (l.held > 0) <> (t.id IS NOT NULL) OR (t.id IS NOT NULL AND t.amount <> l.held)`);
+  expect(mismatched).toEqual([]);
+}
+
+/** Executions billed per workspace: one committed reservation each, paid by a lease or held on their own. */
+async function billedExecutions(workspaceId: string): Promise<number> {
+  const [row] = await database.dataSource.query(`SELECT count(*)::int AS n FROM reservations WHERE workspace_id = $1 AND state = 'committed'`, [workspaceId]);
+  return row.n;
+}
+
+describe('budget leases', () => {
+  it('grants a lease as one hold, grows it with the rate, and posts billed runs against it', async () => {
+    const workspaceId = await workspace({ included_decisions: 100_000 });
+    const first = await replicas[0]!.leases.grant({ workspaceId, seenLeaseId: null });
+    expect(first.units).toBe(2);
+    // A second caller that did not see the first lease is told about it rather than given another.
+    expect(await replicas[1]!.leases.grant({ workspaceId, seenLeaseId: null })).toEqual(first);
+    const outcomes: string[] = [];
+    for (let i = 0; i < 40; i++) outcomes.push(await run(workspaceId, i % 2, true));
+    expect(outcomes.filter((outcome) => outcome === 'lease').length).toBeGreaterThan(20);
+    const leases = await database.dataSource.getRepository(LeaseEntity).find({ where: { workspaceId }, order: { grantedAt: 'ASC' } });
+    expect(Math.max(...leases.map((lease) => lease.units))).toBeGreaterThan(2);
+    // Billed: every run; leased but untaken units are neither used nor reserved.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await usage(workspaceId)).toMatchObject({ used: 40, reserved: 0 });
+    expect(await billedExecutions(workspaceId)).toBe(40);
+    await expectBooksBalance();
+  });
+
+  it('frees a unit the run could not hand back, and answers a repeated settlement from its reservation', async () => {
+    const workspaceId = await workspace({ included_decisions: 100 });
+    const { leaseId } = await replicas[0]!.leases.grant({ workspaceId, seenLeaseId: null });
+    const taken = await take(workspaceId);
+    expect(taken?.leaseId).toBe(leaseId);
+    const release: BillingSettleRequest = { workspaceId, executionId: newId('exec'), billable: false, leaseId: leaseId! };
+    expect(await replicas[1]!.reservations.settle(release)).toEqual({ state: 'released' });
+    expect(await replicas[0]!.reservations.settle(release)).toEqual({ state: 'released' });
+    await expect(replicas[0]!.reservations.settle({ ...release, billable: true })).rejects.toMatchObject({ code: 'CONFLICT' });
+    const commit: BillingSettleRequest = { workspaceId, executionId: newId('exec'), billable: true, leaseId: leaseId! };
+    const [a, b] = await replicas[0]!.reservations.settleBatch([commit, commit]);
+    expect(a).toEqual({ state: 'committed', paid_by: { funding: 'included', charges: [] } });
+    expect(b).toEqual(a);
+    expect((await database.dataSource.getRepository(LeaseEntity).findOneByOrFail({ id: leaseId! })).held).toBe(0);
+    // The lease holds nothing more: a further commit against it is refused, never billed past what it held.
+    await expect(replicas[1]!.reservations.settle({ ...commit, executionId: newId('exec') })).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(replicas[1]!.reservations.settle({ ...commit, leaseId: 'not-a-lease' })).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+    expect(await usage(workspaceId)).toMatchObject({ used: 1, reserved: 0 });
+    await expectBooksBalance();
+  });
+
+  it('reclaims untaken units before a refusal: no 402 while budget remains in a lease', async () => {
+    const workspaceId = await workspace({ included_decisions: 10, hard_cap: true });
+    const lease = await replicas[0]!.leases.grant({ workspaceId, seenLeaseId: null });
+    expect(lease.units).toBe(2);
+    // Runs that reserve on their own (as when their counter is out of reach) still get all ten.
+    for (let i = 0; i < 10; i++) {
+      const executionId = newId('exec');
+      await replicas[i % 2]!.reservations.reserve({ workspaceId, executionId });
+      await replicas[0]!.reservations.settle({ workspaceId, executionId, billable: true });
+    }
+    await expect(replicas[1]!.reservations.reserve({ workspaceId, executionId: newId('exec') })).rejects.toMatchObject({
+      code: 'QUOTA_EXCEEDED',
+      details: expect.objectContaining({ used: 10, included: 10 }),
+    });
+    // The lease's counter was ended: no run can take from it any more.
+    expect(await take(workspaceId)).toBeNull();
+    await expectBooksBalance();
+  });
+
+  it('parallel runs over two replicas, a third unbilled, one replica killed mid-way, bill exactly the hard cap', async () => {
+    const CAP = 120;
+    const workspaceId = await workspace({ included_decisions: CAP, hard_cap: true });
+    const outcomes: string[] = [];
+    let killed = false;
+    for (let wave = 0; wave < 40; wave++) {
+      const replies = await Promise.allSettled(Array.from({ length: 18 }, (_, i) => run(workspaceId, i % 2, i % 3 !== 0)));
+      if (wave === 2) {
+        killed = true;
+        const client = new Client({ connectionString: ADMIN_DATABASE_URL });
+        await client.connect();
+        await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [REPLICA_B]);
+        await client.end();
+      }
+      outcomes.push(...replies.map((reply) => (reply.status === 'fulfilled' ? reply.value : 'failed')));
+      if (replies.every((reply) => reply.status === 'fulfilled' && reply.value === 'QUOTA_EXCEEDED')) break;
+    }
+    expect(killed).toBe(true);
+    expect(outcomes).toContain('lease');
+    // Runs that failed with the killed replica's connections held nothing that stays held: the sweep settles the rest.
+    await replicas[0]!.leases.sweep(new Date(Date.now() + 10 * 60_000));
+    const billed = await billedExecutions(workspaceId);
+    expect(billed).toBeLessThanOrEqual(CAP);
+    // Nothing is stranded: once every lease is closed, runs find all the budget that was not billed.
+    let more = 0;
+    while (more < CAP && (await run(workspaceId, 0, true)) !== 'QUOTA_EXCEEDED') more++;
+    expect(billed + more).toBe(CAP);
+    expect(await usage(workspaceId)).toMatchObject({ used: CAP });
+    await expectBooksBalance();
+  });
+
+  it('closes a lease whose counter was lost with Redis only after every run that could settle against it has ended', async () => {
+    const workspaceId = await workspace({ included_decisions: 1_000 });
+    const { leaseId, units } = await replicas[0]!.leases.grant({ workspaceId, seenLeaseId: null });
+    await take(workspaceId);
+    await redis.del(leaseCounterKey(workspaceId));
+    const repository = database.dataSource.getRepository(LeaseEntity);
+    // Past its time: reclaiming finds no counter, so the lease keeps holding its units for the runs in flight.
+    await replicas[1]!.leases.sweep(new Date(Date.now() + 5_000));
+    expect(await repository.findOneByOrFail({ id: leaseId! })).toMatchObject({ state: 'draining', held: units });
+    // The run that took a unit before the loss still bills.
+    expect((await replicas[0]!.reservations.settle({ workspaceId, executionId: newId('exec'), billable: true, leaseId: leaseId! })).state).toBe('committed');
+    await replicas[1]!.leases.sweep(new Date(Date.now() + config.settleAfterMs + 5_000));
+    expect(await repository.findOneByOrFail({ id: leaseId! })).toMatchObject({ state: 'closed', held: 0 });
+    expect(await usage(workspaceId)).toMatchObject({ used: 1, reserved: 0 });
+    await expectBooksBalance();
+  });
+});

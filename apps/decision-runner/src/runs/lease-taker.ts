@@ -1,0 +1,93 @@
+import Redis from 'ioredis';
+import { LRUCache } from 'lru-cache';
+import { HAND_BACK_SCRIPT, leaseCounterKey, TAKE_UNIT_SCRIPT } from '@ds/billing';
+import { SUBJECTS } from '@ds/contracts';
+import { Logger, redact, RpcClient } from '@ds/platform';
+
+export const LEASE_TAKER = Symbol('lease-taker');
+
+/** A workspace the ledger granted no lease (its last decisions before an edge) is not asked again for this long. */
+const NO_LEASE_QUIET_MS = 1_000;
+/** A new lease is asked for once fewer than this share of the current one's units are left. */
+const REFILL_SHARE = 0.25;
+const WORKSPACES_REMEMBERED = 10_000;
+
+type LeaseCommands = Redis & {
+  takeUnit(key: string): Promise<[string, number, number] | null>;
+  handBack(key: string, leaseId: string): Promise<number>;
+};
+
+/**
+ * Step 6 from budget leases, the run's side: one script call on the workspace's lease counter takes a unit
+ * (no NATS hop, no PostgreSQL statement). When the lease runs low or out, a new one is asked of the ledger in the
+ * background, one request per workspace at a time, never awaited by a run. When the counter has no unit, or
+ * Redis does not answer, the run reserves on its own as before: slower, never wrong.
+ */
+export class LeaseTaker {
+  private readonly redis: LeaseCommands;
+  private readonly asking = new Set<string>();
+  private readonly quietUntil = new LRUCache<string, number>({ max: WORKSPACES_REMEMBERED });
+
+  constructor(
+    url: string,
+    private readonly rpc: RpcClient,
+    private readonly logger: Logger,
+  ) {
+    // Fails at once while Redis is away instead of queueing the run behind the outage.
+    const options = { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000, enableAutoPipelining: true };
+    this.redis = new Redis(url, options) as LeaseCommands;
+    this.redis.defineCommand('takeUnit', { numberOfKeys: 1, lua: TAKE_UNIT_SCRIPT });
+    this.redis.defineCommand('handBack', { numberOfKeys: 1, lua: HAND_BACK_SCRIPT });
+    this.redis.on('error', (error) => logger.debug({ err: error, url: redact(url) }, 'lease counter: Redis connection error'));
+    this.redis.connect().catch((error: unknown) => logger.warn({ err: error }, 'lease counter: Redis is not reachable yet; runs reserve one by one'));
+  }
+
+  /** The lease a unit was taken from, or null when the run must reserve on its own. */
+  async take(workspaceId: string): Promise<string | null> {
+    let reply: [string, number, number] | null;
+    try {
+      reply = await this.redis.takeUnit(leaseCounterKey(workspaceId));
+    } catch {
+      return null;
+    }
+    if (!reply) {
+      this.refill(workspaceId, null);
+      return null;
+    }
+    const [leaseId, left, units] = reply;
+    if (left < 0) {
+      this.refill(workspaceId, leaseId);
+      return null;
+    }
+    if (left < units * REFILL_SHARE) this.refill(workspaceId, leaseId);
+    return leaseId;
+  }
+
+  /** Gives an unbilled unit back to its lease; false when the lease no longer gives units (the ledger must free it). */
+  async handBack(workspaceId: string, leaseId: string): Promise<boolean> {
+    try {
+      return (await this.redis.handBack(leaseCounterKey(workspaceId), leaseId)) === 1;
+    } catch {
+      return false;
+    }
+  }
+
+  close(): void {
+    this.redis.disconnect();
+  }
+
+  private refill(workspaceId: string, seenLeaseId: string | null): void {
+    if (this.asking.has(workspaceId) || (this.quietUntil.get(workspaceId) ?? 0) > Date.now()) return;
+    this.asking.add(workspaceId);
+    this.rpc
+      .call(SUBJECTS.billing.grantLease, { workspaceId, seenLeaseId })
+      .then((reply) => {
+        if (reply.leaseId === null) this.quietUntil.set(workspaceId, Date.now() + NO_LEASE_QUIET_MS);
+      })
+      .catch((error: unknown) => {
+        this.quietUntil.set(workspaceId, Date.now() + NO_LEASE_QUIET_MS);
+        this.logger.warn({ err: error, workspaceId }, 'could not get a budget lease; runs reserve one by one');
+      })
+      .finally(() => this.asking.delete(workspaceId));
+  }
+}
