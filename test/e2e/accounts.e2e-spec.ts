@@ -112,7 +112,10 @@ describe('verifying an address from a session', () => {
 describe('sessions', () => {
   it('are listed with the current one marked, and ended one at a time or all but this one', async () => {
     const user = await signUp();
-    const second = await call('POST', '/app/v1/auth/sign-in', { body: { email: user.email, password: user.password }, headers: { 'user-agent': 'Second browser/1.0' } });
+    const second = await call('POST', '/app/v1/auth/sign-in', {
+      body: { email: user.email, password: user.password },
+      headers: { 'user-agent': 'Second browser/1.0' },
+    });
     const third = (await signIn(user.email)).body.session.token;
     const listed = await call('GET', '/app/v1/auth/sessions', { token: user.session });
     expect(listed.status).toBe(200);

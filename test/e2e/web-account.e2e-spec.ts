@@ -68,7 +68,10 @@ describe('the account screens', () => {
 
   it('list the sessions, end one and all others, at 360 px too', async () => {
     const user = await signUp();
-    const other = await call('POST', '/app/v1/auth/sign-in', { body: { email: user.email, password: user.password }, headers: { 'user-agent': `Other device ${randomUUID().slice(0, 4)}` } });
+    const other = await call('POST', '/app/v1/auth/sign-in', {
+      body: { email: user.email, password: user.password },
+      headers: { 'user-agent': `Other device ${randomUUID().slice(0, 4)}` },
+    });
     const third = await call('POST', '/app/v1/auth/sign-in', { body: { email: user.email, password: user.password } });
     const page = await run.tab({ session: user.session });
     await page.goto('/account');

@@ -222,14 +222,19 @@ export class SessionsService {
 
   /** Ends one of the user's own sessions (the current one too: that is signing out); another user's is 404. */
   async end(userId: string, sessionId: string): Promise<void> {
-    const ended = UUID_PATTERN.test(sessionId) ? rowsReturned(await this.db.query('DELETE FROM sessions WHERE id = $1 AND user_id = $2 RETURNING id', [sessionId, userId])) : [];
+    const ended = UUID_PATTERN.test(sessionId)
+      ? rowsReturned(await this.db.query('DELETE FROM sessions WHERE id = $1 AND user_id = $2 RETURNING id', [sessionId, userId]))
+      : [];
     if (ended.length === 0) throw new ServiceError('NOT_FOUND', 'No session of yours with this id.');
   }
 
   /** Ends every session of the user but the one `token` belongs to; answers how many ended. */
   async endOthers(userId: string, token: string | null): Promise<{ revoked: number }> {
     const ended = rowsReturned(
-      await this.db.query('DELETE FROM sessions WHERE user_id = $1 AND token_hash IS DISTINCT FROM $2 RETURNING id', [userId, token === null ? null : sha256(token)]),
+      await this.db.query('DELETE FROM sessions WHERE user_id = $1 AND token_hash IS DISTINCT FROM $2 RETURNING id', [
+        userId,
+        token === null ? null : sha256(token),
+      ]),
     );
     return { revoked: ended.length };
   }

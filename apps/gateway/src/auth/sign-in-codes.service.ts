@@ -120,10 +120,10 @@ export class SignInCodesService {
   }
 
   private async refuseOverLimits(manager: EntityManager, purpose: CodePurpose, emailHash: string): Promise<void> {
-    const sent = (await manager.query(
-      `SELECT created_at FROM sign_in_codes WHERE email_hash = $1 AND purpose = $2 AND created_at > now() - interval '1 day'`,
-      [emailHash, purpose],
-    )) as Array<{ created_at: Date }>;
+    const sent = (await manager.query(`SELECT created_at FROM sign_in_codes WHERE email_hash = $1 AND purpose = $2 AND created_at > now() - interval '1 day'`, [
+      emailHash,
+      purpose,
+    ])) as Array<{ created_at: Date }>;
     const refusal = codeRequestRefusal(
       sent.map((row) => row.created_at),
       new Date(),

@@ -24,10 +24,7 @@ interface SessionRow {
 /** The signed-in account, and whether this installation can verify addresses at all (only where it sends e-mail). */
 export function useAccount() {
   return useLoad(async () => {
-    const [account, methods] = await Promise.all([
-      api<Account>('GET', '/auth/account'),
-      api<{ email_verification: boolean }>('GET', '/auth/methods'),
-    ]);
+    const [account, methods] = await Promise.all([api<Account>('GET', '/auth/account'), api<{ email_verification: boolean }>('GET', '/auth/methods')]);
     return { account, verificationOffered: methods.email_verification };
   }, []);
 }

@@ -134,11 +134,13 @@ function ResetPassword({ onDone, onBack }: { onDone: (reply: { session: { token:
         await api('POST', '/auth/password-resets', { email });
         setSentTo(email);
       } else {
-        onDone(await api<{ session: { token: string } }>('POST', '/auth/password-resets/verify', {
-          email: sentTo,
-          code: form.get('code'),
-          password: form.get('new_password'),
-        }));
+        onDone(
+          await api<{ session: { token: string } }>('POST', '/auth/password-resets/verify', {
+            email: sentTo,
+            code: form.get('code'),
+            password: form.get('new_password'),
+          }),
+        );
       }
     });
   };
