@@ -30,7 +30,7 @@ describe('the account screens', () => {
     await page.getByRole('button', { name: 'E-mail me a reset code' }).click();
     await page.getByRole('status').filter({ hasText: user.email }).waitFor();
     await page.getByLabel('Code from the e-mail').fill(await codeFor(user.email, 1));
-    await page.getByLabel('New password').fill('freshpassword9');
+    await page.getByRole('textbox', { name: /^New password/ }).fill('freshpassword9');
     await run.screen(page, 'password-reset');
     await page.getByRole('button', { name: 'Set the new password' }).click();
     await page.waitForURL('**/decisions');
@@ -90,6 +90,7 @@ describe('the account screens', () => {
     await page.getByRole('button', { name: 'Sign out everywhere else' }).click();
     await page.getByRole('button', { name: 'Yes' }).click();
     await page.getByText('1 other session(s) signed out.').waitFor();
+    await rows.nth(1).waitFor({ state: 'detached' });
     expect(await rows.count()).toBe(1);
     expect((await call('GET', '/app/v1/auth/account', { token: third.body.session.token })).status).toBe(401);
 

@@ -66,6 +66,7 @@ const en = {
   'acct.verifyWhy':
     'Until you prove that {email} is yours, you cannot accept invitations, be added to a workspace or own one on a paid plan. Anyone could have typed your address; the code we mail you shows it was you.',
   'acct.verifySend': 'E-mail me a code',
+  'acct.verifyResend': 'E-mail me another code',
   'acct.verifySent': 'A six-digit code is on its way to {email}. It works for 10 minutes.',
   'acct.verifyCode': 'Verification code',
   'acct.verify': 'Verify',

@@ -66,7 +66,7 @@ export function VerifyEmail({ email, onVerified }: { email: string; onVerified: 
             {t('acct.verify')}
           </button>
           <button type="button" disabled={busy} onClick={send}>
-            {t('acct.verifySend')}
+            {t('acct.verifyResend')}
           </button>
         </form>
       ) : (
