@@ -23,7 +23,7 @@ async function latestCode(email: string, count: number): Promise<string> {
 
 describe('sign-in codes', () => {
   it('are offered where e-mail goes out', async () => {
-    expect((await call('GET', '/app/v1/auth/methods')).body).toEqual({ password: true, sign_in_code: true });
+    expect((await call('GET', '/app/v1/auth/methods')).body).toEqual({ password: true, sign_in_code: true, password_reset: true, email_verification: true });
   });
 
   it('sign in once with the code mailed, valid for ten minutes', async () => {

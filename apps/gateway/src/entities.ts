@@ -2,13 +2,17 @@ import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 
 export type Role = 'owner' | 'admin' | 'member' | 'viewer';
 export type KeyMode = 'live' | 'test';
+/** How a session was opened. */
+export type SessionMethod = 'sign_up' | 'password' | 'sign_in_code' | 'password_reset';
 
 @Entity({ name: 'users' })
 export class UserEntity {
   @PrimaryColumn({ type: 'text' }) id: string;
   @Column({ type: 'text', unique: true }) email: string;
   @Column({ type: 'text' }) name: string;
-  @Column({ name: 'password_hash', type: 'text' }) passwordHash: string;
+  /** Null when the account has no password: never set, or taken away when someone else proved the address. */
+  @Column({ name: 'password_hash', type: 'text', nullable: true }) passwordHash: string | null;
+  @Column({ name: 'email_verified_at', type: 'timestamptz', nullable: true }) emailVerifiedAt: Date | null;
   @Column({ name: 'failed_sign_ins', type: 'integer' }) failedSignIns: number;
   @Column({ name: 'locked_until', type: 'timestamptz', nullable: true }) lockedUntil: Date | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
@@ -17,7 +21,11 @@ export class UserEntity {
 @Entity({ name: 'sessions' })
 export class SessionEntity {
   @PrimaryColumn({ name: 'token_hash', type: 'text' }) tokenHash: string;
+  /** What the user sees and ends a session by; the token itself is never shown again. */
+  @Column({ type: 'uuid', insert: false }) id: string;
   @Column({ name: 'user_id', type: 'text' }) userId: string;
+  @Column({ type: 'text' }) method: SessionMethod;
+  @Column({ name: 'user_agent', type: 'text', nullable: true }) userAgent: string | null;
   @Column({ name: 'expires_at', type: 'timestamptz' }) expiresAt: Date;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
 }

@@ -38,6 +38,8 @@ import { WorkspacesService } from './workspaces/workspaces.service';
 import { MAILER, openMailer } from './mail/mailer';
 import { SignInCodesService } from './auth/sign-in-codes.service';
 import { SignInCodes1795800000000 } from './migrations/1795800000000-sign-in-codes';
+import { VerifiedAddresses1796041733120 } from './migrations/1796041733120-verified-addresses';
+import { AccountController } from './controllers/account.controller';
 import { WorkspaceDeletionService } from './workspaces/workspace-deletion.service';
 import { InvitationsService } from './workspaces/invitations.service';
 
@@ -58,6 +60,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
       UnknownEmailSignIns1795500000000,
       Invitations1795700000000,
       SignInCodes1795800000000,
+      VerifiedAddresses1796041733120,
     ],
   },
   readConfig: readGatewayConfig,
@@ -70,6 +73,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
       OpenApiController,
       McpController,
       AppController,
+      AccountController,
       InvitationsController,
       EngineSettingsController,
       HooksController,

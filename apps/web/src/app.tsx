@@ -16,6 +16,7 @@ import { ApiKeys } from './screens/keys';
 import { Secrets } from './screens/secrets';
 import { Members } from './screens/members';
 import { AcceptInvitation } from './screens/invitations';
+import { AccountPage } from './screens/account';
 import { Billing } from './screens/billing';
 import { Settings } from './screens/settings';
 import { Deliveries, SigningSecret } from './screens/deliveries';
@@ -177,6 +178,12 @@ function Routes() {
         <AcceptInvitation />
       </Shell>
     );
+  if (path === '/account')
+    return (
+      <Shell>
+        <AccountPage />
+      </Shell>
+    );
   if (path === '/workspaces' || app.workspace === null)
     return (
       <Shell>
@@ -328,6 +335,9 @@ function Shell({ children }: { children: ReactNode }) {
                 </label>
               )}
               <Preferences />
+              <Link href="/account" className="button" aria-current={path === '/account' ? 'page' : undefined}>
+                {t('shell.account')}
+              </Link>
               <button type="button" onClick={app.signOut}>
                 {t('shell.signOut')}
               </button>

@@ -1,17 +1,20 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, MoreThan } from 'typeorm';
+import { DataSource, EntityManager, MoreThan } from 'typeorm';
 import { ServiceError, ValidationIssue } from '@ds/contracts';
 import { newId } from '@ds/ids';
-import { isUniqueViolation } from '@ds/platform';
-import { SessionEntity, UserEntity } from '../entities';
+import { isUniqueViolation, rowsReturned } from '@ds/platform';
+import { SessionEntity, SessionMethod, UserEntity } from '../entities';
 import { CredentialLimits, rateLimited } from '../limits/credential-limits';
+import { UUID_PATTERN } from '../workspaces/workspaces.service';
+import { canonicalEmail } from './email-address';
 import { PasswordHasher, passwordProblem } from './passwords';
 import { newSessionToken, sha256 } from './tokens';
 
 const SESSION_DAYS = 30;
 const MAX_FAILED_SIGN_INS = 5;
 const LOCK_MINUTES = 15;
+const USER_AGENT_MAX = 256;
 export const EMAIL_PATTERN = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
 export const PASSWORDS = Symbol('passwords');
@@ -23,7 +26,32 @@ interface TakenAttempt {
   email: string;
   name: string;
   locked_until: Date | null;
+  /** False when the e-mail is locked: the attempt was not taken. */
+  taken: boolean;
   password_hash: string | null;
+}
+
+/** Who opens a session and how, as the user's list of sessions shows it. */
+export interface SessionOrigin {
+  method: SessionMethod;
+  userAgent: string | null;
+}
+
+export interface SessionView {
+  id: string;
+  method: SessionMethod;
+  user_agent: string | null;
+  created_at: string;
+  expires_at: string;
+  current: boolean;
+}
+
+export interface AccountView {
+  id: string;
+  email: string;
+  name: string;
+  email_verified: boolean;
+  has_password: boolean;
 }
 
 export interface SignedIn {
@@ -46,7 +74,7 @@ export class SessionsService {
   ) {}
 
   /** `address` is the client's; the per-address and per-e-mail ceilings are checked before anything is hashed. */
-  async signUp(input: { email?: unknown; password?: unknown; name?: unknown }, address: string): Promise<SignedIn> {
+  async signUp(input: { email?: unknown; password?: unknown; name?: unknown }, address: string, userAgent: string | null = null): Promise<SignedIn> {
     await this.limits.beforeSignUp(address, input.email);
     const issues: ValidationIssue[] = [];
     if (typeof input.email !== 'string' || !EMAIL_PATTERN.test(input.email)) issues.push({ path: 'email', message: 'must be an e-mail address' });
@@ -57,11 +85,12 @@ export class SessionsService {
     if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The sign-up is not valid.', issues);
     const user: UserEntity = this.db.getRepository(UserEntity).create({
       id: newId('usr'),
-      email: (input.email as string).toLowerCase(),
+      email: canonicalEmail(input.email as string),
       name: input.name as string,
       passwordHash: await this.passwords.hash(input.password as string),
       failedSignIns: 0,
       lockedUntil: null,
+      emailVerifiedAt: null,
     });
     try {
       await this.db.getRepository(UserEntity).insert(user);
@@ -69,15 +98,15 @@ export class SessionsService {
       if (isUniqueViolation(error)) throw new ServiceError('CONFLICT', 'An account with this e-mail already exists.');
       throw error;
     }
-    return this.openSession(user);
+    return this.openSession(user, { method: 'sign_up', userAgent });
   }
 
-  async signIn(input: { email?: unknown; password?: unknown }, address: string): Promise<SignedIn> {
+  async signIn(input: { email?: unknown; password?: unknown }, address: string, userAgent: string | null = null): Promise<SignedIn> {
     await this.limits.beforeSignIn(address, input.email);
     if (typeof input.email !== 'string' || typeof input.password !== 'string') {
       throw new ServiceError('UNAUTHORIZED', 'Wrong e-mail or password.');
     }
-    const email = input.email.toLowerCase();
+    const email = canonicalEmail(input.email);
     const attempt = await this.takeAttempt(email);
     if (!attempt) {
       // An e-mail without an account is locked like one with an account, so the lock tells nothing.
@@ -86,20 +115,25 @@ export class SessionsService {
       await this.passwords.verifyNothing(input.password);
       throw new ServiceError('UNAUTHORIZED', 'Wrong e-mail or password.');
     }
-    if (attempt.password_hash === null) throw lockedOut(attempt.locked_until);
+    if (!attempt.taken) throw lockedOut(attempt.locked_until);
+    if (attempt.password_hash === null) {
+      // An account without a password (taken away when its address was proven by someone else) answers like a wrong one.
+      await this.passwords.verifyNothing(input.password);
+      throw new ServiceError('UNAUTHORIZED', 'Wrong e-mail or password.');
+    }
     if (!(await this.passwords.verify(input.password, attempt.password_hash))) throw new ServiceError('UNAUTHORIZED', 'Wrong e-mail or password.');
     const rehashed = this.passwords.needsRehash(attempt.password_hash) ? await this.passwords.hash(input.password) : null;
     await this.db
       .getRepository(UserEntity)
       .update({ id: attempt.id }, { failedSignIns: 0, lockedUntil: null, ...(rehashed ? { passwordHash: rehashed } : {}) });
-    return this.openSession(attempt);
+    return this.openSession(attempt, { method: 'password', userAgent });
   }
 
   /**
    * Counts the attempt before the password is checked, in one statement: concurrent attempts queue on the
    * row, so once the fifth has been taken the rest find the e-mail locked and no hash is computed for
    * them; a right password then resets the count. A lock that has run out starts a fresh count. Answers
-   * null for an unknown e-mail, and a row without hash when the e-mail is locked.
+   * null for an unknown e-mail, and a row not taken when the e-mail is locked.
    */
   private async takeAttempt(email: string): Promise<TakenAttempt | null> {
     const rows: TakenAttempt[] = await this.db.query(
@@ -112,7 +146,8 @@ export class SessionsService {
          WHERE email = $1 AND (locked_until IS NULL OR locked_until <= now())
          RETURNING id, password_hash
        )
-       SELECT account.id, account.email, account.name, account.locked_until, taken.password_hash FROM account LEFT JOIN taken ON taken.id = account.id`,
+       SELECT account.id, account.email, account.name, account.locked_until, taken.id IS NOT NULL AS taken, taken.password_hash
+         FROM account LEFT JOIN taken ON taken.id = account.id`,
       [email, MAX_FAILED_SIGN_INS, LOCK_MINUTES],
     );
     return rows[0] ?? null;
@@ -153,10 +188,83 @@ export class SessionsService {
     return session.userId;
   }
 
-  async openSession(user: { id: string; email: string; name: string }): Promise<SignedIn> {
+  async openSession(user: { id: string; email: string; name: string }, origin: SessionOrigin, manager: EntityManager = this.db.manager): Promise<SignedIn> {
     const token = newSessionToken();
     const expiresAt = new Date(Date.now() + SESSION_DAYS * 86_400_000);
-    await this.db.getRepository(SessionEntity).insert({ tokenHash: sha256(token), userId: user.id, expiresAt });
+    await manager.getRepository(SessionEntity).insert({
+      tokenHash: sha256(token),
+      userId: user.id,
+      expiresAt,
+      method: origin.method,
+      userAgent: origin.userAgent?.slice(0, USER_AGENT_MAX) ?? null,
+    });
     return { user: { id: user.id, email: user.email, name: user.name }, session: { token, expires_at: expiresAt.toISOString() } };
+  }
+
+  /** The signed-in user's live sessions, newest first; `current` marks the one `token` belongs to. */
+  async list(userId: string, token: string | null): Promise<{ data: SessionView[] }> {
+    const rows = await this.db.getRepository(SessionEntity).find({
+      where: { userId, expiresAt: MoreThan(new Date()) },
+      order: { createdAt: 'DESC', id: 'ASC' },
+    });
+    const currentHash = token === null ? null : sha256(token);
+    return {
+      data: rows.map((row) => ({
+        id: row.id,
+        method: row.method,
+        user_agent: row.userAgent,
+        created_at: row.createdAt.toISOString(),
+        expires_at: row.expiresAt.toISOString(),
+        current: row.tokenHash === currentHash,
+      })),
+    };
+  }
+
+  /** Ends one of the user's own sessions (the current one too: that is signing out); another user's is 404. */
+  async end(userId: string, sessionId: string): Promise<void> {
+    const ended = UUID_PATTERN.test(sessionId)
+      ? rowsReturned(await this.db.query('DELETE FROM sessions WHERE id = $1 AND user_id = $2 RETURNING id', [sessionId, userId]))
+      : [];
+    if (ended.length === 0) throw new ServiceError('NOT_FOUND', 'No session of yours with this id.');
+  }
+
+  /** Ends every session of the user but the one `token` belongs to; answers how many ended. */
+  async endOthers(userId: string, token: string | null): Promise<{ revoked: number }> {
+    const ended = rowsReturned(
+      await this.db.query('DELETE FROM sessions WHERE user_id = $1 AND token_hash IS DISTINCT FROM $2 RETURNING id', [
+        userId,
+        token === null ? null : sha256(token),
+      ]),
+    );
+    return { revoked: ended.length };
+  }
+
+  /**
+   * Someone proved they receive mail at the account's address. The first proof makes the account theirs alone:
+   * every other session ends and, unless the proof came from a session opened with the account's password (whose
+   * holder then knows it), the password goes too, since whoever signed up under an address they did not own set it.
+   * Later proofs change nothing. Runs in the caller's transaction, which opens the prover's session after it.
+   */
+  async proveAddress(tx: EntityManager, userId: string, proving: { tokenHash: string; keepsPassword: boolean } | null): Promise<void> {
+    const [user] = (await tx.query('SELECT email_verified_at FROM users WHERE id = $1 FOR UPDATE', [userId])) as Array<{ email_verified_at: Date | null }>;
+    if (!user || user.email_verified_at !== null) return;
+    await tx.query(
+      `UPDATE users SET email_verified_at = now(), failed_sign_ins = 0, locked_until = NULL,
+         password_hash = CASE WHEN $2 THEN password_hash ELSE NULL END WHERE id = $1`,
+      [userId, proving?.keepsPassword ?? false],
+    );
+    await tx.query('DELETE FROM sessions WHERE user_id = $1 AND token_hash IS DISTINCT FROM $2', [userId, proving?.tokenHash ?? null]);
+  }
+
+  /** How the session `token` was opened, or null for none. */
+  async sessionMethod(token: string): Promise<SessionMethod | null> {
+    const session = await this.db.getRepository(SessionEntity).findOneBy({ tokenHash: sha256(token) });
+    return session?.method ?? null;
+  }
+
+  /** The signed-in user, with whether the address is proven and whether the account has a password. */
+  async account(userId: string): Promise<AccountView> {
+    const user = await this.db.getRepository(UserEntity).findOneByOrFail({ id: userId });
+    return { id: user.id, email: user.email, name: user.name, email_verified: user.emailVerifiedAt !== null, has_password: user.passwordHash !== null };
   }
 }

@@ -1,4 +1,4 @@
-import { codeRequestRefusal, isSignInCode, newSignInCode, signInCodeMail } from './sign-in-code-rules';
+import { codeRequestRefusal, isSignInCode, newSignInCode, codeMail } from './sign-in-code-rules';
 
 const now = new Date('2026-11-26T12:00:00.000Z');
 const minutesAgo = (...minutes: number[]) => minutes.map((m) => new Date(now.getTime() - m * 60_000));
@@ -33,10 +33,19 @@ describe('sign-in codes', () => {
   });
 
   it('are mailed with the code, its lifetime and where to use it', () => {
-    const mail = signInCodeMail('042917', 'https://app.example.com');
+    const mail = codeMail('sign_in', '042917', 'https://app.example.com');
     expect(mail.subject).toContain('042917');
     expect(mail.text).toContain('042917');
     expect(mail.text).toContain('10 minutes');
     expect(mail.text).toContain('https://app.example.com/sign-in');
+  });
+
+  it('say what each kind of code is for', () => {
+    const reset = codeMail('password_reset', '000123', 'https://app.example.com');
+    expect(reset.subject).toBe('Your password reset code: 000123');
+    expect(reset.text).toContain('signs you out everywhere else');
+    const verify = codeMail('verify_email', '999999', 'https://app.example.com');
+    expect(verify.subject).toBe('Your verification code: 999999');
+    expect(verify.text).toContain('ends their sessions and removes their password');
   });
 });

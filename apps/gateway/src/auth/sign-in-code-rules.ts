@@ -38,14 +38,40 @@ export function codeRequestRefusal(sentAt: readonly Date[], now: Date): { window
   return null;
 }
 
-export function signInCodeMail(code: string, appUrl: string): { subject: string; text: string } {
-  return {
-    subject: `Your sign-in code: ${code}`,
-    text: [
-      `Your sign-in code is ${code}.`,
-      '',
-      `It works once, for ${SIGN_IN_CODE.validMinutes} minutes, at ${appUrl}/sign-in.`,
-      'If you did not ask for it, ignore this e-mail: nobody can sign in without the code.',
-    ].join('\n'),
+/** What an e-mailed code is for: signing in, setting a new password, or proving the address of a signed-in account. */
+export type CodePurpose = 'sign_in' | 'password_reset' | 'verify_email';
+
+export function codeMail(purpose: CodePurpose, code: string, appUrl: string): { subject: string; text: string } {
+  const valid = `It works once, for ${SIGN_IN_CODE.validMinutes} minutes`;
+  const lines: Record<CodePurpose, { subject: string; text: string[] }> = {
+    sign_in: {
+      subject: `Your sign-in code: ${code}`,
+      text: [
+        `Your sign-in code is ${code}.`,
+        '',
+        `${valid}, at ${appUrl}/sign-in.`,
+        'If you did not ask for it, ignore this e-mail: nobody can sign in without the code.',
+      ],
+    },
+    password_reset: {
+      subject: `Your password reset code: ${code}`,
+      text: [
+        `Your code to choose a new password is ${code}.`,
+        '',
+        `${valid}, at ${appUrl}/sign-in. Setting a new password signs you out everywhere else.`,
+        'If you did not ask for it, ignore this e-mail: your password stays as it is.',
+      ],
+    },
+    verify_email: {
+      subject: `Your verification code: ${code}`,
+      text: [
+        `Your code to verify this e-mail address is ${code}.`,
+        '',
+        `${valid}. Enter it in the application (${appUrl}) where it asks for it.`,
+        'If you did not ask for it, someone may have signed up with your address: sign in with a code at',
+        `${appUrl}/sign-in to take the account over, which ends their sessions and removes their password.`,
+      ],
+    },
   };
+  return { subject: lines[purpose].subject, text: lines[purpose].text.join('\n') };
 }

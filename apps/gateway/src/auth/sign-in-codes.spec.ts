@@ -22,7 +22,7 @@ describe('sign-in codes where no e-mail goes out', () => {
   );
 
   it('are not offered', () => {
-    expect(service.methods()).toEqual({ password: true, sign_in_code: false });
+    expect(service.methods()).toEqual({ password: true, sign_in_code: false, password_reset: false, email_verification: false });
   });
 
   it('answer 503 after the address and account limits, and 400 first for a malformed e-mail', async () => {

@@ -1,10 +1,13 @@
 import { Body, Controller, Headers, Inject, Param, Post, Put } from '@nestjs/common';
-import { ServiceError, SUBJECTS } from '@ds/contracts';
+import { PLAN_NAMES, ServiceError, SUBJECTS } from '@ds/contracts';
 import { newId } from '@ds/ids';
 import { parseIdempotencyKey, PLATFORM, RpcClient } from '@ds/platform';
 import { OperatorRoute } from '../http/access';
 import { objectBody, RequestId } from '../http/request-lifecycle';
 import { WorkspacesService } from '../workspaces/workspaces.service';
+
+/** The plan that costs nothing; every other one is paid. */
+const FREE_PLAN = 'genesis';
 
 /** Operator endpoints: they stand in for the payment provider and support staff of a self-hosted install. */
 @Controller('admin/v1')
@@ -19,6 +22,9 @@ export class AdminController {
   async setPlan(@RequestId() requestId: string, @Param('ws') ws: string, @Body() body: unknown) {
     const input = objectBody(body);
     await this.requireWorkspace(ws);
+    if (typeof input.plan === 'string' && input.plan !== FREE_PLAN && (PLAN_NAMES as readonly string[]).includes(input.plan)) {
+      await this.workspaces.requireVerifiedOwner(ws);
+    }
     return this.rpc.call(SUBJECTS.billing.setPlan, { workspaceId: ws, plan: input.plan, overrides: input.overrides }, { requestId });
   }
 

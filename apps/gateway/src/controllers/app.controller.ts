@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Ip, Param, Post, Put, Query, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Ip, Param, Post, Put, Query, Req } from '@nestjs/common';
 import { FastifyRequest } from 'fastify';
 import { ServiceError, SUBJECTS } from '@ds/contracts';
 import { TEMPLATES, templateSummary } from '@ds/decision-schema';
@@ -27,15 +27,15 @@ export class AppController {
 
   @Post('auth/sign-up')
   @ApplicationEntry()
-  signUp(@Ip() address: string, @Body() body: unknown) {
-    return this.sessions.signUp(objectBody(body), address);
+  signUp(@Ip() address: string, @Headers('user-agent') userAgent: string | undefined, @Body() body: unknown) {
+    return this.sessions.signUp(objectBody(body), address, userAgent ?? null);
   }
 
   @Post('auth/sign-in')
   @ApplicationEntry()
   @HttpCode(200)
-  signIn(@Ip() address: string, @Body() body: unknown) {
-    return this.sessions.signIn(objectBody(body), address);
+  signIn(@Ip() address: string, @Headers('user-agent') userAgent: string | undefined, @Body() body: unknown) {
+    return this.sessions.signIn(objectBody(body), address, userAgent ?? null);
   }
 
   /** How this installation lets people sign in: the web application offers a code only when e-mail goes out. */
@@ -55,8 +55,8 @@ export class AppController {
   @Post('auth/sign-in-codes/verify')
   @ApplicationEntry()
   @HttpCode(200)
-  signInWithCode(@Ip() address: string, @Body() body: unknown) {
-    return this.signInCodes.verify(objectBody(body), address);
+  signInWithCode(@Ip() address: string, @Headers('user-agent') userAgent: string | undefined, @Body() body: unknown) {
+    return this.signInCodes.verify(objectBody(body), address, userAgent ?? null);
   }
 
   @Post('auth/sign-out')

@@ -52,6 +52,7 @@ export const APP_ROUTES = [
   'signing-secret',
   'secrets',
   'invitations/accept',
+  'account',
 ];
 
 interface WebBundle {

@@ -1,4 +1,5 @@
 import { ServiceError, ValidationIssue } from '@ds/contracts';
+import { canonicalEmail } from '../auth/email-address';
 import { Role } from '../entities';
 
 /** The spec's limits on invitations. */
@@ -9,13 +10,13 @@ const HOUR_MS = 3_600_000;
 
 export type InvitedRole = Exclude<Role, 'owner'>;
 
-/** An invitation's e-mail (compared in lower case, as accounts are) and the role it grants below Owner. */
+/** An invitation's e-mail (in its canonical spelling, as accounts' are) and the role it grants below Owner. */
 export function invitationInput(input: { email?: unknown; role?: unknown }, emailPattern: RegExp): { email: string; role: InvitedRole } {
   const issues: ValidationIssue[] = [];
   if (typeof input.email !== 'string' || !emailPattern.test(input.email)) issues.push({ path: 'email', message: 'must be an e-mail address' });
   if (input.role !== 'admin' && input.role !== 'member' && input.role !== 'viewer') issues.push({ path: 'role', message: 'must be admin, member or viewer' });
   if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The invitation is not valid.', issues);
-  return { email: (input.email as string).toLowerCase(), role: input.role as InvitedRole };
+  return { email: canonicalEmail(input.email as string), role: input.role as InvitedRole };
 }
 
 /**

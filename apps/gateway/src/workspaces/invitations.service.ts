@@ -7,6 +7,7 @@ import { looksLikeId, newId } from '@ds/ids';
 import { Logger, PLATFORM, rowsReturned } from '@ds/platform';
 import { EMAIL_PATTERN } from '../auth/sessions.service';
 import { sha256 } from '../auth/tokens';
+import { forbidden, requireVerifiedAddress } from '../auth/verified-address';
 import { GatewayConfig } from '../config';
 import { Mailer, MAILER } from '../mail/mailer';
 import { InvitedRole, invitationExpiry, invitationInput, invitationMail, PENDING_INVITATIONS_MAX, secondsUntilInvitationFits } from './invitation-rules';
@@ -166,6 +167,7 @@ export class InvitationsService {
       if (user?.email !== invitation.email) {
         throw new ServiceError('FORBIDDEN', 'This invitation is for another e-mail address; sign in with the one it was sent to.');
       }
+      await requireVerifiedAddress(tx, this.mailer, userId, forbidden, 'Verify your e-mail address before you accept an invitation: we mail you a code.');
       const joined = (await tx.query('INSERT INTO memberships (workspace_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING user_id', [
         invitation.workspace_id,
         userId,

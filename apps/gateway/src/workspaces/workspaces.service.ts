@@ -1,19 +1,25 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { ServiceError, ValidationIssue } from '@ds/contracts';
 import { rowsReturned } from '@ds/platform';
 import { MembershipEntity, Role, UserEntity, WorkspaceEntity } from '../entities';
+import { canonicalEmail } from '../auth/email-address';
+import { conflict, requireVerifiedAddress } from '../auth/verified-address';
+import { Mailer, MAILER } from '../mail/mailer';
 import { roleReaches } from './roles';
 
 /** The spec's ceiling on workspaces one user owns. */
 export const MAX_OWNED_WORKSPACES = 10;
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 @Injectable()
 export class WorkspacesService {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    @Optional() @Inject(MAILER) private readonly mailer?: Mailer,
+  ) {}
 
   async create(userId: string, name: unknown): Promise<{ id: string; name: string }> {
     if (typeof name !== 'string' || name.trim().length < 1 || name.length > 80) {
@@ -58,8 +64,15 @@ export class WorkspacesService {
     if (typeof input.email !== 'string' || input.email.length === 0) issues.push({ path: 'email', message: 'must be an e-mail address' });
     if (input.role !== 'admin' && input.role !== 'member' && input.role !== 'viewer') issues.push({ path: 'role', message: 'must be admin, member or viewer' });
     if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The member is not valid.', issues);
-    const user = await this.db.getRepository(UserEntity).findOneBy({ email: (input.email as string).toLowerCase() });
+    const user = await this.db.getRepository(UserEntity).findOneBy({ email: canonicalEmail(input.email as string) });
     if (!user) throw new ServiceError('NOT_FOUND', 'No account uses this e-mail; the person must sign up first.');
+    await requireVerifiedAddress(
+      this.db.manager,
+      this.mailer,
+      user.id,
+      conflict,
+      'This person has not verified their e-mail address yet; they can do so in the application, or you can send an invitation.',
+    );
     const role = input.role as Role;
     const inserted: unknown[] = await this.db.query(
       'INSERT INTO memberships (workspace_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING user_id',
@@ -107,6 +120,7 @@ export class WorkspacesService {
         role: Role;
       }>;
       if (!target) throw new ServiceError('NOT_FOUND', 'This person is not a member of the workspace.');
+      await requireVerifiedAddress(tx, this.mailer, newOwnerId, conflict, 'The new owner has not verified their e-mail address yet.');
       const [counted] = (await tx.query(`SELECT count(*)::int AS owned FROM memberships WHERE user_id = $1 AND role = 'owner'`, [newOwnerId])) as Array<{
         owned: number;
       }>;
@@ -180,6 +194,21 @@ export class WorkspacesService {
       await tx.query('DELETE FROM workspaces WHERE id = $1', [workspaceId]);
       return keys.map((key) => key.key_hash);
     });
+  }
+
+  /** Where e-mail goes out, a workspace goes onto a paid plan only with an Owner whose address is proven (409). */
+  async requireVerifiedOwner(workspaceId: string): Promise<void> {
+    const [owner] = (await this.db.query(`SELECT user_id FROM memberships WHERE workspace_id = $1 AND role = 'owner'`, [workspaceId])) as Array<{
+      user_id: string;
+    }>;
+    if (!owner) return;
+    await requireVerifiedAddress(
+      this.db.manager,
+      this.mailer,
+      owner.user_id,
+      conflict,
+      "The workspace's Owner has not verified their e-mail address; a paid plan needs an Owner who has.",
+    );
   }
 
   async exists(workspaceId: string): Promise<boolean> {

@@ -2,7 +2,7 @@ import { FormEvent, useEffect, useState } from 'react';
 import { api } from '../lib/api';
 import { useApp } from '../context';
 import { Link, navigate } from '../router';
-import { ErrorBox } from '../ui';
+import { ErrorBox, useAction } from '../ui';
 
 function nextPath(): string {
   const next = new URLSearchParams(location.search).get('next');
@@ -18,10 +18,16 @@ export function SignIn() {
   const [byCode, setByCode] = useState(false);
   const [codeSentTo, setCodeSentTo] = useState<string | null>(null);
   const [codesOffered, setCodesOffered] = useState(false);
+  const [resetOffered, setResetOffered] = useState(false);
+  const [resetting, setResetting] = useState(false);
   useEffect(() => {
     let live = true;
-    api<{ sign_in_code: boolean }>('GET', '/auth/methods').then(
-      (methods) => live && setCodesOffered(methods.sign_in_code),
+    api<{ sign_in_code: boolean; password_reset: boolean }>('GET', '/auth/methods').then(
+      (methods) => {
+        if (!live) return;
+        setCodesOffered(methods.sign_in_code);
+        setResetOffered(methods.password_reset);
+      },
       // Without the answer the password form is all there is.
       () => undefined,
     );
@@ -65,6 +71,7 @@ export function SignIn() {
     setCodeSentTo(null);
     setError(null);
   };
+  if (resetting) return <ResetPassword onDone={signedIn} onBack={() => setResetting(false)} />;
   return (
     <form className="card auth" onSubmit={(event) => submit(event)} aria-labelledby="auth-title">
       <h1 id="auth-title">{t('auth.signIn')}</h1>
@@ -99,8 +106,84 @@ export function SignIn() {
           </button>
         </p>
       )}
+      {resetOffered && !byCode && (
+        <p>
+          <button type="button" className="link" onClick={() => setResetting(true)}>
+            {t('auth.forgot')}
+          </button>
+        </p>
+      )}
       <p>
         <Link href={`/sign-up${location.search}`}>{t('auth.noAccount')}</Link>
+      </p>
+    </form>
+  );
+}
+
+/** A forgotten password: a code mailed to the address, then the code and a new password, which signs in. */
+function ResetPassword({ onDone, onBack }: { onDone: (reply: { session: { token: string } }) => void; onBack: () => void }) {
+  const { t } = useApp();
+  const [sentTo, setSentTo] = useState<string | null>(null);
+  const { busy, error, act } = useAction();
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    void act(async () => {
+      if (sentTo === null) {
+        const email = String(form.get('email') ?? '');
+        await api('POST', '/auth/password-resets', { email });
+        setSentTo(email);
+      } else {
+        onDone(
+          await api<{ session: { token: string } }>('POST', '/auth/password-resets/verify', {
+            email: sentTo,
+            code: form.get('code'),
+            password: form.get('new_password'),
+          }),
+        );
+      }
+    });
+  };
+  return (
+    <form className="card auth" onSubmit={submit} aria-labelledby="auth-title">
+      <h1 id="auth-title">{t('auth.resetTitle')}</h1>
+      {error !== null && <ErrorBox error={error} />}
+      {sentTo === null ? (
+        <label>
+          <span>{t('auth.email')}</span>
+          <input name="email" type="email" autoComplete="email" required />
+        </label>
+      ) : (
+        <>
+          <p role="status">{t('auth.resetSent', { email: sentTo })}</p>
+          <label>
+            <span>{t('auth.code')}</span>
+            <input name="code" inputMode="numeric" pattern="[0-9]{6}" maxLength={6} autoComplete="one-time-code" required />
+          </label>
+          <label>
+            <span>{t('auth.newPassword')}</span>
+            <input
+              name="new_password"
+              type="password"
+              autoComplete="new-password"
+              minLength={10}
+              maxLength={128}
+              required
+              aria-describedby="new-password-hint"
+            />
+            <small id="new-password-hint">
+              {t('auth.passwordHint')} {t('auth.resetNote')}
+            </small>
+          </label>
+        </>
+      )}
+      <button type="submit" className="primary" disabled={busy}>
+        {sentTo === null ? t('auth.resetSend') : t('auth.resetDone')}
+      </button>
+      <p>
+        <button type="button" className="link" onClick={onBack}>
+          {t('auth.backToSignIn')}
+        </button>
       </p>
     </form>
   );

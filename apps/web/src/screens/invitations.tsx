@@ -3,6 +3,7 @@ import { api } from '../lib/api';
 import { useApp } from '../context';
 import { navigate } from '../router';
 import { ConfirmButton, Empty, ErrorBox, formatDate, Loaded, OnceSecret, Page, useAction, useLoad } from '../ui';
+import { useAccount, VerifyEmail } from './account';
 
 interface PendingInvitation {
   id: string;
@@ -115,6 +116,9 @@ export function AcceptInvitation() {
   const { t } = app;
   const token = new URLSearchParams(location.search).get('token') ?? '';
   const { busy, error, act } = useAction();
+  // Where addresses can be verified, an unverified one cannot join: the code comes first, with the reason.
+  const [account, reloadAccount] = useAccount();
+  const mustVerify = account.state === 'ready' && account.data.verificationOffered && !account.data.account.email_verified;
 
   const accept = () =>
     void act(async () => {
@@ -129,8 +133,9 @@ export function AcceptInvitation() {
       <div className="card stack">
         <p>{t('inv.acceptIntro')}</p>
         {error !== null && <ErrorBox error={error} />}
+        {mustVerify && <VerifyEmail email={account.data.account.email} onVerified={reloadAccount} />}
         <div className="actions">
-          <button type="button" className="primary" disabled={busy || token === ''} onClick={accept}>
+          <button type="button" className="primary" disabled={busy || token === '' || mustVerify} onClick={accept}>
             {t('inv.accept')}
           </button>
         </div>

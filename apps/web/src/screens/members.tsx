@@ -129,6 +129,9 @@ export function Members() {
           </button>
         </form>
       )}
+      <p className="muted" id="member-keys-note">
+        {t('mem.keysNote')}
+      </p>
       {admin && <Invitations ws={ws} />}
       <section className="card" aria-labelledby="leave-title">
         <h2 id="leave-title">{t('mem.leaveTitle')}</h2>

@@ -1,0 +1,182 @@
+import { FormEvent, useState } from 'react';
+import { api } from '../lib/api';
+import { useApp } from '../context';
+import type { MessageKey } from '../lib/i18n';
+import { ConfirmButton, ErrorBox, formatDate, Loaded, Page, useAction, useLoad } from '../ui';
+
+export interface Account {
+  id: string;
+  email: string;
+  name: string;
+  email_verified: boolean;
+  has_password: boolean;
+}
+
+interface SessionRow {
+  id: string;
+  method: 'sign_up' | 'password' | 'sign_in_code' | 'password_reset';
+  user_agent: string | null;
+  created_at: string;
+  expires_at: string;
+  current: boolean;
+}
+
+/** The signed-in account, and whether this installation can verify addresses at all (only where it sends e-mail). */
+export function useAccount() {
+  return useLoad(async () => {
+    const [account, methods] = await Promise.all([api<Account>('GET', '/auth/account'), api<{ email_verification: boolean }>('GET', '/auth/methods')]);
+    return { account, verificationOffered: methods.email_verification };
+  }, []);
+}
+
+/**
+ * Asks for the code mailed to the account's address and says why: an unproven address cannot join workspaces or own
+ * a paid plan. `onVerified` runs once the address is proven.
+ */
+export function VerifyEmail({ email, onVerified }: { email: string; onVerified: () => void }) {
+  const { t } = useApp();
+  const [sent, setSent] = useState(false);
+  const { busy, error, act } = useAction();
+  const send = () =>
+    void act(async () => {
+      await api('POST', '/auth/email-verification');
+      setSent(true);
+    });
+  const verify = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const code = new FormData(event.currentTarget).get('verification_code');
+    void act(async () => {
+      await api('POST', '/auth/email-verification/verify', { code });
+      onVerified();
+    });
+  };
+  return (
+    <section className="card stack notice-card" aria-labelledby="verify-title">
+      <h2 id="verify-title">{t('acct.verifyTitle')}</h2>
+      <p>{t('acct.verifyWhy', { email })}</p>
+      {error !== null && <ErrorBox error={error} />}
+      {sent ? (
+        <form className="inline-form" onSubmit={verify}>
+          <p role="status">{t('acct.verifySent', { email })}</p>
+          <label className="field">
+            <span>{t('acct.verifyCode')}</span>
+            <input name="verification_code" inputMode="numeric" pattern="[0-9]{6}" maxLength={6} autoComplete="one-time-code" required />
+          </label>
+          <button type="submit" className="primary" disabled={busy}>
+            {t('acct.verify')}
+          </button>
+          <button type="button" disabled={busy} onClick={send}>
+            {t('acct.verifyResend')}
+          </button>
+        </form>
+      ) : (
+        <div className="actions">
+          <button type="button" className="primary" disabled={busy} onClick={send}>
+            {t('acct.verifySend')}
+          </button>
+        </div>
+      )}
+    </section>
+  );
+}
+
+/** The account's address and its verification, and every session: end one, or all but this one. */
+export function AccountPage() {
+  const { t } = useApp();
+  const [state, reloadAccount] = useAccount();
+  const [sessions, reloadSessions] = useLoad(() => api<{ data: SessionRow[] }>('GET', '/auth/sessions'), []);
+  const [notice, setNotice] = useState<string | null>(null);
+  const { busy, error, act } = useAction(reloadSessions);
+  const endOthers = () =>
+    void act(async () => {
+      const { revoked } = await api<{ revoked: number }>('POST', '/auth/sessions/revoke-others');
+      setNotice(t('acct.endedOthers', { count: revoked }));
+    });
+  return (
+    <Page title={t('acct.title')}>
+      <Loaded value={state} reload={reloadAccount}>
+        {({ account, verificationOffered }) => (
+          <>
+            <section className="card stack" aria-labelledby="account-email">
+              <h2 id="account-email">{t('acct.email')}</h2>
+              <p>
+                {account.email} — <strong>{account.email_verified ? t('acct.verified') : t('acct.unverified')}</strong>
+              </p>
+              {!account.has_password && <p className="muted">{t('acct.noPassword')}</p>}
+            </section>
+            {verificationOffered && !account.email_verified && (
+              <VerifyEmail
+                email={account.email}
+                onVerified={() => {
+                  setNotice(t('acct.verifiedNow'));
+                  reloadAccount();
+                  reloadSessions();
+                }}
+              />
+            )}
+          </>
+        )}
+      </Loaded>
+      {notice !== null && (
+        <p role="status" className="notice">
+          {notice}
+        </p>
+      )}
+      <section className="card stack" aria-labelledby="sessions-title">
+        <h2 id="sessions-title">{t('acct.sessions')}</h2>
+        <p className="muted">{t('acct.sessionsIntro')}</p>
+        {error !== null && <ErrorBox error={error} />}
+        <Loaded value={sessions} reload={reloadSessions}>
+          {({ data }) => (
+            <>
+              <div className="table-wrap">
+                <table className="sessions">
+                  <caption className="visually-hidden">{t('acct.sessions')}</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">{t('acct.started')}</th>
+                      <th scope="col">{t('acct.method')}</th>
+                      <th scope="col">{t('acct.device')}</th>
+                      <th scope="col">{t('acct.expires')}</th>
+                      <th scope="col">
+                        <span className="visually-hidden">{t('mem.actions')}</span>
+                      </th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {data.map((row) => (
+                      <tr key={row.id}>
+                        <td>{formatDate(row.created_at)}</td>
+                        <td>{t(`acct.method.${row.method}` as MessageKey)}</td>
+                        <td className="wrap">{row.user_agent ?? t('acct.unknownDevice')}</td>
+                        <td>{formatDate(row.expires_at)}</td>
+                        <td>
+                          {row.current ? (
+                            <strong>{t('acct.current')}</strong>
+                          ) : (
+                            <ConfirmButton
+                              label={t('acct.end')}
+                              subject={formatDate(row.created_at)}
+                              question={t('acct.endConfirm')}
+                              busy={busy}
+                              onConfirm={() => void act(() => api('DELETE', `/auth/sessions/${row.id}`))}
+                            />
+                          )}
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              {data.some((row) => !row.current) && (
+                <div className="actions">
+                  <ConfirmButton label={t('acct.endOthers')} subject="" question={t('acct.endOthersConfirm')} busy={busy} onConfirm={endOthers} />
+                </div>
+              )}
+            </>
+          )}
+        </Loaded>
+      </section>
+    </Page>
+  );
+}
