@@ -45,6 +45,8 @@ export class ExecutionEntity {
   @Column({ type: 'jsonb', nullable: true }) metrics: object | null;
   @Column({ type: 'jsonb', nullable: true }) destinations: object | null;
   @Column({ type: 'jsonb', nullable: true }) error: object | null;
+  /** How the action was reached (`traceEvaluation`); null for failed runs and runs recorded before traces. */
+  @Column({ type: 'jsonb', nullable: true }) trace: object | null;
   /** Kept only when the version's settings say storeInput; no API ever returns it. */
   @Column({ type: 'jsonb', nullable: true }) input: object | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;

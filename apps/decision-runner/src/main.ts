@@ -15,6 +15,7 @@ import { Initial1763780000000 } from './migrations/1763780000000-initial';
 import { ExecutionRetention1764400000000 } from './migrations/1764400000000-execution-retention';
 import { DecisionHooks1795448775114 } from './migrations/1795448775114-decision-hooks';
 import { SealedHookSecrets1795600000001 } from './migrations/1795600000001-sealed-hook-secrets';
+import { ExecutionTraces1796041729301 } from './migrations/1796041729301-execution-traces';
 import { BillingRetention, ExecutionRetention, RETENTION_SOURCE } from './retention/execution-retention';
 import { PlaygroundService } from './playground/playground.service';
 import { RunnerHandlers } from './runner.handlers';
@@ -30,7 +31,13 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
   database: {
     schema: 'decision_runner',
     entities: [DecisionEntity, DecisionVersionEntity, ExecutionEntity],
-    migrations: [Initial1763780000000, ExecutionRetention1764400000000, DecisionHooks1795448775114, SealedHookSecrets1795600000001],
+    migrations: [
+      Initial1763780000000,
+      ExecutionRetention1764400000000,
+      DecisionHooks1795448775114,
+      SealedHookSecrets1795600000001,
+      ExecutionTraces1796041729301,
+    ],
   },
   readConfig: readDecisionRunnerConfig,
   module: () => ({

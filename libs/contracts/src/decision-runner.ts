@@ -17,6 +17,8 @@ export interface RunDecisionRequest {
   source: ExecutionSource;
   livemode: boolean;
   apiKeyId: string | null;
+  /** A pinned deployed version (`Decision-Version`); absent or null runs the active version. */
+  version?: number | null;
 }
 
 export interface RunDecisionReply {
@@ -104,6 +106,8 @@ export interface ListExecutionsRequest extends WorkspaceScoped {
   cursor: string | null;
   decision: string | null;
   status: 'success' | 'error' | null;
+  /** `include=trace`: each execution with how its action was reached. Absent (older callers) reads as false. */
+  includeTrace?: boolean;
 }
 
 /** Asked by the billing ledger about reservations left unsettled (for example when a runner died mid-run). */

@@ -8,6 +8,7 @@ export { outcomesOf, levelLabels, levelLabel, PROBABILITY_OUTCOMES } from './out
 export { checkDistributions, type Distribution, type Distributions, type DistributionCheck } from './distributions';
 export { evaluate, engineErrorEvaluation, entropyConfidence, type Evaluation, type ActionReason } from './evaluate';
 export { conditionHolds, type ConditionSubject } from './conditions';
+export { traceEvaluation, type EvaluationTrace, type RuleTrace, type ConditionTrace } from './trace';
 export {
   planDestinations,
   llmCompletedEntry,
