@@ -29,9 +29,9 @@ function schemaInput() {
 const checked = validateSchema(schemaInput());
 if (!checked.valid) throw new Error(JSON.stringify(checked.issues));
 const schema = checked.schema;
-const answers = Object.fromEntries(
-  schema.questions.map((question) => [question.key, question.kind === 'probability' ? { yes: 0.7, no: 0.3 } : { a: 0.6, b: 0.3, c: 0.1, other: 0 }]),
-) as Distributions;
+const PROBABILITY: Record<string, number> = { yes: 0.7, no: 0.3 };
+const CHOICE: Record<string, number> = { a: 0.6, b: 0.3, c: 0.1, other: 0 };
+const answers: Distributions = Object.fromEntries(schema.questions.map((question) => [question.key, question.kind === 'probability' ? PROBABILITY : CHOICE]));
 
 function perRunMicros(work: () => unknown, runs: number): number {
   const started = process.cpuUsage();

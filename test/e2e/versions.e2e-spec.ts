@@ -1,5 +1,17 @@
 import { entropyConfidence } from '@ds/decision-schema';
-import { call, deploy, deployedDecision, expectError, newWorkspace, runDecision, scriptEngine, triageSchema, uniqueMarker, Workspace } from './support/api';
+import {
+  call,
+  deploy,
+  deployedDecision,
+  expectError,
+  newWorkspace,
+  runDecision,
+  scriptEngine,
+  signUp,
+  triageSchema,
+  uniqueMarker,
+  Workspace,
+} from './support/api';
 
 /** Changing a decision safely: the rule trace of every run, pinned versions. */
 
@@ -158,5 +170,60 @@ describe('Decision-Version', () => {
     const unknown = (await mcp({ version: 7 })).body.result;
     expect(unknown.isError).toBe(true);
     expect(unknown.structuredContent.error).toMatchObject({ code: 'DECISION_NOT_FOUND', message: expect.stringContaining('version 7') });
+  });
+});
+
+describe('version history and rollback', () => {
+  it('lists versions with who deployed them and their contract changes, compares two, and rolls back to a copy', async () => {
+    const ws = await newWorkspace();
+    const marker = uniqueMarker();
+    const id = await deployedDecision(ws, 'history', triageSchema(marker));
+    const withOption = triageSchema(marker, {
+      questions: [
+        ...triageSchema(marker).questions.slice(0, 2),
+        { key: 'fraud', kind: 'probability', instructions: 'Judge the request.', criterion: 'The request shows signs of fraud' },
+        { key: 'vip', kind: 'probability', instructions: 'Is this a VIP?', criterion: 'The customer is a VIP' },
+      ],
+    });
+    await redeploy(ws, id, withOption, 1);
+    const base = `/app/v1/workspaces/${ws.workspaceId}/decisions/${id}/versions`;
+
+    const listed = await call('GET', base, { token: ws.session });
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((v: { version: number; active: boolean }) => [v.version, v.active])).toEqual([
+      [2, true],
+      [1, false],
+    ]);
+    const [second, first] = listed.body.data;
+    expect(second.deployed_by).toEqual({ user_id: expect.any(String), email: ws.email });
+    expect(second.contract_changes).toEqual([expect.objectContaining({ kind: 'added', path: 'questions.vip' })]);
+    expect(first.contract_changes.length).toBeGreaterThan(0);
+    expect(first.rolled_back_from).toBeNull();
+
+    const compared = await call('GET', `${base}/compare?from=1&to=2`, { token: ws.session });
+    expect(compared.status).toBe(200);
+    expect(compared.body.schema_changes).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'added', path: 'questions.vip' })]));
+    expect(compared.body.contract_changes).toEqual(second.contract_changes);
+    expectError(await call('GET', `${base}/compare?from=1&to=9`, { token: ws.session }), 404, 'NOT_FOUND');
+    expectError(await call('GET', `${base}/compare?from=x&to=2`, { token: ws.session }), 400, 'INVALID_REQUEST');
+
+    const rolled = await call('POST', `${base}/1/rollback`, { token: ws.session });
+    expect({ status: rolled.status, version: rolled.body.version }).toEqual({ status: 201, version: 3 });
+    const after = (await call('GET', base, { token: ws.session })).body.data;
+    expect(after[0]).toMatchObject({ version: 3, active: true, rolled_back_from: 1 });
+    const same = await call('GET', `${base}/compare?from=1&to=3`, { token: ws.session });
+    expect(same.body.schema_changes).toEqual([]);
+    expect(same.body.to.schema).toEqual(same.body.from.schema);
+    const run = await runDecision(ws, 'history', { message: 'r' });
+    expect(run.body.version).toBe(3);
+    expectError(await call('POST', `${base}/7/rollback`, { token: ws.session }), 404, 'NOT_FOUND');
+
+    // Like deploy: Admin (or decisions:deploy); a member may neither read the history nor roll back.
+    const member = await signUp();
+    expect(
+      (await call('POST', `/app/v1/workspaces/${ws.workspaceId}/members`, { token: ws.session, body: { email: member.email, role: 'member' } })).status,
+    ).toBe(201);
+    expectError(await call('GET', base, { token: member.session }), 403, 'FORBIDDEN');
+    expectError(await call('POST', `${base}/1/rollback`, { token: member.session }), 403, 'FORBIDDEN');
   });
 });

@@ -1,3 +1,4 @@
+import type { Deployer } from '@ds/contracts';
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
 @Entity({ name: 'decisions' })
@@ -20,6 +21,8 @@ export class DecisionVersionEntity {
   @PrimaryColumn({ name: 'decision_id', type: 'text' }) decisionId: string;
   @PrimaryColumn({ type: 'integer' }) version: number;
   @Column({ type: 'jsonb' }) schema: object;
+  @Column({ name: 'deployed_by', type: 'jsonb', nullable: true }) deployedBy: Deployer | null;
+  @Column({ name: 'rolled_back_from', type: 'integer', nullable: true }) rolledBackFrom: number | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
 }
 

@@ -45,6 +45,7 @@ export {
 } from './secret-references';
 export { validateState, checkStateAlone, exampleState, type StateCheck } from './state';
 export { estimateTokens, questionTokens, type QuestionTokens } from './tokens';
+export { jsonDiff, contractChanges, type Change } from './json-diff';
 export { decisionContract, type DecisionContract, type ContractQuestion, type ContractLevel } from './contract';
 export { isValidSlug, checkDecisionMeta, SLUG_PATTERN } from './meta';
 export { TEMPLATES, templateSummary, type Template, type TemplateSummary } from './templates';
