@@ -1,3 +1,4 @@
+import type { Deployer } from '@ds/contracts';
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
 @Entity({ name: 'decisions' })
@@ -20,6 +21,8 @@ export class DecisionVersionEntity {
   @PrimaryColumn({ name: 'decision_id', type: 'text' }) decisionId: string;
   @PrimaryColumn({ type: 'integer' }) version: number;
   @Column({ type: 'jsonb' }) schema: object;
+  @Column({ name: 'deployed_by', type: 'jsonb', nullable: true }) deployedBy: Deployer | null;
+  @Column({ name: 'rolled_back_from', type: 'integer', nullable: true }) rolledBackFrom: number | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
 }
 
@@ -45,6 +48,8 @@ export class ExecutionEntity {
   @Column({ type: 'jsonb', nullable: true }) metrics: object | null;
   @Column({ type: 'jsonb', nullable: true }) destinations: object | null;
   @Column({ type: 'jsonb', nullable: true }) error: object | null;
+  /** How the action was reached (`traceEvaluation`); null for failed runs and runs recorded before traces. */
+  @Column({ type: 'jsonb', nullable: true }) trace: object | null;
   /** Kept only when the version's settings say storeInput; no API ever returns it. */
   @Column({ type: 'jsonb', nullable: true }) input: object | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;

@@ -6,6 +6,7 @@ import { DecisionCache } from './decisions/decision-cache';
 import { DecisionDetails } from './decisions/decision-details';
 import { DecisionsService } from './decisions/decisions.service';
 import { VersionCache } from './decisions/version-cache';
+import { VersionsService } from './decisions/versions.service';
 import { DecisionEntity, DecisionVersionEntity, ExecutionEntity } from './entities';
 import { ExecutionRecorder } from './executions/execution-recorder';
 import { ExecutionsQuery } from './executions/executions.query';
@@ -16,6 +17,8 @@ import { ExecutionRetention1764400000000 } from './migrations/1764400000000-exec
 import { DecisionHooks1795448775114 } from './migrations/1795448775114-decision-hooks';
 import { SealedHookSecrets1795600000001 } from './migrations/1795600000001-sealed-hook-secrets';
 import { PlaygroundReservations1796031470523 } from './migrations/1796031470523-playground-reservations';
+import { ExecutionTraces1796041729301 } from './migrations/1796041729301-execution-traces';
+import { VersionHistory1796041729302 } from './migrations/1796041729302-version-history';
 import { BillingRetention, ExecutionRetention, RETENTION_SOURCE } from './retention/execution-retention';
 import { PlaygroundReservations } from './playground/playground-reservations';
 import { PlaygroundService } from './playground/playground.service';
@@ -39,6 +42,8 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       DecisionHooks1795448775114,
       SealedHookSecrets1795600000001,
       PlaygroundReservations1796031470523,
+      ExecutionTraces1796041729301,
+      VersionHistory1796041729302,
     ],
   },
   readConfig: readDecisionRunnerConfig,
@@ -63,6 +68,7 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       PlaygroundReservations,
       DecisionCache,
       VersionCache,
+      VersionsService,
       ExecutionRecorder,
       ExecutionsQuery,
       ExecutionRetention,

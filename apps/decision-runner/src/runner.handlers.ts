@@ -3,7 +3,10 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
   CopyDecisionsRequest,
   CreateDecisionRequest,
+  CompareVersionsRequest,
   DecisionRef,
+  DeployRequest,
+  RollbackRequest,
   ExecutionOutcomesRequest,
   GetContractRequest,
   GetDecisionRequest,
@@ -17,6 +20,7 @@ import {
 } from '@ds/contracts';
 import { DecisionDetails } from './decisions/decision-details';
 import { DecisionsService } from './decisions/decisions.service';
+import { VersionsService } from './decisions/versions.service';
 import { ExecutionsQuery } from './executions/executions.query';
 import { PlaygroundService } from './playground/playground.service';
 import { RunService } from './runs/run.service';
@@ -29,6 +33,7 @@ export class RunnerHandlers {
     private readonly executions: ExecutionsQuery,
     private readonly details: DecisionDetails,
     private readonly playground: PlaygroundService,
+    private readonly versions: VersionsService,
   ) {}
 
   @MessagePattern(SUBJECTS.runner.run)
@@ -57,8 +62,23 @@ export class RunnerHandlers {
   }
 
   @MessagePattern(SUBJECTS.runner.deploy)
-  deploy(@Payload() request: DecisionRef) {
+  deploy(@Payload() request: DeployRequest) {
     return this.decisions.deploy(request);
+  }
+
+  @MessagePattern(SUBJECTS.runner.listVersions)
+  listVersions(@Payload() request: DecisionRef) {
+    return this.versions.list(request);
+  }
+
+  @MessagePattern(SUBJECTS.runner.compareVersions)
+  compareVersions(@Payload() request: CompareVersionsRequest) {
+    return this.versions.compare(request);
+  }
+
+  @MessagePattern(SUBJECTS.runner.rollback)
+  rollback(@Payload() request: RollbackRequest) {
+    return this.versions.rollback(request);
   }
 
   @MessagePattern(SUBJECTS.runner.setEndpoint)

@@ -17,6 +17,8 @@ export interface RunDecisionRequest {
   source: ExecutionSource;
   livemode: boolean;
   apiKeyId: string | null;
+  /** A pinned deployed version (`Decision-Version`); absent or null runs the active version. */
+  version?: number | null;
 }
 
 export interface RunDecisionReply {
@@ -67,6 +69,55 @@ export interface DecisionRef extends WorkspaceScoped {
   decisionId: string;
 }
 
+/** Who deployed a version: a signed-in user or an embedded editor's user. */
+export interface Deployer {
+  user_id: string;
+  email: string | null;
+}
+
+export interface DeployRequest extends DecisionRef {
+  /** Absent from older callers: the version is then recorded without its deployer. */
+  deployedBy?: Deployer | null;
+}
+
+export interface RollbackRequest extends DeployRequest {
+  version: unknown;
+}
+
+export interface CompareVersionsRequest extends DecisionRef {
+  from: unknown;
+  to: unknown;
+}
+
+export interface JsonChange {
+  path: string;
+  kind: 'added' | 'removed' | 'changed';
+  before?: unknown;
+  after?: unknown;
+}
+
+export interface VersionSummary {
+  version: number;
+  deployed_at: string;
+  deployed_by: Deployer | null;
+  /** The version this one copies when it was a rollback. */
+  rolled_back_from: number | null;
+  active: boolean;
+  /** The contract against the version before (every field added for the first). */
+  contract_changes: JsonChange[];
+}
+
+export interface VersionListReply {
+  data: VersionSummary[];
+}
+
+export interface CompareVersionsReply {
+  from: { version: number; schema: unknown };
+  to: { version: number; schema: unknown };
+  schema_changes: JsonChange[];
+  contract_changes: JsonChange[];
+}
+
 export interface SetEndpointRequest extends DecisionRef {
   enabled: unknown;
 }
@@ -104,6 +155,8 @@ export interface ListExecutionsRequest extends WorkspaceScoped {
   cursor: string | null;
   decision: string | null;
   status: 'success' | 'error' | null;
+  /** `include=trace`: each execution with how its action was reached. Absent (older callers) reads as false. */
+  includeTrace?: boolean;
 }
 
 /** Asked by the billing ledger about reservations left unsettled (for example when a runner died mid-run). */
@@ -191,7 +244,11 @@ export const RUNNER_SUBJECTS = {
   getContract: rpcSubject<GetContractRequest, DecisionContract>('v1.decision-runner.decisions.contract'),
   createDecision: rpcSubject<CreateDecisionRequest, DecisionCreatedReply>('v1.decision-runner.decisions.create'),
   saveDraft: rpcSubject<SaveDraftRequest, DraftSavedReply>('v1.decision-runner.decisions.draft'),
-  deploy: rpcSubject<DecisionRef, DeployedReply>('v1.decision-runner.decisions.deploy'),
+  deploy: rpcSubject<DeployRequest, DeployedReply>('v1.decision-runner.decisions.deploy'),
+  /** Version history: every deployed version, who deployed it and its contract changes; two side by side; rollback. */
+  listVersions: rpcSubject<DecisionRef, VersionListReply>('v1.decision-runner.versions.list'),
+  compareVersions: rpcSubject<CompareVersionsRequest, CompareVersionsReply>('v1.decision-runner.versions.compare'),
+  rollback: rpcSubject<RollbackRequest, DeployedReply>('v1.decision-runner.versions.rollback'),
   setEndpoint: rpcSubject<SetEndpointRequest, EndpointReply>('v1.decision-runner.decisions.endpoint'),
   listExecutions: rpcSubject<ListExecutionsRequest, ListExecutionsReply>('v1.decision-runner.executions.list'),
   executionOutcomes: rpcSubject<ExecutionOutcomesRequest, ExecutionOutcomesReply>('v1.decision-runner.executions.outcomes'),

@@ -18,19 +18,30 @@ export interface ConditionSubject {
  * @param schema resolves `"value": "threshold"` to the probability question's own threshold.
  */
 export function conditionHolds(condition: DestinationCondition, subject: ConditionSubject, schema: NormalizedSchema): boolean {
+  const { left, right } = conditionOperands(condition, subject, schema);
+  return compare(left, condition.op, right);
+}
+
+/** What a condition compares: the subject's value (undefined when it has none) and the value it is compared with. */
+export function conditionOperands(
+  condition: DestinationCondition,
+  subject: ConditionSubject,
+  schema: NormalizedSchema,
+): { left: string | number | undefined; right: string | number | undefined } {
   switch (condition.on) {
     case 'action':
-      return subject.action !== undefined && compare(subject.action, condition.op, condition.value);
+      return { left: subject.action, right: condition.value };
     case 'composite':
-      return compare(lookup(subject.composites, condition.composite), condition.op, condition.value);
+      return { left: lookup(subject.composites, condition.composite), right: condition.value };
     case 'score':
-      return compare(lookup(subject.scores, condition.question), condition.op, condition.value);
+      return { left: lookup(subject.scores, condition.question), right: condition.value };
     case 'confidence':
-      return compare(lookup(subject.confidence, condition.question), condition.op, condition.value);
-    case 'answer': {
-      const expected = condition.value === THRESHOLD_VALUE ? thresholdOf(schema, condition.question) : condition.value;
-      return compare(lookup(subject.result, condition.question), condition.op, expected);
-    }
+      return { left: lookup(subject.confidence, condition.question), right: condition.value };
+    case 'answer':
+      return {
+        left: lookup(subject.result, condition.question),
+        right: condition.value === THRESHOLD_VALUE ? thresholdOf(schema, condition.question) : condition.value,
+      };
   }
 }
 
@@ -44,7 +55,7 @@ function thresholdOf(schema: NormalizedSchema, key: string): number | undefined 
 }
 
 /** Numbers compare with every operator; texts (options, levels, actions) only for (in)equality. */
-function compare(actual: string | number | undefined, op: Operator, expected: string | number | undefined): boolean {
+export function compare(actual: string | number | undefined, op: Operator, expected: string | number | undefined): boolean {
   if (actual === undefined || expected === undefined || typeof actual !== typeof expected) return false;
   switch (op) {
     case 'eq':

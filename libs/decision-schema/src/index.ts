@@ -8,6 +8,7 @@ export { outcomesOf, levelLabels, levelLabel, PROBABILITY_OUTCOMES } from './out
 export { checkDistributions, type Distribution, type Distributions, type DistributionCheck } from './distributions';
 export { evaluate, engineErrorEvaluation, entropyConfidence, type Evaluation, type ActionReason } from './evaluate';
 export { conditionHolds, type ConditionSubject } from './conditions';
+export { traceEvaluation, type EvaluationTrace, type RuleTrace, type ConditionTrace } from './trace';
 export {
   planDestinations,
   llmCompletedEntry,
@@ -44,6 +45,7 @@ export {
 } from './secret-references';
 export { validateState, checkStateAlone, exampleState, type StateCheck } from './state';
 export { estimateTokens, questionTokens, type QuestionTokens } from './tokens';
+export { jsonDiff, contractChanges, type Change } from './json-diff';
 export { decisionContract, type DecisionContract, type ContractQuestion, type ContractLevel } from './contract';
 export { isValidSlug, checkDecisionMeta, SLUG_PATTERN } from './meta';
 export { TEMPLATES, templateSummary, type Template, type TemplateSummary } from './templates';

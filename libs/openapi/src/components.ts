@@ -215,7 +215,57 @@ function execution(): JsonSchema {
       destinations: nullable({ type: 'array', items: ref('DestinationEntry') }),
       metrics: nullable(ref('RunMetrics')),
       error: { type: 'object', required: ['code', 'message'], properties: { code: ref('ErrorCode'), message: { type: 'string' } } },
+      trace: { ...nullable(ref('ExecutionTrace')), description: 'only with `include=trace`; null for failed runs' },
       created_at: dateTime,
+    },
+  };
+}
+
+function executionTrace(): JsonSchema {
+  const operand: JsonSchema = { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'null' }] };
+  return {
+    type: 'object',
+    description: "How the action was reached; never the run's input. Without `storeOutput` the run's own values (`left`, composite values) are null.",
+    required: ['composites', 'rules', 'decided_by', 'action'],
+    properties: {
+      composites: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['key', 'value'],
+          properties: { key: { type: 'string' }, value: { anyOf: [{ type: 'number' }, { type: 'null' }] } },
+        },
+      },
+      rules: {
+        type: 'array',
+        description: 'Every policy rule in order, each evaluated, with whether all its conditions held.',
+        items: {
+          type: 'object',
+          required: ['rule', 'action', 'matched', 'conditions'],
+          properties: {
+            rule: { type: 'integer', minimum: 0 },
+            action: ref('Action'),
+            matched: { type: 'boolean' },
+            conditions: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['on', 'key', 'left', 'op', 'right', 'holds'],
+                properties: {
+                  on: { enum: ['answer', 'confidence', 'score', 'composite'] },
+                  key: { type: 'string', description: 'the question or composite read' },
+                  left: operand,
+                  op: { enum: ['eq', 'neq', 'gt', 'gte', 'lt', 'lte'] },
+                  right: operand,
+                  holds: { type: 'boolean' },
+                },
+              },
+            },
+          },
+        },
+      },
+      decided_by: ref('ActionReason'),
+      action: ref('Action'),
     },
   };
 }
@@ -483,6 +533,7 @@ export function componentSchemas(): Record<string, JsonSchema> {
     DecisionContract: contract(),
     Account: account(),
     Execution: execution(),
+    ExecutionTrace: executionTrace(),
     ExecutionList: {
       type: 'object',
       required: ['data', 'has_more', 'next_cursor'],

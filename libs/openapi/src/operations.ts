@@ -1,6 +1,6 @@
 // Every public operation: path, method, who may call it, what it takes, what it answers and which error codes it
 // can answer with. The document (document.ts) is rendered from this table; statuses come from ERROR_STATUS.
-import { EXECUTION_STATUSES, EXECUTIONS_CURSOR_MAX_LENGTH, EXECUTIONS_PAGE, type ErrorCode } from '@ds/contracts';
+import { EXECUTION_STATUSES, EXECUTIONS_CURSOR_MAX_LENGTH, EXECUTIONS_PAGE, MAX_DECISION_VERSION, type ErrorCode } from '@ds/contracts';
 import { CALLER_TOKEN_SCHEMA, ref, SLUG_SCHEMA } from './components';
 import type { JsonSchema } from './json-schema';
 
@@ -71,6 +71,14 @@ export const PARAMETERS: Record<string, Parameter> = {
       'Replays the stored response of the same request for 24 hours (with `Idempotent-Replayed: true`, not billed). Invalid format: 400 INVALID_REQUEST.',
     schema: CALLER_TOKEN_SCHEMA,
   },
+  DecisionVersion: {
+    name: 'Decision-Version',
+    in: 'header',
+    description:
+      'Runs this deployed version instead of the active one; the answer says which ran (`version`). Part of the idempotency fingerprint. ' +
+      'Not a positive integer: 400 INVALID_REQUEST (with the body checks); a version the decision does not have: 404 DECISION_NOT_FOUND (with the decision checks).',
+    schema: { type: 'integer', minimum: 1, maximum: MAX_DECISION_VERSION },
+  },
   RequestId: {
     name: 'X-Request-ID',
     in: 'header',
@@ -91,6 +99,12 @@ export const PARAMETERS: Record<string, Parameter> = {
     schema: { type: 'string', minLength: 1, maxLength: EXECUTIONS_CURSOR_MAX_LENGTH },
   },
   ExecutionsDecision: { name: 'decision', in: 'query', description: "Only this decision's executions (its slug).", schema: { type: 'string' } },
+  ExecutionsInclude: {
+    name: 'include',
+    in: 'query',
+    description: "Comma-separated; `trace` adds each execution's rule trace. Other values are ignored.",
+    schema: { type: 'string' },
+  },
   ExecutionsStatus: { name: 'status', in: 'query', description: 'Only executions with this status.', schema: { enum: [...EXECUTION_STATUSES] } },
   HookToken: {
     name: 'token',
@@ -139,12 +153,12 @@ export const OPERATIONS: Operation[] = [
     tag: 'Decisions',
     summary: 'Run a decision',
     description:
-      'Runs the active version of the decision. Order of checks: API key (401), rate limit (429), slug format (404), body (413, 400), ' +
+      'Runs the active version of the decision, or the version named by `Decision-Version`. Order of checks: API key (401), rate limit (429), slug format (404), body (413, 400), ' +
       'Idempotency-Key (400), idempotency (409), decision (404, 409), credits (402), state (422), engine (424, 502, 503, 504). ' +
       'Only a fresh 200 is billed; engine-error fallbacks, errors and replays are not.',
     auth: 'api-key',
     windows: ['decisions'],
-    parameters: [param('Slug'), param('Include'), param('IdempotencyKey'), param('RequestId')],
+    parameters: [param('Slug'), param('Include'), param('IdempotencyKey'), param('DecisionVersion'), param('RequestId')],
     requestBody: { required: true, content: json(ref('RunRequest')) },
     success: [
       {
@@ -225,7 +239,14 @@ export const OPERATIONS: Operation[] = [
     summary: 'List recent executions (never their inputs)',
     auth: 'api-key',
     windows: ['reads'],
-    parameters: [param('ExecutionsLimit'), param('ExecutionsCursor'), param('ExecutionsDecision'), param('ExecutionsStatus'), param('RequestId')],
+    parameters: [
+      param('ExecutionsLimit'),
+      param('ExecutionsCursor'),
+      param('ExecutionsDecision'),
+      param('ExecutionsStatus'),
+      param('ExecutionsInclude'),
+      param('RequestId'),
+    ],
     success: [{ status: 200, description: 'Newest first.', schema: ref('ExecutionList') }],
     errors: [...API_KEY_ERRORS, 'INVALID_REQUEST'],
   },

@@ -9,6 +9,7 @@ import {
   DecisionRef,
   DecisionSummary,
   integerIssue,
+  DeployRequest,
   SaveDraftRequest,
   ServiceError,
   SetEndpointRequest,
@@ -21,6 +22,7 @@ import { DecisionEntity, DecisionVersionEntity } from '../entities';
 import { DecisionRunnerConfig } from '../config';
 import { DecisionCache } from './decision-cache';
 import { VersionCache } from './version-cache';
+import { nextVersion } from './versions.service';
 
 @Injectable()
 export class DecisionsService {
@@ -100,23 +102,11 @@ export class DecisionsService {
     return { revision: saved.revision };
   }
 
-  async deploy(ref: DecisionRef): Promise<{ version: number }> {
+  async deploy(ref: DeployRequest): Promise<{ version: number }> {
     const decision = await this.find(ref);
     // Deploying re-validates the draft: rules may have become stricter since it was saved.
     const schema = this.validated(decision.draftSchema);
-    const deployed = await this.db.transaction(async (tx) => {
-      const [updated] = rowsReturned<{ active_version: number }>(
-        await tx.query(
-          `UPDATE decisions SET active_version = COALESCE(active_version, 0) + 1, updated_at = now()
-            WHERE id = $1 AND workspace_id = $2 AND active_version IS NOT DISTINCT FROM $3 RETURNING active_version`,
-          [decision.id, ref.workspaceId, decision.activeVersion],
-        ),
-      );
-      const version = updated?.active_version;
-      if (version === undefined) throw new ServiceError('CONFLICT', 'Another deploy of this decision finished first; reload and deploy again.');
-      await tx.getRepository(DecisionVersionEntity).insert({ decisionId: decision.id, version, schema });
-      return { version };
-    });
+    const deployed = await this.db.transaction((tx) => nextVersion(tx, decision, schema, ref.deployedBy ?? null, null));
     this.runnable.changed(ref.workspaceId, decision.slug);
     return deployed;
   }

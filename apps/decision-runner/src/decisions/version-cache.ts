@@ -23,4 +23,12 @@ export class VersionCache {
       return row.schema as NormalizedSchema;
     });
   }
+
+  /** A version asked for by number (a pinned run); null when the decision has no such version. Misses are not kept. */
+  find(decisionId: string, version: number): Promise<NormalizedSchema | null> {
+    return this.versions.get(`${decisionId}@${version}`, async () => {
+      const row = await this.db.getRepository(DecisionVersionEntity).findOneBy({ decisionId, version });
+      return row === null ? null : (row.schema as NormalizedSchema);
+    });
+  }
 }

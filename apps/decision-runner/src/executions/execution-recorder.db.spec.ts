@@ -89,11 +89,12 @@ describe('ExecutionRecorder', () => {
       { latency_ms: 7 },
       [{ id: 'hook' }],
       true,
+      { composites: [], rules: [], decided_by: { type: 'default' }, action: 'escalate' },
     );
     await recorder.recordSuccess(base('columns', 2), evaluation, { latency_ms: 8 }, null, false);
     await recorder.recordError(base('columns', 3), new ServiceError('ENGINE_TIMEOUT', 'The engine did not answer in time.'));
     const rows = (await db.query(
-      `SELECT id, status, livemode, version, result, confidence, scores, composites, action, action_reason, metrics, destinations, error, input,
+      `SELECT id, status, livemode, version, result, confidence, scores, composites, action, action_reason, metrics, destinations, error, input, trace,
               result IS NULL AS result_is_sql_null
          FROM executions WHERE workspace_id = 'columns' ORDER BY seq`,
     )) as Array<Record<string, unknown>>;
@@ -113,6 +114,7 @@ describe('ExecutionRecorder', () => {
         destinations: [{ id: 'hook' }],
         error: null,
         input: { state: { message: 'it says "hi" \\ there', amount: 120 } },
+        trace: { composites: [], rules: [], decided_by: { type: 'default' }, action: 'escalate' },
         result_is_sql_null: false,
       },
       {
@@ -130,6 +132,7 @@ describe('ExecutionRecorder', () => {
         destinations: null,
         error: null,
         input: null,
+        trace: null,
         result_is_sql_null: true,
       },
       {
@@ -147,6 +150,7 @@ describe('ExecutionRecorder', () => {
         destinations: null,
         error: { code: 'ENGINE_TIMEOUT', message: 'The engine did not answer in time.' },
         input: null,
+        trace: null,
         result_is_sql_null: true,
       },
     ]);

@@ -2,7 +2,7 @@ import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ServiceError } from '@ds/contracts';
-import { Evaluation } from '@ds/decision-schema';
+import { Evaluation, EvaluationTrace, NormalizedSchema, traceEvaluation } from '@ds/decision-schema';
 import { ExecutionEntity } from '../entities';
 import { pgPool } from '../pg-pool';
 import { GroupCommit } from './group-commit';
@@ -13,7 +13,15 @@ export type ExecutionBase = Pick<
 >;
 
 export type ExecutionRow = ExecutionBase &
-  Pick<ExecutionEntity, 'status' | 'result' | 'confidence' | 'scores' | 'composites' | 'action' | 'actionReason' | 'metrics' | 'destinations' | 'error'>;
+  Pick<
+    ExecutionEntity,
+    'status' | 'result' | 'confidence' | 'scores' | 'composites' | 'action' | 'actionReason' | 'metrics' | 'destinations' | 'error' | 'trace'
+  >;
+
+/** A run's trace as recorded: without the run's own values when the decision does not store its output. */
+export function traceOf(schema: NormalizedSchema, evaluation: Evaluation): EvaluationTrace {
+  return traceEvaluation(schema, evaluation, schema.settings.storeOutput);
+}
 
 /** Rows per INSERT: bounds the statement's size (each row's JSON included) and the time one write holds a connection. */
 const MAX_ROWS_PER_INSERT = 256;
@@ -25,10 +33,10 @@ const MAX_ROWS_PER_INSERT = 256;
 const INSERT_EXECUTIONS = {
   name: 'decision-runner.insert-executions',
   text: `INSERT INTO executions (id, workspace_id, decision_id, decision_slug, version, source, status, request_id, livemode,
-                            result, confidence, scores, composites, action, action_reason, metrics, destinations, error, input)
+                            result, confidence, scores, composites, action, action_reason, metrics, destinations, error, input, trace)
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::text[], $7::text[], $8::text[], $9::boolean[],
                               $10::jsonb[], $11::jsonb[], $12::jsonb[], $13::jsonb[], $14::text[], $15::jsonb[], $16::jsonb[], $17::jsonb[],
-                              $18::jsonb[], $19::jsonb[])`,
+                              $18::jsonb[], $19::jsonb[], $20::jsonb[])`,
 };
 
 /** A jsonb column's value as the statement takes it: JSON text, or SQL NULL. */
@@ -58,6 +66,7 @@ export function insertParameters(rows: readonly ExecutionRow[]): unknown[][] {
     rows.map((row) => jsonb(row.destinations)),
     rows.map((row) => jsonb(row.error)),
     rows.map((row) => jsonb(row.input)),
+    rows.map((row) => jsonb(row.trace)),
   ];
 }
 
@@ -79,7 +88,14 @@ export class ExecutionRecorder implements OnModuleDestroy {
     );
   }
 
-  recordSuccess(base: ExecutionBase, evaluation: Evaluation, metrics: object, destinations: object[] | null, storeOutput: boolean): Promise<void> {
+  recordSuccess(
+    base: ExecutionBase,
+    evaluation: Evaluation,
+    metrics: object,
+    destinations: object[] | null,
+    storeOutput: boolean,
+    trace: EvaluationTrace | null = null,
+  ): Promise<void> {
     return this.batches.add({
       ...base,
       status: 'success',
@@ -92,6 +108,7 @@ export class ExecutionRecorder implements OnModuleDestroy {
       metrics,
       destinations,
       error: null,
+      trace,
     });
   }
 
@@ -108,6 +125,7 @@ export class ExecutionRecorder implements OnModuleDestroy {
       metrics: null,
       destinations: null,
       error: { code: error.code, message: error.message },
+      trace: null,
     });
   }
 

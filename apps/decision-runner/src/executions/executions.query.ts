@@ -30,7 +30,7 @@ export class ExecutionsQuery {
     if (request.status !== null) query.andWhere('e.status = :status', { status: request.status });
     const rows = await query.getMany();
     const { page, hasMore } = pageWithin(
-      rows.slice(0, request.limit).map((row) => ({ row, body: toPublicExecution(row) })),
+      rows.slice(0, request.limit).map((row) => ({ row, body: toPublicExecution(row, request.includeTrace === true) })),
       EXECUTIONS_PAGE_BYTES,
     );
     const more = hasMore || rows.length > request.limit;
@@ -84,7 +84,7 @@ export function decodeCursor(cursor: string): string {
 }
 
 /** The public form of an execution: never its input. */
-function toPublicExecution(row: ExecutionEntity): Record<string, unknown> {
+function toPublicExecution(row: ExecutionEntity, withTrace: boolean): Record<string, unknown> {
   const body: Record<string, unknown> = {
     id: row.id,
     decision_id: row.decisionId,
@@ -104,6 +104,8 @@ function toPublicExecution(row: ExecutionEntity): Record<string, unknown> {
   body.destinations = row.destinations;
   body.metrics = row.metrics;
   if (row.error !== null) body.error = row.error;
+  // Failed runs and runs recorded before traces have none.
+  if (withTrace) body.trace = row.trace;
   body.created_at = row.createdAt.toISOString();
   return body;
 }

@@ -16,7 +16,7 @@ import {
 import { newId } from '@ds/ids';
 import { currentRequestId, PLATFORM, RpcClient } from '@ds/platform';
 import { DecisionEntity, DecisionVersionEntity } from '../entities';
-import { ExecutionRecorder } from '../executions/execution-recorder';
+import { ExecutionRecorder, traceOf } from '../executions/execution-recorder';
 import { engineCallNotMade } from './playground-limits';
 import { PlaygroundReservations } from './playground-reservations';
 
@@ -89,7 +89,14 @@ export class PlaygroundService {
       schema.destinations.length === 0
         ? null
         : previews(schema, matchingDestinations(schema, evaluation, { state: request.state, decisionId: decision.id, executionId }));
-    await this.recorder.recordSuccess(base, evaluation, metrics, destinations && destinations.map(recordedPreview), schema.settings.storeOutput);
+    await this.recorder.recordSuccess(
+      base,
+      evaluation,
+      metrics,
+      destinations && destinations.map(recordedPreview),
+      schema.settings.storeOutput,
+      traceOf(schema, evaluation),
+    );
     const body: Record<string, unknown> = {
       decision_id: decision.id,
       execution_id: executionId,

@@ -28,7 +28,7 @@ import { newId } from '@ds/ids';
 import { CallerGaveUp, callerGaveUp, currentRequestId, NatsLink, PLATFORM, RpcClient } from '@ds/platform';
 import { DecisionCache, RunnableDecision } from '../decisions/decision-cache';
 import { VersionCache } from '../decisions/version-cache';
-import { ExecutionBase, ExecutionRecorder } from '../executions/execution-recorder';
+import { ExecutionBase, ExecutionRecorder, traceOf } from '../executions/execution-recorder';
 import { ReservationClient } from './reservation-client';
 import { DestinationCalls, entryAt } from './destination-calls';
 
@@ -64,8 +64,7 @@ export class RunService {
 
   async run(request: RunDecisionRequest): Promise<RunDecisionReply> {
     const decision = await this.findRunnable(request.workspaceId, request.slug);
-    const version = decision.activeVersion!;
-    const schema = await this.versions.get(decision.id, version);
+    const { version, schema } = await this.versionToRun(request, decision);
     const executionId = newId('exec');
     const leaseId = await this.billing.reserve(request.workspaceId, executionId);
     let billable = false;
@@ -156,7 +155,7 @@ export class RunService {
       response.metrics = metrics;
       const body = JSON.stringify(response);
       await this.refuseUnsendable(base, body);
-      await this.recorder.recordSuccess(base, evaluation, metrics, null, schema.settings.storeOutput);
+      await this.recorder.recordSuccess(base, evaluation, metrics, null, schema.settings.storeOutput, traceOf(schema, evaluation));
       return { body, billable };
     }
 
@@ -213,7 +212,7 @@ export class RunService {
         body = JSON.stringify(response);
       }
     }
-    await this.recorder.recordSuccess(base, evaluation, metrics, entries, schema.settings.storeOutput);
+    await this.recorder.recordSuccess(base, evaluation, metrics, entries, schema.settings.storeOutput, traceOf(schema, evaluation));
     return { body, billable };
   }
 
@@ -242,6 +241,15 @@ export class RunService {
     if (decision.activeVersion === null) throw new ServiceError('DECISION_NOT_DEPLOYED', `The decision ${slug} has never been deployed.`);
     if (!decision.endpointEnabled) throw new ServiceError('DECISION_DISABLED', `The endpoint of ${slug} is disabled.`);
     return decision;
+  }
+
+  /** The pinned version when the caller names one (still step 5: before billing), else the active one. */
+  private async versionToRun(request: RunDecisionRequest, decision: RunnableDecision): Promise<{ version: number; schema: NormalizedSchema }> {
+    const pinned = request.version ?? null;
+    if (pinned === null) return { version: decision.activeVersion!, schema: await this.versions.get(decision.id, decision.activeVersion!) };
+    const schema = Number.isSafeInteger(pinned) && pinned >= 1 ? await this.versions.find(decision.id, pinned) : null;
+    if (schema === null) throw new ServiceError('DECISION_NOT_FOUND', `The decision ${request.slug} has no version ${pinned}.`);
+    return { version: pinned, schema };
   }
 
   private engineRequest(request: RunDecisionRequest, schema: NormalizedSchema): AnswerQuestionsRequest {

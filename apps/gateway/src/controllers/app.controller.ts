@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Ip, Param, Post, Put, Query, Req } from '@nestjs/common';
 import { FastifyRequest } from 'fastify';
-import { ServiceError, SUBJECTS } from '@ds/contracts';
+import { Deployer, ServiceError, SUBJECTS } from '@ds/contracts';
 import { TEMPLATES, templateSummary } from '@ds/decision-schema';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { ApiKeysService } from '../auth/api-keys.service';
@@ -218,8 +218,43 @@ export class AppController {
 
   @Post('workspaces/:ws/decisions/:id/deploy')
   @WorkspaceRole('admin', 'decisions:deploy')
-  async deploy(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string) {
-    return this.rpc.call(SUBJECTS.runner.deploy, { workspaceId: ws, decisionId: id }, { requestId });
+  async deploy(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Req() request: FastifyRequest) {
+    return this.rpc.call(SUBJECTS.runner.deploy, { workspaceId: ws, decisionId: id, deployedBy: await this.deployer(request) }, { requestId });
+  }
+
+  /** Every deployed version, newest first, with who deployed it and its contract changes; like deploy, Admin. */
+  @Get('workspaces/:ws/decisions/:id/versions')
+  @WorkspaceRole('admin', 'decisions:deploy')
+  listVersions(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string) {
+    return this.rpc.call(SUBJECTS.runner.listVersions, { workspaceId: ws, decisionId: id }, { requestId });
+  }
+
+  /** Two versions side by side: both schemas, the schema diff and the contract diff (`?from=N&to=M`). */
+  @Get('workspaces/:ws/decisions/:id/versions/compare')
+  @WorkspaceRole('admin', 'decisions:deploy')
+  compareVersions(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Query() query: Record<string, unknown>) {
+    return this.rpc.call(SUBJECTS.runner.compareVersions, { workspaceId: ws, decisionId: id, from: query.from, to: query.to }, { requestId });
+  }
+
+  /** Deploys a copy of an earlier version as the next version. */
+  @Post('workspaces/:ws/decisions/:id/versions/:version/rollback')
+  @WorkspaceRole('admin', 'decisions:deploy')
+  async rollback(
+    @RequestId() requestId: string,
+    @MemberWorkspace() ws: string,
+    @Param('id') id: string,
+    @Param('version') version: string,
+    @Req() request: FastifyRequest,
+  ) {
+    return this.rpc.call(SUBJECTS.runner.rollback, { workspaceId: ws, decisionId: id, version, deployedBy: await this.deployer(request) }, { requestId });
+  }
+
+  /** Who is deploying: the signed-in user, or the embedded editor's user. */
+  private async deployer(request: FastifyRequest): Promise<Deployer | null> {
+    const caller = request.caller;
+    if (caller.kind === 'embed') return { user_id: caller.session.user.id, email: caller.session.user.email };
+    if (caller.kind === 'user') return { user_id: caller.userId, email: await this.workspaces.emailOf(caller.userId) };
+    return null;
   }
 
   @Put('workspaces/:ws/decisions/:id/endpoint')

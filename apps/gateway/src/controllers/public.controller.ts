@@ -15,6 +15,7 @@ import { JsonText, parseIdempotencyKey, PLATFORM, RpcClient } from '@ds/platform
 import { AuthenticatedKey } from '../auth/api-keys.service';
 import { GatewayConfig } from '../config';
 import { ApiKey, ApiKeyRoute, PublicRoute, RunRoute } from '../http/access';
+import { parseDecisionVersion } from '../http/decision-version';
 import { objectBody, RequestId } from '../http/request-lifecycle';
 import { requestFingerprint } from '../idempotency/fingerprint';
 import { IdempotencyService, StillRunning } from '../idempotency/idempotency.service';
@@ -46,6 +47,7 @@ export class PublicController {
     @Query('include') include: string | string[] | undefined,
     @Headers('content-type') contentType: string | undefined,
     @Headers('idempotency-key') idempotencyHeader: string | undefined,
+    @Headers('decision-version') versionHeader: string | string[] | undefined,
     @Body() rawBody: unknown,
     @Req() httpRequest: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -55,6 +57,7 @@ export class PublicController {
     }
     const body = objectBody(rawBody);
     const idempotencyKey = parseIdempotencyKey(idempotencyHeader);
+    const version = parseDecisionVersion(versionHeader);
     const run = {
       workspaceId: key.workspaceId,
       slug,
@@ -64,12 +67,14 @@ export class PublicController {
       source: 'api' as const,
       livemode: key.mode === 'live',
       apiKeyId: key.keyId,
+      version,
     };
     // The runner's response text is what the client gets, and what a replay sends again.
     reply.header('content-type', 'application/json; charset=utf-8');
     if (idempotencyKey === undefined) return (await this.runDecision(run, requestId)).body;
 
-    const fingerprint = requestFingerprint('POST', httpRequest.url, body);
+    // A pinned version is part of the request: the same key with another version is another request.
+    const fingerprint = requestFingerprint('POST', httpRequest.url, body, version === null ? [] : [`decision-version:${version}`]);
     try {
       const outcome = await this.idempotency.runOnce(key.workspaceId, idempotencyKey, fingerprint, async () => {
         const result = await this.runDecision(run, requestId);
@@ -119,7 +124,10 @@ export function includes(include: string | string[] | undefined, wanted: string)
   return values.some((value) => value.split(',').some((part) => part.trim() === wanted));
 }
 
-/** `limit` (1..100, default 20), `cursor`, `decision` (slug) and `status` (success or error), as Stripe-style list parameters. */
+/**
+ * `limit` (1..100, default 20), `cursor`, `decision` (slug) and `status` (success or error), as Stripe-style list
+ * parameters; `include=trace` adds each execution's trace (other include values are ignored, as on the run endpoint).
+ */
 export function executionQuery(query: Record<string, unknown>) {
   const issues: ValidationIssue[] = [];
   let limit: number = EXECUTIONS_PAGE.default;
@@ -142,5 +150,6 @@ export function executionQuery(query: Record<string, unknown>) {
     cursor: (cursor as string | undefined) ?? null,
     decision: (decision as string | undefined) ?? null,
     status: (status as (typeof EXECUTION_STATUSES)[number] | undefined) ?? null,
+    includeTrace: includes(query.include as string | string[] | undefined, 'trace'),
   };
 }

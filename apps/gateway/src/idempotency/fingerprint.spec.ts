@@ -23,6 +23,15 @@ describe('requestFingerprint', () => {
     expect(requestFingerprint(method, url, other)).not.toBe(requestFingerprint('POST', '/v1/decisions/x', body));
   });
 
+  it('tells pinned versions apart and leaves an unpinned request as it always was', () => {
+    const unpinned = requestFingerprint('POST', '/v1/decisions/x', body);
+    expect(requestFingerprint('POST', '/v1/decisions/x', body, [])).toBe(unpinned);
+    const one = requestFingerprint('POST', '/v1/decisions/x', body, ['decision-version:1']);
+    expect(one).not.toBe(unpinned);
+    expect(one).not.toBe(requestFingerprint('POST', '/v1/decisions/x', body, ['decision-version:2']));
+    expect(one).toBe(requestFingerprint('POST', '/v1/decisions/x', body, ['decision-version:1']));
+  });
+
   it('writes canonical JSON', () => {
     expect(canonicalJson({ b: [1, { d: null, c: 'x' }], a: true })).toBe('{"a":true,"b":[1,{"c":"x","d":null}]}');
     expect(canonicalJson(undefined)).toBe('null');

@@ -4,15 +4,17 @@ import { createHash } from 'node:crypto';
  * What makes two requests "the same request" for an Idempotency-Key: the method, the path (so the
  * decision slug), the query with its parameters in order of name, and the body as JSON with object keys
  * sorted — so a retry that re-serialises the same JSON with other spacing or key order is the same
- * request, and any change of value is a different one.
+ * request, and any change of value is a different one. `headers` are the request headers that change what runs
+ * (`decision-version:N`); none leaves the fingerprint as it was before such headers existed, so keys stored
+ * then still match.
  */
-export function requestFingerprint(method: string, url: string, body: unknown): string {
+export function requestFingerprint(method: string, url: string, body: unknown, headers: readonly string[] = []): string {
   const [path, query = ''] = url.split('?', 2);
   const params = new URLSearchParams(query);
   params.sort();
-  return createHash('sha256')
-    .update(`${method.toUpperCase()}\n${path}\n${params.toString()}\n${canonicalJson(body)}`)
-    .digest('hex');
+  const hash = createHash('sha256').update(`${method.toUpperCase()}\n${path}\n${params.toString()}\n${canonicalJson(body)}`);
+  for (const header of headers) hash.update(`\n${header}`);
+  return hash.digest('hex');
 }
 
 /**

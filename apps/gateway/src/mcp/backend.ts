@@ -43,7 +43,7 @@ export class GatewayToolBackend implements ToolBackend {
     throw new ServiceError('RATE_LIMITED', `The workspace used its ${window.limit} decisions of this minute; retry after the window resets.`, { retryAfter });
   }
 
-  async run(slug: string, state: unknown, includeProbabilities: boolean): Promise<string> {
+  async run(slug: string, state: unknown, includeProbabilities: boolean, version: number | null): Promise<string> {
     const request: RunDecisionRequest = {
       workspaceId: this.key.workspaceId,
       slug,
@@ -52,6 +52,7 @@ export class GatewayToolBackend implements ToolBackend {
       source: 'mcp',
       livemode: this.key.mode === 'live',
       apiKeyId: this.key.keyId,
+      version,
     };
     const reply = await this.services.rpc.call(SUBJECTS.runner.run, request, { timeoutMs: this.services.config.runReplyTimeoutMs, requestId: this.requestId });
     return reply.body;

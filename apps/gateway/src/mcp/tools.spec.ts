@@ -72,6 +72,12 @@ describe('the published tools', () => {
           slug: SLUG,
           state: STATE,
           include_probabilities: { type: 'boolean', description: 'true adds the distribution of every question under probabilities.' },
+          version: {
+            type: 'integer',
+            minimum: 1,
+            maximum: 2_147_483_647,
+            description: 'Runs this deployed version instead of the active one, for reproducible answers; the answer says which version ran.',
+          },
         },
         required: ['slug', 'state'],
         additionalProperties: false,
@@ -121,6 +127,7 @@ describe('tool arguments', () => {
       state: ['a'],
       include_probabilities: true,
     });
+    expect(toolArguments(tool('run_decision'), { slug: 'triage', state: {}, version: 3 })).toEqual({ slug: 'triage', state: {}, version: 3 });
     expect(toolArguments(tool('check_state'), { slug: 'triage', state: '' })).toEqual({ slug: 'triage', state: '' });
   });
 
@@ -149,6 +156,11 @@ describe('tool arguments', () => {
       { path: 'state', message: 'must be an object, a string or an array' },
       { path: 'include_probabilities', message: 'must be true or false' },
     ]);
+    for (const version of [0, 1.5, '2', -1]) {
+      expect(problem(() => toolArguments(tool('run_decision'), { slug: 'triage', state: {}, version })).details).toEqual([
+        { path: 'version', message: 'must be a version number, an integer from 1 to 2147483647' },
+      ]);
+    }
     expect(problem(() => toolArguments(tool('validate_schema'), { schema: [] })).details).toEqual([{ path: 'schema', message: 'must be an object' }]);
     expect(problem(() => toolArguments(tool('get_account'), 'x')).details).toEqual([{ path: '', message: 'arguments must be an object' }]);
   });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ListDecisionsReply, ListExecutionsReply, ListExecutionsRequest, ServiceError } from '@ds/contracts';
+import { ListDecisionsReply, ListExecutionsReply, ListExecutionsRequest, MAX_DECISION_VERSION, ServiceError } from '@ds/contracts';
 import { checkStateAlone, DecisionContract, isValidSlug, TEMPLATES, templateSummary, validateSchema } from '@ds/decision-schema';
 
 /**
@@ -18,7 +18,7 @@ export interface ToolBackend {
   /** Counts one run in the workspace's decisions window; RATE_LIMITED when the window is used up. */
   countRun(): Promise<void>;
   /** Runs the decision as the run endpoint does (billed, `source: "mcp"`); answers the runner's response text. */
-  run(slug: string, state: unknown, includeProbabilities: boolean): Promise<string>;
+  run(slug: string, state: unknown, includeProbabilities: boolean, version: number | null): Promise<string>;
   listExecutions(query: Omit<ListExecutionsRequest, 'workspaceId'>): Promise<ListExecutionsReply>;
 }
 
@@ -81,6 +81,7 @@ const state = z
   .describe("The state, as the decision's state_schema describes it (get_decision): an object, a text or a list.");
 
 const LIMIT_MESSAGE = 'must be an integer from 1 to 100';
+const VERSION_MESSAGE = `must be a version number, an integer from 1 to ${MAX_DECISION_VERSION}`;
 
 const tools: Tool[] = [
   defineTool({
@@ -135,10 +136,17 @@ const tools: Tool[] = [
         .boolean({ error: 'must be true or false' })
         .optional()
         .describe('true adds the distribution of every question under probabilities.'),
+      version: z
+        .number({ error: VERSION_MESSAGE })
+        .int({ error: VERSION_MESSAGE })
+        .min(1, { error: VERSION_MESSAGE })
+        .max(MAX_DECISION_VERSION, { error: VERSION_MESSAGE })
+        .optional()
+        .describe('Runs this deployed version instead of the active one, for reproducible answers; the answer says which version ran.'),
     }),
     readOnly: false,
     call: async (args, backend) => {
-      const text = await backend.run(knownSlug(args.slug), args.state, args.include_probabilities === true);
+      const text = await backend.run(knownSlug(args.slug), args.state, args.include_probabilities === true, args.version ?? null);
       return { json: JSON.parse(text) as Record<string, unknown>, text };
     },
   }),

@@ -156,6 +156,11 @@ export class WorkspacesService {
     return { data: rows };
   }
 
+  async emailOf(userId: string): Promise<string | null> {
+    const user = await this.db.getRepository(UserEntity).findOne({ where: { id: userId }, select: { email: true } });
+    return user?.email ?? null;
+  }
+
   /** The workspaces the user belongs to, with the user's role in each, for the application's switcher. */
   async ofUser(userId: string): Promise<{ data: Array<{ id: string; name: string; role: Role }> }> {
     const rows: Array<{ id: string; name: string; role: Role }> = await this.db.query(

@@ -75,7 +75,8 @@ describe('offersView', () => {
   it('reads builder as the editor and refuses unknown views', () => {
     expect(decisionView('builder')).toBe('editor');
     expect(decisionView('deploy')).toBe('deploy');
-    expect(decisionView('history')).toBeNull();
+    expect(decisionView('history')).toBe('history');
+    expect(decisionView('changelog')).toBeNull();
   });
 });
 

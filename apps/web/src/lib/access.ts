@@ -41,7 +41,7 @@ export function permits(access: Access | null, permission: EmbedPermission): boo
   return RANK[access.role] >= RANK[ROLE_FOR[permission]];
 }
 
-export const DECISION_VIEWS = ['editor', 'playground', 'deploy', 'executions', 'deliveries', 'secret-url'] as const;
+export const DECISION_VIEWS = ['editor', 'playground', 'deploy', 'history', 'executions', 'deliveries', 'secret-url'] as const;
 export type DecisionView = (typeof DECISION_VIEWS)[number];
 
 /**
@@ -52,6 +52,7 @@ const VIEW_PERMISSION: Record<DecisionView, EmbedPermission | null> = {
   editor: 'decisions:read',
   playground: 'decisions:write',
   deploy: 'decisions:deploy',
+  history: 'decisions:deploy',
   executions: 'executions:read',
   deliveries: null,
   'secret-url': null,

@@ -2,10 +2,13 @@
  * Message catalogues for the embed's five locales. `en` holds every string; the others cover the shell
  * (navigation, account, theme, language) and errors, and fall back to English elsewhere.
  */
+import { VERSIONS_EN } from './i18n-versions';
+
 export const LOCALES = ['en', 'pt', 'es', 'ru', 'zh'] as const;
 export type Locale = (typeof LOCALES)[number];
 
 const en = {
+  ...VERSIONS_EN,
   'app.name': 'Decision service',
   'nav.decisions': 'Decisions',
   'nav.executions': 'Executions',

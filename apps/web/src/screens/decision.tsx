@@ -1,7 +1,6 @@
 import { useMemo, useState } from 'react';
-import { decisionContract, NormalizedSchema, validateSchema } from '@ds/decision-schema';
+import { decisionContract, jsonDiff, NormalizedSchema, validateSchema } from '@ds/decision-schema';
 import { api, DecisionDetails } from '../lib/api';
-import { jsonDiff } from '../lib/diff';
 import { may, useApp } from '../context';
 import { Link } from '../router';
 import { DECISION_VIEWS, decisionView, offersView } from '../lib/access';
@@ -11,6 +10,8 @@ import { Playground } from './playground';
 import { ExecutionsTable } from './executions';
 import { DeliveriesTable } from './deliveries';
 import { SecretUrl } from './secret-url';
+import { ChangeList } from './changes';
+import { History } from './history';
 
 export function DecisionPage({ id, view }: { id: string; view: string }) {
   const { t, workspace } = useApp();
@@ -40,6 +41,7 @@ export function DecisionPage({ id, view }: { id: string; view: string }) {
           {current === 'executions' && views.includes('executions') && <ExecutionsTable decision={decision.slug} />}
           {current === 'deliveries' && views.includes('deliveries') && <DeliveriesTable decisionId={decision.id} />}
           {current === 'secret-url' && views.includes('secret-url') && <SecretUrl decision={decision} />}
+          {current === 'history' && views.includes('history') && <History decision={decision} reload={reload} />}
           {(current === null || !views.includes(current)) && <p role="alert">{t('error.notFound')}</p>}
         </Page>
       )}
@@ -84,36 +86,7 @@ function Deploy({ decision, reload }: { decision: DecisionDetails; reload: () =>
       )}
       <section className="card" aria-labelledby="diff-title">
         <h2 id="diff-title">{t('dep.diff')}</h2>
-        {decision.active_schema === null ? (
-          <p>{t('dep.first')}</p>
-        ) : changes.length === 0 ? (
-          <p>{t('dep.noChanges')}</p>
-        ) : (
-          <ul className="diff">
-            {changes.map((change) => (
-              <li key={change.path} className={`diff-${change.kind}`}>
-                <span className="badge">{t(`dep.${change.kind}`)}</span> <code>{change.path}</code>
-                {change.kind === 'changed' && (
-                  <>
-                    : <del>{JSON.stringify(change.before)}</del> → <ins>{JSON.stringify(change.after)}</ins>
-                  </>
-                )}
-                {change.kind === 'added' && (
-                  <>
-                    {' '}
-                    <ins>{JSON.stringify(change.after)}</ins>
-                  </>
-                )}
-                {change.kind === 'removed' && (
-                  <>
-                    {' '}
-                    <del>{JSON.stringify(change.before)}</del>
-                  </>
-                )}
-              </li>
-            ))}
-          </ul>
-        )}
+        {decision.active_schema === null ? <p>{t('dep.first')}</p> : changes.length === 0 ? <p>{t('dep.noChanges')}</p> : <ChangeList changes={changes} />}
         <button
           type="button"
           className="primary"

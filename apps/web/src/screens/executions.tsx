@@ -4,6 +4,7 @@ import { useApp } from '../context';
 import { Link } from '../router';
 import { CursorListBody, ErrorBox, formatDate, ListToolbar, Loaded, Page, useCursorList, useLoad } from '../ui';
 import { RunResult } from './playground';
+import { TraceTable } from './trace';
 
 type Execution = Record<string, any> & { id: string; decision: string; status: string; source: string; created_at: string };
 
@@ -98,11 +99,12 @@ export function ExecutionDetail({ id }: { id: string }) {
   const { t, workspace } = useApp();
   const ws = workspace!.id;
   const [value, reload] = useLoad(async () => {
-    if (seen.has(id)) return seen.get(id)!;
+    // Lists are read without traces; the detail asks for one.
+    if (seen.get(id)?.trace !== undefined) return seen.get(id)!;
     // No single-execution endpoint: page through the most recent executions until this one turns up.
     let cursor: string | null = null;
     for (let round = 0; round < 10; round++) {
-      const reply = await page(ws, { limit: '100', ...(cursor ? { cursor } : {}) });
+      const reply = await page(ws, { limit: '100', include: 'trace', ...(cursor ? { cursor } : {}) });
       const found = reply.data.find((execution) => execution.id === id);
       if (found) return found;
       if (!reply.has_more) break;
@@ -137,7 +139,14 @@ export function ExecutionDetail({ id }: { id: string }) {
                   <code>{execution.request_id}</code>
                 </dd>
               </dl>
-              {execution.status === 'error' ? <ErrorBox error={new Error(JSON.stringify(execution.error))} /> : <RunResult result={execution} />}
+              {execution.status === 'error' ? (
+                <ErrorBox error={new Error(JSON.stringify(execution.error))} />
+              ) : (
+                <>
+                  <RunResult result={execution} />
+                  <TraceTable trace={execution.trace} />
+                </>
+              )}
             </div>
           )
         }

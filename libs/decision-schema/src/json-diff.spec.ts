@@ -1,4 +1,4 @@
-import { jsonDiff } from './diff';
+import { jsonDiff } from './json-diff';
 
 describe('jsonDiff', () => {
   it('finds nothing between equal documents', () => {

@@ -1,0 +1,107 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import {
+  CompareVersionsReply,
+  CompareVersionsRequest,
+  DecisionRef,
+  Deployer,
+  DeployedReply,
+  RollbackRequest,
+  ServiceError,
+  VersionListReply,
+} from '@ds/contracts';
+import { contractChanges, jsonDiff, NormalizedSchema } from '@ds/decision-schema';
+import { rowsReturned } from '@ds/platform';
+import { DecisionEntity, DecisionVersionEntity } from '../entities';
+import { DecisionCache } from './decision-cache';
+
+/**
+ * A decision's deployed versions: their history, two side by side, and rollback. Versions never change and
+ * numbers only grow: a rollback deploys a copy of an earlier version as the next one.
+ */
+@Injectable()
+export class VersionsService {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly runnable: DecisionCache,
+  ) {}
+
+  /** Newest first, each with its contract changes against the version before it. */
+  async list(ref: DecisionRef): Promise<VersionListReply> {
+    const decision = await this.find(ref);
+    const rows = await this.db.getRepository(DecisionVersionEntity).find({ where: { decisionId: decision.id }, order: { version: 'ASC' } });
+    const data = rows.map((row, i) => ({
+      version: row.version,
+      deployed_at: row.createdAt.toISOString(),
+      deployed_by: row.deployedBy,
+      rolled_back_from: row.rolledBackFrom,
+      active: row.version === decision.activeVersion,
+      contract_changes: contractChanges(i === 0 ? null : (rows[i - 1]!.schema as NormalizedSchema), row.schema as NormalizedSchema),
+    }));
+    return { data: data.reverse() };
+  }
+
+  async compare(request: CompareVersionsRequest): Promise<CompareVersionsReply> {
+    const decision = await this.find(request);
+    const from = await this.version(decision, versionNumber(request.from, 'from'));
+    const to = await this.version(decision, versionNumber(request.to, 'to'));
+    return {
+      from: { version: from.version, schema: from.schema },
+      to: { version: to.version, schema: to.schema },
+      schema_changes: jsonDiff(from.schema, to.schema),
+      contract_changes: contractChanges(from.schema as NormalizedSchema, to.schema as NormalizedSchema),
+    };
+  }
+
+  /** Deploys a copy of `version` as the next version, which becomes active; the draft is left as it is. */
+  async rollback(request: RollbackRequest): Promise<DeployedReply> {
+    const decision = await this.find(request);
+    const source = await this.version(decision, versionNumber(request.version, 'version'));
+    const deployed = await this.db.transaction((tx) => nextVersion(tx, decision, source.schema, request.deployedBy ?? null, source.version));
+    this.runnable.changed(request.workspaceId, decision.slug);
+    return deployed;
+  }
+
+  private async find(ref: DecisionRef): Promise<DecisionEntity> {
+    const decision = await this.db.getRepository(DecisionEntity).findOneBy({ id: ref.decisionId, workspaceId: ref.workspaceId });
+    if (!decision) throw new ServiceError('NOT_FOUND', 'No such decision in this workspace.');
+    return decision;
+  }
+
+  private async version(decision: DecisionEntity, version: number): Promise<DecisionVersionEntity> {
+    const row = await this.db.getRepository(DecisionVersionEntity).findOneBy({ decisionId: decision.id, version });
+    if (!row) throw new ServiceError('NOT_FOUND', `The decision ${decision.slug} has no version ${version}.`);
+    return row;
+  }
+}
+
+function versionNumber(value: unknown, path: string): number {
+  const number = typeof value === 'string' && /^[1-9][0-9]{0,9}$/.test(value) ? Number(value) : value;
+  if (typeof number === 'number' && Number.isSafeInteger(number) && number >= 1 && number <= 2_147_483_647) return number;
+  throw new ServiceError('INVALID_REQUEST', `${path} must be a version number.`, [{ path, message: 'must be a positive integer' }]);
+}
+
+/**
+ * Makes `schema` the next version and the active one, unless another deploy moved the active version since
+ * `decision` was read (409, nothing written). Shared by deploy and rollback.
+ */
+export async function nextVersion(
+  tx: EntityManager,
+  decision: DecisionEntity,
+  schema: object,
+  deployedBy: Deployer | null,
+  rolledBackFrom: number | null,
+): Promise<DeployedReply> {
+  const [updated] = rowsReturned<{ active_version: number }>(
+    await tx.query(
+      `UPDATE decisions SET active_version = COALESCE(active_version, 0) + 1, updated_at = now()
+        WHERE id = $1 AND workspace_id = $2 AND active_version IS NOT DISTINCT FROM $3 RETURNING active_version`,
+      [decision.id, decision.workspaceId, decision.activeVersion],
+    ),
+  );
+  const version = updated?.active_version;
+  if (version === undefined) throw new ServiceError('CONFLICT', 'Another deploy of this decision finished first; reload and deploy again.');
+  await tx.getRepository(DecisionVersionEntity).insert({ decisionId: decision.id, version, schema, deployedBy, rolledBackFrom });
+  return { version };
+}

@@ -1,0 +1,168 @@
+import { useState } from 'react';
+import type { Change } from '@ds/decision-schema';
+import { api, DecisionDetails } from '../lib/api';
+import { may, useApp } from '../context';
+import { ConfirmButton, ErrorBox, formatDate, Loaded, useAction, useLoad } from '../ui';
+import { ChangeList } from './changes';
+
+interface VersionSummary {
+  version: number;
+  deployed_at: string;
+  deployed_by: { user_id: string; email: string | null } | null;
+  rolled_back_from: number | null;
+  active: boolean;
+  contract_changes: Change[];
+}
+
+interface Comparison {
+  from: { version: number };
+  to: { version: number };
+  schema_changes: Change[];
+  contract_changes: Change[];
+}
+
+/** A decision's deployed versions: who deployed each and what its contract changed; compare two; roll back. */
+export function History({ decision, reload }: { decision: DecisionDetails; reload: () => void }) {
+  const { t, workspace } = useApp();
+  const ws = workspace!.id;
+  const base = `/workspaces/${ws}/decisions/${decision.id}/versions`;
+  const [versions, reloadVersions] = useLoad(() => api<{ data: VersionSummary[] }>('GET', base), [base, decision.active_version]);
+  const [message, setMessage] = useState<string | null>(null);
+  const after = () => {
+    reloadVersions();
+    reload();
+  };
+  const { busy, error, act } = useAction(after);
+  const admin = may(workspace, 'decisions:deploy');
+
+  const rollback = async (version: number) => {
+    setMessage(null);
+    const done = await act(() => api<{ version: number }>('POST', `${base}/${version}/rollback`));
+    if (done) setMessage(t('hist.rolledBack', { version: done.version, from: version }));
+  };
+
+  if (!admin) return <p className="muted">{t('error.forbidden')}</p>;
+  return (
+    <div className="stack">
+      {error !== null && <ErrorBox error={error} />}
+      {message && (
+        <p className="notice" role="status">
+          {message}
+        </p>
+      )}
+      <Loaded value={versions} reload={reloadVersions}>
+        {({ data }) =>
+          data.length === 0 ? (
+            <p className="muted">{t('hist.none')}</p>
+          ) : (
+            <>
+              <section className="card" aria-labelledby="history-title">
+                <h2 id="history-title">{t('hist.title')}</h2>
+                <div className="table-wrap">
+                  <table className="history">
+                    <thead>
+                      <tr>
+                        <th scope="col">{t('hist.version')}</th>
+                        <th scope="col">{t('hist.deployedAt')}</th>
+                        <th scope="col">{t('hist.by')}</th>
+                        <th scope="col">{t('hist.changes')}</th>
+                        <th scope="col">
+                          <span className="visually-hidden">{t('hist.rollback')}</span>
+                        </th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {data.map((row) => (
+                        <tr key={row.version}>
+                          <th scope="row">
+                            {t('pg.versionN', { version: row.version })} {row.active && <span className="badge deployed">{t('dep.active')}</span>}
+                            {row.rolled_back_from !== null && <div className="muted small">{t('hist.rollbackOf', { version: row.rolled_back_from })}</div>}
+                          </th>
+                          <td>{formatDate(row.deployed_at)}</td>
+                          <td>{row.deployed_by?.email ?? row.deployed_by?.user_id ?? t('hist.unknown')}</td>
+                          <td>
+                            {row.contract_changes.length === 0 ? (
+                              t('hist.noChanges')
+                            ) : (
+                              <details>
+                                <summary>{t('hist.nChanges', { count: row.contract_changes.length })}</summary>
+                                <ChangeList changes={row.contract_changes} />
+                              </details>
+                            )}
+                          </td>
+                          <td>
+                            {!row.active && (
+                              <ConfirmButton
+                                label={t('hist.rollback')}
+                                subject={t('pg.versionN', { version: row.version })}
+                                question={t('hist.rollbackQuestion', { version: row.version })}
+                                busy={busy}
+                                onConfirm={() => void rollback(row.version)}
+                              />
+                            )}
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
+              </section>
+              <Compare base={base} versions={data.map((row) => row.version)} />
+            </>
+          )
+        }
+      </Loaded>
+    </div>
+  );
+}
+
+function Compare({ base, versions }: { base: string; versions: number[] }) {
+  const { t } = useApp();
+  const [from, setFrom] = useState(versions[1] ?? versions[0]!);
+  const [to, setTo] = useState(versions[0]!);
+  const [result, setResult] = useState<Comparison | null>(null);
+  const { busy, error, act } = useAction();
+  const pick = (label: string, value: number, set: (next: number) => void) => (
+    <label className="field narrow">
+      <span>{label}</span>
+      <select value={value} onChange={(event) => set(Number(event.target.value))}>
+        {versions.map((version) => (
+          <option key={version} value={version}>
+            {t('pg.versionN', { version })}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+  return (
+    <section className="card" aria-labelledby="compare-title">
+      <h2 id="compare-title">{t('hist.compare')}</h2>
+      <div className="inline-form">
+        {pick(t('hist.from'), from, setFrom)}
+        {pick(t('hist.to'), to, setTo)}
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() => void act(async () => setResult(await api<Comparison>('GET', `${base}/compare?from=${from}&to=${to}`)))}
+        >
+          {t('hist.show')}
+        </button>
+      </div>
+      {error !== null && <ErrorBox error={error} />}
+      {result && (
+        <div className="stack" aria-live="polite">
+          {result.schema_changes.length === 0 ? (
+            <p>{t('hist.same')}</p>
+          ) : (
+            <>
+              <h3>{t('hist.changes')}</h3>
+              {result.contract_changes.length === 0 ? <p className="muted">{t('dep.noChanges')}</p> : <ChangeList changes={result.contract_changes} />}
+              <h3>{t('hist.schemaChanges')}</h3>
+              <ChangeList changes={result.schema_changes} />
+            </>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}
