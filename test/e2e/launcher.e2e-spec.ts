@@ -41,7 +41,8 @@ interface DemoFile {
 async function demoHoldings(cluster: Cluster, dataDir: string) {
   const demo = JSON.parse(readFileSync(join(dataDir, 'demo-user.json'), 'utf8')) as DemoFile;
   const api = (method: string, path: string, body?: unknown) => call(method, path, { token: session, body }, cluster.baseUrl);
-  const session: string = (await call('POST', '/app/v1/auth/sign-in', { body: { email: demo.email, password: demo.password } }, cluster.baseUrl)).body.session.token;
+  const session: string = (await call('POST', '/app/v1/auth/sign-in', { body: { email: demo.email, password: demo.password } }, cluster.baseUrl)).body.session
+    .token;
   const workspaces = (await api('GET', '/app/v1/workspaces')).body.data as Array<{ id: string; role: string }>;
   const ws = demo.workspace_id;
   return {
@@ -50,7 +51,11 @@ async function demoHoldings(cluster: Cluster, dataDir: string) {
     owned: workspaces.filter((workspace) => workspace.role === 'owner').map((workspace) => workspace.id),
     decisions: ((await api('GET', `/app/v1/workspaces/${ws}/decisions`)).body.data as unknown[]).length,
     activeKeys: ((await api('GET', `/app/v1/workspaces/${ws}/api-keys`)).body.data as unknown[]).length,
-    decision: (await api('GET', `/app/v1/workspaces/${ws}/decisions/${demo.decision_id}`)).body as { versions: number[]; endpoint_enabled: boolean; revision: number },
+    decision: (await api('GET', `/app/v1/workspaces/${ws}/decisions/${demo.decision_id}`)).body as {
+      versions: number[];
+      endpoint_enabled: boolean;
+      revision: number;
+    },
   };
 }
 
@@ -80,56 +85,64 @@ describe('restarting the all-in-one on one data folder', () => {
     if (databaseUrl) await dropDatabase(databaseUrl);
   });
 
-  it('brings the demo up on every one of 12 starts, its holdings never growing, and mends what was changed by hand', async () => {
-    const env = { DATABASE_URL: databaseUrl, NATS_URL: nats.url };
-    const keys: string[] = [];
-    const workspaces: string[] = [];
-    for (let start = 1; start <= 12; start++) {
-      const { cluster, curl, log } = await startWithDemo(name, env);
-      try {
-        expect(log).not.toContain('demo set-up failed');
-        const answer = await runPrinted(curl);
-        expect({ start, status: answer.status }).toEqual({ start, status: 200 });
-        expect(answer.body.decision_id).toMatch(/^dec_/);
-        const held = await demoHoldings(cluster, dataDir);
-        // The deployed version is reused; only the version deployed by hand after start 5 made the next start deploy again.
-        const versions = start <= 5 || start >= 9 ? 1 : 3;
-        expect({ start, owned: held.owned.length, decisions: held.decisions, activeKeys: held.activeKeys, versions: held.decision.versions.length }).toEqual({
-          start,
-          owned: 1,
-          decisions: 1,
-          activeKeys: 1,
-          versions,
-        });
-        expect(held.decision.endpoint_enabled).toBe(true);
-        keys.push(/Bearer (svc_live_\w+)/.exec(curl)![1]!);
-        workspaces.push(held.demo.workspace_id);
-        const base = `/app/v1/workspaces/${held.demo.workspace_id}`;
+  it(
+    'brings the demo up on every one of 12 starts, its holdings never growing, and mends what was changed by hand',
+    async () => {
+      const env = { DATABASE_URL: databaseUrl, NATS_URL: nats.url };
+      const keys: string[] = [];
+      const workspaces: string[] = [];
+      for (let start = 1; start <= 12; start++) {
+        const { cluster, curl, log } = await startWithDemo(name, env);
+        try {
+          expect(log).not.toContain('demo set-up failed');
+          const answer = await runPrinted(curl);
+          expect({ start, status: answer.status }).toEqual({ start, status: 200 });
+          expect(answer.body.decision_id).toMatch(/^dec_/);
+          const held = await demoHoldings(cluster, dataDir);
+          // The deployed version is reused; only the version deployed by hand after start 5 made the next start deploy again.
+          const versions = start <= 5 || start >= 9 ? 1 : 3;
+          expect({ start, owned: held.owned.length, decisions: held.decisions, activeKeys: held.activeKeys, versions: held.decision.versions.length }).toEqual({
+            start,
+            owned: 1,
+            decisions: 1,
+            activeKeys: 1,
+            versions,
+          });
+          expect(held.decision.endpoint_enabled).toBe(true);
+          keys.push(/Bearer (svc_live_\w+)/.exec(curl)![1]!);
+          workspaces.push(held.demo.workspace_id);
+          const base = `/app/v1/workspaces/${held.demo.workspace_id}`;
 
-        // Changes by hand between starts, each mended by the next start.
-        if (start === 3) expect((await held.api('DELETE', `${base}/api-keys/${JSON.parse(readFileSync(join(dataDir, 'demo-user.json'), 'utf8')).key_id}`)).status).toBe(204);
-        if (start === 5) {
-          // A stricter version deployed by hand refuses the sample state; the endpoint is switched off too.
-          const template = (await held.api('GET', '/app/v1/templates/support-triage')).body;
-          const schema = { ...template.schema, state: { ...template.schema.state, fields: { ...template.schema.state.fields, order_id: { type: 'string', required: true } } } };
-          const decisionPath = `${base}/decisions/${held.demo.decision_id}`;
-          expect((await held.api('PUT', `${decisionPath}/draft`, { schema, revision: held.decision.revision })).status).toBe(200);
-          expect((await held.api('POST', `${decisionPath}/deploy`)).status).toBe(201);
-          expect((await held.api('PUT', `${decisionPath}/endpoint`, { enabled: false })).status).toBe(200);
+          // Changes by hand between starts, each mended by the next start.
+          if (start === 3)
+            expect((await held.api('DELETE', `${base}/api-keys/${JSON.parse(readFileSync(join(dataDir, 'demo-user.json'), 'utf8')).key_id}`)).status).toBe(204);
+          if (start === 5) {
+            // A stricter version deployed by hand refuses the sample state; the endpoint is switched off too.
+            const template = (await held.api('GET', '/app/v1/templates/support-triage')).body;
+            const schema = {
+              ...template.schema,
+              state: { ...template.schema.state, fields: { ...template.schema.state.fields, order_id: { type: 'string', required: true } } },
+            };
+            const decisionPath = `${base}/decisions/${held.demo.decision_id}`;
+            expect((await held.api('PUT', `${decisionPath}/draft`, { schema, revision: held.decision.revision })).status).toBe(200);
+            expect((await held.api('POST', `${decisionPath}/deploy`)).status).toBe(201);
+            expect((await held.api('PUT', `${decisionPath}/endpoint`, { enabled: false })).status).toBe(200);
+          }
+          if (start === 8) expect((await held.api('DELETE', base)).status).toBe(204);
+          // The file as earlier versions of the launcher left it: the user alone; the workspace is found by its name.
+          if (start === 10) writeFileSync(join(dataDir, 'demo-user.json'), JSON.stringify({ email: held.demo.email, password: held.demo.password }));
+        } finally {
+          await cluster.stop();
         }
-        if (start === 8) expect((await held.api('DELETE', base)).status).toBe(204);
-        // The file as earlier versions of the launcher left it: the user alone; the workspace is found by its name.
-        if (start === 10) writeFileSync(join(dataDir, 'demo-user.json'), JSON.stringify({ email: held.demo.email, password: held.demo.password }));
-      } finally {
-        await cluster.stop();
       }
-    }
-    // The key is kept between starts and replaced only after it was revoked; the workspace only after it was deleted.
-    const runs = (list: string[]) => list.map((item, i) => (i === 0 || item !== list[i - 1] ? 'new' : 'same'));
-    expect(runs(keys)).toEqual(['new', 'same', 'same', 'new', 'same', 'same', 'same', 'same', 'new', 'same', 'new', 'same']);
-    expect(runs(workspaces)).toEqual(['new', 'same', 'same', 'same', 'same', 'same', 'same', 'same', 'new', 'same', 'same', 'same']);
-    expect(modeOf(join(dataDir, 'demo-user.json'))).toBe('600');
-  }, 15 * 60_000);
+      // The key is kept between starts and replaced only after it was revoked; the workspace only after it was deleted.
+      const runs = (list: string[]) => list.map((item, i) => (i === 0 || item !== list[i - 1] ? 'new' : 'same'));
+      expect(runs(keys)).toEqual(['new', 'same', 'same', 'new', 'same', 'same', 'same', 'same', 'new', 'same', 'new', 'same']);
+      expect(runs(workspaces)).toEqual(['new', 'same', 'same', 'same', 'same', 'same', 'same', 'same', 'new', 'same', 'same', 'same']);
+      expect(modeOf(join(dataDir, 'demo-user.json'))).toBe('600');
+    },
+    15 * 60_000,
+  );
 
   it('reports a demo that cannot be set up in one line, naming DATA_DIR, and keeps the services running', async () => {
     const file = join(dataDir, 'demo-user.json');
@@ -238,7 +251,10 @@ describe('two all-in-one instances on one machine', () => {
         child.once('exit', (code) => done({ code, stderr }));
       });
     const database = await launch({ EMBEDDED_POSTGRES_PORT: String(taken), PORT: String(await freePort()) });
-    expect(database).toEqual({ code: 1, stderr: `all-in-one: port ${taken} for the embedded PostgreSQL is taken: set EMBEDDED_POSTGRES_PORT to a free port\n` });
+    expect(database).toEqual({
+      code: 1,
+      stderr: `all-in-one: port ${taken} for the embedded PostgreSQL is taken: set EMBEDDED_POSTGRES_PORT to a free port\n`,
+    });
     const api = Number(new URL(started[0]!.cluster.baseUrl).port);
     const http = await launch({ PORT: String(api), DATABASE_URL: process.env.E2E_DATABASE_URL, NATS_URL: process.env.E2E_NATS_URL });
     expect(http).toEqual({ code: 1, stderr: `all-in-one: port ${api} for the API is taken: set PORT to a free port\n` });

@@ -11,7 +11,11 @@ describe('demoDecisionRepair', () => {
   });
 
   it('keeps a version edited by hand while it still accepts the sample state', () => {
-    const edited = { ...schema, context: 'Edited in the application', state: { ...schema.state, fields: { ...schema.state.fields, locale: { type: 'string' } } } };
+    const edited = {
+      ...schema,
+      context: 'Edited in the application',
+      state: { ...schema.state, fields: { ...schema.state.fields, locale: { type: 'string' } } },
+    };
     expect(demoDecisionRepair({ ...deployed, active_schema: edited }, template)).toEqual({ redeployTemplate: false, enableEndpoint: false });
   });
 

@@ -82,8 +82,11 @@ export async function seedDemo(baseUrl: string, dataDir: string): Promise<string
 
   let state = readState(stateFile);
   if (state) {
-    session = expectStatus(await call(baseUrl, 'POST', '/app/v1/auth/sign-in', null, { email: state.email, password: state.password }), 200, 'sign in as the demo user')
-      .session.token;
+    session = expectStatus(
+      await call(baseUrl, 'POST', '/app/v1/auth/sign-in', null, { email: state.email, password: state.password }),
+      200,
+      'sign in as the demo user',
+    ).session.token;
   } else {
     // An address of this data folder's own: a database shared with another data folder already knows the other's.
     state = { email: `demo-${randomAlphanumeric(8).toLowerCase()}@example.com`, password: `demo${randomAlphanumeric(16)}7` };
@@ -137,7 +140,9 @@ async function demoWorkspace(api: Api, state: DemoState): Promise<string> {
     if (found.status === 200) return state.workspace_id;
     if (found.status !== 404 && found.status !== 403) expectStatus(found, 200, 'read the demo workspace');
   }
-  const owned = expectStatus(await api('GET', '/app/v1/workspaces'), 200, 'list the demo user’s workspaces') as { data: Array<{ id: string; name: string; role: string }> };
+  const owned = expectStatus(await api('GET', '/app/v1/workspaces'), 200, 'list the demo user’s workspaces') as {
+    data: Array<{ id: string; name: string; role: string }>;
+  };
   const earlier = owned.data.filter((workspace) => workspace.role === 'owner' && isDemoWorkspaceName(workspace.name));
   // Names sort by their date: the newest earlier demo is the last.
   const adopted = earlier.at(-1);
@@ -174,7 +179,11 @@ async function demoDecision(api: Api, workspaceId: string, decisionId: string | 
   let version = details.active_version;
   if (repair.redeployTemplate) {
     if (!created) {
-      expectStatus(await api('PUT', `${base}/${details.id}/draft`, { schema: template.schema, revision: details.revision }), 200, 'restore the demo decision’s draft');
+      expectStatus(
+        await api('PUT', `${base}/${details.id}/draft`, { schema: template.schema, revision: details.revision }),
+        200,
+        'restore the demo decision’s draft',
+      );
     }
     version = expectStatus(await api('POST', `${base}/${details.id}/deploy`), 201, 'deploy the demo decision').version;
   }

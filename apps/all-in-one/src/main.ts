@@ -116,7 +116,9 @@ async function announceDemo(baseUrl: string, dataDir: string, embeddedDatabase: 
   } catch (error) {
     const what = error instanceof DemoSetupError ? error.message : `failed: ${error instanceof Error ? error.message : String(error)}`;
     const holds = embeddedDatabase ? 'the demo and the embedded database' : `the demo's user and key (${join(dataDir, 'demo-user.json')})`;
-    process.stderr.write(`all-in-one: demo set-up ${what}; the services keep running; to start the demo afresh, stop the launcher and delete DATA_DIR (${dataDir}, which holds ${holds})\n`);
+    process.stderr.write(
+      `all-in-one: demo set-up ${what}; the services keep running; to start the demo afresh, stop the launcher and delete DATA_DIR (${dataDir}, which holds ${holds})\n`,
+    );
   }
 }
 
@@ -201,7 +203,11 @@ async function main(): Promise<void> {
     const opsBase = portFromEnv('OPS_PORT_BASE');
     const opsPorts = {} as Record<ServiceName, number>;
     for (const [i, name] of SERVICE_NAMES.entries()) {
-      opsPorts[name] = await choosePort(`the ops port of ${name}`, { port: opsBase === null ? null : opsBase + i, move: 'set OPS_PORT_BASE to the first of six free ports' }, DEFAULT_OPS_PORTS[name]);
+      opsPorts[name] = await choosePort(
+        `the ops port of ${name}`,
+        { port: opsBase === null ? null : opsBase + i, move: 'set OPS_PORT_BASE to the first of six free ports' },
+        DEFAULT_OPS_PORTS[name],
+      );
     }
     const port = await choosePort('the API', { port: portFromEnv('PORT') ?? 3000, move: 'set PORT to a free port' }, 3000);
     // Probes, metrics and the route table are for this machine unless asked otherwise; a pod's probes come from outside.
