@@ -18,7 +18,7 @@ interface Started {
 async function startWithDemo(name: string, env: NodeJS.ProcessEnv, launcherChoosesOpsPorts = false): Promise<Started> {
   const cluster = await startCluster(env, name, { args: ['--demo'], launcherChoosesOpsPorts });
   const log = () => readFileSync(cluster.logFile, 'utf8');
-  await waitFor(async () => /\n {2}-d '.*'\n/.test(log()) || log().includes('all-in-one: demo set-up'), 60_000, `the demo of ${name}`);
+  await waitFor(async () => /\n {2}-d '.*'\n/.test(log()) || log().includes('all-in-one: demo set-up'), 180_000, `the demo of ${name}`);
   const curl = /curl -s -X POST [^\n]*(?:\n {2}[^\n]*)+/.exec(log())?.[0] ?? '';
   return { cluster, log: log(), curl };
 }
@@ -141,7 +141,7 @@ describe('restarting the all-in-one on one data folder', () => {
       expect(runs(workspaces)).toEqual(['new', 'same', 'same', 'same', 'same', 'same', 'same', 'same', 'new', 'same', 'same', 'same']);
       expect(modeOf(join(dataDir, 'demo-user.json'))).toBe('600');
     },
-    15 * 60_000,
+    40 * 60_000,
   );
 
   it('reports a demo that cannot be set up in one line, naming DATA_DIR, and keeps the services running', async () => {
@@ -161,7 +161,7 @@ describe('restarting the all-in-one on one data folder', () => {
       await cluster.stop();
       writeFileSync(file, kept, { mode: 0o600 });
     }
-  }, 120_000);
+  }, 300_000);
 });
 
 /** Processes whose command line names the folder: the launcher's nats-server and embedded PostgreSQL. */
@@ -213,7 +213,7 @@ describe('two all-in-one instances on one machine', () => {
     const own = { DATABASE_URL: undefined, NATS_URL: undefined };
     started.push(await startWithDemo('side-a', own, true));
     started.push(await startWithDemo('side-b', { ...own, OPS_HOST: '0.0.0.0' }, true));
-  }, 300_000);
+  }, 600_000);
 
   afterAll(async () => {
     for (const instance of started) await instance.cluster.stop();
@@ -230,7 +230,7 @@ describe('two all-in-one instances on one machine', () => {
     expect(portOf(a!, /embedded PostgreSQL on port (\d+)/)).not.toBe(portOf(b!, /embedded PostgreSQL on port (\d+)/));
     expect(portOf(a!, /nats-server started here on port (\d+)/)).not.toBe(portOf(b!, /nats-server started here on port (\d+)/));
     expect(new Set([...opsPortsOf(a!), ...opsPortsOf(b!)]).size).toBe(12);
-  }, 60_000);
+  }, 120_000);
 
   it('binds the ops ports to loopback, or to every interface when OPS_HOST says so', () => {
     const [a, b] = started.map((instance) => opsPortsOf(instance.log));

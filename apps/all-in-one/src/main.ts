@@ -132,6 +132,9 @@ async function main(): Promise<void> {
     return;
   }
 
+  // Every setting is read before anything starts, so that a malformed one stops nothing half-started.
+  const ports = { postgres: portFromEnv('EMBEDDED_POSTGRES_PORT'), opsBase: portFromEnv('OPS_PORT_BASE'), api: portFromEnv('PORT') ?? 3000 };
+  const restartPolicy = restartPolicyFromEnv();
   const dataDir = resolve(process.env.DATA_DIR ?? '.data');
   // Not private as a whole: run as root, the embedded PostgreSQL runs as the postgres user and must reach its folder.
   // The file that holds secrets (the demo's password and key) is private on its own.
@@ -153,7 +156,7 @@ async function main(): Promise<void> {
   const register = (dependency: Started) => void started.push(dependency);
 
   try {
-    const postgres = await ensurePostgres(process.env.DATABASE_URL, dataDir, portFromEnv('EMBEDDED_POSTGRES_PORT'), register);
+    const postgres = await ensurePostgres(process.env.DATABASE_URL, dataDir, ports.postgres, register);
     say(`all-in-one: database: ${postgres.description}`);
     const nats = await ensureNats(process.env.NATS_URL || undefined, dataDir, register);
     say(`all-in-one: messaging: ${nats.description}`);
@@ -200,21 +203,19 @@ async function main(): Promise<void> {
       );
     }
 
-    const opsBase = portFromEnv('OPS_PORT_BASE');
     const opsPorts = {} as Record<ServiceName, number>;
     for (const [i, name] of SERVICE_NAMES.entries()) {
       opsPorts[name] = await choosePort(
         `the ops port of ${name}`,
-        { port: opsBase === null ? null : opsBase + i, move: 'set OPS_PORT_BASE to the first of six free ports' },
+        { port: ports.opsBase === null ? null : ports.opsBase + i, move: 'set OPS_PORT_BASE to the first of six free ports' },
         DEFAULT_OPS_PORTS[name],
       );
     }
-    const port = await choosePort('the API', { port: portFromEnv('PORT') ?? 3000, move: 'set PORT to a free port' }, 3000);
+    const port = await choosePort('the API', { port: ports.api, move: 'set PORT to a free port' }, 3000);
     // Probes, metrics and the route table are for this machine unless asked otherwise; a pod's probes come from outside.
     const opsHost = process.env.OPS_HOST || '127.0.0.1';
     const opsAddress = opsHost === '0.0.0.0' || opsHost === '::' ? '127.0.0.1' : opsHost.includes(':') ? `[${opsHost}]` : opsHost;
     const readyz = (name: ServiceName) => async () => (await fetch(`http://${opsAddress}:${opsPorts[name]}/readyz`).catch(() => null))?.ok === true;
-    const restartPolicy = restartPolicyFromEnv();
     const services = SERVICE_NAMES.map(
       (name) =>
         new SupervisedService(
@@ -235,7 +236,9 @@ async function main(): Promise<void> {
     for (const service of services) service.start();
     register({ description: 'services', stop: async () => void (await Promise.all(services.map((service) => service.stop()))) });
 
-    await Promise.all(SERVICE_NAMES.map((name) => waitUntil(readyz(name), 60_000, name)));
+    // Six Node processes and their migrations on a busy two-core laptop can take minutes; a service that exits is
+    // reported at once whatever this says.
+    await Promise.all(SERVICE_NAMES.map((name) => waitUntil(readyz(name), 180_000, name)));
     await waitUntil(() => listening('127.0.0.1', port), 10_000, 'gateway');
     const baseUrl = `http://127.0.0.1:${port}`;
     for (const service of services) service.arm();

@@ -208,7 +208,7 @@ async function startClusterOnce(env: NodeJS.ProcessEnv, name: string, options: L
   });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the cluster was not ready within 90 s; see ${logFile}`)), 90_000);
+    timer = setTimeout(() => reject(new Error(`the cluster was not ready within 200 s; see ${logFile}`)), 200_000);
   });
   let gatewayOpsPort: number;
   try {
