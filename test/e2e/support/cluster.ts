@@ -208,11 +208,16 @@ async function startClusterOnce(env: NodeJS.ProcessEnv, name: string, options: L
   });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the cluster was not ready within 200 s; see ${logFile}`)), 200_000);
+    // Longer than the launcher's own wait for its services, so that a slow start ends in its message and a retry.
+    timer = setTimeout(() => reject(new Error(`the cluster was not ready within 300 s; see ${logFile}`)), 300_000);
   });
   let gatewayOpsPort: number;
   try {
     gatewayOpsPort = await Promise.race([ready, timeout]);
+  } catch (error) {
+    // A launcher given up on must not outlive the test run, holding its ports and keeping jest from exiting.
+    if (child.exitCode === null) child.kill('SIGTERM');
+    throw error;
   } finally {
     clearTimeout(timer);
   }
