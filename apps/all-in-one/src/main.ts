@@ -1,13 +1,13 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { SERVICE_NAMES, ServiceName } from '@ds/contracts';
 import { startEngineSimulator } from '@ds/engine-simulator';
 import { DEFAULT_OPS_PORTS, redact } from '@ds/platform';
-import { seedDemo } from './demo';
+import { DemoSetupError, seedDemo } from './demo';
 import { DEFAULT_RESTART_POLICY, RestartPolicyOptions } from './restart-policy';
 import { SupervisedService } from './supervisor';
-import { ensureNats, ensurePostgres, listening, Started, waitUntil } from './dependencies';
+import { choosePort, ensureNats, ensurePostgres, listening, Started, waitUntil } from './dependencies';
 
 /**
  * All-in-one mode: every service on one machine, each in its own process exactly as in a cluster, with
@@ -97,6 +97,31 @@ function restartPolicyFromEnv(): RestartPolicyOptions {
   };
 }
 
+/** A port number from the environment, or null when the variable is not set. */
+function portFromEnv(name: string): number | null {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return null;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) fail(`${name} must be a port from 1 to 65535, not ${JSON.stringify(raw)}`);
+  return port;
+}
+
+/**
+ * The demo is a convenience on top of a running cluster: when it cannot be set up, the API keeps serving and one
+ * line says what failed and how to start the demo afresh.
+ */
+async function announceDemo(baseUrl: string, dataDir: string, embeddedDatabase: boolean): Promise<void> {
+  try {
+    say(await seedDemo(baseUrl, dataDir));
+  } catch (error) {
+    const what = error instanceof DemoSetupError ? error.message : `failed: ${error instanceof Error ? error.message : String(error)}`;
+    const holds = embeddedDatabase ? 'the demo and the embedded database' : `the demo's user and key (${join(dataDir, 'demo-user.json')})`;
+    process.stderr.write(
+      `all-in-one: demo set-up ${what}; the services keep running; to start the demo afresh, stop the launcher and delete DATA_DIR (${dataDir}, which holds ${holds})\n`,
+    );
+  }
+}
+
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   if (options.target) {
@@ -107,23 +132,35 @@ async function main(): Promise<void> {
     return;
   }
 
+  // Every setting is read before anything starts, so that a malformed one stops nothing half-started.
+  const ports = { postgres: portFromEnv('EMBEDDED_POSTGRES_PORT'), opsBase: portFromEnv('OPS_PORT_BASE'), api: portFromEnv('PORT') ?? 3000 };
+  const restartPolicy = restartPolicyFromEnv();
   const dataDir = resolve(process.env.DATA_DIR ?? '.data');
+  // Not private as a whole: run as root, the embedded PostgreSQL runs as the postgres user and must reach its folder.
+  // The file that holds secrets (the demo's password and key) is private on its own.
   mkdirSync(dataDir, { recursive: true });
   const started: Started[] = [];
-  let stopping = false;
-  const stopAll = async () => {
-    stopping = true;
-    for (const dependency of started.reverse()) await dependency.stop().catch(() => undefined);
+  let stopping: Promise<void> | null = null;
+  // What started is stopped in the reverse order: the services before the nats-server and PostgreSQL they use.
+  const stopAll = () =>
+    (stopping ??= (async () => {
+      for (const dependency of started.reverse()) await dependency.stop().catch(() => undefined);
+    })());
+  const shutdown = async (code: number) => {
+    if (stopping) return;
+    await stopAll();
+    process.exit(code);
   };
+  // From the first moment, so that a signal during start-up still stops what was started.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void shutdown(0));
+  const register = (dependency: Started) => void started.push(dependency);
 
   try {
-    const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
-    const postgres = await ensurePostgres(process.env.DATABASE_URL, dataDir, Number(process.env.EMBEDDED_POSTGRES_PORT ?? 54329));
-    started.push(postgres);
+    const postgres = await ensurePostgres(process.env.DATABASE_URL, dataDir, ports.postgres, register);
     say(`all-in-one: database: ${postgres.description}`);
-    const nats = await ensureNats(natsUrl, dataDir);
-    started.push(nats);
+    const nats = await ensureNats(process.env.NATS_URL || undefined, dataDir, register);
     say(`all-in-one: messaging: ${nats.description}`);
+    const natsUrl = nats.url;
 
     const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: postgres.url, NATS_URL: natsUrl, DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE ?? '5' };
     for (const sealed of SEALED_AT_REST) {
@@ -151,7 +188,7 @@ async function main(): Promise<void> {
 
     if (options.demo && !process.env.ENGINE_LLM_API_KEY && !process.env.ENGINE_CHECKPOINT_BASE_URL) {
       const simulator = await startEngineSimulator({ port: 0 });
-      started.push({ description: 'engine simulator', stop: () => simulator.close() });
+      register({ description: 'engine simulator', stop: () => simulator.close() });
       Object.assign(env, {
         ENGINE_DEFAULT: 'llm',
         ENGINE_LLM_PROVIDER: 'openai',
@@ -166,23 +203,24 @@ async function main(): Promise<void> {
       );
     }
 
-    const opsBase = process.env.OPS_PORT_BASE ? Number(process.env.OPS_PORT_BASE) : null;
-    const opsPorts = Object.fromEntries(SERVICE_NAMES.map((name, i) => [name, opsBase === null ? DEFAULT_OPS_PORTS[name] : opsBase + i])) as Record<
-      ServiceName,
-      number
-    >;
-    const shutdown = async (code: number) => {
-      if (stopping) return;
-      await stopAll();
-      process.exit(code);
-    };
-    const readyz = (name: ServiceName) => async () => (await fetch(`http://127.0.0.1:${opsPorts[name]}/readyz`).catch(() => null))?.ok === true;
-    const restartPolicy = restartPolicyFromEnv();
+    const opsPorts = {} as Record<ServiceName, number>;
+    for (const [i, name] of SERVICE_NAMES.entries()) {
+      opsPorts[name] = await choosePort(
+        `the ops port of ${name}`,
+        { port: ports.opsBase === null ? null : ports.opsBase + i, move: 'set OPS_PORT_BASE to the first of six free ports' },
+        DEFAULT_OPS_PORTS[name],
+      );
+    }
+    const port = await choosePort('the API', { port: ports.api, move: 'set PORT to a free port' }, 3000);
+    // Probes, metrics and the route table are for this machine unless asked otherwise; a pod's probes come from outside.
+    const opsHost = process.env.OPS_HOST || '127.0.0.1';
+    const opsAddress = opsHost === '0.0.0.0' || opsHost === '::' ? '127.0.0.1' : opsHost.includes(':') ? `[${opsHost}]` : opsHost;
+    const readyz = (name: ServiceName) => async () => (await fetch(`http://${opsAddress}:${opsPorts[name]}/readyz`).catch(() => null))?.ok === true;
     const services = SERVICE_NAMES.map(
       (name) =>
         new SupervisedService(
           name,
-          () => run(SERVICE_ENTRY(name), [], { ...env, OPS_PORT: String(opsPorts[name]) }, profilingArgs(name)),
+          () => run(SERVICE_ENTRY(name), [], { ...env, PORT: String(port), OPS_PORT: String(opsPorts[name]), OPS_HOST: opsHost }, profilingArgs(name)),
           readyz(name),
           {
             say: (line) => process.stderr.write(`${line}\n`),
@@ -196,20 +234,22 @@ async function main(): Promise<void> {
         ),
     );
     for (const service of services) service.start();
-    started.push({ description: 'services', stop: async () => void (await Promise.all(services.map((service) => service.stop()))) });
-    for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void shutdown(0));
+    register({ description: 'services', stop: async () => void (await Promise.all(services.map((service) => service.stop()))) });
 
-    await Promise.all(SERVICE_NAMES.map((name) => waitUntil(readyz(name), 60_000, name)));
-    const port = Number(process.env.PORT ?? 3000);
+    // Six Node processes and their migrations on a busy two-core laptop can take minutes; a service that exits is
+    // reported at once whatever this says.
+    await Promise.all(SERVICE_NAMES.map((name) => waitUntil(readyz(name), 180_000, name)));
     await waitUntil(() => listening('127.0.0.1', port), 10_000, 'gateway');
     const baseUrl = `http://127.0.0.1:${port}`;
     for (const service of services) service.arm();
-    say(`all-in-one: ready: API at ${baseUrl}, probes and metrics at ${SERVICE_NAMES.map((name) => `${name} :${opsPorts[name]}`).join(', ')}`);
+    say(`all-in-one: ready: API at ${baseUrl}, probes and metrics on ${opsHost} at ${SERVICE_NAMES.map((name) => `${name} :${opsPorts[name]}`).join(', ')}`);
     say(`all-in-one: processes: ${services.map((service) => `${service.name} ${service.pid}`).join(', ')} (a service that crashes is restarted)`);
-    if (options.demo) say(await seedDemo(baseUrl, dataDir));
+    if (options.demo) await announceDemo(baseUrl, dataDir, !process.env.DATABASE_URL);
   } catch (error) {
+    // A signal during start-up makes the waits fail; the shutdown it began ends the process.
+    if (stopping) return;
     await stopAll();
-    fail((error as Error).message);
+    fail(error instanceof Error ? error.message : String(error));
   }
 }
 

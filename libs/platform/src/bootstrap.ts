@@ -175,7 +175,7 @@ export async function startService<TConfig>(definition: ServiceDefinition<TConfi
     },
     definition.opsDocuments?.(app),
   );
-  const opsPort = await ops.listen(base.opsPort);
+  const opsPort = await ops.listen(base.opsPort, base.opsHost);
   logger.info({ opsPort, httpPort }, `${definition.name} started`);
 
   let stopping: Promise<void> | null = null;

@@ -177,6 +177,7 @@ describe('readBaseConfig', () => {
       natsUrl: 'nats://127.0.0.1:4222',
       databaseUrl: 'postgres://postgres@127.0.0.1:5432/postgres',
       opsPort: 9401,
+      opsHost: '0.0.0.0',
       shutdownGraceMs: 65_000,
       runMigrations: true,
       databasePoolSize: 10,
@@ -192,6 +193,20 @@ describe('readBaseConfig', () => {
     expect(problemsOf(env)).toBe(
       'invalid configuration: NATS_USER and NATS_PASSWORD must be set together; NATS_TLS_CERT_FILE and NATS_TLS_KEY_FILE must be set together',
     );
+  });
+});
+
+describe('OPS_HOST', () => {
+  it.each(['127.0.0.1', '::1', '0.0.0.0', 'localhost'])('takes %s', (host) => {
+    const env = new EnvReader({ OPS_HOST: host });
+    expect(readBaseConfig('gateway', env).opsHost).toBe(host);
+    expect(problemsOf(env)).toBeNull();
+  });
+
+  it.each(['ops.internal', '127.0.0.1:9400', '256.1.1.1'])('refuses %s, naming the variable', (host) => {
+    const env = new EnvReader({ OPS_HOST: host });
+    readBaseConfig('gateway', env);
+    expect(problemsOf(env)).toBe(`invalid configuration: OPS_HOST must be an IP address such as 127.0.0.1 or 0.0.0.0, or localhost (got ${host})`);
   });
 });
 

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { ServiceName } from '@ds/contracts';
 import { DEFAULT_SESSION_TIMEOUTS, SessionTimeouts } from './database';
 
@@ -141,6 +142,8 @@ export interface BaseConfig {
   databaseUrl: string;
   logLevel: string;
   opsPort: number;
+  /** The address the ops port listens on: every interface for a pod's probes, loopback in the all-in-one launcher. */
+  opsHost: string;
   shutdownGraceMs: number;
   runMigrations: boolean;
   databasePoolSize: number;
@@ -163,6 +166,12 @@ function readNatsAuth(env: EnvReader): NatsAuth {
   return { user, password, tls };
 }
 
+function readOpsHost(env: EnvReader): string {
+  const host = env.string('OPS_HOST', '0.0.0.0');
+  if (isIP(host) === 0 && host !== 'localhost') env.fail('OPS_HOST', `must be an IP address such as 127.0.0.1 or 0.0.0.0, or localhost (got ${host})`);
+  return host;
+}
+
 export function readBaseConfig(service: ServiceName, env: EnvReader): BaseConfig {
   return {
     service,
@@ -171,6 +180,7 @@ export function readBaseConfig(service: ServiceName, env: EnvReader): BaseConfig
     databaseUrl: env.url('DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/postgres', ['postgres', 'postgresql']),
     logLevel: env.oneOf('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     opsPort: env.int('OPS_PORT', DEFAULT_OPS_PORTS[service], 0, 65535),
+    opsHost: readOpsHost(env),
     shutdownGraceMs: env.int('SHUTDOWN_GRACE_MS', DEFAULT_SHUTDOWN_GRACE_MS[service], 0, 600_000),
     runMigrations: env.bool('MIGRATIONS_RUN', true),
     databasePoolSize: env.int('DATABASE_POOL_SIZE', 10, 1, 200),

@@ -134,6 +134,7 @@ export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, 
 
 export interface Cluster {
   baseUrl: string;
+  /** The gateway's ops port; the other services' follow it unless the launcher chose them. */
   opsBase: number;
   process: ChildProcess;
   logFile: string;
@@ -156,51 +157,73 @@ async function withPortRetries<T>(start: () => Promise<T>, attempts = 3): Promis
 
 class ExitedEarly extends Error {}
 
-/** The all-in-one launcher, exactly as a user starts it, on ports of its own. */
-export function startCluster(env: NodeJS.ProcessEnv, name: string): Promise<Cluster> {
-  return withPortRetries(() => startClusterOnce(env, name));
+export interface LauncherOptions {
+  /** The launcher's arguments (`--demo`, as `npm start` passes it). */
+  args?: string[];
+  /** Leave the ops ports to the launcher (its defaults, or free ones where those are taken) instead of a free block. */
+  launcherChoosesOpsPorts?: boolean;
 }
 
-async function startClusterOnce(env: NodeJS.ProcessEnv, name: string): Promise<Cluster> {
+/** The folder every start of the cluster called `name` keeps its data in (DATA_DIR). */
+export function clusterDataDir(name: string): string {
+  return join(ROOT, '.data', 'e2e', `${name}-data`);
+}
+
+/**
+ * The all-in-one launcher, exactly as a user starts it, on ports of its own, with its data in `clusterDataDir(name)`:
+ * a second start under the same name finds what the first left there.
+ */
+export function startCluster(env: NodeJS.ProcessEnv, name: string, options: LauncherOptions = {}): Promise<Cluster> {
+  return withPortRetries(() => startClusterOnce(env, name, options));
+}
+
+async function startClusterOnce(env: NodeJS.ProcessEnv, name: string, options: LauncherOptions): Promise<Cluster> {
   const port = await freePort();
-  const opsBase = await freePortBlock(6);
+  const opsBase = options.launcherChoosesOpsPorts ? undefined : await freePortBlock(6);
   const logDir = join(ROOT, '.data', 'e2e');
   mkdirSync(logDir, { recursive: true });
   const logFile = join(logDir, `${name}.log`);
   const log = createWriteStream(logFile);
-  const child = spawn(process.execPath, [LAUNCHER], {
+  const child = spawn(process.execPath, [LAUNCHER, ...(options.args ?? [])], {
     env: {
       ...process.env,
       ...env,
       PORT: String(port),
-      OPS_PORT_BASE: String(opsBase),
+      OPS_PORT_BASE: opsBase === undefined ? undefined : String(opsBase),
       LOG_LEVEL: env.LOG_LEVEL ?? 'warn',
-      DATA_DIR: join(logDir, `${name}-data`),
+      DATA_DIR: clusterDataDir(name),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.pipe(log);
   child.stderr!.pipe(log);
-  const ready = new Promise<void>((resolveReady, reject) => {
+  const ready = new Promise<number>((resolveReady, reject) => {
     let seen = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       seen += chunk.toString();
-      if (seen.includes('all-in-one: ready')) resolveReady();
+      const line = /all-in-one: ready: .* at gateway :(\d+)/.exec(seen);
+      if (line) resolveReady(Number(line[1]));
     });
     child.once('exit', (code) => reject(new ExitedEarly(`the cluster exited with ${code} before it was ready; see ${logFile}`)));
   });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the cluster was not ready within 90 s; see ${logFile}`)), 90_000);
+    // Longer than the launcher's own wait for its services, so that a slow start ends in its message and a retry.
+    timer = setTimeout(() => reject(new Error(`the cluster was not ready within 300 s; see ${logFile}`)), 300_000);
   });
+  let gatewayOpsPort: number;
   try {
-    await Promise.race([ready, timeout]);
+    gatewayOpsPort = await Promise.race([ready, timeout]);
+  } catch (error) {
+    // A launcher given up on must not outlive the test run, holding its ports and keeping jest from exiting.
+    if (child.exitCode === null) child.kill('SIGTERM');
+    throw error;
   } finally {
     clearTimeout(timer);
   }
   return {
     baseUrl: `http://127.0.0.1:${port}`,
-    opsBase,
+    opsBase: opsBase ?? gatewayOpsPort,
     process: child,
     logFile,
     stop: () =>
