@@ -9,12 +9,15 @@ import { VersionCache } from './decisions/version-cache';
 import { DecisionEntity, DecisionVersionEntity, ExecutionEntity } from './entities';
 import { ExecutionRecorder } from './executions/execution-recorder';
 import { ExecutionsQuery } from './executions/executions.query';
+import { OutcomesService } from './quality/outcomes.service';
+import { QualityService } from './quality/quality.service';
 import { HooksHandlers } from './hooks/hooks.handlers';
 import { HooksService } from './hooks/hooks.service';
 import { Initial1763780000000 } from './migrations/1763780000000-initial';
 import { ExecutionRetention1764400000000 } from './migrations/1764400000000-execution-retention';
 import { DecisionHooks1795448775114 } from './migrations/1795448775114-decision-hooks';
 import { SealedHookSecrets1795600000001 } from './migrations/1795600000001-sealed-hook-secrets';
+import { ExecutionOutcomes1796012873514 } from './migrations/1796012873514-execution-outcomes';
 import { BillingRetention, ExecutionRetention, RETENTION_SOURCE } from './retention/execution-retention';
 import { PlaygroundService } from './playground/playground.service';
 import { RunnerHandlers } from './runner.handlers';
@@ -30,7 +33,13 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
   database: {
     schema: 'decision_runner',
     entities: [DecisionEntity, DecisionVersionEntity, ExecutionEntity],
-    migrations: [Initial1763780000000, ExecutionRetention1764400000000, DecisionHooks1795448775114, SealedHookSecrets1795600000001],
+    migrations: [
+      Initial1763780000000,
+      ExecutionRetention1764400000000,
+      DecisionHooks1795448775114,
+      SealedHookSecrets1795600000001,
+      ExecutionOutcomes1796012873514,
+    ],
   },
   readConfig: readDecisionRunnerConfig,
   module: () => ({
@@ -49,6 +58,8 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       VersionCache,
       ExecutionRecorder,
       ExecutionsQuery,
+      OutcomesService,
+      QualityService,
       ExecutionRetention,
       HooksService,
       { provide: RETENTION_SOURCE, useClass: BillingRetention },

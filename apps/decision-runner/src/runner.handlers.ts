@@ -5,10 +5,13 @@ import {
   CreateDecisionRequest,
   DecisionRef,
   ExecutionOutcomesRequest,
+  FitCalibrationRequest,
   GetContractRequest,
   GetDecisionRequest,
   ListExecutionsRequest,
   PlaygroundRunRequest,
+  QualityReportRequest,
+  RecordOutcomeRequest,
   RunDecisionRequest,
   SaveDraftRequest,
   SetEndpointRequest,
@@ -19,6 +22,8 @@ import { DecisionDetails } from './decisions/decision-details';
 import { DecisionsService } from './decisions/decisions.service';
 import { ExecutionsQuery } from './executions/executions.query';
 import { PlaygroundService } from './playground/playground.service';
+import { OutcomesService } from './quality/outcomes.service';
+import { QualityService } from './quality/quality.service';
 import { RunService } from './runs/run.service';
 
 @Controller()
@@ -29,6 +34,8 @@ export class RunnerHandlers {
     private readonly executions: ExecutionsQuery,
     private readonly details: DecisionDetails,
     private readonly playground: PlaygroundService,
+    private readonly outcomes: OutcomesService,
+    private readonly quality: QualityService,
   ) {}
 
   @MessagePattern(SUBJECTS.runner.run)
@@ -89,5 +96,20 @@ export class RunnerHandlers {
   @MessagePattern(SUBJECTS.runner.playground)
   playgroundRun(@Payload() request: PlaygroundRunRequest) {
     return this.playground.run(request);
+  }
+
+  @MessagePattern(SUBJECTS.runner.recordOutcome)
+  recordOutcome(@Payload() request: RecordOutcomeRequest) {
+    return this.outcomes.record(request);
+  }
+
+  @MessagePattern(SUBJECTS.runner.qualityReport)
+  qualityReport(@Payload() request: QualityReportRequest) {
+    return this.quality.report(request);
+  }
+
+  @MessagePattern(SUBJECTS.runner.fitCalibration)
+  fitCalibration(@Payload() request: FitCalibrationRequest) {
+    return this.quality.fit(request);
   }
 }

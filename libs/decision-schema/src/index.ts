@@ -47,3 +47,4 @@ export { estimateTokens, questionTokens, type QuestionTokens } from './tokens';
 export { decisionContract, type DecisionContract, type ContractQuestion, type ContractLevel } from './contract';
 export { isValidSlug, checkDecisionMeta, SLUG_PATTERN } from './meta';
 export { TEMPLATES, templateSummary, type Template, type TemplateSummary } from './templates';
+export * from './quality';

@@ -13,7 +13,10 @@ export type ExecutionBase = Pick<
 >;
 
 export type ExecutionRow = ExecutionBase &
-  Pick<ExecutionEntity, 'status' | 'result' | 'confidence' | 'scores' | 'composites' | 'action' | 'actionReason' | 'metrics' | 'destinations' | 'error'>;
+  Pick<
+    ExecutionEntity,
+    'status' | 'result' | 'confidence' | 'scores' | 'composites' | 'action' | 'actionReason' | 'metrics' | 'destinations' | 'error' | 'distributions'
+  >;
 
 /** Rows per INSERT: bounds the statement's size (each row's JSON included) and the time one write holds a connection. */
 const MAX_ROWS_PER_INSERT = 256;
@@ -25,10 +28,11 @@ const MAX_ROWS_PER_INSERT = 256;
 const INSERT_EXECUTIONS = {
   name: 'decision-runner.insert-executions',
   text: `INSERT INTO executions (id, workspace_id, decision_id, decision_slug, version, source, status, request_id, livemode,
-                            result, confidence, scores, composites, action, action_reason, metrics, destinations, error, input)
+                            result, confidence, scores, composites, action, action_reason, metrics, destinations, error, input,
+                            distributions)
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::text[], $7::text[], $8::text[], $9::boolean[],
                               $10::jsonb[], $11::jsonb[], $12::jsonb[], $13::jsonb[], $14::text[], $15::jsonb[], $16::jsonb[], $17::jsonb[],
-                              $18::jsonb[], $19::jsonb[])`,
+                              $18::jsonb[], $19::jsonb[], $20::jsonb[])`,
 };
 
 /** A jsonb column's value as the statement takes it: JSON text, or SQL NULL. */
@@ -58,6 +62,7 @@ export function insertParameters(rows: readonly ExecutionRow[]): unknown[][] {
     rows.map((row) => jsonb(row.destinations)),
     rows.map((row) => jsonb(row.error)),
     rows.map((row) => jsonb(row.input)),
+    rows.map((row) => jsonb(row.distributions)),
   ];
 }
 
@@ -92,6 +97,8 @@ export class ExecutionRecorder implements OnModuleDestroy {
       metrics,
       destinations,
       error: null,
+      // Engine-error fallbacks have no distributions to learn from.
+      distributions: storeOutput && Object.keys(evaluation.recorded).length > 0 ? { model: evaluation.recorded } : null,
     });
   }
 
@@ -108,6 +115,7 @@ export class ExecutionRecorder implements OnModuleDestroy {
       metrics: null,
       destinations: null,
       error: { code: error.code, message: error.message },
+      distributions: null,
     });
   }
 

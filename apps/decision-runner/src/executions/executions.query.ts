@@ -102,6 +102,7 @@ function toPublicExecution(row: ExecutionEntity): Record<string, unknown> {
   body.destinations = row.destinations;
   body.metrics = row.metrics;
   if (row.error !== null) body.error = row.error;
+  body.outcome = row.outcome;
   body.created_at = row.createdAt.toISOString();
   return body;
 }
