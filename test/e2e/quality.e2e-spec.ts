@@ -240,7 +240,8 @@ describe('quality report and calibration', () => {
       expect(Math.abs(bin.accuracy - bin.confidence)).toBeLessThan(tolerance(200) + tolerance(300));
     }
     expect(calibrated.body.action.agreement).toBe(0);
-  });
+    // Five hundred runs and outcomes, four at a time.
+  }, 600_000);
 
   it('checks the report’s and the fit’s parameters', async () => {
     const ws = await newWorkspace();
