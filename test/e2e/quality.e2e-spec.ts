@@ -214,7 +214,7 @@ describe('quality report and calibration', () => {
       expect(question.ece_after).toBeLessThan(0.1);
     }
     const details = await call('GET', `/app/v1/workspaces/${ws.workspaceId}/decisions/${decisionId}`, { token: ws.session });
-    expect(Object.keys(details.body.draft.calibration.model)).toEqual(['verdict', 'spam']);
+    expect(Object.keys(details.body.draft.calibration.model).sort()).toEqual(['spam', 'verdict']);
     expect(await deploy(ws, decisionId)).toBe(2);
 
     const second = await runMany(ws, 'overconfident', 200);
