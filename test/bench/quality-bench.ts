@@ -32,17 +32,21 @@ async function main(): Promise<void> {
   const database = await migratedDatabase('quality_bench', decisionRunner.database, 4);
   try {
     const db = database.dataSource;
-    await db.query(
+    // The bulk load runs on one connection without the service's statement timeout; the report keeps it.
+    const loader = db.createQueryRunner();
+    await loader.connect();
+    await loader.query('SET statement_timeout = 0');
+    await loader.query(
       `INSERT INTO decisions (id, workspace_id, slug, name, draft_schema, revision, active_version, endpoint_enabled)
        VALUES ('dec_bench', 'ws_bench', 'bench', 'Bench', $1, 1, 1, true)`,
       [SCHEMA],
     );
-    await db.query(`INSERT INTO decision_versions (decision_id, version, schema) VALUES ('dec_bench', 1, $1)`, [SCHEMA]);
+    await loader.query(`INSERT INTO decision_versions (decision_id, version, schema) VALUES ('dec_bench', 1, $1)`, [SCHEMA]);
 
     let started = performance.now();
     // p: the engine's top probability for intent, l: urgency's, y: p(yes) for fraud; drawn per execution, the truth
     // drawn to be right a little less often than the engine says.
-    await db.query(
+    await loader.query(
       `INSERT INTO executions (id, workspace_id, decision_id, decision_slug, version, source, status, request_id, livemode,
                                result, confidence, action, action_reason, distributions, outcome, created_at)
        SELECT 'exec_' || lpad(i::text, 20, '0'), 'ws_bench', 'dec_bench', 'bench', 1, 'api', 'success', 'req_bench', true,
@@ -64,7 +68,7 @@ async function main(): Promise<void> {
 
     started = performance.now();
     // The labels recording each outcome writes (OutcomesService), derived here in one statement for speed.
-    await db.query(
+    await loader.query(
       `INSERT INTO quality_labels (execution_id, decision_id, version, executed_at, question, kind, source, confidence, predicted, observed, correct)
        SELECT e.id, e.decision_id, e.version, e.created_at, q.question, q.kind, 'model', q.confidence, q.predicted, q.observed, q.correct
          FROM executions e,
@@ -82,7 +86,8 @@ async function main(): Promise<void> {
               ) AS q(question, kind, confidence, predicted, observed, correct)
         WHERE e.decision_id = 'dec_bench'`,
     );
-    await db.query('VACUUM ANALYZE quality_labels');
+    await loader.query('VACUUM ANALYZE quality_labels');
+    await loader.release();
     const [{ count }] = (await db.query('SELECT count(*)::int AS count FROM quality_labels')) as [{ count: number }];
     say(`  ${count.toLocaleString('en-US')} labels written and vacuumed in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
