@@ -52,5 +52,9 @@ export class ExecutionEntity {
   @Column({ type: 'jsonb', nullable: true }) trace: object | null;
   /** Kept only when the version's settings say storeInput; no API ever returns it. */
   @Column({ type: 'jsonb', nullable: true }) input: object | null;
+  /** Per confidence source, the distributions before calibration; kept with the output (storeOutput). */
+  @Column({ type: 'jsonb', nullable: true }) distributions: object | null;
+  /** What turned out to be right, as reported afterwards: { answers, action, recorded_at }; null until then. */
+  @Column({ type: 'jsonb', nullable: true }) outcome: object | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
 }

@@ -10,6 +10,8 @@ import { VersionsService } from './decisions/versions.service';
 import { DecisionEntity, DecisionVersionEntity, ExecutionEntity } from './entities';
 import { ExecutionRecorder } from './executions/execution-recorder';
 import { ExecutionsQuery } from './executions/executions.query';
+import { OutcomesService } from './quality/outcomes.service';
+import { QualityService } from './quality/quality.service';
 import { HooksHandlers } from './hooks/hooks.handlers';
 import { HooksService } from './hooks/hooks.service';
 import { Initial1763780000000 } from './migrations/1763780000000-initial';
@@ -19,6 +21,7 @@ import { SealedHookSecrets1795600000001 } from './migrations/1795600000001-seale
 import { PlaygroundReservations1796031470523 } from './migrations/1796031470523-playground-reservations';
 import { ExecutionTraces1796041729301 } from './migrations/1796041729301-execution-traces';
 import { VersionHistory1796041729302 } from './migrations/1796041729302-version-history';
+import { ExecutionOutcomes1796012873514 } from './migrations/1796012873514-execution-outcomes';
 import { BillingRetention, ExecutionRetention, RETENTION_SOURCE } from './retention/execution-retention';
 import { PlaygroundReservations } from './playground/playground-reservations';
 import { PlaygroundService } from './playground/playground.service';
@@ -44,6 +47,7 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       PlaygroundReservations1796031470523,
       ExecutionTraces1796041729301,
       VersionHistory1796041729302,
+      ExecutionOutcomes1796012873514,
     ],
   },
   readConfig: readDecisionRunnerConfig,
@@ -71,6 +75,8 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       VersionsService,
       ExecutionRecorder,
       ExecutionsQuery,
+      OutcomesService,
+      QualityService,
       ExecutionRetention,
       HooksService,
       { provide: RETENTION_SOURCE, useClass: BillingRetention },

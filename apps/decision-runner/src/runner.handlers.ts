@@ -8,10 +8,13 @@ import {
   DeployRequest,
   RollbackRequest,
   ExecutionOutcomesRequest,
+  FitCalibrationRequest,
   GetContractRequest,
   GetDecisionRequest,
   ListExecutionsRequest,
   PlaygroundRunRequest,
+  QualityReportRequest,
+  RecordOutcomeRequest,
   RunDecisionRequest,
   SaveDraftRequest,
   SetEndpointRequest,
@@ -23,6 +26,8 @@ import { DecisionsService } from './decisions/decisions.service';
 import { VersionsService } from './decisions/versions.service';
 import { ExecutionsQuery } from './executions/executions.query';
 import { PlaygroundService } from './playground/playground.service';
+import { OutcomesService } from './quality/outcomes.service';
+import { QualityService } from './quality/quality.service';
 import { RunService } from './runs/run.service';
 
 @Controller()
@@ -34,6 +39,8 @@ export class RunnerHandlers {
     private readonly details: DecisionDetails,
     private readonly playground: PlaygroundService,
     private readonly versions: VersionsService,
+    private readonly outcomes: OutcomesService,
+    private readonly quality: QualityService,
   ) {}
 
   @MessagePattern(SUBJECTS.runner.run)
@@ -109,5 +116,20 @@ export class RunnerHandlers {
   @MessagePattern(SUBJECTS.runner.playground)
   playgroundRun(@Payload() request: PlaygroundRunRequest) {
     return this.playground.run(request);
+  }
+
+  @MessagePattern(SUBJECTS.runner.recordOutcome)
+  recordOutcome(@Payload() request: RecordOutcomeRequest) {
+    return this.outcomes.record(request);
+  }
+
+  @MessagePattern(SUBJECTS.runner.qualityReport)
+  qualityReport(@Payload() request: QualityReportRequest) {
+    return this.quality.report(request);
+  }
+
+  @MessagePattern(SUBJECTS.runner.fitCalibration)
+  fitCalibration(@Payload() request: FitCalibrationRequest) {
+    return this.quality.fit(request);
   }
 }

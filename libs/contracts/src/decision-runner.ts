@@ -238,6 +238,31 @@ export interface DecisionChangedNotice {
   slug: string;
 }
 
+/** An outcome reported for an execution, by API key or from the application. The body is checked by the runner. */
+export interface RecordOutcomeRequest extends WorkspaceScoped {
+  executionId: string;
+  body: unknown;
+}
+
+export interface OutcomeReply {
+  execution_id: string;
+  answers: Record<string, string | boolean>;
+  action: string | null;
+  recorded_at: string;
+}
+
+/** `version`, `from` and `to` as the query gave them (strings or absent); the runner checks them. */
+export interface QualityReportRequest extends DecisionRef {
+  version: unknown;
+  from: unknown;
+  to: unknown;
+}
+
+/** The calibration fit: `version` is the deployed version whose outcomes are fitted. */
+export interface FitCalibrationRequest extends DecisionRef {
+  version: unknown;
+}
+
 export const RUNNER_SUBJECTS = {
   run: rpcSubject<RunDecisionRequest, RunDecisionReply>('v1.decision-runner.run'),
   listDecisions: rpcSubject<WorkspaceScoped, ListDecisionsReply>('v1.decision-runner.decisions.list'),
@@ -265,6 +290,12 @@ export const RUNNER_SUBJECTS = {
   getDecision: rpcSubject<GetDecisionRequest, DecisionDetailsReply>('v1.decision-runner.decisions.get'),
   /** A run from the application's playground: the draft or a version, destinations as previews. */
   playground: rpcSubject<PlaygroundRunRequest, PlaygroundRunReply>('v1.decision-runner.playground.run'),
+  /** What turned out to be right for an execution; a repeat replaces it. */
+  recordOutcome: rpcSubject<RecordOutcomeRequest, OutcomeReply>('v1.decision-runner.executions.outcome'),
+  /** Calibration, accuracy and agreement of one version over its executions with outcomes. */
+  qualityReport: rpcSubject<QualityReportRequest, Record<string, unknown>>('v1.decision-runner.decisions.quality'),
+  /** Fits a calibration per question from a version's outcomes and writes it into the draft. */
+  fitCalibration: rpcSubject<FitCalibrationRequest, Record<string, unknown>>('v1.decision-runner.decisions.calibration'),
 } as const;
 
 export const RUNNER_BROADCASTS = {

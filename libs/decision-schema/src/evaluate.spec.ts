@@ -242,6 +242,7 @@ describe('engineErrorEvaluation', () => {
       scores: {},
       composites: {},
       probabilities: {},
+      recorded: {},
       action: 'escalate',
       action_reason: { type: 'engine_error', code: 'ENGINE_TIMEOUT' },
     });
@@ -253,6 +254,7 @@ describe('engineErrorEvaluation', () => {
       result: {},
       confidence: {},
       probabilities: {},
+      recorded: {},
       action: 'block',
       action_reason: { type: 'engine_error', code: 'ENGINE_UNAVAILABLE' },
     });

@@ -9,6 +9,7 @@
 import { conditionHolds, type ConditionSubject } from './conditions';
 import { checkDistributions, type Distribution, type Distributions } from './distributions';
 import { outcomesOf } from './outcomes';
+import { calibrateDistributions } from './quality/calibration';
 import { OTHER_OPTION, type Action, type Composite, type NormalizedQuestion, type NormalizedSchema } from './schema-types';
 
 export type ActionReason =
@@ -27,6 +28,8 @@ export interface Evaluation {
   /** Present when the decision has composites: value in −1..1. */
   composites?: Record<string, number>;
   probabilities: Distributions;
+  /** The engine's checked distributions before calibration: what a later fit learns from. */
+  recorded: Distributions;
   action: Action;
   action_reason: ActionReason;
 }
@@ -38,7 +41,8 @@ export interface Evaluation {
 export function evaluate(schema: NormalizedSchema, distributions: Distributions): Evaluation {
   const checked = checkDistributions(schema, distributions);
   if (!checked.ok) throw new Error(`cannot evaluate: ${checked.message}`);
-  const probabilities = checked.normalized;
+  // A calibrated version answers from its calibrated distributions: answers, confidences and low_confidence follow them.
+  const probabilities = calibrateDistributions(schema, 'model', checked.normalized);
 
   const result: [string, string | number][] = [];
   const confidence: [string, number][] = [];
@@ -56,7 +60,7 @@ export function evaluate(schema: NormalizedSchema, distributions: Distributions)
     subject.composites = Object.fromEntries(schema.composites.map((composite) => [composite.key, compositeValue(composite, schema, probabilities, subject)]));
   }
   const { action, reason } = decideAction(schema, subject);
-  return { ...subject, probabilities, action, action_reason: reason };
+  return { ...subject, probabilities, recorded: checked.normalized, action, action_reason: reason };
 }
 
 /** The answer of a run whose engine failed while the decision's onEngineError is `fallback`. */
@@ -65,6 +69,7 @@ export function engineErrorEvaluation(schema: NormalizedSchema, code: string): E
     result: {},
     confidence: {},
     probabilities: {},
+    recorded: {},
     action: schema.fallbackAction,
     action_reason: { type: 'engine_error', code },
   };

@@ -20,6 +20,7 @@
 // - A rubric level without a label gets its 1-based position as its label.
 import { isRecord, jsonCopy } from './json';
 import { levelLabel } from './outcomes';
+import { normalizeCalibration } from './quality/validate-calibration';
 import {
   OTHER_OPTION,
   type ChoiceOption,
@@ -64,7 +65,7 @@ export function isNormalizedOther(option: unknown): boolean {
 
 /** Only for input that validation accepted: its shape is trusted here. */
 export function normalizeValidInput(input: SchemaInput): NormalizedSchema {
-  return {
+  const schema: NormalizedSchema = {
     state: normalizeState(input.state),
     context: input.context ?? null,
     questions: input.questions.map(normalizeQuestion),
@@ -84,6 +85,10 @@ export function normalizeValidInput(input: SchemaInput): NormalizedSchema {
     settings: normalizeSettings(input.settings ?? {}),
     destinations: (input.destinations ?? []).map(normalizeDestination),
   };
+  // Present only when a question has a map, so schemas without one read exactly as before.
+  const calibration = normalizeCalibration(input.calibration);
+  if (calibration) schema.calibration = calibration;
+  return schema;
 }
 
 function normalizeState(state: StateSchemaInput): StateSchema {

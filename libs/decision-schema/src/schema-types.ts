@@ -1,3 +1,4 @@
+import type { Calibration } from './quality/calibration';
 // Shapes of a decision schema. `Normalized*` types are what validateSchema returns and what is stored and
 // versioned: every optional part present, every default filled in, `other` appended to every choice question.
 // `*Input` types describe what an author may write; a normalized schema is itself a valid input.
@@ -235,6 +236,8 @@ export interface NormalizedSchema {
   fallbackAction: Action;
   settings: Settings;
   destinations: NormalizedDestination[];
+  /** Maps applied to the engine's distributions before answers are read; absent when no question has one. */
+  calibration?: Calibration;
 }
 
 // ---- what an author may write ------------------------------------------------------------------------------
@@ -293,4 +296,5 @@ export interface SchemaInput {
   fallbackAction: Action;
   settings?: Partial<Settings>;
   destinations?: DestinationInput[];
+  calibration?: Calibration | null;
 }

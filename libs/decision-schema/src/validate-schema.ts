@@ -6,6 +6,7 @@ import { normalizeValidInput } from './normalize';
 import { ACTIONS, type NormalizedSchema, type SchemaInput } from './schema-types';
 import { exampleState } from './state';
 import { questionTokens, tokensOfJson } from './tokens';
+import { validateCalibration } from './quality/validate-calibration';
 import { validateComposites } from './validate-composites';
 import { validateDestinations } from './validate-destinations';
 import { validatePolicies, type ConditionScope } from './validate-conditions';
@@ -15,7 +16,7 @@ import { validateStateSchema } from './validate-state-schema';
 
 export type ValidationResult = { valid: true; schema: NormalizedSchema } | { valid: false; issues: SchemaIssue[] };
 
-const TOP_LEVEL = ['state', 'context', 'questions', 'composites', 'policies', 'fallbackAction', 'settings', 'destinations'];
+const TOP_LEVEL = ['state', 'context', 'questions', 'composites', 'policies', 'fallbackAction', 'settings', 'destinations', 'calibration'];
 
 /**
  * Checks a decision schema against every limit and cross-reference and answers either the normalized schema
@@ -34,6 +35,7 @@ export function validateSchema(input: unknown): ValidationResult {
   if (expectRequired(input, 'fallbackAction', [], issues)) expectOneOf(input.fallbackAction, ACTIONS, ['fallbackAction'], issues);
   validateSettings(input.settings, ['settings'], issues);
   validateDestinations(input.destinations, ['destinations'], issues, { ...scope, forDestination: true });
+  validateCalibration(input.calibration, ['calibration'], issues, questions);
   if (issues.list.length > 0) return { valid: false, issues: issues.list };
 
   const schema = normalizeValidInput(input as unknown as SchemaInput);

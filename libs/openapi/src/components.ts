@@ -175,6 +175,14 @@ export function runRequest(state: JsonSchema): JsonSchema {
   return { type: 'object', required: ['state'], properties: { state }, description: 'Other top-level fields are ignored.' };
 }
 
+/** What turned out to be right, keyed by question key of the execution's version. */
+const outcomeAnswers: JsonSchema = {
+  type: 'object',
+  description:
+    'Keyed by question key of the execution\'s version. choice: an option value (`other` allowed); score: a level label; probability: true when the "yes" happened.',
+  additionalProperties: { type: ['string', 'boolean'] },
+};
+
 function execution(): JsonSchema {
   const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
   return {
@@ -195,6 +203,7 @@ function execution(): JsonSchema {
       'action_reason',
       'destinations',
       'metrics',
+      'outcome',
       'created_at',
     ],
     properties: {
@@ -216,6 +225,7 @@ function execution(): JsonSchema {
       metrics: nullable(ref('RunMetrics')),
       error: { type: 'object', required: ['code', 'message'], properties: { code: ref('ErrorCode'), message: { type: 'string' } } },
       trace: { ...nullable(ref('ExecutionTrace')), description: 'only with `include=trace`; null for failed runs' },
+      outcome: nullable({ ...ref('Outcome'), description: 'what turned out to be right, as last reported; null until then' }),
       created_at: dateTime,
     },
   };
@@ -534,6 +544,21 @@ export function componentSchemas(): Record<string, JsonSchema> {
     Account: account(),
     Execution: execution(),
     ExecutionTrace: executionTrace(),
+    OutcomeRequest: {
+      type: 'object',
+      description: 'At least one of `answers` and `action`. Other fields are ignored.',
+      properties: { answers: outcomeAnswers, action: ref('Action') },
+    },
+    Outcome: {
+      type: 'object',
+      required: ['answers', 'action', 'recorded_at'],
+      properties: { answers: outcomeAnswers, action: { anyOf: [ref('Action'), { type: 'null' }] }, recorded_at: dateTime },
+    },
+    RecordedOutcome: {
+      type: 'object',
+      required: ['execution_id', 'answers', 'action', 'recorded_at'],
+      properties: { execution_id: idOf('exec'), answers: outcomeAnswers, action: { anyOf: [ref('Action'), { type: 'null' }] }, recorded_at: dateTime },
+    },
     ExecutionList: {
       type: 'object',
       required: ['data', 'has_more', 'next_cursor'],

@@ -62,6 +62,7 @@ describe('the public OpenAPI document', () => {
         'GET /v1/decisions/{slug}/openapi.json',
         'GET /v1/me',
         'GET /v1/executions',
+        'POST /v1/executions/{id}/outcome',
         'POST /v1/hooks/{token}',
         'POST /mcp',
         'GET /mcp',

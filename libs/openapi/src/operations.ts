@@ -105,6 +105,13 @@ export const PARAMETERS: Record<string, Parameter> = {
     description: "Comma-separated; `trace` adds each execution's rule trace. Other values are ignored.",
     schema: { type: 'string' },
   },
+  ExecutionId: {
+    name: 'id',
+    in: 'path',
+    required: true,
+    description: 'The `exec_…` id. Unknown, of another workspace, or malformed: 404 NOT_FOUND.',
+    schema: { type: 'string', maxLength: 68 },
+  },
   ExecutionsStatus: { name: 'status', in: 'query', description: 'Only executions with this status.', schema: { enum: [...EXECUTION_STATUSES] } },
   HookToken: {
     name: 'token',
@@ -249,6 +256,21 @@ export const OPERATIONS: Operation[] = [
     ],
     success: [{ status: 200, description: 'Newest first.', schema: ref('ExecutionList') }],
     errors: [...API_KEY_ERRORS, 'INVALID_REQUEST'],
+  },
+  {
+    method: 'post',
+    path: '/v1/executions/{id}/outcome',
+    operationId: 'recordOutcome',
+    tag: 'Executions',
+    summary: 'Report what turned out to be right for an execution',
+    description:
+      "Checked against the version that answered the execution: unknown question keys and values of the wrong kind answer 400 naming every bad path in `details`. A repeat replaces the earlier outcome. Outcomes feed the application's quality report and calibration, and are deleted with their execution. Counts in the reads window; not billed.",
+    auth: 'api-key',
+    windows: ['reads'],
+    parameters: [param('ExecutionId'), param('RequestId')],
+    requestBody: { required: true, content: json(ref('OutcomeRequest')) },
+    success: [{ status: 200, description: 'The outcome as stored.', schema: ref('RecordedOutcome') }],
+    errors: [...API_KEY_ERRORS, 'INVALID_REQUEST', 'PAYLOAD_TOO_LARGE', 'NOT_FOUND'],
   },
   {
     method: 'post',

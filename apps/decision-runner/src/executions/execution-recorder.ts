@@ -15,7 +15,7 @@ export type ExecutionBase = Pick<
 export type ExecutionRow = ExecutionBase &
   Pick<
     ExecutionEntity,
-    'status' | 'result' | 'confidence' | 'scores' | 'composites' | 'action' | 'actionReason' | 'metrics' | 'destinations' | 'error' | 'trace'
+    'status' | 'result' | 'confidence' | 'scores' | 'composites' | 'action' | 'actionReason' | 'metrics' | 'destinations' | 'error' | 'trace' | 'distributions'
   >;
 
 /** A run's trace as recorded: without the run's own values when the decision does not store its output. */
@@ -33,10 +33,11 @@ const MAX_ROWS_PER_INSERT = 256;
 const INSERT_EXECUTIONS = {
   name: 'decision-runner.insert-executions',
   text: `INSERT INTO executions (id, workspace_id, decision_id, decision_slug, version, source, status, request_id, livemode,
-                            result, confidence, scores, composites, action, action_reason, metrics, destinations, error, input, trace)
+                            result, confidence, scores, composites, action, action_reason, metrics, destinations, error, input, trace,
+                            distributions)
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::text[], $7::text[], $8::text[], $9::boolean[],
                               $10::jsonb[], $11::jsonb[], $12::jsonb[], $13::jsonb[], $14::text[], $15::jsonb[], $16::jsonb[], $17::jsonb[],
-                              $18::jsonb[], $19::jsonb[], $20::jsonb[])`,
+                              $18::jsonb[], $19::jsonb[], $20::jsonb[], $21::jsonb[])`,
 };
 
 /** A jsonb column's value as the statement takes it: JSON text, or SQL NULL. */
@@ -67,6 +68,7 @@ export function insertParameters(rows: readonly ExecutionRow[]): unknown[][] {
     rows.map((row) => jsonb(row.error)),
     rows.map((row) => jsonb(row.input)),
     rows.map((row) => jsonb(row.trace)),
+    rows.map((row) => jsonb(row.distributions)),
   ];
 }
 
@@ -109,6 +111,8 @@ export class ExecutionRecorder implements OnModuleDestroy {
       destinations,
       error: null,
       trace,
+      // Engine-error fallbacks have no distributions to learn from.
+      distributions: storeOutput && Object.keys(evaluation.recorded).length > 0 ? { model: evaluation.recorded } : null,
     });
   }
 
@@ -126,6 +130,7 @@ export class ExecutionRecorder implements OnModuleDestroy {
       destinations: null,
       error: { code: error.code, message: error.message },
       trace: null,
+      distributions: null,
     });
   }
 

@@ -106,6 +106,7 @@ function toPublicExecution(row: ExecutionEntity, withTrace: boolean): Record<str
   if (row.error !== null) body.error = row.error;
   // Failed runs and runs recorded before traces have none.
   if (withTrace) body.trace = row.trace;
+  body.outcome = row.outcome;
   body.created_at = row.createdAt.toISOString();
   return body;
 }

@@ -284,4 +284,28 @@ export class AppController {
   listExecutions(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Query() query: Record<string, unknown>) {
     return this.rpc.call(SUBJECTS.runner.listExecutions, { workspaceId: ws, ...executionQuery(query) }, { requestId });
   }
+
+  /** A person reviewing an execution records what was right; embedded editors need the permission to edit decisions. */
+  @Put('workspaces/:ws/executions/:id/outcome')
+  @WorkspaceRole('member', 'decisions:write')
+  recordOutcome(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Body() body: unknown) {
+    return this.rpc.call(SUBJECTS.runner.recordOutcome, { workspaceId: ws, executionId: id, body: objectBody(body) }, { requestId });
+  }
+
+  @Get('workspaces/:ws/decisions/:id/quality')
+  @WorkspaceRole('viewer', 'decisions:read')
+  quality(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Query() query: Record<string, unknown>) {
+    return this.rpc.call(
+      SUBJECTS.runner.qualityReport,
+      { workspaceId: ws, decisionId: id, version: query.version, from: query.from, to: query.to },
+      { requestId },
+    );
+  }
+
+  @Post('workspaces/:ws/decisions/:id/calibration')
+  @WorkspaceRole('member', 'decisions:write')
+  @HttpCode(200)
+  fitCalibration(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Body() body: unknown) {
+    return this.rpc.call(SUBJECTS.runner.fitCalibration, { workspaceId: ws, decisionId: id, version: objectBody(body).version }, { requestId });
+  }
 }

@@ -117,6 +117,14 @@ export class PublicController {
   listExecutions(@ApiKey() key: AuthenticatedKey, @RequestId() requestId: string, @Query() query: Record<string, unknown>) {
     return this.rpc.call(SUBJECTS.runner.listExecutions, { workspaceId: key.workspaceId, ...executionQuery(query) }, { requestId });
   }
+
+  /** The customer's system reports what turned out to be right; a repeat replaces the earlier outcome. */
+  @Post('v1/executions/:id/outcome')
+  @ApiKeyRoute('reads')
+  @HttpCode(200)
+  recordOutcome(@ApiKey() key: AuthenticatedKey, @RequestId() requestId: string, @Param('id') id: string, @Body() body: unknown) {
+    return this.rpc.call(SUBJECTS.runner.recordOutcome, { workspaceId: key.workspaceId, executionId: id, body: objectBody(body) }, { requestId });
+  }
 }
 
 export function includes(include: string | string[] | undefined, wanted: string): boolean {

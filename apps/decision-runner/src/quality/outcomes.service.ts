@@ -1,0 +1,87 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { OutcomeReply, RecordOutcomeRequest, ServiceError } from '@ds/contracts';
+import { checkOutcome, outcomeLabels, QualityLabel, RecordedDistributions } from '@ds/decision-schema';
+import { looksLikeId } from '@ds/ids';
+import { rowsReturned } from '@ds/platform';
+import { VersionCache } from '../decisions/version-cache';
+
+interface ExecutionFacts {
+  decision_id: string;
+  version: number;
+  action: string | null;
+  distributions: RecordedDistributions | null;
+  created_at: Date;
+}
+
+/** The labels of one execution, one array per column, unnested side by side. */
+const INSERT_LABELS = `
+  INSERT INTO quality_labels (execution_id, decision_id, version, executed_at, question, kind, source, confidence, predicted, observed, correct)
+  SELECT $1, $2, $3, $4, * FROM unnest($5::text[], $6::text[], $7::text[], $8::float8[], $9::float8[], $10::boolean[], $11::boolean[])`;
+
+/**
+ * Outcomes: what turned out to be right for an execution, checked against the version that answered it. The
+ * outcome is kept on the execution and its labels (what the quality report counts) beside it, replaced together.
+ */
+@Injectable()
+export class OutcomesService {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly versions: VersionCache,
+  ) {}
+
+  async record(request: RecordOutcomeRequest): Promise<OutcomeReply> {
+    const execution = await this.find(request.workspaceId, request.executionId);
+    const schema = await this.versions.get(execution.decision_id, execution.version);
+    const check = checkOutcome(schema, request.body);
+    if (!check.ok) throw new ServiceError('INVALID_REQUEST', check.message, check.issues);
+    const { outcome } = check;
+    const labels = outcomeLabels(schema, execution.distributions, outcome, execution.action);
+    const recordedAt = new Date().toISOString();
+    const stored = { answers: outcome.answers, action: outcome.action, recorded_at: recordedAt };
+
+    await this.db.transaction(async (tx) => {
+      // The row lock taken here orders concurrent reports of one execution: the last one's labels stay.
+      const updated = rowsReturned(
+        await tx.query('UPDATE executions SET outcome = $1 WHERE id = $2 AND workspace_id = $3 RETURNING id', [
+          stored,
+          request.executionId,
+          request.workspaceId,
+        ]),
+      );
+      // Retention may have deleted the execution since it was read.
+      if (updated.length === 0) throw notFound();
+      await tx.query('DELETE FROM quality_labels WHERE execution_id = $1', [request.executionId]);
+      if (labels.length > 0)
+        await tx.query(INSERT_LABELS, [request.executionId, execution.decision_id, execution.version, execution.created_at, ...labelColumns(labels)]);
+    });
+    return { execution_id: request.executionId, ...stored };
+  }
+
+  private async find(workspaceId: string, executionId: string): Promise<ExecutionFacts> {
+    if (!looksLikeId('exec', executionId)) throw notFound();
+    const [row] = (await this.db.query('SELECT decision_id, version, action, distributions, created_at FROM executions WHERE workspace_id = $1 AND id = $2', [
+      workspaceId,
+      executionId,
+    ])) as ExecutionFacts[];
+    if (!row) throw notFound();
+    return row;
+  }
+}
+
+function notFound(): ServiceError {
+  return new ServiceError('NOT_FOUND', 'No such execution in this workspace.');
+}
+
+export function labelColumns(labels: readonly QualityLabel[]): unknown[][] {
+  return [
+    labels.map((label) => label.question),
+    labels.map((label) => label.kind),
+    labels.map((label) => label.source),
+    labels.map((label) => label.confidence),
+    labels.map((label) => label.predicted),
+    labels.map((label) => label.observed),
+    labels.map((label) => label.correct),
+  ];
+}

@@ -1,0 +1,116 @@
+import { cpus, loadavg } from 'node:os';
+import { normalizeSchema } from '@ds/decision-schema';
+import { decisionRunner } from '../../apps/decision-runner/src/main';
+import { VersionCache } from '../../apps/decision-runner/src/decisions/version-cache';
+import { QualityService } from '../../apps/decision-runner/src/quality/quality.service';
+import { migratedDatabase } from '../support/service-database';
+import { say } from './bench-support';
+
+/**
+ * `npm run bench:quality`: the quality report over a million executions with outcomes. A fresh test database gets
+ * the runner's migrations, one decision with a choice, a score and a probability question, and EXECUTIONS
+ * executions of its version 1, each with its distributions, an outcome and the labels recording that outcome
+ * writes (three answers and the action: four labels per execution). The report is then asked for REPEATS times
+ * through the runner's own QualityService; the first (cold) and the median of the rest are printed.
+ */
+
+const EXECUTIONS = Number(process.env.QUALITY_BENCH_EXECUTIONS ?? 1_000_000);
+const REPEATS = 7;
+
+const SCHEMA = normalizeSchema({
+  state: { type: 'object', fields: { message: { type: 'string', required: true } } },
+  questions: [
+    { key: 'intent', kind: 'choice', instructions: 'What does `message` want?', options: [{ value: 'refund' }, { value: 'exchange' }], minConfidence: 0.4 },
+    { key: 'urgency', kind: 'score', instructions: 'How upset is `message`?', levels: ['calm', 'annoyed', 'furious'] },
+    { key: 'fraud', kind: 'probability', instructions: 'Judge `message`.', criterion: 'The request shows signs of fraud' },
+  ],
+  fallbackAction: 'escalate',
+});
+
+async function main(): Promise<void> {
+  say(`quality bench: ${EXECUTIONS.toLocaleString('en-US')} executions with outcomes; ${cpus().length} cores, load ${loadavg()[0]!.toFixed(1)}`);
+  const database = await migratedDatabase('quality_bench', decisionRunner.database, 4);
+  try {
+    const db = database.dataSource;
+    // The bulk load runs on one connection without the service's statement timeout; the report keeps it.
+    const loader = db.createQueryRunner();
+    await loader.connect();
+    await loader.query('SET statement_timeout = 0');
+    await loader.query(
+      `INSERT INTO decisions (id, workspace_id, slug, name, draft_schema, revision, active_version, endpoint_enabled)
+       VALUES ('dec_bench', 'ws_bench', 'bench', 'Bench', $1, 1, 1, true)`,
+      [SCHEMA],
+    );
+    await loader.query(`INSERT INTO decision_versions (decision_id, version, schema) VALUES ('dec_bench', 1, $1)`, [SCHEMA]);
+
+    let started = performance.now();
+    // p: the engine's top probability for intent, l: urgency's, y: p(yes) for fraud; drawn per execution, the truth
+    // drawn to be right a little less often than the engine says.
+    await loader.query(
+      `INSERT INTO executions (id, workspace_id, decision_id, decision_slug, version, source, status, request_id, livemode,
+                               result, confidence, action, action_reason, distributions, outcome, created_at)
+       SELECT 'exec_' || lpad(i::text, 20, '0'), 'ws_bench', 'dec_bench', 'bench', 1, 'api', 'success', 'req_bench', true,
+              '{}'::jsonb, '{}'::jsonb, 'continue', '{"type":"default"}'::jsonb,
+              jsonb_build_object('model', jsonb_build_object(
+                'intent', jsonb_build_object('refund', p, 'exchange', 1 - p, 'other', 0),
+                'urgency', jsonb_build_object('calm', (1 - l) / 2, 'annoyed', l, 'furious', (1 - l) / 2),
+                'fraud', jsonb_build_object('yes', y, 'no', 1 - y))),
+              jsonb_build_object('answers', jsonb_build_object('intent', CASE WHEN r1 < p * 0.85 THEN 'refund' ELSE 'exchange' END,
+                                                               'urgency', CASE WHEN r2 < l * 0.85 THEN 'annoyed' ELSE 'calm' END,
+                                                               'fraud', r3 < y * 0.85),
+                                 'action', CASE WHEN r1 < 0.7 THEN 'continue' ELSE 'block' END, 'recorded_at', now()),
+              now() - (i % 86400) * interval '1 second'
+         FROM (SELECT i, 0.5 + random() * 0.5 AS p, 0.34 + random() * 0.66 AS l, random() AS y, random() AS r1, random() AS r2, random() AS r3
+                 FROM generate_series(1, $1) AS i) AS draws`,
+      [EXECUTIONS],
+    );
+    say(`  executions written in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+    started = performance.now();
+    // The labels recording each outcome writes (OutcomesService), derived here in one statement for speed.
+    await loader.query(
+      `INSERT INTO quality_labels (execution_id, decision_id, version, executed_at, question, kind, source, confidence, predicted, observed, correct)
+       SELECT e.id, e.decision_id, e.version, e.created_at, q.question, q.kind, 'model', q.confidence, q.predicted, q.observed, q.correct
+         FROM executions e,
+              LATERAL (SELECT (e.distributions #>> '{model,intent,refund}')::float8 AS p,
+                              (e.distributions #>> '{model,urgency,annoyed}')::float8 AS l,
+                              (e.distributions #>> '{model,fraud,yes}')::float8 AS y) AS d,
+              LATERAL (VALUES
+                ('intent', 'choice', 1 + (d.p * ln(d.p) + (1 - d.p) * ln(greatest(1 - d.p, 1e-12))) / ln(3), d.p,
+                 e.outcome #>> '{answers,intent}' = 'refund', e.outcome #>> '{answers,intent}' = 'refund'),
+                ('urgency', 'score', 1 + (d.l * ln(d.l) + (1 - d.l) * ln((1 - d.l) / 2)) / ln(3), d.l,
+                 e.outcome #>> '{answers,urgency}' = 'annoyed', e.outcome #>> '{answers,urgency}' = 'annoyed'),
+                ('fraud', 'probability', abs(2 * d.y - 1), d.y,
+                 (e.outcome #>> '{answers,fraud}')::boolean, (d.y >= 0.5) = (e.outcome #>> '{answers,fraud}')::boolean),
+                ('', 'action', NULL, NULL, NULL, e.action = e.outcome ->> 'action')
+              ) AS q(question, kind, confidence, predicted, observed, correct)
+        WHERE e.decision_id = 'dec_bench'`,
+    );
+    await loader.query('VACUUM ANALYZE quality_labels');
+    await loader.release();
+    const [{ count }] = (await db.query('SELECT count(*)::int AS count FROM quality_labels')) as [{ count: number }];
+    say(`  ${count.toLocaleString('en-US')} labels written and vacuumed in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+    const service = new QualityService(db, new VersionCache(db));
+    const timings: number[] = [];
+    let report: Record<string, unknown> = {};
+    for (let i = 0; i < REPEATS; i++) {
+      const t0 = performance.now();
+      report = await service.report({ workspaceId: 'ws_bench', decisionId: 'dec_bench', version: undefined, from: undefined, to: undefined });
+      timings.push(performance.now() - t0);
+    }
+    const warm = timings.slice(1).sort((a, b) => a - b);
+    const questions = report.questions as Array<{ key: string; labelled: number; sources: { model: { ece: number } } }>;
+    say(
+      `  report: cold ${timings[0]!.toFixed(0)} ms, warm median ${warm[Math.floor(warm.length / 2)]!.toFixed(0)} ms (${warm.map((t) => t.toFixed(0)).join(', ')})`,
+    );
+    say(`  ${questions.map((q) => `${q.key}: ${q.labelled.toLocaleString('en-US')} labelled, ECE ${q.sources.model.ece.toFixed(3)}`).join('; ')}`);
+  } finally {
+    await database.drop();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
