@@ -9,12 +9,14 @@ import { VersionCache } from './decisions/version-cache';
 import { DecisionEntity, DecisionVersionEntity, ExecutionEntity } from './entities';
 import { ExecutionRecorder } from './executions/execution-recorder';
 import { ExecutionsQuery } from './executions/executions.query';
+import { OverviewQuery } from './executions/overview.query';
 import { HooksHandlers } from './hooks/hooks.handlers';
 import { HooksService } from './hooks/hooks.service';
 import { Initial1763780000000 } from './migrations/1763780000000-initial';
 import { ExecutionRetention1764400000000 } from './migrations/1764400000000-execution-retention';
 import { DecisionHooks1795448775114 } from './migrations/1795448775114-decision-hooks';
 import { SealedHookSecrets1795600000001 } from './migrations/1795600000001-sealed-hook-secrets';
+import { ExecutionRollups1796031415926 } from './migrations/1796031415926-execution-rollups';
 import { BillingRetention, ExecutionRetention, RETENTION_SOURCE } from './retention/execution-retention';
 import { PlaygroundService } from './playground/playground.service';
 import { RunnerHandlers } from './runner.handlers';
@@ -30,7 +32,7 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
   database: {
     schema: 'decision_runner',
     entities: [DecisionEntity, DecisionVersionEntity, ExecutionEntity],
-    migrations: [Initial1763780000000, ExecutionRetention1764400000000, DecisionHooks1795448775114, SealedHookSecrets1795600000001],
+    migrations: [Initial1763780000000, ExecutionRetention1764400000000, DecisionHooks1795448775114, SealedHookSecrets1795600000001, ExecutionRollups1796031415926],
   },
   readConfig: readDecisionRunnerConfig,
   module: () => ({
@@ -49,6 +51,7 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       VersionCache,
       ExecutionRecorder,
       ExecutionsQuery,
+      OverviewQuery,
       ExecutionRetention,
       HooksService,
       { provide: RETENTION_SOURCE, useClass: BillingRetention },

@@ -3,6 +3,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
   CopyDecisionsRequest,
   CreateDecisionRequest,
+  DecisionOverviewRequest,
   DecisionRef,
   ExecutionOutcomesRequest,
   GetContractRequest,
@@ -18,6 +19,7 @@ import {
 import { DecisionDetails } from './decisions/decision-details';
 import { DecisionsService } from './decisions/decisions.service';
 import { ExecutionsQuery } from './executions/executions.query';
+import { OverviewQuery } from './executions/overview.query';
 import { PlaygroundService } from './playground/playground.service';
 import { RunService } from './runs/run.service';
 
@@ -29,6 +31,7 @@ export class RunnerHandlers {
     private readonly executions: ExecutionsQuery,
     private readonly details: DecisionDetails,
     private readonly playground: PlaygroundService,
+    private readonly overviews: OverviewQuery,
   ) {}
 
   @MessagePattern(SUBJECTS.runner.run)
@@ -79,6 +82,11 @@ export class RunnerHandlers {
   @MessagePattern(SUBJECTS.runner.listExecutions)
   listExecutions(@Payload() request: ListExecutionsRequest) {
     return this.executions.list(request);
+  }
+
+  @MessagePattern(SUBJECTS.runner.decisionOverview)
+  decisionOverview(@Payload() request: DecisionOverviewRequest) {
+    return this.overviews.overview(request);
   }
 
   @MessagePattern(SUBJECTS.runner.getDecision)

@@ -47,6 +47,7 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
       runner.deploy,
       runner.setEndpoint,
       runner.listExecutions,
+      runner.decisionOverview,
       runner.resolveHook,
       runner.enableHook,
       runner.disableHook,

@@ -244,6 +244,13 @@ export class AppController {
     return this.rpc.call(SUBJECTS.runner.playground, { workspaceId: ws, decisionId: id, version: input.version ?? null, state: input.state }, { requestId });
   }
 
+  /** Charts of one decision over `from`..`to` (ISO 8601; the last 24 hours by default), read from the runner's rollups. */
+  @Get('workspaces/:ws/decisions/:id/overview')
+  @WorkspaceRole('viewer', 'executions:read')
+  decisionOverview(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Query() query: Record<string, unknown>) {
+    return this.rpc.call(SUBJECTS.runner.decisionOverview, { workspaceId: ws, decision: id, from: query.from, to: query.to }, { requestId });
+  }
+
   @Get('workspaces/:ws/executions')
   @WorkspaceRole('viewer', 'executions:read')
   listExecutions(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Query() query: Record<string, unknown>) {
