@@ -1,5 +1,10 @@
+import { DataSource } from 'typeorm';
 import { ServiceError } from '@ds/contracts';
 import { Evaluation } from '@ds/decision-schema';
+import { createLogger, dataSourceOptions } from '@ds/platform';
+import { singleKeyring } from '@ds/sealing';
+import { DEV_RUNNER_SECRETS_KEY } from '../../apps/decision-runner/src/config';
+import { ExecutionRetention } from '../../apps/decision-runner/src/retention/execution-retention';
 import { decisionRunner } from '../../apps/decision-runner/src/main';
 import { ExecutionBase, ExecutionRecorder } from '../../apps/decision-runner/src/executions/execution-recorder';
 import { OverviewQuery } from '../../apps/decision-runner/src/executions/overview.query';
@@ -19,25 +24,55 @@ const CHUNK = 50_000;
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-async function main(): Promise<void> {
+
+/** Set to a database an earlier run kept (BENCH_KEEP_DATABASE=1 prints it) to time the reads again without loading. */
+const REUSE_URL = process.env.BENCH_DATABASE_URL;
+const KEEP = process.env.BENCH_KEEP_DATABASE === '1';
+
+async function open(): Promise<{ db: DataSource; done: () => Promise<void>; fresh: boolean }> {
+  if (REUSE_URL) {
+    const db = new DataSource(dataSourceOptions(REUSE_URL, decisionRunner.database, 4));
+    await db.initialize();
+    return { db, done: () => db.destroy(), fresh: false };
+  }
   const database = await migratedDatabase('overview_bench', decisionRunner.database, 4);
+  if (KEEP) say(`database kept: BENCH_DATABASE_URL=${database.url}`);
+  return { db: database.dataSource, done: () => (KEEP ? database.dataSource.destroy() : database.drop()), fresh: true };
+}
+
+async function load(db: DataSource, now: Date): Promise<void> {
+  await db.query(`INSERT INTO decisions (id, workspace_id, slug, name, draft_schema, revision) VALUES ('dec_bench', 'ws_bench', 'bench', 'bench', '{}', 1)`);
+  const loadStarted = performance.now();
+  for (let first = 0; first < EXECUTIONS; first += CHUNK) {
+    const count = Math.min(CHUNK, EXECUTIONS - first);
+    // Chunk i covers its own slice of the 30 days, so the table grows in time order as a real log does.
+    const from = new Date(now.getTime() - 30 * DAY + (first / EXECUTIONS) * 30 * DAY);
+    const to = new Date(now.getTime() - 30 * DAY + ((first + count) / EXECUTIONS) * 30 * DAY);
+    await writeGeneratedExecutions(db, { workspaceId: 'ws_bench', decisionId: 'dec_bench', first, count, from, to });
+  }
+  say(`loaded ${EXECUTIONS} executions in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`);
+  // The purge round keeps minute rollups for two days only, as it does in service; no workspace's retention applies.
+  const retention = new ExecutionRetention(
+    db,
+    { retentionDays: async () => ({}) },
+    { appUrl: '', executionPurgeIntervalMs: 0, allowPrivateTargets: false, secretsKeys: singleKeyring(DEV_RUNNER_SECRETS_KEY), secretsKeyIsDev: true },
+    createLogger('decision-runner', 'silent'),
+  );
+  await retention.purge(now);
+  await db.query('VACUUM ANALYZE');
+}
+
+async function main(): Promise<void> {
+  const { db, done, fresh } = await open();
   try {
-    const db = database.dataSource;
-    await db.query(`INSERT INTO decisions (id, workspace_id, slug, name, draft_schema, revision) VALUES ('dec_bench', 'ws_bench', 'bench', 'bench', '{}', 1)`);
-    const now = new Date();
-    const loadStarted = performance.now();
-    for (let first = 0; first < EXECUTIONS; first += CHUNK) {
-      const count = Math.min(CHUNK, EXECUTIONS - first);
-      // Chunk i covers its own slice of the 30 days, so the table grows in time order as a real log does.
-      const from = new Date(now.getTime() - 30 * DAY + (first / EXECUTIONS) * 30 * DAY);
-      const to = new Date(now.getTime() - 30 * DAY + ((first + count) / EXECUTIONS) * 30 * DAY);
-      await writeGeneratedExecutions(db, { workspaceId: 'ws_bench', decisionId: 'dec_bench', first, count, from, to });
-    }
-    await db.query('ANALYZE');
+    const [latest] = (await db.query(`SELECT coalesce(max(created_at), now()) AS at FROM executions WHERE workspace_id = 'ws_bench'`)) as Array<{ at: Date }>;
+    const now = fresh ? new Date() : new Date(latest!.at);
+    if (fresh) await load(db, now);
     const [sizes] = (await db.query(
-      `SELECT (SELECT count(*) FROM execution_rollups)::int AS rollups, (SELECT count(*) FROM execution_histograms)::int AS histograms`,
-    )) as Array<{ rollups: number; histograms: number }>;
-    say(`loaded ${EXECUTIONS} executions in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s: ${sizes!.rollups} rollup rows, ${sizes!.histograms} histogram rows`);
+      `SELECT (SELECT count(*) FROM executions)::int AS executions, (SELECT count(*) FROM execution_rollups)::int AS rollups,
+              (SELECT count(*) FROM execution_histograms)::int AS histograms`,
+    )) as Array<{ executions: number; rollups: number; histograms: number }>;
+    say(`${sizes!.executions} executions: ${sizes!.rollups} rollup rows, ${sizes!.histograms} histogram rows`);
 
     const overviews = new OverviewQuery(db);
     const ranges: Array<[string, number]> = [
@@ -96,8 +131,9 @@ async function main(): Promise<void> {
     }
     batchTimes.sort((a, b) => a - b);
     say(`run path: a 256-row execution INSERT with its rollups, ms: p50 ${percentile(batchTimes, 50).toFixed(1)}  p95 ${percentile(batchTimes, 95).toFixed(1)}`);
+    if (!fresh) await db.query(`DELETE FROM executions WHERE id LIKE 'exe_rec_%'`);
   } finally {
-    await database.drop();
+    await done();
   }
 }
 

@@ -8,6 +8,7 @@ import { CreditsService } from './credits.service';
 import { BILLING_ENTITIES } from './entities';
 import { Initial1763780000000 } from './migrations/1763780000000-initial';
 import { ExecutionRetentionSetting1795600000000 } from './migrations/1795600000000-execution-retention-setting';
+import { BilledByDay1796027182818 } from './migrations/1796027182818-billed-by-day';
 import { ReservationsService } from './reservations.service';
 import { SETTLEMENT_BACKLOG, SettlementConsumer } from './settlement-stream';
 import { EXECUTION_OUTCOMES, RunnerOutcomes, Sweeper } from './sweeper';
@@ -16,7 +17,7 @@ class BillingLedgerModule {}
 
 export const billingLedger: ServiceDefinition<BillingConfig> = {
   name: 'billing-ledger',
-  database: { schema: 'billing_ledger', entities: BILLING_ENTITIES, migrations: [Initial1763780000000, ExecutionRetentionSetting1795600000000] },
+  database: { schema: 'billing_ledger', entities: BILLING_ENTITIES, migrations: [Initial1763780000000, ExecutionRetentionSetting1795600000000, BilledByDay1796027182818] },
   readConfig: readBillingConfig,
   module: (runtime) => ({
     module: BillingLedgerModule,

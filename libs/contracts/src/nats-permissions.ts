@@ -65,6 +65,7 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
       billing.setPlan,
       billing.grantCredits,
       billing.setSpendCap,
+      billing.usageByDay,
       billing.getExecutionRetention,
       billing.setExecutionRetention,
       // Everything the delivery service serves but secret values, which only the runner's agent calls need.

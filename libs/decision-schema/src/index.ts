@@ -52,6 +52,7 @@ export {
   CONFIDENCE_BINS,
   MINUTE_GRAIN,
   HOUR_GRAIN,
+  DAY_GRAIN,
   MINUTE_GRAIN_KEPT_MS,
   reasonKey,
   reasonKeySql,

@@ -55,10 +55,11 @@ describe('planOverview', () => {
   it.each([
     [HOUR, 60, 60],
     [6 * HOUR, 300, 60],
-    [DAY, 1800, 60],
+    [12 * HOUR, 900, 60],
+    [DAY, 3600, 3600],
     [7 * DAY, 10800, 3600],
-    [30 * DAY, 86400, 3600],
-    [70 * DAY, 86400, 3600],
+    [30 * DAY, 86400, 86400],
+    [70 * DAY, 86400, 86400],
   ])('a range of %i ms gets %i-second buckets from %i-second rollups', (span, bucket, grain) => {
     const planned = plan(span);
     expect(planned.bucketSeconds).toBe(bucket);

@@ -11,14 +11,15 @@ export const LATENCY_BOUNDS_MS = [
 /** Confidence is binned in tenths: bin 0 holds [0, 0.1), bin 9 holds [0.9, 1]. */
 export const CONFIDENCE_BINS = 10;
 
-/** Rollup grains kept by the runner (seconds): minutes for short ranges, hours for the rest. */
+/** Rollup grains kept by the runner (seconds): minutes for short ranges, hours and days for the rest. */
 export const MINUTE_GRAIN = 60;
 export const HOUR_GRAIN = 3600;
+export const DAY_GRAIN = 86400;
 /** Minute rollups are kept this long; older ranges are read from hour rollups. */
 export const MINUTE_GRAIN_KEPT_MS = 48 * 3_600_000;
 
 /** Bucket widths a chart may use (seconds); each divides a UTC day, so buckets line up across ranges. */
-export const BUCKET_SECONDS = [60, 300, 900, 1800, 3600, 10800, 21600, 86400] as const;
+export const BUCKET_SECONDS = [60, 300, 900, 3600, 10800, 21600, 86400] as const;
 /** Few enough bars to read at 360 px, enough to see a shape. */
 export const MAX_POINTS = 72;
 /** The longest range one overview covers. */
@@ -90,16 +91,16 @@ export function parseOverviewRange(query: { from?: unknown; to?: unknown }, now:
 }
 
 /**
- * The bucket for a range: the narrowest width giving at most MAX_POINTS buckets, read from minute rollups when
- * the width is under an hour and minute rollups still cover the range, else from hour rollups (and then at least
- * an hour wide). The range is widened to whole buckets.
+ * The bucket for a range: the narrowest width giving at most MAX_POINTS buckets, read from the widest grain that
+ * divides it: day rollups for day buckets, minute rollups for buckets under an hour while minute rollups still
+ * cover the range (else hour buckets), hour rollups otherwise. The range is widened to whole buckets.
  */
 export function planOverview(range: OverviewRange, now: Date): OverviewPlan {
   const spanSeconds = (range.to.getTime() - range.from.getTime()) / 1000;
   let bucketSeconds: number = BUCKET_SECONDS.find((width) => Math.ceil(spanSeconds / width) <= MAX_POINTS) ?? BUCKET_SECONDS.at(-1)!;
   const minutesKept = range.from.getTime() >= now.getTime() - MINUTE_GRAIN_KEPT_MS;
   if (bucketSeconds < HOUR_GRAIN && !minutesKept) bucketSeconds = HOUR_GRAIN;
-  const grainSeconds = bucketSeconds < HOUR_GRAIN ? MINUTE_GRAIN : HOUR_GRAIN;
+  const grainSeconds = bucketSeconds < HOUR_GRAIN ? MINUTE_GRAIN : bucketSeconds % DAY_GRAIN === 0 ? DAY_GRAIN : HOUR_GRAIN;
   const width = bucketSeconds * 1000;
   return {
     from: new Date(Math.floor(range.from.getTime() / width) * width),

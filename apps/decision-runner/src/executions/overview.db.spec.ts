@@ -129,12 +129,19 @@ describe('decision overview', () => {
     expect(overview.reasons.test).toEqual([{ reason: 'default', runs: 75 }]);
   });
 
-  it('answers the same counts as the execution log over 30 days of generated traffic, from hour rollups', async () => {
+  it('answers the same counts as the execution log over 30 days of generated traffic, from day rollups, and over 7 days from hour rollups', async () => {
     const now = new Date();
     await writeGeneratedExecutions(db, { workspaceId: 'ws_bulk', decisionId: 'dec_bulk', first: 1, count: 5_000, from: new Date(now.getTime() - 29 * DAY), to: now });
     const overview = await overviews.overview({ workspaceId: 'ws_bulk', decision: 'dec_bulk', from: new Date(now.getTime() - 30 * DAY).toISOString() }, now);
     expect(overview.bucket_seconds).toBe(86400);
     expectSameCounts(overview, await executionCounts('ws_bulk'));
+    const week = await overviews.overview({ workspaceId: 'ws_bulk', decision: 'dec_bulk', from: new Date(now.getTime() - 7 * DAY).toISOString() }, now);
+    expect(week.bucket_seconds).toBe(10800);
+    const [lastWeek] = (await db.query(
+      `SELECT count(*)::int AS n FROM executions WHERE workspace_id = 'ws_bulk' AND created_at >= $1`,
+      [new Date(week.from)],
+    )) as Array<{ n: number }>;
+    expect(week.totals.live.runs + week.totals.test.runs).toBe(lastWeek!.n);
     expect(overview.confidence.live.map((question) => question.question)).toEqual(['intent', 'urgency']);
   });
 

@@ -5,9 +5,13 @@ import { DecisionOverviewRequest, ServiceError } from '@ds/contracts';
 import { CountRow, DecisionOverview, foldOverview, HistogramRow, parseOverviewRange, planOverview } from '@ds/decision-schema';
 import { pgPool } from '../pg-pool';
 
+/**
+ * Both reads sum the grain rows into the chart's buckets inside PostgreSQL ($6 is the bucket width in seconds), so
+ * that what crosses to the runner is one row per bucket and key, however many grain rows a long range holds.
+ */
 const COUNTS = {
   name: 'decision-runner.overview-counts',
-  text: `SELECT extract(epoch FROM bucket)::bigint AS t, livemode, status, action, reason,
+  text: `SELECT (floor(extract(epoch FROM bucket) / $6) * $6)::bigint AS t, livemode, status, action, reason,
                 sum(runs)::bigint AS runs, sum(input_tokens)::bigint AS input_tokens, sum(output_tokens)::bigint AS output_tokens,
                 sum(cost_usd)::float8 AS cost_usd
          FROM execution_rollups
@@ -15,11 +19,18 @@ const COUNTS = {
          GROUP BY 1, 2, 3, 4, 5`,
 };
 
+/** Latency bins per chart bucket; confidence bins only over the whole range (the chart shows the range's distribution). */
 const HISTOGRAMS = {
   name: 'decision-runner.overview-histograms',
-  text: `SELECT extract(epoch FROM bucket)::bigint AS t, livemode, metric, question, bin, runs
+  text: `SELECT (floor(extract(epoch FROM bucket) / $6) * $6)::bigint AS t, livemode, metric, question, bin, sum(runs)::bigint AS runs
          FROM execution_histograms
-         WHERE workspace_id = $1 AND decision_id = $2 AND grain = $3 AND bucket >= $4 AND bucket < $5`,
+         WHERE workspace_id = $1 AND decision_id = $2 AND grain = $3 AND bucket >= $4 AND bucket < $5 AND metric = 'latency'
+         GROUP BY 1, 2, 3, 4, 5
+         UNION ALL
+         SELECT extract(epoch FROM $4::timestamptz)::bigint, livemode, metric, question, bin, sum(runs)::bigint
+         FROM execution_histograms
+         WHERE workspace_id = $1 AND decision_id = $2 AND grain = $3 AND bucket >= $4 AND bucket < $5 AND metric = 'confidence'
+         GROUP BY 2, 3, 4, 5`,
 };
 
 interface CountRecord {
@@ -53,7 +64,7 @@ export class OverviewQuery {
     if (!checked.ok) throw new ServiceError('INVALID_REQUEST', checked.message);
     const decisionId = await this.decisionId(request.workspaceId, request.decision);
     const plan = planOverview(checked.range, now);
-    const values = [request.workspaceId, decisionId, plan.grainSeconds, plan.from, plan.to];
+    const values = [request.workspaceId, decisionId, plan.grainSeconds, plan.from, plan.to, plan.bucketSeconds];
     const pool = pgPool(this.db);
     const [counts, histograms] = await Promise.all([
       pool.query<CountRecord>({ ...COUNTS, values }),

@@ -1,4 +1,4 @@
-import { LATENCY_BOUNDS_MS, CONFIDENCE_BINS, HOUR_GRAIN, MINUTE_GRAIN, reasonKeySql } from '@ds/decision-schema';
+import { LATENCY_BOUNDS_MS, CONFIDENCE_BINS, DAY_GRAIN, HOUR_GRAIN, MINUTE_GRAIN, reasonKeySql } from '@ds/decision-schema';
 
 /** The columns a source of executions must offer for `rollupStatements` to roll it up. */
 export const ROLLED_UP_COLUMNS = 'workspace_id, decision_id, source, status, livemode, action, action_reason, metrics, confidence, created_at';
@@ -43,7 +43,7 @@ export const CREATE_ROLLUP_TABLES = [
 const LATENCY_BOUNDS = `ARRAY[${LATENCY_BOUNDS_MS.join(',')}]::numeric[]`;
 
 /**
- * CTEs that add the executions of relation `source` (with ROLLED_UP_COLUMNS) to the minute and hour rollups: counts,
+ * CTEs that add the executions of relation `source` (with ROLLED_UP_COLUMNS) to the minute, hour and day rollups: counts,
  * tokens and cost per action, status, source and reason; latency bins; confidence bins per question. Rows are
  * upserted in key order so that concurrent writers lock them in the same order. Written as part of the statement
  * that writes the executions, so a batch and its rollups commit together.
@@ -53,7 +53,7 @@ export function rollupStatements(source: string): string {
   return `
   grained AS (
     SELECT s.*, g.grain, to_timestamp(floor(extract(epoch FROM s.created_at) / g.grain) * g.grain) AS bucket
-    FROM ${source} s CROSS JOIN (VALUES (${MINUTE_GRAIN}), (${HOUR_GRAIN})) AS g(grain)
+    FROM ${source} s CROSS JOIN (VALUES (${MINUTE_GRAIN}), (${HOUR_GRAIN}), (${DAY_GRAIN})) AS g(grain)
   ),
   counted AS (
     INSERT INTO execution_rollups AS r (${ROLLUP_KEY}, runs, input_tokens, output_tokens, cost_usd)

@@ -96,6 +96,13 @@ export class AppController {
     await this.deletion.delete(ws, requestId);
   }
 
+  /** The account (as `GET /v1/me` gives it) with the period's billed decisions per day, from the ledger's own entries. */
+  @Get('workspaces/:ws/usage')
+  @WorkspaceRole('viewer')
+  usageByDay(@MemberWorkspace() ws: string, @RequestId() requestId: string) {
+    return this.rpc.call(SUBJECTS.billing.usageByDay, { workspaceId: ws }, { requestId });
+  }
+
   /** How long the execution log is kept: the plan's, or less by the workspace's own setting. */
   @Get('workspaces/:ws/execution-retention')
   @WorkspaceRole('viewer')

@@ -11,6 +11,7 @@ import { Playground } from './playground';
 import { ExecutionsTable } from './executions';
 import { DeliveriesTable } from './deliveries';
 import { SecretUrl } from './secret-url';
+import { Overview } from './overview';
 
 export function DecisionPage({ id, view }: { id: string; view: string }) {
   const { t, workspace } = useApp();
@@ -34,6 +35,7 @@ export function DecisionPage({ id, view }: { id: string; view: string }) {
               </Link>
             ))}
           </nav>
+          {current === 'overview' && views.includes('overview') && <Overview decision={decision} />}
           {current === 'editor' && views.includes('editor') && <Editor decision={decision} onSaved={set} reload={reload} />}
           {current === 'playground' && views.includes('playground') && <Playground decision={decision} />}
           {current === 'deploy' && views.includes('deploy') && <Deploy decision={decision} reload={reload} />}
