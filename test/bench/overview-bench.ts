@@ -24,7 +24,6 @@ const CHUNK = 50_000;
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-
 /** Set to a database an earlier run kept (BENCH_KEEP_DATABASE=1 prints it) to time the reads again without loading. */
 const REUSE_URL = process.env.BENCH_DATABASE_URL;
 const KEEP = process.env.BENCH_KEEP_DATABASE === '1';
@@ -81,19 +80,24 @@ async function main(): Promise<void> {
       ['last 7 days', 7 * DAY],
       ['last 30 days', 30 * DAY],
     ];
-    say('overview (the runner\'s answer to GET /app/v1/workspaces/{ws}/decisions/{id}/overview), ms:');
+    say("overview (the runner's answer to GET /app/v1/workspaces/{ws}/decisions/{id}/overview), ms:");
     for (const [name, span] of ranges) {
       const times: number[] = [];
       let runs = 0;
       for (let i = 0; i < REPEATS + 2; i += 1) {
         const started = performance.now();
-        const answer = await overviews.overview({ workspaceId: 'ws_bench', decision: 'bench', from: new Date(now.getTime() - span).toISOString(), to: now.toISOString() }, now);
+        const answer = await overviews.overview(
+          { workspaceId: 'ws_bench', decision: 'bench', from: new Date(now.getTime() - span).toISOString(), to: now.toISOString() },
+          now,
+        );
         // The first two warm the prepared statements and caches.
         if (i >= 2) times.push(performance.now() - started);
         runs = answer.totals.live.runs + answer.totals.test.runs;
       }
       times.sort((a, b) => a - b);
-      say(`  ${name.padEnd(13)} runs ${String(runs).padStart(8)}  p50 ${percentile(times, 50).toFixed(1)}  p95 ${percentile(times, 95).toFixed(1)}  max ${times.at(-1)!.toFixed(1)}`);
+      say(
+        `  ${name.padEnd(13)} runs ${String(runs).padStart(8)}  p50 ${percentile(times, 50).toFixed(1)}  p95 ${percentile(times, 95).toFixed(1)}  max ${times.at(-1)!.toFixed(1)}`,
+      );
     }
 
     const recorder = new ExecutionRecorder(db);
@@ -130,7 +134,9 @@ async function main(): Promise<void> {
       batchTimes.push(performance.now() - started);
     }
     batchTimes.sort((a, b) => a - b);
-    say(`run path: a 256-row execution INSERT with its rollups, ms: p50 ${percentile(batchTimes, 50).toFixed(1)}  p95 ${percentile(batchTimes, 95).toFixed(1)}`);
+    say(
+      `run path: a 256-row execution INSERT with its rollups, ms: p50 ${percentile(batchTimes, 50).toFixed(1)}  p95 ${percentile(batchTimes, 95).toFixed(1)}`,
+    );
     if (!fresh) await db.query(`DELETE FROM executions WHERE id LIKE 'exe_rec_%'`);
   } finally {
     await done();
@@ -138,6 +144,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
+  say(`bench:overview failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
 });

@@ -98,7 +98,9 @@ async function chartTable(page: Page, title: string): Promise<string[][]> {
   await chart.getByRole('button', { name: 'Table' }).click();
   const rows = chart.locator('tbody tr');
   await rows.first().waitFor();
-  const cells = await rows.evaluateAll((trs) => trs.map((tr) => Array.from((tr as any).children as ArrayLike<{ textContent: string }>, (cell) => cell.textContent)));
+  const cells = await rows.evaluateAll((trs) =>
+    trs.map((tr) => Array.from((tr as any).children as ArrayLike<{ textContent: string }>, (cell) => cell.textContent)),
+  );
   await chart.getByRole('button', { name: 'Table' }).click();
   return cells;
 }
@@ -125,7 +127,7 @@ describe('the decision overview', () => {
     for (let wave = 0; wave < LIVE_RUNS; wave += 8) {
       await Promise.all(Array.from({ length: 8 }, (_, i) => runDecision(ws, slug, { message: `Order ${wave + i}: the screen is cracked and I am upset` })));
     }
-    for (let i = 0; i < INVALID_RUNS; i += 1) expect((await runDecision(ws, slug, { amount: i })).status).toBe(400);
+    for (let i = 0; i < INVALID_RUNS; i += 1) expect((await runDecision(ws, slug, { amount: i })).status).toBe(422);
     for (let i = 0; i < PLAYGROUND_RUNS; i += 1) {
       const played = await call('POST', `/app/v1/workspaces/${ws.workspaceId}/decisions/${decisionId}/playground`, {
         token: ws.session,
@@ -178,7 +180,10 @@ describe('the decision overview', () => {
     // Test traffic apart: the playground's runs.
     await page.getByRole('button', { name: 'Test and playground' }).click();
     await page.waitForURL(/traffic=test/);
-    await page.getByTestId('ov-runs').filter({ hasText: String(PLAYGROUND_RUNS) }).waitFor();
+    await page
+      .getByTestId('ov-runs')
+      .filter({ hasText: String(PLAYGROUND_RUNS) })
+      .waitFor();
 
     // The range and traffic are in the URL: a fresh tab shows the same view.
     const shared = await signedIn(ws);
@@ -189,8 +194,13 @@ describe('the decision overview', () => {
     // 360 px: nothing runs off the side.
     await page.getByRole('button', { name: 'Live' }).click();
     await page.setViewportSize({ width: 360, height: 780 });
-    await page.getByTestId('ov-runs').filter({ hasText: String(LIVE_RUNS + INVALID_RUNS) }).waitFor();
-    const overflow = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).document.documentElement.clientWidth);
+    await page
+      .getByTestId('ov-runs')
+      .filter({ hasText: String(LIVE_RUNS + INVALID_RUNS) })
+      .waitFor();
+    const overflow = await page.evaluate(
+      () => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).document.documentElement.clientWidth,
+    );
     expect(overflow).toBe(0);
     await screen(page, 'overview-narrow');
 
@@ -199,7 +209,10 @@ describe('the decision overview', () => {
     expect(me.status).toBe(200);
     const billing = await signedIn(ws);
     await billing.goto('/billing');
-    await billing.getByTestId('usage-used').filter({ hasText: String(me.body.usage.used) }).waitFor();
+    await billing
+      .getByTestId('usage-used')
+      .filter({ hasText: String(me.body.usage.used) })
+      .waitFor();
     expect(me.body.usage.used).toBe(LIVE_RUNS);
     const daily = await chartTable(billing, 'Billed decisions per day');
     expect(daily.reduce((sum, row) => sum + Number(row[1]), 0)).toBe(me.body.usage.used);
@@ -212,7 +225,14 @@ describe('the decision overview', () => {
   });
 
   it('has no serious or critical accessibility violation in either theme, and logs no error (no CSP violation)', () => {
-    expect(Object.keys(checked).sort()).toEqual(['overview (dark)', 'overview (light)', 'overview-narrow (dark)', 'overview-narrow (light)', 'usage (dark)', 'usage (light)']);
+    expect(Object.keys(checked).sort()).toEqual([
+      'overview (dark)',
+      'overview (light)',
+      'overview-narrow (dark)',
+      'overview-narrow (light)',
+      'usage (dark)',
+      'usage (light)',
+    ]);
     expect(Object.entries(checked).filter(([, violations]) => violations.length > 0)).toEqual([]);
     expect(problems).toEqual([]);
   });

@@ -17,7 +17,11 @@ class BillingLedgerModule {}
 
 export const billingLedger: ServiceDefinition<BillingConfig> = {
   name: 'billing-ledger',
-  database: { schema: 'billing_ledger', entities: BILLING_ENTITIES, migrations: [Initial1763780000000, ExecutionRetentionSetting1795600000000, BilledByDay1796027182818] },
+  database: {
+    schema: 'billing_ledger',
+    entities: BILLING_ENTITIES,
+    migrations: [Initial1763780000000, ExecutionRetentionSetting1795600000000, BilledByDay1796027182818],
+  },
   readConfig: readBillingConfig,
   module: (runtime) => ({
     module: BillingLedgerModule,

@@ -32,7 +32,13 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
   database: {
     schema: 'decision_runner',
     entities: [DecisionEntity, DecisionVersionEntity, ExecutionEntity],
-    migrations: [Initial1763780000000, ExecutionRetention1764400000000, DecisionHooks1795448775114, SealedHookSecrets1795600000001, ExecutionRollups1796031415926],
+    migrations: [
+      Initial1763780000000,
+      ExecutionRetention1764400000000,
+      DecisionHooks1795448775114,
+      SealedHookSecrets1795600000001,
+      ExecutionRollups1796031415926,
+    ],
   },
   readConfig: readDecisionRunnerConfig,
   module: () => ({

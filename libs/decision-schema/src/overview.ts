@@ -233,7 +233,8 @@ export function foldOverview(decisionId: string, plan: OverviewPlan, counts: rea
   const width = plan.bucketSeconds;
   const first = plan.from.getTime() / 1000;
   const points: OverviewPoint[] = [];
-  for (let t = first; t < plan.to.getTime() / 1000; t += width) points.push({ start: new Date(t * 1000).toISOString(), live: emptySlice(), test: emptySlice() });
+  for (let t = first; t < plan.to.getTime() / 1000; t += width)
+    points.push({ start: new Date(t * 1000).toISOString(), live: emptySlice(), test: emptySlice() });
   const pointOf = (t: number): OverviewPoint | undefined => points[Math.floor((t - first) / width)];
 
   const totals = { live: emptySlice(), test: emptySlice() };

@@ -71,10 +71,9 @@ interface Counted {
 }
 
 async function executionCounts(workspaceId: string): Promise<Counted[]> {
-  return (await db.query(
-    `SELECT livemode, action, status, count(*)::int AS runs FROM executions WHERE workspace_id = $1 GROUP BY 1, 2, 3`,
-    [workspaceId],
-  )) as Counted[];
+  return (await db.query(`SELECT livemode, action, status, count(*)::int AS runs FROM executions WHERE workspace_id = $1 GROUP BY 1, 2, 3`, [
+    workspaceId,
+  ])) as Counted[];
 }
 
 function expectSameCounts(overview: Awaited<ReturnType<OverviewQuery['overview']>>, counted: Counted[]): void {
@@ -131,16 +130,22 @@ describe('decision overview', () => {
 
   it('answers the same counts as the execution log over 30 days of generated traffic, from day rollups, and over 7 days from hour rollups', async () => {
     const now = new Date();
-    await writeGeneratedExecutions(db, { workspaceId: 'ws_bulk', decisionId: 'dec_bulk', first: 1, count: 5_000, from: new Date(now.getTime() - 29 * DAY), to: now });
+    await writeGeneratedExecutions(db, {
+      workspaceId: 'ws_bulk',
+      decisionId: 'dec_bulk',
+      first: 1,
+      count: 5_000,
+      from: new Date(now.getTime() - 29 * DAY),
+      to: now,
+    });
     const overview = await overviews.overview({ workspaceId: 'ws_bulk', decision: 'dec_bulk', from: new Date(now.getTime() - 30 * DAY).toISOString() }, now);
     expect(overview.bucket_seconds).toBe(86400);
     expectSameCounts(overview, await executionCounts('ws_bulk'));
     const week = await overviews.overview({ workspaceId: 'ws_bulk', decision: 'dec_bulk', from: new Date(now.getTime() - 7 * DAY).toISOString() }, now);
     expect(week.bucket_seconds).toBe(10800);
-    const [lastWeek] = (await db.query(
-      `SELECT count(*)::int AS n FROM executions WHERE workspace_id = 'ws_bulk' AND created_at >= $1`,
-      [new Date(week.from)],
-    )) as Array<{ n: number }>;
+    const [lastWeek] = (await db.query(`SELECT count(*)::int AS n FROM executions WHERE workspace_id = 'ws_bulk' AND created_at >= $1`, [
+      new Date(week.from),
+    ])) as Array<{ n: number }>;
     expect(week.totals.live.runs + week.totals.test.runs).toBe(lastWeek!.n);
     expect(overview.confidence.live.map((question) => question.question)).toEqual(['intent', 'urgency']);
   });
@@ -155,14 +160,22 @@ describe('decision overview', () => {
     const old = { workspaceId: 'ws_bulk', decisionId: 'dec_bulk', first: 100_000, count: 200 };
     await writeGeneratedExecutions(db, { ...old, from: new Date(now.getTime() - 50 * DAY), to: new Date(now.getTime() - 45 * DAY) });
     const rollups = async (where: string): Promise<number> => {
-      const [row] = (await db.query(`SELECT coalesce(sum(runs), 0)::int AS n FROM execution_rollups WHERE workspace_id = 'ws_bulk' AND ${where}`)) as Array<{ n: number }>;
+      const [row] = (await db.query(`SELECT coalesce(sum(runs), 0)::int AS n FROM execution_rollups WHERE workspace_id = 'ws_bulk' AND ${where}`)) as Array<{
+        n: number;
+      }>;
       return row!.n;
     };
     expect(await rollups(`grain = 3600 AND bucket < now() - interval '40 days'`)).toBe(200);
     const retention = new ExecutionRetention(
       db,
       { retentionDays: async (ids) => Object.fromEntries(ids.map((id) => [id, 40])) },
-      { appUrl: 'http://app.test', executionPurgeIntervalMs: 0, allowPrivateTargets: false, secretsKeys: singleKeyring(DEV_RUNNER_SECRETS_KEY), secretsKeyIsDev: true },
+      {
+        appUrl: 'http://app.test',
+        executionPurgeIntervalMs: 0,
+        allowPrivateTargets: false,
+        secretsKeys: singleKeyring(DEV_RUNNER_SECRETS_KEY),
+        secretsKeyIsDev: true,
+      },
       createLogger('decision-runner', 'silent'),
     );
     await retention.purge(now);

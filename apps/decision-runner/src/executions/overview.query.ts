@@ -66,29 +66,29 @@ export class OverviewQuery {
     const plan = planOverview(checked.range, now);
     const values = [request.workspaceId, decisionId, plan.grainSeconds, plan.from, plan.to, plan.bucketSeconds];
     const pool = pgPool(this.db);
-    const [counts, histograms] = await Promise.all([
-      pool.query<CountRecord>({ ...COUNTS, values }),
-      pool.query<HistogramRecord>({ ...HISTOGRAMS, values }),
-    ]);
+    const [counts, histograms] = await Promise.all([pool.query<CountRecord>({ ...COUNTS, values }), pool.query<HistogramRecord>({ ...HISTOGRAMS, values })]);
     return foldOverview(
       decisionId,
       plan,
-      counts.rows.map(
-        (row): CountRow => ({
-          t: Number(row.t),
-          livemode: row.livemode,
-          status: row.status,
-          action: row.action,
-          reason: row.reason,
-          runs: Number(row.runs),
-          inputTokens: Number(row.input_tokens),
-          outputTokens: Number(row.output_tokens),
-          costUsd: row.cost_usd,
-        }),
-      ),
-      histograms.rows.map(
-        (row): HistogramRow => ({ t: Number(row.t), livemode: row.livemode, metric: row.metric, question: row.question, bin: row.bin, runs: Number(row.runs) }),
-      ),
+      counts.rows.map((row): CountRow => ({
+        t: Number(row.t),
+        livemode: row.livemode,
+        status: row.status,
+        action: row.action,
+        reason: row.reason,
+        runs: Number(row.runs),
+        inputTokens: Number(row.input_tokens),
+        outputTokens: Number(row.output_tokens),
+        costUsd: row.cost_usd,
+      })),
+      histograms.rows.map((row): HistogramRow => ({
+        t: Number(row.t),
+        livemode: row.livemode,
+        metric: row.metric,
+        question: row.question,
+        bin: row.bin,
+        runs: Number(row.runs),
+      })),
     );
   }
 

@@ -42,7 +42,15 @@ export function ChartFrame({ title, summary, table, children }: { title: string;
               <tbody>
                 {table.rows.map((row, index) => (
                   <tr key={index}>
-                    {row.map((cell, column) => (column === 0 ? <th key={column} scope="row">{cell}</th> : <td key={column}>{cell}</td>))}
+                    {row.map((cell, column) =>
+                      column === 0 ? (
+                        <th key={column} scope="row">
+                          {cell}
+                        </th>
+                      ) : (
+                        <td key={column}>{cell}</td>
+                      ),
+                    )}
                   </tr>
                 ))}
               </tbody>

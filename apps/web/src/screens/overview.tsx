@@ -58,7 +58,11 @@ function bucketLabel(start: string, bucketSeconds: number, spanMs: number): stri
 
 function bucketWidth(seconds: number, t: (key: MessageKey, vars?: Record<string, string | number>) => string): string {
   const [n, one, many]: [number, MessageKey, MessageKey] =
-    seconds >= 86_400 ? [seconds / 86_400, 'ov.day', 'ov.days'] : seconds >= 3_600 ? [seconds / 3_600, 'ov.hour', 'ov.hours'] : [seconds / 60, 'ov.minute', 'ov.minutes'];
+    seconds >= 86_400
+      ? [seconds / 86_400, 'ov.day', 'ov.days']
+      : seconds >= 3_600
+        ? [seconds / 3_600, 'ov.hour', 'ov.hours']
+        : [seconds / 60, 'ov.minute', 'ov.minutes'];
   return n === 1 ? t(one) : t(many, { n });
 }
 
@@ -165,7 +169,11 @@ function OverviewCharts({ overview, traffic }: { overview: DecisionOverview; tra
     [ERRORS]: slice.errors,
   }));
   const runsSeries = [...actions.map((action) => ({ key: action, label: action })), { key: ERRORS, label: t('ov.errors') }];
-  const rateData: Datum[] = points.map(({ label, slice }) => ({ label, errors: percent(slice.errors, slice.runs), fallbacks: percent(slice.fallbacks, slice.runs) }));
+  const rateData: Datum[] = points.map(({ label, slice }) => ({
+    label,
+    errors: percent(slice.errors, slice.runs),
+    fallbacks: percent(slice.fallbacks, slice.runs),
+  }));
   const latencyData: Datum[] = points.map(({ label, slice }) => ({ label, p50: slice.latency_p50_ms, p95: slice.latency_p95_ms }));
   const tokenData: Datum[] = points.map(({ label, slice }) => ({ label, tokens: slice.input_tokens }));
   const costData: Datum[] = points.map(({ label, slice }) => ({ label, cost: Math.round(slice.cost_usd * 1e6) / 1e6 }));
@@ -232,8 +240,15 @@ function OverviewCharts({ overview, traffic }: { overview: DecisionOverview; tra
       <div className="charts">
         <ChartFrame
           title={t('ov.chart.runs')}
-          summary={t('ov.summary.runs', { runs: totals.runs, errors: totals.errors, actions: actions.map((action) => `${action} ${totals.by_action[action]}`).join(', ') })}
-          table={{ columns: [bucket, ...runsSeries.map((one) => one.label)], rows: runsData.map((row) => [row.label!, ...runsSeries.map((one) => row[one.key] ?? 0)]) }}
+          summary={t('ov.summary.runs', {
+            runs: totals.runs,
+            errors: totals.errors,
+            actions: actions.map((action) => `${action} ${totals.by_action[action]}`).join(', '),
+          })}
+          table={{
+            columns: [bucket, ...runsSeries.map((one) => one.label)],
+            rows: runsData.map((row) => [row.label!, ...runsSeries.map((one) => row[one.key] ?? 0)]),
+          }}
         >
           <BarsChart
             data={runsData}
@@ -245,7 +260,10 @@ function OverviewCharts({ overview, traffic }: { overview: DecisionOverview; tra
         </ChartFrame>
         <ChartFrame
           title={t('ov.chart.rates')}
-          summary={t('ov.summary.rates', { errors: show(percent(totals.errors, totals.runs), ' %'), fallbacks: show(percent(totals.fallbacks, totals.runs), ' %') })}
+          summary={t('ov.summary.rates', {
+            errors: show(percent(totals.errors, totals.runs), ' %'),
+            fallbacks: show(percent(totals.fallbacks, totals.runs), ' %'),
+          })}
           table={{
             columns: [bucket, t('ov.errorRate'), t('ov.fallbackRate')],
             rows: rateData.map((row) => [row.label!, show(row.errors as number | null, ' %'), show(row.fallbacks as number | null, ' %')]),
@@ -264,7 +282,10 @@ function OverviewCharts({ overview, traffic }: { overview: DecisionOverview; tra
         <ChartFrame
           title={t('ov.chart.latency')}
           summary={t('ov.summary.latency', { p50: show(totals.latency_p50_ms, ' ms'), p95: show(totals.latency_p95_ms, ' ms') })}
-          table={{ columns: [bucket, 'p50 (ms)', 'p95 (ms)'], rows: latencyData.map((row) => [row.label!, show(row.p50 as number | null), show(row.p95 as number | null)]) }}
+          table={{
+            columns: [bucket, 'p50 (ms)', 'p95 (ms)'],
+            rows: latencyData.map((row) => [row.label!, show(row.p50 as number | null), show(row.p95 as number | null)]),
+          }}
         >
           <LinesChart
             data={latencyData}
