@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import {
   AccountReply,
+  UsageByDayReply,
   BROADCAST_SUBJECTS,
   ExecutionRetentionReply,
   PlanName,
@@ -37,6 +38,18 @@ export class AccountsService {
    * answered before this request shows as used rather than reserved.
    */
   async account(workspaceId: string): Promise<AccountReply> {
+    return (await this.snapshot(workspaceId, false)).account;
+  }
+
+  /**
+   * The account and the period's billed decisions per UTC day: the posted debits of the period's included and
+   * overage volume accounts, the very entries `usage.used` sums, read in the same snapshot.
+   */
+  async usageByDay(workspaceId: string): Promise<UsageByDayReply> {
+    return this.snapshot(workspaceId, true);
+  }
+
+  private async snapshot(workspaceId: string, withDays: boolean): Promise<UsageByDayReply> {
     checkIds({ workspaceId });
     await this.settlements?.caughtUp();
     const now = new Date();
@@ -46,22 +59,34 @@ export class AccountsService {
       const ledger = new LedgerStore(manager);
       const account = await manager.getRepository(AccountEntity).findOneByOrFail({ workspaceId });
       const period = currentPeriod(account.periodAnchor, now);
-      const view = await ledger.periodView(periodAccounts(workspaceId, account.currency, period.start), workspaceId, account.currency);
+      const accounts = periodAccounts(workspaceId, account.currency, period.start);
+      const view = await ledger.periodView(accounts, workspaceId, account.currency);
+      const days = withDays
+        ? ((await manager.query(
+            `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, sum(amount)::bigint AS billed
+             FROM transfers WHERE debit_account_id = ANY($1::text[]) AND phase IN ('single', 'post')
+             GROUP BY 1 ORDER BY 1`,
+            [[accounts.includedVolume.id, accounts.overageVolume.id]],
+          )) as Array<{ date: string; billed: string }>)
+        : [];
       const [leased] = (await manager.query(
         `SELECT COALESCE(sum(held), 0)::int AS units FROM leases WHERE workspace_id = $1 AND period_start = $2 AND state <> 'closed'`,
         [workspaceId, period.start],
       )) as Array<{ units: number }>;
-      return accountView({
-        leasedUnits: leased?.units ?? 0,
-        plan: effectivePlan(account.plan, account.overrides),
-        period,
-        currency: account.currency,
-        spendCapCents: account.spendCapCents,
-        includedVolume: view.includedVolume,
-        overageVolume: view.overageVolume,
-        spend: view.spend,
-        sources: consumptionOrder(view.sources, now),
-      });
+      return {
+        account: accountView({
+          leasedUnits: leased?.units ?? 0,
+          plan: effectivePlan(account.plan, account.overrides),
+          period,
+          currency: account.currency,
+          spendCapCents: account.spendCapCents,
+          includedVolume: view.includedVolume,
+          overageVolume: view.overageVolume,
+          spend: view.spend,
+          sources: consumptionOrder(view.sources, now),
+        }),
+        days: days.map((day) => ({ date: day.date, billed: Number(day.billed) })),
+      };
     });
   }
 

@@ -46,6 +46,11 @@ export class BillingHandlers {
     return this.accounts.account(request.workspaceId);
   }
 
+  @MessagePattern(SUBJECTS.billing.usageByDay)
+  usageByDay(@Payload() request: WorkspaceScoped) {
+    return this.accounts.usageByDay(request.workspaceId);
+  }
+
   @MessagePattern(SUBJECTS.billing.setPlan)
   setPlan(@Payload() request: SetPlanRequest) {
     return this.accounts.setPlan(request);

@@ -11,6 +11,7 @@ import { BILLING_ENTITIES } from './entities';
 import { Initial1763780000000 } from './migrations/1763780000000-initial';
 import { ExecutionRetentionSetting1795600000000 } from './migrations/1795600000000-execution-retention-setting';
 import { BudgetLeases1796047213590 } from './migrations/1796047213590-budget-leases';
+import { BilledByDay1796027182818 } from './migrations/1796027182818-billed-by-day';
 import { ReservationsService } from './reservations.service';
 import { SETTLEMENT_BACKLOG, SettlementConsumer } from './settlement-stream';
 import { EXECUTION_OUTCOMES, RunnerOutcomes, Sweeper } from './sweeper';
@@ -22,7 +23,7 @@ export const billingLedger: ServiceDefinition<BillingConfig> = {
   database: {
     schema: 'billing_ledger',
     entities: BILLING_ENTITIES,
-    migrations: [Initial1763780000000, ExecutionRetentionSetting1795600000000, BudgetLeases1796047213590],
+    migrations: [Initial1763780000000, ExecutionRetentionSetting1795600000000, BilledByDay1796027182818, BudgetLeases1796047213590],
   },
   readConfig: readBillingConfig,
   module: (runtime) => ({

@@ -12,6 +12,7 @@ import { ExecutionRecorder } from './executions/execution-recorder';
 import { ExecutionsQuery } from './executions/executions.query';
 import { OutcomesService } from './quality/outcomes.service';
 import { QualityService } from './quality/quality.service';
+import { OverviewQuery } from './executions/overview.query';
 import { HooksHandlers } from './hooks/hooks.handlers';
 import { HooksService } from './hooks/hooks.service';
 import { Initial1763780000000 } from './migrations/1763780000000-initial';
@@ -22,6 +23,7 @@ import { PlaygroundReservations1796031470523 } from './migrations/1796031470523-
 import { ExecutionTraces1796041729301 } from './migrations/1796041729301-execution-traces';
 import { VersionHistory1796041729302 } from './migrations/1796041729302-version-history';
 import { ExecutionOutcomes1796012873514 } from './migrations/1796012873514-execution-outcomes';
+import { ExecutionRollups1796031415926 } from './migrations/1796031415926-execution-rollups';
 import { BillingRetention, ExecutionRetention, RETENTION_SOURCE } from './retention/execution-retention';
 import { PlaygroundReservations } from './playground/playground-reservations';
 import { PlaygroundService } from './playground/playground.service';
@@ -48,6 +50,7 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       ExecutionTraces1796041729301,
       VersionHistory1796041729302,
       ExecutionOutcomes1796012873514,
+      ExecutionRollups1796031415926,
     ],
   },
   readConfig: readDecisionRunnerConfig,
@@ -77,6 +80,7 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       ExecutionsQuery,
       OutcomesService,
       QualityService,
+      OverviewQuery,
       ExecutionRetention,
       HooksService,
       { provide: RETENTION_SOURCE, useClass: BillingRetention },

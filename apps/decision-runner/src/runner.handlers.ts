@@ -4,6 +4,7 @@ import {
   CopyDecisionsRequest,
   CreateDecisionRequest,
   CompareVersionsRequest,
+  DecisionOverviewRequest,
   DecisionRef,
   DeployRequest,
   RollbackRequest,
@@ -25,6 +26,7 @@ import { DecisionDetails } from './decisions/decision-details';
 import { DecisionsService } from './decisions/decisions.service';
 import { VersionsService } from './decisions/versions.service';
 import { ExecutionsQuery } from './executions/executions.query';
+import { OverviewQuery } from './executions/overview.query';
 import { PlaygroundService } from './playground/playground.service';
 import { OutcomesService } from './quality/outcomes.service';
 import { QualityService } from './quality/quality.service';
@@ -41,6 +43,7 @@ export class RunnerHandlers {
     private readonly versions: VersionsService,
     private readonly outcomes: OutcomesService,
     private readonly quality: QualityService,
+    private readonly overviews: OverviewQuery,
   ) {}
 
   @MessagePattern(SUBJECTS.runner.run)
@@ -106,6 +109,11 @@ export class RunnerHandlers {
   @MessagePattern(SUBJECTS.runner.listExecutions)
   listExecutions(@Payload() request: ListExecutionsRequest) {
     return this.executions.list(request);
+  }
+
+  @MessagePattern(SUBJECTS.runner.decisionOverview)
+  decisionOverview(@Payload() request: DecisionOverviewRequest) {
+    return this.overviews.overview(request);
   }
 
   @MessagePattern(SUBJECTS.runner.getDecision)

@@ -116,6 +116,13 @@ export interface AccountReply {
   spend_cap: { spend_cap_cents: number | null; spent_cents: number; currency: Currency };
 }
 
+/** Billed decisions of the current period per UTC day, read in the same snapshot as the account they add up to. */
+export interface UsageByDayReply {
+  account: AccountReply;
+  /** Days of the period with billed decisions, oldest first; their `billed` sum to `account.usage.used`. */
+  days: Array<{ date: string; billed: number }>;
+}
+
 export interface SetPlanRequest extends WorkspaceScoped {
   plan: unknown;
   overrides: unknown;
@@ -161,6 +168,8 @@ export const BILLING_SUBJECTS = {
   settle: rpcSubject<BillingSettleRequest, BillingSettleReply>('v1.billing-ledger.settle'),
   grantLease: rpcSubject<GrantLeaseRequest, GrantLeaseReply>('v1.billing-ledger.lease.grant'),
   account: rpcSubject<WorkspaceScoped, AccountReply>('v1.billing-ledger.account'),
+  /** The account with the period's billed decisions per day, for the application's usage chart. */
+  usageByDay: rpcSubject<WorkspaceScoped, UsageByDayReply>('v1.billing-ledger.usage.days'),
   setPlan: rpcSubject<SetPlanRequest, AccountReply>('v1.billing-ledger.plan.set'),
   grantCredits: rpcSubject<GrantCreditsRequest, CreditGrantReply>('v1.billing-ledger.credits.grant'),
   setSpendCap: rpcSubject<SetSpendCapRequest, AccountReply>('v1.billing-ledger.spend-cap.set'),

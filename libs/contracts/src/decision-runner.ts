@@ -2,7 +2,7 @@
  * The decision runner's subjects and their payloads. Bodies that reach the public API are already
  * snake_case and final here, so the gateway passes them through untouched.
  */
-import type { DecisionContract } from '@ds/decision-schema';
+import type { DecisionContract, DecisionOverview } from '@ds/decision-schema';
 import type { WorkspaceScoped } from './common';
 import { broadcastSubject, rpcSubject } from './typed-subjects';
 
@@ -178,6 +178,16 @@ export interface ListExecutionsReply {
   next_cursor: string | null;
 }
 
+/** A decision's overview over `from`..`to` (ISO 8601 text as the caller sent it; the runner checks it). */
+export interface DecisionOverviewRequest extends WorkspaceScoped {
+  /** The decision's id (`dec_…`) or slug. */
+  decision: string;
+  from?: unknown;
+  to?: unknown;
+}
+
+export type DecisionOverviewReply = DecisionOverview;
+
 /** Looks a secret URL up by the SHA-256 hex of its token (the token itself never leaves the gateway). */
 export interface ResolveHookRequest {
   tokenHash: string;
@@ -277,6 +287,8 @@ export const RUNNER_SUBJECTS = {
   setEndpoint: rpcSubject<SetEndpointRequest, EndpointReply>('v1.decision-runner.decisions.endpoint'),
   listExecutions: rpcSubject<ListExecutionsRequest, ListExecutionsReply>('v1.decision-runner.executions.list'),
   executionOutcomes: rpcSubject<ExecutionOutcomesRequest, ExecutionOutcomesReply>('v1.decision-runner.executions.outcomes'),
+  /** A decision's charts, from the execution rollups. */
+  decisionOverview: rpcSubject<DecisionOverviewRequest, DecisionOverviewReply>('v1.decision-runner.executions.overview'),
   /** Secret-URL triggers (hook tokens live with the decisions they run). */
   resolveHook: rpcSubject<ResolveHookRequest, ResolveHookReply>('v1.decision-runner.hooks.resolve'),
   enableHook: rpcSubject<DecisionRef, HookChangeReply>('v1.decision-runner.hooks.enable'),

@@ -50,6 +50,7 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
       runner.rollback,
       runner.setEndpoint,
       runner.listExecutions,
+      runner.decisionOverview,
       runner.resolveHook,
       runner.enableHook,
       runner.disableHook,
@@ -70,6 +71,7 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
       billing.setPlan,
       billing.grantCredits,
       billing.setSpendCap,
+      billing.usageByDay,
       billing.getExecutionRetention,
       billing.setExecutionRetention,
       // Everything the delivery service serves but secret values, which only the runner's agent calls need.

@@ -50,3 +50,26 @@ export { decisionContract, type DecisionContract, type ContractQuestion, type Co
 export { isValidSlug, checkDecisionMeta, SLUG_PATTERN } from './meta';
 export { TEMPLATES, templateSummary, type Template, type TemplateSummary } from './templates';
 export * from './quality';
+export {
+  LATENCY_BOUNDS_MS,
+  CONFIDENCE_BINS,
+  MINUTE_GRAIN,
+  HOUR_GRAIN,
+  DAY_GRAIN,
+  MINUTE_GRAIN_KEPT_MS,
+  reasonKey,
+  reasonKeySql,
+  isFallbackReason,
+  parseOverviewRange,
+  planOverview,
+  latencyPercentile,
+  foldOverview,
+  type OverviewPlan,
+  type CountRow,
+  type HistogramRow,
+  type DecisionOverview,
+  type OverviewSlice,
+  type OverviewPoint,
+  type QuestionConfidence,
+  type ReasonCount,
+} from './overview';

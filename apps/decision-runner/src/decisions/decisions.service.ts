@@ -205,11 +205,13 @@ export class DecisionsService {
     return reply;
   }
 
-  /** Removes a deleted workspace's decisions, versions and executions; deleting twice deletes nothing more. */
+  /** Removes a deleted workspace's decisions, versions, executions and their rollups; deleting twice deletes nothing more. */
   async purgeWorkspace(workspaceId: string): Promise<void> {
     const slugs = await this.db.transaction(async (tx) => {
       await tx.query('DELETE FROM executions WHERE workspace_id = $1', [workspaceId]);
       await tx.query('DELETE FROM playground_reservations WHERE workspace_id = $1', [workspaceId]);
+      await tx.query('DELETE FROM execution_rollups WHERE workspace_id = $1', [workspaceId]);
+      await tx.query('DELETE FROM execution_histograms WHERE workspace_id = $1', [workspaceId]);
       // Versions go with their decision (ON DELETE CASCADE).
       return rowsReturned<{ slug: string }>(await tx.query('DELETE FROM decisions WHERE workspace_id = $1 RETURNING slug', [workspaceId]));
     });

@@ -168,7 +168,7 @@ describe('ExecutionRecorder', () => {
       await waitFor(
         async () => {
           const [waiting] = (await db.query(
-            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO executions%'`,
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO executions%'`,
           )) as Array<{ n: number }>;
           // count(*) without GROUP BY answers exactly one row.
           return waiting!.n === 1;

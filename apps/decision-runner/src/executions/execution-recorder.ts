@@ -6,6 +6,7 @@ import { Evaluation, EvaluationTrace, NormalizedSchema, traceEvaluation } from '
 import { ExecutionEntity } from '../entities';
 import { pgPool } from '../pg-pool';
 import { GroupCommit } from './group-commit';
+import { ROLLED_UP_COLUMNS, rollupStatements } from './rollups';
 
 export type ExecutionBase = Pick<
   ExecutionEntity,
@@ -28,16 +29,21 @@ const MAX_ROWS_PER_INSERT = 256;
 
 /**
  * One multi-row INSERT for a whole batch: one array parameter per column, unnested side by side. The SQL text
- * is fixed whatever the batch size, so it is prepared once per connection.
+ * is fixed whatever the batch size, so it is prepared once per connection. The batch's rollups are added in the
+ * same statement: one round trip, and the charts never count a run the log lost or miss one it kept.
  */
 const INSERT_EXECUTIONS = {
   name: 'decision-runner.insert-executions',
-  text: `INSERT INTO executions (id, workspace_id, decision_id, decision_slug, version, source, status, request_id, livemode,
-                            result, confidence, scores, composites, action, action_reason, metrics, destinations, error, input, trace,
-                            distributions)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::text[], $7::text[], $8::text[], $9::boolean[],
-                              $10::jsonb[], $11::jsonb[], $12::jsonb[], $13::jsonb[], $14::text[], $15::jsonb[], $16::jsonb[], $17::jsonb[],
-                              $18::jsonb[], $19::jsonb[], $20::jsonb[], $21::jsonb[])`,
+  text: `WITH written AS (
+           INSERT INTO executions (id, workspace_id, decision_id, decision_slug, version, source, status, request_id, livemode,
+                                   result, confidence, scores, composites, action, action_reason, metrics, destinations, error, input, trace,
+                                   distributions)
+           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::text[], $7::text[], $8::text[], $9::boolean[],
+                                $10::jsonb[], $11::jsonb[], $12::jsonb[], $13::jsonb[], $14::text[], $15::jsonb[], $16::jsonb[], $17::jsonb[],
+                                $18::jsonb[], $19::jsonb[], $20::jsonb[], $21::jsonb[])
+           RETURNING ${ROLLED_UP_COLUMNS}
+         ),${rollupStatements('written')}
+         SELECT count(*) AS written FROM written`,
 };
 
 /** A jsonb column's value as the statement takes it: JSON text, or SQL NULL. */

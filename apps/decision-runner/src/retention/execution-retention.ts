@@ -3,7 +3,9 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { RETENTION_BATCH_MAX, RetentionRequest, SUBJECTS } from '@ds/contracts';
 import { deleteInBatches, Logger, PeriodicJob, PLATFORM, RpcClient } from '@ds/platform';
+import { MINUTE_GRAIN, MINUTE_GRAIN_KEPT_MS } from '@ds/decision-schema';
 import { DecisionRunnerConfig } from '../config';
+import { ROLLUP_TABLES } from '../executions/rollups';
 
 /** Who knows how long each workspace keeps its execution log: the billing ledger, from the plan and the setting. */
 export interface RetentionSource {
@@ -105,17 +107,42 @@ export class ExecutionRetention {
       }
       after = last;
     }
+    await this.purgeMinuteRollups(now);
     if (report.deleted > 0) this.logger.info(report, 'purged executions past their retention');
     return report;
   }
 
   private async purgeWorkspace(workspaceId: string, cutoff: Date): Promise<number> {
-    return deleteInBatches(
+    const deleted = await deleteInBatches(
       this.db,
       `DELETE FROM executions WHERE id IN (
          SELECT id FROM executions WHERE workspace_id = $1 AND created_at < $2 ORDER BY created_at LIMIT ${DELETE_BATCH})`,
       [workspaceId, cutoff],
       DELETE_BATCH,
     );
+    // Rollups go with the executions they count: a bucket once all of it is past the cutoff (a straddling one waits a round).
+    for (const table of ROLLUP_TABLES) {
+      await deleteInBatches(
+        this.db,
+        `DELETE FROM ${table} WHERE ctid IN (
+           SELECT ctid FROM ${table} WHERE workspace_id = $1 AND bucket + grain * interval '1 second' <= $2 LIMIT ${DELETE_BATCH})`,
+        [workspaceId, cutoff],
+        DELETE_BATCH,
+      );
+    }
+    return deleted;
+  }
+
+  /** Minute rollups serve only recent ranges; older ones are read from hour rollups. */
+  private async purgeMinuteRollups(now: Date): Promise<void> {
+    const cutoff = new Date(now.getTime() - MINUTE_GRAIN_KEPT_MS);
+    for (const table of ROLLUP_TABLES) {
+      await deleteInBatches(
+        this.db,
+        `DELETE FROM ${table} WHERE ctid IN (SELECT ctid FROM ${table} WHERE grain = $1 AND bucket < $2 LIMIT ${DELETE_BATCH})`,
+        [MINUTE_GRAIN, cutoff],
+        DELETE_BATCH,
+      );
+    }
   }
 }

@@ -96,6 +96,13 @@ export class AppController {
     await this.deletion.delete(ws, requestId);
   }
 
+  /** The account (as `GET /v1/me` gives it) with the period's billed decisions per day, from the ledger's own entries. */
+  @Get('workspaces/:ws/usage')
+  @WorkspaceRole('viewer')
+  usageByDay(@MemberWorkspace() ws: string, @RequestId() requestId: string) {
+    return this.rpc.call(SUBJECTS.billing.usageByDay, { workspaceId: ws }, { requestId });
+  }
+
   /** How long the execution log is kept: the plan's, or less by the workspace's own setting. */
   @Get('workspaces/:ws/execution-retention')
   @WorkspaceRole('viewer')
@@ -277,6 +284,13 @@ export class AppController {
     const input = objectBody(body);
     // A 429's details.retryAfter becomes its Retry-After where every error is answered.
     return this.rpc.call(SUBJECTS.runner.playground, { workspaceId: ws, decisionId: id, version: input.version ?? null, state: input.state }, { requestId });
+  }
+
+  /** Charts of one decision over `from`..`to` (ISO 8601; the last 24 hours by default), read from the runner's rollups. */
+  @Get('workspaces/:ws/decisions/:id/overview')
+  @WorkspaceRole('viewer', 'executions:read')
+  decisionOverview(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Query() query: Record<string, unknown>) {
+    return this.rpc.call(SUBJECTS.runner.decisionOverview, { workspaceId: ws, decision: id, from: query.from, to: query.to }, { requestId });
   }
 
   @Get('workspaces/:ws/executions')

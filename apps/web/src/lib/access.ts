@@ -41,7 +41,7 @@ export function permits(access: Access | null, permission: EmbedPermission): boo
   return RANK[access.role] >= RANK[ROLE_FOR[permission]];
 }
 
-export const DECISION_VIEWS = ['editor', 'playground', 'deploy', 'history', 'executions', 'deliveries', 'secret-url'] as const;
+export const DECISION_VIEWS = ['overview', 'editor', 'playground', 'deploy', 'history', 'executions', 'deliveries', 'secret-url'] as const;
 export type DecisionView = (typeof DECISION_VIEWS)[number];
 
 /**
@@ -49,6 +49,7 @@ export type DecisionView = (typeof DECISION_VIEWS)[number];
  * declares it); null: never offered in an embed (deliveries and the secret URL are the workspace's own affairs).
  */
 const VIEW_PERMISSION: Record<DecisionView, EmbedPermission | null> = {
+  overview: 'executions:read',
   editor: 'decisions:read',
   playground: 'decisions:write',
   deploy: 'decisions:deploy',

@@ -2,26 +2,12 @@ import { FormEvent } from 'react';
 import { api } from '../lib/api';
 import { can, useApp } from '../context';
 import { ErrorBox, formatDate, Loaded, Page, useAction, useLoad } from '../ui';
+import { Account, money, Usage } from './usage';
 
 interface Retention {
   days: number | null;
   plan_days: number;
   effective_days: number;
-}
-
-interface Account {
-  plan: { name: string; included_decisions: number; rate_limit_per_minute: number; hard_cap: boolean };
-  usage: { period_start: string; period_end: string; used: number; included: number; reserved: number };
-  balance: { currency: string; available_cents: number; promotional_cents: number; paid_cents: number };
-  spend_cap: { spend_cap_cents: number | null; spent_cents: number; currency: string };
-}
-
-function money(cents: number, currency: string): string {
-  try {
-    return new Intl.NumberFormat(undefined, { style: 'currency', currency: currency.toUpperCase() }).format(cents / 100);
-  } catch {
-    return `${(cents / 100).toFixed(2)} ${currency}`;
-  }
 }
 
 export function Billing() {
@@ -53,6 +39,7 @@ export function Billing() {
           </dl>
         )}
       </Loaded>
+      <Usage />
       {can(workspace, 'owner') && value.state === 'ready' && <SpendCap account={value.data.account} onSaved={reload} />}
       <ExecutionRetention />
     </Page>

@@ -12,6 +12,7 @@ import { DeliveriesTable } from './deliveries';
 import { SecretUrl } from './secret-url';
 import { ChangeList } from './changes';
 import { History } from './history';
+import { Overview } from './overview';
 
 export function DecisionPage({ id, view }: { id: string; view: string }) {
   const { t, workspace } = useApp();
@@ -35,6 +36,7 @@ export function DecisionPage({ id, view }: { id: string; view: string }) {
               </Link>
             ))}
           </nav>
+          {current === 'overview' && views.includes('overview') && <Overview decision={decision} />}
           {current === 'editor' && views.includes('editor') && <Editor decision={decision} onSaved={set} reload={reload} />}
           {current === 'playground' && views.includes('playground') && <Playground decision={decision} />}
           {current === 'deploy' && views.includes('deploy') && <Deploy decision={decision} reload={reload} />}

@@ -1,0 +1,191 @@
+import { DataSource } from 'typeorm';
+import { ServiceError } from '@ds/contracts';
+import { Evaluation } from '@ds/decision-schema';
+import { createLogger } from '@ds/platform';
+import { singleKeyring } from '@ds/sealing';
+import { DEV_RUNNER_SECRETS_KEY } from '../config';
+import { decisionRunner } from '../main';
+import { ExecutionRetention } from '../retention/execution-retention';
+import { ExecutionBase, ExecutionRecorder } from './execution-recorder';
+import { OverviewQuery } from './overview.query';
+import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
+import { writeGeneratedExecutions } from '../../../../test/support/generated-executions';
+
+/** Rollups written with the executions, read back as the overview, against a real PostgreSQL. */
+let database: MigratedDatabase;
+let db: DataSource;
+let recorder: ExecutionRecorder;
+let overviews: OverviewQuery;
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+beforeAll(async () => {
+  database = await migratedDatabase('runner_overview', decisionRunner.database, 4);
+  db = database.dataSource;
+  recorder = new ExecutionRecorder(db);
+  overviews = new OverviewQuery(db);
+  for (const [workspace, id, slug] of [
+    ['ws_live', 'dec_live', 'triage'],
+    ['ws_bulk', 'dec_bulk', 'bulk'],
+  ]) {
+    await db.query(`INSERT INTO decisions (id, workspace_id, slug, name, draft_schema, revision) VALUES ($1, $2, $3, $3, '{}', 1)`, [id, workspace, slug]);
+  }
+});
+
+afterAll(async () => {
+  await database?.drop();
+});
+
+function base(n: number): ExecutionBase {
+  return {
+    id: `exe_live_${n}`,
+    workspaceId: 'ws_live',
+    decisionId: 'dec_live',
+    decisionSlug: 'triage',
+    version: 1,
+    source: n % 4 === 0 ? 'playground' : 'api',
+    requestId: `req_${n}`,
+    livemode: n % 4 !== 0,
+    input: null,
+  };
+}
+
+const ACTIONS = ['continue', 'block', 'escalate', 'fallback'] as const;
+const REASONS = [{ type: 'default' }, { type: 'policy', rule: 1 }, { type: 'policy', rule: 0 }, { type: 'low_confidence', question: 'intent' }];
+
+function evaluation(n: number): Evaluation {
+  return {
+    result: { intent: 'refund' },
+    confidence: { intent: (n % 10) / 10 + 0.05 },
+    probabilities: {},
+    action: ACTIONS[n % 4],
+    action_reason: REASONS[n % 4],
+  } as unknown as Evaluation;
+}
+
+interface Counted {
+  livemode: boolean;
+  action: string | null;
+  status: string;
+  runs: number;
+}
+
+async function executionCounts(workspaceId: string): Promise<Counted[]> {
+  return (await db.query(`SELECT livemode, action, status, count(*)::int AS runs FROM executions WHERE workspace_id = $1 GROUP BY 1, 2, 3`, [
+    workspaceId,
+  ])) as Counted[];
+}
+
+function expectSameCounts(overview: Awaited<ReturnType<OverviewQuery['overview']>>, counted: Counted[]): void {
+  for (const kind of ['live', 'test'] as const) {
+    const rows = counted.filter((row) => row.livemode === (kind === 'live'));
+    const byAction: Record<string, number> = {};
+    for (const row of rows) if (row.status === 'success') byAction[row.action!] = (byAction[row.action!] ?? 0) + row.runs;
+    expect(overview.totals[kind].runs).toBe(rows.reduce((sum, row) => sum + row.runs, 0));
+    expect(overview.totals[kind].errors).toBe(rows.filter((row) => row.status === 'error').reduce((sum, row) => sum + row.runs, 0));
+    expect(overview.totals[kind].by_action).toEqual(byAction);
+    const timelineRuns = overview.timeline.reduce((sum, point) => sum + point[kind].runs, 0);
+    expect(timelineRuns).toBe(overview.totals[kind].runs);
+  }
+}
+
+describe('decision overview', () => {
+  it('counts what the run path wrote, batch by batch: runs by action, errors, fallbacks, latency, tokens, confidence', async () => {
+    const records: Array<Promise<void>> = [];
+    for (let n = 0; n < 300; n += 1) {
+      records.push(
+        n % 10 === 9
+          ? recorder.recordError(base(n), new ServiceError('INVALID_STATE', 'no'))
+          : recorder.recordSuccess(base(n), evaluation(n), { latency_ms: 100 + n, input_tokens: 10, output_tokens: 2, estimated_cost_usd: 0.5 }, null, true),
+      );
+      // Several batches, so that rollup rows are added to, not only created.
+      if (n % 50 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(records);
+
+    const overview = await overviews.overview({ workspaceId: 'ws_live', decision: 'triage', from: new Date(Date.now() - HOUR).toISOString() });
+    expect(overview.bucket_seconds).toBe(60);
+    expectSameCounts(overview, await executionCounts('ws_live'));
+    const successes = 270;
+    const live = overview.totals.live;
+    const test = overview.totals.test;
+    expect(live.input_tokens + test.input_tokens).toBe(10 * successes);
+    expect(live.cost_usd + test.cost_usd).toBeCloseTo(0.5 * successes, 6);
+    // low_confidence (n % 4 === 3) is the only fallback reason written.
+    const [fallbacks] = (await db.query(
+      `SELECT count(*)::int AS n FROM executions WHERE workspace_id = 'ws_live' AND action_reason->>'type' = 'low_confidence'`,
+    )) as Array<{ n: number }>;
+    expect(live.fallbacks + test.fallbacks).toBe(fallbacks!.n);
+    // Latencies run from 100 to 399 ms: both percentiles fall inside.
+    expect(live.latency_p50_ms).toBeGreaterThanOrEqual(200);
+    expect(live.latency_p50_ms).toBeLessThanOrEqual(300);
+    expect(live.latency_p95_ms).toBeGreaterThan(live.latency_p50_ms!);
+    expect(live.latency_p95_ms).toBeLessThanOrEqual(400);
+    const confidenceRuns = [...overview.confidence.live, ...overview.confidence.test].flatMap((question) => question.bins).reduce((a, b) => a + b, 0);
+    expect(confidenceRuns).toBe(successes);
+    // Every fourth run (n % 4 === 0) is a playground run answered by default.
+    expect(overview.reasons.live.map((reason) => reason.reason).sort()).toEqual(['low_confidence:intent', 'policy:0', 'policy:1']);
+    expect(overview.reasons.test).toEqual([{ reason: 'default', runs: 75 }]);
+  });
+
+  it('answers the same counts as the execution log over 30 days of generated traffic, from day rollups, and over 7 days from hour rollups', async () => {
+    const now = new Date();
+    await writeGeneratedExecutions(db, {
+      workspaceId: 'ws_bulk',
+      decisionId: 'dec_bulk',
+      first: 1,
+      count: 5_000,
+      from: new Date(now.getTime() - 29 * DAY),
+      to: now,
+    });
+    const overview = await overviews.overview({ workspaceId: 'ws_bulk', decision: 'dec_bulk', from: new Date(now.getTime() - 30 * DAY).toISOString() }, now);
+    expect(overview.bucket_seconds).toBe(86400);
+    expectSameCounts(overview, await executionCounts('ws_bulk'));
+    const week = await overviews.overview({ workspaceId: 'ws_bulk', decision: 'dec_bulk', from: new Date(now.getTime() - 7 * DAY).toISOString() }, now);
+    expect(week.bucket_seconds).toBe(10800);
+    const [lastWeek] = (await db.query(`SELECT count(*)::int AS n FROM executions WHERE workspace_id = 'ws_bulk' AND created_at >= $1`, [
+      new Date(week.from),
+    ])) as Array<{ n: number }>;
+    expect(week.totals.live.runs + week.totals.test.runs).toBe(lastWeek!.n);
+    expect(overview.confidence.live.map((question) => question.question)).toEqual(['intent', 'urgency']);
+  });
+
+  it('refuses a range it cannot draw and a decision of another workspace', async () => {
+    await expect(overviews.overview({ workspaceId: 'ws_live', decision: 'triage', from: 'soon' })).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+    await expect(overviews.overview({ workspaceId: 'ws_bulk', decision: 'triage' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('drops rollups with the executions retention removes, and minute rollups after two days', async () => {
+    const now = new Date();
+    const old = { workspaceId: 'ws_bulk', decisionId: 'dec_bulk', first: 100_000, count: 200 };
+    await writeGeneratedExecutions(db, { ...old, from: new Date(now.getTime() - 50 * DAY), to: new Date(now.getTime() - 45 * DAY) });
+    const rollups = async (where: string): Promise<number> => {
+      const [row] = (await db.query(`SELECT coalesce(sum(runs), 0)::int AS n FROM execution_rollups WHERE workspace_id = 'ws_bulk' AND ${where}`)) as Array<{
+        n: number;
+      }>;
+      return row!.n;
+    };
+    expect(await rollups(`grain = 3600 AND bucket < now() - interval '40 days'`)).toBe(200);
+    const retention = new ExecutionRetention(
+      db,
+      { retentionDays: async (ids) => Object.fromEntries(ids.map((id) => [id, 40])) },
+      {
+        appUrl: 'http://app.test',
+        executionPurgeIntervalMs: 0,
+        allowPrivateTargets: false,
+        secretsKeys: singleKeyring(DEV_RUNNER_SECRETS_KEY),
+        secretsKeyIsDev: true,
+        redisUrl: null,
+        billingLeases: false,
+      },
+      createLogger('decision-runner', 'silent'),
+    );
+    await retention.purge(now);
+    expect(await rollups(`bucket < now() - interval '40 days'`)).toBe(0);
+    expect(await rollups(`grain = 60 AND bucket < now() - interval '49 hours'`)).toBe(0);
+    // What the log keeps is still counted, at both grains where they apply.
+    const [kept] = (await db.query(`SELECT count(*)::int AS n FROM executions WHERE workspace_id = 'ws_bulk'`)) as Array<{ n: number }>;
+    expect(await rollups('grain = 3600')).toBe(kept!.n);
+    expect(await rollups('grain = 60')).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,103 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { DecisionOverviewRequest, ServiceError } from '@ds/contracts';
+import { CountRow, DecisionOverview, foldOverview, HistogramRow, parseOverviewRange, planOverview } from '@ds/decision-schema';
+import { pgPool } from '../pg-pool';
+
+/**
+ * Both reads sum the grain rows into the chart's buckets inside PostgreSQL ($6 is the bucket width in seconds), so
+ * that what crosses to the runner is one row per bucket and key, however many grain rows a long range holds.
+ */
+const COUNTS = {
+  name: 'decision-runner.overview-counts',
+  text: `SELECT (floor(extract(epoch FROM bucket) / $6) * $6)::bigint AS t, livemode, status, action, reason,
+                sum(runs)::bigint AS runs, sum(input_tokens)::bigint AS input_tokens, sum(output_tokens)::bigint AS output_tokens,
+                sum(cost_usd)::float8 AS cost_usd
+         FROM execution_rollups
+         WHERE workspace_id = $1 AND decision_id = $2 AND grain = $3 AND bucket >= $4 AND bucket < $5
+         GROUP BY 1, 2, 3, 4, 5`,
+};
+
+/** Latency bins per chart bucket; confidence bins only over the whole range (the chart shows the range's distribution). */
+const HISTOGRAMS = {
+  name: 'decision-runner.overview-histograms',
+  text: `SELECT (floor(extract(epoch FROM bucket) / $6) * $6)::bigint AS t, livemode, metric, question, bin, sum(runs)::bigint AS runs
+         FROM execution_histograms
+         WHERE workspace_id = $1 AND decision_id = $2 AND grain = $3 AND bucket >= $4 AND bucket < $5 AND metric = 'latency'
+         GROUP BY 1, 2, 3, 4, 5
+         UNION ALL
+         SELECT extract(epoch FROM $4::timestamptz)::bigint, livemode, metric, question, bin, sum(runs)::bigint
+         FROM execution_histograms
+         WHERE workspace_id = $1 AND decision_id = $2 AND grain = $3 AND bucket >= $4 AND bucket < $5 AND metric = 'confidence'
+         GROUP BY 2, 3, 4, 5`,
+};
+
+interface CountRecord {
+  t: string;
+  livemode: boolean;
+  status: string;
+  action: string;
+  reason: string;
+  runs: string;
+  input_tokens: string;
+  output_tokens: string;
+  cost_usd: number;
+}
+
+interface HistogramRecord {
+  t: string;
+  livemode: boolean;
+  metric: 'latency' | 'confidence';
+  question: string;
+  bin: number;
+  runs: string;
+}
+
+/** A decision's overview over a range, read from the rollups the run path keeps (never from the execution log). */
+@Injectable()
+export class OverviewQuery {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  async overview(request: DecisionOverviewRequest, now = new Date()): Promise<DecisionOverview> {
+    const checked = parseOverviewRange(request, now);
+    if (!checked.ok) throw new ServiceError('INVALID_REQUEST', checked.message);
+    const decisionId = await this.decisionId(request.workspaceId, request.decision);
+    const plan = planOverview(checked.range, now);
+    const values = [request.workspaceId, decisionId, plan.grainSeconds, plan.from, plan.to, plan.bucketSeconds];
+    const pool = pgPool(this.db);
+    const [counts, histograms] = await Promise.all([pool.query<CountRecord>({ ...COUNTS, values }), pool.query<HistogramRecord>({ ...HISTOGRAMS, values })]);
+    return foldOverview(
+      decisionId,
+      plan,
+      counts.rows.map((row): CountRow => ({
+        t: Number(row.t),
+        livemode: row.livemode,
+        status: row.status,
+        action: row.action,
+        reason: row.reason,
+        runs: Number(row.runs),
+        inputTokens: Number(row.input_tokens),
+        outputTokens: Number(row.output_tokens),
+        costUsd: row.cost_usd,
+      })),
+      histograms.rows.map((row): HistogramRow => ({
+        t: Number(row.t),
+        livemode: row.livemode,
+        metric: row.metric,
+        question: row.question,
+        bin: row.bin,
+        runs: Number(row.runs),
+      })),
+    );
+  }
+
+  /** The decision named by id (`dec_…`) or slug, in this workspace. */
+  private async decisionId(workspaceId: string, decision: string): Promise<string> {
+    const column = decision.startsWith('dec_') ? 'id' : 'slug';
+    const rows = (await this.db.query(`SELECT id FROM decisions WHERE workspace_id = $1 AND ${column} = $2`, [workspaceId, decision])) as Array<{ id: string }>;
+    const found = rows[0];
+    if (!found) throw new ServiceError('NOT_FOUND', 'No such decision in this workspace.');
+    return found.id;
+  }
+}

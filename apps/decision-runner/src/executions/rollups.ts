@@ -1,0 +1,89 @@
+import { LATENCY_BOUNDS_MS, CONFIDENCE_BINS, DAY_GRAIN, HOUR_GRAIN, MINUTE_GRAIN, reasonKeySql } from '@ds/decision-schema';
+
+/** The columns a source of executions must offer for `rollupStatements` to roll it up. */
+export const ROLLED_UP_COLUMNS = 'workspace_id, decision_id, source, status, livemode, action, action_reason, metrics, confidence, created_at';
+
+const ROLLUP_KEY = 'workspace_id, decision_id, grain, bucket, livemode, source, status, action, reason';
+const HISTOGRAM_KEY = 'workspace_id, decision_id, grain, bucket, livemode, metric, question, bin';
+
+/** Every table of rollups: what retention and workspace deletion clear along with the executions. */
+export const ROLLUP_TABLES = ['execution_rollups', 'execution_histograms'] as const;
+
+export const CREATE_ROLLUP_TABLES = [
+  `CREATE TABLE execution_rollups (
+     workspace_id text NOT NULL,
+     decision_id text NOT NULL,
+     grain integer NOT NULL,
+     bucket timestamptz NOT NULL,
+     livemode boolean NOT NULL,
+     source text NOT NULL,
+     status text NOT NULL,
+     action text NOT NULL,
+     reason text NOT NULL,
+     runs bigint NOT NULL,
+     input_tokens bigint NOT NULL,
+     output_tokens bigint NOT NULL,
+     cost_usd numeric NOT NULL,
+     PRIMARY KEY (${ROLLUP_KEY})
+   )`,
+  `CREATE TABLE execution_histograms (
+     workspace_id text NOT NULL,
+     decision_id text NOT NULL,
+     grain integer NOT NULL,
+     bucket timestamptz NOT NULL,
+     livemode boolean NOT NULL,
+     metric text NOT NULL CHECK (metric IN ('latency', 'confidence')),
+     question text NOT NULL,
+     bin smallint NOT NULL,
+     runs bigint NOT NULL,
+     PRIMARY KEY (${HISTOGRAM_KEY})
+   )`,
+];
+
+const LATENCY_BOUNDS = `ARRAY[${LATENCY_BOUNDS_MS.join(',')}]::numeric[]`;
+
+/**
+ * CTEs that add the executions of relation `source` (with ROLLED_UP_COLUMNS) to the minute, hour and day rollups: counts,
+ * tokens and cost per action, status, source and reason; latency bins; confidence bins per question. Rows are
+ * upserted in key order so that concurrent writers lock them in the same order. Written as part of the statement
+ * that writes the executions, so a batch and its rollups commit together.
+ */
+export function rollupStatements(source: string): string {
+  const number = (path: string): string => `CASE WHEN jsonb_typeof(${path}) = 'number' THEN (${path})::numeric END`;
+  return `
+  grained AS (
+    SELECT s.*, g.grain, to_timestamp(floor(extract(epoch FROM s.created_at) / g.grain) * g.grain) AS bucket
+    FROM ${source} s CROSS JOIN (VALUES (${MINUTE_GRAIN}), (${HOUR_GRAIN}), (${DAY_GRAIN})) AS g(grain)
+  ),
+  counted AS (
+    INSERT INTO execution_rollups AS r (${ROLLUP_KEY}, runs, input_tokens, output_tokens, cost_usd)
+    SELECT workspace_id, decision_id, grain, bucket, livemode, source, status, coalesce(action, ''), ${reasonKeySql('action_reason')},
+           count(*), coalesce(sum(${number("metrics->'input_tokens'")}), 0), coalesce(sum(${number("metrics->'output_tokens'")}), 0),
+           coalesce(sum(${number("metrics->'estimated_cost_usd'")}), 0)
+    FROM grained
+    GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
+    ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9
+    ON CONFLICT (${ROLLUP_KEY}) DO UPDATE SET
+      runs = r.runs + EXCLUDED.runs,
+      input_tokens = r.input_tokens + EXCLUDED.input_tokens,
+      output_tokens = r.output_tokens + EXCLUDED.output_tokens,
+      cost_usd = r.cost_usd + EXCLUDED.cost_usd
+  ),
+  binned AS (
+    INSERT INTO execution_histograms AS h (${HISTOGRAM_KEY}, runs)
+    SELECT workspace_id, decision_id, grain, bucket, livemode, metric, question, bin, count(*)
+    FROM (
+      SELECT workspace_id, decision_id, grain, bucket, livemode, 'latency' AS metric, '' AS question,
+             width_bucket(${number("metrics->'latency_ms'")}, ${LATENCY_BOUNDS}) AS bin
+      FROM grained WHERE jsonb_typeof(metrics->'latency_ms') = 'number'
+      UNION ALL
+      SELECT workspace_id, decision_id, grain, bucket, livemode, 'confidence', c.key,
+             least(greatest(floor((c.value)::numeric * ${CONFIDENCE_BINS}), 0), ${CONFIDENCE_BINS - 1})
+      FROM grained CROSS JOIN LATERAL jsonb_each(CASE WHEN jsonb_typeof(confidence) = 'object' THEN confidence ELSE '{}'::jsonb END) AS c
+      WHERE jsonb_typeof(c.value) = 'number'
+    ) v
+    GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
+    ORDER BY 1, 2, 3, 4, 5, 6, 7, 8
+    ON CONFLICT (${HISTOGRAM_KEY}) DO UPDATE SET runs = h.runs + EXCLUDED.runs
+  )`;
+}

@@ -1,0 +1,138 @@
+import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { CHART_HEIGHT } from './chart-frame';
+import { ChartColours, useChartColours } from './colours';
+
+export interface Series {
+  key: string;
+  label: string;
+}
+
+export type Datum = Record<string, string | number | null>;
+
+const MARGIN = { top: 8, right: 8, bottom: 0, left: 0 };
+
+function axes(colours: ChartColours, categoryKey: string, vertical = false) {
+  const tick = { fill: colours.muted, fontSize: 12 };
+  const category = vertical ? (
+    <YAxis key="category" type="category" dataKey={categoryKey} tick={tick} stroke={colours.grid} width={120} />
+  ) : (
+    <XAxis key="category" dataKey={categoryKey} tick={tick} stroke={colours.grid} minTickGap={16} />
+  );
+  const value = vertical ? (
+    <XAxis key="value" type="number" tick={tick} stroke={colours.grid} allowDecimals={false} />
+  ) : (
+    <YAxis key="value" tick={tick} stroke={colours.grid} width={48} allowDecimals={false} />
+  );
+  return [<CartesianGrid key="grid" stroke={colours.grid} strokeDasharray="3 3" vertical={false} horizontal={!vertical} />, category, value];
+}
+
+function tooltip(colours: ChartColours) {
+  return (
+    <Tooltip
+      contentStyle={{ background: colours.surface, border: `1px solid ${colours.grid}`, color: colours.text }}
+      labelStyle={{ color: colours.text }}
+      cursor={{ fill: colours.grid, fillOpacity: 0.3 }}
+    />
+  );
+}
+
+function legend(colours: ChartColours) {
+  return <Legend wrapperStyle={{ color: colours.text, fontSize: 12 }} />;
+}
+
+/**
+ * Bars over a category axis: stacked when `stacked` (runs by action), side by side otherwise; horizontal bars
+ * with `vertical` (ranked lists). The picture is decoration for the frame's accessible name and table, so the
+ * chart's own keyboard layer is off.
+ */
+export function BarsChart({
+  data,
+  categoryKey,
+  series,
+  stacked = false,
+  vertical = false,
+  colourOf,
+}: {
+  data: Datum[];
+  categoryKey: string;
+  series: Series[];
+  stacked?: boolean;
+  vertical?: boolean;
+  colourOf?: (key: string, index: number) => string;
+}) {
+  const colours = useChartColours();
+  return (
+    <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
+      <BarChart data={data} margin={MARGIN} layout={vertical ? 'vertical' : 'horizontal'} accessibilityLayer={false}>
+        {axes(colours, categoryKey, vertical)}
+        {tooltip(colours)}
+        {series.length > 1 && legend(colours)}
+        {series.map((one, index) => (
+          <Bar
+            key={one.key}
+            dataKey={one.key}
+            name={one.label}
+            stackId={stacked ? 'stack' : undefined}
+            fill={colourOf?.(one.key, index) ?? colours.series[index % colours.series.length]}
+            isAnimationActive={false}
+          />
+        ))}
+      </BarChart>
+    </ResponsiveContainer>
+  );
+}
+
+/** A level drawn across the chart (an included volume, a cap), named in the chart's summary and table too. */
+export interface Reference {
+  value: number;
+  label: string;
+}
+
+/** Lines over time (rates, percentiles); gaps where a bucket has no value. */
+export function LinesChart({
+  data,
+  categoryKey,
+  series,
+  unit,
+  references = [],
+}: {
+  data: Datum[];
+  categoryKey: string;
+  series: Series[];
+  unit?: string;
+  references?: Reference[];
+}) {
+  const colours = useChartColours();
+  return (
+    <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
+      <LineChart data={data} margin={MARGIN} accessibilityLayer={false}>
+        {axes(colours, categoryKey)}
+        {tooltip(colours)}
+        {legend(colours)}
+        {references.map((reference) => (
+          <ReferenceLine
+            key={reference.label}
+            y={reference.value}
+            stroke={colours.danger}
+            strokeDasharray="6 4"
+            label={{ value: reference.label, fill: colours.text, fontSize: 12, position: 'insideTopLeft' }}
+            ifOverflow="extendDomain"
+          />
+        ))}
+        {series.map((one, index) => (
+          <Line
+            key={one.key}
+            dataKey={one.key}
+            name={one.label}
+            unit={unit}
+            stroke={colours.series[index % colours.series.length]}
+            strokeWidth={2}
+            dot={false}
+            connectNulls={false}
+            isAnimationActive={false}
+          />
+        ))}
+      </LineChart>
+    </ResponsiveContainer>
+  );
+}

@@ -1,0 +1,141 @@
+import { ChartFrame } from '../charts/chart-frame';
+import { BarsChart, Datum, LinesChart, Reference } from '../charts/charts';
+import { useApp } from '../context';
+import { api } from '../lib/api';
+import { Loaded, useLoad } from '../ui';
+
+const DAY = 86_400_000;
+
+/** The account as `GET /v1/me` and the ledger give it (the parts shown here). */
+export interface Account {
+  plan: { name: string; included_decisions: number; max_decisions: number | null; rate_limit_per_minute: number; hard_cap: boolean };
+  usage: { period_start: string; period_end: string; used: number; included: number; reserved: number };
+  balance: {
+    currency: string;
+    available_cents: number;
+    promotional_cents: number;
+    paid_cents: number;
+    credits: Array<{ id: string; kind: string; remaining_cents: number; currency: string }>;
+  };
+  spend_cap: { spend_cap_cents: number | null; spent_cents: number; currency: string };
+}
+
+/** `GET /app/v1/workspaces/{ws}/usage`: the account and its period's billed decisions per UTC day. */
+export interface UsageByDay {
+  account: Account;
+  days: Array<{ date: string; billed: number }>;
+}
+
+export function money(cents: number, currency: string): string {
+  try {
+    return new Intl.NumberFormat(undefined, { style: 'currency', currency: currency.toUpperCase() }).format(cents / 100);
+  } catch {
+    return `${(cents / 100).toFixed(2)} ${currency}`;
+  }
+}
+
+/** Every UTC day of the period up to today, with the ledger's billed decisions and their running total. */
+export function periodDays(reply: UsageByDay, now = new Date()): Array<{ date: string; billed: number; total: number }> {
+  const billed = new Map(reply.days.map((day) => [day.date, day.billed]));
+  const start = Date.parse(reply.account.usage.period_start.slice(0, 10));
+  const end = Math.min(Date.parse(reply.account.usage.period_end), now.getTime());
+  const days: Array<{ date: string; billed: number; total: number }> = [];
+  let total = 0;
+  for (let at = start; at <= end; at += DAY) {
+    const date = new Date(at).toISOString().slice(0, 10);
+    total += billed.get(date) ?? 0;
+    days.push({ date, billed: billed.get(date) ?? 0, total });
+  }
+  return days;
+}
+
+/** The period's usage as the ledger books it: the same figures as `GET /v1/me`, drawn per day. */
+export function Usage() {
+  const { t, workspace } = useApp();
+  const [value, reload] = useLoad(() => api<UsageByDay>('GET', `/workspaces/${workspace!.id}/usage`), [workspace!.id]);
+  return (
+    <section className="stack" aria-labelledby="usage-title">
+      <h2 id="usage-title">{t('use.title')}</h2>
+      <Loaded value={value} reload={reload}>
+        {(reply) => <UsageCharts reply={reply} />}
+      </Loaded>
+    </section>
+  );
+}
+
+function UsageCharts({ reply }: { reply: UsageByDay }) {
+  const { t } = useApp();
+  const account = reply.account;
+  const days = periodDays(reply);
+  const references: Reference[] = [{ value: account.usage.included, label: t('use.included', { n: account.usage.included.toLocaleString() }) }];
+  if (account.plan.hard_cap && account.plan.max_decisions !== null) {
+    references.push({ value: account.plan.max_decisions, label: t('use.hardCap', { n: account.plan.max_decisions.toLocaleString() }) });
+  }
+  const data: Datum[] = days.map((day) => ({ label: day.date, billed: day.billed, total: day.total }));
+  const cap = account.spend_cap;
+  return (
+    <>
+      <dl className="stats" aria-label={t('use.totals')}>
+        <div>
+          <dt>{t('use.billed')}</dt>
+          <dd data-testid="usage-used">{account.usage.used.toLocaleString()}</dd>
+        </div>
+        <div>
+          <dt>{t('use.includedShort')}</dt>
+          <dd>{account.usage.included.toLocaleString()}</dd>
+        </div>
+        <div>
+          <dt>{t('use.reserved')}</dt>
+          <dd>{account.usage.reserved.toLocaleString()}</dd>
+        </div>
+        <div>
+          <dt>{t('use.credits')}</dt>
+          <dd>{money(account.balance.available_cents, account.balance.currency)}</dd>
+        </div>
+        <div>
+          <dt>{t('use.spendCap')}</dt>
+          <dd>{cap.spend_cap_cents === null ? t('bill.none') : `${money(cap.spent_cents, cap.currency)} / ${money(cap.spend_cap_cents, cap.currency)}`}</dd>
+        </div>
+      </dl>
+      <div className="charts">
+        <ChartFrame
+          title={t('use.chart.total')}
+          summary={t('use.summary.total', {
+            used: account.usage.used.toLocaleString(),
+            limits: references.map((reference) => reference.label).join(', '),
+          })}
+          table={{
+            columns: [t('use.day'), t('use.billed'), t('use.total')],
+            rows: days.map((day) => [day.date, day.billed, day.total]),
+          }}
+        >
+          <LinesChart data={data} categoryKey="label" series={[{ key: 'total', label: t('use.total') }]} references={references} />
+        </ChartFrame>
+        <ChartFrame
+          title={t('use.chart.daily')}
+          summary={t('use.summary.daily', { days: days.filter((day) => day.billed > 0).length })}
+          table={{ columns: [t('use.day'), t('use.billed')], rows: days.map((day) => [day.date, day.billed]) }}
+        >
+          <BarsChart data={data} categoryKey="label" series={[{ key: 'billed', label: t('use.billed') }]} />
+        </ChartFrame>
+        {account.balance.credits.length > 0 && (
+          <ChartFrame
+            title={t('use.chart.credits')}
+            summary={t('use.summary.credits', { available: money(account.balance.available_cents, account.balance.currency) })}
+            table={{
+              columns: [t('use.credit'), t('use.remaining')],
+              rows: account.balance.credits.map((credit) => [credit.id, money(credit.remaining_cents, credit.currency)]),
+            }}
+          >
+            <BarsChart
+              data={account.balance.credits.map((credit) => ({ label: credit.kind, remaining: credit.remaining_cents / 100 }))}
+              categoryKey="label"
+              series={[{ key: 'remaining', label: t('use.remaining') }]}
+              vertical
+            />
+          </ChartFrame>
+        )}
+      </div>
+    </>
+  );
+}

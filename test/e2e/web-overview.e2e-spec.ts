@@ -1,0 +1,239 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { baseUrl, call, deployedDecision, expectError, roomyWorkspace, runDecision, triageSchema, uniqueMarker, Workspace } from './support/api';
+
+/**
+ * The decision overview in a real headless Chromium against the shared cluster: a decision with a few hundred runs
+ * of mixed actions, errors and fallbacks, live and playground; the charts' numbers (their table view) equal the
+ * executions the API lists. axe-core in both themes, no console error (a CSP violation included), 360 px.
+ * With WEB_SCREENSHOTS=<dir> it also writes the screenshots.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const SCREENSHOTS = process.env.WEB_SCREENSHOTS ? resolve(process.env.WEB_SCREENSHOTS) : null;
+const LIVE_RUNS = 240;
+const INVALID_RUNS = 24;
+const PLAYGROUND_RUNS = 6;
+
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+const problems: string[] = [];
+const checked: Record<string, string[]> = {};
+
+beforeAll(async () => {
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+});
+
+afterAll(async () => {
+  await Promise.all(contexts.map((context) => context.close()));
+  await browser?.close();
+});
+
+async function signedIn(ws: Workspace): Promise<Page> {
+  const context = await browser.newContext({ baseURL: baseUrl(), viewport: { width: 1280, height: 900 } });
+  context.setDefaultTimeout(20_000);
+  contexts.push(context);
+  await context.addInitScript(
+    ([token, workspace]) => {
+      (globalThis as any).localStorage.setItem('ds.session', token);
+      (globalThis as any).localStorage.setItem('ds.workspace', workspace);
+    },
+    [ws.session, ws.workspaceId],
+  );
+  const page = await context.newPage();
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  return page;
+}
+
+async function axe(page: Page): Promise<string[]> {
+  const violations = await page.evaluate(async (source: string) => {
+    if (!(globalThis as any).axe) (0, eval)(source);
+    const result = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] });
+    return result.violations as Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: string[] }> }>;
+  }, AXE_SOURCE);
+  return violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+}
+
+async function screen(page: Page, name: string): Promise<void> {
+  await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
+  for (const theme of ['light', 'dark'] as const) {
+    await page.evaluate((value) => ((globalThis as any).document.documentElement.dataset.theme = value), theme);
+    checked[`${name} (${theme})`] = await axe(page);
+    if (SCREENSHOTS) {
+      mkdirSync(SCREENSHOTS, { recursive: true });
+      await page.screenshot({ path: join(SCREENSHOTS, `${name}-${theme}.png`), fullPage: true });
+    }
+  }
+  await page.evaluate(() => ((globalThis as any).document.documentElement.dataset.theme = 'system'));
+}
+
+/** Every execution of the decision, read through the API's paging. */
+async function executionsOf(ws: Workspace, slug: string): Promise<Array<{ status: string; action: string | null; livemode: boolean }>> {
+  const all: Array<{ status: string; action: string | null; livemode: boolean }> = [];
+  let cursor: string | null = null;
+  do {
+    const page: { body: { data: typeof all; next_cursor: string | null } } = await call(
+      'GET',
+      `/app/v1/workspaces/${ws.workspaceId}/executions?decision=${slug}&limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+      { token: ws.session },
+    );
+    all.push(...page.body.data);
+    cursor = page.body.next_cursor;
+  } while (cursor);
+  return all;
+}
+
+/** The table behind a chart: its body rows as text cells. */
+async function chartTable(page: Page, title: string): Promise<string[][]> {
+  const chart = page.locator('figure', { has: page.getByRole('heading', { name: title, level: 3 }) });
+  await chart.getByRole('button', { name: 'Table' }).click();
+  const rows = chart.locator('tbody tr');
+  await rows.first().waitFor();
+  const cells = await rows.evaluateAll((trs) =>
+    trs.map((tr) => Array.from((tr as any).children as ArrayLike<{ textContent: string }>, (cell) => cell.textContent)),
+  );
+  await chart.getByRole('button', { name: 'Table' }).click();
+  return cells;
+}
+
+function tally<T>(items: T[], key: (item: T) => string): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const item of items) counts[key(item)] = (counts[key(item)] ?? 0) + 1;
+  return counts;
+}
+
+describe('the decision overview', () => {
+  it('draws runs by action, errors and fallbacks whose numbers equal the executions, live and playground apart', async () => {
+    const ws = await roomyWorkspace();
+    const slug = `overview-${uniqueMarker().slice(-8)}`;
+    const schema = triageSchema(uniqueMarker(), {
+      policies: [
+        { when: { on: 'answer', question: 'intent', op: 'eq', value: 'refund' }, action: 'block' },
+        { when: { on: 'answer', question: 'urgency', op: 'eq', value: 'furious' }, action: 'escalate' },
+      ],
+    });
+    // A demanding minimum on one question makes some runs fall back.
+    (schema.questions[1] as Record<string, unknown>).minConfidence = 0.6;
+    const decisionId = await deployedDecision(ws, slug, schema);
+    for (let wave = 0; wave < LIVE_RUNS; wave += 8) {
+      await Promise.all(Array.from({ length: 8 }, (_, i) => runDecision(ws, slug, { message: `Order ${wave + i}: the screen is cracked and I am upset` })));
+    }
+    for (let i = 0; i < INVALID_RUNS; i += 1) expect((await runDecision(ws, slug, { amount: i })).status).toBe(422);
+    for (let i = 0; i < PLAYGROUND_RUNS; i += 1) {
+      const played = await call('POST', `/app/v1/workspaces/${ws.workspaceId}/decisions/${decisionId}/playground`, {
+        token: ws.session,
+        body: { version: null, state: { message: `Playground ${i}` } },
+      });
+      expect(played.status).toBe(200);
+    }
+
+    const executions = await executionsOf(ws, slug);
+    const live = executions.filter((execution) => execution.livemode);
+    expect(live).toHaveLength(LIVE_RUNS + INVALID_RUNS);
+    const liveActions = tally(
+      live.filter((execution) => execution.status === 'success'),
+      (execution) => execution.action!,
+    );
+    // The mix the journey needs: several actions and some errors.
+    expect(Object.keys(liveActions).length).toBeGreaterThanOrEqual(2);
+
+    // The endpoint refuses a range it cannot draw, in the one error shape.
+    expectError(await call('GET', `/app/v1/workspaces/${ws.workspaceId}/decisions/${slug}/overview?from=soon`, { token: ws.session }), 400, 'INVALID_REQUEST');
+
+    const page = await signedIn(ws);
+    await page.goto(`/decisions/${slug}/overview?range=hour`);
+    await page.getByRole('heading', { name: 'Runs by action', level: 3 }).waitFor();
+    expect(await page.getByRole('link', { name: 'Overview' }).getAttribute('aria-current')).toBe('page');
+    expect(await page.getByTestId('ov-runs').innerText()).toBe(String(LIVE_RUNS + INVALID_RUNS));
+
+    // The runs chart's table: per bucket, one column per action and one for errors; the sums equal the log.
+    const runsChart = page.locator('figure', { has: page.getByRole('heading', { name: 'Runs by action', level: 3 }) });
+    await runsChart.getByRole('button', { name: 'Table' }).click();
+    const columns = await runsChart.locator('thead th').allInnerTexts();
+    await runsChart.getByRole('button', { name: 'Table' }).click();
+    const rows = await chartTable(page, 'Runs by action');
+    const sums: Record<string, number> = {};
+    for (const row of rows) columns.slice(1).forEach((column, i) => (sums[column] = (sums[column] ?? 0) + Number(row[i + 1])));
+    const { Errors: errors, ...byAction } = sums;
+    expect(errors).toBe(INVALID_RUNS);
+    expect(byAction).toEqual(liveActions);
+
+    // Fallbacks (low confidence on urgency) as the executions' reasons say.
+    const reasons = await chartTable(page, 'Top action reasons');
+    const lowConfidence = reasons.find((row) => row[0] === 'Low confidence: urgency');
+    const allReasons = tally(
+      live.filter((execution) => execution.status === 'success'),
+      (execution) => (execution as unknown as { action_reason: { type: string } }).action_reason.type,
+    );
+    expect(Number(lowConfidence?.[1] ?? 0)).toBe(allReasons.low_confidence ?? 0);
+    await screen(page, 'overview');
+
+    // Test traffic apart: the playground's runs.
+    await page.getByRole('button', { name: 'Test and playground' }).click();
+    await page.waitForURL(/traffic=test/);
+    await page
+      .getByTestId('ov-runs')
+      .filter({ hasText: String(PLAYGROUND_RUNS) })
+      .waitFor();
+
+    // The range and traffic are in the URL: a fresh tab shows the same view.
+    const shared = await signedIn(ws);
+    await shared.goto(page.url());
+    expect(await shared.getByTestId('ov-runs').innerText()).toBe(String(PLAYGROUND_RUNS));
+    expect(await shared.getByRole('button', { name: 'Last hour' }).getAttribute('aria-pressed')).toBe('true');
+
+    // 360 px: nothing runs off the side.
+    await page.getByRole('button', { name: 'Live' }).click();
+    await page.setViewportSize({ width: 360, height: 780 });
+    await page
+      .getByTestId('ov-runs')
+      .filter({ hasText: String(LIVE_RUNS + INVALID_RUNS) })
+      .waitFor();
+    const overflow = await page.evaluate(
+      () => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).document.documentElement.clientWidth,
+    );
+    expect(overflow).toBe(0);
+    await screen(page, 'overview-narrow');
+
+    // The usage screen: the ledger's figures, equal to /v1/me, per day adding up to the period's total.
+    const me = await call('GET', '/v1/me', { token: ws.apiKey });
+    expect(me.status).toBe(200);
+    const billing = await signedIn(ws);
+    await billing.goto('/billing');
+    await billing
+      .getByTestId('usage-used')
+      .filter({ hasText: String(me.body.usage.used) })
+      .waitFor();
+    expect(me.body.usage.used).toBe(LIVE_RUNS);
+    const daily = await chartTable(billing, 'Billed decisions per day');
+    expect(daily.reduce((sum, row) => sum + Number(row[1]), 0)).toBe(me.body.usage.used);
+    await screen(billing, 'usage');
+    await billing.setViewportSize({ width: 360, height: 780 });
+    const usageOverflow = await billing.evaluate(
+      () => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).document.documentElement.clientWidth,
+    );
+    expect(usageOverflow).toBe(0);
+  });
+
+  it('has no serious or critical accessibility violation in either theme, and logs no error (no CSP violation)', () => {
+    expect(Object.keys(checked).sort()).toEqual([
+      'overview (dark)',
+      'overview (light)',
+      'overview-narrow (dark)',
+      'overview-narrow (light)',
+      'usage (dark)',
+      'usage (light)',
+    ]);
+    expect(Object.entries(checked).filter(([, violations]) => violations.length > 0)).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+});
