@@ -249,6 +249,89 @@ export function ConfirmButton({
   );
 }
 
+/**
+ * A modal question (the browser's own `<dialog>`: focus stays inside, Escape cancels). `actions` are its buttons;
+ * the first one that is not dangerous should be the safe choice.
+ */
+export function Dialog({ title, children, actions, onCancel }: { title: string; children?: ReactNode; actions: ReactNode; onCancel: () => void }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const cancel = useRef(onCancel);
+  cancel.current = onCancel;
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (!dialog.open) dialog.showModal();
+    const onEscape = (event: Event) => {
+      event.preventDefault();
+      cancel.current();
+    };
+    dialog.addEventListener('cancel', onEscape);
+    return () => {
+      dialog.removeEventListener('cancel', onEscape);
+      if (dialog.open) dialog.close();
+    };
+  }, []);
+  return (
+    <dialog ref={ref} className="dialog" aria-labelledby="dialog-title">
+      <h2 id="dialog-title">{title}</h2>
+      {children}
+      <div className="actions">{actions}</div>
+    </dialog>
+  );
+}
+
+/**
+ * A yes/no question in a dialog. With `typed`, the confirming button stays disabled until the author typed that
+ * word: for changes whose harm others feel (callers of a deployed decision).
+ */
+export function ConfirmDialog({
+  title,
+  children,
+  confirmLabel,
+  danger = false,
+  typed,
+  busy = false,
+  onConfirm,
+  onCancel,
+}: {
+  title: string;
+  children?: ReactNode;
+  confirmLabel: string;
+  danger?: boolean;
+  typed?: string;
+  busy?: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  const { t } = useApp();
+  const [entered, setEntered] = useState('');
+  const ready = typed === undefined || entered.trim() === typed;
+  return (
+    <Dialog
+      title={title}
+      onCancel={onCancel}
+      actions={
+        <>
+          <button type="button" onClick={onCancel} autoFocus={typed === undefined}>
+            {t('common.cancel')}
+          </button>
+          <button type="button" className={danger ? 'danger' : 'primary'} disabled={!ready || busy} onClick={onConfirm}>
+            {confirmLabel}
+          </button>
+        </>
+      }
+    >
+      {children}
+      {typed !== undefined && (
+        <label className="field">
+          <span>{t('common.typeToConfirm', { word: typed })}</span>
+          <input value={entered} autoFocus autoComplete="off" spellCheck={false} onChange={(event) => setEntered(event.target.value)} />
+        </label>
+      )}
+    </Dialog>
+  );
+}
+
 /** A secret shown this once, with a copy button. */
 export function OnceSecret({ label, value, id, note, onClose }: { label: string; value: string; id: string; note: string; onClose: () => void }) {
   const { t } = useApp();

@@ -1,0 +1,247 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { baseUrl, call, createDecision, newWorkspace, triageSchema, uniqueMarker, Workspace } from './support/api';
+
+/**
+ * The decision editor as a demanding author uses it, in a real headless Chromium against the shared cluster:
+ * unsaved work guarded on a tab switch and kept over a reload, a kind change that asks and can be undone, two
+ * tabs whose edits merge, options added above `other`, issues that wait for the first edit. axe-core on each
+ * screen in both themes; with WEB_SCREENSHOTS=<dir> it also writes their screenshots.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const SCREENSHOTS = process.env.WEB_SCREENSHOTS ? resolve(process.env.WEB_SCREENSHOTS) : null;
+
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+const problems: string[] = [];
+const checked: Record<string, string[]> = {};
+
+beforeAll(async () => {
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function signedInContext(ws: Workspace): Promise<BrowserContext> {
+  const context = await browser.newContext({ baseURL: baseUrl(), viewport: { width: 1280, height: 860 } });
+  context.setDefaultTimeout(20_000);
+  contexts.push(context);
+  await context.addInitScript(
+    ([token, workspace]) => {
+      (globalThis as any).localStorage.setItem('ds.session', token);
+      (globalThis as any).localStorage.setItem('ds.workspace', workspace);
+    },
+    [ws.session, ws.workspaceId],
+  );
+  return context;
+}
+
+async function open(context: BrowserContext, path: string): Promise<Page> {
+  const page = await context.newPage();
+  page.on('console', (message) => {
+    // A refused save (the 409 of a stale draft) is logged by Chromium as a failed resource; the screen shows it.
+    if (message.type() === 'error' && !/Failed to load resource/.test(message.text())) problems.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  await page.goto(path);
+  await page.locator('#page-title').waitFor();
+  return page;
+}
+
+async function axe(page: Page): Promise<string[]> {
+  const violations = await page.evaluate(async (source: string) => {
+    if (!(globalThis as any).axe) (0, eval)(source);
+    const result = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] });
+    return result.violations as Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: string[] }> }>;
+  }, AXE_SOURCE);
+  return violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+}
+
+async function screen(page: Page, name: string, scroll = true): Promise<void> {
+  if (scroll) await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
+  for (const theme of ['light', 'dark'] as const) {
+    await page.evaluate((value) => ((globalThis as any).document.documentElement.dataset.theme = value), theme);
+    checked[`${name} (${theme})`] = await axe(page);
+    if (SCREENSHOTS) {
+      mkdirSync(SCREENSHOTS, { recursive: true });
+      await page.screenshot({ path: join(SCREENSHOTS, `${name}-${theme}.png`), fullPage: false });
+    }
+  }
+  await page.evaluate(() => ((globalThis as any).document.documentElement.dataset.theme = 'system'));
+}
+
+async function savedDraft(ws: Workspace, id: string): Promise<{ revision: number; draft: any }> {
+  const reply = await call('GET', `/app/v1/workspaces/${ws.workspaceId}/decisions/${id}`, { token: ws.session });
+  return reply.body;
+}
+
+const saveState = (page: Page) => page.getByTestId('save-state');
+
+function schemaWithOther() {
+  const schema = triageSchema(uniqueMarker()) as any;
+  schema.questions[0].options.push({ value: 'other' });
+  return schema;
+}
+
+describe('the editor keeps unsaved work', () => {
+  it('asks before a tab switch, keeps the edits over a reload, and saves them on the way out', async () => {
+    const ws = await newWorkspace();
+    const { id } = await createDecision(ws, `guard-${uniqueMarker().slice(-8)}`, schemaWithOther());
+    const context = await signedInContext(ws);
+    const page = await open(context, `/decisions/${id}/editor`);
+    expect(await saveState(page).innerText()).toContain('All changes saved');
+
+    await page.locator('#f-context').fill('Unsaved context');
+    await saveState(page).getByText('Unsaved changes').waitFor();
+
+    // Another tab of the decision: the application asks first, and "stay" stays.
+    await page.getByRole('link', { name: 'Playground' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Leave with unsaved changes?' });
+    await dialog.waitFor();
+    await screen(page, 'editor-leave', false);
+    await dialog.getByRole('button', { name: 'Stay and keep editing' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect(new URL(page.url()).pathname).toBe(`/decisions/${id}/editor`);
+
+    // A reload asks the browser's own question; the edits come back afterwards either way.
+    const asked: string[] = [];
+    page.once('dialog', (question) => {
+      asked.push(question.type());
+      void question.accept();
+    });
+    await page.reload();
+    await page.locator('#page-title').waitFor();
+    expect(asked).toEqual(['beforeunload']);
+    expect(await page.locator('#f-context').inputValue()).toBe('Unsaved context');
+    await page.getByText('were restored from this device').waitFor();
+    expect((await savedDraft(ws, id)).draft.context).not.toBe('Unsaved context');
+
+    // "Save and leave" saves, then goes: the playground runs what was saved.
+    await page.getByRole('link', { name: 'Playground' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Save and leave' }).click();
+    await page.waitForURL(`**/decisions/${id}/playground`);
+    expect((await savedDraft(ws, id)).draft.context).toBe('Unsaved context');
+    expect(await page.evaluate(() => Object.keys((globalThis as any).localStorage).filter((key) => key.startsWith('ds.draft.')))).toEqual([]);
+    await page.close();
+  }, 120_000);
+
+  it('asks before a kind change throws options away, undoes and redoes it, and saves with Ctrl+S', async () => {
+    const ws = await newWorkspace();
+    const { id } = await createDecision(ws, `kind-${uniqueMarker().slice(-8)}`, schemaWithOther());
+    const context = await signedInContext(ws);
+    const page = await open(context, `/decisions/${id}/editor`);
+    const kind = page.locator('#f-questions_0_kind');
+    const firstOption = page.locator('#f-questions_0_options_0_value');
+
+    // One ArrowDown on the select: choice → score would remove three options, so it asks.
+    await kind.focus();
+    await page.keyboard.press('ArrowDown');
+    const dialog = page.getByRole('dialog', { name: 'Change question 1 to score?' });
+    await dialog.waitFor();
+    expect(await dialog.innerText()).toContain('3 option(s) will be removed');
+    await screen(page, 'editor-kind', false);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect(await kind.inputValue()).toBe('choice');
+    expect(await firstOption.inputValue()).toBe('refund');
+
+    await kind.selectOption('score');
+    await page.getByRole('dialog').getByRole('button', { name: 'Change kind' }).click();
+    await page.locator('#f-questions_0_levels_0').waitFor();
+    expect(await firstOption.count()).toBe(0);
+
+    await page.keyboard.press('Control+z');
+    expect(await firstOption.inputValue()).toBe('refund');
+    expect(await kind.inputValue()).toBe('choice');
+    await page.keyboard.press('Control+Shift+z');
+    expect(await kind.inputValue()).toBe('score');
+    await page.getByRole('button', { name: 'Undo', exact: true }).click();
+    expect(await kind.inputValue()).toBe('choice');
+
+    // A new option goes above the reserved `other`, which stays last: the schema stays valid.
+    await page.getByRole('button', { name: 'Add Option value' }).first().click();
+    const added = page.locator('#f-questions_0_options_2_value');
+    expect(await added.evaluate((element) => element === (globalThis as any).document.activeElement)).toBe(true);
+    await added.fill('repair');
+    await page.getByText('The schema is valid.').waitFor();
+
+    // Questions move and can be removed.
+    await page.getByRole('button', { name: 'Move down intent' }).click();
+    expect(await page.locator('#f-questions_1_key').inputValue()).toBe('intent');
+
+    await page.keyboard.press('Control+s');
+    await page.getByText(/Saved revision \d+\./).waitFor();
+    const saved = await savedDraft(ws, id);
+    expect(saved.draft.questions[1].options.map((option: { value: string }) => option.value)).toEqual(['refund', 'exchange', 'repair', 'other']);
+    expect(saved.draft.questions[0].key).toBe('urgency');
+    await page.close();
+  }, 120_000);
+
+  it('shows a new question’s issues only after an edit or a save, in the form’s words, with links that focus the field', async () => {
+    const ws = await newWorkspace();
+    const schema = schemaWithOther();
+    schema.destinations = [{ key: 'ops', type: 'webhook', url: 'http://127.0.0.1:9/hook' }];
+    const { id } = await createDecision(ws, `issues-${uniqueMarker().slice(-8)}`, schema);
+    const context = await signedInContext(ws);
+    const page = await open(context, `/decisions/${id}/editor`);
+    // A plain-http webhook is valid for the schema but refused at delivery: said while editing.
+    await page.getByText('Deliveries go to https:// URLs only').waitFor();
+
+    await page.getByRole('button', { name: 'Add question' }).click();
+    const criterion = page.locator('#f-questions_3_criterion');
+    await criterion.waitFor();
+    expect(await criterion.getAttribute('aria-invalid')).toBeNull();
+    await page.getByText('they show once you edit those fields or save').waitFor();
+
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    const link = page.locator('#editor-issues a', { hasText: 'Question 4 (question_4) › Criterion' });
+    await link.waitFor();
+    await link.click();
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.id)).toBe('f-questions_3_criterion');
+    expect(await criterion.getAttribute('aria-invalid')).toBe('true');
+    await screen(page, 'editor-issues-new');
+    await page.close();
+  }, 120_000);
+
+  it('merges two tabs’ edits to different fields, showing what each changed', async () => {
+    const ws = await newWorkspace();
+    const { id } = await createDecision(ws, `merge-${uniqueMarker().slice(-8)}`, schemaWithOther());
+    const context = await signedInContext(ws);
+    const mine = await open(context, `/decisions/${id}/editor`);
+    const theirs = await open(context, `/decisions/${id}/editor`);
+    const before = (await savedDraft(ws, id)).revision;
+
+    await mine.locator('#f-context').fill('Context from my tab');
+    await theirs.locator('#f-fallbackAction').selectOption('continue');
+    await theirs.getByRole('button', { name: 'Save draft' }).click();
+    await theirs.getByText(`Saved revision ${before + 1}.`).waitFor();
+
+    await mine.getByRole('button', { name: 'Save draft' }).click();
+    const conflict = mine.getByTestId('conflict');
+    await conflict.waitFor();
+    const text = await conflict.innerText();
+    expect(text).toContain('Fallback action');
+    expect(text).toContain('Context');
+    expect(text).toContain('touch different places');
+    await screen(mine, 'editor-conflict');
+    // Merging is the offered way; overwriting theirs needs a second, deliberate step.
+    expect(await conflict.getByRole('button', { name: 'Keep both (merge)' }).getAttribute('class')).toBe('primary');
+    await conflict.getByRole('button', { name: 'Keep both (merge)' }).click();
+    await mine.getByRole('button', { name: 'Save draft' }).click();
+    await mine.getByText(`Saved revision ${before + 2}.`).waitFor();
+    const saved = await savedDraft(ws, id);
+    expect({ context: saved.draft.context, fallbackAction: saved.draft.fallbackAction }).toEqual({ context: 'Context from my tab', fallbackAction: 'continue' });
+    await Promise.all([mine.close(), theirs.close()]);
+
+    expect(Object.entries(checked).filter(([, violations]) => violations.length > 0)).toEqual([]);
+    expect(problems).toEqual([]);
+  }, 120_000);
+});
