@@ -1,12 +1,13 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
-import { baseUrl, call, createDecision, newWorkspace, triageSchema, uniqueMarker, Workspace } from './support/api';
+import { baseUrl, call, createDecision, deployedDecision, newWorkspace, runDecision, triageSchema, uniqueMarker, Workspace } from './support/api';
 
 /**
  * The decision editor as a demanding author uses it, in a real headless Chromium against the shared cluster:
  * unsaved work guarded on a tab switch and kept over a reload, a kind change that asks and can be undone, two
- * tabs whose edits merge, options added above `other`, issues that wait for the first edit. axe-core on each
+ * tabs whose edits merge, options added above `other`, issues that wait for the first edit; and the switches that
+ * affect callers: a breaking deploy, the endpoint, the own provider key. axe-core on each
  * screen in both themes; with WEB_SCREENSHOTS=<dir> it also writes their screenshots.
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -240,6 +241,95 @@ describe('the editor keeps unsaved work', () => {
     const saved = await savedDraft(ws, id);
     expect({ context: saved.draft.context, fallbackAction: saved.draft.fallbackAction }).toEqual({ context: 'Context from my tab', fallbackAction: 'continue' });
     await Promise.all([mine.close(), theirs.close()]);
+  }, 120_000);
+});
+
+describe('safe deploys and switches', () => {
+  it('marks a deploy that breaks callers, asks for the slug typed, and disables Deploy once nothing changed', async () => {
+    const ws = await newWorkspace();
+    const slug = `breaking-${uniqueMarker().slice(-8)}`;
+    const schema = triageSchema(uniqueMarker()) as any;
+    const decisionId = await deployedDecision(ws, slug, schema);
+    const current = await savedDraft(ws, decisionId);
+    schema.state.fields.order_id = { type: 'string', required: true };
+    const saved = await call('PUT', `/app/v1/workspaces/${ws.workspaceId}/decisions/${decisionId}/draft`, {
+      token: ws.session,
+      body: { schema, revision: current.revision },
+    });
+    expect(saved.status).toBe(200);
+
+    const context = await signedInContext(ws);
+    const page = await open(context, `/decisions/${decisionId}/deploy`);
+    await page.getByText('New required state field order_id: calls without it are refused.').first().waitFor();
+    await page.getByRole('button', { name: 'Deploy the draft' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Deploy the draft as version 2?' });
+    const confirm = dialog.getByRole('button', { name: 'Deploy, breaking callers' });
+    expect(await confirm.isDisabled()).toBe(true);
+    await dialog.getByLabel(`Type ${slug} to confirm`).fill(slug);
+    await screen(page, 'deploy-breaking', false);
+    await confirm.click();
+    await page.getByText('Deployed version 2.').waitFor();
+    await page.getByText('The draft is the same as the active version 2: nothing to deploy.').waitFor();
+    expect(await page.getByRole('button', { name: 'Deploy the draft' }).isDisabled()).toBe(true);
+    expect((await runDecision(ws, slug, { message: 'no order id' })).status).toBe(422);
+    await page.close();
+  }, 120_000);
+
+  it('asks before the endpoint is switched off, then shows the decision as Disabled', async () => {
+    const ws = await newWorkspace();
+    const slug = `switch-${uniqueMarker().slice(-8)}`;
+    const decisionId = await deployedDecision(ws, slug, triageSchema(uniqueMarker()));
+    const context = await signedInContext(ws);
+    const page = await open(context, `/decisions/${decisionId}/deploy`);
+    const enabled = page.getByLabel('Endpoint enabled');
+
+    await enabled.click();
+    const dialog = page.getByRole('dialog', { name: `Turn off the endpoint of ${slug}?` });
+    await dialog.waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect(await enabled.isChecked()).toBe(true);
+    expect(await page.getByTestId('disabled-badge').count()).toBe(0);
+    expect((await runDecision(ws, slug, { message: 'still on' })).status).toBe(200);
+
+    await enabled.click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Turn off' }).click();
+    await page.getByTestId('disabled-badge').waitFor();
+    expect(await enabled.isChecked()).toBe(false);
+    expect((await runDecision(ws, slug, { message: 'now off' })).status).toBe(409);
+    await screen(page, 'deploy-disabled');
+    await page.close();
+  }, 120_000);
+
+  it('lets a workspace use its own provider key only once a key that passed a test call is saved', async () => {
+    const ws = await newWorkspace();
+    const base = `/app/v1/workspaces/${ws.workspaceId}`;
+    const refused = await call('PUT', `${base}/engine-settings`, { token: ws.session, body: { use_own_key: true } });
+    expect({ status: refused.status, code: refused.body.error.code }).toEqual({ status: 409, code: 'CONFLICT' });
+
+    const context = await signedInContext(ws);
+    const page = await open(context, '/settings');
+    const useOwn = page.getByLabel("Run with this workspace's own provider key");
+    expect(await useOwn.isDisabled()).toBe(true);
+
+    // A key for a provider this service does not speak fails its test and is not saved.
+    await page.getByLabel('Provider', { exact: true }).selectOption('anthropic');
+    await page.getByLabel('Provider API key').fill('sk-ant-test-12345678');
+    await page.getByRole('button', { name: 'Test and save key' }).click();
+    await page.getByTestId('key-test').filter({ hasText: 'did not pass a test call' }).waitFor();
+    expect((await call('GET', `${base}/provider-key`, { token: ws.session })).status).toBe(404);
+    expect(await useOwn.isDisabled()).toBe(true);
+
+    await page.getByLabel('Provider', { exact: true }).selectOption('openai');
+    await page.getByLabel('Provider API key').fill('sk-own-test-12345678');
+    await page.getByRole('button', { name: 'Test and save key' }).click();
+    await page.getByTestId('key-test').filter({ hasText: 'The key works' }).waitFor();
+    await page.getByText('…5678').waitFor();
+    expect((await call('GET', `${base}/provider-key`, { token: ws.session })).body).toEqual({ provider: 'openai', last4: '5678' });
+    expect(await useOwn.isDisabled()).toBe(false);
+    await page.getByRole('button', { name: 'Test the key' }).click();
+    await page.getByTestId('key-test').filter({ hasText: 'The key works' }).waitFor();
+    await screen(page, 'settings-key-tested');
+    await page.close();
 
     expect(Object.entries(checked).filter(([, violations]) => violations.length > 0)).toEqual([]);
     expect(problems).toEqual([]);

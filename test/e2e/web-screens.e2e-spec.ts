@@ -230,18 +230,26 @@ describe('the secret URL screen', () => {
     await page.getByTestId('hook-state').filter({ hasText: 'Off' }).waitFor();
     expect((await hookCall(rotated)).status).toBe(404);
 
-    // A fresh tab does not know the state; turning off again says it was off, as the API's 404 tells.
+    // A fresh tab reads the state from the API: off, with the last call it started.
     const fresh = await signedIn(ws);
     await fresh.goto(`/decisions/${decisionId}/secret-url`);
-    await fresh.getByRole('button', { name: 'Turn off' }).click();
-    await fresh.getByText('The secret URL was already off.').waitFor();
-    await fresh.getByRole('button', { name: 'Turn on' }).click();
-    await fresh.getByTestId('hook-state').filter({ hasText: 'On' }).waitFor();
-    // And turning on what is on already says so, from the API's 409.
+    await fresh.getByTestId('hook-state').filter({ hasText: 'Off' }).waitFor();
+    expect(await fresh.getByRole('button', { name: 'Turn off' }).isDisabled()).toBe(true);
+    expect(await fresh.getByTestId('hook-last-call').innerText()).not.toContain('never');
+    // A tab still showing "off" while another turns it on hears the API's 409.
     const other = await signedIn(ws);
     await other.goto(`/decisions/${decisionId}/secret-url`);
+    await other.getByTestId('hook-state').filter({ hasText: 'Off' }).waitFor();
+    await fresh.getByRole('button', { name: 'Turn on' }).click();
+    await fresh.getByTestId('hook-state').filter({ hasText: 'On' }).waitFor();
+    await fresh.getByRole('button', { name: 'Generate secret' }).click();
+    await fresh.locator('#hook-secret').waitFor();
     await other.getByRole('button', { name: 'Turn on' }).click();
     await other.getByText('The secret URL is already on.').waitFor();
+    // After a reload the screen still knows: on, with a secret.
+    await fresh.reload();
+    await fresh.getByTestId('hook-state').filter({ hasText: 'On' }).waitFor();
+    await fresh.locator('strong', { hasText: /^set$/ }).waitFor();
   });
 });
 

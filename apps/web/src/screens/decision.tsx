@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { useId, useMemo, useState } from 'react';
 import { decisionContract, NormalizedSchema, validateSchema } from '@ds/decision-schema';
 import { api, DecisionDetails } from '../lib/api';
 import { jsonDiff } from '../lib/diff';
@@ -79,9 +79,10 @@ function contractOf(schema: unknown): unknown {
 /** The changes that break callers, each said in words. */
 function BreakingList({ changes }: { changes: BreakingChange[] }) {
   const { t } = useApp();
+  const titleId = useId();
   return (
-    <div className="breaking" role="note" aria-labelledby="breaking-title">
-      <p id="breaking-title">
+    <div className="breaking" role="note" aria-labelledby={titleId}>
+      <p id={titleId}>
         <span className="badge error">{t('dep.breaking')}</span> {t('dep.breakingLead')}
       </p>
       <ul>
@@ -101,7 +102,6 @@ function Deploy({ decision, reload }: { decision: DecisionDetails; reload: () =>
   const [message, setMessage] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
   const [switchingOff, setSwitchingOff] = useState(false);
-  const [note, setNote] = useState('');
   const { busy, error, act: run } = useAction(reload);
   const changes = useMemo(() => jsonDiff(contractOf(decision.active_schema), contractOf(decision.draft)), [decision]);
   const active = useMemo(() => normalizedOf(decision.active_schema), [decision.active_schema]);
@@ -118,12 +118,7 @@ function Deploy({ decision, reload }: { decision: DecisionDetails; reload: () =>
 
   const deploy = () => {
     setConfirming(false);
-    const body = note.trim() === '' ? undefined : { note: note.trim() };
-    void act(async () => {
-      const reply = await api<{ version: number }>('POST', `/workspaces/${ws}/decisions/${decision.id}/deploy`, body);
-      setNote('');
-      return t('dep.deployed', { version: reply.version });
-    });
+    void act(async () => t('dep.deployed', { version: (await api<{ version: number }>('POST', `/workspaces/${ws}/decisions/${decision.id}/deploy`)).version }));
   };
 
   const setEndpoint = (enabled: boolean) =>
@@ -194,10 +189,6 @@ function Deploy({ decision, reload }: { decision: DecisionDetails; reload: () =>
           onConfirm={deploy}
         >
           {breaking.length > 0 ? <BreakingList changes={breaking} /> : <p>{t('dep.confirmBody')}</p>}
-          <label className="field">
-            <span>{t('dep.note')}</span>
-            <textarea rows={2} maxLength={500} value={note} onChange={(event) => setNote(event.target.value)} />
-          </label>
         </ConfirmDialog>
       )}
       <section className="card" aria-labelledby="endpoint-title">
