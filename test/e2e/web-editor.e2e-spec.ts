@@ -239,7 +239,10 @@ describe('the editor keeps unsaved work', () => {
     await mine.getByRole('button', { name: 'Save draft' }).click();
     await mine.getByText(`Saved revision ${before + 2}.`).waitFor();
     const saved = await savedDraft(ws, id);
-    expect({ context: saved.draft.context, fallbackAction: saved.draft.fallbackAction }).toEqual({ context: 'Context from my tab', fallbackAction: 'continue' });
+    expect({ context: saved.draft.context, fallbackAction: saved.draft.fallbackAction }).toEqual({
+      context: 'Context from my tab',
+      fallbackAction: 'continue',
+    });
     await Promise.all([mine.close(), theirs.close()]);
   }, 120_000);
 });
@@ -312,14 +315,14 @@ describe('safe deploys and switches', () => {
     expect(await useOwn.isDisabled()).toBe(true);
 
     // A key for a provider this service does not speak fails its test and is not saved.
-    await page.getByLabel('Provider', { exact: true }).selectOption('anthropic');
+    await page.locator('select[name=provider]').selectOption('anthropic');
     await page.getByLabel('Provider API key').fill('sk-ant-test-12345678');
     await page.getByRole('button', { name: 'Test and save key' }).click();
     await page.getByTestId('key-test').filter({ hasText: 'did not pass a test call' }).waitFor();
     expect((await call('GET', `${base}/provider-key`, { token: ws.session })).status).toBe(404);
     expect(await useOwn.isDisabled()).toBe(true);
 
-    await page.getByLabel('Provider', { exact: true }).selectOption('openai');
+    await page.locator('select[name=provider]').selectOption('openai');
     await page.getByLabel('Provider API key').fill('sk-own-test-12345678');
     await page.getByRole('button', { name: 'Test and save key' }).click();
     await page.getByTestId('key-test').filter({ hasText: 'The key works' }).waitFor();

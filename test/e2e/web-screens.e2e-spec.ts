@@ -135,7 +135,9 @@ describe('the deliveries screen', () => {
     await stale.getByRole('button', { name: 'Resend ops' }).click();
     const refused = stale.getByRole('alert');
     await refused.waitFor();
+    await refused.getByText('Details').click();
     const text = await refused.innerText();
+    expect(text).toContain('This changed meanwhile');
     expect(text).toContain('CONFLICT');
     expect(text).toMatch(/Request id: req_/);
     await stale.locator('[data-testid="delivery-status"]', { hasText: 'Succeeded' }).waitFor();
@@ -250,7 +252,7 @@ describe('the secret URL screen', () => {
     await fresh.reload();
     await fresh.getByTestId('hook-state').filter({ hasText: 'On' }).waitFor();
     await fresh.locator('strong', { hasText: /^set$/ }).waitFor();
-  });
+  }, 120_000);
 });
 
 describe('the new screens', () => {

@@ -1,6 +1,14 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { AnswerQuestionsRequest, CompleteTextRequest, SetEngineSettingsRequest, SetProviderKeyRequest, SUBJECTS, TestProviderKeyRequest, WorkspaceScoped } from '@ds/contracts';
+import {
+  AnswerQuestionsRequest,
+  CompleteTextRequest,
+  SetEngineSettingsRequest,
+  SetProviderKeyRequest,
+  SUBJECTS,
+  TestProviderKeyRequest,
+  WorkspaceScoped,
+} from '@ds/contracts';
 import { CredentialsService } from './credentials/credentials.service';
 import { EngineService } from './engine.service';
 

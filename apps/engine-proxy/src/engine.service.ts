@@ -159,7 +159,8 @@ export class EngineService {
       key = checkedKey(request);
     }
     const refused = (code: string, reason: string): TestProviderKeyReply => ({ ok: false, provider: key.provider, model: null, code, reason });
-    if (key.provider !== endpoint.protocol) return refused('ENGINE_NOT_CONFIGURED', `This service’s llm engine speaks ${endpoint.protocol}; a ${key.provider} key cannot be used.`);
+    if (key.provider !== endpoint.protocol)
+      return refused('ENGINE_NOT_CONFIGURED', `This service’s llm engine speaks ${endpoint.protocol}; a ${key.provider} key cannot be used.`);
     if (!endpoint.model) return refused('ENGINE_NOT_CONFIGURED', 'The llm engine has no model configured on this service.');
     const route: Route = { endpoint, apiKey: key.apiKey, model: endpoint.model, sharedKey: null };
     const probe: CompleteTextRequest = {

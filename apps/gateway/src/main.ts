@@ -38,6 +38,7 @@ import { WorkspacesService } from './workspaces/workspaces.service';
 import { MAILER, openMailer } from './mail/mailer';
 import { SignInCodesService } from './auth/sign-in-codes.service';
 import { SignInCodes1795800000000 } from './migrations/1795800000000-sign-in-codes';
+import { ApiKeyHints1796000374215 } from './migrations/1796000374215-api-key-hints';
 import { WorkspaceDeletionService } from './workspaces/workspace-deletion.service';
 import { InvitationsService } from './workspaces/invitations.service';
 
@@ -58,6 +59,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
       UnknownEmailSignIns1795500000000,
       Invitations1795700000000,
       SignInCodes1795800000000,
+      ApiKeyHints1796000374215,
     ],
   },
   readConfig: readGatewayConfig,

@@ -1,16 +1,33 @@
 import { ReactNode, useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError } from './lib/api';
 import { useApp } from './context';
+import type { MessageKey } from './lib/i18n';
 
-/** Shows an error as the API gave it: its message, its code and the request id to quote to support. */
+/** What kind of failure an error is, to say what happened and what to do in words rather than in codes. */
+function failureKind(error: ApiError | null): MessageKey {
+  if (!error) return 'error.what.unknown';
+  if (error.code === 'NETWORK') return 'error.NETWORK';
+  if (error.status === 400 || error.status === 422) return 'error.what.invalid';
+  if (error.status === 401) return 'error.what.session';
+  if (error.status === 403) return 'error.what.forbidden';
+  if (error.status === 404) return 'error.what.gone';
+  if (error.status === 409) return 'error.what.conflict';
+  if (error.status === 429) return 'error.what.busy';
+  return 'error.what.server';
+}
+
+/**
+ * Shows an error as people read it: what happened and what to do, then the API's own message and the fields it
+ * named; its code and the request id to quote to support are under "Details".
+ */
 export function ErrorBox({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
   const { t } = useApp();
   const apiError = error instanceof ApiError ? error : null;
-  const message = apiError?.code === 'NETWORK' ? t('error.NETWORK') : apiError ? apiError.message : String((error as Error)?.message ?? error);
+  const message = apiError?.code === 'NETWORK' ? null : apiError ? apiError.message : String((error as Error)?.message ?? error);
   return (
     <div className="error" role="alert">
-      <strong>{t('error.title')}</strong>
-      <p>{message}</p>
+      <strong>{t(failureKind(apiError))}</strong>
+      {message && <p>{message}</p>}
       {apiError && apiError.issues.length > 0 && (
         <ul>
           {apiError.issues.map((issue, i) => (
@@ -21,15 +38,17 @@ export function ErrorBox({ error, onRetry }: { error: unknown; onRetry?: () => v
         </ul>
       )}
       {apiError && (
-        <p className="muted small">
+        <details className="muted small">
+          <summary>{t('error.details')}</summary>
           {apiError.code}
+          {apiError.status > 0 && ` (HTTP ${apiError.status})`}
           {apiError.requestId && (
             <>
               {' · '}
               {t('error.requestId')}: <code>{apiError.requestId}</code>
             </>
           )}
-        </p>
+        </details>
       )}
       {onRetry && (
         <button type="button" onClick={onRetry}>

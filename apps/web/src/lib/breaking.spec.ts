@@ -38,12 +38,18 @@ describe('breakingChanges', () => {
       delete s.state.fields.tags;
       s.state.fields.customer.type = 'string';
     });
-    expect(breakingChanges(active, changed)).toEqual([
-      { kind: 'fieldType', subject: 'customer: object → string' },
-      { kind: 'fieldAdded', subject: 'order_id' },
-      { kind: 'fieldRequired', subject: 'amount' },
-      { kind: 'fieldRemoved', subject: 'tags' },
-    ].sort((a, b) => ['fieldRequired', 'fieldType', 'fieldAdded', 'fieldRemoved'].indexOf(a.kind) - ['fieldRequired', 'fieldType', 'fieldAdded', 'fieldRemoved'].indexOf(b.kind)));
+    expect(breakingChanges(active, changed)).toEqual(
+      [
+        { kind: 'fieldType', subject: 'customer: object → string' },
+        { kind: 'fieldAdded', subject: 'order_id' },
+        { kind: 'fieldRequired', subject: 'amount' },
+        { kind: 'fieldRemoved', subject: 'tags' },
+      ].sort(
+        (a, b) =>
+          ['fieldRequired', 'fieldType', 'fieldAdded', 'fieldRemoved'].indexOf(a.kind) -
+          ['fieldRequired', 'fieldType', 'fieldAdded', 'fieldRemoved'].indexOf(b.kind),
+      ),
+    );
   });
 
   it('names a narrowed enum with the values dropped, and an enum put on a free field', () => {
@@ -58,9 +64,19 @@ describe('breakingChanges', () => {
   });
 
   it('names a changed state type and changed list items', () => {
-    expect(breakingChanges(active, edited((s) => (s.state = { type: 'text' })))).toEqual([{ kind: 'stateType', subject: 'object → text' }]);
+    expect(
+      breakingChanges(
+        active,
+        edited((s) => (s.state = { type: 'text' })),
+      ),
+    ).toEqual([{ kind: 'stateType', subject: 'object → text' }]);
     const list = edited((s) => (s.state = { type: 'list', items: 'string' }));
-    expect(breakingChanges(list, edited((s) => (s.state = { type: 'list', items: 'object' })))).toEqual([{ kind: 'listItems', subject: 'string → object' }]);
+    expect(
+      breakingChanges(
+        list,
+        edited((s) => (s.state = { type: 'list', items: 'object' })),
+      ),
+    ).toEqual([{ kind: 'listItems', subject: 'string → object' }]);
   });
 
   it('names removed questions, options and levels, and a question that changed kind', () => {

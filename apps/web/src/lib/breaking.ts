@@ -30,7 +30,8 @@ export function breakingChanges(active: NormalizedSchema, draft: NormalizedSchem
 
 function stateChanges(before: NormalizedSchema['state'], after: NormalizedSchema['state']): BreakingChange[] {
   if (before.type !== after.type) return [{ kind: 'stateType', subject: `${before.type} → ${after.type}` }];
-  if (before.type === 'list' && after.type === 'list') return before.items === after.items ? [] : [{ kind: 'listItems', subject: `${before.items} → ${after.items}` }];
+  if (before.type === 'list' && after.type === 'list')
+    return before.items === after.items ? [] : [{ kind: 'listItems', subject: `${before.items} → ${after.items}` }];
   if (before.type !== 'object' || after.type !== 'object') return [];
   const changes: BreakingChange[] = [];
   for (const [name, field] of Object.entries(after.fields)) {
@@ -76,7 +77,8 @@ function questionChanges(active: NormalizedSchema, draft: NormalizedSchema): Bre
     }
     if (question.kind === 'score' && now.kind === 'score') {
       const labels = new Set(now.levels.map(levelName));
-      for (const level of question.levels) if (!labels.has(levelName(level))) changes.push({ kind: 'levelRemoved', subject: `${question.key}.${levelName(level)}` });
+      for (const level of question.levels)
+        if (!labels.has(levelName(level))) changes.push({ kind: 'levelRemoved', subject: `${question.key}.${levelName(level)}` });
     }
   }
   return changes;

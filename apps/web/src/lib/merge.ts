@@ -26,7 +26,13 @@ function mergeAt(base: Maybe, mine: Maybe, theirs: Maybe, path: string, conflict
     const out: Record<string, unknown> = {};
     const keys = [...new Set([...Object.keys(mine), ...Object.keys(theirs)])];
     for (const key of keys) {
-      const value = mergeAt(key in base ? base[key] : ABSENT, key in mine ? mine[key] : ABSENT, key in theirs ? theirs[key] : ABSENT, join(path, key), conflicts);
+      const value = mergeAt(
+        key in base ? base[key] : ABSENT,
+        key in mine ? mine[key] : ABSENT,
+        key in theirs ? theirs[key] : ABSENT,
+        join(path, key),
+        conflicts,
+      );
       if (value !== ABSENT) out[key] = value;
     }
     return out;

@@ -65,7 +65,10 @@ export function describePath(path: string, doc: unknown, t: Translate): string {
     if (/^\d+$/.test(part) && ITEMS[parent]) {
       const key = child !== null && typeof child === 'object' ? (child as { key?: unknown }).key : undefined;
       const n = Number(part) + 1;
-      const value = typeof child === 'object' && child !== null && typeof (child as { value?: unknown }).value === 'string' ? (child as { value: string }).value : undefined;
+      const value =
+        typeof child === 'object' && child !== null && typeof (child as { value?: unknown }).value === 'string'
+          ? (child as { value: string }).value
+          : undefined;
       const name = typeof key === 'string' && key !== '' ? key : typeof child === 'string' && child !== '' ? child : value;
       // The item's name replaces its list's: "Question 5" says it is among the questions.
       words[words.length - 1] = `${t(ITEMS[parent]!, { n })}${name ? ` (${name})` : ''}`;

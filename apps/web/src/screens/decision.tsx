@@ -87,9 +87,7 @@ function BreakingList({ changes }: { changes: BreakingChange[] }) {
       </p>
       <ul>
         {changes.map((change, i) => (
-          <li key={i}>
-            {t(`dep.break.${change.kind}`, { subject: change.subject, values: (change.values ?? []).join(', ') })}
-          </li>
+          <li key={i}>{t(`dep.break.${change.kind}`, { subject: change.subject, values: (change.values ?? []).join(', ') })}</li>
         ))}
       </ul>
     </div>

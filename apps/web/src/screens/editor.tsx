@@ -81,7 +81,10 @@ export function Editor({ decision, onSaved }: { decision: DecisionDetails; onSav
   const result = useMemo(() => validateSchema(doc), [doc]);
   const issues: SchemaIssue[] = useMemo(() => (result.valid ? [] : result.issues), [result]);
   const shownIssues = useMemo(
-    () => (showAll ? issues : issues.filter((issue) => ![...fresh].some((prefix) => within(issue.path, prefix)) || [...touched].some((path) => within(path, issue.path)))),
+    () =>
+      showAll
+        ? issues
+        : issues.filter((issue) => ![...fresh].some((prefix) => within(issue.path, prefix)) || [...touched].some((path) => within(path, issue.path))),
     [issues, showAll, history],
   );
   const httpHooks = useMemo(() => plainHttpDestinations(doc), [doc]);
@@ -241,13 +244,24 @@ export function Editor({ decision, onSaved }: { decision: DecisionDetails; onSav
               <button type="button" onClick={() => step(undo)} disabled={history.past.length === 0} aria-keyshortcuts="Control+Z Meta+Z">
                 {t('ed.undo')}
               </button>
-              <button type="button" onClick={() => step(redo)} disabled={history.future.length === 0} aria-keyshortcuts="Control+Shift+Z Meta+Shift+Z Control+Y">
+              <button
+                type="button"
+                onClick={() => step(redo)}
+                disabled={history.future.length === 0}
+                aria-keyshortcuts="Control+Shift+Z Meta+Shift+Z Control+Y"
+              >
                 {t('ed.redo')}
               </button>
               <button type="button" onClick={() => setDiscarding(true)} disabled={!dirty}>
                 {t('ed.discard')}
               </button>
-              <button type="button" className="primary" disabled={busy || conflict !== null || !dirty} onClick={() => void save(revision)} aria-keyshortcuts="Control+S Meta+S">
+              <button
+                type="button"
+                className="primary"
+                disabled={busy || conflict !== null || !dirty}
+                onClick={() => void save(revision)}
+                aria-keyshortcuts="Control+S Meta+S"
+              >
                 {t('ed.save')}
               </button>
             </div>
@@ -285,13 +299,7 @@ export function Editor({ decision, onSaved }: { decision: DecisionDetails; onSav
           />
         )}
         {error !== null && <ErrorBox error={error} />}
-        <IssueList
-          issues={shownIssues}
-          hidden={issues.length - shownIssues.length}
-          jsonError={jsonError}
-          doc={doc}
-          onShow={() => setView('form')}
-        />
+        <IssueList issues={shownIssues} hidden={issues.length - shownIssues.length} jsonError={jsonError} doc={doc} onShow={() => setView('form')} />
         {httpHooks.length > 0 && (
           <ul className="issues warn" aria-label={t('ed.destinations')}>
             {httpHooks.map((index) => (
@@ -521,7 +529,19 @@ function FocusLink({ path, onShow, children }: { path: string; onShow: () => voi
   );
 }
 
-function IssueList({ issues, hidden, jsonError, doc, onShow }: { issues: SchemaIssue[]; hidden: number; jsonError: string | null; doc: Json; onShow: () => void }) {
+function IssueList({
+  issues,
+  hidden,
+  jsonError,
+  doc,
+  onShow,
+}: {
+  issues: SchemaIssue[];
+  hidden: number;
+  jsonError: string | null;
+  doc: Json;
+  onShow: () => void;
+}) {
   const { t } = useApp();
   return (
     <div id="editor-issues" tabIndex={-1} className={issues.length > 0 || jsonError ? 'issues bad' : 'issues ok'} role="status" aria-live="polite">
@@ -761,16 +781,22 @@ function SchemaForm({ doc, issues, update }: { doc: Json; issues: SchemaIssue[];
     <div className="schema-form">
       <StateSection state={doc.state} issues={issues} update={update} />
       <section className="card" aria-labelledby="sec-context">
-        <h2 tabIndex={-1} id="sec-context">{t('ed.context')}</h2>
+        <h2 tabIndex={-1} id="sec-context">
+          {t('ed.context')}
+        </h2>
         <TextField label={t('ed.context')} path={['context']} issues={issues} value={doc.context} update={update} multiline />
       </section>
       <QuestionsSection questions={Array.isArray(doc.questions) ? doc.questions : []} issues={issues} update={update} />
       <section className="card" aria-labelledby="sec-composites">
-        <h2 tabIndex={-1} id="sec-composites">{t('ed.composites')}</h2>
+        <h2 tabIndex={-1} id="sec-composites">
+          {t('ed.composites')}
+        </h2>
         <JsonField label={t('ed.sectionJson', { section: t('ed.composites') })} path={['composites']} issues={issues} value={doc.composites} update={update} />
       </section>
       <section className="card" aria-labelledby="sec-policies">
-        <h2 tabIndex={-1} id="sec-policies">{t('ed.policies')}</h2>
+        <h2 tabIndex={-1} id="sec-policies">
+          {t('ed.policies')}
+        </h2>
         <JsonField label={t('ed.sectionJson', { section: t('ed.policies') })} path={['policies']} issues={issues} value={doc.policies} update={update} />
         <SelectField
           label={t('ed.fallbackAction')}
@@ -782,7 +808,9 @@ function SchemaForm({ doc, issues, update }: { doc: Json; issues: SchemaIssue[];
         />
       </section>
       <section className="card" aria-labelledby="sec-destinations">
-        <h2 tabIndex={-1} id="sec-destinations">{t('ed.destinations')}</h2>
+        <h2 tabIndex={-1} id="sec-destinations">
+          {t('ed.destinations')}
+        </h2>
         <JsonField
           label={t('ed.sectionJson', { section: t('ed.destinations') })}
           path={['destinations']}
@@ -792,7 +820,9 @@ function SchemaForm({ doc, issues, update }: { doc: Json; issues: SchemaIssue[];
         />
       </section>
       <section className="card" aria-labelledby="sec-settings">
-        <h2 tabIndex={-1} id="sec-settings">{t('ed.settings')}</h2>
+        <h2 tabIndex={-1} id="sec-settings">
+          {t('ed.settings')}
+        </h2>
         <div className="grid">
           <SelectField
             label={t('ed.settings.engine')}
@@ -854,7 +884,9 @@ function StateSection({ state, issues, update }: { state: Json; issues: SchemaIs
   };
   return (
     <section className="card" aria-labelledby="sec-state">
-      <h2 tabIndex={-1} id="sec-state">{t('ed.state')}</h2>
+      <h2 tabIndex={-1} id="sec-state">
+        {t('ed.state')}
+      </h2>
       <SelectField
         label={t('ed.state.type')}
         path={['state', 'type']}
@@ -997,7 +1029,12 @@ function QuestionsSection({ questions, issues, update }: { questions: Json[]; is
           issues={issues}
           update={update}
           onMove={(to) => move(index, to)}
-          onRemove={() => update(['questions'], questions.filter((_, i) => i !== index))}
+          onRemove={() =>
+            update(
+              ['questions'],
+              questions.filter((_, i) => i !== index),
+            )
+          }
         />
       ))}
       <button
