@@ -1,7 +1,6 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
-import { baseUrl, call, createDecision, deployedDecision, newWorkspace, runDecision, triageSchema, uniqueMarker, Workspace } from './support/api';
+import { Browser, BrowserContext, Page } from 'playwright-core';
+import { call, createDecision, deployedDecision, newWorkspace, runDecision, triageSchema, uniqueMarker, Workspace } from './support/api';
+import { checkScreen, launchChromium, signedInContext, watchProblems } from './support/browser';
 
 /**
  * The decision editor as a demanding author uses it, in a real headless Chromium against the shared cluster:
@@ -10,75 +9,29 @@ import { baseUrl, call, createDecision, deployedDecision, newWorkspace, runDecis
  * affect callers: a breaking deploy, the endpoint, the own provider key. axe-core on each
  * screen in both themes; with WEB_SCREENSHOTS=<dir> it also writes their screenshots.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-const SCREENSHOTS = process.env.WEB_SCREENSHOTS ? resolve(process.env.WEB_SCREENSHOTS) : null;
-
 let browser: Browser;
-const contexts: BrowserContext[] = [];
 const problems: string[] = [];
 const checked: Record<string, string[]> = {};
 
 beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
   await browser?.close();
 });
 
-async function signedInContext(ws: Workspace): Promise<BrowserContext> {
-  const context = await browser.newContext({ baseURL: baseUrl(), viewport: { width: 1280, height: 860 } });
-  context.setDefaultTimeout(20_000);
-  contexts.push(context);
-  await context.addInitScript(
-    ([token, workspace]) => {
-      (globalThis as any).localStorage.setItem('ds.session', token);
-      (globalThis as any).localStorage.setItem('ds.workspace', workspace);
-    },
-    [ws.session, ws.workspaceId],
-  );
-  return context;
-}
+const signedIn = (ws: Workspace) => signedInContext(browser, ws);
 
 async function open(context: BrowserContext, path: string): Promise<Page> {
   const page = await context.newPage();
-  page.on('console', (message) => {
-    // A refused save (the 409 of a stale draft) is logged by Chromium as a failed resource; the screen shows it.
-    if (message.type() === 'error' && !/Failed to load resource/.test(message.text())) problems.push(`console: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  watchProblems(page, problems);
   await page.goto(path);
   await page.locator('#page-title').waitFor();
   return page;
 }
 
-async function axe(page: Page): Promise<string[]> {
-  const violations = await page.evaluate(async (source: string) => {
-    if (!(globalThis as any).axe) (0, eval)(source);
-    const result = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] });
-    return result.violations as Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: string[] }> }>;
-  }, AXE_SOURCE);
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-}
-
-async function screen(page: Page, name: string, scroll = true): Promise<void> {
-  if (scroll) await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
-  for (const theme of ['light', 'dark'] as const) {
-    await page.evaluate((value) => ((globalThis as any).document.documentElement.dataset.theme = value), theme);
-    checked[`${name} (${theme})`] = await axe(page);
-    if (SCREENSHOTS) {
-      mkdirSync(SCREENSHOTS, { recursive: true });
-      await page.screenshot({ path: join(SCREENSHOTS, `${name}-${theme}.png`), fullPage: false });
-    }
-  }
-  await page.evaluate(() => ((globalThis as any).document.documentElement.dataset.theme = 'system'));
-}
+const screen = (page: Page, name: string, scroll = true) => checkScreen(page, name, checked, scroll);
 
 async function savedDraft(ws: Workspace, id: string): Promise<{ revision: number; draft: any }> {
   const reply = await call('GET', `/app/v1/workspaces/${ws.workspaceId}/decisions/${id}`, { token: ws.session });
@@ -97,7 +50,7 @@ describe('the editor keeps unsaved work', () => {
   it('asks before a tab switch, keeps the edits over a reload, and saves them on the way out', async () => {
     const ws = await newWorkspace();
     const { id } = await createDecision(ws, `guard-${uniqueMarker().slice(-8)}`, schemaWithOther());
-    const context = await signedInContext(ws);
+    const context = await signedIn(ws);
     const page = await open(context, `/decisions/${id}/editor`);
     expect(await saveState(page).innerText()).toContain('All changes saved');
 
@@ -138,7 +91,7 @@ describe('the editor keeps unsaved work', () => {
   it('asks before a kind change throws options away, undoes and redoes it, and saves with Ctrl+S', async () => {
     const ws = await newWorkspace();
     const { id } = await createDecision(ws, `kind-${uniqueMarker().slice(-8)}`, schemaWithOther());
-    const context = await signedInContext(ws);
+    const context = await signedIn(ws);
     const page = await open(context, `/decisions/${id}/editor`);
     const kind = page.locator('#f-questions_0_kind');
     const firstOption = page.locator('#f-questions_0_options_0_value');
@@ -191,7 +144,7 @@ describe('the editor keeps unsaved work', () => {
     const schema = schemaWithOther();
     schema.destinations = [{ key: 'ops', type: 'webhook', url: 'http://127.0.0.1:9/hook' }];
     const { id } = await createDecision(ws, `issues-${uniqueMarker().slice(-8)}`, schema);
-    const context = await signedInContext(ws);
+    const context = await signedIn(ws);
     const page = await open(context, `/decisions/${id}/editor`);
     // A plain-http webhook is valid for the schema but refused at delivery: said while editing.
     await page.getByText('Deliveries go to https:// URLs only').waitFor();
@@ -215,7 +168,7 @@ describe('the editor keeps unsaved work', () => {
   it('merges two tabs’ edits to different fields, showing what each changed', async () => {
     const ws = await newWorkspace();
     const { id } = await createDecision(ws, `merge-${uniqueMarker().slice(-8)}`, schemaWithOther());
-    const context = await signedInContext(ws);
+    const context = await signedIn(ws);
     const mine = await open(context, `/decisions/${id}/editor`);
     const theirs = await open(context, `/decisions/${id}/editor`);
     const before = (await savedDraft(ws, id)).revision;
@@ -261,7 +214,7 @@ describe('safe deploys and switches', () => {
     });
     expect(saved.status).toBe(200);
 
-    const context = await signedInContext(ws);
+    const context = await signedIn(ws);
     const page = await open(context, `/decisions/${decisionId}/deploy`);
     await page.getByText('New required state field order_id: calls without it are refused.').first().waitFor();
     await page.getByRole('button', { name: 'Deploy the draft' }).click();
@@ -282,7 +235,7 @@ describe('safe deploys and switches', () => {
     const ws = await newWorkspace();
     const slug = `switch-${uniqueMarker().slice(-8)}`;
     const decisionId = await deployedDecision(ws, slug, triageSchema(uniqueMarker()));
-    const context = await signedInContext(ws);
+    const context = await signedIn(ws);
     const page = await open(context, `/decisions/${decisionId}/deploy`);
     const enabled = page.getByLabel('Endpoint enabled');
 
@@ -309,7 +262,7 @@ describe('safe deploys and switches', () => {
     const refused = await call('PUT', `${base}/engine-settings`, { token: ws.session, body: { use_own_key: true } });
     expect({ status: refused.status, code: refused.body.error.code }).toEqual({ status: 409, code: 'CONFLICT' });
 
-    const context = await signedInContext(ws);
+    const context = await signedIn(ws);
     const page = await open(context, '/settings');
     const useOwn = page.getByLabel("Run with this workspace's own provider key");
     expect(await useOwn.isDisabled()).toBe(true);

@@ -1161,30 +1161,21 @@ function Question({
         <div className="rows">
           <h3>{t('ed.question.options')}</h3>
           <FieldIssues issues={issues} path={[...base, 'options'].join('.')} />
-          {options.map((option: Json, i: number) =>
-            option?.value === OTHER && i === options.length - 1 ? (
+          {options.map((option: Json, i: number) => {
+            const fixed = option?.value === OTHER && i === options.length - 1;
+            return (
               <div key={i} className="row inline">
-                <p className="field">
-                  <span>{t('ed.question.option')}</span>
-                  <code id={fieldId([...base, 'options', i, 'value'].join('.'))} tabIndex={-1}>
-                    {OTHER}
-                  </code>
-                  <small className="muted">{t('ed.question.otherFixed')}</small>
-                </p>
-                <TextField
-                  label={t('ed.question.optionDescription')}
-                  path={[...base, 'options', i, 'description']}
-                  issues={issues}
-                  value={option?.description}
-                  update={update}
-                />
-                <button type="button" className="link" onClick={() => update([...base, 'options', i], undefined)}>
-                  {t('ed.remove')} <span className="visually-hidden">{OTHER}</span>
-                </button>
-              </div>
-            ) : (
-              <div key={i} className="row inline">
-                <TextField label={t('ed.question.option')} path={[...base, 'options', i, 'value']} issues={issues} value={option?.value} update={update} />
+                {fixed ? (
+                  <p className="field">
+                    <span>{t('ed.question.option')}</span>
+                    <code id={fieldId([...base, 'options', i, 'value'].join('.'))} tabIndex={-1}>
+                      {OTHER}
+                    </code>
+                    <small className="muted">{t('ed.question.otherFixed')}</small>
+                  </p>
+                ) : (
+                  <TextField label={t('ed.question.option')} path={[...base, 'options', i, 'value']} issues={issues} value={option?.value} update={update} />
+                )}
                 <TextField
                   label={t('ed.question.optionDescription')}
                   path={[...base, 'options', i, 'description']}
@@ -1196,8 +1187,8 @@ function Question({
                   {t('ed.remove')} <span className="visually-hidden">{String(option?.value ?? '')}</span>
                 </button>
               </div>
-            ),
-          )}
+            );
+          })}
           <button
             type="button"
             onClick={() => {

@@ -1,0 +1,70 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { baseUrl, Workspace } from './api';
+
+/**
+ * What the browser tests share: Debian's headless Chromium, axe-core on a screen in both themes (serious and
+ * critical violations only), screenshots when WEB_SCREENSHOTS=<dir> is set, and the console errors and uncaught page
+ * errors a page logs.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const SCREENSHOTS = process.env.WEB_SCREENSHOTS ? resolve(process.env.WEB_SCREENSHOTS) : null;
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+/** Records the page's console errors and uncaught errors in `problems`; a refused call's "Failed to load resource" is the screen's to show. */
+export function watchProblems(page: Page, problems: string[]): void {
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !/Failed to load resource/.test(message.text())) problems.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+}
+
+export async function axe(page: Page): Promise<string[]> {
+  const violations = await page.evaluate(async (source: string) => {
+    if (!(globalThis as any).axe) (0, eval)(source);
+    const result = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] });
+    return result.violations as Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: string[] }> }>;
+  }, AXE_SOURCE);
+  return violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+}
+
+/**
+ * Checks the screen as it is in light and dark into `checked`, and writes its screenshots when asked to. `scroll`
+ * false keeps the scroll position (a dialog open over a scrolled page).
+ */
+export async function checkScreen(page: Page, name: string, checked: Record<string, string[]>, scroll = true): Promise<void> {
+  if (scroll) await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
+  for (const theme of ['light', 'dark'] as const) {
+    await page.evaluate((value) => ((globalThis as any).document.documentElement.dataset.theme = value), theme);
+    checked[`${name} (${theme})`] = await axe(page);
+    if (SCREENSHOTS) {
+      mkdirSync(SCREENSHOTS, { recursive: true });
+      await page.screenshot({ path: join(SCREENSHOTS, `${name}-${theme}.png`), fullPage: false });
+    }
+  }
+  await page.evaluate(() => ((globalThis as any).document.documentElement.dataset.theme = 'system'));
+}
+
+/** A browser context signed in as the workspace's owner, in that workspace, at 1280 × 860. */
+export async function signedInContext(browser: Browser, ws: Workspace): Promise<BrowserContext> {
+  const context = await browser.newContext({ baseURL: baseUrl(), viewport: { width: 1280, height: 860 } });
+  context.setDefaultTimeout(20_000);
+  await context.addInitScript(
+    ([token, workspace]) => {
+      (globalThis as any).localStorage.setItem('ds.session', token);
+      (globalThis as any).localStorage.setItem('ds.workspace', workspace);
+    },
+    [ws.session, ws.workspaceId],
+  );
+  return context;
+}
