@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { call, newWorkspace, signUp } from './support/api';
-import { BrowserRun, scrollsSideways } from './support/browser';
+import { BrowserRun, scrollsSideways } from './support/browser-run';
 import { waitForMail } from './support/mailbox';
 
 /**

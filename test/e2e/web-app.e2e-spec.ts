@@ -148,7 +148,9 @@ describe('an author’s journey in the browser', () => {
     await key.fill('Intent!');
     await page.locator('.issues li[data-path="questions.0.key"]').waitFor();
     expect(await key.getAttribute('aria-invalid')).toBe('true');
-    expect(await page.getByRole('button', { name: 'Save draft' }).isDisabled()).toBe(true);
+    // Save with an issue left saves nothing and shows the issues instead.
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.id)).toBe('editor-issues');
     await screen(page, 'editor-issue');
     await key.fill('intent');
     await page.locator('.issues li[data-path="questions.0.key"]').waitFor({ state: 'detached' });
@@ -177,7 +179,9 @@ describe('an author’s journey in the browser', () => {
     await page.locator('.conflict').waitFor();
     await expectText(page, 'now revision 3');
     await screen(page, 'editor-conflict');
+    // Both tabs changed the context: overwriting theirs is a deliberate second step.
     await page.getByRole('button', { name: 'Save mine over theirs' }).click();
+    await page.locator('.conflict').getByRole('button', { name: 'Yes' }).click();
     await expectText(page, 'Saved revision 4.');
 
     const token = await page.evaluate(() => (globalThis as any).localStorage.getItem('ds.session'));

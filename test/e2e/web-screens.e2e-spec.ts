@@ -1,7 +1,6 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { Browser, Page } from 'playwright-core';
 import { baseUrl, call, deployedDecision, newWorkspace, runDecision, triageSchema, uniqueMarker, Workspace } from './support/api';
+import { checkScreen, launchChromium, signedInContext, watchProblems } from './support/browser';
 import { Receiver, startReceiver } from './support/deliveries';
 
 /**
@@ -9,23 +8,16 @@ import { Receiver, startReceiver } from './support/deliveries';
  * (plain http to loopback allowed, retries scaled to seconds), with axe-core on each screen in both themes.
  * With WEB_SCREENSHOTS=<dir> it also writes their screenshots.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-const SCREENSHOTS = process.env.WEB_SCREENSHOTS ? resolve(process.env.WEB_SCREENSHOTS) : null;
 /** Six attempts on the scaled schedule take about 5 seconds; the rest is room for a busy machine. */
 const SETTLE_MS = 45_000;
 
 let browser: Browser;
-const contexts: BrowserContext[] = [];
 const receivers: Receiver[] = [];
 const problems: string[] = [];
 const checked: Record<string, string[]> = {};
 
 beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
@@ -35,48 +27,14 @@ afterAll(async () => {
 
 /** A tab signed in as the workspace's owner, in that workspace. */
 async function signedIn(ws: Workspace): Promise<Page> {
-  const context = await browser.newContext({ baseURL: baseUrl(), viewport: { width: 1280, height: 860 } });
-  context.setDefaultTimeout(20_000);
-  contexts.push(context);
-  await context.addInitScript(
-    ([token, workspace]) => {
-      (globalThis as any).localStorage.setItem('ds.session', token);
-      (globalThis as any).localStorage.setItem('ds.workspace', workspace);
-    },
-    [ws.session, ws.workspaceId],
-  );
+  const context = await signedInContext(browser, ws);
   const page = await context.newPage();
-  page.on('console', (message) => {
-    // A refused call (the 409 of a resend) is logged by Chromium as a failed resource; the screen shows it.
-    if (message.type() === 'error' && !/Failed to load resource/.test(message.text())) problems.push(`console: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  // A refused call (the 409 of a resend) is logged by Chromium as a failed resource; the screen shows it.
+  watchProblems(page, problems);
   return page;
 }
 
-async function axe(page: Page): Promise<string[]> {
-  const violations = await page.evaluate(async (source: string) => {
-    if (!(globalThis as any).axe) (0, eval)(source);
-    const result = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] });
-    return result.violations as Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: string[] }> }>;
-  }, AXE_SOURCE);
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-}
-
-async function screen(page: Page, name: string): Promise<void> {
-  await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
-  for (const theme of ['light', 'dark'] as const) {
-    await page.evaluate((value) => ((globalThis as any).document.documentElement.dataset.theme = value), theme);
-    checked[`${name} (${theme})`] = await axe(page);
-    if (SCREENSHOTS) {
-      mkdirSync(SCREENSHOTS, { recursive: true });
-      await page.screenshot({ path: join(SCREENSHOTS, `${name}-${theme}.png`), fullPage: false });
-    }
-  }
-  await page.evaluate(() => ((globalThis as any).document.documentElement.dataset.theme = 'system'));
-}
+const screen = (page: Page, name: string) => checkScreen(page, name, checked);
 
 /** The URL shown is on the configured BASE_URL; the test's gateway listens elsewhere, so only its path is kept. */
 function hookCall(url: string, headers: Record<string, string> = {}) {
@@ -135,7 +93,9 @@ describe('the deliveries screen', () => {
     await stale.getByRole('button', { name: 'Resend ops' }).click();
     const refused = stale.getByRole('alert');
     await refused.waitFor();
+    await refused.getByText('Details').click();
     const text = await refused.innerText();
+    expect(text).toContain('This changed meanwhile');
     expect(text).toContain('CONFLICT');
     expect(text).toMatch(/Request id: req_/);
     await stale.locator('[data-testid="delivery-status"]', { hasText: 'Succeeded' }).waitFor();
@@ -230,19 +190,27 @@ describe('the secret URL screen', () => {
     await page.getByTestId('hook-state').filter({ hasText: 'Off' }).waitFor();
     expect((await hookCall(rotated)).status).toBe(404);
 
-    // A fresh tab does not know the state; turning off again says it was off, as the API's 404 tells.
+    // A fresh tab reads the state from the API: off, with the last call it started.
     const fresh = await signedIn(ws);
     await fresh.goto(`/decisions/${decisionId}/secret-url`);
-    await fresh.getByRole('button', { name: 'Turn off' }).click();
-    await fresh.getByText('The secret URL was already off.').waitFor();
-    await fresh.getByRole('button', { name: 'Turn on' }).click();
-    await fresh.getByTestId('hook-state').filter({ hasText: 'On' }).waitFor();
-    // And turning on what is on already says so, from the API's 409.
+    await fresh.getByTestId('hook-state').filter({ hasText: 'Off' }).waitFor();
+    expect(await fresh.getByRole('button', { name: 'Turn off' }).isDisabled()).toBe(true);
+    expect(await fresh.getByTestId('hook-last-call').innerText()).not.toContain('never');
+    // A tab still showing "off" while another turns it on hears the API's 409.
     const other = await signedIn(ws);
     await other.goto(`/decisions/${decisionId}/secret-url`);
+    await other.getByTestId('hook-state').filter({ hasText: 'Off' }).waitFor();
+    await fresh.getByRole('button', { name: 'Turn on' }).click();
+    await fresh.getByTestId('hook-state').filter({ hasText: 'On' }).waitFor();
+    await fresh.getByRole('button', { name: 'Generate secret' }).click();
+    await fresh.locator('#hook-secret').waitFor();
     await other.getByRole('button', { name: 'Turn on' }).click();
     await other.getByText('The secret URL is already on.').waitFor();
-  });
+    // After a reload the screen still knows: on, with a secret.
+    await fresh.reload();
+    await fresh.getByTestId('hook-state').filter({ hasText: 'On' }).waitFor();
+    await fresh.locator('strong', { hasText: /^set$/ }).waitFor();
+  }, 120_000);
 });
 
 describe('the new screens', () => {

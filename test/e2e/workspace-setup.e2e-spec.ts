@@ -77,7 +77,7 @@ describe('replies of workspace set-up', () => {
     expect(members.body.data).toEqual([expect.objectContaining({ user_id: expect.any(String), email: user.email, role: 'owner' })]);
   });
 
-  it('shows a new key once as { id, name, mode, key }, then lists it with when it was made and last used', async () => {
+  it('shows a new key once as { id, name, mode, key }, then lists it with its last four characters, when it was made and last used', async () => {
     const ws = await newWorkspace('test');
     const created = await call('POST', `/app/v1/workspaces/${ws.workspaceId}/api-keys`, { token: ws.session, body: { name: 'listed', mode: 'test' } });
     expect(created.status).toBe(201);
@@ -85,7 +85,14 @@ describe('replies of workspace set-up', () => {
 
     const listed = await call('GET', `/app/v1/workspaces/${ws.workspaceId}/api-keys`, { token: ws.session });
     const entry = listed.body.data.find((key: { id: string }) => key.id === created.body.id);
-    expect(entry).toEqual({ id: created.body.id, name: 'listed', mode: 'test', created_at: expect.any(String), last_used_at: null });
+    expect(entry).toEqual({
+      id: created.body.id,
+      name: 'listed',
+      mode: 'test',
+      hint: `svc_test_…${created.body.key.slice(-4)}`,
+      created_at: expect.any(String),
+      last_used_at: null,
+    });
     expect(Number.isNaN(Date.parse(entry.created_at))).toBe(false);
     expect(JSON.stringify(listed.body)).not.toContain(created.body.key);
 

@@ -1,6 +1,14 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { AnswerQuestionsRequest, CompleteTextRequest, SetEngineSettingsRequest, SetProviderKeyRequest, SUBJECTS, WorkspaceScoped } from '@ds/contracts';
+import {
+  AnswerQuestionsRequest,
+  CompleteTextRequest,
+  SetEngineSettingsRequest,
+  SetProviderKeyRequest,
+  SUBJECTS,
+  TestProviderKeyRequest,
+  WorkspaceScoped,
+} from '@ds/contracts';
 import { CredentialsService } from './credentials/credentials.service';
 import { EngineService } from './engine.service';
 
@@ -34,6 +42,11 @@ export class EngineHandlers {
   @MessagePattern(SUBJECTS.engine.deleteProviderKey)
   deleteProviderKey(@Payload() request: WorkspaceScoped) {
     return this.credentials.deleteKey(request.workspaceId);
+  }
+
+  @MessagePattern(SUBJECTS.engine.testProviderKey)
+  testProviderKey(@Payload() request: TestProviderKeyRequest) {
+    return this.engine.testKey(request);
   }
 
   @MessagePattern(SUBJECTS.engine.getSettings)

@@ -286,3 +286,42 @@ describe('llm destination completions', () => {
     expect((await failure(engine.complete(completion(newMarker())))).code).toBe('ENGINE_NOT_CONFIGURED');
   });
 });
+
+describe('testing a provider key', () => {
+  let strict: EngineSimulator;
+  beforeAll(async () => {
+    strict = await startEngineSimulator({ apiKey: 'sk-good-12345678' });
+  });
+  afterAll(() => strict.close());
+
+  const tester = (credential: TestCredential = SHARED) =>
+    service('openai', credential, new MemorySlots(), {
+      llm: { protocol: 'openai', baseUrl: `${strict.url}/v1`, apiKey: 'shared-key', model: 'sim-standard' },
+    }).engine;
+
+  it('passes a key the provider accepts and fails one it refuses, saying how', async () => {
+    expect(await tester().testKey({ workspaceId: 'ws-1', provider: 'openai', apiKey: 'sk-good-12345678' })).toMatchObject({
+      ok: true,
+      provider: 'openai',
+      code: null,
+    });
+    const refused = await tester().testKey({ workspaceId: 'ws-1', provider: 'openai', apiKey: 'sk-bad-123456789' });
+    expect(refused).toMatchObject({ ok: false, provider: 'openai', model: null });
+    expect(refused.code).not.toBeNull();
+  });
+
+  it('tests the saved key when none is given, and says when none is saved', async () => {
+    const saved = tester({ useOwnKey: false, key: { provider: 'openai', apiKey: 'sk-good-12345678' }, unreadable: false });
+    expect((await saved.testKey({ workspaceId: 'ws-1' })).ok).toBe(true);
+    const error = await failure(tester().testKey({ workspaceId: 'ws-1' }));
+    expect(error.code).toBe('NOT_FOUND');
+  });
+
+  it('fails a key for another provider without calling, and refuses a malformed key', async () => {
+    expect(await tester().testKey({ workspaceId: 'ws-1', provider: 'anthropic', apiKey: 'sk-ant-12345678' })).toMatchObject({
+      ok: false,
+      code: 'ENGINE_NOT_CONFIGURED',
+    });
+    expect((await failure(tester().testKey({ workspaceId: 'ws-1', provider: 'openai', apiKey: 'short' }))).code).toBe('INVALID_REQUEST');
+  });
+});

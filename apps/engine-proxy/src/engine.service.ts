@@ -1,6 +1,16 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { Counter, Histogram } from 'prom-client';
-import { AnswerQuestionsReply, AnswerQuestionsRequest, CompleteTextReply, CompleteTextRequest, EngineName, ServiceError } from '@ds/contracts';
+import {
+  AnswerQuestionsReply,
+  AnswerQuestionsRequest,
+  CompleteTextReply,
+  CompleteTextRequest,
+  EngineName,
+  LlmProvider,
+  ServiceError,
+  TestProviderKeyReply,
+  TestProviderKeyRequest,
+} from '@ds/contracts';
 import {
   anthropicBody,
   anthropicCompletionBody,
@@ -23,7 +33,7 @@ import {
 } from '@ds/engine';
 import { currentSpan, inSpan, Logger, Metrics, PLATFORM, SpanKind, tracer } from '@ds/platform';
 import { EngineProxyConfig, ProviderEndpoint } from './config';
-import { CredentialsService } from './credentials/credentials.service';
+import { checkedKey, CredentialsService } from './credentials/credentials.service';
 import { postJson, ProviderRequestFailed, ProviderResponse } from './provider-http';
 import { SharedSlots } from './slots/shared-slots';
 
@@ -36,6 +46,9 @@ interface Route {
   model: string;
   sharedKey: string | null;
 }
+
+/** A key test is one call, given this long. */
+const KEY_TEST_TIMEOUT_MS = 15_000;
 
 /** How one kind of call is written for, and read from, each provider protocol. */
 interface CallShape<TRequest, TAnswer> {
@@ -128,6 +141,40 @@ export class EngineService {
     const route = await this.route('llm', request);
     const answer = await this.callInSlot(route, COMPLETION_SHAPE, request, deadline);
     return { text: answer.text, model: answer.model || route.model, inputTokens: answer.inputTokens, outputTokens: answer.outputTokens };
+  }
+
+  /**
+   * One small completion with a key, to tell an author whether it works before runs depend on it: the key given
+   * (never saved here) or the saved one. No retries and no shared slots: it is the author's own key.
+   */
+  async testKey(request: TestProviderKeyRequest): Promise<TestProviderKeyReply> {
+    const endpoint = this.config.llm;
+    let key: { provider: LlmProvider; apiKey: string };
+    if (request.provider === undefined && request.apiKey === undefined) {
+      const credential = await this.credentials.forWorkspace(request.workspaceId);
+      if (credential.unreadable) throw new ServiceError('ENGINE_NOT_CONFIGURED', 'The workspace’s provider key cannot be read on this service; save it again.');
+      if (!credential.key) throw new ServiceError('NOT_FOUND', 'This workspace has no provider key saved.');
+      key = credential.key;
+    } else {
+      key = checkedKey(request);
+    }
+    const refused = (code: string, reason: string): TestProviderKeyReply => ({ ok: false, provider: key.provider, model: null, code, reason });
+    if (key.provider !== endpoint.protocol)
+      return refused('ENGINE_NOT_CONFIGURED', `This service’s llm engine speaks ${endpoint.protocol}; a ${key.provider} key cannot be used.`);
+    if (!endpoint.model) return refused('ENGINE_NOT_CONFIGURED', 'The llm engine has no model configured on this service.');
+    const route: Route = { endpoint, apiKey: key.apiKey, model: endpoint.model, sharedKey: null };
+    const probe: CompleteTextRequest = {
+      workspaceId: request.workspaceId,
+      model: null,
+      prompt: 'Reply with the word OK.',
+      input: 'OK?',
+      maxTokens: 5,
+      temperature: 0,
+      timeoutMs: KEY_TEST_TIMEOUT_MS,
+    };
+    const outcome = await this.attempt(route, COMPLETION_SHAPE, probe, Date.now() + KEY_TEST_TIMEOUT_MS);
+    if (isFailure(outcome)) return refused(outcome.code, outcome.reason);
+    return { ok: true, provider: key.provider, model: outcome.model || endpoint.model, code: null, reason: null };
   }
 
   private async callInSlot<TRequest, TAnswer extends object>(

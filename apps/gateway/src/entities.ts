@@ -52,6 +52,8 @@ export class ApiKeyEntity {
   @Column({ type: 'text' }) mode: KeyMode;
   /** SHA-256 of the whole key: keys carry 190 random bits, so a fast hash is enough and lookups stay cheap. */
   @Column({ name: 'key_hash', type: 'text', unique: true }) keyHash: string;
+  /** Its last four characters, shown to tell keys apart; null for keys made before they were kept. */
+  @Column({ type: 'text', nullable: true }) last4: string | null;
   @Column({ name: 'created_by', type: 'text', nullable: true }) createdBy: string | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
   @Column({ name: 'last_used_at', type: 'timestamptz', nullable: true }) lastUsedAt: Date | null;

@@ -40,6 +40,7 @@ import { SignInCodesService } from './auth/sign-in-codes.service';
 import { SignInCodes1795800000000 } from './migrations/1795800000000-sign-in-codes';
 import { VerifiedAddresses1796041733120 } from './migrations/1796041733120-verified-addresses';
 import { AccountController } from './controllers/account.controller';
+import { ApiKeyHints1796000374215 } from './migrations/1796000374215-api-key-hints';
 import { WorkspaceDeletionService } from './workspaces/workspace-deletion.service';
 import { InvitationsService } from './workspaces/invitations.service';
 
@@ -61,6 +62,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
       Invitations1795700000000,
       SignInCodes1795800000000,
       VerifiedAddresses1796041733120,
+      ApiKeyHints1796000374215,
     ],
   },
   readConfig: readGatewayConfig,

@@ -5,7 +5,7 @@ import { isLocale, LOCALES, Locale, MessageKey, translate } from './lib/i18n';
 import { initialPreferences, isTheme, Theme } from './lib/prefs';
 import { local, tabStorage } from './lib/storage';
 import { AppContext, AppState, useApp } from './context';
-import { Link, match, navigate, useLocation } from './router';
+import { leaveThen, Link, match, navigate, useLocation } from './router';
 import { Loading } from './ui';
 import { SignIn, SignUp } from './screens/auth';
 import { Workspaces } from './screens/workspaces';
@@ -318,11 +318,13 @@ function Shell({ children }: { children: ReactNode }) {
                   <select
                     value={workspace?.id ?? ''}
                     onChange={(event) => {
-                      if (event.target.value === '__new') navigate('/workspaces');
-                      else {
-                        app.chooseWorkspace(event.target.value);
-                        navigate('/decisions');
-                      }
+                      const chosen = event.target.value;
+                      if (chosen === '__new') navigate('/workspaces');
+                      else
+                        leaveThen(() => {
+                          app.chooseWorkspace(chosen);
+                          navigate('/decisions');
+                        });
                     }}
                   >
                     {workspaces.map((candidate) => (

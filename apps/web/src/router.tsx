@@ -2,10 +2,57 @@ import { AnchorHTMLAttributes, MouseEvent, useEffect, useState } from 'react';
 
 const NAVIGATED = 'ds:navigated';
 
-export function navigate(to: string, replace = false): void {
+/**
+ * A screen holding unsaved work: asked before the application moves elsewhere, it calls `proceed` once the
+ * author chose to leave (or never, to stay).
+ */
+export type LeaveGuard = (proceed: () => void) => void;
+let guard: LeaveGuard | null = null;
+/** Where the application is, to return to when back/forward is held by a guard. */
+let shown = typeof location === 'undefined' ? '' : location.pathname + location.search;
+
+/** Holds navigation while `leave` is set; returns the release. Only the latest guard counts. */
+export function guardNavigation(leave: LeaveGuard): () => void {
+  guard = leave;
+  return () => {
+    if (guard === leave) guard = null;
+  };
+}
+
+function go(to: string, replace: boolean): void {
   if (replace) history.replaceState(null, '', to);
   else history.pushState(null, '', to);
+  shown = location.pathname + location.search;
   window.dispatchEvent(new Event(NAVIGATED));
+}
+
+/** Runs `work` (which leaves the current screen) at once, or once the screen's guard lets the author go. */
+export function leaveThen(work: () => void): void {
+  const holding = guard;
+  if (!holding) return work();
+  holding(() => {
+    if (guard === holding) guard = null;
+    work();
+  });
+}
+
+export function navigate(to: string, replace = false): void {
+  if (to === shown) go(to, replace);
+  else leaveThen(() => go(to, replace));
+}
+
+if (typeof window !== 'undefined') {
+  window.addEventListener('popstate', () => {
+    const target = location.pathname + location.search;
+    if (guard && target !== shown) {
+      // The browser already moved: put the address back while the author decides.
+      history.pushState(null, '', shown);
+      leaveThen(() => go(target, false));
+      return;
+    }
+    shown = target;
+    window.dispatchEvent(new Event(NAVIGATED));
+  });
 }
 
 /** The current path and query; re-renders on back/forward and on navigate(). */
@@ -14,12 +61,8 @@ export function useLocation(): { path: string; search: string } {
   const [current, setCurrent] = useState(read);
   useEffect(() => {
     const update = () => setCurrent(read());
-    window.addEventListener('popstate', update);
     window.addEventListener(NAVIGATED, update);
-    return () => {
-      window.removeEventListener('popstate', update);
-      window.removeEventListener(NAVIGATED, update);
-    };
+    return () => window.removeEventListener(NAVIGATED, update);
   }, []);
   return current;
 }

@@ -1,16 +1,33 @@
 import { ReactNode, useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError } from './lib/api';
 import { useApp } from './context';
+import type { MessageKey } from './lib/i18n';
 
-/** Shows an error as the API gave it: its message, its code and the request id to quote to support. */
+/** What kind of failure an error is, to say what happened and what to do in words rather than in codes. */
+function failureKind(error: ApiError | null): MessageKey {
+  if (!error) return 'error.what.unknown';
+  if (error.code === 'NETWORK') return 'error.NETWORK';
+  if (error.status === 400 || error.status === 422) return 'error.what.invalid';
+  if (error.status === 401) return 'error.what.session';
+  if (error.status === 403) return 'error.what.forbidden';
+  if (error.status === 404) return 'error.what.gone';
+  if (error.status === 409) return 'error.what.conflict';
+  if (error.status === 429) return 'error.what.busy';
+  return 'error.what.server';
+}
+
+/**
+ * Shows an error as people read it: what happened and what to do, then the API's own message and the fields it
+ * named; its code and the request id to quote to support are under "Details".
+ */
 export function ErrorBox({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
   const { t } = useApp();
   const apiError = error instanceof ApiError ? error : null;
-  const message = apiError?.code === 'NETWORK' ? t('error.NETWORK') : apiError ? apiError.message : String((error as Error)?.message ?? error);
+  const message = apiError?.code === 'NETWORK' ? null : apiError ? apiError.message : String((error as Error)?.message ?? error);
   return (
     <div className="error" role="alert">
-      <strong>{t('error.title')}</strong>
-      <p>{message}</p>
+      <strong>{t(failureKind(apiError))}</strong>
+      {message && <p>{message}</p>}
       {apiError && apiError.issues.length > 0 && (
         <ul>
           {apiError.issues.map((issue, i) => (
@@ -21,15 +38,17 @@ export function ErrorBox({ error, onRetry }: { error: unknown; onRetry?: () => v
         </ul>
       )}
       {apiError && (
-        <p className="muted small">
+        <details className="muted small">
+          <summary>{t('error.details')}</summary>
           {apiError.code}
+          {apiError.status > 0 && ` (HTTP ${apiError.status})`}
           {apiError.requestId && (
             <>
               {' · '}
               {t('error.requestId')}: <code>{apiError.requestId}</code>
             </>
           )}
-        </p>
+        </details>
       )}
       {onRetry && (
         <button type="button" onClick={onRetry}>
@@ -246,6 +265,89 @@ export function ConfirmButton({
         {t('common.no')}
       </button>
     </span>
+  );
+}
+
+/**
+ * A modal question (the browser's own `<dialog>`: focus stays inside, Escape cancels). `actions` are its buttons;
+ * the first one that is not dangerous should be the safe choice.
+ */
+export function Dialog({ title, children, actions, onCancel }: { title: string; children?: ReactNode; actions: ReactNode; onCancel: () => void }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const cancel = useRef(onCancel);
+  cancel.current = onCancel;
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (!dialog.open) dialog.showModal();
+    const onEscape = (event: Event) => {
+      event.preventDefault();
+      cancel.current();
+    };
+    dialog.addEventListener('cancel', onEscape);
+    return () => {
+      dialog.removeEventListener('cancel', onEscape);
+      if (dialog.open) dialog.close();
+    };
+  }, []);
+  return (
+    <dialog ref={ref} className="dialog" aria-labelledby="dialog-title">
+      <h2 id="dialog-title">{title}</h2>
+      {children}
+      <div className="actions">{actions}</div>
+    </dialog>
+  );
+}
+
+/**
+ * A yes/no question in a dialog. With `typed`, the confirming button stays disabled until the author typed that
+ * word: for changes whose harm others feel (callers of a deployed decision).
+ */
+export function ConfirmDialog({
+  title,
+  children,
+  confirmLabel,
+  danger = false,
+  typed,
+  busy = false,
+  onConfirm,
+  onCancel,
+}: {
+  title: string;
+  children?: ReactNode;
+  confirmLabel: string;
+  danger?: boolean;
+  typed?: string;
+  busy?: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  const { t } = useApp();
+  const [entered, setEntered] = useState('');
+  const ready = typed === undefined || entered.trim() === typed;
+  return (
+    <Dialog
+      title={title}
+      onCancel={onCancel}
+      actions={
+        <>
+          <button type="button" onClick={onCancel} autoFocus={typed === undefined}>
+            {t('common.cancel')}
+          </button>
+          <button type="button" className={danger ? 'danger' : 'primary'} disabled={!ready || busy} onClick={onConfirm}>
+            {confirmLabel}
+          </button>
+        </>
+      }
+    >
+      {children}
+      {typed !== undefined && (
+        <label className="field">
+          <span>{t('common.typeToConfirm', { word: typed })}</span>
+          <input value={entered} autoFocus autoComplete="off" spellCheck={false} onChange={(event) => setEntered(event.target.value)} />
+        </label>
+      )}
+    </Dialog>
   );
 }
 

@@ -214,6 +214,21 @@ export interface HookChangeReply {
   dropped: string[];
 }
 
+/**
+ * A decision's secret URL as the application shows it. The URL itself is never answered again (only its hash is
+ * stored): it is shown when turned on or rotated.
+ */
+export interface HookStateReply {
+  enabled: boolean;
+  secretSet: boolean;
+  /** When it was turned on; null when off. */
+  enabledAt: string | null;
+  /** When its URL or secret last changed; null when off. */
+  changedAt: string | null;
+  /** The latest run it started (any outcome recorded as an execution), whether or not it is on now. */
+  lastCallAt: string | null;
+}
+
 /** Copies the named deployed decisions of `fromWorkspaceId` (their active version as the new draft) into `workspaceId`. */
 export interface CopyDecisionsRequest extends WorkspaceScoped {
   fromWorkspaceId: string;
@@ -291,6 +306,7 @@ export const RUNNER_SUBJECTS = {
   decisionOverview: rpcSubject<DecisionOverviewRequest, DecisionOverviewReply>('v1.decision-runner.executions.overview'),
   /** Secret-URL triggers (hook tokens live with the decisions they run). */
   resolveHook: rpcSubject<ResolveHookRequest, ResolveHookReply>('v1.decision-runner.hooks.resolve'),
+  hookState: rpcSubject<DecisionRef, HookStateReply>('v1.decision-runner.hooks.state'),
   enableHook: rpcSubject<DecisionRef, HookChangeReply>('v1.decision-runner.hooks.enable'),
   disableHook: rpcSubject<DecisionRef, HookChangeReply>('v1.decision-runner.hooks.disable'),
   rotateHook: rpcSubject<DecisionRef, HookChangeReply>('v1.decision-runner.hooks.rotate'),

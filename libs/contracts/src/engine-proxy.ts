@@ -67,6 +67,25 @@ export interface SetProviderKeyRequest extends WorkspaceScoped {
   apiKey: unknown;
 }
 
+/**
+ * One small call to the llm engine's provider with a key: the one given (not saved by this), or the workspace's
+ * saved key when none is given. Refused with INVALID_REQUEST like a save when the given key is not valid, and
+ * NOT_FOUND when none is given and none is saved.
+ */
+export interface TestProviderKeyRequest extends WorkspaceScoped {
+  provider?: unknown;
+  apiKey?: unknown;
+}
+
+/** `ok` false: the provider refused or failed, `code` (an engine error code) and `reason` say how. */
+export interface TestProviderKeyReply {
+  ok: boolean;
+  provider: LlmProvider;
+  model: string | null;
+  code: string | null;
+  reason: string | null;
+}
+
 /** What is ever shown of a saved key. */
 export interface ProviderKeyView {
   provider: LlmProvider;
@@ -111,6 +130,7 @@ export const ENGINE_SUBJECTS = {
   setProviderKey: rpcSubject<SetProviderKeyRequest, ProviderKeyView>('v1.engine-proxy.provider-key.set'),
   getProviderKey: rpcSubject<WorkspaceScoped, GetProviderKeyReply>('v1.engine-proxy.provider-key.get'),
   deleteProviderKey: rpcSubject<WorkspaceScoped, DeleteProviderKeyReply>('v1.engine-proxy.provider-key.delete'),
+  testProviderKey: rpcSubject<TestProviderKeyRequest, TestProviderKeyReply>('v1.engine-proxy.provider-key.test'),
   /** Whether the workspace's runs use its own provider key or the service's shared key. */
   getSettings: rpcSubject<WorkspaceScoped, EngineSettingsReply>('v1.engine-proxy.settings.get'),
   setSettings: rpcSubject<SetEngineSettingsRequest, EngineSettingsReply>('v1.engine-proxy.settings.set'),

@@ -12,6 +12,11 @@ export class HooksHandlers {
     return this.hooks.resolve(request.tokenHash);
   }
 
+  @MessagePattern(SUBJECTS.runner.hookState)
+  state(@Payload() request: DecisionRef) {
+    return this.hooks.state(request);
+  }
+
   @MessagePattern(SUBJECTS.runner.enableHook)
   enable(@Payload() request: DecisionRef) {
     return this.hooks.enable(request);

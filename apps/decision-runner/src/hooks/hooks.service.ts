@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { DecisionRef, HookChangeReply, ResolveHookReply, ServiceError } from '@ds/contracts';
+import { DecisionRef, HookChangeReply, HookStateReply, ResolveHookReply, ServiceError } from '@ds/contracts';
 import { isUniqueViolation, Logger, PLATFORM, rowsAffected, rowsReturned, sealAtRest, SealingCounts } from '@ds/platform';
 import { openWithKeyring, rowAad, sealWithKeyring } from '@ds/sealing';
 import { DecisionRunnerConfig } from '../config';
@@ -104,6 +104,25 @@ export class HooksService implements OnModuleInit, OnApplicationBootstrap {
       },
       this.logger,
     );
+  }
+
+  /** On or off, with or without a secret, and the last run it started. */
+  async state(ref: DecisionRef): Promise<HookStateReply> {
+    await this.requireDecision(ref);
+    const [row] = (await this.db.query(
+      `SELECT h.created_at, h.updated_at, num_nonnulls(h.unsealed_secret, h.sealed_secret) > 0 AS secret_set,
+              (SELECT max(e.created_at) FROM executions e WHERE e.decision_id = $1 AND e.workspace_id = $2 AND e.source = 'webhook') AS last_call_at
+         FROM (SELECT 1) one LEFT JOIN decision_hooks h ON h.decision_id = $1 AND h.workspace_id = $2`,
+      [ref.decisionId, ref.workspaceId],
+    )) as Array<{ created_at: Date | null; updated_at: Date | null; secret_set: boolean | null; last_call_at: Date | null }>;
+    const iso = (value: Date | null | undefined) => (value ? new Date(value).toISOString() : null);
+    return {
+      enabled: row?.created_at != null,
+      secretSet: row?.secret_set === true,
+      enabledAt: iso(row?.created_at),
+      changedAt: iso(row?.updated_at),
+      lastCallAt: iso(row?.last_call_at),
+    };
   }
 
   /** Off → on. A URL that is already on is not replaced here: that is a rotation, which needs the Admin role. */

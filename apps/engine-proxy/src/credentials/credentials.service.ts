@@ -140,16 +140,9 @@ export class CredentialsService implements OnModuleInit, OnApplicationBootstrap,
   }
 
   async setKey(request: SetProviderKeyRequest): Promise<ProviderKeyView> {
-    const issues: ValidationIssue[] = [];
-    if (!isProvider(request.provider)) issues.push({ path: 'provider', message: 'must be anthropic or openai' });
-    const problem = providerKeyProblem(request.apiKey);
-    if (problem) issues.push({ path: 'api_key', message: problem });
-    if (issues.length > 0 || !isProvider(request.provider) || typeof request.apiKey !== 'string') {
-      throw new ServiceError('INVALID_REQUEST', 'The provider key is not valid.', issues);
-    }
-    const provider = request.provider;
-    const { sealed, keyId } = sealWithKeyring(this.config.credentialsKeys, request.apiKey, credentialAad(request.workspaceId, provider));
-    const view = { provider, last4: lastFour(request.apiKey) };
+    const { provider, apiKey } = checkedKey(request);
+    const { sealed, keyId } = sealWithKeyring(this.config.credentialsKeys, apiKey, credentialAad(request.workspaceId, provider));
+    const view = { provider, last4: lastFour(apiKey) };
     // Saving a key is choosing it: that is what someone who pastes their key in expects.
     await this.db.query(
       `INSERT INTO provider_credentials (workspace_id, use_own_key, provider, sealed, key_id, last4)
@@ -192,6 +185,12 @@ export class CredentialsService implements OnModuleInit, OnApplicationBootstrap,
 
   async setSettings(request: SetEngineSettingsRequest): Promise<EngineSettingsReply> {
     const change = engineSettingsChange(request);
+    if (change.useOwnKey === true && !viewOf(await this.read(request.workspaceId))) {
+      // Choosing a key that is not there would make every llm run fail with ENGINE_NOT_CONFIGURED.
+      throw new ServiceError('CONFLICT', 'Save a provider key (and test it) before choosing to use it: without one every run would fail.', [
+        { path: 'use_own_key', message: 'no provider key is saved' },
+      ]);
+    }
     await this.db.query(
       `INSERT INTO provider_credentials (workspace_id, use_own_key, default_engine) VALUES ($1, COALESCE($2, false), $3)
        ON CONFLICT (workspace_id) DO UPDATE SET
@@ -244,6 +243,18 @@ function viewOf(row: Row | null): ProviderKeyView | null {
  * The settings a request changes: each is optional, at least one must be given, and `defaultEngine: null` is a
  * change (back to the service's default), where leaving it out is none.
  */
+/** A provider key as given to be saved or tested; INVALID_REQUEST (paths `provider`, `api_key`) otherwise. */
+export function checkedKey(request: { provider?: unknown; apiKey?: unknown }): { provider: LlmProvider; apiKey: string } {
+  const issues: ValidationIssue[] = [];
+  if (!isProvider(request.provider)) issues.push({ path: 'provider', message: 'must be anthropic or openai' });
+  const problem = providerKeyProblem(request.apiKey);
+  if (problem) issues.push({ path: 'api_key', message: problem });
+  if (issues.length > 0 || !isProvider(request.provider) || typeof request.apiKey !== 'string') {
+    throw new ServiceError('INVALID_REQUEST', 'The provider key is not valid.', issues);
+  }
+  return { provider: request.provider, apiKey: request.apiKey };
+}
+
 export function engineSettingsChange(request: SetEngineSettingsRequest): { useOwnKey: boolean | null; defaultEngine?: EngineName | null } {
   const issues: ValidationIssue[] = [];
   const hasOwnKey = request.useOwnKey !== undefined;

@@ -110,7 +110,9 @@ export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`api-keys:${workspaceId}`]);
       const active = await tx.getRepository(ApiKeyEntity).countBy({ workspaceId, revokedAt: IsNull() });
       if (active >= MAX_ACTIVE_KEYS) throw new ServiceError('CONFLICT', `A workspace can hold ${MAX_ACTIVE_KEYS} active API keys; revoke one first.`);
-      await tx.getRepository(ApiKeyEntity).insert({ id, workspaceId, name: input.name as string, mode, keyHash: sha256(secret), createdBy: userId });
+      await tx
+        .getRepository(ApiKeyEntity)
+        .insert({ id, workspaceId, name: input.name as string, mode, keyHash: sha256(secret), last4: secret.slice(-4), createdBy: userId });
     });
     return { id, name: input.name as string, mode, key: secret };
   }
@@ -122,6 +124,7 @@ export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
         id: row.id,
         name: row.name,
         mode: row.mode,
+        hint: row.last4 ? `svc_${row.mode}_…${row.last4}` : null,
         created_at: row.createdAt.toISOString(),
         last_used_at: row.lastUsedAt?.toISOString() ?? null,
       })),

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Put } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Post, Put } from '@nestjs/common';
 import { EngineSettingsReply, ServiceError, SUBJECTS } from '@ds/contracts';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { MemberWorkspace, WorkspaceRole } from '../http/access';
@@ -14,6 +14,20 @@ export class EngineSettingsController {
   async setProviderKey(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Body() body: unknown) {
     const input = objectBody(body);
     return this.rpc.call(SUBJECTS.engine.setProviderKey, { workspaceId: ws, provider: input.provider, apiKey: input.api_key }, { requestId });
+  }
+
+  /** A test call with the key in the body (not saved by this), or with the saved key when the body names none. */
+  @Post('provider-key/test')
+  @WorkspaceRole('admin')
+  @HttpCode(200)
+  async testProviderKey(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Body() body: unknown) {
+    const input = body === undefined || body === null ? {} : objectBody(body);
+    const reply = await this.rpc.call(
+      SUBJECTS.engine.testProviderKey,
+      { workspaceId: ws, provider: input.provider, apiKey: input.api_key },
+      { requestId, timeoutMs: 20_000 },
+    );
+    return { ok: reply.ok, provider: reply.provider, model: reply.model, code: reply.code, reason: reply.reason };
   }
 
   @Get('provider-key')

@@ -1,4 +1,4 @@
-import { Controller, Delete, Headers, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { DecisionRef, HookChangeReply, ResolvedHook, RpcSubject, RunDecisionRequest, ServiceError, SUBJECTS } from '@ds/contracts';
 import { PLATFORM, RpcClient } from '@ds/platform';
@@ -76,6 +76,19 @@ export class HooksController {
     const result = await this.rpc.call(SUBJECTS.runner.run, run, { timeoutMs: this.config.runReplyTimeoutMs, requestId });
     reply.header('content-type', 'application/json; charset=utf-8');
     return result.body;
+  }
+
+  @Get('app/v1/workspaces/:ws/decisions/:id/hook')
+  @WorkspaceRole('viewer')
+  async state(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string) {
+    const state = await this.rpc.call(SUBJECTS.runner.hookState, { workspaceId: ws, decisionId: id }, { requestId });
+    return {
+      enabled: state.enabled,
+      secret_set: state.secretSet,
+      enabled_at: state.enabledAt,
+      changed_at: state.changedAt,
+      last_call_at: state.lastCallAt,
+    };
   }
 
   @Post('app/v1/workspaces/:ws/decisions/:id/hook')

@@ -1,10 +1,12 @@
-import { useMemo, useState } from 'react';
+import { useId, useMemo, useState } from 'react';
 import { decisionContract, jsonDiff, NormalizedSchema, validateSchema } from '@ds/decision-schema';
 import { api, DecisionDetails } from '../lib/api';
+import { BreakingChange, breakingChanges } from '../lib/breaking';
+import { sameJson } from '../lib/drafts';
 import { may, useApp } from '../context';
 import { Link } from '../router';
 import { DECISION_VIEWS, decisionView, offersView } from '../lib/access';
-import { ErrorBox, Loaded, Page, useAction, useLoad } from '../ui';
+import { ConfirmDialog, ErrorBox, Loaded, Page, useAction, useLoad } from '../ui';
 import { Editor } from './editor';
 import { Playground } from './playground';
 import { ExecutionsTable } from './executions';
@@ -27,6 +29,14 @@ export function DecisionPage({ id, view }: { id: string; view: string }) {
           <p className="muted">
             <code>{decision.slug}</code> ·{' '}
             <span className={`badge ${decision.status}`}>{t(decision.status === 'draft' ? 'dec.status.draft' : 'dec.status.deployed')}</span>
+            {decision.status === 'deployed' && !decision.endpoint_enabled && (
+              <>
+                {' '}
+                <span className="badge error" data-testid="disabled-badge">
+                  {t('dec.status.disabled')}
+                </span>
+              </>
+            )}
             {decision.active_version !== null && <> · {t('pg.versionN', { version: decision.active_version })}</>}
           </p>
           <nav className="tabs" aria-label={decision.name}>
@@ -37,7 +47,7 @@ export function DecisionPage({ id, view }: { id: string; view: string }) {
             ))}
           </nav>
           {current === 'overview' && views.includes('overview') && <Overview decision={decision} />}
-          {current === 'editor' && views.includes('editor') && <Editor decision={decision} onSaved={set} reload={reload} />}
+          {current === 'editor' && views.includes('editor') && <Editor decision={decision} onSaved={set} />}
           {current === 'playground' && views.includes('playground') && <Playground decision={decision} />}
           {current === 'deploy' && views.includes('deploy') && <Deploy decision={decision} reload={reload} />}
           {current === 'executions' && views.includes('executions') && <ExecutionsTable decision={decision.slug} />}
@@ -49,6 +59,13 @@ export function DecisionPage({ id, view }: { id: string; view: string }) {
       )}
     </Loaded>
   );
+}
+
+/** The schema as the service stores it once deployed; null when it does not validate. */
+function normalizedOf(schema: unknown): NormalizedSchema | null {
+  if (schema === null || schema === undefined) return null;
+  const checked = validateSchema(schema);
+  return checked.valid ? checked.schema : null;
 }
 
 function contractOf(schema: unknown): unknown {
@@ -63,12 +80,36 @@ function contractOf(schema: unknown): unknown {
   }
 }
 
+/** The changes that break callers, each said in words. */
+function BreakingList({ changes }: { changes: BreakingChange[] }) {
+  const { t } = useApp();
+  const titleId = useId();
+  return (
+    <div className="breaking" role="note" aria-labelledby={titleId}>
+      <p id={titleId}>
+        <span className="badge error">{t('dep.breaking')}</span> {t('dep.breakingLead')}
+      </p>
+      <ul>
+        {changes.map((change, i) => (
+          <li key={i}>{t(`dep.break.${change.kind}`, { subject: change.subject, values: (change.values ?? []).join(', ') })}</li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
 function Deploy({ decision, reload }: { decision: DecisionDetails; reload: () => void }) {
   const { t, workspace } = useApp();
   const ws = workspace!.id;
   const [message, setMessage] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  const [switchingOff, setSwitchingOff] = useState(false);
   const { busy, error, act: run } = useAction(reload);
   const changes = useMemo(() => jsonDiff(contractOf(decision.active_schema), contractOf(decision.draft)), [decision]);
+  const active = useMemo(() => normalizedOf(decision.active_schema), [decision.active_schema]);
+  const draft = useMemo(() => normalizedOf(decision.draft), [decision.draft]);
+  const breaking = useMemo(() => (active && draft ? breakingChanges(active, draft) : []), [active, draft]);
+  const unchanged = active !== null && draft !== null && sameJson(active, draft);
   const admin = may(workspace, 'decisions:deploy');
 
   const act = async (work: () => Promise<string | null>) => {
@@ -77,7 +118,19 @@ function Deploy({ decision, reload }: { decision: DecisionDetails; reload: () =>
     if (said !== undefined) setMessage(said);
   };
 
+  const deploy = () => {
+    setConfirming(false);
+    void act(async () => t('dep.deployed', { version: (await api<{ version: number }>('POST', `/workspaces/${ws}/decisions/${decision.id}/deploy`)).version }));
+  };
+
+  const setEndpoint = (enabled: boolean) =>
+    void act(async () => {
+      await api('PUT', `/workspaces/${ws}/decisions/${decision.id}/endpoint`, { enabled });
+      return t(enabled ? 'dep.endpointOn' : 'dep.endpointOff');
+    });
+
   const runUrl = `${location.origin}/v1/decisions/${decision.slug}`;
+  const nextVersion = Math.max(0, ...decision.versions) + 1;
   return (
     <div className="stack">
       {error !== null && <ErrorBox error={error} />}
@@ -88,21 +141,35 @@ function Deploy({ decision, reload }: { decision: DecisionDetails; reload: () =>
       )}
       <section className="card" aria-labelledby="diff-title">
         <h2 id="diff-title">{t('dep.diff')}</h2>
-        {decision.active_schema === null ? <p>{t('dep.first')}</p> : changes.length === 0 ? <p>{t('dep.noChanges')}</p> : <ChangeList changes={changes} />}
-        <button
-          type="button"
-          className="primary"
-          disabled={!admin || busy}
-          onClick={() =>
-            void act(async () =>
-              t('dep.deployed', { version: (await api<{ version: number }>('POST', `/workspaces/${ws}/decisions/${decision.id}/deploy`)).version }),
-            )
-          }
-        >
+        {decision.active_schema === null ? (
+          <p>{t('dep.first')}</p>
+        ) : unchanged ? (
+          <p>{t('dep.same', { version: decision.active_version ?? 0 })}</p>
+        ) : changes.length === 0 ? (
+          <p>{t('dep.noChanges')}</p>
+        ) : (
+          <ChangeList changes={changes} />
+        )}
+        {breaking.length > 0 && <BreakingList changes={breaking} />}
+        <button type="button" className="primary" disabled={!admin || busy || unchanged || draft === null} onClick={() => setConfirming(true)}>
           {t('dep.deploy')}
         </button>
+        {draft === null && <p className="muted small">{t('dep.invalidDraft')}</p>}
         {!admin && <p className="muted small">{t('error.forbidden')}</p>}
       </section>
+      {confirming && (
+        <ConfirmDialog
+          title={t('dep.confirmTitle', { version: nextVersion })}
+          confirmLabel={t(breaking.length > 0 ? 'dep.deployBreaking' : 'dep.deploy')}
+          danger={breaking.length > 0}
+          typed={breaking.length > 0 ? decision.slug : undefined}
+          busy={busy}
+          onCancel={() => setConfirming(false)}
+          onConfirm={deploy}
+        >
+          {breaking.length > 0 ? <BreakingList changes={breaking} /> : <p>{t('dep.confirmBody')}</p>}
+        </ConfirmDialog>
+      )}
       <section className="card" aria-labelledby="endpoint-title">
         <h2 id="endpoint-title">{t('dec.endpoint')}</h2>
         <label className="check">
@@ -112,16 +179,28 @@ function Deploy({ decision, reload }: { decision: DecisionDetails; reload: () =>
             disabled={!admin || busy}
             aria-describedby="endpoint-hint"
             onChange={(event) => {
-              const enabled = event.target.checked;
-              void act(async () => {
-                await api('PUT', `/workspaces/${ws}/decisions/${decision.id}/endpoint`, { enabled });
-                return null;
-              });
+              // Switching off refuses live calls at once: asked first. Switching on harms nobody.
+              if (event.target.checked) setEndpoint(true);
+              else setSwitchingOff(true);
             }}
           />
           <span>{t('dep.endpoint')}</span>
         </label>
         <small id="endpoint-hint">{t('dep.endpointHint')}</small>
+        {switchingOff && (
+          <ConfirmDialog
+            title={t('dep.offTitle', { slug: decision.slug })}
+            confirmLabel={t('dep.offConfirm')}
+            danger
+            onCancel={() => setSwitchingOff(false)}
+            onConfirm={() => {
+              setSwitchingOff(false);
+              setEndpoint(false);
+            }}
+          >
+            <p>{t('dep.offBody')}</p>
+          </ConfirmDialog>
+        )}
         <h3>{t('dep.runUrl')}</h3>
         <pre className="code">{`curl -X POST ${runUrl} \\\n  -H "Authorization: Bearer $API_KEY" \\\n  -H "Content-Type: application/json" \\\n  -d '{"state": …}'`}</pre>
       </section>

@@ -1,198 +1,563 @@
-import { ReactNode, useEffect, useMemo, useState } from 'react';
+import { createContext, ReactNode, useContext, useEffect, useMemo, useRef, useState } from 'react';
 import { ACTIONS, SchemaIssue, STATE_FIELD_TYPES, validateSchema } from '@ds/decision-schema';
 import { api, ApiError, DecisionDetails } from '../lib/api';
 import { fieldId, issuesAt, issuesUnder, setIn } from '../lib/issues';
+import { Change, jsonDiff } from '../lib/diff';
+import { draftToRestore, dropLocalDraft, HEARTBEAT_MS, keepLocalDraft, readLocalDraft, sameJson, thisTab } from '../lib/drafts';
+import { record, redo, startHistory, undo } from '../lib/history';
+import { threeWayMerge } from '../lib/merge';
+import { describePath } from '../lib/wording';
+import { guardNavigation } from '../router';
 import { may, useApp } from '../context';
-import { ErrorBox } from '../ui';
+import { ConfirmButton, ConfirmDialog, Dialog, ErrorBox, formatDate } from '../ui';
 
 type Json = any;
 type Update = (path: Array<string | number>, value: unknown) => void;
 
+/** What the form asks of the editor around it: confirming a change that discards content. */
+interface Confirmation {
+  title: string;
+  body: string;
+  confirmLabel: string;
+  run: () => void;
+}
+interface EditorHelpers {
+  ask(request: Confirmation): void;
+  /** An item just added: its issues wait until the author edits it or tries to save. */
+  markFresh(path: string): void;
+}
+const EditorContext = createContext<EditorHelpers>({ ask: () => undefined, markFresh: () => undefined });
+
 interface Conflict {
   revision: number;
+  theirs: Json;
+  merged: Json;
+  both: string[];
+  theirChanges: Change[];
+  myChanges: Change[];
+}
+
+function getIn(root: unknown, path: Array<string | number>): unknown {
+  let node: any = root;
+  for (const part of path) node = node === null || typeof node !== 'object' ? undefined : node[part];
+  return node;
 }
 
 /**
  * The schema as a form and as JSON, one document behind both: the form writes into it and the JSON text is
- * re-rendered; JSON text that parses replaces it. The service's own validator runs on every change.
+ * re-rendered; JSON text that parses replaces it. The service's own validator runs on every change. Unsaved edits
+ * are kept in this browser until saved or discarded, leaving asks first, and a save that meets someone else's is
+ * merged where the two touch different places.
  */
-export function Editor({ decision, onSaved, reload }: { decision: DecisionDetails; onSaved: (decision: DecisionDetails) => void; reload: () => void }) {
+export function Editor({ decision, onSaved }: { decision: DecisionDetails; onSaved: (decision: DecisionDetails) => void }) {
   const { t, workspace } = useApp();
   const ws = workspace!.id;
   const editable = may(workspace, 'decisions:write');
-  const [doc, setDoc] = useState<Json>(decision.draft);
-  const [text, setText] = useState(() => JSON.stringify(decision.draft, null, 2));
+  const [start] = useState(() => {
+    const stored = editable ? draftToRestore(readLocalDraft(ws, decision.id), thisTab(), Date.now()) : null;
+    return stored && !sameJson(stored.doc, decision.draft) ? stored : null;
+  });
+  const [history, setHistory] = useState(() => startHistory<Json>(start ? start.doc : decision.draft));
+  const doc = history.present;
+  const [base, setBase] = useState<Json>(start ? start.base : decision.draft);
+  const [revision, setRevision] = useState(start ? start.revision : decision.revision);
+  const [restoredAt, setRestoredAt] = useState<string | null>(start ? start.at : null);
+  const [text, setText] = useState(() => JSON.stringify(doc, null, 2));
   const [jsonError, setJsonError] = useState<string | null>(null);
   const [view, setView] = useState<'form' | 'json'>('form');
-  const [revision, setRevision] = useState(decision.revision);
-  const [dirty, setDirty] = useState(false);
   const [conflict, setConflict] = useState<Conflict | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const [saved, setSaved] = useState<number | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [touched] = useState(() => new Set<string>());
+  const [fresh] = useState(() => new Set<string>());
+  const [showAll, setShowAll] = useState(false);
+  const [asking, setAsking] = useState<Confirmation | null>(null);
+  const [leaving, setLeaving] = useState<(() => void) | null>(null);
+  const [discarding, setDiscarding] = useState(false);
 
-  // A reload (after a conflict, "load theirs") brings a new revision: the editor starts again from it.
-  useEffect(() => {
-    setDoc(decision.draft);
-    setText(JSON.stringify(decision.draft, null, 2));
-    setRevision(decision.revision);
-    setJsonError(null);
-    setDirty(false);
-  }, [decision.id, decision.revision, decision.draft]);
+  const dirty = jsonError !== null || !sameJson(doc, base);
 
   const result = useMemo(() => validateSchema(doc), [doc]);
-  const issues: SchemaIssue[] = result.valid ? [] : result.issues;
+  const issues: SchemaIssue[] = useMemo(() => (result.valid ? [] : result.issues), [result]);
+  const shownIssues = useMemo(
+    () =>
+      showAll
+        ? issues
+        : issues.filter((issue) => ![...fresh].some((prefix) => within(issue.path, prefix)) || [...touched].some((path) => within(path, issue.path))),
+    [issues, showAll, history],
+  );
+  const httpHooks = useMemo(() => plainHttpDestinations(doc), [doc]);
 
-  const update: Update = (path, value) => {
-    const next = setIn(doc, path, value);
-    setDoc(next);
+  // Unsaved edits survive a reload or a closed tab: kept here until saved or discarded, written again while
+  // this tab lives so that another tab knows they are still being edited.
+  useEffect(() => {
+    if (!editable) return;
+    if (sameJson(doc, base)) {
+      const stored = readLocalDraft(ws, decision.id);
+      if (stored?.tab === thisTab()) dropLocalDraft(ws, decision.id);
+      return;
+    }
+    const keep = () => keepLocalDraft(ws, decision.id, { doc, base, revision, at: new Date().toISOString(), tab: thisTab() });
+    keep();
+    const beat = setInterval(keep, HEARTBEAT_MS);
+    return () => clearInterval(beat);
+  }, [doc, base, revision, ws, decision.id, editable]);
+
+  useEffect(() => {
+    if (!dirty || !editable) return;
+    const warn = (event: BeforeUnloadEvent) => {
+      event.preventDefault();
+      event.returnValue = '';
+    };
+    window.addEventListener('beforeunload', warn);
+    const release = guardNavigation((proceed) => setLeaving(() => proceed));
+    return () => {
+      window.removeEventListener('beforeunload', warn);
+      release();
+    };
+  }, [dirty, editable]);
+
+  const replaceDoc = (next: Json, group: string | null) => {
+    setHistory((current) => record(current, next, group, Date.now()));
     setText(JSON.stringify(next, null, 2));
     setJsonError(null);
-    setDirty(true);
-    setSaved(null);
+    setNotice(null);
+  };
+
+  const update: Update = (path, value) => {
+    const dotted = path.join('.');
+    if (getIn(doc, path) === undefined && value !== null && typeof value === 'object') fresh.add(dotted);
+    else touched.add(dotted);
+    replaceDoc(setIn(doc, path, value), dotted);
+  };
+
+  const step = (move: typeof undo) => {
+    const next = move(history);
+    if (next === history) return;
+    setHistory(next);
+    setText(JSON.stringify(next.present, null, 2));
+    setJsonError(null);
   };
 
   const editText = (value: string) => {
     setText(value);
-    setDirty(true);
-    setSaved(null);
+    setNotice(null);
     try {
-      setDoc(JSON.parse(value));
+      const parsed = JSON.parse(value);
+      setHistory((current) => record(current, parsed, 'json', Date.now()));
       setJsonError(null);
     } catch (failure) {
       setJsonError((failure as Error).message);
     }
   };
 
-  const save = async (baseRevision: number) => {
+  const adopt = (fresh: DecisionDetails) => {
+    setHistory((current) => record(current, fresh.draft, null, Date.now()));
+    setText(JSON.stringify(fresh.draft, null, 2));
+    setJsonError(null);
+    setBase(fresh.draft);
+    setRevision(fresh.revision);
+    setConflict(null);
+    setRestoredAt(null);
+    onSaved(fresh);
+  };
+
+  const save = async (baseRevision: number): Promise<boolean> => {
+    if (issues.length > 0 || jsonError !== null) {
+      setShowAll(true);
+      setNotice(null);
+      document.getElementById('editor-issues')?.focus();
+      return false;
+    }
     setBusy(true);
     setError(null);
     try {
       const reply = await api<{ revision: number }>('PUT', `/workspaces/${ws}/decisions/${decision.id}/draft`, { schema: doc, revision: baseRevision });
       setRevision(reply.revision);
+      setBase(doc);
       setConflict(null);
-      setDirty(false);
-      setSaved(reply.revision);
+      setRestoredAt(null);
+      setNotice(t('ed.saved', { revision: reply.revision }));
+      dropLocalDraft(ws, decision.id);
       onSaved({ ...decision, draft: doc, revision: reply.revision });
+      return true;
     } catch (failure) {
       if (failure instanceof ApiError && failure.code === 'CONFLICT') {
-        const current = (failure.details as { currentRevision?: number } | null)?.currentRevision;
-        setConflict({ revision: typeof current === 'number' ? current : baseRevision + 1 });
+        try {
+          const current = await api<DecisionDetails>('GET', `/workspaces/${ws}/decisions/${decision.id}`);
+          const { merged, conflicts } = threeWayMerge(base, doc, current.draft);
+          setConflict({
+            revision: current.revision,
+            theirs: current,
+            merged,
+            both: conflicts,
+            theirChanges: jsonDiff(base, current.draft),
+            myChanges: jsonDiff(base, doc),
+          });
+        } catch (reading) {
+          setError(reading);
+        }
       } else {
         setError(failure);
       }
+      return false;
     } finally {
       setBusy(false);
     }
   };
 
+  // Ctrl/Cmd+S saves, Ctrl/Cmd+Z undoes, Ctrl/Cmd+Shift+Z or Ctrl+Y redoes, wherever the focus is on the page.
+  const keys = useRef<(event: KeyboardEvent) => void>(() => undefined);
+  keys.current = (event) => {
+    if (!(event.ctrlKey || event.metaKey) || event.altKey || !editable) return;
+    const key = event.key.toLowerCase();
+    if (key === 's') {
+      event.preventDefault();
+      if (!busy && conflict === null) void save(revision);
+    } else if ((key === 'z' || key === 'y') && !(event.target as Element | null)?.closest?.('.cm-editor')) {
+      event.preventDefault();
+      step(key === 'y' || event.shiftKey ? redo : undo);
+    }
+  };
+  useEffect(() => {
+    const listener = (event: KeyboardEvent) => keys.current(event);
+    window.addEventListener('keydown', listener);
+    return () => window.removeEventListener('keydown', listener);
+  }, []);
+
+  const questions: Json[] = Array.isArray(doc?.questions) ? doc.questions : [];
   return (
-    <div className="editor">
-      <div className="toolbar">
-        <div role="group" aria-label={t('ed.view')} className="segmented">
-          <button type="button" aria-pressed={view === 'form'} onClick={() => setView('form')}>
-            {t('ed.form')}
-          </button>
-          <button type="button" aria-pressed={view === 'json'} onClick={() => setView('json')}>
-            {t('ed.json')}
-          </button>
-        </div>
-        <span className="muted small">
-          {t('ed.revision', { revision })}
-          {dirty && <> · {t('ed.unsaved')}</>}
-        </span>
-        {editable && (
-          <button
-            type="button"
-            className="primary"
-            disabled={busy || jsonError !== null || issues.length > 0 || conflict !== null}
-            onClick={() => void save(revision)}
-          >
-            {t('ed.save')}
-          </button>
-        )}
-      </div>
-      {!editable && <p className="notice">{t(workspace?.permissions ? 'ed.readOnlyEmbed' : 'ed.readOnly')}</p>}
-      {saved !== null && (
-        <p className="notice" role="status">
-          {t('ed.saved', { revision: saved })}
-        </p>
-      )}
-      {conflict && (
-        <div className="conflict" role="alert">
-          <p>{t('ed.conflict', { revision: conflict.revision })}</p>
-          <div className="actions">
-            <button
-              type="button"
-              onClick={() => {
-                setConflict(null);
-                reload();
-              }}
-            >
-              {t('ed.conflict.load')}
+    <EditorContext.Provider value={{ ask: setAsking, markFresh: (path) => fresh.add(path) }}>
+      <div className="editor">
+        <div className="editor-bar" role="region" aria-label={t('ed.save')}>
+          <div role="group" aria-label={t('ed.view')} className="segmented">
+            <button type="button" aria-pressed={view === 'form'} onClick={() => setView('form')}>
+              {t('ed.form')}
             </button>
-            <button type="button" className="primary" disabled={busy} onClick={() => void save(conflict.revision)}>
-              {t('ed.conflict.overwrite')}
+            <button type="button" aria-pressed={view === 'json'} onClick={() => setView('json')}>
+              {t('ed.json')}
             </button>
           </div>
+          {editable && (
+            <div className="actions">
+              <button type="button" onClick={() => step(undo)} disabled={history.past.length === 0} aria-keyshortcuts="Control+Z Meta+Z">
+                {t('ed.undo')}
+              </button>
+              <button
+                type="button"
+                onClick={() => step(redo)}
+                disabled={history.future.length === 0}
+                aria-keyshortcuts="Control+Shift+Z Meta+Shift+Z Control+Y"
+              >
+                {t('ed.redo')}
+              </button>
+              <button type="button" onClick={() => setDiscarding(true)} disabled={!dirty}>
+                {t('ed.discard')}
+              </button>
+              <button
+                type="button"
+                className="primary"
+                disabled={busy || conflict !== null || !dirty}
+                onClick={() => void save(revision)}
+                aria-keyshortcuts="Control+S Meta+S"
+              >
+                {t('ed.save')}
+              </button>
+            </div>
+          )}
+          <span className={dirty ? 'save-state unsaved' : 'save-state'} role="status" data-testid="save-state">
+            {dirty ? t('ed.unsavedLong') : t('ed.allSaved')} · {t('ed.revision', { revision })}
+          </span>
         </div>
-      )}
-      {error !== null && <ErrorBox error={error} />}
-      <IssueList issues={issues} jsonError={jsonError} onShow={() => setView('form')} />
-      <fieldset disabled={!editable} className="plain">
-        <legend className="visually-hidden">{decision.name}</legend>
-        {view === 'json' ? (
-          <label className="json-editor">
-            <span>{t('ed.json')}</span>
-            <textarea
-              id="schema-json"
-              value={text}
-              spellCheck={false}
-              rows={30}
-              aria-invalid={jsonError !== null}
-              aria-describedby={jsonError ? 'json-error' : undefined}
-              onChange={(event) => editText(event.target.value)}
-            />
-            {jsonError && (
-              <span id="json-error" className="issue">
-                {t('ed.jsonError', { message: jsonError })}
-              </span>
-            )}
-          </label>
-        ) : jsonError ? (
-          <p className="issue">{t('ed.jsonError', { message: jsonError })}</p>
-        ) : (
-          <SchemaForm doc={doc} issues={issues} update={update} />
+        {!editable && <p className="notice">{t(workspace?.permissions ? 'ed.readOnlyEmbed' : 'ed.readOnly')}</p>}
+        {editable && <p className="muted small">{t('ed.shortcuts')}</p>}
+        {restoredAt && (
+          <p className="notice" role="status">
+            {t('ed.restored', { when: formatDate(restoredAt) })}
+          </p>
         )}
-      </fieldset>
+        {notice && (
+          <p className="notice" role="status">
+            {notice}
+          </p>
+        )}
+        {conflict && (
+          <ConflictPanel
+            conflict={conflict}
+            doc={doc}
+            busy={busy}
+            onMerge={() => {
+              replaceDoc(conflict.merged, null);
+              setBase(conflict.theirs.draft);
+              setRevision(conflict.revision);
+              setConflict(null);
+              setNotice(t('ed.conflict.merged'));
+            }}
+            onLoadTheirs={() => adopt(conflict.theirs)}
+            onOverwrite={() => void save(conflict.revision)}
+          />
+        )}
+        {error !== null && <ErrorBox error={error} />}
+        <IssueList issues={shownIssues} hidden={issues.length - shownIssues.length} jsonError={jsonError} doc={doc} onShow={() => setView('form')} />
+        {httpHooks.length > 0 && (
+          <ul className="issues warn" aria-label={t('ed.destinations')}>
+            {httpHooks.map((index) => (
+              <li key={index}>
+                <FocusLink path={`destinations.${index}.url`} onShow={() => setView('form')}>
+                  {describePath(`destinations.${index}.url`, doc, t)}
+                </FocusLink>{' '}
+                {t('ed.webhookHttps')}
+              </li>
+            ))}
+          </ul>
+        )}
+        <div className={view === 'form' ? 'editor-layout' : undefined}>
+          {view === 'form' && !jsonError && <Outline questions={questions} />}
+          <fieldset disabled={!editable} className="plain">
+            <legend className="visually-hidden">{decision.name}</legend>
+            {view === 'json' ? (
+              <label className="json-editor">
+                <span>{t('ed.json')}</span>
+                <textarea
+                  id="schema-json"
+                  value={text}
+                  spellCheck={false}
+                  rows={30}
+                  aria-invalid={jsonError !== null}
+                  aria-describedby={jsonError ? 'json-error' : undefined}
+                  onChange={(event) => editText(event.target.value)}
+                />
+                {jsonError && (
+                  <span id="json-error" className="issue">
+                    {t('ed.jsonError', { message: jsonError })}
+                  </span>
+                )}
+              </label>
+            ) : jsonError ? (
+              <p className="issue">{t('ed.jsonError', { message: jsonError })}</p>
+            ) : (
+              <SchemaForm doc={doc} issues={shownIssues} update={update} />
+            )}
+          </fieldset>
+        </div>
+      </div>
+      {asking && (
+        <ConfirmDialog
+          title={asking.title}
+          confirmLabel={asking.confirmLabel}
+          danger
+          onCancel={() => setAsking(null)}
+          onConfirm={() => {
+            asking.run();
+            setAsking(null);
+          }}
+        >
+          <p>{asking.body}</p>
+        </ConfirmDialog>
+      )}
+      {discarding && (
+        <ConfirmDialog
+          title={t('ed.discardQuestion')}
+          confirmLabel={t('ed.discard')}
+          danger
+          onCancel={() => setDiscarding(false)}
+          onConfirm={() => {
+            setDiscarding(false);
+            replaceDoc(base, null);
+            setRestoredAt(null);
+          }}
+        >
+          <p>{t('ed.discardBody', { revision })}</p>
+        </ConfirmDialog>
+      )}
+      {leaving && (
+        <Dialog
+          title={t('ed.leave.title')}
+          onCancel={() => setLeaving(null)}
+          actions={
+            <>
+              <button type="button" autoFocus onClick={() => setLeaving(null)}>
+                {t('ed.leave.stay')}
+              </button>
+              <button
+                type="button"
+                className="primary"
+                disabled={busy || issues.length > 0 || jsonError !== null || conflict !== null}
+                onClick={() => {
+                  const proceed = leaving;
+                  setLeaving(null);
+                  void save(revision).then((ok) => ok && proceed());
+                }}
+              >
+                {t('ed.leave.save')}
+              </button>
+              <button
+                type="button"
+                onClick={() => {
+                  const proceed = leaving;
+                  setLeaving(null);
+                  proceed();
+                }}
+              >
+                {t('ed.leave.keep')}
+              </button>
+              <button
+                type="button"
+                className="danger"
+                onClick={() => {
+                  const proceed = leaving;
+                  setLeaving(null);
+                  dropLocalDraft(ws, decision.id);
+                  replaceDoc(base, null);
+                  proceed();
+                }}
+              >
+                {t('ed.leave.discard')}
+              </button>
+            </>
+          }
+        >
+          <p>{t('ed.leave.body')}</p>
+        </Dialog>
+      )}
+    </EditorContext.Provider>
+  );
+}
+
+/** Whether `path` is `prefix` or below it. */
+function within(path: string, prefix: string): boolean {
+  return path === prefix || path.startsWith(`${prefix}.`);
+}
+
+/** The destinations that would call a plain http:// address, which deliveries refuse. */
+function plainHttpDestinations(doc: Json): number[] {
+  const destinations: Json[] = Array.isArray(doc?.destinations) ? doc.destinations : [];
+  return destinations.flatMap((destination, index) =>
+    destination && typeof destination.url === 'string' && /^http:\/\//i.test(destination.url.trim()) ? [index] : [],
+  );
+}
+
+function ConflictPanel({
+  conflict,
+  doc,
+  busy,
+  onMerge,
+  onLoadTheirs,
+  onOverwrite,
+}: {
+  conflict: Conflict;
+  doc: Json;
+  busy: boolean;
+  onMerge: () => void;
+  onLoadTheirs: () => void;
+  onOverwrite: () => void;
+}) {
+  const { t } = useApp();
+  const list = (changes: Change[], source: Json) => (
+    <ul>
+      {changes.map((change) => (
+        <li key={change.path}>
+          {describePath(change.path, source, t)} <span className="muted small">({t(`dep.${change.kind}`)})</span>
+        </li>
+      ))}
+    </ul>
+  );
+  return (
+    <div className="conflict" role="alert" data-testid="conflict">
+      <p>{t('ed.conflict', { revision: conflict.revision })}</p>
+      <div className="grid">
+        <div>
+          <h3>{t('ed.conflict.theirs')}</h3>
+          {list(conflict.theirChanges, conflict.theirs.draft)}
+        </div>
+        <div>
+          <h3>{t('ed.conflict.mine')}</h3>
+          {list(conflict.myChanges, doc)}
+        </div>
+      </div>
+      {conflict.both.length > 0 ? (
+        <>
+          <h3>{t('ed.conflict.both')}</h3>
+          <ul>
+            {conflict.both.map((path) => (
+              <li key={path}>{describePath(path, doc, t)}</li>
+            ))}
+          </ul>
+        </>
+      ) : (
+        <p>{t('ed.conflict.clean')}</p>
+      )}
+      <div className="actions">
+        <button type="button" className="primary" disabled={busy} onClick={onMerge}>
+          {t('ed.conflict.merge')}
+        </button>
+        <button type="button" onClick={onLoadTheirs}>
+          {t('ed.conflict.load')}
+        </button>
+        <ConfirmButton label={t('ed.conflict.overwrite')} subject="" question={t('ed.conflict.overwriteQuestion')} busy={busy} onConfirm={onOverwrite} />
+      </div>
     </div>
   );
 }
 
-function IssueList({ issues, jsonError, onShow }: { issues: SchemaIssue[]; jsonError: string | null; onShow: () => void }) {
+/** Focuses the control editing `path`, or the nearest one above it when the path has no control of its own. */
+function focusPath(path: string): void {
+  const parts = path.split('.');
+  for (let n = parts.length; n >= 0; n--) {
+    const element = document.getElementById(n === 0 ? 'sec-state' : fieldId(parts.slice(0, n).join('.')));
+    if (element) {
+      element.scrollIntoView({ block: 'center' });
+      element.focus();
+      return;
+    }
+  }
+}
+
+function FocusLink({ path, onShow, children }: { path: string; onShow: () => void; children: ReactNode }) {
+  return (
+    <a
+      href={`#${fieldId(path)}`}
+      onClick={(event) => {
+        event.preventDefault();
+        onShow();
+        setTimeout(() => focusPath(path), 0);
+      }}
+    >
+      {children}
+    </a>
+  );
+}
+
+function IssueList({
+  issues,
+  hidden,
+  jsonError,
+  doc,
+  onShow,
+}: {
+  issues: SchemaIssue[];
+  hidden: number;
+  jsonError: string | null;
+  doc: Json;
+  onShow: () => void;
+}) {
   const { t } = useApp();
   return (
-    <div className={issues.length > 0 || jsonError ? 'issues bad' : 'issues ok'} role="status" aria-live="polite">
+    <div id="editor-issues" tabIndex={-1} className={issues.length > 0 || jsonError ? 'issues bad' : 'issues ok'} role="status" aria-live="polite">
       {jsonError ? (
         <p>{t('ed.jsonError', { message: jsonError })}</p>
       ) : issues.length === 0 ? (
-        <p>{t('ed.valid')}</p>
+        <p>{hidden > 0 ? t('ed.fixFirst', { count: hidden }) : t('ed.valid')}</p>
       ) : (
         <>
-          <p>{t('ed.issues', { count: issues.length })}</p>
+          <p>{t('ed.issues', { count: issues.length + hidden })}</p>
           <ul>
             {issues.map((issue, i) => (
               <li key={i} data-path={issue.path}>
-                <a
-                  href={`#${fieldId(issue.path)}`}
-                  onClick={(event) => {
-                    event.preventDefault();
-                    onShow();
-                    setTimeout(() => document.getElementById(fieldId(issue.path))?.focus(), 0);
-                  }}
-                >
-                  <code>{issue.path || '(root)'}</code>
-                </a>{' '}
+                <FocusLink path={issue.path} onShow={onShow}>
+                  {describePath(issue.path, doc, t)}
+                </FocusLink>{' '}
                 {issue.message}
               </li>
             ))}
@@ -200,6 +565,56 @@ function IssueList({ issues, jsonError, onShow }: { issues: SchemaIssue[]; jsonE
         </>
       )}
     </div>
+  );
+}
+
+/** Links to the form's sections and questions, to move around a long schema. */
+function Outline({ questions }: { questions: Json[] }) {
+  const { t } = useApp();
+  const jump = (id: string) => (event: { preventDefault(): void }) => {
+    event.preventDefault();
+    const target = document.getElementById(id);
+    target?.scrollIntoView({ block: 'start' });
+    target?.focus({ preventScroll: true });
+  };
+  const sections: Array<[string, string]> = [
+    ['sec-state', t('ed.state')],
+    ['sec-context', t('ed.context')],
+    ['sec-questions', t('ed.questions')],
+  ];
+  const rest: Array<[string, string]> = [
+    ['sec-composites', t('ed.composites')],
+    ['sec-policies', t('ed.policies')],
+    ['sec-destinations', t('ed.destinations')],
+    ['sec-settings', t('ed.settings')],
+  ];
+  return (
+    <nav className="outline" aria-label={t('ed.outline')}>
+      <ul>
+        {sections.map(([id, label]) => (
+          <li key={id}>
+            <a href={`#${id}`} onClick={jump(id)}>
+              {label}
+            </a>
+          </li>
+        ))}
+        {questions.map((question, index) => (
+          <li key={`q${index}`} className="sub">
+            <a href={`#${fieldId(`questions.${index}`)}`} onClick={jump(fieldId(`questions.${index}`))}>
+              {t('ed.question', { n: index + 1 })}
+              {typeof question?.key === 'string' && question.key !== '' ? ` (${question.key})` : ''}
+            </a>
+          </li>
+        ))}
+        {rest.map(([id, label]) => (
+          <li key={id}>
+            <a href={`#${id}`} onClick={jump(id)}>
+              {label}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
   );
 }
 
@@ -366,16 +781,22 @@ function SchemaForm({ doc, issues, update }: { doc: Json; issues: SchemaIssue[];
     <div className="schema-form">
       <StateSection state={doc.state} issues={issues} update={update} />
       <section className="card" aria-labelledby="sec-context">
-        <h2 id="sec-context">{t('ed.context')}</h2>
+        <h2 tabIndex={-1} id="sec-context">
+          {t('ed.context')}
+        </h2>
         <TextField label={t('ed.context')} path={['context']} issues={issues} value={doc.context} update={update} multiline />
       </section>
       <QuestionsSection questions={Array.isArray(doc.questions) ? doc.questions : []} issues={issues} update={update} />
       <section className="card" aria-labelledby="sec-composites">
-        <h2 id="sec-composites">{t('ed.composites')}</h2>
+        <h2 tabIndex={-1} id="sec-composites">
+          {t('ed.composites')}
+        </h2>
         <JsonField label={t('ed.sectionJson', { section: t('ed.composites') })} path={['composites']} issues={issues} value={doc.composites} update={update} />
       </section>
       <section className="card" aria-labelledby="sec-policies">
-        <h2 id="sec-policies">{t('ed.policies')}</h2>
+        <h2 tabIndex={-1} id="sec-policies">
+          {t('ed.policies')}
+        </h2>
         <JsonField label={t('ed.sectionJson', { section: t('ed.policies') })} path={['policies']} issues={issues} value={doc.policies} update={update} />
         <SelectField
           label={t('ed.fallbackAction')}
@@ -387,7 +808,9 @@ function SchemaForm({ doc, issues, update }: { doc: Json; issues: SchemaIssue[];
         />
       </section>
       <section className="card" aria-labelledby="sec-destinations">
-        <h2 id="sec-destinations">{t('ed.destinations')}</h2>
+        <h2 tabIndex={-1} id="sec-destinations">
+          {t('ed.destinations')}
+        </h2>
         <JsonField
           label={t('ed.sectionJson', { section: t('ed.destinations') })}
           path={['destinations']}
@@ -397,7 +820,9 @@ function SchemaForm({ doc, issues, update }: { doc: Json; issues: SchemaIssue[];
         />
       </section>
       <section className="card" aria-labelledby="sec-settings">
-        <h2 id="sec-settings">{t('ed.settings')}</h2>
+        <h2 tabIndex={-1} id="sec-settings">
+          {t('ed.settings')}
+        </h2>
         <div className="grid">
           <SelectField
             label={t('ed.settings.engine')}
@@ -459,7 +884,9 @@ function StateSection({ state, issues, update }: { state: Json; issues: SchemaIs
   };
   return (
     <section className="card" aria-labelledby="sec-state">
-      <h2 id="sec-state">{t('ed.state')}</h2>
+      <h2 tabIndex={-1} id="sec-state">
+        {t('ed.state')}
+      </h2>
       <SelectField
         label={t('ed.state.type')}
         path={['state', 'type']}
@@ -522,6 +949,7 @@ function StateSection({ state, issues, update }: { state: Json; issues: SchemaIs
                 />
                 <CheckField label={t('ed.field.required')} path={['state', 'fields', name, 'required']} value={field?.required} update={update} />
               </div>
+              {(field?.type === 'string' || field?.enum !== undefined) && <EnumValues name={name} values={field?.enum} issues={issues} update={update} />}
               <button type="button" className="link" onClick={() => update(['state', 'fields', name], undefined)}>
                 {t('ed.remove')} <span className="visually-hidden">{name}</span>
               </button>
@@ -543,20 +971,79 @@ function StateSection({ state, issues, update }: { state: Json; issues: SchemaIs
   );
 }
 
-function QuestionsSection({ questions, issues, update }: { questions: Json[]; issues: SchemaIssue[]; update: Update }) {
+/** A string field's allowed values, one control each; none means any text. */
+function EnumValues({ name, values, issues, update }: { name: string; values: unknown; issues: SchemaIssue[]; update: Update }) {
   const { t } = useApp();
+  const { markFresh } = useContext(EditorContext);
+  const path = ['state', 'fields', name, 'enum'];
+  const list: unknown[] = Array.isArray(values) ? values : [];
+  const dotted = path.join('.');
   return (
-    <section className="card" aria-labelledby="sec-questions">
-      <h2 id="sec-questions">{t('ed.questions')}</h2>
-      <FieldIssues issues={issues} path="questions" />
-      {questions.map((question, index) => (
-        <Question key={index} index={index} question={question} issues={issues} update={update} />
+    <div className="rows">
+      <h3>{t('ed.field.enum')}</h3>
+      {list.length === 0 && <p className="muted small">{t('ed.field.enumHint')}</p>}
+      <FieldIssues issues={issues} path={dotted} />
+      {list.map((value, i) => (
+        <div key={i} className="row inline">
+          <TextField label={t('ed.field.enumValue')} path={[...path, i]} issues={issues} value={value} update={update} />
+          <button type="button" className="link" onClick={() => update(path, list.length === 1 ? undefined : list.filter((_, j) => j !== i))}>
+            {t('ed.remove')} <span className="visually-hidden">{String(value)}</span>
+          </button>
+        </div>
       ))}
       <button
         type="button"
-        onClick={() =>
-          update(['questions', questions.length], { key: `question_${questions.length + 1}`, kind: 'probability', instructions: '', criterion: '' })
-        }
+        onClick={() => {
+          markFresh(`${dotted}.${list.length}`);
+          update(path, [...list, '']);
+          setTimeout(() => document.getElementById(fieldId(`${dotted}.${list.length}`))?.focus(), 0);
+        }}
+      >
+        {t('ed.field.enumAdd')} <span className="visually-hidden">{name}</span>
+      </button>
+    </div>
+  );
+}
+
+function QuestionsSection({ questions, issues, update }: { questions: Json[]; issues: SchemaIssue[]; update: Update }) {
+  const { t } = useApp();
+  const move = (from: number, to: number) => {
+    const next = [...questions];
+    const [moved] = next.splice(from, 1);
+    next.splice(to, 0, moved);
+    update(['questions'], next);
+    setTimeout(() => document.getElementById(`${fieldId(`questions.${to}`)}-${to < from ? 'up' : 'down'}`)?.focus(), 0);
+  };
+  return (
+    <section className="card" aria-labelledby="sec-questions">
+      <h2 tabIndex={-1} id="sec-questions">
+        {t('ed.questions')}
+      </h2>
+      <FieldIssues issues={issues} path="questions" />
+      {questions.map((question, index) => (
+        <Question
+          key={index}
+          index={index}
+          count={questions.length}
+          question={question}
+          issues={issues}
+          update={update}
+          onMove={(to) => move(index, to)}
+          onRemove={() =>
+            update(
+              ['questions'],
+              questions.filter((_, i) => i !== index),
+            )
+          }
+        />
+      ))}
+      <button
+        type="button"
+        onClick={() => {
+          let n = questions.length + 1;
+          while (questions.some((question) => question?.key === `question_${n}`)) n++;
+          update(['questions', questions.length], { key: `question_${n}`, kind: 'probability', instructions: '', criterion: '' });
+        }}
       >
         {t('ed.question.add')}
       </button>
@@ -564,11 +1051,62 @@ function QuestionsSection({ questions, issues, update }: { questions: Json[]; is
   );
 }
 
-function Question({ index, question, issues, update }: { index: number; question: Json; issues: SchemaIssue[]; update: Update }) {
+/** The reserved option that catches answers fitting no other; the form keeps it last. */
+const OTHER = 'other';
+
+/** What changing a question's kind would throw away, or null when it holds nothing worth keeping. */
+function lostByKindChange(question: Json, t: ReturnType<typeof useApp>['t']): string | null {
+  if (question?.kind === 'choice') {
+    const options: Json[] = Array.isArray(question.options) ? question.options : [];
+    const kept = options.filter((option) => option?.value !== OTHER);
+    const isDefault = kept.length === 2 && kept[0]?.value === 'yes' && kept[1]?.value === 'no' && !kept.some((option) => option?.description);
+    return kept.length === 0 || isDefault ? null : t('ed.kind.options', { count: options.length });
+  }
+  if (question?.kind === 'score') {
+    const levels: Json[] = Array.isArray(question.levels) ? question.levels : [];
+    return levels.length === 0 || sameJson(levels, ['low', 'medium', 'high']) ? null : t('ed.kind.levels', { count: levels.length });
+  }
+  const criterion = question?.criterion;
+  return (criterion === undefined || criterion === '' || criterion === null) && question?.threshold === undefined ? null : t('ed.kind.criterion');
+}
+
+function Question({
+  index,
+  count,
+  question,
+  issues,
+  update,
+  onMove,
+  onRemove,
+}: {
+  index: number;
+  count: number;
+  question: Json;
+  issues: SchemaIssue[];
+  update: Update;
+  onMove: (to: number) => void;
+  onRemove: () => void;
+}) {
   const { t } = useApp();
+  const { ask, markFresh } = useContext(EditorContext);
   const base = ['questions', index];
   const kind = question?.kind;
+  const options: Json[] = Array.isArray(question?.options) ? question.options : [];
+  const otherAt = options.findIndex((option) => option?.value === OTHER);
+  const label = String(question?.key ?? '');
   const changeKind = (next: string) => {
+    if (next === kind) return;
+    const lost = lostByKindChange(question, t);
+    if (lost === null) replaceKind(next);
+    else
+      ask({
+        title: t('ed.kind.title', { n: index + 1, kind: next }),
+        body: t('ed.kind.body', { what: lost }),
+        confirmLabel: t('ed.kind.confirm'),
+        run: () => replaceKind(next),
+      });
+  };
+  const replaceKind = (next: string) => {
     const common = {
       key: question.key,
       instructions: question.instructions,
@@ -579,10 +1117,21 @@ function Question({ index, question, issues, update }: { index: number; question
     else update(base, { ...common, kind: next, criterion: '' });
   };
   return (
-    <fieldset className="question">
+    <fieldset className="question" id={fieldId(base.join('.'))} tabIndex={-1}>
       <legend>
-        {t('ed.question', { n: index + 1 })}: <code>{String(question?.key ?? '')}</code>
+        {t('ed.question', { n: index + 1 })}: <code>{label}</code>
       </legend>
+      <div className="actions">
+        <button type="button" id={`${fieldId(base.join('.'))}-up`} disabled={index === 0} onClick={() => onMove(index - 1)}>
+          {t('ed.question.up')} <span className="visually-hidden">{label}</span>
+        </button>
+        <button type="button" id={`${fieldId(base.join('.'))}-down`} disabled={index === count - 1} onClick={() => onMove(index + 1)}>
+          {t('ed.question.down')} <span className="visually-hidden">{label}</span>
+        </button>
+        <button type="button" className="link" onClick={onRemove}>
+          {t('ed.question.remove')} <span className="visually-hidden">{label}</span>
+        </button>
+      </div>
       <FieldIssues issues={issues} path={base.join('.')} />
       <div className="grid">
         <TextField label={t('ed.question.key')} path={[...base, 'key']} issues={issues} value={question?.key} update={update} />
@@ -612,22 +1161,44 @@ function Question({ index, question, issues, update }: { index: number; question
         <div className="rows">
           <h3>{t('ed.question.options')}</h3>
           <FieldIssues issues={issues} path={[...base, 'options'].join('.')} />
-          {(Array.isArray(question.options) ? question.options : []).map((option: Json, i: number) => (
-            <div key={i} className="row inline">
-              <TextField label={t('ed.question.option')} path={[...base, 'options', i, 'value']} issues={issues} value={option?.value} update={update} />
-              <TextField
-                label={t('ed.question.optionDescription')}
-                path={[...base, 'options', i, 'description']}
-                issues={issues}
-                value={option?.description}
-                update={update}
-              />
-              <button type="button" className="link" onClick={() => update([...base, 'options', i], undefined)}>
-                {t('ed.remove')} <span className="visually-hidden">{String(option?.value ?? '')}</span>
-              </button>
-            </div>
-          ))}
-          <button type="button" onClick={() => update([...base, 'options', (question.options ?? []).length], { value: '' })}>
+          {options.map((option: Json, i: number) => {
+            const fixed = option?.value === OTHER && i === options.length - 1;
+            return (
+              <div key={i} className="row inline">
+                {fixed ? (
+                  <p className="field">
+                    <span>{t('ed.question.option')}</span>
+                    <code id={fieldId([...base, 'options', i, 'value'].join('.'))} tabIndex={-1}>
+                      {OTHER}
+                    </code>
+                    <small className="muted">{t('ed.question.otherFixed')}</small>
+                  </p>
+                ) : (
+                  <TextField label={t('ed.question.option')} path={[...base, 'options', i, 'value']} issues={issues} value={option?.value} update={update} />
+                )}
+                <TextField
+                  label={t('ed.question.optionDescription')}
+                  path={[...base, 'options', i, 'description']}
+                  issues={issues}
+                  value={option?.description}
+                  update={update}
+                />
+                <button type="button" className="link" onClick={() => update([...base, 'options', i], undefined)}>
+                  {t('ed.remove')} <span className="visually-hidden">{String(option?.value ?? '')}</span>
+                </button>
+              </div>
+            );
+          })}
+          <button
+            type="button"
+            onClick={() => {
+              // New options go above the reserved `other`, which stays last.
+              const at = otherAt === options.length - 1 ? otherAt : options.length;
+              markFresh([...base, 'options', at].join('.'));
+              update([...base, 'options'], [...options.slice(0, at), { value: '' }, ...options.slice(at)]);
+              setTimeout(() => document.getElementById(fieldId([...base, 'options', at, 'value'].join('.')))?.focus(), 0);
+            }}
+          >
             {t('ed.add')} <span className="visually-hidden">{t('ed.question.option')}</span>
           </button>
         </div>

@@ -7,6 +7,8 @@ interface Key {
   id: string;
   name: string;
   mode: 'live' | 'test';
+  /** `svc_live_…Zo1f`; null for keys made before their last characters were kept. */
+  hint: string | null;
   created_at: string;
   last_used_at: string | null;
 }
@@ -55,13 +57,14 @@ export function ApiKeys() {
           {t('keys.create')}
         </button>
       </form>
+      <p className="muted small">{t('keys.modes')}</p>
       <Loaded value={keys} reload={reload}>
         {({ data }) =>
           data.length === 0 ? (
             <Empty>{t('keys.empty')}</Empty>
           ) : (
             <div className="table-wrap">
-              <table>
+              <table className="cards-narrow">
                 <thead>
                   <tr>
                     <th scope="col">{t('keys.name')}</th>
@@ -76,15 +79,15 @@ export function ApiKeys() {
                 <tbody>
                   {data.map((key) => (
                     <tr key={key.id}>
-                      <td>
+                      <td data-label={t('keys.name')}>
                         {key.name}
                         <div className="muted small">
-                          <code>{key.id}</code>
+                          <code className="key-hint">{key.hint ?? key.id}</code>
                         </div>
                       </td>
-                      <td>{key.mode}</td>
-                      <td>{formatDate(key.created_at)}</td>
-                      <td>{formatDate(key.last_used_at)}</td>
+                      <td data-label={t('keys.mode')}>{t(key.mode === 'live' ? 'keys.mode.live' : 'keys.mode.test')}</td>
+                      <td data-label={t('keys.created')}>{formatDate(key.created_at)}</td>
+                      <td data-label={t('keys.lastUsed')}>{formatDate(key.last_used_at)}</td>
                       <td>
                         <ConfirmButton
                           label={t('keys.revoke')}

@@ -1,12 +1,19 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { api, ApiError, DecisionDetails } from '../lib/api';
 import { can, useApp } from '../context';
-import { ErrorBox, OnceSecret, useAction } from '../ui';
+import { ErrorBox, formatDate, OnceSecret, useAction, useLoad } from '../ui';
+
+interface HookState {
+  enabled: boolean;
+  secret_set: boolean;
+  enabled_at: string | null;
+  changed_at: string | null;
+  last_call_at: string | null;
+}
 
 /**
- * A decision's secret URL. The API keeps only the token's hash and has no read endpoint for it, so the URL is
- * shown once, when it is turned on or rotated; whether it is on is known from the last change made in this tab,
- * or from the API's answer to a change (409 when on already, 404 when off).
+ * A decision's secret URL: its state (on or off, secret or none, last call) is read from the API; the URL itself
+ * is shown once, when it is turned on or rotated, since the API keeps only the token's hash.
  */
 export function SecretUrl({ decision }: { decision: DecisionDetails }) {
   const { t, workspace } = useApp();
@@ -19,7 +26,18 @@ export function SecretUrl({ decision }: { decision: DecisionDetails }) {
   const [url, setUrl] = useState<string | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
   const [message, setMessage] = useState<string | null>(null);
-  const { busy, error, act: run } = useAction();
+  const [facts, setFacts] = useState<HookState | null>(null);
+  const readState = () => api<HookState>('GET', base);
+  const [loaded, reloadState] = useLoad(readState, [base]);
+  const { busy, error, act: run } = useAction(reloadState);
+
+  // The API's read is the truth on load and after every change.
+  useEffect(() => {
+    if (loaded.state !== 'ready') return;
+    setFacts(loaded.data);
+    setState(loaded.data.enabled ? 'on' : 'off');
+    setHasSecret(loaded.data.enabled ? loaded.data.secret_set : null);
+  }, [loaded]);
 
   /** A refusal `onRefused` can explain is shown as a message, not as an error. */
   const act = async (work: () => Promise<string | null>, onRefused?: (failure: ApiError) => string | null) => {
@@ -116,9 +134,16 @@ export function SecretUrl({ decision }: { decision: DecisionDetails }) {
             {message}
           </p>
         )}
+        {loaded.state === 'error' && <ErrorBox error={loaded.error} onRetry={reloadState} />}
         <p>
           {t('hook.state')}: <strong data-testid="hook-state">{t(`hook.state.${state}`)}</strong>
+          {facts?.enabled && facts.enabled_at && <span className="muted small"> · {t('hook.since', { when: formatDate(facts.enabled_at) })}</span>}
         </p>
+        {facts && (
+          <p data-testid="hook-last-call">
+            {t('hook.lastCall')}: {facts.last_call_at ? formatDate(facts.last_call_at) : t('hook.neverCalled')}
+          </p>
+        )}
         {url && <OnceSecret label={t('hook.url')} value={url} id="hook-url" note={t('hook.urlShown')} onClose={() => setUrl(null)} />}
         <div className="actions">
           <button type="button" className="primary" disabled={!member || busy || state === 'on'} onClick={() => void turnOn()}>

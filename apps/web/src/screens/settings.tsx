@@ -1,4 +1,4 @@
-import { FormEvent } from 'react';
+import { FormEvent, useState } from 'react';
 import { api } from '../lib/api';
 import { can, useApp } from '../context';
 import { ErrorBox, Loaded, Page, RefusedPage, useAction, useLoad } from '../ui';
@@ -11,6 +11,14 @@ interface EngineSettings {
   service_default_engine: 'llm' | 'checkpoint';
 }
 
+interface KeyTest {
+  ok: boolean;
+  provider: string;
+  model: string | null;
+  code: string | null;
+  reason: string | null;
+}
+
 /** The workspace's own LLM provider key (never shown back, only its last four characters) and whether runs use it. */
 export function Settings() {
   const { t, workspace } = useApp();
@@ -18,16 +26,28 @@ export function Settings() {
   const admin = can(workspace, 'admin');
   const [settings, reload, set] = useLoad(() => (admin ? api<EngineSettings>('GET', `/workspaces/${ws}/engine-settings`) : Promise.resolve(null)), [ws, admin]);
   const { busy, error, act } = useAction();
+  const [test, setTest] = useState<KeyTest | null>(null);
 
+  // A key is saved only once a test call with it passed: a key that does not work would fail every run.
   const saveKey = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = event.currentTarget;
     const data = new FormData(form);
+    const key = { provider: data.get('provider'), api_key: data.get('api_key') };
+    setTest(null);
     void act(async () => {
-      await api('PUT', `/workspaces/${ws}/provider-key`, { provider: data.get('provider'), api_key: data.get('api_key') });
+      const result = await api<KeyTest>('POST', `/workspaces/${ws}/provider-key/test`, key);
+      setTest(result);
+      if (!result.ok) return;
+      await api('PUT', `/workspaces/${ws}/provider-key`, key);
       form.reset();
       reload();
     });
+  };
+
+  const testSaved = () => {
+    setTest(null);
+    void act(async () => setTest(await api<KeyTest>('POST', `/workspaces/${ws}/provider-key/test`)));
   };
 
   if (!admin) return <RefusedPage title={t('set.title')} note={t('set.adminOnly')} />;
@@ -67,7 +87,7 @@ export function Settings() {
                   <input
                     type="checkbox"
                     checked={current.use_own_key}
-                    disabled={busy}
+                    disabled={busy || (!current.use_own_key && current.provider_key === null)}
                     aria-describedby="own-key-hint"
                     onChange={(event) => {
                       const useOwnKey = event.target.checked;
@@ -76,13 +96,18 @@ export function Settings() {
                   />
                   <span>{t('set.useOwnKey')}</span>
                 </label>
-                <small id="own-key-hint">{t('set.useOwnKeyHint')}</small>
+                <small id="own-key-hint">
+                  {t('set.useOwnKeyHint')} {current.provider_key === null && t('set.ownKeyNeedsKey')}
+                </small>
               </section>
               <section className="card" aria-labelledby="key-title">
                 <h2 id="key-title">{t('set.providerKey')}</h2>
                 {current.provider_key ? (
                   <p>
                     {current.provider_key.provider} · <code>…{current.provider_key.last4}</code>{' '}
+                    <button type="button" disabled={busy} onClick={testSaved}>
+                      {t('set.testKey')}
+                    </button>{' '}
                     <button
                       type="button"
                       className="danger"
@@ -100,6 +125,13 @@ export function Settings() {
                 ) : (
                   <p className="muted">{t('set.noKey')}</p>
                 )}
+                {test && (
+                  <p className={test.ok ? 'notice' : 'error'} role="status" data-testid="key-test">
+                    {test.ok
+                      ? t('set.testPassed', { provider: test.provider, model: test.model ?? '—' })
+                      : t('set.testFailed', { provider: test.provider, code: test.code ?? '', reason: test.reason ?? '' })}
+                  </p>
+                )}
                 <form className="inline-form" onSubmit={saveKey}>
                   <label className="field">
                     <span>{t('set.provider')}</span>
@@ -113,7 +145,7 @@ export function Settings() {
                     <input name="api_key" type="password" autoComplete="off" required />
                   </label>
                   <button type="submit" className="primary" disabled={busy}>
-                    {t('set.saveKey')}
+                    {t('set.testAndSave')}
                   </button>
                 </form>
               </section>
