@@ -55,7 +55,15 @@ async function load(db: DataSource, now: Date): Promise<void> {
   const retention = new ExecutionRetention(
     db,
     { retentionDays: async () => ({}) },
-    { appUrl: '', executionPurgeIntervalMs: 0, allowPrivateTargets: false, secretsKeys: singleKeyring(DEV_RUNNER_SECRETS_KEY), secretsKeyIsDev: true, redisUrl: null, billingLeases: false },
+    {
+      appUrl: '',
+      executionPurgeIntervalMs: 0,
+      allowPrivateTargets: false,
+      secretsKeys: singleKeyring(DEV_RUNNER_SECRETS_KEY),
+      secretsKeyIsDev: true,
+      redisUrl: null,
+      billingLeases: false,
+    },
     createLogger('decision-runner', 'silent'),
   );
   await retention.purge(now);

@@ -1,8 +1,7 @@
 import { createContext, ReactNode, useContext, useEffect, useMemo, useRef, useState } from 'react';
-import { ACTIONS, SchemaIssue, STATE_FIELD_TYPES, validateSchema } from '@ds/decision-schema';
+import { ACTIONS, Change, jsonDiff, SchemaIssue, STATE_FIELD_TYPES, validateSchema } from '@ds/decision-schema';
 import { api, ApiError, DecisionDetails } from '../lib/api';
 import { fieldId, issuesAt, issuesUnder, setIn } from '../lib/issues';
-import { Change, jsonDiff } from '../lib/diff';
 import { draftToRestore, dropLocalDraft, HEARTBEAT_MS, keepLocalDraft, readLocalDraft, sameJson, thisTab } from '../lib/drafts';
 import { record, redo, startHistory, undo } from '../lib/history';
 import { threeWayMerge } from '../lib/merge';
