@@ -201,13 +201,14 @@ describe('an author’s journey in the browser', () => {
     expect(await page.locator('.result tbody tr').count()).toBe(4);
     await screen(page, 'playground');
 
-    // Deploy: the first deploy, then the contract diff is empty.
+    // Deploy: the first deploy, confirmed in the dialog; then the draft equals the active version.
     await page.getByRole('link', { name: 'Deploy' }).click();
     await expectText(page, 'First deploy');
     await screen(page, 'deploy');
     await page.getByRole('button', { name: 'Deploy the draft' }).click();
+    await page.getByRole('dialog', { name: 'Deploy the draft as version 1?' }).getByRole('button', { name: 'Deploy the draft' }).click();
     await expectText(page, 'Deployed version 1.');
-    await expectText(page, 'The contract does not change');
+    await expectText(page, 'The draft is the same as the active version 1: nothing to deploy.');
 
     // An API key, shown once.
     await page.getByRole('link', { name: 'API keys' }).click();

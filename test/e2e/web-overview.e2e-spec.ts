@@ -49,6 +49,10 @@ async function signedIn(ws: Workspace): Promise<Page> {
     if (message.type() === 'error') problems.push(`console: ${message.text()}`);
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  // The console names no address for a failed load: the response does.
+  page.on('response', (response) => {
+    if (response.status() >= 400) problems.push(`${response.status()} ${new URL(response.url()).pathname}`);
+  });
   return page;
 }
 
@@ -198,10 +202,23 @@ describe('the decision overview', () => {
       .getByTestId('ov-runs')
       .filter({ hasText: String(LIVE_RUNS + INVALID_RUNS) })
       .waitFor();
-    const overflow = await page.evaluate(
-      () => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).document.documentElement.clientWidth,
-    );
-    expect(overflow).toBe(0);
+    // Named by what sticks out, so that a failure says where to look.
+    const sticksOut = await page.evaluate(() => {
+      const document = (globalThis as any).document;
+      const width = document.documentElement.clientWidth;
+      return [...document.querySelectorAll('body *')]
+        .filter((element: any) => element.getBoundingClientRect().right > width + 0.5)
+        .filter((element: any) => {
+          // Inside a box that scrolls or clips on its own, it does not push the page.
+          for (let box = element.parentElement; box && box !== document.body; box = box.parentElement) {
+            if ((globalThis as any).getComputedStyle(box).overflowX !== 'visible') return false;
+          }
+          return true;
+        })
+        .map((element: any) => `${element.tagName.toLowerCase()}.${String(element.className?.baseVal ?? element.className).replace(/ /g, '.')}`)
+        .slice(0, 10);
+    });
+    expect(sticksOut).toEqual([]);
     await screen(page, 'overview-narrow');
 
     // The usage screen: the ledger's figures, equal to /v1/me, per day adding up to the period's total.

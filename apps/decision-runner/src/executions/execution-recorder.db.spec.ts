@@ -43,6 +43,7 @@ const evaluation: Evaluation = {
   confidence: { intent: 0.9, fraud: 0.75 },
   scores: { urgency: 2.5 },
   probabilities: {},
+  recorded: {},
   action: 'escalate',
   action_reason: { rule: 0, when: 'fraud > 0.2' },
 } as unknown as Evaluation;

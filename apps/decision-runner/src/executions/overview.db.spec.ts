@@ -58,6 +58,7 @@ function evaluation(n: number): Evaluation {
     result: { intent: 'refund' },
     confidence: { intent: (n % 10) / 10 + 0.05 },
     probabilities: {},
+    recorded: {},
     action: ACTIONS[n % 4],
     action_reason: REASONS[n % 4],
   } as unknown as Evaluation;

@@ -130,7 +130,7 @@ export function AccountPage() {
           {({ data }) => (
             <>
               <div className="table-wrap">
-                <table className="sessions">
+                <table className="sessions cards-narrow">
                   <caption className="visually-hidden">{t('acct.sessions')}</caption>
                   <thead>
                     <tr>
@@ -146,10 +146,12 @@ export function AccountPage() {
                   <tbody>
                     {data.map((row) => (
                       <tr key={row.id}>
-                        <td>{formatDate(row.created_at)}</td>
-                        <td>{t(`acct.method.${row.method}` as MessageKey)}</td>
-                        <td className="wrap">{row.user_agent ?? t('acct.unknownDevice')}</td>
-                        <td>{formatDate(row.expires_at)}</td>
+                        <td data-label={t('acct.started')}>{formatDate(row.created_at)}</td>
+                        <td data-label={t('acct.method')}>{t(`acct.method.${row.method}` as MessageKey)}</td>
+                        <td className="wrap" data-label={t('acct.device')}>
+                          {row.user_agent ?? t('acct.unknownDevice')}
+                        </td>
+                        <td data-label={t('acct.expires')}>{formatDate(row.expires_at)}</td>
                         <td>
                           {row.current ? (
                             <strong>{t('acct.current')}</strong>
