@@ -1,11 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { Client } from 'pg';
+import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { BillingSettleRequest, ServiceError } from '@ds/contracts';
 import { HAND_BACK_SCRIPT, leaseCounterKey, replayEntries, TAKE_UNIT_SCRIPT, Transfer, unbalancedLedgers, ZERO_BALANCES } from '@ds/billing';
 import { newId } from '@ds/ids';
-import { createLogger, dataSourceOptions, NatsLink } from '@ds/platform';
+import { createLogger, dataSourceOptions, Metrics, NatsLink } from '@ds/platform';
 import { ADMIN_DATABASE_URL } from '../../../test/e2e/support/cluster';
 import { MigratedDatabase, migratedDatabase } from '../../../test/support/service-database';
 import { AccountsService } from './accounts.service';
@@ -16,6 +17,8 @@ import { LeasesService } from './leases.service';
 import { billingLedger } from './main';
 import { PlanOverrides } from './plans';
 import { ReservationsService } from './reservations.service';
+import { CreditsService } from './credits.service';
+import { ExecutionOutcomes, Sweeper } from './sweeper';
 
 /**
  * Budget leases against the real PostgreSQL and Redis, with two ledger replicas on pools of their own (replica B's
@@ -40,6 +43,7 @@ let redis: Redis;
 const counters: RedisLeaseCounter[] = [];
 let replicas: Array<{ leases: LeasesService; reservations: ReservationsService }>;
 let accounts: AccountsService;
+let credits: CreditsService;
 
 beforeAll(async () => {
   database = await migratedDatabase('billing_leases', billingLedger.database, 8);
@@ -54,6 +58,7 @@ beforeAll(async () => {
     const leases = new LeasesService(db, config, logger, counter);
     return { leases, reservations: new ReservationsService(db, config, leases) };
   });
+  credits = new CreditsService(database.dataSource);
   accounts = new AccountsService(database.dataSource, { connection: { publish: () => undefined }, logger: { warn: () => undefined } } as unknown as NatsLink);
 });
 
@@ -242,6 +247,53 @@ describe('budget leases', () => {
     await replicas[1]!.leases.sweep(new Date(Date.now() + config.settleAfterMs + 5_000));
     expect(await repository.findOneByOrFail({ id: leaseId! })).toMatchObject({ state: 'closed', held: 0 });
     expect(await usage(workspaceId)).toMatchObject({ used: 1, reserved: 0 });
+    await expectBooksBalance();
+  });
+
+  it('bills a leased run whose runner died before publishing its settlement, once, before the lease is closed', async () => {
+    const workspaceId = await workspace({ included_decisions: 10, hard_cap: true });
+    const { leaseId } = await replicas[0]!.leases.grant({ workspaceId, seenLeaseId: null });
+    expect((await take(workspaceId))?.leaseId).toBe(leaseId);
+    expect((await take(workspaceId))?.leaseId).toBe(leaseId);
+    // Both runs were recorded as billable; only the first one's settlement arrived.
+    const [settled, lost] = [newId('exec'), newId('exec')];
+    await replicas[0]!.reservations.settle({ workspaceId, executionId: settled, billable: true, leaseId: leaseId! });
+    const asked: Array<{ leaseId: string; from: Date; to: Date }> = [];
+    let runnerAnswers = false;
+    const runner: ExecutionOutcomes = {
+      outcomes: async () => ({}),
+      leaseExecutions: async (_workspaceId, askedLease, from, to) => {
+        if (askedLease !== leaseId) return [];
+        if (!runnerAnswers) throw new ServiceError('INTERNAL_ERROR', 'no runner answered');
+        asked.push({ leaseId: askedLease, from, to });
+        return [settled, lost];
+      },
+    };
+    const sweeper = new Sweeper(
+      database.dataSource,
+      replicas[1]!.reservations,
+      credits,
+      runner,
+      config,
+      logger,
+      { registry: new Registry() } as unknown as Metrics,
+      replicas[1]!.leases,
+    );
+    // The sweep sees the lease as past every run that could settle against it.
+    const closeAll = () => sweeper.sweep(new Date(Date.now() + config.settleAfterMs + 10_000));
+    const repository = database.dataSource.getRepository(LeaseEntity);
+    // A runner that cannot say leaves the lease holding its unit: never voided unbilled.
+    await closeAll();
+    expect(await repository.findOneByOrFail({ id: leaseId! })).toMatchObject({ held: 1 });
+    runnerAnswers = true;
+    await closeAll();
+    expect(asked).toEqual([{ leaseId, from: expect.any(Date), to: expect.any(Date) }]);
+    expect(await repository.findOneByOrFail({ id: leaseId! })).toMatchObject({ state: 'closed', held: 0 });
+    expect(await billedExecutions(workspaceId)).toBe(2);
+    expect(await usage(workspaceId)).toMatchObject({ used: 2, reserved: 0 });
+    // The lost settlement arriving after all is a repeat: answered, billed once.
+    expect(await replicas[0]!.reservations.settle({ workspaceId, executionId: lost, billable: true, leaseId: leaseId! })).toMatchObject({ state: 'committed' });
+    expect(await usage(workspaceId)).toMatchObject({ used: 2 });
     await expectBooksBalance();
   });
 });

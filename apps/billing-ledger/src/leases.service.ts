@@ -73,6 +73,9 @@ export function isLeaseId(value: unknown): value is string {
   return typeof value === 'string' && LEASE_ID.test(value);
 }
 
+/** Settles the billable runs of a lease that no settlement named; false when that cannot be known now. */
+export type LostSettlements = (lease: LeaseEntity) => Promise<boolean>;
+
 export interface LeaseSweepReport {
   reclaimed: number;
   closed: number;
@@ -169,9 +172,10 @@ export class LeasesService {
 
   /**
    * Reclaims open leases past their time and closes draining ones that no run can still settle against
-   * (`BILLING_SETTLE_AFTER_MS` after their time, the longest a run may last), voiding what they still hold.
+   * (`BILLING_SETTLE_AFTER_MS` after their time, the longest a run may last), voiding what they still hold once
+   * `settleLost` has settled the lease's runs whose settlements were lost (false: not now, try on the next sweep).
    */
-  async sweep(now = new Date()): Promise<LeaseSweepReport> {
+  async sweep(now = new Date(), settleLost: LostSettlements = async () => true): Promise<LeaseSweepReport> {
     const report: LeaseSweepReport = { reclaimed: 0, closed: 0 };
     const repository = this.db.getRepository(LeaseEntity);
     const expired = await repository.find({ where: { state: 'open', takesUntil: LessThan(now) }, take: 500 });
@@ -181,6 +185,8 @@ export class LeasesService {
       take: 500,
     });
     for (const lease of done) {
+      // Runs that took a unit and were recorded, but whose settlement never came, are billed before the rest is voided.
+      if (lease.held > 0 && !(await settleLost(lease))) continue;
       const voided = await this.inLease(lease.workspaceId, lease.id, (locked) => (locked.state === 'closed' ? null : { freed: locked.held, state: 'closed' }));
       if (voided === null) continue;
       report.closed++;

@@ -100,6 +100,7 @@ function outcomesStub(answers: Record<string, Outcomes[string]>, calls: string[]
       calls.push(executionIds);
       return Object.fromEntries(Object.entries(answers).filter(([id]) => executionIds.includes(id)));
     },
+    leaseExecutions: async () => [],
   };
 }
 
@@ -315,7 +316,10 @@ describe('the sweeper', () => {
     const ws = await workspace({});
     const executionId = await reserve(ws);
     await backdate([executionId], 10);
-    const silent: ExecutionOutcomes = { outcomes: async () => Promise.reject(new ServiceError('INTERNAL_ERROR', 'no answer')) };
+    const silent: ExecutionOutcomes = {
+      outcomes: async () => Promise.reject(new ServiceError('INTERNAL_ERROR', 'no answer')),
+      leaseExecutions: async () => Promise.reject(new ServiceError('INTERNAL_ERROR', 'no answer')),
+    };
     expect((await sweeper(silent).sweep()).left).toBeGreaterThanOrEqual(1);
     expect(await stateOf(executionId)).toBe('pending');
     await sweeper(outcomesStub({ [executionId]: 'billable' })).sweep();

@@ -2,10 +2,11 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Counter } from 'prom-client';
 import { DataSource } from 'typeorm';
-import { ExecutionOutcomesReply, ExecutionOutcomesRequest, SUBJECTS } from '@ds/contracts';
+import { ExecutionOutcomesReply, ExecutionOutcomesRequest, LeaseExecutionsRequest, ServiceError, SUBJECTS } from '@ds/contracts';
 import { Logger, Metrics, PeriodicJob, PLATFORM, rowsReturned, RpcClient } from '@ds/platform';
 import { BillingConfig } from './config';
 import { CreditsService } from './credits.service';
+import { LeaseEntity } from './entities';
 import { LeasesService } from './leases.service';
 import { ReservationsService } from './reservations.service';
 
@@ -14,6 +15,8 @@ export type Outcomes = ExecutionOutcomesReply['outcomes'];
 /** Who knows whether an execution was answered with a fresh 200: the runner, which recorded it. */
 export interface ExecutionOutcomes {
   outcomes(workspaceId: string, executionIds: string[]): Promise<Outcomes>;
+  /** The billable executions recorded between `from` and `to` that took a unit of the lease. */
+  leaseExecutions(workspaceId: string, leaseId: string, from: Date, to: Date): Promise<string[]>;
 }
 
 export const EXECUTION_OUTCOMES = Symbol('execution-outcomes');
@@ -22,6 +25,8 @@ const RUNNER_TIMEOUT_MS = 5_000;
 const CLAIM_BATCH = 500;
 /** A replica that dies mid-sweep leaves its claims; another takes them over after this long. */
 const CLAIM_LEASE_MS = 60_000;
+/** How far two hosts' clocks may disagree about when a leased run was recorded. */
+const CLOCK_SKEW_MS = 60_000;
 
 @Injectable()
 export class RunnerOutcomes implements ExecutionOutcomes {
@@ -30,6 +35,11 @@ export class RunnerOutcomes implements ExecutionOutcomes {
   async outcomes(workspaceId: string, executionIds: string[]): Promise<Outcomes> {
     const request: ExecutionOutcomesRequest = { workspaceId, executionIds };
     return (await this.rpc.call(SUBJECTS.runner.executionOutcomes, request, { timeoutMs: RUNNER_TIMEOUT_MS })).outcomes;
+  }
+
+  async leaseExecutions(workspaceId: string, leaseId: string, from: Date, to: Date): Promise<string[]> {
+    const request: LeaseExecutionsRequest = { workspaceId, leaseId, from: from.toISOString(), to: to.toISOString() };
+    return (await this.rpc.call(SUBJECTS.runner.leaseExecutions, request, { timeoutMs: RUNNER_TIMEOUT_MS })).billable;
   }
 }
 
@@ -81,19 +91,46 @@ export class Sweeper {
     return this.job.stop();
   }
 
-  async sweep(): Promise<SweepReport> {
+  async sweep(now = new Date()): Promise<SweepReport> {
     const report: SweepReport = { committed: 0, released: 0, left: 0, expiredGrants: 0, leasesReclaimed: 0, leasesClosed: 0 };
     const claimed = await this.claim();
     for (const [workspaceId, executionIds] of claimed) await this.settleWorkspace(workspaceId, executionIds, report);
     report.expiredGrants = await this.credits.expireDue(new Date());
     if (this.leases?.enabled) {
-      const leases = await this.leases.sweep();
+      const leases = await this.leases.sweep(now, (lease) => this.settleLostLeaseRuns(lease));
       report.leasesReclaimed = leases.reclaimed;
       report.leasesClosed = leases.closed;
     }
     if (report.committed + report.released + report.left + report.expiredGrants + report.leasesReclaimed + report.leasesClosed > 0)
       this.logger.info(report, 'billing sweep');
     return report;
+  }
+
+  /**
+   * A runner that died between recording a leased run and publishing its settlement left the run billed nowhere
+   * but in its execution: before the lease is closed, the runner is asked for the lease's billable executions and
+   * each is settled against the lease (a repeat of a settlement that did arrive changes nothing). The window runs
+   * from the grant to the longest a run may last after the lease's time, widened for the clocks of two hosts.
+   */
+  private async settleLostLeaseRuns(lease: LeaseEntity): Promise<boolean> {
+    const from = new Date(lease.grantedAt.getTime() - CLOCK_SKEW_MS);
+    const to = new Date(lease.takesUntil.getTime() + this.config.settleAfterMs + CLOCK_SKEW_MS);
+    let billable: string[];
+    try {
+      billable = await this.runner.leaseExecutions(lease.workspaceId, lease.id, from, to);
+    } catch (error) {
+      this.logger.warn({ err: error, leaseId: lease.id }, 'the runner did not say which runs a lease paid for; closing it on the next sweep');
+      return false;
+    }
+    if (billable.length === 0) return true;
+    const outcomes = await this.reservations.settleBatch(
+      billable.map((executionId) => ({ workspaceId: lease.workspaceId, executionId, billable: true, leaseId: lease.id })),
+      'sweeper',
+    );
+    const refused = outcomes.filter((outcome) => outcome instanceof ServiceError);
+    if (refused.length > 0) this.logger.error({ leaseId: lease.id, refused: refused.length }, 'could not bill runs of a lease whose settlement was lost');
+    this.settled.inc({ outcome: 'billable' }, billable.length - refused.length);
+    return true;
   }
 
   private async claim(): Promise<Map<string, string[]>> {

@@ -17,7 +17,7 @@ export interface DecisionRunnerConfig {
   secretsKeyIsDev: boolean;
   /** Where budget leases are counted (step 6 without a ledger hop); without it every run reserves on its own. */
   redisUrl: string | null;
-  /** Step 6 takes units of budget leases (BILLING_LEASES, with REDIS_URL); off, every run reserves on its own. */
+  /** Step 6 takes units of budget leases (BILLING_LEASES, on by default, with REDIS_URL); off, every run reserves on its own. */
   billingLeases: boolean;
 }
 
@@ -30,6 +30,6 @@ export function readDecisionRunnerConfig(env: EnvReader): DecisionRunnerConfig {
     secretsKeys: secrets.keyring,
     secretsKeyIsDev: secrets.development,
     redisUrl: env.url('REDIS_URL', undefined, ['redis', 'rediss']) ?? null,
-    billingLeases: env.bool('BILLING_LEASES', false),
+    billingLeases: env.bool('BILLING_LEASES', true),
   };
 }

@@ -56,5 +56,7 @@ export class ExecutionEntity {
   @Column({ type: 'jsonb', nullable: true }) distributions: object | null;
   /** What turned out to be right, as reported afterwards: { answers, action, recorded_at }; null until then. */
   @Column({ type: 'jsonb', nullable: true }) outcome: object | null;
+  /** The budget lease step 6 took this run's decision from; null when it was reserved on its own. */
+  @Column({ name: 'lease_id', type: 'text', nullable: true }) leaseId: string | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
 }

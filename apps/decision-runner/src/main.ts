@@ -23,6 +23,7 @@ import { PlaygroundReservations1796031470523 } from './migrations/1796031470523-
 import { ExecutionTraces1796041729301 } from './migrations/1796041729301-execution-traces';
 import { VersionHistory1796041729302 } from './migrations/1796041729302-version-history';
 import { ExecutionOutcomes1796012873514 } from './migrations/1796012873514-execution-outcomes';
+import { ExecutionLeases1796100000000 } from './migrations/1796100000000-execution-leases';
 import { ExecutionRollups1796031415926 } from './migrations/1796031415926-execution-rollups';
 import { BillingRetention, ExecutionRetention, RETENTION_SOURCE } from './retention/execution-retention';
 import { PlaygroundReservations } from './playground/playground-reservations';
@@ -51,6 +52,7 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       VersionHistory1796041729302,
       ExecutionOutcomes1796012873514,
       ExecutionRollups1796031415926,
+      ExecutionLeases1796100000000,
     ],
   },
   readConfig: readDecisionRunnerConfig,

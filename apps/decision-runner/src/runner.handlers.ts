@@ -9,6 +9,7 @@ import {
   DeployRequest,
   RollbackRequest,
   ExecutionOutcomesRequest,
+  LeaseExecutionsRequest,
   FitCalibrationRequest,
   GetContractRequest,
   GetDecisionRequest,
@@ -104,6 +105,11 @@ export class RunnerHandlers {
   @MessagePattern(SUBJECTS.runner.executionOutcomes)
   executionOutcomes(@Payload() request: ExecutionOutcomesRequest) {
     return this.executions.outcomes(request);
+  }
+
+  @MessagePattern(SUBJECTS.runner.leaseExecutions)
+  leaseExecutions(@Payload() request: LeaseExecutionsRequest) {
+    return this.executions.leaseExecutions(request);
   }
 
   @MessagePattern(SUBJECTS.runner.listExecutions)

@@ -322,7 +322,7 @@ Context: (dict "root" $ "env" NAME "ref" <values block with existingSecret/exist
 {{- $svc := index $v.services .key }}
 {{- include "decision-service.secretEnv" (dict "root" $root "env" "NATS_URL" "ref" $v.nats "inline" "") }}
 {{- include "decision-service.secretEnv" (dict "root" $root "env" "DATABASE_URL" "ref" $v.database "inline" $v.database.url) }}
-{{- if has .key (list "gateway" "engineProxy" "delivery") }}
+{{- if has .key (list "gateway" "engineProxy" "delivery" "decisionRunner" "billingLedger") }}
 {{- include "decision-service.secretEnv" (dict "root" $root "env" "REDIS_URL" "ref" $v.redis "inline" $v.redis.url) }}
 {{- end }}
 {{- if eq .key "gateway" }}

@@ -172,6 +172,21 @@ export interface ExecutionOutcomesReply {
   outcomes: Record<string, 'billable' | 'not_billable' | 'unknown'>;
 }
 
+/**
+ * Asked by the billing ledger before it closes a budget lease: the executions that took a unit of the lease and
+ * were answered with a fresh 200, recorded between `from` and `to` (ISO 8601). A runner that died between
+ * recording such a run and publishing its settlement left it known only here.
+ */
+export interface LeaseExecutionsRequest extends WorkspaceScoped {
+  leaseId: string;
+  from: string;
+  to: string;
+}
+
+export interface LeaseExecutionsReply {
+  billable: string[];
+}
+
 export interface ListExecutionsReply {
   data: Record<string, unknown>[];
   has_more: boolean;
@@ -302,6 +317,7 @@ export const RUNNER_SUBJECTS = {
   setEndpoint: rpcSubject<SetEndpointRequest, EndpointReply>('v1.decision-runner.decisions.endpoint'),
   listExecutions: rpcSubject<ListExecutionsRequest, ListExecutionsReply>('v1.decision-runner.executions.list'),
   executionOutcomes: rpcSubject<ExecutionOutcomesRequest, ExecutionOutcomesReply>('v1.decision-runner.executions.outcomes'),
+  leaseExecutions: rpcSubject<LeaseExecutionsRequest, LeaseExecutionsReply>('v1.decision-runner.executions.lease'),
   /** A decision's charts, from the execution rollups. */
   decisionOverview: rpcSubject<DecisionOverviewRequest, DecisionOverviewReply>('v1.decision-runner.executions.overview'),
   /** Secret-URL triggers (hook tokens live with the decisions they run). */

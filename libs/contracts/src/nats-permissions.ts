@@ -111,6 +111,7 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
     // Besides the runner: the JetStream API of its own settlements stream and consumer, and acknowledgements.
     publish: [
       runner.executionOutcomes,
+      runner.leaseExecutions,
       BROADCAST_SUBJECTS.billingPlanChanged,
       '$JS.API.INFO',
       `$JS.API.STREAM.*.${SETTLEMENT_STREAM.name}`,

@@ -11,7 +11,8 @@ import { ROLLED_UP_COLUMNS, rollupStatements } from './rollups';
 export type ExecutionBase = Pick<
   ExecutionEntity,
   'id' | 'workspaceId' | 'decisionId' | 'decisionSlug' | 'version' | 'source' | 'requestId' | 'livemode' | 'input'
->;
+> &
+  Partial<Pick<ExecutionEntity, 'leaseId'>>;
 
 export type ExecutionRow = ExecutionBase &
   Pick<
@@ -37,10 +38,10 @@ const INSERT_EXECUTIONS = {
   text: `WITH written AS (
            INSERT INTO executions (id, workspace_id, decision_id, decision_slug, version, source, status, request_id, livemode,
                                    result, confidence, scores, composites, action, action_reason, metrics, destinations, error, input, trace,
-                                   distributions)
+                                   distributions, lease_id)
            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::text[], $7::text[], $8::text[], $9::boolean[],
                                 $10::jsonb[], $11::jsonb[], $12::jsonb[], $13::jsonb[], $14::text[], $15::jsonb[], $16::jsonb[], $17::jsonb[],
-                                $18::jsonb[], $19::jsonb[], $20::jsonb[], $21::jsonb[])
+                                $18::jsonb[], $19::jsonb[], $20::jsonb[], $21::jsonb[], $22::text[])
            RETURNING ${ROLLED_UP_COLUMNS}
          ),${rollupStatements('written')}
          SELECT count(*) AS written FROM written`,
@@ -75,6 +76,7 @@ export function insertParameters(rows: readonly ExecutionRow[]): unknown[][] {
     rows.map((row) => jsonb(row.input)),
     rows.map((row) => jsonb(row.trace)),
     rows.map((row) => jsonb(row.distributions)),
+    rows.map((row) => row.leaseId ?? null),
   ];
 }
 

@@ -1,7 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { ExecutionOutcomesReply, ExecutionOutcomesRequest, isBigintText, ListExecutionsReply, ListExecutionsRequest, ServiceError } from '@ds/contracts';
+import {
+  ExecutionOutcomesReply,
+  ExecutionOutcomesRequest,
+  isBigintText,
+  LeaseExecutionsReply,
+  LeaseExecutionsRequest,
+  ListExecutionsReply,
+  ListExecutionsRequest,
+  ServiceError,
+} from '@ds/contracts';
 import { ExecutionEntity } from '../entities';
 
 /**
@@ -9,6 +18,9 @@ import { ExecutionEntity } from '../entities';
  * could pass what NATS carries (1 MB by default); a page stops early instead, and the cursor goes on from there.
  */
 export const EXECUTIONS_PAGE_BYTES = 256 * 1024;
+
+/** An execution answered with a fresh 200 by the engine: what a decision is billed for. */
+const BILLABLE = `status = 'success' AND coalesce(action_reason->>'type', '') <> 'engine_error'`;
 
 /**
  * Newest first, paged by an opaque cursor over the row's sequence number. New rows get higher numbers,
@@ -45,7 +57,7 @@ export class ExecutionsQuery {
   /** What billing needs to settle a reservation the runner could not settle itself. */
   async outcomes(request: ExecutionOutcomesRequest): Promise<ExecutionOutcomesReply> {
     const rows: Array<{ id: string; billable: boolean }> = await this.db.query(
-      `SELECT id, (status = 'success' AND coalesce(action_reason->>'type', '') <> 'engine_error') AS billable
+      `SELECT id, (${BILLABLE}) AS billable
          FROM executions WHERE workspace_id = $1 AND id = ANY($2)`,
       [request.workspaceId, request.executionIds],
     );
@@ -53,6 +65,17 @@ export class ExecutionsQuery {
     return {
       outcomes: Object.fromEntries(request.executionIds.map((id) => [id, known.has(id) ? (known.get(id) ? 'billable' : 'not_billable') : 'unknown'] as const)),
     };
+  }
+
+  /** The billable executions that took a unit of the lease, found through the workspace's time index. */
+  async leaseExecutions(request: LeaseExecutionsRequest): Promise<LeaseExecutionsReply> {
+    const rows: Array<{ id: string }> = await this.db.query(
+      `SELECT id FROM executions
+        WHERE workspace_id = $1 AND created_at BETWEEN $3::timestamptz AND $4::timestamptz AND lease_id = $2
+          AND ${BILLABLE}`,
+      [request.workspaceId, request.leaseId, request.from, request.to],
+    );
+    return { billable: rows.map((row) => row.id) };
   }
 }
 

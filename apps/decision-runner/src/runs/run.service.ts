@@ -69,7 +69,7 @@ export class RunService {
     const leaseId = await this.billing.reserve(request.workspaceId, executionId);
     let billable = false;
     try {
-      const reply = await this.execute(request, decision, version, schema, executionId);
+      const reply = await this.execute(request, decision, version, schema, executionId, leaseId);
       billable = reply.billable;
       return reply;
     } finally {
@@ -85,6 +85,7 @@ export class RunService {
     version: number,
     schema: NormalizedSchema,
     executionId: string,
+    leaseId: string | null,
   ): Promise<RunDecisionReply> {
     // metrics.latency_ms covers the service's own share: state validation, the engine call, composites and policies.
     const started = performance.now();
@@ -98,6 +99,7 @@ export class RunService {
       requestId: currentRequestId()!,
       livemode: request.livemode,
       input: schema.settings.storeInput ? { state: request.body.state ?? null } : null,
+      leaseId,
     };
 
     const stateCheck = validateState(schema, request.body.state);
