@@ -73,6 +73,7 @@ export function load(
   body: string,
   seconds: number,
   onBody: (body: string) => void = () => undefined,
+  connections = CONNECTIONS,
 ): Promise<Result> {
   let next = 0;
   return autocannon({
@@ -80,7 +81,7 @@ export function load(
     method: 'POST',
     headers: { 'content-type': 'application/json', ...perConnection[0] },
     body,
-    connections: CONNECTIONS,
+    connections,
     duration: seconds,
     timeout: 30,
     setupClient: (client) => client.setHeaders({ 'content-type': 'application/json', ...perConnection[next++ % perConnection.length] }),
@@ -102,6 +103,40 @@ export function summary(result: Result) {
     total,
     non_2xx: result.non2xx,
     errors: result.errors,
+    statuses: Object.fromEntries(Object.entries(stats).map(([status, { count }]) => [status, Number(count)])),
+  };
+}
+
+/**
+ * The same load split between several addresses (replicas of the gateway), the connections shared out, at the
+ * same time; one summary: requests added up, each percentile the worst of the parts.
+ */
+export async function loadSplit(
+  urls: string[],
+  perConnection: Array<Record<string, string>>,
+  body: string,
+  seconds: number,
+  onBody: (body: string) => void = () => undefined,
+): Promise<Summary> {
+  const parts = (await Promise.all(urls.map((url) => load(url, perConnection, body, seconds, onBody, Math.max(1, Math.round(CONNECTIONS / urls.length)))))).map(
+    summary,
+  );
+  const worst = (pick: (part: Summary) => number) => Math.max(...parts.map(pick));
+  return {
+    requests_per_second: parts.reduce((sum, part) => sum + part.requests_per_second, 0),
+    latency_ms: {
+      p50: worst((part) => part.latency_ms.p50),
+      p90: worst((part) => part.latency_ms.p90),
+      p99: worst((part) => part.latency_ms.p99),
+      max: worst((part) => part.latency_ms.max),
+    },
+    total: parts.reduce((sum, part) => sum + part.total, 0),
+    non_2xx: parts.reduce((sum, part) => sum + part.non_2xx, 0),
+    errors: parts.reduce((sum, part) => sum + part.errors, 0),
+    statuses: parts.reduce<Record<string, number>>((all, part) => {
+      for (const [status, count] of Object.entries(part.statuses)) all[status] = (all[status] ?? 0) + count;
+      return all;
+    }, {}),
   };
 }
 

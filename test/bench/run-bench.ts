@@ -4,6 +4,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
+import { Client } from 'pg';
 import { triageSchema } from '../e2e/support/schemas';
 import { dropDatabase, freePort, freePortBlock, freshDatabase, NatsServer, ROOT, startNats, waitFor } from '../e2e/support/cluster';
 import { BenchSpan, spanTimeline, startSpanReceiver } from './span-receiver';
@@ -13,6 +14,7 @@ import {
   DURATION_S,
   intEnv,
   load,
+  loadSplit,
   percentile,
   procCpuMs,
   runBody,
@@ -21,8 +23,10 @@ import {
   spawnLogged,
   stopChild,
   summary,
+  Summary,
   WARMUP_S,
 } from './bench-support';
+import { pgCounters, PgCounters, sampleLockWaits } from './pg-activity';
 
 /**
  * `npm run bench`: requests per second and latency of POST /v1/decisions/{slug} through the whole
@@ -36,17 +40,29 @@ import {
 
 const LAUNCHER = join(ROOT, 'dist', 'apps', 'all-in-one', 'src', 'main.js');
 const SIMULATOR = join(ROOT, 'dist', 'libs', 'engine-simulator', 'src', 'main.js');
-const LOG_DIR = join(ROOT, '.data', 'bench');
+const LOG_DIR = process.env.BENCH_LOG_DIR ?? join(ROOT, '.data', 'bench');
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 /** Shared by the cluster's decision-runner and the second one started beside it, as replicas share it in a cluster. */
 const RUNNER_SECRETS_KEY = `bench:${randomBytes(32).toString('base64')}`;
+/** Likewise for the keys of engine-proxy and delivery, whose second replicas the last phase starts. */
+const ENGINE_CREDENTIALS_KEY = `bench:${randomBytes(32).toString('base64')}`;
+const DELIVERY_SECRETS_KEY = `bench:${randomBytes(32).toString('base64')}`;
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+/**
+ * `BENCH_STEP6=per-run`: step 6 reserves every run at the ledger (BILLING_LEASES=false), as before budget
+ * leases. A plain `npm run bench` first runs the compared phases that way in a cluster of their own, then
+ * everything with leases, and prints the two side by side.
+ */
+const STEP6 = process.env.BENCH_STEP6 === 'per-run' ? 'per-run' : 'leases';
+/** `BENCH_ONLY=compare`: only the phases compared between the two ways of step 6 (run by the bench itself). */
+const COMPARE_ONLY = process.env.BENCH_ONLY === 'compare';
 
 /** The second measured run spreads the same load over this many workspaces, as real traffic is spread. */
 const WORKSPACES = intEnv('BENCH_WORKSPACES', 10);
 /** `BENCH_CPU_PROFILE=1`: every service writes a CPU profile, summarised at the end (test/bench/profile-summary.ts). */
 const PROFILE_DIR = process.env.BENCH_CPU_PROFILE === '1' ? join(LOG_DIR, 'profiles') : null;
 /** The whole run gives up after this long, whatever hangs. */
-const RUN_LIMIT_MS = 5 * 60_000;
+const RUN_LIMIT_MS = 10 * 60_000;
 /** `BENCH_ONLY=alone`: only the sequential runs, with where their time went; for chasing a lone run's latency. */
 const ALONE_ONLY = process.env.BENCH_ONLY === 'alone';
 /** `BENCH_ONLY=serve`: set everything up, print the addresses and a key, and keep it running until interrupted. */
@@ -143,20 +159,6 @@ function infrastructureCpu(simulatorPid: number | undefined, natsPid: number | u
   ]);
 }
 
-/**
- * Per process, what it used since `before` (all of it when it started meanwhile). A PostgreSQL backend that ended
- * during the phase is no longer in /proc: its last share is missed, so PostgreSQL's figure is a lower bound.
- */
-function infrastructureLine(before: Map<string, Map<number, number>>, after: Map<string, Map<number, number>>, runs: number): string {
-  return [...after]
-    .map(([name, pids]) => {
-      const earlier = before.get(name);
-      const used = [...pids].reduce((total, [pid, ms]) => total + ms - (earlier?.get(pid) ?? 0), 0);
-      return `${name} ${(used / runs).toFixed(2)} ms`;
-    })
-    .join(', ');
-}
-
 /** The hops of one phase: histogram sums and counts after it minus before it. */
 function hopDelta(before: Hop[], after: Hop[]): Hop[] {
   const key = (hop: Hop) => `${hop.service}|${hop.metric}|${hop.labels}`;
@@ -174,6 +176,132 @@ function hopDelta(before: Hop[], after: Hop[]): Hop[] {
     })
     .filter((hop) => hop.count > 0)
     .sort((a, b) => b.count - a.count || b.mean_ms - a.mean_ms);
+}
+
+/** Per service process (by its ops port): CPU used so far (ms) and step-6 reserve calls made so far. */
+async function processCounters(ports: Array<{ service: string; port: number }>): Promise<Map<string, { cpuMs: number; reserves: number }>> {
+  const counters = new Map<string, { cpuMs: number; reserves: number }>();
+  for (const { service, port } of ports) {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const cpu = Number(/^process_cpu_seconds_total(?:\{.*\})? ([0-9.e+-]+)$/m.exec(text)?.[1] ?? 0) * 1000;
+    const reserves = [
+      ...text.matchAll(/^decision_service_rpc_call_duration_seconds_count\{[^}]*subject="v1\.billing-ledger\.reserve"[^}]*\} ([0-9.e+-]+)$/gm),
+    ].reduce((sum, match) => sum + Number(match[1]), 0);
+    counters.set(service, { cpuMs: cpu, reserves });
+  }
+  return counters;
+}
+
+/** One measured phase: its load's summary, CPU per run of every process, step-6 hops per run and PostgreSQL's share. */
+interface PhaseFigures {
+  phase: string;
+  result: Summary;
+  cpuMsPerRun: Map<string, number>;
+  reserveCallsPerRun: number;
+  pg: { before: PgCounters; after: PgCounters; lockWaitSamples: number; samples: number; waiting: Map<string, number> };
+}
+
+async function measuredPhase(
+  phase: string,
+  url: string | string[],
+  headers: Array<Record<string, string>>,
+  body: string,
+  opsBase: number,
+  pg: Client,
+  infrastructure: () => Map<string, Map<number, number>>,
+  onBody?: (text: string) => void,
+  extraPorts: Array<{ service: string; port: number }> = [],
+): Promise<PhaseFigures> {
+  const ports = [...SERVICES.map((service, index) => ({ service, port: opsBase + index })), ...extraPorts];
+  const processesBefore = await processCounters(ports);
+  const infrastructureBefore = infrastructure();
+  const pgBefore = await pgCounters(pg);
+  const sampler = sampleLockWaits(pg);
+  const result = Array.isArray(url) ? await loadSplit(url, headers, body, DURATION_S, onBody) : summary(await load(url, headers, body, DURATION_S, onBody));
+  const waits = await sampler.stop();
+  const pgAfter = await pgCounters(pg);
+  const infrastructureAfter = infrastructure();
+  const processesAfter = await processCounters(ports);
+  const runs = Math.max(result.total, 1);
+  const cpuMsPerRun = new Map<string, number>();
+  let reserves = 0;
+  for (const [service, after] of processesAfter) {
+    const before = processesBefore.get(service);
+    cpuMsPerRun.set(service, (after.cpuMs - (before?.cpuMs ?? 0)) / runs);
+    reserves += after.reserves - (before?.reserves ?? 0);
+  }
+  for (const [name, pids] of infrastructureAfter) {
+    const earlier = infrastructureBefore.get(name);
+    cpuMsPerRun.set(name, [...pids].reduce((total, [pid, ms]) => total + ms - (earlier?.get(pid) ?? 0), 0) / runs);
+  }
+  return {
+    phase,
+    result,
+    cpuMsPerRun,
+    reserveCallsPerRun: reserves / runs,
+    pg: { before: pgBefore, after: pgAfter, lockWaitSamples: waits.withWaiters, samples: waits.samples, waiting: waits.statements },
+  };
+}
+
+/** The CPU the service costs per run: every process but the engine simulator, which stands for a provider elsewhere. */
+function serviceCpuMs(cpu: Map<string, number> | Record<string, number>): number {
+  return Object.entries(cpu instanceof Map ? Object.fromEntries(cpu) : cpu)
+    .filter(([name]) => name !== 'engine simulator')
+    .reduce((sum, [, ms]) => sum + ms, 0);
+}
+
+function phaseJson(phase: PhaseFigures) {
+  return {
+    requests_per_second: phase.result.requests_per_second,
+    latency_ms: phase.result.latency_ms,
+    cpu_ms_per_run: Object.fromEntries([...phase.cpuMsPerRun].map(([name, ms]) => [name, Number(ms.toFixed(3))])),
+    service_cpu_ms_per_run: Number(serviceCpuMs(phase.cpuMsPerRun).toFixed(3)),
+    reserve_calls_per_run: Number(phase.reserveCallsPerRun.toFixed(3)),
+    pg_transactions_per_run: Number(((phase.pg.after.transactions - phase.pg.before.transactions) / Math.max(phase.result.total, 1)).toFixed(3)),
+    ledger_account_writes_per_run: Number(
+      ((phase.pg.after.ledgerAccountWrites - phase.pg.before.ledgerAccountWrites) / Math.max(phase.result.total, 1)).toFixed(3),
+    ),
+    lock_wait_samples: phase.pg.lockWaitSamples,
+    samples: phase.pg.samples,
+    statements_waiting: Object.fromEntries([...phase.pg.waiting].sort((a, b) => b[1] - a[1]).slice(0, 3)),
+  };
+}
+
+type PhaseJson = ReturnType<typeof phaseJson>;
+
+function phaseJsonLine(name: string, phase: PhaseJson): string {
+  const cpu = Object.entries(phase.cpu_ms_per_run)
+    .map(([service, ms]) => `${service} ${ms.toFixed(2)}`)
+    .join(', ');
+  return (
+    `${name}: ${phase.requests_per_second} req/s; CPU per run ${phase.service_cpu_ms_per_run.toFixed(2)} ms without the simulator (${cpu}); ` +
+    `step-6 reserve calls per run ${phase.reserve_calls_per_run.toFixed(3)}; PostgreSQL per run ${phase.pg_transactions_per_run.toFixed(2)} transactions, ` +
+    `${phase.ledger_account_writes_per_run.toFixed(2)} ledger-account row writes; lock waits in ${phase.lock_wait_samples} of ${phase.samples} samples` +
+    (Object.keys(phase.statements_waiting).length > 0
+      ? ` (${Object.entries(phase.statements_waiting)
+          .map(([statement, count]) => `${count}× "${statement}"`)
+          .join(', ')})`
+      : '')
+  );
+}
+
+function phaseLine(phase: PhaseFigures): string {
+  return phaseJsonLine(phase.phase, phaseJson(phase));
+}
+
+/** The compared phases with step 6 reserving each run, in a cluster of their own; null when they could not run. */
+async function perRunFigures(): Promise<any> {
+  const dir = join(LOG_DIR, 'per-run');
+  mkdirSync(dir, { recursive: true });
+  rmSync(join(dir, 'results.json'), { force: true });
+  say('bench: first, the compared phases with step 6 reserving each run (BILLING_LEASES=false), in a cluster of their own');
+  const child = spawnLogged(LOG_DIR, 'per-run-bench', [__filename], { BENCH_STEP6: 'per-run', BENCH_ONLY: 'compare', BENCH_LOG_DIR: dir });
+  const code = await new Promise<number | null>((resolve) => child.child.once('exit', resolve));
+  if (code !== 0) {
+    say(`bench: the per-run phases failed (${code}); see ${join(LOG_DIR, 'per-run-bench.log')}`);
+    return null;
+  }
+  return JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8'));
 }
 
 /** One service's memory, in MB: resident, V8's heap (reserved and in use) and memory outside it (Buffers). */
@@ -275,12 +403,15 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = [];
   let nats: NatsServer | undefined;
   let databaseUrl: string | undefined;
+  // Reads PostgreSQL's own counters during the phases; closed before the database is dropped.
+  let pg: Client | undefined;
   let receiver: Awaited<ReturnType<typeof startSpanReceiver>> | null = null;
   let cleaning: Promise<void> | undefined;
   const cleanup = () =>
     (cleaning ??= (async () => {
       for (const child of children.reverse()) await stopChild(child);
       await nats?.stop().catch(() => undefined);
+      await pg?.end().catch(() => undefined);
       receiver?.server.close();
       if (databaseUrl) await dropDatabase(databaseUrl).catch((error: unknown) => say(`could not drop ${databaseUrl}: ${String(error)}`));
     })());
@@ -297,6 +428,7 @@ async function main(): Promise<void> {
         .join(' ')}`,
     );
     say(`bench: ${CONNECTIONS} connections, ${WARMUP_S} s warm-up, ${DURATION_S} s measured, 1 KB bodies`);
+    const perRun = STEP6 === 'leases' && !COMPARE_ONLY && !ALONE_ONLY && !SERVE_ONLY ? await perRunFigures() : null;
 
     const [echoPort, simulatorPort, gatewayPort, opsBase] = await Promise.all([freePort(), freePort(), freePort(), freePortBlock(6)]);
     receiver = TRACE ? await startSpanReceiver() : null;
@@ -310,6 +442,16 @@ async function main(): Promise<void> {
     await waitFor(async () => (await fetch(`${simulatorUrl}/health`)).ok, 15_000, 'engine simulator');
     await waitFor(async () => echo.output().includes('echo ready'), 15_000, 'echo server');
 
+    // Given to the cluster and to every replica, engine-proxy's second one included.
+    const engineEnv = {
+      ENGINE_DEFAULT: 'llm',
+      ENGINE_LLM_PROVIDER: 'openai',
+      ENGINE_LLM_BASE_URL: `${simulatorUrl}/v1`,
+      ENGINE_LLM_API_KEY: 'bench-key',
+      ENGINE_LLM_MODEL: 'sim-standard',
+      // Above the connection count: the bench measures what a slot costs, not queueing for one.
+      ENGINE_SHARED_SLOTS: String(Math.max(256, CONNECTIONS * 2)),
+    };
     const cluster = spawnLogged(LOG_DIR, 'cluster', [LAUNCHER], {
       DATABASE_URL: databaseUrl,
       NATS_URL: nats.url,
@@ -319,13 +461,10 @@ async function main(): Promise<void> {
       LOG_LEVEL: 'warn',
       ADMIN_TOKEN,
       RUNNER_SECRETS_KEY,
-      ENGINE_DEFAULT: 'llm',
-      ENGINE_LLM_PROVIDER: 'openai',
-      ENGINE_LLM_BASE_URL: `${simulatorUrl}/v1`,
-      ENGINE_LLM_API_KEY: 'bench-key',
-      ENGINE_LLM_MODEL: 'sim-standard',
-      // Above the connection count: the bench measures what a slot costs, not queueing for one.
-      ENGINE_SHARED_SLOTS: String(Math.max(256, CONNECTIONS * 2)),
+      ENGINE_CREDENTIALS_KEY,
+      DELIVERY_SECRETS_KEY,
+      BILLING_LEASES: STEP6 === 'leases' ? 'true' : 'false',
+      ...engineEnv,
       ...(PROFILE_DIR ? { CPU_PROFILE_DIR: PROFILE_DIR } : {}),
       ...(receiver ? { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } : {}),
     });
@@ -368,32 +507,44 @@ async function main(): Promise<void> {
       return;
     }
 
+    const counters = new Client({ connectionString: databaseUrl });
+    pg = counters;
+    await counters.connect();
+    const measure = async (
+      phase: string,
+      url: string | string[],
+      headers: Array<Record<string, string>>,
+      onBody?: (text: string) => void,
+      extraPorts: Array<{ service: string; port: number }> = [],
+    ) => measuredPhase(phase, url, headers, body, opsBase, counters, () => infrastructureCpu(simulator.child.pid, nats?.process?.pid), onBody, extraPorts);
+
     say('bench: warming up');
-    await load(echoUrl, [{}], body, WARMUP_S);
-    await load(runUrl, manyWorkspaces, body, WARMUP_S);
+    if (!COMPARE_ONLY) await load(echoUrl, [{}], body, WARMUP_S);
+    await load(runUrl, COMPARE_ONLY ? oneWorkspace : manyWorkspaces, body, WARMUP_S);
 
-    say('bench: bare Fastify echo');
-    const echoResult = summary(await load(echoUrl, [{}], body, DURATION_S));
-
+    let echoResult: Summary | null = null;
+    let runResult: Summary | null = null;
+    let hops: Hop[] = [];
+    const underLoad: number[] = [];
     const latencyOf = (into: number[]) => (text: string) => {
       const match = /"latency_ms":(\d+)/.exec(text);
       if (match) into.push(Number(match[1]));
     };
     const servicePorts = SERVICES.map((service, index) => ({ service, port: opsBase + index }));
     const memory = watchMemory(servicePorts);
-    say(`bench: POST /v1/decisions/{slug} through the cluster, spread over ${WORKSPACES} workspaces`);
-    const hopsBefore = await hopTimes(opsBase);
-    const underLoad: number[] = [];
-    const runResult = summary(await load(runUrl, manyWorkspaces, body, DURATION_S, latencyOf(underLoad)));
-    const hops = hopDelta(hopsBefore, await hopTimes(opsBase));
+    if (!COMPARE_ONLY) {
+      say('bench: bare Fastify echo');
+      echoResult = summary(await load(echoUrl, [{}], body, DURATION_S));
+      say(`bench: POST /v1/decisions/{slug} through the cluster, spread over ${WORKSPACES} workspaces`);
+      const hopsBefore = await hopTimes(opsBase);
+      runResult = summary(await load(runUrl, manyWorkspaces, body, DURATION_S, latencyOf(underLoad)));
+      hops = hopDelta(hopsBefore, await hopTimes(opsBase));
+    }
 
     say('bench: POST /v1/decisions/{slug} through the cluster, all from one workspace');
     const underLoadOne: number[] = [];
-    const hopsBeforeOne = await hopTimes(opsBase);
-    const infrastructureBefore = infrastructureCpu(simulator.child.pid, nats.process?.pid);
-    const oneResult = summary(await load(runUrl, oneWorkspace, body, DURATION_S, latencyOf(underLoadOne)));
-    const infrastructureOne = infrastructureLine(infrastructureBefore, infrastructureCpu(simulator.child.pid, nats.process?.pid), oneResult.total);
-    const cpuOne = hopDelta(hopsBeforeOne, await hopTimes(opsBase)).filter((hop) => hop.metric === 'cpu' && hop.sum_ms > 0);
+    const one = await measure('one workspace', runUrl, oneWorkspace, latencyOf(underLoadOne));
+    const oneResult = one.result;
     const peakMemory = await memory.stop();
 
     say(`bench: ${SAMPLES} sequential runs (no other load)`);
@@ -407,10 +558,51 @@ async function main(): Promise<void> {
     }
     // Replicas share the work through their queue groups; on two cores the claim is that throughput does not fall.
     say(`bench: one workspace again, with a second ${REPLICAS.join(' and a second ')}`);
-    const replicaEnv = { DATABASE_URL: databaseUrl, NATS_URL: nats.url, DATABASE_POOL_SIZE: '5', MIGRATIONS_RUN: 'false', RUNNER_SECRETS_KEY };
-    for (const service of REPLICAS) children.push((await startReplica(service, replicaEnv)).child);
+    const replicaEnv = {
+      DATABASE_URL: databaseUrl,
+      NATS_URL: nats.url,
+      DATABASE_POOL_SIZE: '5',
+      MIGRATIONS_RUN: 'false',
+      RUNNER_SECRETS_KEY,
+      ENGINE_CREDENTIALS_KEY,
+      DELIVERY_SECRETS_KEY,
+      REDIS_URL,
+      RATE_LIMIT_STORE: 'redis',
+      BILLING_LEASES: STEP6 === 'leases' ? 'true' : 'false',
+      ADMIN_TOKEN,
+      ...engineEnv,
+    };
+    const replicaPorts: Array<{ service: string; port: number }> = [];
+    for (const service of REPLICAS) {
+      const replica = await startReplica(service, replicaEnv);
+      children.push(replica.child);
+      replicaPorts.push({ service: `${service} 2`, port: replica.opsPort });
+    }
     await load(runUrl, oneWorkspace, body, WARMUP_S);
-    const replicaResult = summary(await load(runUrl, oneWorkspace, body, DURATION_S));
+    const replicas = await measure(`a second ${REPLICAS.join(' + ')}`, runUrl, oneWorkspace, undefined, replicaPorts);
+    const replicaResult = replicas.result;
+
+    // Every service twice, the gateway too: the load is split between the two gateways' ports.
+    let everyTwice: PhaseFigures | null = null;
+    if (!COMPARE_ONLY) {
+      const others = SERVICES.filter((service) => !REPLICAS.includes(service));
+      say(`bench: one workspace again, with a second ${others.join(', a second ')} too`);
+      let secondGateway: string | null = null;
+      for (const service of others) {
+        const port = service === 'gateway' ? await freePort() : undefined;
+        const replica = await startReplica(service, { ...replicaEnv, ...(port ? { PORT: String(port), HOST: '127.0.0.1' } : {}) }).catch((error: Error) => {
+          say(`bench: a second ${service} did not start (${error.message}); the phase goes on without it`);
+          return null;
+        });
+        if (!replica) continue;
+        children.push(replica.child);
+        replicaPorts.push({ service: `${service} 2`, port: replica.opsPort });
+        if (port) secondGateway = `http://127.0.0.1:${port}/v1/decisions/bench-triage`;
+      }
+      const urls = secondGateway ? [runUrl, secondGateway] : [runUrl];
+      await loadSplit(urls, oneWorkspace, body, WARMUP_S);
+      everyTwice = await measure('every service twice', urls, oneWorkspace, undefined, replicaPorts);
+    }
 
     underLoad.sort((a, b) => a - b);
     underLoadOne.sort((a, b) => a - b);
@@ -419,6 +611,7 @@ async function main(): Promise<void> {
 
     const results = {
       machine: { cpus: cpus().length, model: cpus()[0]?.model ?? null, memory_gib: Number((totalmem() / 2 ** 30).toFixed(1)), node: process.version },
+      step6: STEP6,
       settings: {
         connections: CONNECTIONS,
         duration_s: DURATION_S,
@@ -429,12 +622,13 @@ async function main(): Promise<void> {
       },
       echo: echoResult,
       run: runResult,
-      ratio: Number((runResult.requests_per_second / echoResult.requests_per_second).toFixed(3)),
+      ratio: echoResult && runResult ? Number((runResult.requests_per_second / echoResult.requests_per_second).toFixed(3)) : null,
       run_one_workspace: oneResult,
-      ratio_one_workspace: Number((oneResult.requests_per_second / echoResult.requests_per_second).toFixed(3)),
+      ratio_one_workspace: echoResult ? Number((oneResult.requests_per_second / echoResult.requests_per_second).toFixed(3)) : null,
       run_one_workspace_two_replicas: replicaResult,
-      cpu_ms_per_run_one_workspace: Object.fromEntries(cpuOne.map((hop) => [hop.service, Number((hop.sum_ms / oneResult.total).toFixed(2))])),
-      infrastructure_cpu_per_run_one_workspace: infrastructureOne,
+      run_one_workspace_every_service_twice: everyTwice?.result ?? null,
+      replica_quotient: Number((replicaResult.requests_per_second / oneResult.requests_per_second).toFixed(3)),
+      phases: Object.fromEntries([one, replicas, ...(everyTwice ? [everyTwice] : [])].map((phase) => [phase.phase, phaseJson(phase)])),
       peak_resident_memory_mb: Object.fromEntries([...peakMemory].map(([service, sample]) => [service, Math.round(sample.resident)])),
       memory_at_peak_mb: Object.fromEntries(
         [...peakMemory].map(([service, sample]) => [
@@ -454,18 +648,41 @@ async function main(): Promise<void> {
       hops_during_load: hops,
     };
     writeFileSync(join(LOG_DIR, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+    if (COMPARE_ONLY) return;
 
-    const row = (name: string, r: ReturnType<typeof summary>) =>
+    const row = (name: string, r: Summary | null) => {
+      if (!r) return;
+      const failed = Object.entries(r.statuses ?? {}).filter(([status]) => !status.startsWith('2'));
       say(
-        `${name.padEnd(40)} ${String(r.requests_per_second).padStart(8)} ${String(r.latency_ms.p50).padStart(8)} ${String(r.latency_ms.p99).padStart(8)} ${String(r.non_2xx + r.errors).padStart(8)}`,
+        `${name.padEnd(48)} ${String(r.requests_per_second).padStart(8)} ${String(r.latency_ms.p50).padStart(8)} ${String(r.latency_ms.p99).padStart(8)} ${String(r.non_2xx + r.errors).padStart(8)}` +
+          (failed.length > 0 ? `  (${failed.map(([status, count]) => `${count}× ${status}`).join(', ')})` : ''),
       );
+    };
     say();
-    say(`${''.padEnd(40)}    req/s   p50 ms   p99 ms  non-2xx`);
+    say(`${''.padEnd(48)}    req/s   p50 ms   p99 ms  non-2xx`);
     row('bare Fastify echo', echoResult);
     row(`run, ${WORKSPACES} workspaces`, runResult);
-    row('run, one workspace', oneResult);
-    row(`run, one workspace, a second ${REPLICAS.join(' + ')}`, replicaResult);
-    say(`ratio (run / echo): ${results.ratio.toFixed(3)} over ${WORKSPACES} workspaces, ${results.ratio_one_workspace.toFixed(3)} from one workspace`);
+    if (perRun) row('run, one workspace, step 6 reserving each run', perRun.run_one_workspace);
+    if (perRun) row(`  … and a second ${REPLICAS.join(' + ')}`, perRun.run_one_workspace_two_replicas);
+    row('run, one workspace, step 6 from budget leases', oneResult);
+    row(`  … and a second ${REPLICAS.join(' + ')}`, replicaResult);
+    row('  … and a second of every service', everyTwice?.result ?? null);
+    say(`ratio (run / echo): ${results.ratio?.toFixed(3)} over ${WORKSPACES} workspaces, ${results.ratio_one_workspace?.toFixed(3)} from one workspace`);
+    say(
+      `replicas: a second ${REPLICAS.join(' + ')} gives ${results.replica_quotient.toFixed(2)}× the one-replica throughput with leases` +
+        (perRun ? `, ${perRun.replica_quotient.toFixed(2)}× with a reserve per run` : '') +
+        (everyTwice ? `; every service twice ${(everyTwice.result.requests_per_second / oneResult.requests_per_second).toFixed(2)}×` : '') +
+        ' (compare: npm run bench:anchor, "with a second A and B")',
+    );
+    say(
+      `lone round trip p50: ${results.round_trip_ms_alone.p50} ms with leases` +
+        (perRun
+          ? `, ${perRun.round_trip_ms_alone.p50} ms reserving each run (${(perRun.round_trip_ms_alone.p50 - results.round_trip_ms_alone.p50).toFixed(2)} ms less)`
+          : ''),
+    );
+    for (const phase of [one, replicas, ...(everyTwice ? [everyTwice] : [])]) say(phaseLine(phase));
+    if (perRun)
+      for (const [name, phase] of Object.entries(perRun.phases as Record<string, PhaseJson>)) say(`${phaseJsonLine(name, phase)} [step 6 reserving each run]`);
     say(
       `metrics.latency_ms under load: p50 ${results.service_latency_ms_under_load.p50}, p99 ${results.service_latency_ms_under_load.p99} (${underLoad.length} responses, ${WORKSPACES} workspaces); one workspace p50 ${results.service_latency_ms_under_load_one_workspace.p50}, p99 ${results.service_latency_ms_under_load_one_workspace.p99}`,
     );
@@ -475,12 +692,8 @@ async function main(): Promise<void> {
     say(`where the time went during the ${WORKSPACES}-workspace run (mean per request, from each service's histograms):`);
     const cpu = hops.filter((hop) => hop.metric === 'cpu' && hop.sum_ms > 0);
     say(
-      `CPU per run during the ${WORKSPACES}-workspace run (process CPU time ÷ ${runResult.total} runs): ${cpu.map((hop) => `${hop.service} ${(hop.sum_ms / runResult.total).toFixed(2)} ms`).join(', ')}`,
+      `CPU per run during the ${WORKSPACES}-workspace run (process CPU time ÷ ${runResult?.total} runs): ${cpu.map((hop) => `${hop.service} ${(hop.sum_ms / (runResult?.total ?? 1)).toFixed(2)} ms`).join(', ')}`,
     );
-    say(
-      `CPU per run during the one-workspace run (÷ ${oneResult.total} runs): ${cpuOne.map((hop) => `${hop.service} ${(hop.sum_ms / oneResult.total).toFixed(2)} ms`).join(', ')}`,
-    );
-    say(`  and beside the services: ${infrastructureOne}`);
     say(`peak resident memory under load: ${[...peakMemory].map(([service, sample]) => `${service} ${Math.round(sample.resident)} MB`).join(', ')}`);
     say(
       `  at that peak, V8 heap reserved / in use, and external: ${[...peakMemory].map(([service, sample]) => `${service} ${Math.round(sample.heapTotal)} / ${Math.round(sample.heapUsed)}, ${Math.round(sample.external)} MB`).join('; ')}`,
@@ -490,7 +703,7 @@ async function main(): Promise<void> {
         `  ${hop.service.padEnd(15)} ${hop.metric.padEnd(28)} ${hop.labels.padEnd(70)} ${String(hop.count).padStart(7)} × ${hop.mean_ms.toFixed(2).padStart(8)} ms`,
       );
     say(`bench: results in ${join(LOG_DIR, 'results.json')}, logs beside them`);
-    if (runResult.non_2xx + runResult.errors + oneResult.non_2xx + oneResult.errors > 0) {
+    if ((runResult?.non_2xx ?? 0) + (runResult?.errors ?? 0) + oneResult.non_2xx + oneResult.errors > 0) {
       say('bench: some runs failed; see the cluster log');
       process.exitCode = 1;
     }

@@ -81,6 +81,16 @@ describe('the chaos checker', () => {
     expect(checkInvariants(healthy())).toEqual([]);
   });
 
+  it('finds a budget lease left open or holding units after the run', () => {
+    const facts = healthy();
+    facts.leases = [
+      { id: 'lease_closed', workspaceId: WS, state: 'closed', held: 0 },
+      { id: 'lease_draining', workspaceId: WS, state: 'draining', held: 0 },
+      { id: 'lease_holding', workspaceId: WS, state: 'closed', held: 2 },
+    ];
+    expect(checkInvariants(facts).map((v) => v.detail)).toEqual(['lease_draining is draining and still holds 0', 'lease_holding is closed and still holds 2']);
+  });
+
   it('fails when a reservation was settled twice', () => {
     const facts = healthy();
     facts.transfers.push(settle('exec_1', 'post', 1));

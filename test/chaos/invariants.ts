@@ -42,6 +42,13 @@ export interface Caps {
   spendCaps: Record<string, number>;
 }
 
+export interface LeaseRow {
+  id: string;
+  workspaceId: string;
+  state: 'open' | 'draining' | 'closed';
+  held: number;
+}
+
 export interface Delivered {
   /** Delivery ids the runs answered as `queued`. */
   queued: string[];
@@ -57,6 +64,8 @@ export interface Facts {
   reservations: ReservationRow[];
   transfers: Transfer[];
   ledgerAccounts: LedgerAccountRow[];
+  /** Budget leases once the run is over; absent where the cluster gave none. */
+  leases?: LeaseRow[];
   caps: Caps;
   deliveries: Delivered | null;
   /** Error codes and the status each must come with (libs/contracts). */
@@ -124,6 +133,12 @@ export function checkInvariants(facts: Facts): Violation[] {
         `${reservation.executionId} is billed but recorded as ${executions.get(reservation.executionId)?.status ?? 'missing'}`,
       );
     }
+  }
+
+  // Once every run has ended, every budget lease is closed and holds nothing: no unit stranded, none billed twice.
+  for (const lease of facts.leases ?? []) {
+    if (lease.state !== 'closed' || lease.held !== 0)
+      report('every budget lease is closed and holds nothing', `${lease.id} is ${lease.state} and still holds ${lease.held}`);
   }
 
   // Caps: never a decision past a hard cap, never a cent past a spend cap.

@@ -419,6 +419,13 @@ async function main(): Promise<number> {
       90_000,
       'every reservation settled',
     ).catch((error: Error) => say(`chaos: ${error.message}`));
+    // A lease closes BILLING_SETTLE_AFTER_MS past its time, once the runs that took from it have been billed.
+    await waitFor(
+      async () =>
+        Number((await db.query(`SELECT count(*) FROM billing_ledger.leases WHERE workspace_id = ANY($1) AND state <> 'closed'`, [ids])).rows[0].count) === 0,
+      90_000,
+      'every budget lease closed',
+    ).catch((error: Error) => say(`chaos: ${error.message}`));
     if (roomy.webhookDecision) {
       const recorded = async () => (await db.query(RECORDED_DELIVERIES, [ids])).rows.map((row) => row.id as string);
       await waitFor(async () => [...queued, ...(await recorded())].every((id) => receiver.received.includes(id)), 90_000, 'every delivery received').catch(
@@ -441,6 +448,7 @@ async function main(): Promise<number> {
       [ids],
     );
     const recordedDeliveries = await db.query(RECORDED_DELIVERIES, [ids]);
+    const leases = await db.query(`SELECT id, workspace_id, state, held FROM billing_ledger.leases WHERE workspace_id = ANY($1)`, [ids]);
     const facts: Facts = {
       observed,
       executions: executions.rows.map((row) => ({ id: row.id, workspaceId: row.workspace_id, status: row.status, message: row.message })),
@@ -466,6 +474,7 @@ async function main(): Promise<number> {
         creditsPending: BigInt(row.credits_pending),
         creditsPosted: BigInt(row.credits_posted),
       })),
+      leases: leases.rows.map((row) => ({ id: row.id, workspaceId: row.workspace_id, state: row.state, held: row.held })),
       caps: { hardCaps: { [hardCap.id]: HARD_CAP }, spendCaps: { [spendCap.id]: SPEND_CAP_CENTS } },
       deliveries: roomy.webhookDecision ? { queued, recorded: recordedDeliveries.rows.map((row) => row.id as string), received: receiver.received } : null,
       errorStatuses: ERROR_STATUS,

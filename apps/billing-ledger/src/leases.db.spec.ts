@@ -4,7 +4,7 @@ import { Client } from 'pg';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { BillingSettleRequest, ServiceError } from '@ds/contracts';
-import { HAND_BACK_SCRIPT, leaseCounterKey, replayEntries, TAKE_UNIT_SCRIPT, Transfer, unbalancedLedgers, ZERO_BALANCES } from '@ds/billing';
+import { HAND_BACK_SCRIPT, LEASE_LIMITS, leaseCounterKey, replayEntries, TAKE_UNIT_SCRIPT, Transfer, unbalancedLedgers, ZERO_BALANCES } from '@ds/billing';
 import { newId } from '@ds/ids';
 import { createLogger, dataSourceOptions, Metrics, NatsLink } from '@ds/platform';
 import { ADMIN_DATABASE_URL } from '../../../test/e2e/support/cluster';
@@ -159,6 +159,21 @@ describe('budget leases', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await usage(workspaceId)).toMatchObject({ used: 40, reserved: 0 });
     expect(await billedExecutions(workspaceId)).toBe(40);
+    await expectBooksBalance();
+  });
+
+  it('sizes the next lease by what the asking runner saw taken of the last one', async () => {
+    const workspaceId = await workspace({ included_decisions: 100_000 });
+    const first = await replicas[0]!.leases.grant({ workspaceId, seenLeaseId: null });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Nothing taken in 100 ms: a quiet workspace gets the smallest lease.
+    const quiet = await replicas[0]!.leases.grant({ workspaceId, seenLeaseId: first.leaseId, seenTaken: 0 });
+    expect(quiet.units).toBe(LEASE_LIMITS.minUnits);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    // Both units taken within at least 10 ms: more than the smallest lease, at most 200 a second's worth.
+    const busy = await replicas[1]!.leases.grant({ workspaceId, seenLeaseId: quiet.leaseId, seenTaken: 2 });
+    expect(busy.units).toBeGreaterThan(LEASE_LIMITS.minUnits);
+    expect(busy.units).toBeLessThanOrEqual(200);
     await expectBooksBalance();
   });
 

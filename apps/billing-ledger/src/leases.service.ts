@@ -123,8 +123,11 @@ export class LeasesService {
       await ledger.lockBudget(budget.id);
       const volume = (await ledger.balances([budget.id])).get(budget.id)!;
       const room = effectivePlan(account.plan, account.overrides).included_decisions - Number(volume.debitsPosted + volume.debitsPending);
-      const previous = latest ? { units: latest.units, grantedAt: latest.grantedAt } : null;
-      const units = leaseSize({ ratePerSecond: leaseRate(previous, now), previousUnits: latest?.units ?? 0, room });
+      // What the asking runner saw taken of the lease it saw, when that is the latest; else all of the latest's units.
+      const taken =
+        latest && latest.id === seen && Number.isInteger(request.seenTaken) ? Math.min(Math.max(request.seenTaken!, 0), latest.units) : latest?.units;
+      const previous = latest ? { units: taken!, grantedAt: latest.grantedAt } : null;
+      const units = leaseSize({ ratePerSecond: leaseRate(previous, now), room });
       if (units === 0) return { lease: null, fresh: false };
       const lease = manager.getRepository(LeaseEntity).create({
         id: `lease_${randomAlphanumeric(20)}`,

@@ -16,32 +16,37 @@ describe('leaseRate', () => {
 });
 
 describe('leaseSize', () => {
-  it('holds about a second of the recent rate', () => {
-    expect(leaseSize({ ratePerSecond: 400, previousUnits: 100, room: 1_000_000 })).toBe(400);
+  it('holds about a second of the recent rate, up to the largest lease', () => {
+    expect(leaseSize({ ratePerSecond: 400, room: 1_000_000 })).toBe(400);
+    expect(leaseSize({ ratePerSecond: 12.2, room: 1_000_000 })).toBe(13);
+    expect(leaseSize({ ratePerSecond: 1e9, room: 1e12 })).toBe(LEASE_LIMITS.maxUnits);
   });
 
-  it('doubles a lease that was used up faster than the rate says, up to the largest lease', () => {
-    expect(leaseSize({ ratePerSecond: 10, previousUnits: 64, room: 1_000_000 })).toBe(128);
-    expect(leaseSize({ ratePerSecond: 1e9, previousUnits: 0, room: 1e12 })).toBe(LEASE_LIMITS.maxUnits);
+  it('reaches a ramping workspace’s rate at the second grant, and gives a quiet one a small lease again', () => {
+    const granted = new Date('2026-11-26T10:00:00.000Z');
+    // The first lease of two was used up 10 ms after its grant: 200 a second.
+    expect(leaseSize({ ratePerSecond: leaseRate({ units: 2, grantedAt: granted }, new Date(granted.getTime() + 10)), room: 1e6 })).toBe(200);
+    // A lease of 500 asked to be replaced a minute later: the workspace went quiet.
+    expect(leaseSize({ ratePerSecond: leaseRate({ units: 500, grantedAt: granted }, new Date(granted.getTime() + 60_000)), room: 1e6 })).toBe(9);
   });
 
   it('starts a workspace with no history at the smallest lease', () => {
-    expect(leaseSize({ ratePerSecond: 0, previousUnits: 0, room: 1_000 })).toBe(LEASE_LIMITS.minUnits);
+    expect(leaseSize({ ratePerSecond: 0, room: 1_000 })).toBe(LEASE_LIMITS.minUnits);
   });
 
   it('shrinks to half the room left as the edge nears, and grants nothing for the last decisions', () => {
-    expect(leaseSize({ ratePerSecond: 1_000, previousUnits: 0, room: 101 })).toBe(50);
-    expect(leaseSize({ ratePerSecond: 1_000, previousUnits: 0, room: 4 })).toBe(2);
-    expect(leaseSize({ ratePerSecond: 1_000, previousUnits: 0, room: 3 })).toBe(0);
-    expect(leaseSize({ ratePerSecond: 1_000, previousUnits: 0, room: 1 })).toBe(0);
-    expect(leaseSize({ ratePerSecond: 1_000, previousUnits: 0, room: 0 })).toBe(0);
-    expect(leaseSize({ ratePerSecond: 1_000, previousUnits: 0, room: -5 })).toBe(0);
+    expect(leaseSize({ ratePerSecond: 1_000, room: 101 })).toBe(50);
+    expect(leaseSize({ ratePerSecond: 1_000, room: 4 })).toBe(2);
+    expect(leaseSize({ ratePerSecond: 1_000, room: 3 })).toBe(0);
+    expect(leaseSize({ ratePerSecond: 1_000, room: 1 })).toBe(0);
+    expect(leaseSize({ ratePerSecond: 1_000, room: 0 })).toBe(0);
+    expect(leaseSize({ ratePerSecond: 1_000, room: -5 })).toBe(0);
   });
 
   it('never holds more than half the room, whatever the rate', () => {
     for (let room = 0; room < 300; room++) {
       for (const rate of [0, 1, 7, 150, 10_000]) {
-        const size = leaseSize({ ratePerSecond: rate, previousUnits: rate, room });
+        const size = leaseSize({ ratePerSecond: rate, room });
         expect(size * 2).toBeLessThanOrEqual(room);
       }
     }

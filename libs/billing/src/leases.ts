@@ -26,14 +26,15 @@ export function leaseRate(previous: { units: number; grantedAt: Date } | null, n
 }
 
 /**
- * How many decisions the next lease holds: about a window of the recent rate (twice the last lease when it was
- * used up faster than that, so that a workspace ramping up reaches its rate in a few grants), at most half the
- * room left in the included volume, and none (0) when that is fewer than LEASE_LIMITS.minUnits. So leases shrink
- * as the edge nears and the last decisions before it are reserved one at a time, exactly as without leases.
+ * How many decisions the next lease holds: about a window of the recent rate, at most half the room left in the
+ * included volume, and none (0) when that is fewer than LEASE_LIMITS.minUnits. So leases shrink as the edge nears
+ * and the last decisions before it are reserved one at a time, exactly as without leases. A workspace ramping up
+ * reaches its rate at the second grant: its first small lease is used up within milliseconds, and that rate is
+ * what the next one is sized by. One that went quiet gets a small lease again, so nothing idles in a lease.
  */
-export function leaseSize(input: { ratePerSecond: number; previousUnits: number; room: number }): number {
+export function leaseSize(input: { ratePerSecond: number; room: number }): number {
   const byRate = Math.ceil((input.ratePerSecond * LEASE_LIMITS.windowMs) / 1_000);
-  const wanted = Math.min(Math.max(byRate, input.previousUnits * 2, LEASE_LIMITS.minUnits), LEASE_LIMITS.maxUnits);
+  const wanted = Math.min(Math.max(byRate, LEASE_LIMITS.minUnits), LEASE_LIMITS.maxUnits);
   const size = Math.min(wanted, Math.floor(Math.max(input.room, 0) * LEASE_LIMITS.roomShare));
   return size >= LEASE_LIMITS.minUnits ? size : 0;
 }

@@ -46,6 +46,8 @@ export type BillingSettlement = BillingSettleRequest;
  */
 export interface GrantLeaseRequest extends WorkspaceScoped {
   seenLeaseId: string | null;
+  /** How many units of the seen lease had been taken when it was seen: the rate the next lease is sized by. */
+  seenTaken?: number;
 }
 
 /** The workspace's current lease, or null when none is granted (no room for one, or no lease counter). */

@@ -53,8 +53,9 @@ describe('LeaseTaker', () => {
     expect(taken.filter((leaseId) => leaseId === 'lease_aaaaaaaaaaaaaaaaaaaa')).toHaveLength(8);
     expect(taken.filter((leaseId) => leaseId === null)).toHaveLength(4);
     await new Promise((resolve) => setImmediate(resolve));
-    // One request for the workspace however many runs found the lease low, naming the lease they saw.
-    expect(asked).toEqual([{ workspaceId, seenLeaseId: 'lease_aaaaaaaaaaaaaaaaaaaa' }]);
+    // One request for the workspace however many runs found the lease low (under half left), naming the lease
+    // they saw and how much of it was taken then.
+    expect(asked).toEqual([{ workspaceId, seenLeaseId: 'lease_aaaaaaaaaaaaaaaaaaaa', seenTaken: 5 }]);
   });
 
   it('asks for a first lease when the workspace has none, and not again for a while when the ledger grants none', async () => {
@@ -62,7 +63,7 @@ describe('LeaseTaker', () => {
     expect(await taker.take(workspaceId)).toBeNull();
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(await taker.take(workspaceId)).toBeNull();
-    expect(asked).toEqual([{ workspaceId, seenLeaseId: null }]);
+    expect(asked).toEqual([{ workspaceId, seenLeaseId: null, seenTaken: 0 }]);
   });
 
   it('hands a unit back while its lease gives units, and refuses once the lease was replaced or reclaimed', async () => {

@@ -8,8 +8,12 @@ export const LEASE_TAKER = Symbol('lease-taker');
 
 /** A workspace the ledger granted no lease (its last decisions before an edge) is not asked again for this long. */
 const NO_LEASE_QUIET_MS = 1_000;
-/** A new lease is asked for once fewer than this share of the current one's units are left. */
-const REFILL_SHARE = 0.25;
+/**
+ * A new lease is asked for once fewer than this share of the current one's units are left: early enough that
+ * the grant (a ledger transaction, slower under load) lands before the lease runs out and runs fall back to a
+ * reserve of their own. The untaken rest comes back when the new lease replaces it.
+ */
+const REFILL_SHARE = 0.5;
 const WORKSPACES_REMEMBERED = 10_000;
 
 type LeaseCommands = Redis & {
@@ -51,15 +55,15 @@ export class LeaseTaker {
       return null;
     }
     if (!reply) {
-      this.refill(workspaceId, null);
+      this.refill(workspaceId, null, 0);
       return null;
     }
     const [leaseId, left, units] = reply;
     if (left < 0) {
-      this.refill(workspaceId, leaseId);
+      this.refill(workspaceId, leaseId, units);
       return null;
     }
-    if (left < units * REFILL_SHARE) this.refill(workspaceId, leaseId);
+    if (left < units * REFILL_SHARE) this.refill(workspaceId, leaseId, units - left);
     return leaseId;
   }
 
@@ -76,11 +80,11 @@ export class LeaseTaker {
     this.redis.disconnect();
   }
 
-  private refill(workspaceId: string, seenLeaseId: string | null): void {
+  private refill(workspaceId: string, seenLeaseId: string | null, seenTaken: number): void {
     if (this.asking.has(workspaceId) || (this.quietUntil.get(workspaceId) ?? 0) > Date.now()) return;
     this.asking.add(workspaceId);
     this.rpc
-      .call(SUBJECTS.billing.grantLease, { workspaceId, seenLeaseId })
+      .call(SUBJECTS.billing.grantLease, { workspaceId, seenLeaseId, seenTaken })
       .then((reply) => {
         if (reply.leaseId === null) this.quietUntil.set(workspaceId, Date.now() + NO_LEASE_QUIET_MS);
       })
