@@ -321,6 +321,36 @@ describe('settlements through JetStream', () => {
       msgID: SETTLEMENT_STREAM.msgIdFor(settlement.executionId),
     });
 
+  it('posts a runner’s batch message once however often it is stored, beside single settlements, and drops one that is not settlements', async () => {
+    const ws = await workspace({ included_decisions: 500 });
+    const runs = Array.from({ length: 30 }, (_, i): BillingSettlement => ({ workspaceId: ws, executionId: newId('exec'), billable: i % 3 !== 0 }));
+    for (const run of runs) await replicaA.reserve({ workspaceId: ws, executionId: run.executionId });
+    const connection = await connect({ servers: nats.url });
+    const consumer = new SettlementConsumer(connection, replicaA, logger);
+    await consumer.start();
+    try {
+      const batch = JSON.stringify({ settlements: runs.slice(0, 20) });
+      await jetstream.publish(SETTLEMENT_STREAM.batchSubject, batch);
+      await jetstream.publish(SETTLEMENT_STREAM.batchSubject, batch);
+      await jetstream.publish(SETTLEMENT_STREAM.batchSubject, JSON.stringify({ settlements: [runs[20], { executionId: 'exec_forged' }] }));
+      for (const run of runs.slice(20)) await publish(run);
+      await waitFor(
+        async () => (await dbA.getRepository(ReservationEntity).countBy({ workspaceId: ws, state: 'pending' })) === 0,
+        30_000,
+        'every settlement to be posted',
+      );
+      await consumer.caughtUp();
+    } finally {
+      await consumer.stop();
+      await connection.close();
+    }
+    const rows = await dbA.getRepository(ReservationEntity).findBy({ workspaceId: ws });
+    const byId = new Map(rows.map((row) => [row.executionId, row.state]));
+    expect(runs.map((run) => byId.get(run.executionId))).toEqual(runs.map((run) => (run.billable ? 'committed' : 'released')));
+    expect((await accounts.account(ws)).usage).toMatchObject({ used: runs.filter((run) => run.billable).length, reserved: 0 });
+    await expectBooksBalance();
+  }, 60_000);
+
   it('a ledger killed mid-batch posts nothing; the messages are delivered again and posted once by the other replica', async () => {
     const ws = await workspace({ included_decisions: 500 });
     const runs = Array.from({ length: 40 }, (_, i): BillingSettlement => ({ workspaceId: ws, executionId: newId('exec'), billable: i % 4 !== 0 }));

@@ -78,7 +78,8 @@ export async function declareSettlementStream(connection: NatsConnection): Promi
 export class SettlementConsumer implements SettlementBacklog {
   private messages: ConsumerMessages | null = null;
   private manager: JetStreamManager | null = null;
-  private waiting: JsMsg[] = [];
+  /** Messages read as they arrived, with the settlements each carries (a runner's batch, or one). */
+  private waiting: Received[] = [];
   private scheduled: NodeJS.Timeout | null = null;
   private posting: Promise<void> = Promise.resolve();
   private busy = false;
@@ -124,7 +125,7 @@ export class SettlementConsumer implements SettlementBacklog {
   }
 
   private receive(message: JsMsg): void {
-    this.waiting.push(message);
+    this.waiting.push({ message, settlements: parseSettlements(message.data) });
     this.schedule();
   }
 
@@ -144,65 +145,93 @@ export class SettlementConsumer implements SettlementBacklog {
 
   private async postWaiting(): Promise<void> {
     while (this.waiting.length > 0) {
-      const batch = this.waiting.splice(0, SETTLEMENT_BATCH_MAX);
-      await this.postBatch(batch);
+      // Whole messages, up to SETTLEMENT_BATCH_MAX settlements (at least one message, however large).
+      let count = 0;
+      let messages = 0;
+      const size = (entry: Received) => entry.settlements?.length ?? 1;
+      while (messages < this.waiting.length && (messages === 0 || count + size(this.waiting[messages]!) <= SETTLEMENT_BATCH_MAX)) {
+        count += size(this.waiting[messages]!);
+        messages++;
+      }
+      await this.postBatch(this.waiting.splice(0, messages));
     }
   }
 
   /** Posts one batch in one transaction, then acknowledges each message, or hands them all back. */
-  async postBatch(batch: JsMsg[]): Promise<void> {
-    const parsed = batch.map((message) => ({ message, settlement: parseSettlement(message.data) }));
-    const valid = parsed.filter((entry): entry is { message: JsMsg; settlement: BillingSettlement } => entry.settlement !== null);
+  private async postBatch(parsed: Received[]): Promise<void> {
+    const valid = parsed.filter((entry): entry is { message: JsMsg; settlements: BillingSettlement[] } => entry.settlements !== null);
     for (const entry of parsed) {
-      if (entry.settlement === null) {
+      if (entry.settlements === null) {
         this.logger.error({ subject: entry.message.subject, seq: entry.message.seq }, 'dropped a settlement message that is not a settlement');
         entry.message.term();
       }
     }
     if (valid.length === 0) return;
+    const settlements = valid.flatMap((entry) => entry.settlements);
     let outcomes;
     try {
       outcomes = await consumeBatchTraced(
         SETTLEMENT_STREAM.name,
         valid.map((entry) => entry.message),
-        () => this.reservations.settleBatch(valid.map((entry) => entry.settlement)),
+        () => this.reservations.settleBatch(settlements),
       );
     } catch (error) {
-      this.logger.error({ err: error, count: valid.length }, 'could not post a batch of settlements; they will be delivered again');
+      this.logger.error({ err: error, count: settlements.length }, 'could not post a batch of settlements; they will be delivered again');
       for (const entry of valid) entry.message.nak(RETRY_DELAY_MS);
       return;
     }
-    valid.forEach((entry, index) => {
+    settlements.forEach((settlement, index) => {
       const outcome = outcomes[index];
       if (outcome instanceof ServiceError) {
         this.logger.warn(
-          { workspaceId: entry.settlement.workspaceId, executionId: entry.settlement.executionId, code: outcome.code, reason: outcome.message },
+          { workspaceId: settlement.workspaceId, executionId: settlement.executionId, code: outcome.code, reason: outcome.message },
           'the ledger refused a settlement',
         );
       }
-      entry.message.ack();
     });
+    for (const entry of valid) entry.message.ack();
   }
 }
 
-function parseSettlement(data: Uint8Array): BillingSettlement | null {
+interface Received {
+  message: JsMsg;
+  /** null: not settlements at all; terminated rather than delivered again. */
+  settlements: BillingSettlement[] | null;
+}
+
+/**
+ * The settlements of a message: a runner's batch (`{ settlements: [...] }`) or a single settlement. A batch
+ * with any item that is not a settlement is refused whole (null): it was not written by a runner.
+ */
+export function parseSettlements(data: Uint8Array): BillingSettlement[] | null {
+  let value: unknown;
   try {
-    const value = JSON.parse(Buffer.from(data).toString('utf8')) as Partial<BillingSettlement> | null;
-    if (
-      !value ||
-      typeof value !== 'object' ||
-      typeof value.workspaceId !== 'string' ||
-      typeof value.executionId !== 'string' ||
-      typeof value.billable !== 'boolean'
-    )
-      return null;
-    const settlement: BillingSettlement = { workspaceId: value.workspaceId, executionId: value.executionId, billable: value.billable };
-    // Checked with the rest of the request when the batch is settled.
-    if (value.leaseId !== undefined) settlement.leaseId = value.leaseId;
-    return settlement;
+    value = JSON.parse(Buffer.from(data).toString('utf8'));
   } catch {
     return null;
   }
+  if (value !== null && typeof value === 'object' && Array.isArray((value as { settlements?: unknown }).settlements)) {
+    const items = (value as { settlements: unknown[] }).settlements.map(asSettlement);
+    return items.length > 0 && items.every((item) => item !== null) ? (items as BillingSettlement[]) : null;
+  }
+  const single = asSettlement(value);
+  return single ? [single] : null;
+}
+
+function asSettlement(input: unknown): BillingSettlement | null {
+  const value = input as Partial<BillingSettlement> | null;
+  if (
+    !value ||
+    typeof value !== 'object' ||
+    typeof value.workspaceId !== 'string' ||
+    typeof value.executionId !== 'string' ||
+    typeof value.billable !== 'boolean'
+  )
+    return null;
+  const settlement: BillingSettlement = { workspaceId: value.workspaceId, executionId: value.executionId, billable: value.billable };
+  // Checked with the rest of the request when the batch is settled.
+  if (value.leaseId !== undefined) settlement.leaseId = value.leaseId;
+  return settlement;
 }
 
 function isNotFound(error: unknown): boolean {

@@ -34,10 +34,19 @@ export interface BillingSettleRequest extends WorkspaceScoped {
 }
 
 /**
- * One settlement event on the SETTLEMENTS stream: the runner publishes it when a run's outcome is known,
- * deduplicated by execution id; the ledger posts them in batches.
+ * One settlement on the SETTLEMENTS stream: the runner publishes it when a run's outcome is known; the ledger
+ * posts them in batches, and settling an execution again changes nothing.
  */
 export type BillingSettlement = BillingSettleRequest;
+
+/**
+ * Settlements a runner gathered while its previous publish was in flight, as one message on
+ * `SETTLEMENT_STREAM.batchSubject`: one JetStream write and one acknowledgement for all of them. A message with a
+ * single settlement (`BillingSettlement`) on `subjectFor(workspace)` is read too.
+ */
+export interface BillingSettlementBatch {
+  settlements: BillingSettlement[];
+}
 
 /**
  * Asks for a budget lease for the workspace: N decisions of its included volume held at once, put in the lease

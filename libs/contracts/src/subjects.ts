@@ -51,6 +51,8 @@ export const SETTLEMENT_STREAM = {
   name: 'SETTLEMENTS',
   subjects: ['settlements.>'],
   subjectFor: (workspaceId: string) => `settlements.${workspaceId}`,
+  /** Where a runner publishes a BillingSettlementBatch (`batch` is never a workspace id, which are UUIDs). */
+  batchSubject: 'settlements.batch',
   msgIdFor: (executionId: string) => `settle-${executionId}`,
   consumer: 'billing-ledger-settlements',
 } as const;

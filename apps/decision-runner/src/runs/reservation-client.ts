@@ -1,9 +1,13 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { JetStreamClient } from 'nats';
-import { BillingSettlement, SETTLEMENT_STREAM, SUBJECTS } from '@ds/contracts';
+import { BillingSettlement, BillingSettlementBatch, SETTLEMENT_STREAM, SUBJECTS } from '@ds/contracts';
 import { Logger, PLATFORM, publishTraced, RpcClient } from '@ds/platform';
 import { RUNNER_JETSTREAM } from './jetstream';
+import { GroupCommit } from '../executions/group-commit';
 import { LEASE_TAKER, LeaseTaker } from './lease-taker';
+
+/** Settlements one message carries at most: well inside NATS's 1 MB, and one ledger transaction's worth. */
+const SETTLEMENTS_PER_MESSAGE = 256;
 
 /**
  * The runner's side of billing. Step 6 reserves one decision for the execution (or answers the 402); once the
@@ -22,8 +26,9 @@ import { LEASE_TAKER, LeaseTaker } from './lease-taker';
  * settlement then names the lease, a commit is posted against it, and an unbilled unit is handed back to the
  * counter at once (or, when the lease no longer gives units, freed by the ledger as above).
  *
- * The execution id is the message id, so a settlement published twice is stored once. A settlement that cannot
- * be published is made good by the ledger's sweeper, which asks the runner for the execution's outcome. A
+ * Settling an execution twice changes nothing, so a message stored twice bills nothing twice. A settlement that
+ * cannot be published is made good by the ledger's sweeper, which asks the runner for the execution's outcome
+ * (or, for a leased run, for the lease's billable executions before the lease closes). A
  * settlement is sent even after the caller stopped waiting: that is when a reservation most needs releasing.
  */
 @Injectable()
@@ -34,6 +39,18 @@ export class ReservationClient {
     @Inject(PLATFORM.logger) private readonly logger: Logger,
     @Optional() @Inject(LEASE_TAKER) private readonly leases: LeaseTaker | null = null,
   ) {}
+
+  /**
+   * Settlements published together: those arriving while a publish is in flight go in the next message, so
+   * under load one JetStream write and one acknowledgement carry many runs, and a lone run is not delayed.
+   */
+  private readonly published = new GroupCommit<BillingSettlement>(
+    async (settlements) => {
+      const batch: BillingSettlementBatch = { settlements: [...settlements] };
+      await publishTraced(this.jetstream, SETTLEMENT_STREAM.name, SETTLEMENT_STREAM.batchSubject, JSON.stringify(batch), {});
+    },
+    { maxBatch: SETTLEMENTS_PER_MESSAGE },
+  );
 
   /** Step 6; answers the lease the decision was taken from, or null when it was reserved on its own. */
   async reserve(workspaceId: string, executionId: string): Promise<string | null> {
@@ -55,9 +72,7 @@ export class ReservationClient {
       }
     }
     try {
-      await publishTraced(this.jetstream, SETTLEMENT_STREAM.name, SETTLEMENT_STREAM.subjectFor(workspaceId), JSON.stringify(settlement), {
-        msgID: SETTLEMENT_STREAM.msgIdFor(executionId),
-      });
+      await this.published.add(settlement);
     } catch (error) {
       this.logger.warn({ err: error, executionId, billable }, 'could not publish the settlement; the ledger will settle it from the execution');
     }

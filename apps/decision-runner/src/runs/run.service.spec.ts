@@ -3,6 +3,7 @@ import {
   AnswerQuestionsReply,
   AnswerQuestionsRequest,
   BillingSettlement,
+  BillingSettlementBatch,
   DeliveryMessage,
   RunDecisionRequest,
   ServiceError,
@@ -64,7 +65,7 @@ interface Harness {
   /** Every step in the order it happened: RPC subjects, `record success`, `record error CODE`, `settle true|false`. */
   steps: string[];
   rpcCalls: Array<{ subject: string; payload: unknown; options: CallOptions | undefined }>;
-  settlements: Array<{ subject: string; settlement: BillingSettlement; msgID: string | undefined }>;
+  settlements: Array<{ subject: string; settlement: BillingSettlement }>;
   published: DeliveryMessage[][];
   context: RequestContext;
   run(request?: Partial<RunDecisionRequest>): ReturnType<RunService['run']>;
@@ -93,10 +94,11 @@ function harness(options: { schema?: NormalizedSchema; answers?: Record<string, 
     },
   } as unknown as RpcClient;
   const jetstream = {
-    async publish(subject: string, data: string, publishOptions: { msgID?: string }) {
-      const settlement = JSON.parse(data) as BillingSettlement;
-      steps.push(`settle ${settlement.billable}`);
-      settlements.push({ subject, settlement, msgID: publishOptions.msgID });
+    async publish(subject: string, data: string) {
+      for (const settlement of (JSON.parse(data) as BillingSettlementBatch).settlements) {
+        steps.push(`settle ${settlement.billable}`);
+        settlements.push({ subject, settlement });
+      }
       return { stream: SETTLEMENT_STREAM.name, seq: settlements.length, duplicate: false };
     },
   } as unknown as JetStreamClient;
@@ -151,7 +153,7 @@ describe('RunService', () => {
     expect(reply.billable).toBe(true);
   });
 
-  it('reserves and settles the execution the reply names, keyed by its id so that a repeat is stored once', async () => {
+  it('reserves and settles the execution the reply names, in a batch message of the runner’s settlements', async () => {
     const h = harness();
     const reply = await h.run();
     const executionId = (JSON.parse(reply.body) as { execution_id: string }).execution_id;
@@ -159,9 +161,8 @@ describe('RunService', () => {
     expect(defined(h.rpcCalls[0]).payload).toEqual({ workspaceId: '8f9f2c1e-0000-4000-8000-000000000001', executionId });
     expect(h.settlements).toEqual([
       {
-        subject: SETTLEMENT_STREAM.subjectFor('8f9f2c1e-0000-4000-8000-000000000001'),
+        subject: SETTLEMENT_STREAM.batchSubject,
         settlement: { workspaceId: '8f9f2c1e-0000-4000-8000-000000000001', executionId, billable: true },
-        msgID: SETTLEMENT_STREAM.msgIdFor(executionId),
       },
     ]);
   });
