@@ -22,11 +22,15 @@ import { SealedHookSecrets1795600000001 } from './migrations/1795600000001-seale
 import { PlaygroundReservations1796031470523 } from './migrations/1796031470523-playground-reservations';
 import { ExecutionTraces1796041729301 } from './migrations/1796041729301-execution-traces';
 import { VersionHistory1796041729302 } from './migrations/1796041729302-version-history';
+import { Replays1796058314159 } from './migrations/1796058314159-replays';
 import { ExecutionOutcomes1796012873514 } from './migrations/1796012873514-execution-outcomes';
 import { ExecutionRollups1796031415926 } from './migrations/1796031415926-execution-rollups';
 import { BillingRetention, ExecutionRetention, RETENTION_SOURCE } from './retention/execution-retention';
 import { PlaygroundReservations } from './playground/playground-reservations';
 import { PlaygroundService } from './playground/playground.service';
+import { ReplayWorker } from './replays/replay-worker';
+import { ReplaysHandlers } from './replays/replays.handlers';
+import { ReplaysService } from './replays/replays.service';
 import { RunnerHandlers } from './runner.handlers';
 import { ReservationClient } from './runs/reservation-client';
 import { DestinationCalls } from './runs/destination-calls';
@@ -51,13 +55,14 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       VersionHistory1796041729302,
       ExecutionOutcomes1796012873514,
       ExecutionRollups1796031415926,
+      Replays1796058314159,
     ],
   },
   readConfig: readDecisionRunnerConfig,
   module: () => ({
     module: DecisionRunnerModule,
     imports: [TypeOrmModule.forFeature([DecisionEntity, DecisionVersionEntity, ExecutionEntity])],
-    controllers: [RunnerHandlers, HooksHandlers],
+    controllers: [RunnerHandlers, HooksHandlers, ReplaysHandlers],
     providers: [
       RunService,
       ReservationClient,
@@ -83,12 +88,16 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       OverviewQuery,
       ExecutionRetention,
       HooksService,
+      ReplaysService,
+      ReplayWorker,
       { provide: RETENTION_SOURCE, useClass: BillingRetention },
     ],
   }),
   background: async (app, runtime) => {
     const retention = app.get(ExecutionRetention);
     retention.start();
+    const replays = app.get(ReplayWorker);
+    replays.start();
     const decisions = app.get(DecisionsService);
     const deletions = new WorkspaceDeletions(
       runtime.nats.connection,
@@ -101,6 +110,7 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       stop: async () => {
         await deletions.stop();
         await retention.stop();
+        await replays.stop();
         app.get<LeaseTaker | null>(LEASE_TAKER)?.close();
       },
     };
