@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
 import { call, Reply, triageSchema, uniqueMarker } from './support/api';
+import { checkScreen, launchChromium, watchProblems } from './support/browser';
 import { Cluster, OwnCluster, startOwnCluster, waitFor } from './support/cluster';
 
 /**
@@ -257,6 +258,71 @@ describe('replays', () => {
     const other = await decisionlessWorkspace();
     const foreign = await api('GET', `/app/v1/workspaces/${other.ws}/decisions/${setup.decisionId}/replays/${id}`, { token: other.session });
     expect(foreign.status).toBe(404);
+  }, 300_000);
+});
+
+describe('the replay panel', () => {
+  it('starts a replay of the draft, shows its progress, then its agreement and confusion table; axe clean, 360 px', async () => {
+    const setup = await decisionWithHistory();
+    const browser = await launchChromium();
+    const problems: string[] = [];
+    const checked: Record<string, string[]> = {};
+    try {
+      const context = await browser.newContext({ baseURL: cluster.baseUrl, viewport: { width: 1280, height: 900 } });
+      context.setDefaultTimeout(30_000);
+      await context.addInitScript(
+        ([token, workspace]) => {
+          (globalThis as any).localStorage.setItem('ds.session', token);
+          (globalThis as any).localStorage.setItem('ds.workspace', workspace);
+        },
+        [setup.session, setup.ws],
+      );
+      const page = await context.newPage();
+      watchProblems(page, problems);
+      await page.goto(`/decisions/triage/replay`);
+      await page.getByRole('heading', { name: 'Replay against past executions' }).waitFor();
+      expect(await page.getByRole('link', { name: 'Replay' }).getAttribute('aria-current')).toBe('page');
+      await page.getByLabel('How many').fill(String(EXECUTIONS));
+      await page.getByRole('button', { name: 'Start replay' }).click();
+
+      const progress = page.getByRole('progressbar', { name: 'Replay progress' });
+      await progress.waitFor();
+      await page.getByRole('heading', { name: 'Replay of Draft' }).waitFor();
+      await page.getByRole('button', { name: 'Cancel replay' }).waitFor();
+      await checkScreen(page, 'replay-running', checked);
+
+      await page
+        .getByRole('status')
+        .filter({ hasText: `${EXECUTIONS} of ${EXECUTIONS} replayed` })
+        .waitFor({ timeout: 120_000 });
+      await page.getByText('completed', { exact: true }).waitFor();
+      expect(await progress.getAttribute('value')).toBe(String(EXECUTIONS));
+      await page.getByText('80.0 %').first().waitFor();
+
+      const confusion = page.getByRole('table', { name: 'Action then (rows) against action in the replay (columns)' });
+      const cells = await confusion
+        .locator('tbody tr')
+        .evaluateAll((rows) => rows.map((row: any) => [...row.querySelectorAll('th, td')].map((cell: any) => cell.textContent.trim())));
+      expect(cells).toEqual([
+        ['Then continue', '100', '0'],
+        ['Then block', '40', '60'],
+      ]);
+      await page.getByText('Executions whose action changed').click();
+      await page.getByRole('table', { name: 'Executions whose action changed' }).locator('tbody tr').nth(39).waitFor();
+      expect(await page.getByRole('table', { name: 'Executions whose action changed' }).locator('tbody tr').count()).toBe(40);
+      await checkScreen(page, 'replay-result', checked);
+
+      await page.setViewportSize({ width: 360, height: 780 });
+      const overflow = await page.evaluate(
+        () => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).document.documentElement.clientWidth,
+      );
+      expect(overflow).toBeLessThanOrEqual(0);
+      await checkScreen(page, 'replay-narrow', checked);
+    } finally {
+      await browser.close();
+    }
+    expect(Object.entries(checked).filter(([, violations]) => violations.length > 0)).toEqual([]);
+    expect(problems).toEqual([]);
   }, 300_000);
 });
 
