@@ -192,6 +192,17 @@ describe('replays', () => {
     );
     expect(replayRows.rows[0].n).toBe(EXECUTIONS);
 
+    // Their tokens count in the usage rollups, as test traffic of source "replay".
+    const rollups = await database((db) =>
+      db.query(
+        `SELECT sum(runs)::int AS runs, bool_or(livemode) AS live, sum(input_tokens)::int AS tokens FROM decision_runner.execution_rollups
+          WHERE workspace_id = $1 AND source = 'replay' AND grain = 60`,
+        [setup.ws],
+      ),
+    );
+    expect(rollups.rows[0]).toMatchObject({ runs: EXECUTIONS, live: false });
+    expect(rollups.rows[0].tokens).toBeGreaterThan(0);
+
     // Each replayed execution, old against new, paged in replay order (oldest execution first).
     const first = await api('GET', `${setup.base}/${id}/executions?limit=10`, { token: setup.session });
     expect(first.status).toBe(200);
@@ -253,6 +264,25 @@ describe('replays', () => {
     expect(empty.status).toBe(400);
     const badPage = await api('GET', `${setup.base}/${id}/executions?limit=201`, { token: setup.session });
     expect(badPage.status).toBe(400);
+
+    // The daily cap: on genesis, 1,000 replayed executions a day; what the cancelled replay ran counts, the rest not.
+    const genesis = await api('PUT', `/admin/v1/workspaces/${setup.ws}/plan`, {
+      token: ADMIN_TOKEN,
+      body: { plan: 'genesis', overrides: { rate_limit_per_minute: 1_000_000 } },
+    });
+    expect(genesis.status).toBe(200);
+    // 4 × 200 more fit beside the few the cancelled replay ran; a fifth 200 would pass 1,000.
+    const more: string[] = [];
+    for (let k = 0; k < 4; k++) {
+      const fits = await api('POST', setup.base, { token: setup.session, body: { version: 1, last: EXECUTIONS } });
+      expect(fits.status).toBe(201);
+      more.push(fits.body.id);
+    }
+    const capped = await api('POST', setup.base, { token: setup.session, body: { version: 1, last: EXECUTIONS } });
+    expect(capped.status).toBe(429);
+    expect(capped.body.error.code).toBe('RATE_LIMITED');
+    expect(Number(capped.headers.get('retry-after'))).toBeGreaterThan(0);
+    for (const other of more) expect((await api('POST', `${setup.base}/${other}/cancel`, { token: setup.session })).status).toBe(200);
 
     // Another workspace's replay is not found, even by its own admin under their workspace.
     const other = await decisionlessWorkspace();

@@ -142,10 +142,10 @@ export class ReplayWorker {
 
   private async replayOne(item: Claimed): Promise<'finished' | 'slots-busy'> {
     const { slug, schema } = await this.schemaOf(item);
-    const [original] = (await this.db.query(`SELECT input, livemode FROM executions WHERE id = $1 AND workspace_id = $2`, [
+    const [original] = (await this.db.query(`SELECT input FROM executions WHERE id = $1 AND workspace_id = $2`, [
       item.execution_id,
       item.workspace_id,
-    ])) as Array<{ input: { state?: unknown } | null; livemode: boolean }>;
+    ])) as Array<{ input: { state?: unknown } | null }>;
     if (!original?.input) {
       await this.finish(item, { status: 'failed', row: null, error: { code: 'NOT_FOUND', message: 'The execution was purged before it was replayed.' } });
       return 'finished';
@@ -159,7 +159,8 @@ export class ReplayWorker {
       version: item.version ?? 0,
       source: 'replay',
       requestId: newId('req'),
-      livemode: original.livemode,
+      // As the playground's: never billed, and apart from live traffic in the overview, where their tokens show as test traffic.
+      livemode: false,
       input: null,
     };
     const failed = (error: ServiceError): Finished => ({ status: 'failed', row: errorRow(base, error), error: { code: error.code, message: error.message } });
