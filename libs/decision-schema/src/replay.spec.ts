@@ -8,9 +8,15 @@ const plain = { key: 'plain', kind: 'probability', threshold: null } as Normaliz
 
 describe('checkReplayPlan', () => {
   it.each([
-    [{ version: null, last: 200 }, { version: null, selection: { last: 200 } }],
+    [
+      { version: null, last: 200 },
+      { version: null, selection: { last: 200 } },
+    ],
     [{ last: 1 }, { version: null, selection: { last: 1 } }],
-    [{ version: 3, last: 1000 }, { version: 3, selection: { last: 1000 } }],
+    [
+      { version: 3, last: 1000 },
+      { version: 3, selection: { last: 1000 } },
+    ],
     [
       { version: 2, from: '2026-11-01T00:00:00Z', to: '2026-11-02T00:00:00+01:00' },
       { version: 2, selection: { from: '2026-11-01T00:00:00.000Z', to: '2026-11-01T23:00:00.000Z' } },
@@ -65,7 +71,12 @@ describe('answersAgree', () => {
   });
 });
 
-function execution(oldAction: string, newAction: string | null, outcomeAction: string | null = null, answers = { intent: 'refund', fraud: 0.8 }): ReplayedExecution {
+function execution(
+  oldAction: string,
+  newAction: string | null,
+  outcomeAction: string | null = null,
+  answers = { intent: 'refund', fraud: 0.8 },
+): ReplayedExecution {
   return {
     old: { action: oldAction, answers },
     new: newAction === null ? null : { action: newAction, answers },
@@ -110,7 +121,11 @@ describe('compareReplay', () => {
       [intent, fraud, urgency],
       [
         { old: { action: 'continue', answers: null }, new: { action: 'continue', answers: { intent: 'refund' } }, outcomeAction: null },
-        { old: { action: 'continue', answers: { intent: 'refund', fraud: 0.9 } }, new: { action: 'block', answers: { intent: 'exchange', fraud: 0.95 } }, outcomeAction: null },
+        {
+          old: { action: 'continue', answers: { intent: 'refund', fraud: 0.9 } },
+          new: { action: 'block', answers: { intent: 'exchange', fraud: 0.95 } },
+          outcomeAction: null,
+        },
       ],
     );
     expect(comparison.questions).toEqual([
