@@ -42,6 +42,8 @@ describe('checkReplayPlan', () => {
     [{ from: '2026-11-02T00:00:00Z', to: '2026-11-01T00:00:00Z' }, 'to'],
     [{ from: '2026-11-01T00:00:00Z', to: '2026-11-01T00:00:00Z' }, 'to'],
     [{ from: '2026-13-45T00:00:00Z', to: '2026-11-01T00:00:00Z' }, 'from'],
+    [{ from: '0000-01-01T00:00:00Z', to: '2026-11-01T00:00:00Z' }, 'from'],
+    [{ from: '2026-11-01T00:00:00Z', to: '9999-12-31T23:00:00-05:00' }, 'to'],
   ])('refuses %j at %j', (body, path) => {
     const check = checkReplayPlan(body);
     expect(check.ok).toBe(false);

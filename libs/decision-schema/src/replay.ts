@@ -32,6 +32,9 @@ export type ReplayPlanCheck = { ok: true; plan: ReplayPlan } | { ok: false; issu
 
 const INT4_MAX = 2_147_483_647;
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
+/** Instants PostgreSQL and toISOString both hold as four-digit years; no execution is older than the first. */
+const EARLIEST = Date.UTC(1970, 0, 1);
+const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 /** Checks a replay request's body; every bad path is named at once. */
 export function checkReplayPlan(body: unknown): ReplayPlanCheck {
@@ -66,7 +69,7 @@ export function checkReplayPlan(body: unknown): ReplayPlanCheck {
 function instant(value: unknown): string | null {
   if (typeof value !== 'string' || !ISO_INSTANT.test(value)) return null;
   const time = Date.parse(value);
-  return Number.isFinite(time) ? new Date(time).toISOString() : null;
+  return Number.isFinite(time) && time >= EARLIEST && time <= LATEST ? new Date(time).toISOString() : null;
 }
 
 /** The answer of one question in a run's `result`: an option value, a level label or p(yes). */
