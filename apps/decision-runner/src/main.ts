@@ -22,12 +22,16 @@ import { SealedHookSecrets1795600000001 } from './migrations/1795600000001-seale
 import { PlaygroundReservations1796031470523 } from './migrations/1796031470523-playground-reservations';
 import { ExecutionTraces1796041729301 } from './migrations/1796041729301-execution-traces';
 import { VersionHistory1796041729302 } from './migrations/1796041729302-version-history';
+import { Replays1796058314159 } from './migrations/1796058314159-replays';
 import { ExecutionOutcomes1796012873514 } from './migrations/1796012873514-execution-outcomes';
 import { ExecutionLeases1796100000000 } from './migrations/1796100000000-execution-leases';
 import { ExecutionRollups1796031415926 } from './migrations/1796031415926-execution-rollups';
 import { BillingRetention, ExecutionRetention, RETENTION_SOURCE } from './retention/execution-retention';
 import { PlaygroundReservations } from './playground/playground-reservations';
 import { PlaygroundService } from './playground/playground.service';
+import { ReplayWorker } from './replays/replay-worker';
+import { ReplaysHandlers } from './replays/replays.handlers';
+import { ReplaysService } from './replays/replays.service';
 import { RunnerHandlers } from './runner.handlers';
 import { ReservationClient } from './runs/reservation-client';
 import { DestinationCalls } from './runs/destination-calls';
@@ -52,6 +56,7 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       VersionHistory1796041729302,
       ExecutionOutcomes1796012873514,
       ExecutionRollups1796031415926,
+      Replays1796058314159,
       ExecutionLeases1796100000000,
     ],
   },
@@ -59,7 +64,7 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
   module: () => ({
     module: DecisionRunnerModule,
     imports: [TypeOrmModule.forFeature([DecisionEntity, DecisionVersionEntity, ExecutionEntity])],
-    controllers: [RunnerHandlers, HooksHandlers],
+    controllers: [RunnerHandlers, HooksHandlers, ReplaysHandlers],
     providers: [
       RunService,
       ReservationClient,
@@ -85,12 +90,16 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       OverviewQuery,
       ExecutionRetention,
       HooksService,
+      ReplaysService,
+      ReplayWorker,
       { provide: RETENTION_SOURCE, useClass: BillingRetention },
     ],
   }),
   background: async (app, runtime) => {
     const retention = app.get(ExecutionRetention);
     retention.start();
+    const replays = app.get(ReplayWorker);
+    replays.start();
     const decisions = app.get(DecisionsService);
     const deletions = new WorkspaceDeletions(
       runtime.nats.connection,
@@ -103,6 +112,7 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       stop: async () => {
         await deletions.stop();
         await retention.stop();
+        await replays.stop();
         app.get<LeaseTaker | null>(LEASE_TAKER)?.close();
       },
     };

@@ -8,6 +8,7 @@ import { CREDENTIAL_LIMITS, PASSWORDS, SessionsService } from './auth/sessions.s
 import { GatewayConfig, readGatewayConfig } from './config';
 import { AdminController } from './controllers/admin.controller';
 import { AppController } from './controllers/app.controller';
+import { ReplaysController } from './controllers/replays.controller';
 import { InvitationsController } from './controllers/invitations.controller';
 import { DeliveriesController } from './controllers/deliveries.controller';
 import { SecretsController } from './controllers/secrets.controller';
@@ -75,6 +76,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
       OpenApiController,
       McpController,
       AppController,
+      ReplaysController,
       AccountController,
       InvitationsController,
       EngineSettingsController,

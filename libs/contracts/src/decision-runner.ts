@@ -118,6 +118,66 @@ export interface CompareVersionsReply {
   contract_changes: JsonChange[];
 }
 
+/** Starts a replay; `body` is checked by the runner (`checkReplayPlan`), `plan` is the workspace's plan name. */
+export interface StartReplayRequest extends DecisionRef {
+  body: unknown;
+  plan: string;
+  startedBy: Deployer | null;
+}
+
+export interface ReplayRef extends DecisionRef {
+  replayId: string;
+}
+
+/** `after`: the last position read (0 to start); `limit`: 1 to 200. */
+export interface ReplayExecutionsRequest extends ReplayRef {
+  after: unknown;
+  limit: unknown;
+}
+
+export interface ReplayView {
+  id: string;
+  decision_id: string;
+  /** null: the draft as it was when the replay started. */
+  version: number | null;
+  selection: { last: number } | { from: string; to: string };
+  status: 'running' | 'completed' | 'cancelled';
+  started_by: Deployer | null;
+  created_at: string;
+  finished_at: string | null;
+  progress: { total: number; done: number; failed: number; cancelled: number; pending: number };
+  result: {
+    compared: number;
+    failed: number;
+    action: { agreed: number; agreement: number | null };
+    questions: Array<{ key: string; compared: number; agreed: number; agreement: number | null }>;
+    confusion: { actions: string[]; counts: number[][] };
+    accuracy: { labelled: number; old: number | null; new: number | null };
+  };
+}
+
+export interface ReplayListReply {
+  data: ReplayView[];
+}
+
+export interface ReplayedExecutionView {
+  position: number;
+  execution_id: string;
+  /** The execution the replay recorded (`source: "replay"`); null until it ran, or when it was cancelled. */
+  replay_execution_id: string | null;
+  status: 'pending' | 'done' | 'failed' | 'cancelled';
+  old: { action: string; answers: Record<string, string | number> | null };
+  new: { action: string; answers: Record<string, string | number> | null } | null;
+  outcome_action: string | null;
+  error: { code: string; message: string } | null;
+}
+
+export interface ReplayExecutionsReply {
+  data: ReplayedExecutionView[];
+  /** Pass as `after` for the next page; null on the last. */
+  next_after: number | null;
+}
+
 export interface SetEndpointRequest extends DecisionRef {
   enabled: unknown;
 }
@@ -314,6 +374,12 @@ export const RUNNER_SUBJECTS = {
   listVersions: rpcSubject<DecisionRef, VersionListReply>('v1.decision-runner.versions.list'),
   compareVersions: rpcSubject<CompareVersionsRequest, CompareVersionsReply>('v1.decision-runner.versions.compare'),
   rollback: rpcSubject<RollbackRequest, DeployedReply>('v1.decision-runner.versions.rollback'),
+  /** Replays of a draft or version against past executions: start, list, read, their executions, cancel. */
+  startReplay: rpcSubject<StartReplayRequest, ReplayView>('v1.decision-runner.replays.start'),
+  listReplays: rpcSubject<DecisionRef, ReplayListReply>('v1.decision-runner.replays.list'),
+  getReplay: rpcSubject<ReplayRef, ReplayView>('v1.decision-runner.replays.get'),
+  replayExecutions: rpcSubject<ReplayExecutionsRequest, ReplayExecutionsReply>('v1.decision-runner.replays.executions'),
+  cancelReplay: rpcSubject<ReplayRef, ReplayView>('v1.decision-runner.replays.cancel'),
   setEndpoint: rpcSubject<SetEndpointRequest, EndpointReply>('v1.decision-runner.decisions.endpoint'),
   listExecutions: rpcSubject<ListExecutionsRequest, ListExecutionsReply>('v1.decision-runner.executions.list'),
   executionOutcomes: rpcSubject<ExecutionOutcomesRequest, ExecutionOutcomesReply>('v1.decision-runner.executions.outcomes'),

@@ -73,3 +73,18 @@ export {
   type QuestionConfidence,
   type ReasonCount,
 } from './overview';
+export {
+  REPLAY_MAX_EXECUTIONS,
+  REPLAY_DAILY_CAP,
+  REPLAY_ENGINE_CONCURRENCY,
+  checkReplayPlan,
+  compareReplay,
+  answersAgree,
+  replayAllowance,
+  type ReplayPlan,
+  type ReplaySelection,
+  type ReplayPlanCheck,
+  type ReplayAnswer,
+  type ReplayedExecution,
+  type ReplayComparison,
+} from './replay';

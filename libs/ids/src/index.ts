@@ -9,7 +9,7 @@ export function randomAlphanumeric(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'dec' | 'exec' | 'key' | 'dlv' | 'req' | 'emb' | 'usr' | 'ws' | 'ses' | 'ent' | 'inv';
+export type IdPrefix = 'dec' | 'exec' | 'key' | 'dlv' | 'req' | 'emb' | 'usr' | 'ws' | 'ses' | 'ent' | 'inv' | 'rpl';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomAlphanumeric(20)}`;

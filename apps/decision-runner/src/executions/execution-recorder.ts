@@ -33,7 +33,7 @@ const MAX_ROWS_PER_INSERT = 256;
  * is fixed whatever the batch size, so it is prepared once per connection. The batch's rollups are added in the
  * same statement: one round trip, and the charts never count a run the log lost or miss one it kept.
  */
-const INSERT_EXECUTIONS = {
+export const INSERT_EXECUTIONS = {
   name: 'decision-runner.insert-executions',
   text: `WITH written AS (
            INSERT INTO executions (id, workspace_id, decision_id, decision_slug, version, source, status, request_id, livemode,
@@ -80,6 +80,51 @@ export function insertParameters(rows: readonly ExecutionRow[]): unknown[][] {
   ];
 }
 
+/** A successful run's row: its answers only when the version stores its output. */
+export function successRow(
+  base: ExecutionBase,
+  evaluation: Evaluation,
+  metrics: object,
+  destinations: object[] | null,
+  storeOutput: boolean,
+  trace: EvaluationTrace | null,
+): ExecutionRow {
+  return {
+    ...base,
+    status: 'success',
+    result: storeOutput ? evaluation.result : null,
+    confidence: storeOutput ? evaluation.confidence : null,
+    scores: storeOutput ? (evaluation.scores ?? null) : null,
+    composites: storeOutput ? (evaluation.composites ?? null) : null,
+    action: evaluation.action,
+    actionReason: evaluation.action_reason,
+    metrics,
+    destinations,
+    error: null,
+    trace,
+    // Engine-error fallbacks have no distributions to learn from.
+    distributions: storeOutput && Object.keys(evaluation.recorded).length > 0 ? { model: evaluation.recorded } : null,
+  };
+}
+
+export function errorRow(base: ExecutionBase, error: ServiceError): ExecutionRow {
+  return {
+    ...base,
+    status: 'error',
+    result: null,
+    confidence: null,
+    scores: null,
+    composites: null,
+    action: null,
+    actionReason: null,
+    metrics: null,
+    destinations: null,
+    error: { code: error.code, message: error.message },
+    trace: null,
+    distributions: null,
+  };
+}
+
 /**
  * Steps 7 to 10 leave an execution behind, failures included; it is written before the caller hears back.
  * Rows of concurrent runs are written together by group commit, each run waiting for the INSERT that carries
@@ -106,40 +151,11 @@ export class ExecutionRecorder implements OnModuleDestroy {
     storeOutput: boolean,
     trace: EvaluationTrace | null = null,
   ): Promise<void> {
-    return this.batches.add({
-      ...base,
-      status: 'success',
-      result: storeOutput ? evaluation.result : null,
-      confidence: storeOutput ? evaluation.confidence : null,
-      scores: storeOutput ? (evaluation.scores ?? null) : null,
-      composites: storeOutput ? (evaluation.composites ?? null) : null,
-      action: evaluation.action,
-      actionReason: evaluation.action_reason,
-      metrics,
-      destinations,
-      error: null,
-      trace,
-      // Engine-error fallbacks have no distributions to learn from.
-      distributions: storeOutput && Object.keys(evaluation.recorded).length > 0 ? { model: evaluation.recorded } : null,
-    });
+    return this.batches.add(successRow(base, evaluation, metrics, destinations, storeOutput, trace));
   }
 
   recordError(base: ExecutionBase, error: ServiceError): Promise<void> {
-    return this.batches.add({
-      ...base,
-      status: 'error',
-      result: null,
-      confidence: null,
-      scores: null,
-      composites: null,
-      action: null,
-      actionReason: null,
-      metrics: null,
-      destinations: null,
-      error: { code: error.code, message: error.message },
-      trace: null,
-      distributions: null,
-    });
+    return this.batches.add(errorRow(base, error));
   }
 
   /** Rows already handed over are written before the pool closes. */

@@ -120,6 +120,8 @@ export class ExecutionRetention {
       [workspaceId, cutoff],
       DELETE_BATCH,
     );
+    // A replay keeps copies of the answers it compared: it goes once it started before the cutoff (its items with it).
+    await this.db.query(`DELETE FROM replays WHERE workspace_id = $1 AND created_at < $2 AND status <> 'running'`, [workspaceId, cutoff]);
     // Rollups go with the executions they count: a bucket once all of it is past the cutoff (a straddling one waits a round).
     for (const table of ROLLUP_TABLES) {
       await deleteInBatches(

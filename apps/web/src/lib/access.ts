@@ -41,7 +41,7 @@ export function permits(access: Access | null, permission: EmbedPermission): boo
   return RANK[access.role] >= RANK[ROLE_FOR[permission]];
 }
 
-export const DECISION_VIEWS = ['overview', 'editor', 'playground', 'deploy', 'history', 'executions', 'deliveries', 'secret-url'] as const;
+export const DECISION_VIEWS = ['overview', 'editor', 'playground', 'deploy', 'history', 'replay', 'executions', 'deliveries', 'secret-url'] as const;
 export type DecisionView = (typeof DECISION_VIEWS)[number];
 
 /**
@@ -54,6 +54,7 @@ const VIEW_PERMISSION: Record<DecisionView, EmbedPermission | null> = {
   playground: 'decisions:write',
   deploy: 'decisions:deploy',
   history: 'decisions:deploy',
+  replay: 'decisions:deploy',
   executions: 'executions:read',
   deliveries: null,
   'secret-url': null,

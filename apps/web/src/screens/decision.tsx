@@ -14,6 +14,7 @@ import { DeliveriesTable } from './deliveries';
 import { SecretUrl } from './secret-url';
 import { ChangeList } from './changes';
 import { History } from './history';
+import { Replay } from './replay';
 import { Overview } from './overview';
 
 export function DecisionPage({ id, view }: { id: string; view: string }) {
@@ -54,6 +55,7 @@ export function DecisionPage({ id, view }: { id: string; view: string }) {
           {current === 'deliveries' && views.includes('deliveries') && <DeliveriesTable decisionId={decision.id} />}
           {current === 'secret-url' && views.includes('secret-url') && <SecretUrl decision={decision} />}
           {current === 'history' && views.includes('history') && <History decision={decision} reload={reload} />}
+          {current === 'replay' && views.includes('replay') && <Replay decision={decision} />}
           {(current === null || !views.includes(current)) && <p role="alert">{t('error.notFound')}</p>}
         </Page>
       )}

@@ -1,0 +1,204 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import {
+  DecisionRef,
+  ReplayExecutionsReply,
+  ReplayExecutionsRequest,
+  ReplayListReply,
+  ReplayRef,
+  ReplayView,
+  ServiceError,
+  StartReplayRequest,
+} from '@ds/contracts';
+import { checkReplayPlan, compareReplay, NormalizedSchema, replayAllowance, REPLAY_DAILY_CAP, ReplaySelection, validateSchema } from '@ds/decision-schema';
+import { newId } from '@ds/ids';
+import { rowsReturned } from '@ds/platform';
+import { DecisionEntity, DecisionVersionEntity } from '../entities';
+import { ReplayWorker } from './replay-worker';
+import { ITEM_COLUMNS, ItemRow, itemView, ReplayRow, toReplayed } from './replay-rows';
+
+/** Executions a replay may take: successful runs that kept their input, never a replay's or a shadow's own. */
+const REPLAYABLE = `workspace_id = $1 AND decision_id = $2 AND status = 'success' AND input IS NOT NULL AND source NOT IN ('replay', 'shadow')`;
+
+const PAGE_MAX = 200;
+
+/** Starting, reading and cancelling replays; `ReplayWorker` runs them. */
+@Injectable()
+export class ReplaysService {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly worker: ReplayWorker,
+  ) {}
+
+  async start(request: StartReplayRequest): Promise<ReplayView> {
+    const decision = await this.decision(request);
+    const check = checkReplayPlan(request.body);
+    if (!check.ok) throw new ServiceError('INVALID_REQUEST', 'The replay request is not valid.', check.issues);
+    const { version, selection } = check.plan;
+    const schema = await this.schemaOf(decision, version);
+    const id = newId('rpl');
+
+    await this.db.transaction(async (tx) => {
+      // Starts of one workspace queue here, so that each counts what the previous one took against the daily cap.
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('decision_runner.replays'), hashtext($1))`, [request.workspaceId]);
+      const candidates = await this.candidates(tx, request, selection);
+      if (candidates.length === 0) {
+        throw new ServiceError('INVALID_REQUEST', 'No execution of this decision in that selection kept its input (settings.storeInput).', [
+          { path: 'last' in selection ? 'last' : 'from', message: 'selects no execution that kept its input' },
+        ]);
+      }
+      const [usage] = (await tx.query(
+        `SELECT count(i.*)::int AS used,
+                  EXTRACT(EPOCH FROM min(r.created_at) + interval '1 day' - statement_timestamp())::float8 AS reset
+             FROM replays r JOIN replay_items i ON i.replay_id = r.id AND i.status <> 'cancelled'
+            WHERE r.workspace_id = $1 AND r.created_at > statement_timestamp() - interval '1 day'`,
+        [request.workspaceId],
+      )) as Array<{ used: number; reset: number | null }>;
+      const allowed = replayAllowance(request.plan, usage?.used ?? 0);
+      if (candidates.length > allowed) {
+        const cap = REPLAY_DAILY_CAP[request.plan] ?? REPLAY_DAILY_CAP.genesis!;
+        throw new ServiceError(
+          'RATE_LIMITED',
+          `Replays may take ${cap} executions a day on this plan; ${allowed} are left and this selection has ${candidates.length}.`,
+          { retryAfter: Math.min(86_400, Math.max(1, Math.ceil(usage?.reset ?? 86_400))) },
+        );
+      }
+      await tx.query(
+        `INSERT INTO replays (id, workspace_id, decision_id, version, schema, selection, status, started_by)
+         VALUES ($1, $2, $3, $4, $5, $6, 'running', $7)`,
+        [
+          id,
+          request.workspaceId,
+          decision.id,
+          version,
+          JSON.stringify(schema),
+          JSON.stringify(selection),
+          request.startedBy ? JSON.stringify(request.startedBy) : null,
+        ],
+      );
+      // Oldest first, as they happened.
+      const ordered = [...candidates].reverse();
+      await tx.query(
+        `INSERT INTO replay_items (replay_id, position, execution_id, replay_execution_id, status, old_action, old_answers)
+         SELECT $1, n, execution_id, replay_execution_id, 'pending', old_action, old_answers
+           FROM unnest($2::text[], $3::text[], $4::text[], $5::jsonb[]) WITH ORDINALITY AS c(execution_id, replay_execution_id, old_action, old_answers, n)`,
+        [
+          id,
+          ordered.map((row) => row.id),
+          ordered.map(() => newId('exec')),
+          ordered.map((row) => row.action),
+          ordered.map((row) => (row.result === null ? null : JSON.stringify(row.result))),
+        ],
+      );
+    });
+    this.worker.wake();
+    return this.view(await this.replayRow(request, id));
+  }
+
+  /** The decision's replays, newest first (the last 20). */
+  async list(ref: DecisionRef): Promise<ReplayListReply> {
+    await this.decision(ref);
+    const rows = (await this.db.query(`SELECT * FROM replays WHERE workspace_id = $1 AND decision_id = $2 ORDER BY created_at DESC, id DESC LIMIT 20`, [
+      ref.workspaceId,
+      ref.decisionId,
+    ])) as Array<ReplayRow>;
+    return { data: await Promise.all(rows.map((row) => this.view(row))) };
+  }
+
+  async get(ref: ReplayRef): Promise<ReplayView> {
+    return this.view(await this.replayRow(ref, ref.replayId));
+  }
+
+  /** Stops a running replay: executions not started are never run; one in flight is not recorded. Cancelling again changes nothing. */
+  async cancel(ref: ReplayRef): Promise<ReplayView> {
+    const replay = await this.replayRow(ref, ref.replayId);
+    await this.db.transaction(async (tx) => {
+      const stopped = rowsReturned(
+        await tx.query(`UPDATE replays SET status = 'cancelled', finished_at = now() WHERE id = $1 AND status = 'running' RETURNING id`, [replay.id]),
+      );
+      if (stopped.length > 0) await tx.query(`UPDATE replay_items SET status = 'cancelled' WHERE replay_id = $1 AND status = 'pending'`, [replay.id]);
+    });
+    return this.view(await this.replayRow(ref, ref.replayId));
+  }
+
+  /** Each replayed execution: the recorded action and answers beside the replay's, in replay order. */
+  async executions(request: ReplayExecutionsRequest): Promise<ReplayExecutionsReply> {
+    const replay = await this.replayRow(request, request.replayId);
+    const after = pageNumber(request.after, 'after', 0, 0);
+    const limit = pageNumber(request.limit, 'limit', 1, 50, PAGE_MAX);
+    const rows = (await this.db.query(
+      `SELECT ${ITEM_COLUMNS} FROM replay_items i LEFT JOIN executions e ON e.id = i.execution_id
+          WHERE i.replay_id = $1 AND i.position > $2 ORDER BY i.position LIMIT $3`,
+      [replay.id, after, limit + 1],
+    )) as Array<ItemRow>;
+    const page = rows.slice(0, limit);
+    return { data: page.map(itemView), next_after: rows.length > limit ? page[page.length - 1]!.position : null };
+  }
+
+  private async view(row: ReplayRow): Promise<ReplayView> {
+    const items = (await this.db.query(`SELECT ${ITEM_COLUMNS} FROM replay_items i LEFT JOIN executions e ON e.id = i.execution_id WHERE i.replay_id = $1`, [
+      row.id,
+    ])) as Array<ItemRow>;
+    const count = (status: ItemRow['status']) => items.filter((item) => item.status === status).length;
+    const finished = items.filter((item) => item.status === 'done' || item.status === 'failed');
+    return {
+      id: row.id,
+      decision_id: row.decision_id,
+      version: row.version,
+      selection: row.selection as ReplaySelection,
+      status: row.status,
+      started_by: row.started_by,
+      created_at: row.created_at.toISOString(),
+      finished_at: row.finished_at?.toISOString() ?? null,
+      progress: { total: items.length, done: count('done'), failed: count('failed'), cancelled: count('cancelled'), pending: count('pending') },
+      result: compareReplay((row.schema as NormalizedSchema).questions, finished.map(toReplayed)),
+    };
+  }
+
+  private async candidates(tx: EntityManager, request: StartReplayRequest, selection: ReplaySelection) {
+    const byRange = 'from' in selection;
+    return (await tx.query(
+      `SELECT id, action, result FROM executions
+          WHERE ${REPLAYABLE} ${byRange ? 'AND created_at >= $4 AND created_at < $5' : ''}
+          ORDER BY created_at DESC, seq DESC LIMIT $3`,
+      byRange ? [request.workspaceId, request.decisionId, 1_000, selection.from, selection.to] : [request.workspaceId, request.decisionId, selection.last],
+    )) as Array<{ id: string; action: string; result: object | null }>;
+  }
+
+  private async schemaOf(decision: DecisionEntity, version: number | null): Promise<NormalizedSchema> {
+    if (version === null) {
+      const checked = validateSchema(decision.draftSchema);
+      if (!checked.valid) throw new ServiceError('INVALID_SCHEMA', 'The draft is not valid.', checked.issues);
+      return checked.schema;
+    }
+    const row = await this.db.getRepository(DecisionVersionEntity).findOneBy({ decisionId: decision.id, version });
+    if (!row) throw new ServiceError('NOT_FOUND', `The decision ${decision.slug} has no version ${version}.`);
+    return row.schema as NormalizedSchema;
+  }
+
+  private async decision(ref: DecisionRef): Promise<DecisionEntity> {
+    const decision = await this.db.getRepository(DecisionEntity).findOneBy({ id: ref.decisionId, workspaceId: ref.workspaceId });
+    if (!decision) throw new ServiceError('NOT_FOUND', 'No such decision in this workspace.');
+    return decision;
+  }
+
+  private async replayRow(ref: DecisionRef, replayId: string): Promise<ReplayRow> {
+    const [row] = (await this.db.query(`SELECT * FROM replays WHERE id = $1 AND workspace_id = $2 AND decision_id = $3`, [
+      replayId,
+      ref.workspaceId,
+      ref.decisionId,
+    ])) as Array<ReplayRow>;
+    if (!row) throw new ServiceError('NOT_FOUND', 'No such replay of this decision.');
+    return row;
+  }
+}
+
+function pageNumber(value: unknown, path: string, min: number, fallback: number, max = 2_147_483_647): number {
+  if (value === undefined || value === null || value === '') return fallback;
+  const number = typeof value === 'string' && /^[0-9]{1,10}$/.test(value) ? Number(value) : value;
+  if (typeof number === 'number' && Number.isSafeInteger(number) && number >= min && number <= max) return number;
+  throw new ServiceError('INVALID_REQUEST', `${path} must be an integer from ${min} to ${max}.`, [
+    { path, message: `must be an integer from ${min} to ${max}` },
+  ]);
+}

@@ -1,0 +1,77 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
+import { FastifyRequest } from 'fastify';
+import { Deployer, SUBJECTS } from '@ds/contracts';
+import { PLATFORM, RpcClient } from '@ds/platform';
+import { MemberWorkspace, WorkspaceRole } from '../http/access';
+import { RequestId } from '../http/request-lifecycle';
+import { WorkspacesService } from '../workspaces/workspaces.service';
+
+/**
+ * Replays of a draft or a deployed version against the decision's past executions. Like deploy and the version
+ * history, Admin (an embed session needs `decisions:deploy`): a replay spends engine calls.
+ */
+@Controller('app/v1/workspaces/:ws/decisions/:id/replays')
+export class ReplaysController {
+  constructor(
+    private readonly workspaces: WorkspacesService,
+    @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
+  ) {}
+
+  /** `{ version: N | null, last: N }` or `{ version, from, to }`; 201 with the replay, which runs in the background. */
+  @Post()
+  @WorkspaceRole('admin', 'decisions:deploy')
+  async start(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Body() body: unknown, @Req() request: FastifyRequest) {
+    // The daily cap is the plan's; the runner checks the body.
+    const account = await this.rpc.call(SUBJECTS.billing.account, { workspaceId: ws }, { requestId });
+    return this.rpc.call(
+      SUBJECTS.runner.startReplay,
+      { workspaceId: ws, decisionId: id, body: body ?? null, plan: account.plan.name, startedBy: await this.startedBy(request) },
+      { requestId },
+    );
+  }
+
+  /** The decision's last 20 replays, newest first, each with its progress and result. */
+  @Get()
+  @WorkspaceRole('admin', 'decisions:deploy')
+  list(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string) {
+    return this.rpc.call(SUBJECTS.runner.listReplays, { workspaceId: ws, decisionId: id }, { requestId });
+  }
+
+  /** Progress and result so far: what a client polls while the replay runs. */
+  @Get(':replay')
+  @WorkspaceRole('admin', 'decisions:deploy')
+  get(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Param('replay') replay: string) {
+    return this.rpc.call(SUBJECTS.runner.getReplay, { workspaceId: ws, decisionId: id, replayId: replay }, { requestId });
+  }
+
+  /** Each replayed execution, old and new action and answers (`?after=<position>&limit=1..200`). */
+  @Get(':replay/executions')
+  @WorkspaceRole('admin', 'decisions:deploy')
+  executions(
+    @RequestId() requestId: string,
+    @MemberWorkspace() ws: string,
+    @Param('id') id: string,
+    @Param('replay') replay: string,
+    @Query() query: Record<string, unknown>,
+  ) {
+    return this.rpc.call(
+      SUBJECTS.runner.replayExecutions,
+      { workspaceId: ws, decisionId: id, replayId: replay, after: query.after, limit: query.limit },
+      { requestId },
+    );
+  }
+
+  @Post(':replay/cancel')
+  @WorkspaceRole('admin', 'decisions:deploy')
+  @HttpCode(200)
+  cancel(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Param('replay') replay: string) {
+    return this.rpc.call(SUBJECTS.runner.cancelReplay, { workspaceId: ws, decisionId: id, replayId: replay }, { requestId });
+  }
+
+  private async startedBy(request: FastifyRequest): Promise<Deployer | null> {
+    const caller = request.caller;
+    if (caller.kind === 'embed') return { user_id: caller.session.user.id, email: caller.session.user.email };
+    if (caller.kind === 'user') return { user_id: caller.userId, email: await this.workspaces.emailOf(caller.userId) };
+    return null;
+  }
+}

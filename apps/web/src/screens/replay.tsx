@@ -1,0 +1,388 @@
+import { useEffect, useId, useState } from 'react';
+import { REPLAY_MAX_EXECUTIONS } from '@ds/decision-schema';
+import { api, DecisionDetails } from '../lib/api';
+import { may, useApp } from '../context';
+import { ErrorBox, formatDate, Loaded, useAction, useLoad } from '../ui';
+
+type Answers = Record<string, string | number> | null;
+
+interface ReplayView {
+  id: string;
+  version: number | null;
+  selection: { last: number } | { from: string; to: string };
+  status: 'running' | 'completed' | 'cancelled';
+  created_at: string;
+  finished_at: string | null;
+  progress: { total: number; done: number; failed: number; cancelled: number; pending: number };
+  result: {
+    compared: number;
+    failed: number;
+    action: { agreed: number; agreement: number | null };
+    questions: Array<{ key: string; compared: number; agreed: number; agreement: number | null }>;
+    confusion: { actions: string[]; counts: number[][] };
+    accuracy: { labelled: number; old: number | null; new: number | null };
+  };
+}
+
+interface ReplayedExecution {
+  position: number;
+  execution_id: string;
+  status: 'pending' | 'done' | 'failed' | 'cancelled';
+  old: { action: string; answers: Answers };
+  new: { action: string; answers: Answers } | null;
+  error: { code: string; message: string } | null;
+}
+
+/** How often a running replay's progress is read again. */
+const POLL_MS = 1_500;
+
+const percent = (rate: number | null) => (rate === null ? '—' : `${(rate * 100).toFixed(1)} %`);
+
+/** Replays of the draft or a version against the decision's past executions: start one, watch it, read how it compares. */
+export function Replay({ decision }: { decision: DecisionDetails }) {
+  const { t, workspace } = useApp();
+  const ws = workspace!.id;
+  const base = `/workspaces/${ws}/decisions/${decision.id}/replays`;
+  const [replays, reload] = useLoad(() => api<{ data: ReplayView[] }>('GET', base), [base]);
+  const [shown, setShown] = useState<string | null>(null);
+  const running = replays.state === 'ready' && replays.data.data.some((replay) => replay.status === 'running');
+
+  useEffect(() => {
+    if (!running) return;
+    const timer = setInterval(reload, POLL_MS);
+    return () => clearInterval(timer);
+  }, [running, reload]);
+
+  if (!may(workspace, 'decisions:deploy')) return <p className="muted">{t('error.forbidden')}</p>;
+  return (
+    <div className="stack">
+      <StartReplay
+        decision={decision}
+        base={base}
+        onStarted={(id) => {
+          setShown(id);
+          reload();
+        }}
+      />
+      <Loaded value={replays} reload={reload}>
+        {({ data }) => {
+          const current = data.find((replay) => replay.id === shown) ?? data[0];
+          return data.length === 0 ? (
+            <p className="muted">{t('rpl.none')}</p>
+          ) : (
+            <>
+              {current && <ReplayCard key={current.id} replay={current} base={base} onChanged={reload} />}
+              {data.length > 1 && <EarlierReplays replays={data} current={current?.id ?? null} onShow={setShown} />}
+            </>
+          );
+        }}
+      </Loaded>
+    </div>
+  );
+}
+
+function StartReplay({ decision, base, onStarted }: { decision: DecisionDetails; base: string; onStarted: (id: string) => void }) {
+  const { t } = useApp();
+  const [version, setVersion] = useState('draft');
+  const [by, setBy] = useState<'last' | 'range'>('last');
+  const [last, setLast] = useState('100');
+  const [from, setFrom] = useState('');
+  const [to, setTo] = useState('');
+  const { busy, error, act } = useAction();
+  const hintId = useId();
+
+  const start = async () => {
+    const selection = by === 'last' ? { last: Number(last) } : { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
+    const started = await act(() => api<ReplayView>('POST', base, { version: version === 'draft' ? null : Number(version), ...selection }));
+    if (started) onStarted(started.id);
+  };
+  const rangeValid = by === 'last' || (from !== '' && to !== '' && !Number.isNaN(Date.parse(from)) && !Number.isNaN(Date.parse(to)));
+
+  return (
+    <section className="card" aria-labelledby="replay-start-title">
+      <h2 id="replay-start-title">{t('rpl.title')}</h2>
+      <p className="muted" id={hintId}>
+        {t('rpl.lead', { max: REPLAY_MAX_EXECUTIONS })}
+      </p>
+      <form
+        className="inline-form"
+        aria-describedby={hintId}
+        onSubmit={(event) => {
+          event.preventDefault();
+          void start();
+        }}
+      >
+        <label className="field narrow">
+          <span>{t('rpl.what')}</span>
+          <select value={version} onChange={(event) => setVersion(event.target.value)}>
+            <option value="draft">{t('rpl.draft')}</option>
+            {[...decision.versions].reverse().map((number) => (
+              <option key={number} value={String(number)}>
+                {t('pg.versionN', { version: number })}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="field narrow">
+          <span>{t('rpl.by')}</span>
+          <select value={by} onChange={(event) => setBy(event.target.value as 'last' | 'range')}>
+            <option value="last">{t('rpl.byLast')}</option>
+            <option value="range">{t('rpl.byRange')}</option>
+          </select>
+        </label>
+        {by === 'last' ? (
+          <label className="field narrow">
+            <span>{t('rpl.last')}</span>
+            <input type="number" min={1} max={REPLAY_MAX_EXECUTIONS} step={1} required value={last} onChange={(event) => setLast(event.target.value)} />
+          </label>
+        ) : (
+          <>
+            <label className="field narrow">
+              <span>{t('rpl.from')}</span>
+              <input type="datetime-local" required value={from} onChange={(event) => setFrom(event.target.value)} />
+            </label>
+            <label className="field narrow">
+              <span>{t('rpl.to')}</span>
+              <input type="datetime-local" required value={to} onChange={(event) => setTo(event.target.value)} />
+            </label>
+          </>
+        )}
+        <button type="submit" className="primary" disabled={busy || !rangeValid}>
+          {t('rpl.start')}
+        </button>
+      </form>
+      {error !== null && <ErrorBox error={error} />}
+    </section>
+  );
+}
+
+function ReplayCard({ replay, base, onChanged }: { replay: ReplayView; base: string; onChanged: () => void }) {
+  const { t } = useApp();
+  const { busy, error, act } = useAction(onChanged);
+  const titleId = useId();
+  const { progress, result } = replay;
+  const ran = progress.done + progress.failed;
+  const subject = replay.version === null ? t('rpl.draft') : t('pg.versionN', { version: replay.version });
+  const selection =
+    'last' in replay.selection
+      ? t('rpl.selLast', { count: replay.selection.last })
+      : t('rpl.selRange', { from: formatDate(replay.selection.from), to: formatDate(replay.selection.to) });
+  return (
+    <section className="card replay" aria-labelledby={titleId}>
+      <h2 id={titleId}>{t('rpl.of', { subject })}</h2>
+      <p className="muted">
+        {selection} · {t('rpl.startedAt', { at: formatDate(replay.created_at) })} ·{' '}
+        <span className={`badge ${replay.status === 'completed' ? 'deployed' : replay.status === 'cancelled' ? 'error' : 'draft'}`}>
+          {t(`rpl.status.${replay.status}`)}
+        </span>
+      </p>
+      <div className="replay-progress">
+        <progress max={progress.total} value={ran} aria-label={t('rpl.progress')} aria-valuetext={t('rpl.ran', { ran, total: progress.total })} />
+        <p role="status">
+          {t('rpl.ran', { ran, total: progress.total })}
+          {progress.failed > 0 && <> · {t('rpl.failed', { count: progress.failed })}</>}
+          {progress.cancelled > 0 && <> · {t('rpl.cancelledN', { count: progress.cancelled })}</>}
+        </p>
+        {replay.status === 'running' && (
+          <button type="button" disabled={busy} onClick={() => void act(() => api('POST', `${base}/${replay.id}/cancel`))}>
+            {t('rpl.cancel')}
+          </button>
+        )}
+      </div>
+      {error !== null && <ErrorBox error={error} />}
+      {result.compared > 0 && (
+        <>
+          <dl className="replay-figures">
+            <div>
+              <dt>{t('rpl.actionAgreement')}</dt>
+              <dd>
+                {percent(result.action.agreement)}{' '}
+                <span className="muted small">({t('rpl.agreedOf', { agreed: result.action.agreed, compared: result.compared })})</span>
+              </dd>
+            </div>
+            {result.accuracy.labelled > 0 && (
+              <div>
+                <dt>{t('rpl.accuracy', { count: result.accuracy.labelled })}</dt>
+                <dd>{t('rpl.accuracyOldNew', { old: percent(result.accuracy.old), new: percent(result.accuracy.new) })}</dd>
+              </div>
+            )}
+          </dl>
+          <ConfusionTable actions={result.confusion.actions} counts={result.confusion.counts} />
+          <div className="table-wrap">
+            <table>
+              <caption>{t('rpl.questions')}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">{t('rpl.question')}</th>
+                  <th scope="col">{t('rpl.agreement')}</th>
+                  <th scope="col">{t('rpl.compared')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {result.questions.map((question) => (
+                  <tr key={question.key}>
+                    <th scope="row">
+                      <code>{question.key}</code>
+                    </th>
+                    <td>{percent(question.agreement)}</td>
+                    <td>{question.compared}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Differences base={`${base}/${replay.id}`} />
+        </>
+      )}
+    </section>
+  );
+}
+
+/** Old action down the side, new action across the top: the diagonal is where both agree. */
+function ConfusionTable({ actions, counts }: { actions: string[]; counts: number[][] }) {
+  const { t } = useApp();
+  return (
+    <div className="table-wrap">
+      <table className="confusion">
+        <caption>{t('rpl.confusion')}</caption>
+        <thead>
+          <tr>
+            <td />
+            {actions.map((action) => (
+              <th scope="col" key={action}>
+                <span className="visually-hidden">{t('rpl.newAction')} </span>
+                {action}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {actions.map((action, row) => (
+            <tr key={action}>
+              <th scope="row">
+                <span className="visually-hidden">{t('rpl.oldAction')} </span>
+                {action}
+              </th>
+              {counts[row]!.map((count, column) => (
+                <td key={column} className={row === column ? 'agree' : count > 0 ? 'differ' : undefined}>
+                  {count}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p className="muted small">{t('rpl.confusionHint')}</p>
+    </div>
+  );
+}
+
+/** The replayed executions whose action changed, a page at a time. */
+function Differences({ base }: { base: string }) {
+  const { t } = useApp();
+  const [rows, setRows] = useState<ReplayedExecution[]>([]);
+  const [after, setAfter] = useState<number | null>(0);
+  const { busy, error, act } = useAction();
+  const more = () =>
+    void act(async () => {
+      const page = await api<{ data: ReplayedExecution[]; next_after: number | null }>('GET', `${base}/executions?after=${after ?? 0}&limit=200`);
+      setRows((seen) => [...seen, ...page.data]);
+      setAfter(page.next_after);
+    });
+  const changed = rows.filter((row) => row.status === 'failed' || (row.new !== null && row.new.action !== row.old.action));
+  return (
+    <details
+      onToggle={(event) => {
+        if ((event.target as HTMLDetailsElement).open && rows.length === 0) more();
+      }}
+    >
+      <summary>{t('rpl.differences')}</summary>
+      {error !== null && <ErrorBox error={error} />}
+      {rows.length > 0 && (
+        <div className="table-wrap">
+          <table className="cards-narrow">
+            <caption className="visually-hidden">{t('rpl.differences')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('rpl.execution')}</th>
+                <th scope="col">{t('rpl.oldAction')}</th>
+                <th scope="col">{t('rpl.newAction')}</th>
+                <th scope="col">{t('rpl.answersChanged')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {changed.map((row) => (
+                <tr key={row.position}>
+                  <td data-label={t('rpl.execution')}>
+                    <code>{row.execution_id}</code>
+                  </td>
+                  <td data-label={t('rpl.oldAction')}>{row.old.action}</td>
+                  <td data-label={t('rpl.newAction')}>{row.new?.action ?? row.error?.code ?? '—'}</td>
+                  <td data-label={t('rpl.answersChanged')}>{answersChanged(row.old.answers, row.new?.answers ?? null) || '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {changed.length === 0 && <p className="muted">{t('rpl.noDifferences', { count: rows.length })}</p>}
+        </div>
+      )}
+      {after !== null && rows.length > 0 && (
+        <button type="button" disabled={busy} onClick={more}>
+          {t('rpl.more')}
+        </button>
+      )}
+    </details>
+  );
+}
+
+function answersChanged(old: Answers, next: Answers): string {
+  if (old === null || next === null) return '';
+  return Object.keys(next)
+    .filter((key) => old[key] !== undefined && old[key] !== next[key])
+    .map((key) => `${key}: ${String(old[key])} → ${String(next[key])}`)
+    .join('; ');
+}
+
+function EarlierReplays({ replays, current, onShow }: { replays: ReplayView[]; current: string | null; onShow: (id: string) => void }) {
+  const { t } = useApp();
+  return (
+    <section className="card" aria-labelledby="replays-earlier-title">
+      <h2 id="replays-earlier-title">{t('rpl.earlier')}</h2>
+      <div className="table-wrap">
+        <table className="cards-narrow">
+          <thead>
+            <tr>
+              <th scope="col">{t('rpl.startedCol')}</th>
+              <th scope="col">{t('rpl.what')}</th>
+              <th scope="col">{t('rpl.statusCol')}</th>
+              <th scope="col">{t('rpl.actionAgreement')}</th>
+              <th scope="col">
+                <span className="visually-hidden">{t('rpl.show')}</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {replays.map((replay) => (
+              <tr key={replay.id}>
+                <td data-label={t('rpl.startedCol')}>{formatDate(replay.created_at)}</td>
+                <td data-label={t('rpl.what')}>{replay.version === null ? t('rpl.draft') : t('pg.versionN', { version: replay.version })}</td>
+                <td data-label={t('rpl.statusCol')}>{t(`rpl.status.${replay.status}`)}</td>
+                <td data-label={t('rpl.actionAgreement')}>{percent(replay.result.action.agreement)}</td>
+                <td>
+                  <button
+                    type="button"
+                    disabled={replay.id === current}
+                    aria-label={t('rpl.showAt', { at: formatDate(replay.created_at) })}
+                    onClick={() => onShow(replay.id)}
+                  >
+                    {t('rpl.show')}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}

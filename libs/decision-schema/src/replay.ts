@@ -1,0 +1,156 @@
+// Replaying a draft or a version against past executions: what a replay may ask for, and how its answers compare.
+import type { SchemaIssue } from './issues';
+import { isRecord } from './json';
+import { ACTIONS, type NormalizedQuestion } from './schema-types';
+
+/** Executions one replay may take. */
+export const REPLAY_MAX_EXECUTIONS = 1_000;
+
+/**
+ * Replayed executions a workspace may start per rolling 24 hours, by plan: they spend the engine key the workspace
+ * shares with every other (the service's) unless it brought its own. Cancelled executions that never ran are given back.
+ */
+export const REPLAY_DAILY_CAP: Readonly<Record<string, number>> = {
+  genesis: 1_000,
+  developer: 5_000,
+  growth: 20_000,
+  enterprise: 100_000,
+};
+
+/** Engine calls of replays in flight at once across the whole service: a share of the shared key's slots that live runs never wait behind. */
+export const REPLAY_ENGINE_CONCURRENCY = 2;
+
+export type ReplaySelection = { last: number } | { from: string; to: string };
+
+/** What to replay: the draft (`version: null`) or a deployed version, over the last N executions or a time range. */
+export interface ReplayPlan {
+  version: number | null;
+  selection: ReplaySelection;
+}
+
+export type ReplayPlanCheck = { ok: true; plan: ReplayPlan } | { ok: false; issues: SchemaIssue[] };
+
+const INT4_MAX = 2_147_483_647;
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
+/** Instants PostgreSQL and toISOString both hold as four-digit years; no execution is older than the first. */
+const EARLIEST = Date.UTC(1970, 0, 1);
+const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/** Checks a replay request's body; every bad path is named at once. */
+export function checkReplayPlan(body: unknown): ReplayPlanCheck {
+  if (!isRecord(body)) return { ok: false, issues: [{ path: '', message: 'must be an object with version and last, or from and to' }] };
+  const issues: SchemaIssue[] = [];
+  const version = body.version ?? null;
+  if (version !== null && !(Number.isInteger(version) && (version as number) >= 1 && (version as number) <= INT4_MAX)) {
+    issues.push({ path: 'version', message: 'must be a version number, or null for the draft' });
+  }
+  const byCount = body.last !== undefined;
+  const byRange = body.from !== undefined || body.to !== undefined;
+  let selection: ReplaySelection | null = null;
+  if (byCount && byRange) issues.push({ path: '', message: 'give either last, or from and to, not both' });
+  else if (byCount) {
+    const last = body.last;
+    if (Number.isInteger(last) && (last as number) >= 1 && (last as number) <= REPLAY_MAX_EXECUTIONS) selection = { last: last as number };
+    else issues.push({ path: 'last', message: `must be an integer from 1 to ${REPLAY_MAX_EXECUTIONS}` });
+  } else if (byRange) {
+    const from = instant(body.from);
+    const to = instant(body.to);
+    if (from === null) issues.push({ path: 'from', message: 'must be an ISO 8601 date-time with a time zone' });
+    if (to === null) issues.push({ path: 'to', message: 'must be an ISO 8601 date-time with a time zone' });
+    if (from !== null && to !== null) {
+      if (Date.parse(from) >= Date.parse(to)) issues.push({ path: 'to', message: 'must be after from' });
+      else selection = { from, to };
+    }
+  } else issues.push({ path: '', message: 'needs last, or from and to' });
+  if (issues.length > 0 || selection === null) return { ok: false, issues };
+  return { ok: true, plan: { version: version as number | null, selection } };
+}
+
+function instant(value: unknown): string | null {
+  if (typeof value !== 'string' || !ISO_INSTANT.test(value)) return null;
+  const time = Date.parse(value);
+  return Number.isFinite(time) && time >= EARLIEST && time <= LATEST ? new Date(time).toISOString() : null;
+}
+
+/** The answer of one question in a run's `result`: an option value, a level label or p(yes). */
+export type ReplayAnswer = string | number;
+
+/** One replayed execution: the recorded run's action and answers, the replay's, and the outcome reported since. */
+export interface ReplayedExecution {
+  old: { action: string; answers: Record<string, ReplayAnswer> | null };
+  /** null when the replay's engine call failed. */
+  new: { action: string; answers: Record<string, ReplayAnswer> | null } | null;
+  /** The right action, when one was reported (docs/quality.md). */
+  outcomeAction: string | null;
+}
+
+export interface ReplayComparison {
+  /** Executions with both answers; failed replays are counted apart. */
+  compared: number;
+  failed: number;
+  action: { agreed: number; agreement: number | null };
+  /** Per question of the replayed schema; `compared` counts executions where both sides kept an answer to it. */
+  questions: Array<{ key: string; compared: number; agreed: number; agreement: number | null }>;
+  /** Old action (rows) against new action (columns), over the actions that occur, in the service's action order. */
+  confusion: { actions: string[]; counts: number[][] };
+  /** Over compared executions with a reported action: how often each side's action was the right one. */
+  accuracy: { labelled: number; old: number | null; new: number | null };
+}
+
+/**
+ * Whether two answers to one question agree: choice and score answers by value; probability answers (p(yes)) by
+ * the side of the question's threshold (0.5 without one) they fall on, since p itself moves with every call.
+ */
+export function answersAgree(question: NormalizedQuestion, left: ReplayAnswer, right: ReplayAnswer): boolean {
+  if (question.kind !== 'probability') return left === right;
+  if (typeof left !== 'number' || typeof right !== 'number') return false;
+  const threshold = question.threshold ?? 0.5;
+  return left >= threshold === right >= threshold;
+}
+
+export function compareReplay(questions: readonly NormalizedQuestion[], executions: readonly ReplayedExecution[]): ReplayComparison {
+  const compared = executions.filter((execution) => execution.new !== null) as Array<ReplayedExecution & { new: NonNullable<ReplayedExecution['new']> }>;
+  const agreed = compared.filter((execution) => execution.old.action === execution.new.action).length;
+
+  const perQuestion = questions.map((question) => {
+    let both = 0;
+    let same = 0;
+    for (const execution of compared) {
+      const left = execution.old.answers?.[question.key];
+      const right = execution.new.answers?.[question.key];
+      if (left === undefined || right === undefined) continue;
+      both++;
+      if (answersAgree(question, left, right)) same++;
+    }
+    return { key: question.key, compared: both, agreed: same, agreement: rate(same, both) };
+  });
+
+  const seen = new Set(compared.flatMap((execution) => [execution.old.action, execution.new.action]));
+  const known: readonly string[] = ACTIONS;
+  const actions = [...known.filter((action) => seen.has(action)), ...[...seen].filter((action) => !known.includes(action)).sort()];
+  const counts = actions.map(() => actions.map(() => 0));
+  for (const execution of compared) counts[actions.indexOf(execution.old.action)]![actions.indexOf(execution.new.action)]!++;
+
+  const labelled = compared.filter((execution) => execution.outcomeAction !== null);
+  const rightOld = labelled.filter((execution) => execution.old.action === execution.outcomeAction).length;
+  const rightNew = labelled.filter((execution) => execution.new.action === execution.outcomeAction).length;
+
+  return {
+    compared: compared.length,
+    failed: executions.length - compared.length,
+    action: { agreed, agreement: rate(agreed, compared.length) },
+    questions: perQuestion,
+    confusion: { actions, counts },
+    accuracy: { labelled: labelled.length, old: rate(rightOld, labelled.length), new: rate(rightNew, labelled.length) },
+  };
+}
+
+function rate(part: number, whole: number): number | null {
+  return whole === 0 ? null : part / whole;
+}
+
+/** Replayed executions a start may still take today: the plan's cap less what the last 24 hours took. */
+export function replayAllowance(plan: string, usedToday: number): number {
+  const cap = REPLAY_DAILY_CAP[plan] ?? REPLAY_DAILY_CAP.genesis!;
+  return Math.max(0, cap - usedToday);
+}
