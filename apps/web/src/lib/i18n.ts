@@ -2,6 +2,7 @@
  * Message catalogues for the embed's five locales. `en` holds every string; the others cover the shell
  * (navigation, account, theme, language) and errors, and fall back to English elsewhere.
  */
+import { QUALITY_EN } from './i18n-quality';
 import { VERSIONS_EN } from './i18n-versions';
 
 export const LOCALES = ['en', 'pt', 'es', 'ru', 'zh'] as const;
@@ -9,6 +10,7 @@ export type Locale = (typeof LOCALES)[number];
 
 const en = {
   ...VERSIONS_EN,
+  ...QUALITY_EN,
   'app.name': 'Decision service',
   'nav.decisions': 'Decisions',
   'nav.executions': 'Executions',
