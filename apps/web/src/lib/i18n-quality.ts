@@ -1,6 +1,9 @@
 /** English texts of the Quality tab and the outcome form, kept apart from the main catalogue. */
 export const QUALITY_EN = {
   'tabs.quality': 'Quality',
+  'ed.settings.confidenceSource': 'Confidence source',
+  'ed.settings.confidenceModel': 'The model’s own numbers',
+  'ed.settings.confidenceTokens': 'Token probabilities (OpenAI-compatible providers)',
   'q.notDeployed': 'Deploy the decision first: the quality report judges a deployed version by the outcomes of its executions.',
   'q.version': 'Version',
   'q.apply': 'Show',
