@@ -31,8 +31,8 @@ export const QUALITY_EN = {
   'q.chart.thresholds': 'What a minConfidence keeps: {question}',
   'q.summary.reliability': '{source}: calibration error {ece} over {n} outcomes; points on the dotted diagonal are honest.',
   'q.summary.histogram': '{n} answers with an outcome, by tenth of predicted probability.',
-  'q.summary.thresholds':
-    'Across: minConfidence from 0 to 0.95; up: the share of answers kept, and how often the kept ones are right. The red line marks the current minConfidence.',
+  'q.summary.thresholds': 'Across: minConfidence from 0 to 0.95; up: the share of answers kept, and how often the kept ones are right.',
+  'q.summary.mark': 'The red line marks the current minConfidence, {value}.',
   'q.binTop': 'Probability of the top answer',
   'q.binYes': 'Probability of yes',
   'q.axes.top': 'Across: the probability given to the top answer; up: how often the top answer was right.',

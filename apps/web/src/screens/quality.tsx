@@ -269,7 +269,7 @@ function QuestionReport({ question }: { question: QuestionQuality }) {
             </ChartFrame>
             <ChartFrame
               title={t('q.chart.thresholds', { question: question.key })}
-              summary={t('q.summary.thresholds')}
+              summary={[t('q.summary.thresholds'), ...(minConfidence === null ? [] : [t('q.summary.mark', { value: minConfidence })])].join(' ')}
               table={{
                 columns: [
                   t('q.minConfidenceColumn'),
