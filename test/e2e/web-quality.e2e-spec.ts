@@ -3,10 +3,11 @@ import { call, deploy, deployedDecision, roomyWorkspace, runDecision, scriptEngi
 import { checkScreen, launchChromium, signedInContext, watchProblems } from './support/browser';
 
 /**
- * The Quality tab and the outcome form in a real headless Chromium against the shared cluster: a decision whose
- * engine says 0.9 where the truth is right about 60 % of the time takes outcomes (by key, and one through the form
- * on the execution view), the tab shows what the report says, the fit goes into the draft, and after deploying
- * it the calibrated version's diagram leaves the 0.9 bin. axe in both themes, no console error (a CSP violation
+ * The Quality tab and the outcome form in a real headless Chromium against the shared cluster: a decision answering
+ * from token probabilities, whose engine says 0.9 (and whose tokens say 0.99) where the truth is right two times in
+ * three, takes outcomes (by key, and one through the form on the execution view); the tab shows what the report
+ * says for both confidence sources, the fit goes into the draft, and after deploying it the calibrated version's
+ * diagram leaves the top bin. axe in both themes, no console error (a CSP violation
  * included), nothing sticking out at 360 px. With WEB_SCREENSHOTS=<dir> it also writes the screenshots.
  */
 const FIRST_RUNS = 60;
@@ -102,7 +103,7 @@ describe('the Quality tab', () => {
     const ws = await roomyWorkspace();
     const marker = uniqueMarker();
     const slug = `quality-${marker.slice(-8)}`;
-    const schema = triageSchema(marker, { policies: [], composites: [] });
+    const schema = triageSchema(marker, { policies: [], composites: [], settings: { confidenceSource: 'tokens' } });
     (schema.questions[0] as Record<string, unknown>).minConfidence = 0.3;
     const decisionId = await deployedDecision(ws, slug, schema);
     await scriptEngine(marker, [{ answers: SCRIPTED }], true);
@@ -131,21 +132,32 @@ describe('the Quality tab', () => {
     const recorded = listed.body.data.find((execution: { id: string }) => execution.id === byForm);
     expect(recorded.outcome).toMatchObject({ answers: { intent: 'refund', urgency: 'annoyed', fraud: true }, action: 'continue' });
 
-    // The tab says what the report says: every answer at 0.9, right `right` times in FIRST_RUNS.
+    // The tab says what the report says: every answer at 0.9 by the model's numbers and 0.81/0.82 by its tokens
+    // (the simulator squares and rescales), right `right` times in FIRST_RUNS.
     await page.goto(`/decisions/${slug}/quality`);
     await page.getByRole('heading', { name: 'Reliability of intent', level: 3 }).waitFor();
     expect(await page.getByRole('link', { name: 'Quality' }).getAttribute('aria-current')).toBe('page');
     const accuracy = `${((right / FIRST_RUNS) * 100).toFixed(1)} %`;
-    expect(await page.getByTestId('q-scores-intent').locator('tbody tr').first().locator('th, td').allInnerTexts()).toEqual([
+    const tokens = 0.81 / 0.82;
+    const scores = page.getByTestId('q-scores-intent').locator('tbody tr');
+    expect(await scores.nth(0).locator('th, td').allInnerTexts()).toEqual([
       'Model’s own',
       String(FIRST_RUNS),
       accuracy,
       Math.abs(0.9 - right / FIRST_RUNS).toFixed(3),
     ]);
+    expect(await scores.nth(1).locator('th, td').allInnerTexts()).toEqual([
+      'Token probabilities',
+      String(FIRST_RUNS),
+      accuracy,
+      Math.abs(tokens - right / FIRST_RUNS).toFixed(3),
+    ]);
+    // A probability question states numbers only: no token source.
+    expect(await page.getByTestId('q-scores-fraud').locator('tbody tr').count()).toBe(1);
     expect(await page.getByTestId('q-action-agreement').innerText()).toBe(accuracy);
     const reliability = await chartTable(page, 'Reliability of intent');
     expect(reliability).toHaveLength(10);
-    expect(reliability[9]).toEqual(['0.9–1.0', String(FIRST_RUNS), '0.900', accuracy]);
+    expect(reliability[9]).toEqual(['0.9–1.0', String(FIRST_RUNS), '0.900', accuracy, String(FIRST_RUNS), tokens.toFixed(3), accuracy]);
     // intent's confidence is 1 − H(0.9, 0.1, 0)/ln 3 ≈ 0.70: a minConfidence of 0.3 keeps every answer.
     expect(await page.getByTestId('q-kept-intent-model').innerText()).toContain(`keeps 100.0 % of the answers (${FIRST_RUNS})`);
     await checkScreen(page, 'quality', checked);
@@ -156,24 +168,30 @@ describe('the Quality tab', () => {
     const fitted = await fit
       .locator('tbody tr')
       .evaluateAll((trs) => trs.map((tr) => Array.from((tr as any).children as ArrayLike<{ textContent: string }>, (cell) => cell.textContent)));
-    expect(fitted.map((row) => row.slice(0, 3))).toEqual([
-      ['intent', 'Model’s own', String(FIRST_RUNS)],
-      ['urgency', 'Model’s own', String(FIRST_RUNS)],
-      ['fraud', 'Model’s own', String(FIRST_RUNS)],
-    ]);
+    expect(fitted.map((row) => row.slice(0, 3).join(' / ')).sort()).toEqual(
+      ['intent / Model’s own', 'urgency / Model’s own', 'fraud / Model’s own', 'intent / Token probabilities', 'urgency / Token probabilities']
+        .map((row) => `${row} / ${FIRST_RUNS}`)
+        .sort(),
+    );
     for (const row of fitted) expect(Number(row[5])).toBeLessThan(Number(row[4]));
+    // A probability question has no token source to fit, so nothing is listed as not fitted.
+    expect(await fit.getByRole('heading', { name: 'Not fitted' }).count()).toBe(0);
     await fit.scrollIntoViewIfNeeded();
     await checkScreen(page, 'quality-fit', checked, false);
     const details = await call('GET', `/app/v1/workspaces/${ws.workspaceId}/decisions/${decisionId}`, { token: ws.session });
     expect(Object.keys(details.body.draft.calibration.model).sort()).toEqual(['fraud', 'intent', 'urgency']);
+    expect(Object.keys(details.body.draft.calibration.tokens).sort()).toEqual(['intent', 'urgency']);
 
     // The calibrated version answers below 0.9, so its reports leave the top bin.
     expect(await deploy(ws, decisionId)).toBe(2);
     await reportOutcomes(ws, await runMany(ws, slug, SECOND_RUNS));
     await page.goto(`/decisions/${slug}/quality?version=2`);
     const calibrated = await chartTable(page, 'Reliability of intent');
-    expect(calibrated[9]![1]).toBe('0');
-    expect(calibrated.reduce((sum, row) => sum + Number(row[1]), 0)).toBe(SECOND_RUNS);
+    // Both sources, each calibrated by its own map.
+    for (const column of [1, 4]) {
+      expect(calibrated[9]![column]).toBe('0');
+      expect(calibrated.reduce((sum, row) => sum + Number(row[column]), 0)).toBe(SECOND_RUNS);
+    }
 
     await page.setViewportSize({ width: 360, height: 780 });
     await page.getByRole('heading', { name: 'Reliability of intent', level: 3 }).waitFor();
