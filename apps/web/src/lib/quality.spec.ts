@@ -1,5 +1,5 @@
 import type { Bin, Threshold } from '@ds/decision-schema';
-import { binLabel, percent, reliabilityPoints, score, sourcesOf, thresholdAt, thresholdCurves } from './quality';
+import { binLabel, dayAfter, percent, reliabilityPoints, score, sourcesOf, thresholdAt, thresholdCurves } from './quality';
 
 const bin = (from: number, count: number, confidence: number | null, accuracy: number | null): Bin => ({
   from,
@@ -68,5 +68,18 @@ describe('figures', () => {
     const quality = { labelled: 1, accuracy: null, brier: null, log_loss: null, ece: null, bins: [], thresholds: [] };
     expect(sourcesOf({ tokens: quality, model: quality }).map(([source]) => source)).toEqual(['model', 'tokens']);
     expect(sourcesOf({ model: quality }).map(([source]) => source)).toEqual(['model']);
+  });
+});
+
+describe('dayAfter', () => {
+  it('makes a picked end date inclusive by asking up to the next day, across months and years', () => {
+    expect(dayAfter('2026-11-26')).toBe('2026-11-27');
+    expect(dayAfter('2026-02-28')).toBe('2026-03-01');
+    expect(dayAfter('2026-12-31')).toBe('2027-01-01');
+  });
+
+  it('leaves anything else for the API to judge', () => {
+    expect(dayAfter('soon')).toBe('soon');
+    expect(dayAfter('2026-13-45')).toBe('2026-13-45');
   });
 });

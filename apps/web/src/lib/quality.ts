@@ -55,3 +55,15 @@ export function score(value: number | null | undefined): string {
 export function binLabel(bin: Pick<Bin, 'from' | 'to'>): string {
   return `${bin.from.toFixed(1)}–${bin.to.toFixed(1)}`;
 }
+
+/**
+ * The report's `to` is exclusive; a person picking "to 26 November" means the whole of that day, so the query asks
+ * up to the next day. Anything that is not a YYYY-MM-DD date goes as it is, for the API to refuse or read.
+ */
+export function dayAfter(date: string): string {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return date;
+  const next = new Date(`${date}T00:00:00Z`);
+  if (Number.isNaN(next.getTime())) return date;
+  next.setUTCDate(next.getUTCDate() + 1);
+  return next.toISOString().slice(0, 10);
+}

@@ -4,7 +4,7 @@ import { ChartFrame } from '../charts/chart-frame';
 import { BarsChart, Curve, CurvesChart, Datum } from '../charts/charts';
 import { may, useApp } from '../context';
 import { api, DecisionDetails } from '../lib/api';
-import { binLabel, percent, reliabilityPoints, score, Source, sourcesOf, thresholdAt, thresholdCurves } from '../lib/quality';
+import { binLabel, dayAfter, percent, reliabilityPoints, score, Source, sourcesOf, thresholdAt, thresholdCurves } from '../lib/quality';
 import { Link, navigate, useLocation } from '../router';
 import { Empty, ErrorBox, Loaded, useAction, useLoad } from '../ui';
 
@@ -60,7 +60,7 @@ export function Quality({ decision, onDraftChanged }: { decision: DecisionDetail
     if (version === null) return null;
     const params = new URLSearchParams({ version: String(version) });
     if (query.from) params.set('from', query.from);
-    if (query.to) params.set('to', query.to);
+    if (query.to) params.set('to', dayAfter(query.to));
     return api<Report>('GET', `/workspaces/${ws}/decisions/${decision.id}/quality?${params.toString()}`);
   }, [ws, decision.id, version, query.from, query.to]);
 
