@@ -160,9 +160,10 @@ describe('the embedded editor in Chromium', () => {
     expect(await frame.evaluate(() => (globalThis as any).document.documentElement.dataset.theme)).toBe('dark');
     expect(await frame.evaluate(() => (globalThis as any).document.documentElement.lang)).toBe('pt');
     // Writing is granted: the form is editable. Deploying and executions are not: their tabs are not offered.
+    // Reading the decision covers its quality report.
     expect(await frame.locator('fieldset.plain input').first().isDisabled()).toBe(false);
     const tabs = await linksIn(frame, 'nav.tabs');
-    expect(tabs).toEqual([`/decisions/${decisionId}/editor`, `/decisions/${decisionId}/playground`]);
+    expect(tabs).toEqual([`/decisions/${decisionId}/quality`, `/decisions/${decisionId}/editor`, `/decisions/${decisionId}/playground`]);
     // No account of its own: no sign-out, no workspace switcher, no account screens in the navigation.
     expect(await frame.locator('button:has-text("Sair"), .ws-switch, .menu-toggle').count()).toBe(0);
     expect(await linksIn(frame, 'nav.side')).toEqual(['/decisions']);
@@ -206,7 +207,7 @@ describe('the embedded editor in Chromium', () => {
     await frame.waitForSelector(`h1:has-text("${DECISION_NAME}")`);
     expect(await frame.textContent('.notice')).toBe('You can read this decision but not change it.');
     expect(await frame.locator('fieldset.plain input').first().isDisabled()).toBe(true);
-    expect((await linksIn(frame, 'nav.tabs')).map((href) => href.split('/').pop())).toEqual(['editor']);
+    expect((await linksIn(frame, 'nav.tabs')).map((href) => href.split('/').pop())).toEqual(['quality', 'editor']);
     expect(await frame.locator('button:has-text("Save draft")').count()).toBe(0);
     expect(await axe(frame)).toEqual([]);
     expect(problems).toEqual([]);

@@ -3,6 +3,7 @@ import {
   defined,
   deploy,
   deployedDecision,
+  engineRequests,
   expectError,
   newWorkspace,
   roomyWorkspace,
@@ -268,5 +269,67 @@ describe('quality report and calibration', () => {
     expect(unfit.body.not_fitted).toEqual(
       ['intent', 'urgency', 'fraud'].map((question) => ({ question, source: 'model', outcomes: 0, reason: 'not_enough_outcomes', needed: 30 })),
     );
+  });
+});
+
+describe('token probabilities beside the model’s own numbers', () => {
+  it('are asked for by a decision that answers from them, recorded beside the model’s, and compared in the report', async () => {
+    const ws = await newWorkspace();
+    const marker = uniqueMarker();
+    const schema = {
+      state: { type: 'object', fields: { message: { type: 'string', required: true } } },
+      context: marker,
+      questions: [
+        { key: 'verdict', kind: 'choice', instructions: 'Approve or reject `message`.', options: [{ value: 'approve' }, { value: 'reject' }] },
+        { key: 'spam', kind: 'probability', instructions: 'Judge `message`.', criterion: 'The message is spam' },
+      ],
+      fallbackAction: 'escalate',
+      settings: { confidenceSource: 'tokens' },
+    };
+    const decisionId = await deployedDecision(ws, 'by-tokens', schema);
+    const modelMarker = uniqueMarker();
+    await deployedDecision(ws, 'by-model', { ...schema, context: modelMarker, settings: {} });
+    const stated = { verdict: { approve: 0.9, reject: 0.1, other: 0 }, spam: { yes: 0.9, no: 0.1 } };
+    await scriptEngine(marker, [{ answers: stated }], true);
+    await scriptEngine(modelMarker, [{ answers: stated }], true);
+
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const run = await runDecision(ws, 'by-tokens', { message: `case ${i}` }, {}, '?include=probabilities');
+      expect(run.status).toBe(200);
+      // The simulated tokens are surer than the stated numbers: 0.9² / (0.9² + 0.1²).
+      expect(run.body.probabilities.verdict.approve).toBeCloseTo(0.81 / 0.82, 6);
+      // Probability questions state numbers only: they keep the model's own.
+      expect(run.body.probabilities.spam.yes).toBeCloseTo(0.9, 6);
+      ids.push(run.body.execution_id);
+    }
+    const asked = (await engineRequests(marker)).at(-1)!.body;
+    expect(asked).toMatchObject({ logprobs: true, top_logprobs: 20 });
+    expect(Object.keys(asked.response_format.json_schema.schema.properties)).toEqual(['_picks', 'verdict', 'spam']);
+    const modelRun = await runDecision(ws, 'by-model', { message: 'case' }, {}, '?include=probabilities');
+    expect(modelRun.body.probabilities.verdict.approve).toBeCloseTo(0.9, 6);
+    const plain = (await engineRequests(modelMarker)).at(-1)!.body;
+    expect(plain.logprobs).toBeUndefined();
+    expect(Object.keys(plain.response_format.json_schema.schema.properties)).toEqual(['verdict', 'spam']);
+
+    for (const [i, id] of ids.entries()) {
+      const reply = await call('POST', `/v1/executions/${id}/outcome`, {
+        token: ws.apiKey,
+        body: { answers: { verdict: i < 2 ? 'approve' : 'reject', spam: true } },
+      });
+      expect(reply.status).toBe(200);
+    }
+    const report = await call('GET', `/app/v1/workspaces/${ws.workspaceId}/decisions/${decisionId}/quality`, { token: ws.session });
+    expect(report.status).toBe(200);
+    const [verdict, spam] = report.body.questions;
+    expect(Object.keys(verdict.sources).sort()).toEqual(['model', 'tokens']);
+    expect(Object.keys(spam.sources)).toEqual(['model']);
+    expect(verdict.sources.model.bins[9]).toMatchObject({ count: 4, accuracy: 0.5 });
+    expect(verdict.sources.model.bins[9].confidence).toBeCloseTo(0.9, 6);
+    expect(verdict.sources.tokens.bins[9]).toMatchObject({ count: 4, accuracy: 0.5 });
+    expect(verdict.sources.tokens.bins[9].confidence).toBeCloseTo(0.81 / 0.82, 6);
+    // Half right: the surer source is the less honest one.
+    expect(verdict.sources.model.ece).toBeCloseTo(0.4, 6);
+    expect(verdict.sources.tokens.ece).toBeCloseTo(0.81 / 0.82 - 0.5, 6);
   });
 });

@@ -325,3 +325,33 @@ describe('testing a provider key', () => {
     expect((await failure(tester().testKey({ workspaceId: 'ws-1', provider: 'openai', apiKey: 'short' }))).code).toBe('INVALID_REQUEST');
   });
 });
+
+describe('token probabilities', () => {
+  const forced = { intent: { refund: 0.9, exchange: 0.1, other: 0 } };
+
+  it('are asked for when the decision uses them, and read from the answer tokens beside the stated numbers', async () => {
+    const marker = `tokens-${markers++}`;
+    await script(marker, [{ answers: forced }]);
+    const reply = await service('openai', SHARED).engine.answer({ ...request(marker), tokenProbabilities: true });
+    expect(reply.distributions).toEqual(forced);
+    expect(reply.tokenDistributions!.intent!.refund).toBeCloseTo(0.81 / 0.82, 9);
+    expect(reply.tokenDistributions!.intent!.exchange).toBeCloseTo(0.01 / 0.82, 9);
+    expect(reply.tokenDistributions!.intent!.other).toBe(0);
+  });
+
+  it('are neither asked for nor recorded otherwise, and the request stays as it was', async () => {
+    const marker = `tokens-${markers++}`;
+    await script(marker, [{ answers: forced }]);
+    const reply = await service('openai', SHARED).engine.answer(request(marker));
+    expect(reply.tokenDistributions).toBeUndefined();
+    expect(reply.distributions).toEqual(forced);
+  });
+
+  it('are not recorded from Anthropic, which has no log-probabilities: only the model’s own numbers', async () => {
+    const marker = `tokens-${markers++}`;
+    await script(marker, [{ answers: forced }]);
+    const reply = await service('anthropic', SHARED).engine.answer({ ...request(marker), tokenProbabilities: true });
+    expect(reply.tokenDistributions).toBeUndefined();
+    expect(reply.distributions).toEqual(forced);
+  });
+});

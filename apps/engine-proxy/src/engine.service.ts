@@ -55,13 +55,13 @@ interface CallShape<TRequest, TAnswer> {
   /** How errors name the call's deadline and what its answer must fit. */
   words: { deadline: string; contract: string };
   body(request: TRequest, model: string, anthropic: boolean): Record<string, unknown>;
-  parse(body: unknown, anthropic: boolean): TAnswer | string;
+  parse(body: unknown, anthropic: boolean, request: TRequest): TAnswer | string;
 }
 
 const ANSWER_SHAPE: CallShape<AnswerQuestionsRequest, ProviderAnswer> = {
   words: { deadline: 'the decision timeout', contract: 'outside the decision contract' },
   body: (request, model, anthropic) => (anthropic ? anthropicBody(request, model) : openAiBody(request, model)),
-  parse: (body, anthropic) => (anthropic ? parseAnthropicAnswer(body) : parseOpenAiAnswer(body)),
+  parse: (body, anthropic, request) => (anthropic ? parseAnthropicAnswer(body) : parseOpenAiAnswer(body, request)),
 };
 
 const COMPLETION_SHAPE: CallShape<CompleteTextRequest, ProviderText> = {
@@ -122,7 +122,7 @@ export class EngineService {
     if (typeof distributions === 'string') throw new ServiceError('ENGINE_ERROR', `The engine answered outside the decision contract: ${distributions}.`);
     // The checkpoint engine is self-hosted: its name is the model, and it costs nothing per token.
     const reportedModel = engine === 'checkpoint' ? model : answer.model || model;
-    return {
+    const reply: AnswerQuestionsReply = {
       distributions,
       engine,
       model: reportedModel,
@@ -130,6 +130,8 @@ export class EngineService {
       outputTokens: answer.outputTokens,
       estimatedCostUsd: engine === 'checkpoint' ? 0 : estimatedCostUsd(this.config.prices, reportedModel, answer.inputTokens),
     };
+    if (answer.tokenDistributions) reply.tokenDistributions = answer.tokenDistributions;
+    return reply;
   }
 
   /**
@@ -303,7 +305,7 @@ export class EngineService {
     } catch {
       return { code: 'ENGINE_ERROR', retryable: false, retryAfterSeconds: null, reason: 'the provider answered with something that is not JSON' };
     }
-    const answer = shape.parse(parsed, anthropic);
+    const answer = shape.parse(parsed, anthropic, request);
     if (typeof answer === 'string') return { code: 'ENGINE_ERROR', retryable: false, retryAfterSeconds: null, reason: answer };
     return answer;
   }

@@ -21,10 +21,20 @@ export interface AnswerQuestionsRequest extends WorkspaceScoped {
   context: string | null;
   state: unknown;
   questions: EngineQuestion[];
+  /**
+   * Ask for token log-probabilities too (a decision whose confidence source is `tokens`). Absent: the request is
+   * written exactly as without the feature. Providers without log-probabilities (Anthropic) ignore it.
+   */
+  tokenProbabilities?: boolean;
 }
 
 export interface AnswerQuestionsReply {
   distributions: Record<string, Record<string, number>>;
+  /**
+   * Choice and score questions' distributions read from the answer tokens' log-probabilities; only when asked
+   * for and the provider returned them, and only for the questions they could be read for.
+   */
+  tokenDistributions?: Record<string, Record<string, number>>;
   engine: EngineName;
   model: string;
   inputTokens: number;

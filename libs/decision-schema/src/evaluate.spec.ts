@@ -234,6 +234,46 @@ describe('evaluate', () => {
   });
 });
 
+describe('evaluate with token distributions', () => {
+  const tokensSchema = normalized({ ...fullSchema(), settings: { confidenceSource: 'tokens' } });
+  const tokens = { intent: { refund: 0.5, exchange: 0.5, other: 0 }, urgency: { calm: 0.2, annoyed: 0.8, furious: 0 } };
+
+  it('answers choice and score questions from the tokens when the decision says so, and records both sources', () => {
+    const evaluation = evaluate(tokensSchema, answers(), tokens);
+    expect(evaluation.result).toMatchObject({ intent: 'refund', urgency: 'annoyed', fraud: 0.05 });
+    expect(evaluation.probabilities.intent).toEqual(tokens.intent);
+    // intent's tokens are a coin flip between two of three outcomes: below its minConfidence of 0.6.
+    expect(evaluation.confidence.intent).toBeCloseTo(1 - Math.log(2) / Math.log(3), 9);
+    expect(evaluation.action_reason).toMatchObject({ type: 'low_confidence', question: 'intent' });
+    expect(evaluation.recorded.intent).toEqual(answers().intent);
+    expect(evaluation.recordedTokens).toEqual(tokens);
+  });
+
+  it('ignores token distributions when the decision answers from the model’s numbers', () => {
+    const evaluation = evaluate(schema, answers(), tokens);
+    expect(evaluation).toEqual(evaluate(schema, answers()));
+    expect(evaluation.recordedTokens).toBeUndefined();
+  });
+
+  it('keeps the model’s numbers for a question whose token distribution does not fit, and for probability questions', () => {
+    const evaluation = evaluate(tokensSchema, answers(), { intent: { refund: 1, maybe: 1 }, urgency: { calm: 0, annoyed: 0, furious: 0 }, fraud: { yes: 1 } });
+    expect(evaluation.probabilities).toEqual(evaluate(schema, answers()).probabilities);
+    expect(evaluation.recordedTokens).toBeUndefined();
+  });
+
+  it('calibrates the token distributions with the tokens’ own maps', () => {
+    const calibrated = normalized({
+      ...fullSchema(),
+      settings: { confidenceSource: 'tokens' },
+      calibration: { tokens: { urgency: { method: 'temperature', temperature: 100 } } },
+    });
+    const evaluation = evaluate(calibrated, answers(), tokens);
+    expect(evaluation.probabilities.urgency!.annoyed).toBeLessThan(0.8);
+    expect(evaluation.probabilities.intent).toEqual(tokens.intent);
+    expect(evaluation.recordedTokens!.urgency).toEqual(tokens.urgency);
+  });
+});
+
 describe('engineErrorEvaluation', () => {
   it('answers with the fallback action, empty results and the error code', () => {
     expect(engineErrorEvaluation(schema, 'ENGINE_TIMEOUT')).toEqual({

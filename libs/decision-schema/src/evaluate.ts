@@ -30,6 +30,11 @@ export interface Evaluation {
   probabilities: Distributions;
   /** The engine's checked distributions before calibration: what a later fit learns from. */
   recorded: Distributions;
+  /**
+   * The choice and score questions' distributions read from token probabilities, before calibration; only for a
+   * decision whose confidence source is `tokens`, when the provider gave them.
+   */
+  recordedTokens?: Distributions;
   action: Action;
   action_reason: ActionReason;
 }
@@ -38,11 +43,15 @@ export interface Evaluation {
  * @param distributions the engine's answer; it is checked (and rescaled) here too, but a run should call
  *   checkDistributions first to turn a bad answer into ENGINE_ERROR: this function throws on one.
  */
-export function evaluate(schema: NormalizedSchema, distributions: Distributions): Evaluation {
+export function evaluate(schema: NormalizedSchema, distributions: Distributions, tokenDistributions?: unknown): Evaluation {
   const checked = checkDistributions(schema, distributions);
   if (!checked.ok) throw new Error(`cannot evaluate: ${checked.message}`);
+  const tokens = schema.settings.confidenceSource === 'tokens' && tokenDistributions !== undefined ? checkTokenDistributions(schema, tokenDistributions) : {};
+  const fromTokens = Object.keys(tokens).length > 0;
   // A calibrated version answers from its calibrated distributions: answers, confidences and low_confidence follow them.
-  const probabilities = calibrateDistributions(schema, 'model', checked.normalized);
+  // Questions the tokens answer take them (calibrated by the tokens' own maps); the rest keep the model's numbers.
+  let probabilities = calibrateDistributions(schema, 'model', checked.normalized);
+  if (fromTokens) probabilities = { ...probabilities, ...calibrateDistributions(schema, 'tokens', tokens) };
 
   const result: [string, string | number][] = [];
   const confidence: [string, number][] = [];
@@ -60,7 +69,25 @@ export function evaluate(schema: NormalizedSchema, distributions: Distributions)
     subject.composites = Object.fromEntries(schema.composites.map((composite) => [composite.key, compositeValue(composite, schema, probabilities, subject)]));
   }
   const { action, reason } = decideAction(schema, subject);
-  return { ...subject, probabilities, recorded: checked.normalized, action, action_reason: reason };
+  const evaluation: Evaluation = { ...subject, probabilities, recorded: checked.normalized, action, action_reason: reason };
+  if (fromTokens) evaluation.recordedTokens = tokens;
+  return evaluation;
+}
+
+/**
+ * The token distributions that fit the schema, question by question: a choice or score question's distribution
+ * that lists only its outcomes with a positive sum. One that does not is dropped (that question keeps the
+ * model's numbers) rather than failing the run: the model's own answer already met the contract.
+ */
+export function checkTokenDistributions(schema: NormalizedSchema, tokenDistributions: unknown): Distributions {
+  if (typeof tokenDistributions !== 'object' || tokenDistributions === null) return {};
+  const out: Distributions = {};
+  for (const question of schema.questions) {
+    if (question.kind === 'probability' || !Object.hasOwn(tokenDistributions, question.key)) continue;
+    const one = checkDistributions({ ...schema, questions: [question] }, { [question.key]: (tokenDistributions as Record<string, unknown>)[question.key] });
+    if (one.ok) out[question.key] = one.normalized[question.key]!;
+  }
+  return out;
 }
 
 /** The answer of a run whose engine failed while the decision's onEngineError is `fallback`. */

@@ -22,6 +22,7 @@ import { isRecord, jsonCopy } from './json';
 import { levelLabel } from './outcomes';
 import { normalizeCalibration } from './quality/validate-calibration';
 import {
+  type ConfidenceSourceSetting,
   OTHER_OPTION,
   type ChoiceOption,
   type DestinationInput,
@@ -131,8 +132,8 @@ function normalizeLevel(level: ScoreLevelInput, index: number): ScoreLevel {
   return { label: labelled.label, description: jsonCopy(labelled.description ?? null) };
 }
 
-function normalizeSettings(settings: Partial<Settings>): Settings {
-  return {
+function normalizeSettings(settings: Partial<Omit<Settings, 'confidenceSource'>> & { confidenceSource?: ConfidenceSourceSetting }): Settings {
+  const normalized: Settings = {
     engine: settings.engine ?? DEFAULT_SETTINGS.engine,
     model: settings.model ?? DEFAULT_SETTINGS.model,
     timeoutMs: settings.timeoutMs ?? DEFAULT_SETTINGS.timeoutMs,
@@ -140,6 +141,8 @@ function normalizeSettings(settings: Partial<Settings>): Settings {
     storeInput: settings.storeInput ?? DEFAULT_SETTINGS.storeInput,
     storeOutput: settings.storeOutput ?? DEFAULT_SETTINGS.storeOutput,
   };
+  if (settings.confidenceSource === 'tokens') normalized.confidenceSource = 'tokens';
+  return normalized;
 }
 
 function normalizeParam(param: ParamSpecInput): ParamSpec {

@@ -143,6 +143,9 @@ export const ENGINES = ['llm', 'checkpoint'] as const;
 export type Engine = (typeof ENGINES)[number];
 export const ENGINE_ERROR_MODES = ['fallback', 'error'] as const;
 export type EngineErrorMode = (typeof ENGINE_ERROR_MODES)[number];
+/** Which distribution answers a run: the numbers the model states (`model`) or its answer tokens' probabilities. */
+export const CONFIDENCE_SOURCE_SETTINGS = ['model', 'tokens'] as const;
+export type ConfidenceSourceSetting = (typeof CONFIDENCE_SOURCE_SETTINGS)[number];
 
 export interface Settings {
   /** null: the workspace default engine. */
@@ -153,6 +156,11 @@ export interface Settings {
   onEngineError: EngineErrorMode;
   storeInput: boolean;
   storeOutput: boolean;
+  /**
+   * Present only as `tokens`: runs ask the provider for token log-probabilities and answer choice and score
+   * questions from them. Absent means `model`, so schemas without it normalize exactly as before.
+   */
+  confidenceSource?: 'tokens';
 }
 
 // ---- destinations ------------------------------------------------------------------------------------------
@@ -294,7 +302,7 @@ export interface SchemaInput {
   composites?: CompositeInput[];
   policies?: PolicyInput[];
   fallbackAction: Action;
-  settings?: Partial<Settings>;
+  settings?: Partial<Omit<Settings, 'confidenceSource'>> & { confidenceSource?: ConfidenceSourceSetting };
   destinations?: DestinationInput[];
   calibration?: Calibration | null;
 }

@@ -113,12 +113,22 @@ describe('validateSchema: the whole', () => {
       [{ storeInput: 'yes' }, [{ path: 'settings.storeInput', message: 'must be true or false' }]],
       [{ storeOutput: 0 }, [{ path: 'settings.storeOutput', message: 'must be true or false' }]],
       [{ retries: 2 }, [{ path: 'settings.retries', message: 'unknown property' }]],
+      [{ confidenceSource: 'model' }, []],
+      [{ confidenceSource: 'tokens' }, []],
+      [{ confidenceSource: 'logprobs' }, [{ path: 'settings.confidenceSource', message: 'must be one of model, tokens' }]],
     ])('%p', (settings, expected) => {
       expect(withSettings(settings)).toEqual(expected);
     });
 
     it('must be an object', () => {
       expect(withSettings([])).toEqual([{ path: 'settings', message: 'must be an object' }]);
+    });
+
+    it('keeps confidenceSource only as tokens, so a schema without it (or with model) normalizes as before', () => {
+      const base = normalized(minimalSchema()).settings;
+      expect(base).not.toHaveProperty('confidenceSource');
+      expect(normalized({ ...minimalSchema(), settings: { confidenceSource: 'model' } }).settings).toEqual(base);
+      expect(normalized({ ...minimalSchema(), settings: { confidenceSource: 'tokens' } }).settings).toEqual({ ...base, confidenceSource: 'tokens' });
     });
   });
 

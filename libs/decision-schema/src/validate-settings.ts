@@ -1,9 +1,9 @@
 import { expectBoolean, expectNumber, expectObject, expectOneOf, expectString, isGiven } from './field-checks';
 import type { Issues, Path } from './issues';
 import { ENGINE_TIMEOUT_MAX_MS, ENGINE_TIMEOUT_MIN_MS, MODEL_NAME_MAX } from './limits';
-import { ENGINE_ERROR_MODES, ENGINES } from './schema-types';
+import { CONFIDENCE_SOURCE_SETTINGS, ENGINE_ERROR_MODES, ENGINES } from './schema-types';
 
-const SETTINGS = ['engine', 'model', 'timeoutMs', 'onEngineError', 'storeInput', 'storeOutput'];
+const SETTINGS = ['engine', 'model', 'timeoutMs', 'onEngineError', 'storeInput', 'storeOutput', 'confidenceSource'];
 
 /** Every setting is optional; normalization fills what is missing (see normalize.ts). */
 export function validateSettings(value: unknown, path: Path, issues: Issues): void {
@@ -16,4 +16,5 @@ export function validateSettings(value: unknown, path: Path, issues: Issues): vo
   if (isGiven(value.onEngineError)) expectOneOf(value.onEngineError, ENGINE_ERROR_MODES, [...path, 'onEngineError'], issues);
   if (isGiven(value.storeInput)) expectBoolean(value.storeInput, [...path, 'storeInput'], issues);
   if (isGiven(value.storeOutput)) expectBoolean(value.storeOutput, [...path, 'storeOutput'], issues);
+  if (isGiven(value.confidenceSource)) expectOneOf(value.confidenceSource, CONFIDENCE_SOURCE_SETTINGS, [...path, 'confidenceSource'], issues);
 }

@@ -1,8 +1,11 @@
 import { AnswerQuestionsRequest } from '@ds/contracts';
 import { ANSWER_TOOL_NAME } from './request';
+import { pickedQuestions, PICKS_PROPERTY, type TokenLogprob, tokenDistributions } from './token-probabilities';
 
 export interface ProviderAnswer {
   distributions: Record<string, Record<string, number>>;
+  /** Read from the answer tokens' log-probabilities, when they were asked for and returned. */
+  tokenDistributions?: Record<string, Record<string, number>>;
   model: string;
   inputTokens: number;
   outputTokens: number;
@@ -11,10 +14,11 @@ export interface ProviderAnswer {
 /** Why an answer is outside the decision's contract (missing or unknown answers), or null when it fits. */
 export type AnswerProblem = string;
 
-export function parseOpenAiAnswer(body: unknown): ProviderAnswer | AnswerProblem {
+/** `request` tells whether token probabilities were asked for; without them the answer is read as before. */
+export function parseOpenAiAnswer(body: unknown, request?: AnswerQuestionsRequest): ProviderAnswer | AnswerProblem {
   const response = body as {
     model?: unknown;
-    choices?: Array<{ message?: { content?: unknown } }>;
+    choices?: Array<{ message?: { content?: unknown }; logprobs?: { content?: unknown } | null }>;
     usage?: { prompt_tokens?: unknown; completion_tokens?: unknown };
   };
   const content = response?.choices?.[0]?.message?.content;
@@ -25,12 +29,36 @@ export function parseOpenAiAnswer(body: unknown): ProviderAnswer | AnswerProblem
   } catch {
     return 'the answer is not JSON';
   }
-  return {
+  const answer: ProviderAnswer = {
     distributions: parsed as ProviderAnswer['distributions'],
     model: typeof response.model === 'string' ? response.model : '',
     inputTokens: nonNegativeInt(response.usage?.prompt_tokens),
     outputTokens: nonNegativeInt(response.usage?.completion_tokens),
   };
+  if (request?.tokenProbabilities === true && typeof parsed === 'object' && parsed !== null && Object.hasOwn(parsed, PICKS_PROPERTY)) {
+    // The picks were asked for to be read as tokens; they are not a question of the decision.
+    const { [PICKS_PROPERTY]: _picks, ...distributions } = parsed as Record<string, unknown>;
+    answer.distributions = distributions as ProviderAnswer['distributions'];
+    const tokens = response.choices?.[0]?.logprobs?.content;
+    if (Array.isArray(tokens) && tokens.every(isTokenLogprob)) {
+      const read = tokenDistributions(pickedQuestions(request), content, tokens);
+      if (Object.keys(read).length > 0) answer.tokenDistributions = read;
+    }
+  }
+  return answer;
+}
+
+function isTokenLogprob(value: unknown): value is TokenLogprob {
+  const token = value as TokenLogprob;
+  return (
+    typeof token === 'object' &&
+    token !== null &&
+    typeof token.token === 'string' &&
+    typeof token.logprob === 'number' &&
+    (token.top_logprobs === undefined ||
+      (Array.isArray(token.top_logprobs) &&
+        token.top_logprobs.every((alternative) => typeof alternative?.token === 'string' && typeof alternative.logprob === 'number')))
+  );
 }
 
 export function parseAnthropicAnswer(body: unknown): ProviderAnswer | AnswerProblem {

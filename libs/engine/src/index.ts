@@ -5,3 +5,4 @@ export * from './prices';
 export * from './request';
 export * from './slots';
 export * from './completion';
+export * from './token-probabilities';

@@ -1,4 +1,5 @@
 import { AnswerQuestionsRequest } from '@ds/contracts';
+import { pickedQuestions, PICKS_PROPERTY, picksJsonSchema, TOP_LOGPROBS } from './token-probabilities';
 
 export const SYSTEM_PROMPT = [
   'You answer every question about the given state at once.',
@@ -18,14 +19,21 @@ export function userMessage(request: AnswerQuestionsRequest): string {
   });
 }
 
-/** One property per question key, each an object with one number per outcome; strict so nothing else can appear. */
-export function answerJsonSchema(request: AnswerQuestionsRequest): Record<string, unknown> {
+/**
+ * One property per question key, each an object with one number per outcome; strict so nothing else can appear.
+ * With `picks`, the reserved picks object comes first, so the model names its answers before it weighs them and
+ * the tokens of those names carry its own probabilities.
+ */
+export function answerJsonSchema(request: AnswerQuestionsRequest, picks = false): Record<string, unknown> {
+  const picked = picks ? pickedQuestions(request) : [];
+  const withPicks = picked.length > 0;
   return {
     type: 'object',
     additionalProperties: false,
-    required: request.questions.map((q) => q.key),
-    properties: Object.fromEntries(
-      request.questions.map((q) => [
+    required: [...(withPicks ? [PICKS_PROPERTY] : []), ...request.questions.map((q) => q.key)],
+    properties: Object.fromEntries([
+      ...(withPicks ? [[PICKS_PROPERTY, picksJsonSchema(picked)]] : []),
+      ...request.questions.map((q) => [
         q.key,
         {
           type: 'object',
@@ -34,7 +42,7 @@ export function answerJsonSchema(request: AnswerQuestionsRequest): Record<string
           properties: Object.fromEntries(q.outcomes.map((outcome) => [outcome, { type: 'number' }])),
         },
       ]),
-    ),
+    ]),
   };
 }
 
@@ -46,26 +54,39 @@ export const MAX_OUTPUT_TOKENS = 8_192;
  * quotes, colon and comma about six. Too small a ceiling truncates the JSON, which reads as ENGINE_ERROR;
  * a ceiling costs nothing unless the model writes up to it.
  */
-export function maxOutputTokens(request: AnswerQuestionsRequest): number {
+export function maxOutputTokens(request: AnswerQuestionsRequest, picks = false): number {
   let tokens = 64;
   for (const question of request.questions) {
     tokens += 6 + Math.ceil(question.key.length / 3);
     for (const outcome of question.outcomes) tokens += 6 + Math.ceil(outcome.length / 3);
   }
+  // The picks object: the reserved name, then per question its key again and the longest outcome it may name.
+  if (picks) {
+    tokens += 6;
+    for (const question of pickedQuestions(request))
+      tokens += 4 + Math.ceil(question.key.length / 3) + Math.ceil(Math.max(...question.outcomes.map((o) => o.length)) / 3);
+  }
   return Math.min(tokens, MAX_OUTPUT_TOKENS);
 }
 
+/** With `tokenProbabilities` (and a choice or score question to read them for), the body asks for log-probabilities. */
 export function openAiBody(request: AnswerQuestionsRequest, model: string): Record<string, unknown> {
-  return {
+  const picks = request.tokenProbabilities === true && pickedQuestions(request).length > 0;
+  const body: Record<string, unknown> = {
     model,
     temperature: 0,
-    max_tokens: maxOutputTokens(request),
+    max_tokens: maxOutputTokens(request, picks),
     messages: [
       { role: 'system', content: SYSTEM_PROMPT },
       { role: 'user', content: userMessage(request) },
     ],
-    response_format: { type: 'json_schema', json_schema: { name: 'decision_answers', strict: true, schema: answerJsonSchema(request) } },
+    response_format: { type: 'json_schema', json_schema: { name: 'decision_answers', strict: true, schema: answerJsonSchema(request, picks) } },
   };
+  if (picks) {
+    body.logprobs = true;
+    body.top_logprobs = TOP_LOGPROBS;
+  }
+  return body;
 }
 
 export function anthropicBody(request: AnswerQuestionsRequest, model: string): Record<string, unknown> {

@@ -103,7 +103,10 @@ export function successRow(
     error: null,
     trace,
     // Engine-error fallbacks have no distributions to learn from.
-    distributions: storeOutput && Object.keys(evaluation.recorded).length > 0 ? { model: evaluation.recorded } : null,
+    distributions:
+      storeOutput && Object.keys(evaluation.recorded).length > 0
+        ? { model: evaluation.recorded, ...(evaluation.recordedTokens ? { tokens: evaluation.recordedTokens } : {}) }
+        : null,
   };
 }
 

@@ -67,7 +67,7 @@ export class PlaygroundService {
         timeoutMs: schema.settings.timeoutMs + ENGINE_REPLY_MARGIN_MS,
       });
       try {
-        evaluation = evaluate(schema, answer.distributions);
+        evaluation = evaluate(schema, answer.distributions, answer.tokenDistributions);
       } catch {
         throw new ServiceError('ENGINE_ERROR', 'The engine answered outside the decision contract.');
       }
@@ -146,6 +146,8 @@ export class PlaygroundService {
         outcomes: outcomesOf(question),
         guide: question.kind === 'choice' ? question.options : question.kind === 'score' ? question.levels : question.criterion,
       })),
+      // Only asked when used, so a model-sourced decision's request is exactly what it was.
+      ...(schema.settings.confidenceSource === 'tokens' ? { tokenProbabilities: true } : {}),
     };
   }
 }

@@ -97,6 +97,8 @@ export class QualityService {
       // Every question is listed for the model's own numbers; token probabilities only where some run recorded them.
       if (source !== 'model' && !rows.some((row) => row.distributions[source])) continue;
       for (const question of schema.questions) {
+        // Token probabilities are read for choice and score questions only: a probability question never has them.
+        if (source === 'tokens' && question.kind === 'probability') continue;
         const samples = samplesOf(schema, question.key, source, rows);
         const fit = fitQuestion(question, samples);
         if (fit.status !== 'fitted') {

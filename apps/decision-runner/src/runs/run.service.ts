@@ -269,12 +269,14 @@ export class RunService {
         outcomes: outcomesOf(question),
         guide: question.kind === 'choice' ? question.options : question.kind === 'score' ? question.levels : question.criterion,
       })),
+      // Only asked when used, so a model-sourced decision's request is exactly what it was.
+      ...(schema.settings.confidenceSource === 'tokens' ? { tokenProbabilities: true } : {}),
     };
   }
 
   private evaluate(schema: NormalizedSchema, answer: AnswerQuestionsReply): Evaluation {
     try {
-      return evaluate(schema, answer.distributions);
+      return evaluate(schema, answer.distributions, answer.tokenDistributions);
     } catch {
       throw new ServiceError('ENGINE_ERROR', 'The engine answered outside the decision contract.');
     }

@@ -136,3 +136,65 @@ export function LinesChart({
     </ResponsiveContainer>
   );
 }
+
+/** One line of a curve chart, with its own points on a 0..1 horizontal axis. */
+export interface Curve {
+  key: string;
+  label: string;
+  points: Array<{ x: number; y: number | null }>;
+  dashed?: boolean;
+}
+
+/**
+ * Lines over a 0..1 axis with each curve's own points (a reliability diagram's bins differ per source), a dotted
+ * diagonal when `diagonal` (perfect calibration), and vertical marks (the current minConfidence). The axes are
+ * named in the frame's summary: an axis title under a 360 px chart collides with the legend.
+ */
+export function CurvesChart({ curves, diagonal = false, marks = [] }: { curves: Curve[]; diagonal?: boolean; marks?: Array<{ x: number; label: string }> }) {
+  const colours = useChartColours();
+  const tick = { fill: colours.muted, fontSize: 12 };
+  return (
+    <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
+      <LineChart margin={{ ...MARGIN, right: 16 }} accessibilityLayer={false}>
+        <CartesianGrid stroke={colours.grid} strokeDasharray="3 3" />
+        <XAxis type="number" dataKey="x" domain={[0, 1]} ticks={[0, 0.2, 0.4, 0.6, 0.8, 1]} tick={tick} stroke={colours.grid} allowDuplicatedCategory={false} />
+        <YAxis type="number" domain={[0, 1]} ticks={[0, 0.2, 0.4, 0.6, 0.8, 1]} tick={tick} stroke={colours.grid} width={40} />
+        {tooltip(colours)}
+        {legend(colours)}
+        {diagonal && (
+          <ReferenceLine
+            segment={[
+              { x: 0, y: 0 },
+              { x: 1, y: 1 },
+            ]}
+            stroke={colours.muted}
+            strokeDasharray="2 4"
+          />
+        )}
+        {marks.map((mark) => (
+          <ReferenceLine
+            key={mark.label}
+            x={mark.x}
+            stroke={colours.danger}
+            strokeDasharray="6 4"
+            label={{ value: mark.label, fill: colours.text, fontSize: 12, position: 'insideTopRight' }}
+          />
+        ))}
+        {curves.map((curve, index) => (
+          <Line
+            key={curve.key}
+            data={curve.points}
+            dataKey="y"
+            name={curve.label}
+            stroke={colours.series[index % colours.series.length]}
+            strokeWidth={2}
+            strokeDasharray={curve.dashed ? '5 3' : undefined}
+            dot={{ r: 3 }}
+            connectNulls={false}
+            isAnimationActive={false}
+          />
+        ))}
+      </LineChart>
+    </ResponsiveContainer>
+  );
+}

@@ -72,6 +72,12 @@ describe('offersView', () => {
     expect(offersView(null, 'editor')).toBe(false);
   });
 
+  it('offers the quality report to whoever may read the decision, as its route asks', () => {
+    expect(offersView({ role: 'viewer', permissions: ['decisions:read'] }, 'quality')).toBe(true);
+    expect(offersView({ role: 'viewer', permissions: ['executions:read'] }, 'quality')).toBe(false);
+    expect(offersView({ role: 'viewer' }, 'quality')).toBe(true);
+  });
+
   it('reads builder as the editor and refuses unknown views', () => {
     expect(decisionView('builder')).toBe('editor');
     expect(decisionView('deploy')).toBe('deploy');

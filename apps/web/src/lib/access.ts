@@ -41,7 +41,7 @@ export function permits(access: Access | null, permission: EmbedPermission): boo
   return RANK[access.role] >= RANK[ROLE_FOR[permission]];
 }
 
-export const DECISION_VIEWS = ['overview', 'editor', 'playground', 'deploy', 'history', 'replay', 'executions', 'deliveries', 'secret-url'] as const;
+export const DECISION_VIEWS = ['overview', 'quality', 'editor', 'playground', 'deploy', 'history', 'replay', 'executions', 'deliveries', 'secret-url'] as const;
 export type DecisionView = (typeof DECISION_VIEWS)[number];
 
 /**
@@ -50,6 +50,7 @@ export type DecisionView = (typeof DECISION_VIEWS)[number];
  */
 const VIEW_PERMISSION: Record<DecisionView, EmbedPermission | null> = {
   overview: 'executions:read',
+  quality: 'decisions:read',
   editor: 'decisions:read',
   playground: 'decisions:write',
   deploy: 'decisions:deploy',

@@ -2,6 +2,7 @@
  * Message catalogues for the embed's five locales. `en` holds every string; the others cover the shell
  * (navigation, account, theme, language) and errors, and fall back to English elsewhere.
  */
+import { QUALITY_EN } from './i18n-quality';
 import { REPLAY_EN } from './i18n-replay';
 import { VERSIONS_EN } from './i18n-versions';
 
@@ -11,6 +12,7 @@ export type Locale = (typeof LOCALES)[number];
 const en = {
   ...VERSIONS_EN,
   ...REPLAY_EN,
+  ...QUALITY_EN,
   'app.name': 'Decision service',
   'nav.decisions': 'Decisions',
   'nav.executions': 'Executions',

@@ -16,6 +16,7 @@ import { ChangeList } from './changes';
 import { History } from './history';
 import { Replay } from './replay';
 import { Overview } from './overview';
+import { Quality } from './quality';
 
 export function DecisionPage({ id, view }: { id: string; view: string }) {
   const { t, workspace } = useApp();
@@ -48,6 +49,7 @@ export function DecisionPage({ id, view }: { id: string; view: string }) {
             ))}
           </nav>
           {current === 'overview' && views.includes('overview') && <Overview decision={decision} />}
+          {current === 'quality' && views.includes('quality') && <Quality decision={decision} onDraftChanged={reload} />}
           {current === 'editor' && views.includes('editor') && <Editor decision={decision} onSaved={set} />}
           {current === 'playground' && views.includes('playground') && <Playground decision={decision} />}
           {current === 'deploy' && views.includes('deploy') && <Deploy decision={decision} reload={reload} />}

@@ -862,6 +862,17 @@ function SchemaForm({ doc, issues, update }: { doc: Json; issues: SchemaIssue[];
               ['error', 'error'],
             ]}
           />
+          <SelectField
+            label={t('ed.settings.confidenceSource')}
+            path={['settings', 'confidenceSource']}
+            issues={issues}
+            value={settings.confidenceSource}
+            update={update}
+            options={[
+              ['', t('ed.settings.confidenceModel')],
+              ['tokens', t('ed.settings.confidenceTokens')],
+            ]}
+          />
           <CheckField label={t('ed.settings.storeInput')} path={['settings', 'storeInput']} value={settings.storeInput} update={update} />
           <CheckField label={t('ed.settings.storeOutput')} path={['settings', 'storeOutput']} value={settings.storeOutput ?? true} update={update} />
         </div>

@@ -1,6 +1,7 @@
 import { randomAlphanumeric } from '@ds/ids';
 import { estimateTokens } from '../deterministic';
 import { InvalidRequest } from '../invalid-request';
+import { answerWithLogprobs, PICKS_PROPERTY } from '../token-logprobs';
 import { isRecord, questionsFromSchema, readMessages, readModel, type Protocol, type Reply } from './protocol';
 
 /** OpenAI's error `type` and `code` for each status; vLLM, TGI and friends copy the same shape. */
@@ -43,9 +44,13 @@ export const openAi: Protocol = {
     if (!freeText && (!isRecord(format) || format.type !== 'json_schema' || !isRecord(format.json_schema))) {
       throw new InvalidRequest('response_format must be {type: "json_schema", json_schema: {...}}, or absent for a free-text answer');
     }
-    const questions = freeText
-      ? []
-      : questionsFromSchema((format as { json_schema: { schema: unknown } }).json_schema.schema, 'response_format.json_schema.schema');
+    // Asked for log-probabilities, the answer schema starts with the picks object, which is not a question.
+    const logprobs = body.logprobs === true;
+    const top = typeof body.top_logprobs === 'number' ? Math.max(0, Math.min(20, Math.floor(body.top_logprobs))) : 0;
+    const { schema: answerSchema, picked } = freeText
+      ? { schema: null, picked: [] }
+      : withoutPicks((format as { json_schema: { schema: unknown } }).json_schema.schema);
+    const questions = freeText ? [] : questionsFromSchema(answerSchema, 'response_format.json_schema.schema');
     const promptCharacters = messages.reduce((sum, m) => sum + m.text.length, 0);
 
     return {
@@ -57,7 +62,8 @@ export const openAi: Protocol = {
         .map((m) => m.text)
         .join('\n'),
       respond: (reply: Reply) => {
-        const content = 'text' in reply ? reply.text : JSON.stringify(reply.answers);
+        const withTokens = logprobs && !('text' in reply) && picked.length > 0 ? answerWithLogprobs(reply.answers, picked, top) : null;
+        const content = withTokens ? withTokens.content : 'text' in reply ? reply.text : JSON.stringify(reply.answers);
         const promptTokens = estimateTokens(promptCharacters);
         const completionTokens = estimateTokens(content.length);
         return {
@@ -65,7 +71,14 @@ export const openAi: Protocol = {
           object: 'chat.completion',
           created: Math.floor(Date.now() / 1000),
           model: reply.model,
-          choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content, refusal: null },
+              logprobs: withTokens ? { content: withTokens.tokens, refusal: null } : null,
+              finish_reason: 'stop',
+            },
+          ],
           usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
         };
       },
@@ -77,3 +90,11 @@ export const openAi: Protocol = {
     return { error: { message: message ?? kind.message, type: kind.type, param: null, code: kind.code } };
   },
 };
+
+/** The answer schema without its picks object, and the questions the picks name. */
+function withoutPicks(schema: unknown): { schema: unknown; picked: string[] } {
+  if (!isRecord(schema) || !isRecord(schema.properties) || !Object.hasOwn(schema.properties, PICKS_PROPERTY)) return { schema, picked: [] };
+  const { [PICKS_PROPERTY]: picks, ...properties } = schema.properties;
+  const picked = isRecord(picks) && isRecord(picks.properties) ? Object.keys(picks.properties) : [];
+  return { schema: { ...schema, properties }, picked };
+}
