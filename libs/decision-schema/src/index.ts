@@ -73,3 +73,16 @@ export {
   type QuestionConfidence,
   type ReasonCount,
 } from './overview';
+export {
+  compareShadow,
+  sharedQuestions,
+  shadowSampled,
+  shadowRate,
+  nearestRank,
+  SHADOW_RATE_MIN,
+  SHADOW_RATE_MAX,
+  type ShadowComparison,
+  type ShadowPair,
+  type ShadowSide,
+  type ComparedQuestion,
+} from './shadow';
