@@ -12,6 +12,14 @@ export class DecisionEntity {
   @Column({ type: 'integer' }) revision: number;
   @Column({ name: 'active_version', type: 'integer', nullable: true }) activeVersion: number | null;
   @Column({ name: 'endpoint_enabled', type: 'boolean' }) endpointEnabled: boolean;
+  /** The highest version number deployed; null on rows from before shadows, whose newest version was the active one. */
+  @Column({ name: 'latest_version', type: 'integer', nullable: true }) latestVersion: number | null;
+  /** A version evaluated after sampled live runs, without answering them; null when no shadow runs. */
+  @Column({ name: 'shadow_version', type: 'integer', nullable: true }) shadowVersion: number | null;
+  /** Percent of live runs of the active version the shadow also evaluates. */
+  @Column({ name: 'shadow_rate', type: 'smallint', nullable: true }) shadowRate: number | null;
+  @Column({ name: 'shadow_started_at', type: 'timestamptz', nullable: true }) shadowStartedAt: Date | null;
+  @Column({ name: 'shadow_started_by', type: 'jsonb', nullable: true }) shadowStartedBy: Deployer | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
 }
@@ -56,5 +64,7 @@ export class ExecutionEntity {
   @Column({ type: 'jsonb', nullable: true }) distributions: object | null;
   /** What turned out to be right, as reported afterwards: { answers, action, recorded_at }; null until then. */
   @Column({ type: 'jsonb', nullable: true }) outcome: object | null;
+  /** For `source` = `shadow`: the live execution whose state the shadow evaluated. */
+  @Column({ name: 'shadow_of', type: 'text', nullable: true }) shadowOf: string | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
 }

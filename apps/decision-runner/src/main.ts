@@ -24,6 +24,7 @@ import { ExecutionTraces1796041729301 } from './migrations/1796041729301-executi
 import { VersionHistory1796041729302 } from './migrations/1796041729302-version-history';
 import { ExecutionOutcomes1796012873514 } from './migrations/1796012873514-execution-outcomes';
 import { ExecutionRollups1796031415926 } from './migrations/1796031415926-execution-rollups';
+import { ShadowVersions1796052483117 } from './migrations/1796052483117-shadow-versions';
 import { BillingRetention, ExecutionRetention, RETENTION_SOURCE } from './retention/execution-retention';
 import { PlaygroundReservations } from './playground/playground-reservations';
 import { PlaygroundService } from './playground/playground.service';
@@ -33,6 +34,9 @@ import { DestinationCalls } from './runs/destination-calls';
 import { RUNNER_JETSTREAM, runnerJetStream } from './runs/jetstream';
 import { LEASE_TAKER, LeaseTaker } from './runs/lease-taker';
 import { RunService } from './runs/run.service';
+import { ShadowHandlers } from './shadow/shadow.handlers';
+import { ShadowRunner } from './shadow/shadow-runner';
+import { ShadowService } from './shadow/shadow.service';
 
 class DecisionRunnerModule {}
 
@@ -51,15 +55,18 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       VersionHistory1796041729302,
       ExecutionOutcomes1796012873514,
       ExecutionRollups1796031415926,
+      ShadowVersions1796052483117,
     ],
   },
   readConfig: readDecisionRunnerConfig,
   module: () => ({
     module: DecisionRunnerModule,
     imports: [TypeOrmModule.forFeature([DecisionEntity, DecisionVersionEntity, ExecutionEntity])],
-    controllers: [RunnerHandlers, HooksHandlers],
+    controllers: [RunnerHandlers, HooksHandlers, ShadowHandlers],
     providers: [
       RunService,
+      ShadowRunner,
+      ShadowService,
       ReservationClient,
       DestinationCalls,
       { provide: RUNNER_JETSTREAM, useFactory: (nats: NatsLink) => runnerJetStream(nats), inject: [PLATFORM.nats] },
