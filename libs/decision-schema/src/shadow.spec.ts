@@ -42,7 +42,12 @@ describe('nearestRank', () => {
     expect(nearestRank([7], 95)).toBe(7);
     expect(nearestRank([1, 2, 3, 4], 50)).toBe(2);
     expect(nearestRank([1, 2, 3, 4], 95)).toBe(4);
-    expect(nearestRank(Array.from({ length: 100 }, (_, i) => i + 1), 95)).toBe(95);
+    expect(
+      nearestRank(
+        Array.from({ length: 100 }, (_, i) => i + 1),
+        95,
+      ),
+    ).toBe(95);
   });
 });
 

@@ -1,13 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  AnswerQuestionsReply,
-  AnswerQuestionsRequest,
-  DeliveryMessage,
-  RunDecisionReply,
-  RunDecisionRequest,
-  ServiceError,
-  SUBJECTS,
-} from '@ds/contracts';
+import { AnswerQuestionsReply, AnswerQuestionsRequest, DeliveryMessage, RunDecisionReply, RunDecisionRequest, ServiceError, SUBJECTS } from '@ds/contracts';
 import {
   deliveryBody,
   deliveryRequest,

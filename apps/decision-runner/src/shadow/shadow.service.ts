@@ -2,7 +2,16 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DecisionRef, DeployedReply, PromoteShadowRequest, ServiceError, ShadowReply, StartShadowRequest } from '@ds/contracts';
-import { compareShadow, NormalizedSchema, ShadowComparison, ShadowPair, shadowRate, sharedQuestions, SHADOW_RATE_MAX, SHADOW_RATE_MIN } from '@ds/decision-schema';
+import {
+  compareShadow,
+  NormalizedSchema,
+  ShadowComparison,
+  ShadowPair,
+  shadowRate,
+  sharedQuestions,
+  SHADOW_RATE_MAX,
+  SHADOW_RATE_MIN,
+} from '@ds/decision-schema';
 import { rowsReturned } from '@ds/platform';
 import { DecisionEntity, DecisionVersionEntity } from '../entities';
 import { DecisionCache } from '../decisions/decision-cache';

@@ -266,7 +266,13 @@ export class AppController {
   /** Starts a shadow (`{ rate, version? }`; without a version the draft is deployed as the shadow) or changes its rate. */
   @Post('workspaces/:ws/decisions/:id/shadow')
   @WorkspaceRole('admin', 'decisions:deploy')
-  async startShadow(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Body() body: unknown, @Req() request: FastifyRequest) {
+  async startShadow(
+    @RequestId() requestId: string,
+    @MemberWorkspace() ws: string,
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Req() request: FastifyRequest,
+  ) {
     const input = objectBody(body);
     return this.rpc.call(
       SUBJECTS.runner.startShadow,
