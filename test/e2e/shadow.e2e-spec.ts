@@ -12,6 +12,8 @@ import {
   uniqueMarker,
   Workspace,
 } from './support/api';
+import type { Browser } from 'playwright-core';
+import { checkScreen, launchChromium, signedInContext, watchProblems } from './support/browser';
 import { eventually } from './support/deliveries';
 
 /** Shadowing a candidate version on live traffic: sampled runs evaluated again after they answer, compared, promoted, stopped. */
@@ -39,17 +41,29 @@ function stable(body: string): string {
   return body.replace(parsed.execution_id, 'EXEC').replace(`"latency_ms":${parsed.metrics.latency_ms}`, '"latency_ms":0');
 }
 
+/** Scripts the engine to answer each case with confidence, whichever version asks. */
+async function scriptCases(marker: string): Promise<Array<{ message: string }>> {
+  const cases = FRAUD.map((fraud, i) => ({ message: `case-${i}-${marker}`, fraud }));
+  for (const { message, fraud } of cases) {
+    const answers = { intent: { refund: 1, exchange: 0, other: 0 }, urgency: { calm: 1, annoyed: 0, furious: 0 }, fraud: { yes: fraud, no: 1 - fraud } };
+    await scriptEngine(message, [{ answers }], true);
+  }
+  return cases.map(({ message }) => ({ message }));
+}
+
+let browser: Browser | undefined;
+
+afterAll(async () => {
+  await browser?.close();
+});
+
 describe('shadow', () => {
   it('at 100 % doubles engine calls but not billing, leaves live answers byte-identical and compares exactly', async () => {
     const ws = await roomyWorkspace();
     const marker = uniqueMarker();
     const { id } = await createDecision(ws, 'shadowed', versionSchema(marker, 0.95));
     expect(await deploy(ws, id)).toBe(1);
-    const cases = FRAUD.map((fraud, i) => ({ message: `case-${i}-${marker}`, fraud }));
-    for (const { message, fraud } of cases) {
-      const answers = { intent: { refund: 1, exchange: 0, other: 0 }, urgency: { calm: 1, annoyed: 0, furious: 0 }, fraud: { yes: fraud, no: 1 - fraud } };
-      await scriptEngine(message, [{ answers }], true);
-    }
+    const cases = await scriptCases(marker);
 
     const runAll = async () => {
       const bodies: string[] = [];
@@ -190,5 +204,51 @@ describe('shadow', () => {
     expect((await runDecision(ws, 'candidate', { message: 'after stop' })).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await engineRequests(candidate)).toHaveLength(before);
+  });
+
+  it('in the browser: starts a shadow of the draft, shows its live comparison, and promotes it after confirming', async () => {
+    const ws = await roomyWorkspace();
+    const marker = uniqueMarker();
+    const { id } = await createDecision(ws, 'shadow-screen', versionSchema(marker, 0.95));
+    await deploy(ws, id);
+    const cases = await scriptCases(marker);
+    await saveDraft(ws, id, versionSchema(marker, 0.8));
+
+    browser = await launchChromium();
+    const page = await (await signedInContext(browser, ws)).newPage();
+    const problems: string[] = [];
+    watchProblems(page, problems);
+    const checked: Record<string, string[]> = {};
+    await page.goto(`/decisions/${id}/history`);
+    const panel = page.getByRole('region', { name: 'Shadow a candidate on live traffic' });
+    await panel.getByLabel('Live runs sampled (%)').fill('100');
+    await panel.getByRole('button', { name: 'Start shadow' }).click();
+    await panel.getByText('Version 2 shadows version 1 on 100 % of live runs.').waitFor();
+
+    for (const state of cases) expect((await runDecision(ws, 'shadow-screen', state)).status).toBe(200);
+    // The panel reads the comparison again by itself while the shadow runs.
+    await panel.getByText('4 shadow runs, 4 compared, 0 failed.').waitFor({ timeout: 30_000 });
+    await panel.getByText('Same action: 50 %').waitFor();
+    await checkScreen(page, 'shadow', checked);
+    await panel.getByRole('region', { name: 'Actions: active against shadow' }).scrollIntoViewIfNeeded();
+    await checkScreen(page, 'shadow-comparison', checked, false);
+
+    await page.setViewportSize({ width: 360, height: 780 });
+    const overflow = await page.evaluate(
+      () => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).document.documentElement.clientWidth,
+    );
+    await checkScreen(page, 'narrow-shadow', checked);
+    expect(overflow).toBe(0);
+    await page.setViewportSize({ width: 1280, height: 860 });
+
+    await panel.getByRole('button', { name: 'Promote to active' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Promote to active' });
+    await checkScreen(page, 'shadow-promote', checked, false);
+    await dialog.getByRole('button', { name: 'Promote to active' }).click();
+    await panel.getByText('Version 2 is now active; the shadow has ended.').waitFor();
+    expect((await call('GET', '/v1/decisions/shadow-screen', { token: ws.apiKey })).body.version).toBe(2);
+
+    expect(Object.values(checked).flat()).toEqual([]);
+    expect(problems).toEqual([]);
   });
 });
