@@ -8,6 +8,7 @@ import {
   roomyWorkspace,
   runDecision,
   scriptEngine,
+  signUp,
   triageSchema,
   uniqueMarker,
   Workspace,
@@ -156,6 +157,18 @@ describe('shadow', () => {
     const stranger = await newWorkspace();
     expectError(await call('GET', `/app/v1/workspaces/${stranger.workspaceId}/decisions/${id}/shadow`, { token: stranger.session }), 404, 'NOT_FOUND');
     expectError(await call('POST', app(ws, id, '/shadow/promote'), { token: ws.session }), 409, 'CONFLICT');
+    // Like deploy: Admin (or decisions:deploy); a member may neither read, start, promote nor stop a shadow.
+    const member = await signUp();
+    const added = await call('POST', `/app/v1/workspaces/${ws.workspaceId}/members`, { token: ws.session, body: { email: member.email, role: 'member' } });
+    expect(added.status).toBe(201);
+    for (const [method, path, body] of [
+      ['GET', '/shadow', undefined],
+      ['POST', '/shadow', { rate: 50 }],
+      ['POST', '/shadow/promote', undefined],
+      ['DELETE', '/shadow', undefined],
+    ] as const) {
+      expectError(await call(method, app(ws, id, path), { token: member.session, body }), 403, 'FORBIDDEN');
+    }
 
     expect((await call('POST', app(ws, id, '/shadow'), { token: ws.session, body: { rate: 100 } })).status).toBe(201);
     for (let i = 0; i < 2; i++) {
