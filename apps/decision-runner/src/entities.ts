@@ -12,6 +12,14 @@ export class DecisionEntity {
   @Column({ type: 'integer' }) revision: number;
   @Column({ name: 'active_version', type: 'integer', nullable: true }) activeVersion: number | null;
   @Column({ name: 'endpoint_enabled', type: 'boolean' }) endpointEnabled: boolean;
+  /** The highest version number deployed; null on rows from before shadows, whose newest version was the active one. */
+  @Column({ name: 'latest_version', type: 'integer', nullable: true }) latestVersion: number | null;
+  /** A version evaluated after sampled live runs, without answering them; null when no shadow runs. */
+  @Column({ name: 'shadow_version', type: 'integer', nullable: true }) shadowVersion: number | null;
+  /** Percent of live runs of the active version the shadow also evaluates. */
+  @Column({ name: 'shadow_rate', type: 'smallint', nullable: true }) shadowRate: number | null;
+  @Column({ name: 'shadow_started_at', type: 'timestamptz', nullable: true }) shadowStartedAt: Date | null;
+  @Column({ name: 'shadow_started_by', type: 'jsonb', nullable: true }) shadowStartedBy: Deployer | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' }) updatedAt: Date;
 }
@@ -58,5 +66,7 @@ export class ExecutionEntity {
   @Column({ type: 'jsonb', nullable: true }) outcome: object | null;
   /** The budget lease step 6 took this run's decision from; null when it was reserved on its own. */
   @Column({ name: 'lease_id', type: 'text', nullable: true }) leaseId: string | null;
+  /** For `source` = `shadow`: the live execution whose state the shadow evaluated. */
+  @Column({ name: 'shadow_of', type: 'text', nullable: true }) shadowOf: string | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
 }

@@ -26,6 +26,7 @@ import { Replays1796058314159 } from './migrations/1796058314159-replays';
 import { ExecutionOutcomes1796012873514 } from './migrations/1796012873514-execution-outcomes';
 import { ExecutionLeases1796100000000 } from './migrations/1796100000000-execution-leases';
 import { ExecutionRollups1796031415926 } from './migrations/1796031415926-execution-rollups';
+import { ShadowVersions1796052483117 } from './migrations/1796052483117-shadow-versions';
 import { BillingRetention, ExecutionRetention, RETENTION_SOURCE } from './retention/execution-retention';
 import { PlaygroundReservations } from './playground/playground-reservations';
 import { PlaygroundService } from './playground/playground.service';
@@ -38,6 +39,9 @@ import { DestinationCalls } from './runs/destination-calls';
 import { RUNNER_JETSTREAM, runnerJetStream } from './runs/jetstream';
 import { LEASE_TAKER, LeaseTaker } from './runs/lease-taker';
 import { RunService } from './runs/run.service';
+import { ShadowHandlers } from './shadow/shadow.handlers';
+import { ShadowRunner } from './shadow/shadow-runner';
+import { ShadowService } from './shadow/shadow.service';
 
 class DecisionRunnerModule {}
 
@@ -56,6 +60,7 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       VersionHistory1796041729302,
       ExecutionOutcomes1796012873514,
       ExecutionRollups1796031415926,
+      ShadowVersions1796052483117,
       Replays1796058314159,
       ExecutionLeases1796100000000,
     ],
@@ -64,9 +69,11 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
   module: () => ({
     module: DecisionRunnerModule,
     imports: [TypeOrmModule.forFeature([DecisionEntity, DecisionVersionEntity, ExecutionEntity])],
-    controllers: [RunnerHandlers, HooksHandlers, ReplaysHandlers],
+    controllers: [RunnerHandlers, HooksHandlers, ReplaysHandlers, ShadowHandlers],
     providers: [
       RunService,
+      ShadowRunner,
+      ShadowService,
       ReservationClient,
       DestinationCalls,
       { provide: RUNNER_JETSTREAM, useFactory: (nats: NatsLink) => runnerJetStream(nats), inject: [PLATFORM.nats] },

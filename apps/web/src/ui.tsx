@@ -124,6 +124,18 @@ export function useAction(after?: () => void) {
   return { busy, error, act };
 }
 
+/**
+ * A table that may scroll sideways on a narrow screen. The wrapper is a named, focusable region so that keyboard users
+ * can scroll it too.
+ */
+export function TableWrap({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="table-wrap" role="region" aria-label={label} tabIndex={0}>
+      {children}
+    </div>
+  );
+}
+
 export interface CursorPage<T> {
   data: T[];
   has_more: boolean;

@@ -2,11 +2,11 @@
  * The decision runner's subjects and their payloads. Bodies that reach the public API are already
  * snake_case and final here, so the gateway passes them through untouched.
  */
-import type { DecisionContract, DecisionOverview } from '@ds/decision-schema';
+import type { DecisionContract, DecisionOverview, ShadowComparison } from '@ds/decision-schema';
 import type { WorkspaceScoped } from './common';
 import { broadcastSubject, rpcSubject } from './typed-subjects';
 
-export type ExecutionSource = 'api' | 'webhook' | 'mcp' | 'playground';
+export type ExecutionSource = 'api' | 'webhook' | 'mcp' | 'playground' | 'shadow';
 
 export interface RunDecisionRequest {
   workspaceId: string;
@@ -103,6 +103,8 @@ export interface VersionSummary {
   /** The version this one copies when it was a rollback. */
   rolled_back_from: number | null;
   active: boolean;
+  /** Whether this version runs as the shadow of the active one. */
+  shadow: boolean;
   /** The contract against the version before (every field added for the first). */
   contract_changes: JsonChange[];
 }
@@ -363,6 +365,32 @@ export interface FitCalibrationRequest extends DecisionRef {
   version: unknown;
 }
 
+/** Starts a shadow, or changes the rate of the one running: `version` absent deploys the draft as the shadow. */
+export interface StartShadowRequest extends DecisionRef {
+  version: unknown;
+  rate: unknown;
+  startedBy?: Deployer | null;
+}
+
+export interface ShadowState {
+  version: number;
+  /** Percent of live runs of the active version the shadow also evaluates. */
+  rate: number;
+  started_at: string;
+  started_by: Deployer | null;
+}
+
+export interface ShadowReply {
+  active_version: number | null;
+  shadow: ShadowState | null;
+  /** Over the shadow's most recent runs since it started; null when no shadow runs. */
+  comparison: ShadowComparison | null;
+}
+
+export interface PromoteShadowRequest extends DecisionRef {
+  deployedBy?: Deployer | null;
+}
+
 export const RUNNER_SUBJECTS = {
   run: rpcSubject<RunDecisionRequest, RunDecisionReply>('v1.decision-runner.run'),
   listDecisions: rpcSubject<WorkspaceScoped, ListDecisionsReply>('v1.decision-runner.decisions.list'),
@@ -380,6 +408,11 @@ export const RUNNER_SUBJECTS = {
   getReplay: rpcSubject<ReplayRef, ReplayView>('v1.decision-runner.replays.get'),
   replayExecutions: rpcSubject<ReplayExecutionsRequest, ReplayExecutionsReply>('v1.decision-runner.replays.executions'),
   cancelReplay: rpcSubject<ReplayRef, ReplayView>('v1.decision-runner.replays.cancel'),
+  /** A version evaluated after sampled live runs, compared with the active one; promoted or stopped in one step. */
+  getShadow: rpcSubject<DecisionRef, ShadowReply>('v1.decision-runner.shadow.get'),
+  startShadow: rpcSubject<StartShadowRequest, ShadowReply>('v1.decision-runner.shadow.start'),
+  promoteShadow: rpcSubject<PromoteShadowRequest, DeployedReply>('v1.decision-runner.shadow.promote'),
+  stopShadow: rpcSubject<DecisionRef, ShadowReply>('v1.decision-runner.shadow.stop'),
   setEndpoint: rpcSubject<SetEndpointRequest, EndpointReply>('v1.decision-runner.decisions.endpoint'),
   listExecutions: rpcSubject<ListExecutionsRequest, ListExecutionsReply>('v1.decision-runner.executions.list'),
   executionOutcomes: rpcSubject<ExecutionOutcomesRequest, ExecutionOutcomesReply>('v1.decision-runner.executions.outcomes'),

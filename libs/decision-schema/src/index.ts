@@ -88,3 +88,16 @@ export {
   type ReplayedExecution,
   type ReplayComparison,
 } from './replay';
+export {
+  compareShadow,
+  sharedQuestions,
+  shadowSampled,
+  shadowRate,
+  nearestRank,
+  SHADOW_RATE_MIN,
+  SHADOW_RATE_MAX,
+  type ShadowComparison,
+  type ShadowPair,
+  type ShadowSide,
+  type ComparedQuestion,
+} from './shadow';

@@ -53,7 +53,7 @@ async function insertDecision(id: string, workspaceId: string, slug: string, act
 describe('DecisionCache', () => {
   it('reads a decision once, then answers from memory until a change is broadcast, on every replica', async () => {
     await insertDecision('dec_shared', 'ws_1', 'triage', 1);
-    const expected = { id: 'dec_shared', slug: 'triage', activeVersion: 1, endpointEnabled: true };
+    const expected = { id: 'dec_shared', slug: 'triage', activeVersion: 1, endpointEnabled: true, shadow: null };
     expect(await replicaA.get('ws_1', 'triage')).toEqual(expected);
     expect(await replicaB.get('ws_1', 'triage')).toEqual(expected);
 
@@ -65,7 +65,7 @@ describe('DecisionCache', () => {
     // A tells everyone, B included.
     replicaA.changed('ws_1', 'triage');
     await broadcastsDelivered();
-    const changed = { id: 'dec_shared', slug: 'triage', activeVersion: 2, endpointEnabled: false };
+    const changed = { id: 'dec_shared', slug: 'triage', activeVersion: 2, endpointEnabled: false, shadow: null };
     expect(await replicaA.get('ws_1', 'triage')).toEqual(changed);
     expect(await replicaB.get('ws_1', 'triage')).toEqual(changed);
   });
@@ -76,7 +76,7 @@ describe('DecisionCache', () => {
     expect(await replicaB.get('ws_1', 'later')).toBeNull();
     replicaA.changed('ws_1', 'later');
     await broadcastsDelivered();
-    expect(await replicaB.get('ws_1', 'later')).toEqual({ id: 'dec_later', slug: 'later', activeVersion: null, endpointEnabled: true });
+    expect(await replicaB.get('ws_1', 'later')).toEqual({ id: 'dec_later', slug: 'later', activeVersion: null, endpointEnabled: true, shadow: null });
   });
 
   it('drops only the changed decision, and tells workspaces apart', async () => {

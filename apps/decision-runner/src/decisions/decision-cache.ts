@@ -11,6 +11,8 @@ export interface RunnableDecision {
   slug: string;
   activeVersion: number | null;
   endpointEnabled: boolean;
+  /** The version evaluated after sampled runs of the active one, and the percent sampled. */
+  shadow: { version: number; rate: number } | null;
 }
 
 const MAX_ENTRIES = 10_000;
@@ -20,7 +22,7 @@ const CHANGED_SUBJECT = BROADCAST_SUBJECTS.runnerDecisionChanged;
 
 const FIND_DECISION = {
   name: 'decision-runner.find-decision',
-  text: 'SELECT id, slug, active_version, endpoint_enabled FROM decisions WHERE workspace_id = $1 AND slug = $2',
+  text: 'SELECT id, slug, active_version, endpoint_enabled, shadow_version, shadow_rate FROM decisions WHERE workspace_id = $1 AND slug = $2',
 };
 
 interface DecisionChange {
@@ -99,11 +101,20 @@ export class DecisionCache implements OnModuleDestroy {
   }
 
   private async read(workspaceId: string, slug: string): Promise<RunnableDecision | null> {
-    const { rows } = await pgPool(this.db).query<{ id: string; slug: string; active_version: number | null; endpoint_enabled: boolean }>({
+    const { rows } = await pgPool(this.db).query<{
+      id: string;
+      slug: string;
+      active_version: number | null;
+      endpoint_enabled: boolean;
+      shadow_version: number | null;
+      shadow_rate: number | null;
+    }>({
       ...FIND_DECISION,
       values: [workspaceId, slug],
     });
     const row = rows[0];
-    return row ? { id: row.id, slug: row.slug, activeVersion: row.active_version, endpointEnabled: row.endpoint_enabled } : null;
+    if (!row) return null;
+    const shadow = row.shadow_version !== null && row.shadow_rate !== null ? { version: row.shadow_version, rate: row.shadow_rate } : null;
+    return { id: row.id, slug: row.slug, activeVersion: row.active_version, endpointEnabled: row.endpoint_enabled, shadow };
   }
 }

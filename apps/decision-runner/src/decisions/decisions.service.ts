@@ -37,7 +37,7 @@ export class DecisionsService {
   async create(request: CreateDecisionRequest): Promise<DecisionCreatedReply> {
     const metaIssues = checkDecisionMeta({ slug: request.slug, name: request.name, description: request.description });
     if (metaIssues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The decision is not valid.', metaIssues);
-    const schema = this.validated(request.schema);
+    const schema = deployableDraft(request.schema);
     const account = await this.rpc.call(SUBJECTS.billing.account, { workspaceId: request.workspaceId });
     const limit = account.plan.max_decisions;
 
@@ -85,7 +85,7 @@ export class DecisionsService {
     if (revisionIssue) {
       throw new ServiceError('INVALID_REQUEST', 'revision must be a whole number.', [revisionIssue]);
     }
-    const schema = this.validated(request.schema);
+    const schema = deployableDraft(request.schema);
     const [saved] = rowsReturned<{ revision: number }>(
       await this.db.query(
         `UPDATE decisions SET draft_schema = $1, revision = revision + 1, updated_at = now()
@@ -105,7 +105,7 @@ export class DecisionsService {
   async deploy(ref: DeployRequest): Promise<{ version: number }> {
     const decision = await this.find(ref);
     // Deploying re-validates the draft: rules may have become stricter since it was saved.
-    const schema = this.validated(decision.draftSchema);
+    const schema = deployableDraft(decision.draftSchema);
     const deployed = await this.db.transaction((tx) => nextVersion(tx, decision, schema, ref.deployedBy ?? null, null));
     this.runnable.changed(ref.workspaceId, decision.slug);
     return deployed;
@@ -223,10 +223,11 @@ export class DecisionsService {
     if (!decision) throw new ServiceError('NOT_FOUND', 'No such decision in this workspace.');
     return decision;
   }
+}
 
-  private validated(schema: unknown): NormalizedSchema {
-    const result = validateSchema(schema);
-    if (!result.valid) throw new ServiceError('INVALID_SCHEMA', 'The decision schema is not valid.', result.issues);
-    return result.schema;
-  }
+/** The draft as a deploy takes it: validated again, since rules may have become stricter since it was saved. */
+export function deployableDraft(schema: unknown): NormalizedSchema {
+  const result = validateSchema(schema);
+  if (!result.valid) throw new ServiceError('INVALID_SCHEMA', 'The decision schema is not valid.', result.issues);
+  return result.schema;
 }

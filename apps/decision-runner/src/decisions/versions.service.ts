@@ -37,6 +37,7 @@ export class VersionsService {
       deployed_by: row.deployedBy,
       rolled_back_from: row.rolledBackFrom,
       active: row.version === decision.activeVersion,
+      shadow: row.version === decision.shadowVersion,
       contract_changes: contractChanges(i === 0 ? null : (rows[i - 1]!.schema as NormalizedSchema), row.schema as NormalizedSchema),
     }));
     return { data: data.reverse() };
@@ -76,15 +77,22 @@ export class VersionsService {
   }
 }
 
-function versionNumber(value: unknown, path: string): number {
+export function versionNumber(value: unknown, path: string): number {
   const number = typeof value === 'string' && /^[1-9][0-9]{0,9}$/.test(value) ? Number(value) : value;
   if (typeof number === 'number' && Number.isSafeInteger(number) && number >= 1 && number <= 2_147_483_647) return number;
   throw new ServiceError('INVALID_REQUEST', `${path} must be a version number.`, [{ path, message: 'must be a positive integer' }]);
 }
 
 /**
+ * The number the next deploy takes. A shadow deployed from the draft can be newer than the active version, so the
+ * count goes on from the highest number deployed; rows from before shadows have no `latest_version`, and there
+ * the active version was the highest.
+ */
+const NEXT_VERSION = 'GREATEST(COALESCE(latest_version, 0), COALESCE(active_version, 0)) + 1';
+
+/**
  * Makes `schema` the next version and the active one, unless another deploy moved the active version since
- * `decision` was read (409, nothing written). Shared by deploy and rollback.
+ * `decision` was read (409, nothing written). Shared by deploy, rollback and promoting a shadow.
  */
 export async function nextVersion(
   tx: EntityManager,
@@ -95,7 +103,7 @@ export async function nextVersion(
 ): Promise<DeployedReply> {
   const [updated] = rowsReturned<{ active_version: number }>(
     await tx.query(
-      `UPDATE decisions SET active_version = COALESCE(active_version, 0) + 1, updated_at = now()
+      `UPDATE decisions SET active_version = ${NEXT_VERSION}, latest_version = ${NEXT_VERSION}, updated_at = now()
         WHERE id = $1 AND workspace_id = $2 AND active_version IS NOT DISTINCT FROM $3 RETURNING active_version`,
       [decision.id, decision.workspaceId, decision.activeVersion],
     ),
@@ -104,4 +112,22 @@ export async function nextVersion(
   if (version === undefined) throw new ServiceError('CONFLICT', 'Another deploy of this decision finished first; reload and deploy again.');
   await tx.getRepository(DecisionVersionEntity).insert({ decisionId: decision.id, version, schema, deployedBy, rolledBackFrom });
   return { version };
+}
+
+/**
+ * Deploys `schema` as the next version without making it active: the version a shadow runs. The decision row's
+ * update takes its lock, so concurrent deploys still number one after the other.
+ */
+export async function nextInactiveVersion(tx: EntityManager, decision: DecisionEntity, schema: object, deployedBy: Deployer | null): Promise<number> {
+  const [updated] = rowsReturned<{ latest_version: number }>(
+    await tx.query(
+      `UPDATE decisions SET latest_version = ${NEXT_VERSION}, updated_at = now()
+        WHERE id = $1 AND workspace_id = $2 AND active_version IS NOT NULL RETURNING latest_version`,
+      [decision.id, decision.workspaceId],
+    ),
+  );
+  const version = updated?.latest_version;
+  if (version === undefined) throw new ServiceError('CONFLICT', 'The decision has no active version to shadow; deploy it first.');
+  await tx.getRepository(DecisionVersionEntity).insert({ decisionId: decision.id, version, schema, deployedBy, rolledBackFrom: null });
+  return version;
 }

@@ -145,7 +145,9 @@ export class QualityService {
   }
 
   private async version(decision: DecisionEntity, version: number): Promise<NormalizedSchema> {
-    if (decision.activeVersion === null || version > decision.activeVersion) throw new ServiceError('NOT_FOUND', `The decision has no version ${version}.`);
+    // A shadow deployed from the draft is newer than the active version.
+    const newest = Math.max(decision.activeVersion ?? 0, decision.latestVersion ?? 0);
+    if (version > newest) throw new ServiceError('NOT_FOUND', `The decision has no version ${version}.`);
     return this.versions.get(decision.id, version);
   }
 }

@@ -18,6 +18,7 @@ import type { ExecutionRecorder } from '../executions/execution-recorder';
 import { ReservationClient } from './reservation-client';
 import type { DestinationCalls } from './destination-calls';
 import { RunService } from './run.service';
+import type { ShadowRunner } from '../shadow/shadow-runner';
 import { defined } from '../../../../test/e2e/support/api';
 
 /**
@@ -26,7 +27,7 @@ import { defined } from '../../../../test/e2e/support/api';
  * of reserve, engine call, record and settle can be read off it.
  */
 
-const DECISION: RunnableDecision = { id: 'dec_00000000000000000001', slug: 'support-triage', activeVersion: 3, endpointEnabled: true };
+const DECISION: RunnableDecision = { id: 'dec_00000000000000000001', slug: 'support-triage', activeVersion: 3, endpointEnabled: true, shadow: null };
 
 function schemaWith(overrides: Record<string, unknown> = {}): NormalizedSchema {
   return normalizeSchema({
@@ -67,6 +68,8 @@ interface Harness {
   rpcCalls: Array<{ subject: string; payload: unknown; options: CallOptions | undefined }>;
   settlements: Array<{ subject: string; settlement: BillingSettlement }>;
   published: DeliveryMessage[][];
+  /** Live runs handed to the shadow, as `version executionId after steps so far`. */
+  followed: string[];
   context: RequestContext;
   run(request?: Partial<RunDecisionRequest>): ReturnType<RunService['run']>;
 }
@@ -120,8 +123,14 @@ function harness(options: { schema?: NormalizedSchema; answers?: Record<string, 
     },
   } as unknown as DestinationCalls;
   const nats = { maxPayload: 1024 * 1024 } as NatsLink;
+  const followed: string[] = [];
+  const shadows = {
+    follow: (_request: RunDecisionRequest, _decision: RunnableDecision, version: number, executionId: string) => {
+      followed.push(`${version} ${executionId} after ${steps.join(', ')}`);
+    },
+  } as unknown as ShadowRunner;
 
-  const service = new RunService(decisions, rpc, nats, versions, recorder, new ReservationClient(rpc, jetstream, logger), calls);
+  const service = new RunService(decisions, rpc, nats, versions, recorder, new ReservationClient(rpc, jetstream, logger), calls, shadows);
   const context: RequestContext = { requestId: 'req_run_service_spec', deadline: Date.now() + 60_000 };
   const run = (request: Partial<RunDecisionRequest> = {}) =>
     runWithRequestContext(context, () =>
@@ -136,7 +145,7 @@ function harness(options: { schema?: NormalizedSchema; answers?: Record<string, 
         ...request,
       }),
     );
-  return { service, steps, rpcCalls, settlements, published, context, run };
+  return { service, steps, rpcCalls, settlements, published, followed, context, run };
 }
 
 const engineFails =
@@ -151,6 +160,16 @@ describe('RunService', () => {
     const reply = await h.run();
     expect(h.steps).toEqual([SUBJECTS.billing.reserve, SUBJECTS.engine.answer, 'record success', 'settle true']);
     expect(reply.billable).toBe(true);
+  });
+
+  it('hands the shadow the recorded execution of an engine answer, and nothing of a failed run', async () => {
+    const h = harness();
+    const reply = await h.run();
+    const executionId = (JSON.parse(reply.body) as { execution_id: string }).execution_id;
+    expect(h.followed).toEqual([`3 ${executionId} after ${SUBJECTS.billing.reserve}, ${SUBJECTS.engine.answer}, record success`]);
+    const failing = harness({ answers: { [SUBJECTS.engine.answer]: engineFails('ENGINE_ERROR') } });
+    await expect(failing.run()).rejects.toThrow();
+    expect(failing.followed).toEqual([]);
   });
 
   it('reserves and settles the execution the reply names, in a batch message of the runner’s settlements', async () => {

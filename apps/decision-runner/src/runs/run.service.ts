@@ -1,14 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  AnswerQuestionsReply,
-  AnswerQuestionsRequest,
-  DeliveryMessage,
-  EngineQuestion,
-  RunDecisionReply,
-  RunDecisionRequest,
-  ServiceError,
-  SUBJECTS,
-} from '@ds/contracts';
+import { AnswerQuestionsReply, AnswerQuestionsRequest, DeliveryMessage, RunDecisionReply, RunDecisionRequest, ServiceError, SUBJECTS } from '@ds/contracts';
 import {
   deliveryBody,
   deliveryRequest,
@@ -18,7 +9,6 @@ import {
   Evaluation,
   matchingDestinations,
   NormalizedSchema,
-  outcomesOf,
   planDestinations,
   queuedEntry,
   unavailableEntry,
@@ -31,12 +21,11 @@ import { VersionCache } from '../decisions/version-cache';
 import { ExecutionBase, ExecutionRecorder, traceOf } from '../executions/execution-recorder';
 import { ReservationClient } from './reservation-client';
 import { DestinationCalls, entryAt } from './destination-calls';
+import { ENGINE_REPLY_MARGIN_MS, engineRequestFor } from './engine-request';
+import { ShadowRunner } from '../shadow/shadow-runner';
 
 /** Room left in a NATS message for the reply's envelope and headers around the run response. */
 const REPLY_ENVELOPE_BYTES = 4_096;
-
-/** Room the runner gives engine-proxy beyond the decision's own deadline before it stops waiting. */
-const ENGINE_REPLY_MARGIN_MS = 2_000;
 
 interface RunMetrics {
   latency_ms: number;
@@ -60,6 +49,7 @@ export class RunService {
     private readonly recorder: ExecutionRecorder,
     private readonly billing: ReservationClient,
     private readonly calls: DestinationCalls,
+    private readonly shadows: ShadowRunner,
   ) {}
 
   async run(request: RunDecisionRequest): Promise<RunDecisionReply> {
@@ -71,6 +61,7 @@ export class RunService {
     try {
       const reply = await this.execute(request, decision, version, schema, executionId, leaseId);
       billable = reply.billable;
+      if (billable) this.shadows.follow(request, decision, version, executionId);
       return reply;
     } finally {
       // Nobody is told about an answer finished after the caller stopped waiting, so it is not billed.
@@ -255,23 +246,7 @@ export class RunService {
   }
 
   private engineRequest(request: RunDecisionRequest, schema: NormalizedSchema): AnswerQuestionsRequest {
-    return {
-      workspaceId: request.workspaceId,
-      engine: schema.settings.engine,
-      model: schema.settings.model,
-      timeoutMs: schema.settings.timeoutMs,
-      context: schema.context,
-      state: request.body.state,
-      questions: schema.questions.map((question): EngineQuestion => ({
-        key: question.key,
-        kind: question.kind,
-        instructions: question.instructions,
-        outcomes: outcomesOf(question),
-        guide: question.kind === 'choice' ? question.options : question.kind === 'score' ? question.levels : question.criterion,
-      })),
-      // Only asked when used, so a model-sourced decision's request is exactly what it was.
-      ...(schema.settings.confidenceSource === 'tokens' ? { tokenProbabilities: true } : {}),
-    };
+    return engineRequestFor(request.workspaceId, schema, request.body.state);
   }
 
   private evaluate(schema: NormalizedSchema, answer: AnswerQuestionsReply): Evaluation {

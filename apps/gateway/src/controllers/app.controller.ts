@@ -256,6 +256,45 @@ export class AppController {
     return this.rpc.call(SUBJECTS.runner.rollback, { workspaceId: ws, decisionId: id, version, deployedBy: await this.deployer(request) }, { requestId });
   }
 
+  /** The decision's shadow and its comparison with the active version; like deploy, Admin. */
+  @Get('workspaces/:ws/decisions/:id/shadow')
+  @WorkspaceRole('admin', 'decisions:deploy')
+  getShadow(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string) {
+    return this.rpc.call(SUBJECTS.runner.getShadow, { workspaceId: ws, decisionId: id }, { requestId });
+  }
+
+  /** Starts a shadow (`{ rate, version? }`; without a version the draft is deployed as the shadow) or changes its rate. */
+  @Post('workspaces/:ws/decisions/:id/shadow')
+  @WorkspaceRole('admin', 'decisions:deploy')
+  async startShadow(
+    @RequestId() requestId: string,
+    @MemberWorkspace() ws: string,
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Req() request: FastifyRequest,
+  ) {
+    const input = objectBody(body);
+    return this.rpc.call(
+      SUBJECTS.runner.startShadow,
+      { workspaceId: ws, decisionId: id, version: input.version, rate: input.rate, startedBy: await this.deployer(request) },
+      { requestId },
+    );
+  }
+
+  /** Makes the shadow's version the active one: a deploy of that version. */
+  @Post('workspaces/:ws/decisions/:id/shadow/promote')
+  @WorkspaceRole('admin', 'decisions:deploy')
+  async promoteShadow(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Req() request: FastifyRequest) {
+    return this.rpc.call(SUBJECTS.runner.promoteShadow, { workspaceId: ws, decisionId: id, deployedBy: await this.deployer(request) }, { requestId });
+  }
+
+  @Delete('workspaces/:ws/decisions/:id/shadow')
+  @WorkspaceRole('admin', 'decisions:deploy')
+  @HttpCode(204)
+  async stopShadow(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string): Promise<void> {
+    await this.rpc.call(SUBJECTS.runner.stopShadow, { workspaceId: ws, decisionId: id }, { requestId });
+  }
+
   /** Who is deploying: the signed-in user, or the embedded editor's user. */
   private async deployer(request: FastifyRequest): Promise<Deployer | null> {
     const caller = request.caller;

@@ -4,6 +4,7 @@ import { api, DecisionDetails } from '../lib/api';
 import { may, useApp } from '../context';
 import { ConfirmButton, ErrorBox, formatDate, Loaded, useAction, useLoad } from '../ui';
 import { ChangeList } from './changes';
+import { ShadowPanel } from './shadow';
 
 interface VersionSummary {
   version: number;
@@ -11,6 +12,7 @@ interface VersionSummary {
   deployed_by: { user_id: string; email: string | null } | null;
   rolled_back_from: number | null;
   active: boolean;
+  shadow: boolean;
   contract_changes: Change[];
 }
 
@@ -50,6 +52,7 @@ export function History({ decision, reload }: { decision: DecisionDetails; reloa
           {message}
         </p>
       )}
+      {decision.active_version !== null && <ShadowPanel decision={decision} versions={decision.versions} onChanged={after} />}
       <Loaded value={versions} reload={reloadVersions}>
         {({ data }) =>
           data.length === 0 ? (
@@ -76,6 +79,7 @@ export function History({ decision, reload }: { decision: DecisionDetails; reloa
                         <tr key={row.version}>
                           <th scope="row">
                             {t('pg.versionN', { version: row.version })} {row.active && <span className="badge deployed">{t('dep.active')}</span>}
+                            {row.shadow && <span className="badge">{t('shadow.badge')}</span>}
                             {row.rolled_back_from !== null && <div className="muted small">{t('hist.rollbackOf', { version: row.rolled_back_from })}</div>}
                           </th>
                           <td>{formatDate(row.deployed_at)}</td>

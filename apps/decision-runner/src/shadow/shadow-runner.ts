@@ -1,0 +1,180 @@
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { Counter } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { AnswerQuestionsReply, RunDecisionRequest, ServiceError, SUBJECTS } from '@ds/contracts';
+import { evaluate, Evaluation, NormalizedSchema, shadowSampled, validateState } from '@ds/decision-schema';
+import { newId } from '@ds/ids';
+import { currentRequestId, Logger, Metrics, PLATFORM, RpcClient, runWithRequestContext } from '@ds/platform';
+import { RunnableDecision } from '../decisions/decision-cache';
+import { VersionCache } from '../decisions/version-cache';
+import { traceOf } from '../executions/execution-recorder';
+import { pgPool } from '../pg-pool';
+import { ENGINE_REPLY_MARGIN_MS, engineRequestFor } from '../runs/engine-request';
+import { ShadowQueue } from './shadow-queue';
+
+/**
+ * Per replica: shadow runs waiting for a worker, and shadow runs at once. The second bounds how many shared-key
+ * engine slots shadows can hold, and so how much they can compete with live runs for them.
+ */
+export const SHADOW_QUEUE_LIMIT = 200;
+export const SHADOW_CONCURRENCY = 4;
+
+/** How long a stopping runner waits for shadow runs in flight before it lets them go unrecorded. */
+const SHUTDOWN_GRACE_MS = 2_000;
+
+interface ShadowSample {
+  workspaceId: string;
+  decisionId: string;
+  decisionSlug: string;
+  version: number;
+  liveExecutionId: string;
+  requestId: string;
+  livemode: boolean;
+  state: unknown;
+}
+
+/**
+ * One row, written alone: shadow rows are few (bounded by the workers), and they stay out of the rollups, so the
+ * decision's overview and usage keep describing the live traffic only.
+ */
+const INSERT_SHADOW_EXECUTION = {
+  name: 'decision-runner.insert-shadow-execution',
+  text: `INSERT INTO executions (id, workspace_id, decision_id, decision_slug, version, source, status, request_id, livemode,
+                                result, confidence, scores, composites, action, action_reason, metrics, error, trace, shadow_of)
+         VALUES ($1, $2, $3, $4, $5, 'shadow', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+};
+
+const json = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
+
+/**
+ * Evaluates the shadow version on the state of sampled live runs, after their answer has gone: the live run is
+ * handed over in one synchronous call that only samples and queues. The shadow's run goes through engine-proxy
+ * like the live one, with no destinations, no billing and no rate-limit windows (it never passes the gateway), and
+ * is recorded as an execution of its own (`source` = `shadow`, `shadow_of` = the live execution). A failure is
+ * recorded as that execution's error and goes no further.
+ */
+@Injectable()
+export class ShadowRunner implements OnModuleDestroy {
+  private readonly queue = new ShadowQueue<ShadowSample>({ queued: SHADOW_QUEUE_LIMIT, concurrency: SHADOW_CONCURRENCY }, (sample) =>
+    runWithRequestContext({ requestId: sample.requestId }, () => this.evaluate(sample)),
+  );
+  private readonly dropped: Counter<'reason'>;
+  private readonly runs: Counter<'status'>;
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
+    @Inject(PLATFORM.logger) private readonly logger: Logger,
+    @Inject(PLATFORM.metrics) metrics: Metrics,
+    private readonly versions: VersionCache,
+  ) {
+    this.dropped = new Counter({
+      name: 'decision_service_shadow_dropped_total',
+      help: 'Sampled live runs the shadow did not evaluate, by reason (queue_full, shutdown)',
+      labelNames: ['reason'],
+      registers: [metrics.registry],
+    });
+    this.runs = new Counter({
+      name: 'decision_service_shadow_runs_total',
+      help: 'Shadow evaluations recorded, by status (success, error)',
+      labelNames: ['status'],
+      registers: [metrics.registry],
+    });
+  }
+
+  /** Samples a live run of the active version that the engine answered; never waits and never throws. */
+  follow(request: RunDecisionRequest, decision: RunnableDecision, version: number, executionId: string): void {
+    const shadow = decision.shadow;
+    if (shadow === null || version !== decision.activeVersion || shadow.version === version) return;
+    if (!shadowSampled(shadow.rate, Math.random())) return;
+    const offered = this.queue.offer({
+      workspaceId: request.workspaceId,
+      decisionId: decision.id,
+      decisionSlug: decision.slug,
+      version: shadow.version,
+      liveExecutionId: executionId,
+      // The live run's request id: logs of both runs read together.
+      requestId: currentRequestId() ?? newId('req'),
+      livemode: request.livemode,
+      state: request.body.state,
+    });
+    if (!offered) this.dropped.inc({ reason: 'queue_full' });
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    const dropped = await this.queue.close(SHUTDOWN_GRACE_MS);
+    if (dropped > 0) this.dropped.inc({ reason: 'shutdown' }, dropped);
+  }
+
+  private async evaluate(sample: ShadowSample): Promise<void> {
+    const started = performance.now();
+    let schema: NormalizedSchema | null = null;
+    try {
+      schema = await this.versions.get(sample.decisionId, sample.version);
+      const stateCheck = validateState(schema, sample.state);
+      if (!stateCheck.ok) throw new ServiceError('INVALID_STATE', stateCheck.message);
+      const answer: AnswerQuestionsReply = await this.rpc.call(SUBJECTS.engine.answer, engineRequestFor(sample.workspaceId, schema, sample.state), {
+        timeoutMs: schema.settings.timeoutMs + ENGINE_REPLY_MARGIN_MS,
+      });
+      let evaluation: Evaluation;
+      try {
+        evaluation = evaluate(schema, answer.distributions);
+      } catch {
+        throw new ServiceError('ENGINE_ERROR', 'The engine answered outside the decision contract.');
+      }
+      const metrics = {
+        latency_ms: Math.round(performance.now() - started),
+        engine: answer.engine,
+        model: answer.model,
+        estimated_cost_usd: answer.estimatedCostUsd,
+        input_tokens: answer.inputTokens,
+        output_tokens: answer.outputTokens,
+      };
+      await this.record(sample, 'success', schema.settings.storeOutput ? evaluation : null, evaluation, metrics, null, traceOf(schema, evaluation));
+      this.runs.inc({ status: 'success' });
+    } catch (error) {
+      const failure = error instanceof ServiceError ? error : new ServiceError('INTERNAL_ERROR', 'The shadow run failed.');
+      try {
+        await this.record(sample, 'error', null, null, null, { code: failure.code, message: failure.message }, null);
+        this.runs.inc({ status: 'error' });
+      } catch (recordError) {
+        this.logger.warn({ err: recordError, decisionId: sample.decisionId, shadowOf: sample.liveExecutionId }, 'a shadow run could not be recorded');
+      }
+    }
+  }
+
+  private async record(
+    sample: ShadowSample,
+    status: 'success' | 'error',
+    output: Evaluation | null,
+    evaluation: Evaluation | null,
+    metrics: object | null,
+    error: object | null,
+    trace: object | null,
+  ): Promise<void> {
+    await pgPool(this.db).query({
+      ...INSERT_SHADOW_EXECUTION,
+      values: [
+        newId('exec'),
+        sample.workspaceId,
+        sample.decisionId,
+        sample.decisionSlug,
+        sample.version,
+        status,
+        sample.requestId,
+        sample.livemode,
+        json(output?.result),
+        json(output?.confidence),
+        json(output?.scores),
+        json(output?.composites),
+        evaluation?.action ?? null,
+        json(evaluation?.action_reason),
+        json(metrics),
+        json(error),
+        json(trace),
+        sample.liveExecutionId,
+      ],
+    });
+  }
+}

@@ -1,0 +1,180 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { DecisionRef, DeployedReply, PromoteShadowRequest, ServiceError, ShadowReply, StartShadowRequest } from '@ds/contracts';
+import {
+  compareShadow,
+  NormalizedSchema,
+  ShadowComparison,
+  ShadowPair,
+  shadowRate,
+  sharedQuestions,
+  SHADOW_RATE_MAX,
+  SHADOW_RATE_MIN,
+} from '@ds/decision-schema';
+import { rowsReturned } from '@ds/platform';
+import { DecisionEntity, DecisionVersionEntity } from '../entities';
+import { DecisionCache } from '../decisions/decision-cache';
+import { deployableDraft } from '../decisions/decisions.service';
+import { VersionCache } from '../decisions/version-cache';
+import { nextInactiveVersion, nextVersion, versionNumber } from '../decisions/versions.service';
+import { pgPool } from '../pg-pool';
+
+/** The comparison reads at most this many of the shadow's most recent runs: its cost stays flat as traffic flows. */
+export const COMPARED_RUNS = 5_000;
+
+const SHADOW_PAIRS = {
+  name: 'decision-runner.shadow-pairs',
+  text: `SELECT l.status AS live_status, l.action AS live_action, l.result AS live_result, l.metrics AS live_metrics, l.outcome,
+                s.status, s.action, s.result, s.metrics
+         FROM executions s JOIN executions l ON l.id = s.shadow_of
+         WHERE s.decision_id = $1 AND s.source = 'shadow' AND s.version = $2 AND s.created_at >= $3
+         ORDER BY s.seq DESC
+         LIMIT ${COMPARED_RUNS}`,
+};
+
+interface PairRow {
+  live_status: 'success' | 'error';
+  live_action: string | null;
+  live_result: Record<string, unknown> | null;
+  live_metrics: Record<string, unknown> | null;
+  outcome: ShadowPair['outcome'] & { recorded_at?: string };
+  status: 'success' | 'error';
+  action: string | null;
+  result: Record<string, unknown> | null;
+  metrics: Record<string, unknown> | null;
+}
+
+/**
+ * A decision's shadow: a deployed version that sampled live runs of the active version also go through, compared
+ * with it as the runs come in; promoted to active or stopped in one step.
+ */
+@Injectable()
+export class ShadowService {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly runnable: DecisionCache,
+    private readonly versions: VersionCache,
+  ) {}
+
+  async get(ref: DecisionRef): Promise<ShadowReply> {
+    return this.reply(await this.find(ref));
+  }
+
+  /**
+   * Starts a shadow at `rate` percent: of `version` (deployed, not the active one), or without it of the draft,
+   * deployed as a new version that does not become active. Naming the running shadow's version changes its rate
+   * and keeps its comparison; another version replaces it.
+   */
+  async start(request: StartShadowRequest): Promise<ShadowReply> {
+    const decision = await this.find(request);
+    const rate = shadowRate(request.rate);
+    if (rate === null) {
+      throw new ServiceError('INVALID_REQUEST', `rate must be a whole percent from ${SHADOW_RATE_MIN} to ${SHADOW_RATE_MAX}.`, [
+        { path: 'rate', message: `must be an integer from ${SHADOW_RATE_MIN} to ${SHADOW_RATE_MAX}` },
+      ]);
+    }
+    const named = request.version === undefined || request.version === null ? null : versionNumber(request.version, 'version');
+    if (decision.activeVersion === null) throw new ServiceError('CONFLICT', 'The decision has no active version to shadow; deploy it first.');
+    if (named !== null) {
+      if (named === decision.activeVersion) throw new ServiceError('CONFLICT', `Version ${named} is the active version; a shadow must be another one.`);
+      const exists = await this.db.getRepository(DecisionVersionEntity).existsBy({ decisionId: decision.id, version: named });
+      if (!exists) throw new ServiceError('NOT_FOUND', `The decision ${decision.slug} has no version ${named}.`);
+    }
+    const draft = named === null ? deployableDraft(decision.draftSchema) : null;
+    await this.db.transaction(async (tx) => {
+      const version = draft !== null ? await nextInactiveVersion(tx, decision, draft, request.startedBy ?? null) : named!;
+      const [updated] = rowsReturned(
+        await tx.query(
+          `UPDATE decisions SET shadow_rate = $4,
+                  shadow_started_at = CASE WHEN shadow_version IS NOT DISTINCT FROM $3 THEN shadow_started_at ELSE now() END,
+                  shadow_started_by = CASE WHEN shadow_version IS NOT DISTINCT FROM $3 THEN shadow_started_by ELSE $5::jsonb END,
+                  shadow_version = $3, updated_at = now()
+            WHERE id = $1 AND workspace_id = $2 AND active_version IS NOT DISTINCT FROM $6 RETURNING id`,
+          [decision.id, decision.workspaceId, version, rate, JSON.stringify(request.startedBy ?? null), decision.activeVersion],
+        ),
+      );
+      if (!updated) throw new ServiceError('CONFLICT', 'Another deploy of this decision finished first; reload and start the shadow again.');
+    });
+    this.runnable.changed(decision.workspaceId, decision.slug);
+    return this.get(request);
+  }
+
+  /**
+   * Makes the shadow's version active and ends the shadow. A shadow newer than the active version becomes active as
+   * it is; an older one is deployed as a copy, as a rollback is, so version numbers only grow.
+   */
+  async promote(request: PromoteShadowRequest): Promise<DeployedReply> {
+    const decision = await this.find(request);
+    const shadow = decision.shadowVersion;
+    if (shadow === null) throw new ServiceError('CONFLICT', 'No shadow runs for this decision.');
+    const deployed = await this.db.transaction(async (tx) => {
+      if (decision.activeVersion !== null && shadow > decision.activeVersion) {
+        const [updated] = rowsReturned(
+          await tx.query(
+            `UPDATE decisions SET active_version = shadow_version, ${CLEARED}, updated_at = now()
+              WHERE id = $1 AND workspace_id = $2 AND active_version = $3 AND shadow_version = $4 RETURNING id`,
+            [decision.id, decision.workspaceId, decision.activeVersion, shadow],
+          ),
+        );
+        if (!updated) throw new ServiceError('CONFLICT', 'The decision changed meanwhile; reload and promote again.');
+        return { version: shadow };
+      }
+      const source = await tx.getRepository(DecisionVersionEntity).findOneByOrFail({ decisionId: decision.id, version: shadow });
+      const copy = await nextVersion(tx, decision, source.schema, request.deployedBy ?? null, shadow);
+      const [cleared] = rowsReturned(
+        await tx.query(`UPDATE decisions SET ${CLEARED} WHERE id = $1 AND shadow_version = $2 RETURNING id`, [decision.id, shadow]),
+      );
+      if (!cleared) throw new ServiceError('CONFLICT', 'The shadow changed meanwhile; reload and promote again.');
+      return copy;
+    });
+    this.runnable.changed(decision.workspaceId, decision.slug);
+    return deployed;
+  }
+
+  /** Ends the shadow, if one runs; its recorded runs stay. */
+  async stop(ref: DecisionRef): Promise<ShadowReply> {
+    const decision = await this.find(ref);
+    await this.db.query(`UPDATE decisions SET ${CLEARED}, updated_at = now() WHERE id = $1 AND workspace_id = $2`, [decision.id, decision.workspaceId]);
+    this.runnable.changed(decision.workspaceId, decision.slug);
+    return this.get(ref);
+  }
+
+  private async reply(decision: DecisionEntity): Promise<ShadowReply> {
+    if (decision.shadowVersion === null || decision.shadowRate === null || decision.shadowStartedAt === null) {
+      return { active_version: decision.activeVersion, shadow: null, comparison: null };
+    }
+    return {
+      active_version: decision.activeVersion,
+      shadow: {
+        version: decision.shadowVersion,
+        rate: decision.shadowRate,
+        started_at: decision.shadowStartedAt.toISOString(),
+        started_by: decision.shadowStartedBy,
+      },
+      comparison: await this.comparison(decision, decision.shadowVersion, decision.shadowStartedAt),
+    };
+  }
+
+  private async comparison(decision: DecisionEntity, shadowVersion: number, since: Date): Promise<ShadowComparison> {
+    const [live, shadow] = await Promise.all([
+      decision.activeVersion === null ? Promise.resolve(null) : this.versions.get(decision.id, decision.activeVersion),
+      this.versions.get(decision.id, shadowVersion),
+    ]);
+    const { rows } = await pgPool(this.db).query<PairRow>({ ...SHADOW_PAIRS, values: [decision.id, shadowVersion, since] });
+    const pairs: ShadowPair[] = rows.map((row) => ({
+      live: { status: row.live_status, action: row.live_action, result: row.live_result, metrics: row.live_metrics },
+      shadow: { status: row.status, action: row.action, result: row.result, metrics: row.metrics },
+      outcome: row.outcome ? { answers: row.outcome.answers ?? {}, action: row.outcome.action ?? null } : null,
+    }));
+    return compareShadow(sharedQuestions((live as NormalizedSchema | null)?.questions ?? [], shadow.questions), pairs);
+  }
+
+  private async find(ref: DecisionRef): Promise<DecisionEntity> {
+    const decision = await this.db.getRepository(DecisionEntity).findOneBy({ id: ref.decisionId, workspaceId: ref.workspaceId });
+    if (!decision) throw new ServiceError('NOT_FOUND', 'No such decision in this workspace.');
+    return decision;
+  }
+}
+
+const CLEARED = 'shadow_version = NULL, shadow_rate = NULL, shadow_started_at = NULL, shadow_started_by = NULL';
