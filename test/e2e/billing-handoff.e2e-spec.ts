@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { SUBJECTS } from '@ds/contracts';
 import { call, deployedDecision, newWorkspace, runDecision, scriptEngine, triageSchema, uniqueMarker } from './support/api';
+import { waitFor } from './support/cluster';
 import { ServiceRpc } from './support/engine-rpc';
 
 describe('the runner’s side of the billing hand-off', () => {
@@ -46,7 +47,13 @@ describe('the runner’s side of the billing hand-off', () => {
 
     const db = new Client({ connectionString: process.env.E2E_DATABASE_URL });
     await db.connect();
-    const { rows } = await db.query('SELECT id, lease_id FROM decision_runner.executions WHERE workspace_id = $1', [ws.workspaceId]).finally(() => db.end());
+    const { rows } = await db.query('SELECT id, lease_id FROM decision_runner.executions WHERE workspace_id = $1', [ws.workspaceId]);
+    // Once the runs stop, the ledger's sweeper ends every lease past its time (its untaken rest freed): none stays open.
+    await waitFor(
+      async () => (await db.query(`SELECT 1 FROM billing_ledger.leases WHERE workspace_id = $1 AND state = 'open'`, [ws.workspaceId])).rowCount === 0,
+      20_000,
+      'the sweeper to reclaim the leases past their time',
+    ).finally(() => db.end());
     const leaseOf = new Map(rows.map((row: { id: string; lease_id: string | null }) => [row.id, row.lease_id]));
     const leaseId = leaseOf.get(ids[5]!);
     expect(leaseId).toMatch(/^lease_/);

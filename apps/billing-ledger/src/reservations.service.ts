@@ -24,7 +24,8 @@ export class ReservationsService {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     @Inject(PLATFORM.config) private readonly config: BillingConfig,
-    @Optional() private readonly leases: LeasesService | null = null,
+    // Named: a `T | null` parameter's design type is Object, which Nest would resolve to nothing.
+    @Optional() @Inject(LeasesService) private readonly leases: LeasesService | null = null,
   ) {
     this.fast = new FastReserve(db);
   }

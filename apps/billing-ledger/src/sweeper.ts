@@ -72,7 +72,8 @@ export class Sweeper {
     @Inject(PLATFORM.config) private readonly config: BillingConfig,
     @Inject(PLATFORM.logger) private readonly logger: Logger,
     @Inject(PLATFORM.metrics) metrics: Metrics,
-    @Optional() private readonly leases: LeasesService | null = null,
+    // Named: a `T | null` parameter's design type is Object, which Nest would resolve to nothing.
+    @Optional() @Inject(LeasesService) private readonly leases: LeasesService | null = null,
   ) {
     this.settled = new Counter({
       name: 'decision_service_billing_sweeper_settled_total',
