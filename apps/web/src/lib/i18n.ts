@@ -629,7 +629,7 @@ const en = {
   'use.chart.daily': 'Billed decisions per day',
   'use.chart.credits': 'Credits remaining',
   'use.summary.total': '{used} billed decisions this period; {limits}.',
-  'use.summary.daily': 'Decisions were billed on {days} days of the period.',
+  'use.summary.daily': 'Decisions were billed on {days} of the period’s days.',
   'use.summary.credits': '{available} available in credits.',
 };
 
