@@ -3,7 +3,10 @@
  * the OpenAPI server). The services' own default is port 3000; the launcher serves on whichever port it chose, so an
  * address left unset follows that port rather than pointing at another instance or at nothing.
  */
-export function linkAddresses(env: { APP_URL?: string; BASE_URL?: string }, port: number): { APP_URL: string; BASE_URL: string; derived: Array<'APP_URL' | 'BASE_URL'> } {
+export function linkAddresses(
+  env: { APP_URL?: string; BASE_URL?: string },
+  port: number,
+): { APP_URL: string; BASE_URL: string; derived: Array<'APP_URL' | 'BASE_URL'> } {
   const served = `http://localhost:${port}`;
   const derived: Array<'APP_URL' | 'BASE_URL'> = [];
   if (!env.APP_URL) derived.push('APP_URL');

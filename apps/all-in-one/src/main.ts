@@ -227,7 +227,13 @@ async function main(): Promise<void> {
       (name) =>
         new SupervisedService(
           name,
-          () => run(SERVICE_ENTRY(name), [], { ...env, APP_URL: links.APP_URL, BASE_URL: links.BASE_URL, PORT: String(port), OPS_PORT: String(opsPorts[name]), OPS_HOST: opsHost }, profilingArgs(name)),
+          () =>
+            run(
+              SERVICE_ENTRY(name),
+              [],
+              { ...env, APP_URL: links.APP_URL, BASE_URL: links.BASE_URL, PORT: String(port), OPS_PORT: String(opsPorts[name]), OPS_HOST: opsHost },
+              profilingArgs(name),
+            ),
           readyz(name),
           {
             say: (line) => process.stderr.write(`${line}\n`),

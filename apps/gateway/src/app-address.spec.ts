@@ -8,12 +8,17 @@ describe('appAddressWarning', () => {
   });
 
   it('warns when e-mail goes out and APP_URL is unset, naming the address the links would carry', () => {
-    expect(appAddressWarning({ appUrl: 'http://localhost:3000', appUrlSet: false, smtpUrl: smtp })).toMatch(/^APP_URL is not set: .*http:\/\/localhost:3000.*set APP_URL/);
+    expect(appAddressWarning({ appUrl: 'http://localhost:3000', appUrlSet: false, smtpUrl: smtp })).toMatch(
+      /^APP_URL is not set: .*http:\/\/localhost:3000.*set APP_URL/,
+    );
   });
 
-  it.each(['http://localhost:4000', 'http://127.0.0.1:3000', 'http://[::1]:3000', 'http://app.localhost'])('warns when e-mail goes out and APP_URL is %s', (appUrl) => {
-    expect(appAddressWarning({ appUrl, appUrlSet: true, smtpUrl: smtp })).toContain('an address of this machine');
-  });
+  it.each(['http://localhost:4000', 'http://127.0.0.1:3000', 'http://[::1]:3000', 'http://app.localhost'])(
+    'warns when e-mail goes out and APP_URL is %s',
+    (appUrl) => {
+      expect(appAddressWarning({ appUrl, appUrlSet: true, smtpUrl: smtp })).toContain('an address of this machine');
+    },
+  );
 
   it('accepts an address others can open', () => {
     expect(appAddressWarning({ appUrl: 'https://decisions.example.com', appUrlSet: true, smtpUrl: smtp })).toBeNull();

@@ -93,7 +93,9 @@ describe('invitationToken', () => {
   it('passes a token and refuses anything else with 400 at token', () => {
     expect(invitationToken('inv_tok_abc')).toBe('inv_tok_abc');
     for (const token of [undefined, null, '', 42, {}, 'x'.repeat(257)]) {
-      expect(() => invitationToken(token)).toThrow(expect.objectContaining({ code: 'INVALID_REQUEST', details: [{ path: 'token', message: expect.any(String) }] }));
+      expect(() => invitationToken(token)).toThrow(
+        expect.objectContaining({ code: 'INVALID_REQUEST', details: [{ path: 'token', message: expect.any(String) }] }),
+      );
     }
   });
 });

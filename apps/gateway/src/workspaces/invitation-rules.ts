@@ -74,7 +74,11 @@ const UNUSABLE_MESSAGES: Record<UnusableReason, string> = {
  * or sign in), and a guessed token cannot reach this far (256 random bits).
  */
 export function unusableInvitation(reason: UnusableReason, expiresAt?: Date): ServiceError {
-  return new ServiceError('NOT_FOUND', UNUSABLE_MESSAGES[reason], reason === 'expired' && expiresAt ? { reason, expired_at: expiresAt.toISOString() } : { reason });
+  return new ServiceError(
+    'NOT_FOUND',
+    UNUSABLE_MESSAGES[reason],
+    reason === 'expired' && expiresAt ? { reason, expired_at: expiresAt.toISOString() } : { reason },
+  );
 }
 
 /** An invitation token as the link carries it; anything else is refused before the database is asked. */
