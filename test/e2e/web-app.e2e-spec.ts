@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { Browser, BrowserContext, chromium, Locator, Page } from 'playwright-core';
 import { baseUrl, call, expectError, signUp } from './support/api';
 import { waitForMail } from './support/mailbox';
 
@@ -61,14 +61,16 @@ async function axe(page: Page): Promise<string[]> {
 const checked: Record<string, string[]> = {};
 
 /** Checks the screen in light and dark, and writes its screenshots when asked to. */
-async function screen(page: Page, name: string): Promise<void> {
+async function screen(page: Page, name: string, part?: Locator): Promise<void> {
   await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
   for (const theme of ['light', 'dark'] as const) {
     await page.evaluate((value) => ((globalThis as any).document.documentElement.dataset.theme = value), theme);
     checked[`${name} (${theme})`] = await axe(page);
     if (SCREENSHOTS) {
       mkdirSync(SCREENSHOTS, { recursive: true });
-      await page.screenshot({ path: join(SCREENSHOTS, `${name}-${theme}.png`), fullPage: false });
+      const path = join(SCREENSHOTS, `${name}-${theme}.png`);
+      // A part below the fold (a run's result) is shot on its own rather than scrolled to.
+      await (part ? part.screenshot({ path }) : page.screenshot({ path, fullPage: false }));
     }
   }
   await page.evaluate(() => ((globalThis as any).document.documentElement.dataset.theme = 'system'));
@@ -192,14 +194,24 @@ describe('an author’s journey in the browser', () => {
     expect(details.body.draft.context).toBe('Saved from the first tab.');
     expect(details.body.draft.questions[0].instructions).toBe('What does the customer need? Pick the one main need.');
 
-    // Playground: the draft against a state from the generated form.
+    // Playground: the draft starts from the template's sample state, not from "example" in every field.
     await page.getByRole('link', { name: 'Playground' }).click();
+    expect(await page.locator('#state-subject').inputValue()).toBe('Board not loading - urgent');
+    expect(await page.locator('#state-channel').inputValue()).toBe('email');
     await page.locator('#state-message').fill('I was charged twice this month, please refund one.');
     await page.getByRole('button', { name: 'Run', exact: true }).click();
     await page.getByRole('heading', { name: 'Result' }).waitFor();
     await expectText(page, 'Action:');
     expect(await page.locator('.result tbody tr').count()).toBe(4);
+    // The words say what happened: a policy's action, continue when none matched, or the fallback named as such.
+    const action = (await page.locator('.action-line strong').innerText()).trim();
+    const reason = await page.locator('.result p', { hasText: 'Reason:' }).innerText();
+    expect(reason).toMatch(new RegExp(`(so the action is ${action}|so the fallback action ${action} was taken)`));
+    // Numbers are rounded for people: at most two decimals, confidences as whole percentages.
+    for (const cell of await page.locator('.result tbody td').allInnerTexts()) expect(cell).not.toMatch(/\d\.\d{3,}/);
+    for (const cell of await page.locator('.result tbody td:nth-child(3)').allInnerTexts()) expect(cell).toMatch(/^(—|[<>]?\d{1,3}%)$/);
     await screen(page, 'playground');
+    await screen(page, 'playground-result', page.locator('.result'));
 
     // Deploy: the first deploy, confirmed in the dialog; then the draft equals the active version.
     await page.getByRole('link', { name: 'Deploy' }).click();
@@ -295,12 +307,12 @@ describe('an author’s journey in the browser', () => {
     try {
       const guest = await guestContext.newPage();
       await guest.goto(`${link.pathname}${link.search}`);
+      await guest.getByRole('link', { name: 'Sign in and join' }).click();
+      await screen(guest, 'accept-invitation');
       await guest.getByLabel('E-mail').fill(invitee.email);
       await guest.getByLabel('Password').fill(PASSWORD);
-      await guest.getByRole('button', { name: 'Sign in' }).click();
-      await guest.getByRole('button', { name: 'Join the workspace' }).waitFor();
-      await screen(guest, 'accept-invitation');
-      await guest.getByRole('button', { name: 'Join the workspace' }).click();
+      await guest.getByRole('button', { name: 'Sign in', exact: true }).click();
+      // Signing in from the invitation joins at once.
       await guest.waitForURL('**/decisions');
     } finally {
       await guestContext.close();

@@ -5,6 +5,7 @@ import { SERVICE_NAMES, ServiceName } from '@ds/contracts';
 import { startEngineSimulator } from '@ds/engine-simulator';
 import { DEFAULT_OPS_PORTS, redact } from '@ds/platform';
 import { DemoSetupError, seedDemo } from './demo';
+import { linkAddresses } from './link-addresses';
 import { DEFAULT_RESTART_POLICY, RestartPolicyOptions } from './restart-policy';
 import { SupervisedService } from './supervisor';
 import { choosePort, ensureNats, ensurePostgres, listening, Started, waitUntil } from './dependencies';
@@ -212,6 +213,12 @@ async function main(): Promise<void> {
       );
     }
     const port = await choosePort('the API', { port: ports.api, move: 'set PORT to a free port' }, 3000);
+    const links = linkAddresses(process.env, port);
+    if (links.derived.length > 0) {
+      say(
+        `all-in-one: links (invitations, e-mails, secret URLs) point to http://localhost:${port}; set ${links.derived.join(' and ')} to the address people reach this at`,
+      );
+    }
     // Probes, metrics and the route table are for this machine unless asked otherwise; a pod's probes come from outside.
     const opsHost = process.env.OPS_HOST || '127.0.0.1';
     const opsAddress = opsHost === '0.0.0.0' || opsHost === '::' ? '127.0.0.1' : opsHost.includes(':') ? `[${opsHost}]` : opsHost;
@@ -220,7 +227,13 @@ async function main(): Promise<void> {
       (name) =>
         new SupervisedService(
           name,
-          () => run(SERVICE_ENTRY(name), [], { ...env, PORT: String(port), OPS_PORT: String(opsPorts[name]), OPS_HOST: opsHost }, profilingArgs(name)),
+          () =>
+            run(
+              SERVICE_ENTRY(name),
+              [],
+              { ...env, APP_URL: links.APP_URL, BASE_URL: links.BASE_URL, PORT: String(port), OPS_PORT: String(opsPorts[name]), OPS_HOST: opsHost },
+              profilingArgs(name),
+            ),
           readyz(name),
           {
             say: (line) => process.stderr.write(`${line}\n`),

@@ -18,6 +18,8 @@ export interface GatewayConfig {
   port: number;
   baseUrl: string;
   appUrl: string;
+  /** Whether APP_URL was given: its default opens only on this machine. */
+  appUrlSet: boolean;
   adminToken: string | null;
   redisUrl: string;
   rateLimitStore: 'redis' | 'memory';
@@ -77,6 +79,7 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
     port: env.int('PORT', 3000, 0, 65535),
     baseUrl: env.url('BASE_URL', 'http://localhost:3000', ['http', 'https']).replace(/\/$/, ''),
     appUrl: env.url('APP_URL', 'http://localhost:3000', ['http', 'https']).replace(/\/$/, ''),
+    appUrlSet: env.string('APP_URL') !== undefined,
     adminToken,
     redisUrl: env.url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis', 'rediss']),
     rateLimitStore: env.oneOf('RATE_LIMIT_STORE', 'redis', ['redis', 'memory'] as const),

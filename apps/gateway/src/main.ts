@@ -5,6 +5,7 @@ import { ApiKeysService } from './auth/api-keys.service';
 import { PasswordHasher } from './auth/passwords';
 import { SessionPurge } from './auth/session-purge';
 import { CREDENTIAL_LIMITS, PASSWORDS, SessionsService } from './auth/sessions.service';
+import { appAddressWarning } from './app-address';
 import { GatewayConfig, readGatewayConfig } from './config';
 import { AdminController } from './controllers/admin.controller';
 import { AppController } from './controllers/app.controller';
@@ -131,6 +132,8 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
     return checks;
   },
   background: async (app, runtime) => {
+    const addressWarning = appAddressWarning(runtime.config);
+    if (addressWarning) runtime.logger.warn(addressWarning);
     const deletion = app.get(WorkspaceDeletionService);
     const deletions = new WorkspaceDeletions(runtime.nats.connection, 'gateway', (event) => deletion.removeHere(event.workspaceId), runtime.logger);
     await deletions.start();

@@ -143,10 +143,12 @@ function Routes() {
 
   useEffect(() => {
     const publicPage = path === '/sign-in' || path === '/sign-up';
+    // An invitation's page is read signed out too: it says what the link is for before asking for an account.
+    const openPage = publicPage || path === '/invitations/accept';
     if (app.embed) {
       // No account pages in an embed: its session came from the partner and ends there.
       if (publicPage || path === '/') navigate(app.embed.start_path, true);
-    } else if (!app.signedIn && !publicPage) navigate(`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`, true);
+    } else if (!app.signedIn && !openPage) navigate(`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`, true);
     else if (app.signedIn && publicPage) navigate('/decisions', true);
     else if (app.signedIn && path === '/') navigate('/decisions', true);
   }, [app.signedIn, app.embed, path]);
@@ -162,6 +164,12 @@ function Routes() {
     return (
       <AuthShell>
         <SignUp />
+      </AuthShell>
+    );
+  if (path === '/invitations/accept' && !app.signedIn)
+    return (
+      <AuthShell>
+        <AcceptInvitation />
       </AuthShell>
     );
   if (!app.signedIn) return null;

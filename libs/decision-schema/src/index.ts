@@ -49,6 +49,7 @@ export { jsonDiff, contractChanges, type Change } from './json-diff';
 export { decisionContract, type DecisionContract, type ContractQuestion, type ContractLevel } from './contract';
 export { isValidSlug, checkDecisionMeta, SLUG_PATTERN } from './meta';
 export { TEMPLATES, templateSummary, type Template, type TemplateSummary } from './templates';
+export { startingState } from './templates/sample-state';
 export * from './quality';
 export {
   LATENCY_BOUNDS_MS,

@@ -116,6 +116,18 @@ describe('validateState', () => {
       expect(validateState(textSchema, `${atLimit}a`)).toEqual(problem('state', 'state is 131,073 bytes serialized; the limit is 131,072 (128 KB)'));
     });
 
+    it('counts the same bytes in a browser, which has no Buffer', () => {
+      const atLimit = text(65535, 'é');
+      const buffer = globalThis.Buffer;
+      Reflect.deleteProperty(globalThis, 'Buffer');
+      try {
+        expect(validateState(textSchema, atLimit)).toEqual({ ok: true });
+        expect(validateState(textSchema, `${atLimit}a`)).toEqual(problem('state', 'state is 131,073 bytes serialized; the limit is 131,072 (128 KB)'));
+      } finally {
+        globalThis.Buffer = buffer;
+      }
+    });
+
     it('allows about 32,000 tokens, not one more', () => {
       const atLimit = text(127998); // 128,000 characters serialized
       expect(checkStateAlone(textSchema, atLimit)).toEqual({ ok: true });

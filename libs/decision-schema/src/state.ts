@@ -54,7 +54,7 @@ function measureState(stateSchema: StateSchema, state: unknown): { ok: true; tok
   if (!shape.ok) return shape;
   const serialized = serialize(state);
   if (serialized === undefined) return problem('state', 'state must be JSON');
-  const bytes = Buffer.byteLength(serialized, 'utf8');
+  const bytes = utf8Length(serialized);
   if (bytes > STATE_BYTES_MAX) {
     return limitProblem(`state is ${formatNumber(bytes)} bytes serialized; the limit is ${formatNumber(STATE_BYTES_MAX)} (128 KB)`);
   }
@@ -63,6 +63,11 @@ function measureState(stateSchema: StateSchema, state: unknown): { ok: true; tok
     return limitProblem(`state is about ${formatNumber(tokens)} tokens; the limit is ${formatNumber(STATE_TOKENS_MAX)}`);
   }
   return { ok: true, tokens };
+}
+
+/** Buffer on the run path (no copy); the web application, which runs these checks in the browser, has only TextEncoder. */
+function utf8Length(text: string): number {
+  return typeof Buffer === 'undefined' ? new TextEncoder().encode(text).length : Buffer.byteLength(text, 'utf8');
 }
 
 function checkShape(stateSchema: StateSchema, state: unknown): StateCheck {

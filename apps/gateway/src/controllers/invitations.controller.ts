@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { MemberWorkspace, SignedIn, UserId, WorkspaceRole } from '../http/access';
+import { ApplicationEntry, MemberWorkspace, SignedIn, UserId, WorkspaceRole } from '../http/access';
 import { objectBody } from '../http/request-lifecycle';
 import { InvitationsService } from '../workspaces/invitations.service';
 
@@ -25,6 +25,14 @@ export class InvitationsController {
   @HttpCode(204)
   async revoke(@MemberWorkspace() ws: string, @Param('id') id: string) {
     await this.invitations.revoke(ws, id);
+  }
+
+  /** Read before signing in or up, so the page can say who invites whom to what; the token travels in the body, out of logs. */
+  @Post('invitations/preview')
+  @ApplicationEntry()
+  @HttpCode(200)
+  preview(@Body() body: unknown) {
+    return this.invitations.preview(objectBody(body).token);
   }
 
   @Post('invitations/accept')

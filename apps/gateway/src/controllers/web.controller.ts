@@ -1,8 +1,11 @@
-import { Controller, Get, Param, Res } from '@nestjs/common';
-import { FastifyReply } from 'fastify';
+import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
+import { FastifyReply, FastifyRequest } from 'fastify';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
 import { ServiceError } from '@ds/contracts';
+import { Logger, PLATFORM } from '@ds/platform';
+import { servedAddressWarning } from '../app-address';
+import { GatewayConfig } from '../config';
 import { PublicRoute } from '../http/access';
 
 /** Where `npm run build` puts the web application (vite's outDir), beside the compiled services in dist/. */
@@ -78,11 +81,25 @@ function loadBundle(dir: string): WebBundle | null {
 @Controller()
 export class WebController {
   private readonly bundle = loadBundle(WEB_DIST_DIR);
+  /** Said once per process: one line is enough for the operator, and a stream of them would drown the log. */
+  private addressWarned = false;
+
+  constructor(
+    @Inject(PLATFORM.config) private readonly config: GatewayConfig,
+    @Inject(PLATFORM.logger) private readonly logger: Logger,
+  ) {}
 
   @Get(APP_ROUTES)
   @PublicRoute()
-  page(@Res({ passthrough: true }) reply: FastifyReply): Buffer {
+  page(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Buffer {
     if (!this.bundle) throw new ServiceError('NOT_FOUND', 'The web application is not built; run npm run build.');
+    if (!this.addressWarned) {
+      const warning = servedAddressWarning(this.config.appUrl, { protocol: request.protocol, host: request.host });
+      if (warning) {
+        this.addressWarned = true;
+        this.logger.warn(warning);
+      }
+    }
     reply.header('content-type', 'text/html; charset=utf-8');
     reply.header('cache-control', 'no-cache');
     // A page loaded in an embed session already carries that session's frame-ancestors (set at the edge); keep it.

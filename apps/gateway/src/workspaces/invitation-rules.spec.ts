@@ -1,5 +1,5 @@
 import { ServiceError } from '@ds/contracts';
-import { invitationExpiry, invitationInput, secondsUntilInvitationFits } from './invitation-rules';
+import { invitationExpiry, invitationInput, invitationState, invitationToken, secondsUntilInvitationFits, unusableInvitation } from './invitation-rules';
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 const now = new Date('2026-11-25T12:00:00Z');
@@ -61,5 +61,41 @@ describe('secondsUntilInvitationFits', () => {
 describe('invitationExpiry', () => {
   it('is seven days on', () => {
     expect(invitationExpiry(now).toISOString()).toBe('2026-12-02T12:00:00.000Z');
+  });
+});
+
+describe('invitationState', () => {
+  const pending = { accepted_at: null, revoked_at: null, expires_at: minutesAgo(-1) };
+  it('is pending until the expiry instant, then expired', () => {
+    expect(invitationState(pending, now)).toBe('pending');
+    expect(invitationState({ ...pending, expires_at: now }, now)).toBe('expired');
+  });
+  it('puts used before withdrawn before expired', () => {
+    expect(invitationState({ accepted_at: minutesAgo(5), revoked_at: minutesAgo(2), expires_at: minutesAgo(1) }, now)).toBe('accepted');
+    expect(invitationState({ accepted_at: null, revoked_at: minutesAgo(2), expires_at: minutesAgo(1) }, now)).toBe('revoked');
+  });
+});
+
+describe('unusableInvitation', () => {
+  it.each(['unknown', 'accepted', 'revoked', 'expired'] as const)('is a 404 naming the reason %s, with a next step', (reason) => {
+    const refusal = unusableInvitation(reason);
+    expect(refusal.code).toBe('NOT_FOUND');
+    expect(refusal.status).toBe(404);
+    expect(refusal.details).toEqual({ reason });
+    expect(refusal.message).toMatch(/Ask|ask/);
+  });
+  it('says when an expired one ended', () => {
+    expect(unusableInvitation('expired', now).details).toEqual({ reason: 'expired', expired_at: now.toISOString() });
+  });
+});
+
+describe('invitationToken', () => {
+  it('passes a token and refuses anything else with 400 at token', () => {
+    expect(invitationToken('inv_tok_abc')).toBe('inv_tok_abc');
+    for (const token of [undefined, null, '', 42, {}, 'x'.repeat(257)]) {
+      expect(() => invitationToken(token)).toThrow(
+        expect.objectContaining({ code: 'INVALID_REQUEST', details: [{ path: 'token', message: expect.any(String) }] }),
+      );
+    }
   });
 });

@@ -51,3 +51,40 @@ export function invitationMail(invitation: { workspace: string; inviter: string;
     ].join('\n'),
   };
 }
+
+/** Where an invitation stands; only a pending one can be opened or accepted. */
+export type InvitationState = 'pending' | 'accepted' | 'revoked' | 'expired';
+export type UnusableReason = Exclude<InvitationState, 'pending'> | 'unknown';
+
+export function invitationState(invitation: { accepted_at: Date | null; revoked_at: Date | null; expires_at: Date }, now: Date): InvitationState {
+  if (invitation.accepted_at) return 'accepted';
+  if (invitation.revoked_at) return 'revoked';
+  return invitation.expires_at <= now ? 'expired' : 'pending';
+}
+
+const UNUSABLE_MESSAGES: Record<UnusableReason, string> = {
+  unknown: 'This invitation link is not known. Check that the whole link was copied, or ask whoever invited you for a new one.',
+  accepted: 'This invitation was already used. Sign in with the invited e-mail to reach the workspace, or ask for a new invitation.',
+  revoked: 'This invitation was withdrawn or replaced by a newer one. Ask whoever invited you for a new link.',
+  expired: `This invitation has expired (links last ${INVITATION_VALID_DAYS} days). Ask whoever invited you for a new one.`,
+};
+
+/**
+ * The 404 for a link that cannot be used, saying why: the link's holder is the invitee, who can act on it (ask again,
+ * or sign in), and a guessed token cannot reach this far (256 random bits).
+ */
+export function unusableInvitation(reason: UnusableReason, expiresAt?: Date): ServiceError {
+  return new ServiceError(
+    'NOT_FOUND',
+    UNUSABLE_MESSAGES[reason],
+    reason === 'expired' && expiresAt ? { reason, expired_at: expiresAt.toISOString() } : { reason },
+  );
+}
+
+/** An invitation token as the link carries it; anything else is refused before the database is asked. */
+export function invitationToken(token: unknown): string {
+  if (typeof token !== 'string' || token.length === 0 || token.length > 256) {
+    throw new ServiceError('INVALID_REQUEST', 'The invitation token is missing.', [{ path: 'token', message: 'must be the token of the invitation link' }]);
+  }
+  return token;
+}

@@ -204,6 +204,48 @@ describe('accepting', () => {
   });
 });
 
+describe('previewing', () => {
+  it('names the workspace, the inviter and the role of a pending invitation, to anyone holding the link', async () => {
+    const ws = await workspace();
+    const sent = await invitations.invite(ws.id, ws.owner, { email: 'ida@example.com', role: 'viewer' }, NOW);
+    const [inviter] = (await db.query('SELECT email FROM users WHERE id = $1', [ws.owner])) as Array<{ email: string }>;
+    expect(await invitations.preview(sent.token, at(MINUTE))).toEqual({
+      email: 'ida@example.com',
+      role: 'viewer',
+      workspace: { name: 'Invites' },
+      invited_by: { name: 'U', email: inviter!.email },
+      expires_at: at(7 * DAY).toISOString(),
+    });
+  });
+
+  it('says why a link is unusable: unknown, used, withdrawn or expired', async () => {
+    const ws = await workspace();
+    const reason = async (token: unknown, now: Date) => {
+      const refusal = await failure(invitations.preview(token, now));
+      expect(refusal.code).toBe('NOT_FOUND');
+      return (refusal.details as { reason: string }).reason;
+    };
+    expect(await reason('inv_tok_never-issued', NOW)).toBe('unknown');
+
+    const used = await invitations.invite(ws.id, ws.owner, { email: 'jo@example.com', role: 'member' }, NOW);
+    await invitations.accept((await user('jo@example.com')).id, used.token, at(MINUTE));
+    expect(await reason(used.token, at(2 * MINUTE))).toBe('accepted');
+
+    const replaced = await invitations.invite(ws.id, ws.owner, { email: 'kim@example.com', role: 'member' }, NOW);
+    await invitations.invite(ws.id, ws.owner, { email: 'kim@example.com', role: 'admin' }, at(MINUTE));
+    expect(await reason(replaced.token, at(2 * MINUTE))).toBe('revoked');
+
+    const late = await invitations.invite(ws.id, ws.owner, { email: 'lou@example.com', role: 'member' }, NOW);
+    expect((await invitations.preview(late.token, at(7 * DAY - 1))).email).toBe('lou@example.com');
+    expect(await reason(late.token, at(7 * DAY))).toBe('expired');
+    expect((await failure(invitations.accept((await user('lou@example.com')).id, late.token, at(7 * DAY)))).details).toEqual({
+      reason: 'expired',
+      expired_at: at(7 * DAY).toISOString(),
+    });
+    for (const token of [undefined, '', 42, 'x'.repeat(300)]) expect((await failure(invitations.preview(token, NOW))).code).toBe('INVALID_REQUEST');
+  });
+});
+
 describe('purging', () => {
   it(`deletes invitations sent more than ${INVITATIONS_KEPT_DAYS} days ago`, async () => {
     const ws = await workspace();

@@ -10,7 +10,17 @@ import { sha256 } from '../auth/tokens';
 import { forbidden, requireVerifiedAddress } from '../auth/verified-address';
 import { GatewayConfig } from '../config';
 import { Mailer, MAILER } from '../mail/mailer';
-import { InvitedRole, invitationExpiry, invitationInput, invitationMail, PENDING_INVITATIONS_MAX, secondsUntilInvitationFits } from './invitation-rules';
+import {
+  InvitedRole,
+  invitationExpiry,
+  invitationInput,
+  invitationMail,
+  invitationState,
+  invitationToken,
+  PENDING_INVITATIONS_MAX,
+  secondsUntilInvitationFits,
+  unusableInvitation,
+} from './invitation-rules';
 
 export interface PendingInvitation {
   id: string;
@@ -29,6 +39,15 @@ export interface SentInvitation extends Omit<PendingInvitation, 'invited_by'> {
   emailed: boolean;
 }
 
+/** What the invitation page shows before anyone signs in: who asks whom to join what, and as what. */
+export interface InvitationPreview {
+  email: string;
+  role: InvitedRole;
+  workspace: { name: string };
+  invited_by: { name: string | null; email: string | null };
+  expires_at: string;
+}
+
 interface InvitationRow {
   id: string;
   workspace_id: string;
@@ -38,8 +57,6 @@ interface InvitationRow {
   revoked_at: Date | null;
   expires_at: Date;
 }
-
-const NOT_USABLE = 'The invitation is unknown, already used, revoked or expired.';
 
 /**
  * Invitations to a workspace. The service sends no e-mail: the inviter passes the link on, and the person joins
@@ -153,16 +170,39 @@ export class InvitationsService {
     if (revoked.length === 0) throw new ServiceError('NOT_FOUND', 'No pending invitation with this id in the workspace.');
   }
 
+  /**
+   * The invitation behind a link, for the page it opens: anyone holding the link may read it, as anyone holding it
+   * could forward it; joining still needs an account with the invited e-mail.
+   */
+  async preview(token: unknown, now = new Date()): Promise<InvitationPreview> {
+    const [invitation] = (await this.db.query(
+      `SELECT i.email, i.role, i.accepted_at, i.revoked_at, i.expires_at, w.name AS workspace, u.name AS inviter, u.email AS inviter_email
+         FROM invitations i JOIN workspaces w ON w.id = i.workspace_id LEFT JOIN users u ON u.id = i.invited_by
+        WHERE i.token_hash = $1`,
+      [sha256(invitationToken(token))],
+    )) as Array<InvitationRow & { workspace: string; inviter: string | null; inviter_email: string | null }>;
+    if (!invitation) throw unusableInvitation('unknown');
+    const state = invitationState(invitation, now);
+    if (state !== 'pending') throw unusableInvitation(state, invitation.expires_at);
+    return {
+      email: invitation.email,
+      role: invitation.role,
+      workspace: { name: invitation.workspace },
+      invited_by: { name: invitation.inviter, email: invitation.inviter_email },
+      expires_at: invitation.expires_at.toISOString(),
+    };
+  }
+
   async accept(userId: string, token: unknown, now = new Date()): Promise<{ workspace: { id: string; name: string }; role: InvitedRole }> {
-    if (typeof token !== 'string' || token.length === 0 || token.length > 256) {
-      throw new ServiceError('INVALID_REQUEST', 'The invitation token is missing.', [{ path: 'token', message: 'must be the token of the invitation link' }]);
-    }
+    const tokenHash = sha256(invitationToken(token));
     return this.db.transaction(async (tx) => {
       const [invitation] = (await tx.query(
         'SELECT id, workspace_id, email, role, accepted_at, revoked_at, expires_at FROM invitations WHERE token_hash = $1 FOR UPDATE',
-        [sha256(token)],
+        [tokenHash],
       )) as InvitationRow[];
-      if (!invitation || invitation.accepted_at || invitation.revoked_at || invitation.expires_at <= now) throw new ServiceError('NOT_FOUND', NOT_USABLE);
+      if (!invitation) throw unusableInvitation('unknown');
+      const state = invitationState(invitation, now);
+      if (state !== 'pending') throw unusableInvitation(state, invitation.expires_at);
       const [user] = (await tx.query('SELECT email FROM users WHERE id = $1', [userId])) as Array<{ email: string }>;
       if (user?.email !== invitation.email) {
         throw new ServiceError('FORBIDDEN', 'This invitation is for another e-mail address; sign in with the one it was sent to.');

@@ -65,7 +65,8 @@ export class WorkspacesService {
     if (input.role !== 'admin' && input.role !== 'member' && input.role !== 'viewer') issues.push({ path: 'role', message: 'must be admin, member or viewer' });
     if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The member is not valid.', issues);
     const user = await this.db.getRepository(UserEntity).findOneBy({ email: canonicalEmail(input.email as string) });
-    if (!user) throw new ServiceError('NOT_FOUND', 'No account uses this e-mail; the person must sign up first.');
+    // The reason lets the application offer an invitation instead, which works for an address without an account.
+    if (!user) throw new ServiceError('NOT_FOUND', 'No account uses this e-mail; send an invitation instead.', { reason: 'no_account' });
     await requireVerifiedAddress(
       this.db.manager,
       this.mailer,

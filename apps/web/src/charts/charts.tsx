@@ -1,4 +1,6 @@
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { useApp } from '../context';
+import { formatCompact } from '../lib/numbers';
 import { CHART_HEIGHT } from './chart-frame';
 import { ChartColours, useChartColours } from './colours';
 
@@ -11,17 +13,19 @@ export type Datum = Record<string, string | number | null>;
 
 const MARGIN = { top: 8, right: 8, bottom: 0, left: 0 };
 
-function axes(colours: ChartColours, categoryKey: string, vertical = false) {
+function axes(colours: ChartColours, categoryKey: string, locale: string, vertical = false) {
   const tick = { fill: colours.muted, fontSize: 12 };
+  // "1M" fits the axis where "1000000" is cut off; the frame's table has the exact figures.
+  const compact = (value: unknown) => (typeof value === 'number' ? formatCompact(value, locale) : String(value));
   const category = vertical ? (
     <YAxis key="category" type="category" dataKey={categoryKey} tick={tick} stroke={colours.grid} width={120} />
   ) : (
     <XAxis key="category" dataKey={categoryKey} tick={tick} stroke={colours.grid} minTickGap={16} />
   );
   const value = vertical ? (
-    <XAxis key="value" type="number" tick={tick} stroke={colours.grid} allowDecimals={false} />
+    <XAxis key="value" type="number" tick={tick} stroke={colours.grid} allowDecimals={false} tickFormatter={compact} />
   ) : (
-    <YAxis key="value" tick={tick} stroke={colours.grid} width={48} allowDecimals={false} />
+    <YAxis key="value" tick={tick} stroke={colours.grid} width={48} allowDecimals={false} tickFormatter={compact} />
   );
   return [<CartesianGrid key="grid" stroke={colours.grid} strokeDasharray="3 3" vertical={false} horizontal={!vertical} />, category, value];
 }
@@ -61,10 +65,11 @@ export function BarsChart({
   colourOf?: (key: string, index: number) => string;
 }) {
   const colours = useChartColours();
+  const { locale } = useApp();
   return (
     <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
       <BarChart data={data} margin={MARGIN} layout={vertical ? 'vertical' : 'horizontal'} accessibilityLayer={false}>
-        {axes(colours, categoryKey, vertical)}
+        {axes(colours, categoryKey, locale, vertical)}
         {tooltip(colours)}
         {series.length > 1 && legend(colours)}
         {series.map((one, index) => (
@@ -103,10 +108,11 @@ export function LinesChart({
   references?: Reference[];
 }) {
   const colours = useChartColours();
+  const { locale } = useApp();
   return (
     <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
       <LineChart data={data} margin={MARGIN} accessibilityLayer={false}>
-        {axes(colours, categoryKey)}
+        {axes(colours, categoryKey, locale)}
         {tooltip(colours)}
         {legend(colours)}
         {references.map((reference) => (

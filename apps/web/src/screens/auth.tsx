@@ -3,6 +3,7 @@ import { api } from '../lib/api';
 import { useApp } from '../context';
 import { Link, navigate } from '../router';
 import { ErrorBox, useAction } from '../ui';
+import { signInAndJoin, useInvitationOnAuth } from './invitations';
 
 function nextPath(): string {
   const next = new URLSearchParams(location.search).get('next');
@@ -20,6 +21,7 @@ export function SignIn() {
   const [codesOffered, setCodesOffered] = useState(false);
   const [resetOffered, setResetOffered] = useState(false);
   const [resetting, setResetting] = useState(false);
+  const invitation = useInvitationOnAuth('sign-in');
   useEffect(() => {
     let live = true;
     api<{ sign_in_code: boolean; password_reset: boolean }>('GET', '/auth/methods').then(
@@ -47,7 +49,8 @@ export function SignIn() {
       setBusy(false);
     }
   };
-  const signedIn = (reply: { session: { token: string } }) => {
+  const signedIn = async (reply: { session: { token: string } }) => {
+    if (invitation.token) return signInAndJoin(app, reply.session.token, invitation.token);
     app.signIn(reply.session.token);
     navigate(nextPath(), true);
   };
@@ -56,13 +59,13 @@ export function SignIn() {
     const form = new FormData(event.currentTarget);
     void attempt(async () => {
       if (!byCode) {
-        signedIn(await api<{ session: { token: string } }>('POST', '/auth/sign-in', { email: form.get('email'), password: form.get('password') }));
+        await signedIn(await api<{ session: { token: string } }>('POST', '/auth/sign-in', { email: form.get('email'), password: form.get('password') }));
       } else if (codeSentTo === null) {
         const email = String(form.get('email') ?? '');
         await api('POST', '/auth/sign-in-codes', { email });
         setCodeSentTo(email);
       } else {
-        signedIn(await api<{ session: { token: string } }>('POST', '/auth/sign-in-codes/verify', { email: codeSentTo, code: form.get('code') }));
+        await signedIn(await api<{ session: { token: string } }>('POST', '/auth/sign-in-codes/verify', { email: codeSentTo, code: form.get('code') }));
       }
     });
   };
@@ -71,15 +74,17 @@ export function SignIn() {
     setCodeSentTo(null);
     setError(null);
   };
-  if (resetting) return <ResetPassword onDone={signedIn} onBack={() => setResetting(false)} />;
+  if (resetting) return <ResetPassword onDone={(reply) => void signedIn(reply)} onBack={() => setResetting(false)} />;
   return (
     <form className="card auth" onSubmit={(event) => submit(event)} aria-labelledby="auth-title">
       <h1 id="auth-title">{t('auth.signIn')}</h1>
+      {invitation.banner}
       {error !== null && <ErrorBox error={error} />}
       {codeSentTo === null ? (
         <label>
           <span>{t('auth.email')}</span>
-          <input name="email" type="email" autoComplete="email" required />
+          {/* Keyed by the invited address, which arrives after the first render, so that it fills the field. */}
+          <input key={invitation.preview?.email ?? ''} name="email" type="email" autoComplete="email" defaultValue={invitation.preview?.email} required />
         </label>
       ) : (
         <p role="status">{t('auth.codeSent', { email: codeSentTo })}</p>
@@ -192,6 +197,7 @@ function ResetPassword({ onDone, onBack }: { onDone: (reply: { session: { token:
 export function SignUp() {
   const app = useApp();
   const { t } = app;
+  const invitation = useInvitationOnAuth('sign-up');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const submit = async (event: FormEvent<HTMLFormElement>) => {
@@ -205,6 +211,10 @@ export function SignUp() {
         email: form.get('email'),
         password: form.get('password'),
       });
+      if (invitation.token) {
+        await signInAndJoin(app, reply.session.token, invitation.token);
+        return;
+      }
       app.signIn(reply.session.token);
       navigate('/workspaces', true);
     } catch (failure) {
@@ -216,6 +226,7 @@ export function SignUp() {
   return (
     <form className="card auth" onSubmit={(event) => void submit(event)} aria-labelledby="auth-title">
       <h1 id="auth-title">{t('auth.signUp')}</h1>
+      {invitation.banner}
       {error !== null && <ErrorBox error={error} />}
       <label>
         <span>{t('auth.name')}</span>
@@ -223,7 +234,7 @@ export function SignUp() {
       </label>
       <label>
         <span>{t('auth.email')}</span>
-        <input name="email" type="email" autoComplete="email" required />
+        <input key={invitation.preview?.email ?? ''} name="email" type="email" autoComplete="email" defaultValue={invitation.preview?.email} required />
       </label>
       <label>
         <span>{t('auth.password')}</span>
@@ -234,7 +245,7 @@ export function SignUp() {
         {t('auth.signUp')}
       </button>
       <p>
-        <Link href="/sign-in">{t('auth.haveAccount')}</Link>
+        <Link href={`/sign-in${location.search}`}>{t('auth.haveAccount')}</Link>
       </p>
     </form>
   );

@@ -1,6 +1,8 @@
 import { FormEvent } from 'react';
 import { api } from '../lib/api';
 import { can, useApp } from '../context';
+import { formatCount } from '../lib/numbers';
+import { planLabel } from '../lib/plans';
 import { ErrorBox, formatDate, Loaded, Page, useAction, useLoad } from '../ui';
 import { Account, money, Usage } from './usage';
 
@@ -11,7 +13,7 @@ interface Retention {
 }
 
 export function Billing() {
-  const { t, workspace } = useApp();
+  const { t, locale, workspace } = useApp();
   const [value, reload] = useLoad(() => api<{ account: Account }>('GET', `/workspaces/${workspace!.id}`), [workspace!.id]);
   return (
     <Page title={t('bill.title')}>
@@ -20,21 +22,21 @@ export function Billing() {
           <dl className="facts">
             <dt>{t('bill.plan')}</dt>
             <dd>
-              {account.plan.name} · {account.plan.rate_limit_per_minute}/min
+              <strong>{planLabel(account.plan.name, t)}</strong> · {t('bill.rate', { n: formatCount(account.plan.rate_limit_per_minute, locale) })}
             </dd>
             <dt>{t('bill.usage')}</dt>
             <dd>
-              {account.usage.used} / {account.usage.included} {t('bill.included').toLowerCase()} ({formatDate(account.usage.period_start)} –{' '}
-              {formatDate(account.usage.period_end)})
+              {t('bill.usageOf', { used: formatCount(account.usage.used, locale), included: formatCount(account.usage.included, locale) })}{' '}
+              <span className="muted">({t('bill.period', { start: formatDate(account.usage.period_start), end: formatDate(account.usage.period_end) })})</span>
               <progress max={Math.max(1, account.usage.included)} value={Math.min(account.usage.used, account.usage.included)} aria-label={t('bill.usage')} />
             </dd>
             <dt>{t('bill.credits')}</dt>
-            <dd>{money(account.balance.available_cents, account.balance.currency)}</dd>
+            <dd>{money(account.balance.available_cents, account.balance.currency, locale)}</dd>
             <dt>{t('bill.spendCap')}</dt>
             <dd>
               {account.spend_cap.spend_cap_cents === null
                 ? t('bill.none')
-                : `${money(account.spend_cap.spent_cents, account.spend_cap.currency)} / ${money(account.spend_cap.spend_cap_cents, account.spend_cap.currency)}`}
+                : `${money(account.spend_cap.spent_cents, account.spend_cap.currency, locale)} / ${money(account.spend_cap.spend_cap_cents, account.spend_cap.currency, locale)}`}
             </dd>
           </dl>
         )}

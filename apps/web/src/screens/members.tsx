@@ -2,8 +2,10 @@ import { FormEvent, useState } from 'react';
 import { api } from '../lib/api';
 import { can, useApp } from '../context';
 import { navigate } from '../router';
+import { ApiError } from '../lib/api';
+import { hasNoAccount } from '../lib/invitation-links';
 import { ConfirmButton, ErrorBox, Loaded, Page, useAction, useLoad } from '../ui';
-import { Invitations } from './invitations';
+import { Invitations, useInvitations } from './invitations';
 
 interface Member {
   user_id: string;
@@ -20,6 +22,9 @@ export function Members() {
   const owner = can(workspace, 'owner');
   const [members, reload] = useLoad(() => api<{ data: Member[] }>('GET', `/workspaces/${ws}/members`), [ws]);
   const { error, act } = useAction(reload);
+  const invitations = useInvitations(ws);
+  // An address without an account cannot be added, but it can be invited: offered in place of the bare refusal.
+  const [withoutAccount, setWithoutAccount] = useState<{ email: string; role: 'admin' | 'member' | 'viewer' } | null>(null);
   const handOver = (member: Member) =>
     act(async () => {
       await api('POST', `/workspaces/${ws}/ownership`, { user_id: member.user_id });
@@ -35,11 +40,22 @@ export function Members() {
     event.preventDefault();
     const form = event.currentTarget;
     const data = new FormData(form);
+    const email = String(data.get('email') ?? '');
+    const role = data.get('role') as 'admin' | 'member' | 'viewer';
+    setWithoutAccount(null);
     await act(async () => {
-      await api('POST', `/workspaces/${ws}/members`, { email: data.get('email'), role: data.get('role') });
+      try {
+        await api('POST', `/workspaces/${ws}/members`, { email, role });
+      } catch (failure) {
+        if (!(failure instanceof ApiError && hasNoAccount(failure))) throw failure;
+        setWithoutAccount({ email, role });
+        return;
+      }
       form.reset();
     });
   };
+  const inviteInstead = (person: { email: string; role: 'admin' | 'member' | 'viewer' }) =>
+    void invitations.send(person.email, person.role, () => setWithoutAccount(null));
   return (
     <Page title={t('mem.title')}>
       {error !== null && <ErrorBox error={error} />}
@@ -127,12 +143,22 @@ export function Members() {
           <button type="submit" className="primary">
             {t('mem.add')}
           </button>
+          {withoutAccount && (
+            <div className="notice stack" role="status">
+              <p>{t('mem.noAccount', { email: withoutAccount.email })}</p>
+              <div className="actions">
+                <button type="button" className="primary" disabled={invitations.busy} onClick={() => inviteInstead(withoutAccount)}>
+                  {t('mem.inviteInstead', withoutAccount)}
+                </button>
+              </div>
+            </div>
+          )}
         </form>
       )}
       <p className="muted" id="member-keys-note">
         {t('mem.keysNote')}
       </p>
-      {admin && <Invitations ws={ws} />}
+      {admin && <Invitations invitations={invitations} />}
       <section className="card" aria-labelledby="leave-title">
         <h2 id="leave-title">{t('mem.leaveTitle')}</h2>
         {owner ? (

@@ -1,6 +1,8 @@
 import { ReactNode, useMemo, useState } from 'react';
-import { exampleState, NormalizedSchema, StateField, validateSchema } from '@ds/decision-schema';
+import { NormalizedSchema, startingState, StateField, TEMPLATES, validateSchema } from '@ds/decision-schema';
 import { api, DecisionDetails } from '../lib/api';
+import { formatAnswer, formatDecimal, formatShare } from '../lib/numbers';
+import { reasonMessage } from '../lib/reasons';
 import { may, useApp } from '../context';
 import { ErrorBox } from '../ui';
 
@@ -20,7 +22,8 @@ export function Playground({ decision }: { decision: DecisionDetails }) {
   const active = useMemo(() => normalized(decision.active_schema), [decision.active_schema]);
   // The state form follows the schema being run; a version other than the active one is run from JSON.
   const schema = version === null ? draft : version === decision.active_version ? active : null;
-  const [state, setState] = useState<Json>(() => (draft ? exampleState(draft) : {}));
+  // A template's sample reads like a real case, where a generated "example" in every field tells the author nothing.
+  const [state, setState] = useState<Json>(() => (draft ? startingState(draft, TEMPLATES) : {}));
   const [mode, setMode] = useState<'form' | 'json'>(schema?.state.type === 'object' ? 'form' : 'json');
   const [text, setText] = useState(() => JSON.stringify(state, null, 2));
   const [textError, setTextError] = useState<string | null>(null);
@@ -73,6 +76,19 @@ export function Playground({ decision }: { decision: DecisionDetails }) {
               {t('pg.stateJson')}
             </button>
           </div>
+          {schema && (
+            <div className="actions">
+              <button
+                type="button"
+                onClick={() => {
+                  setBoth(startingState(schema, TEMPLATES));
+                  setTextError(null);
+                }}
+              >
+                {t('pg.sample')}
+              </button>
+            </div>
+          )}
         </div>
         {version === null && !draft && <p className="issue">{t('pg.invalidDraft')}</p>}
         {mode === 'form' && schema?.state.type === 'object' ? (
@@ -220,12 +236,10 @@ function JsonInput({ id, label, value, onChange }: { id: string; label: ReactNod
   );
 }
 
-function percent(value: unknown): string {
-  return typeof value === 'number' ? `${Math.round(value * 100)}%` : '—';
-}
-
 export function RunResult({ result }: { result: Json }) {
-  const { t } = useApp();
+  const { t, locale } = useApp();
+  const share = (value: unknown) => (typeof value === 'number' ? formatShare(value, locale) : '—');
+  const decimal = (value: unknown) => (typeof value === 'number' ? formatDecimal(value, locale) : '—');
   const keys = Object.keys(result.result ?? {});
   return (
     <section className="card result" aria-labelledby="result-title">
@@ -235,7 +249,7 @@ export function RunResult({ result }: { result: Json }) {
       </p>
       {result.action_reason && (
         <p>
-          {t('pg.reason')}: <ReasonText reason={result.action_reason} />
+          {t('pg.reason')}: <ReasonText reason={result.action_reason} action={result.action} />
         </p>
       )}
       <div className="table-wrap">
@@ -254,9 +268,9 @@ export function RunResult({ result }: { result: Json }) {
                 <th scope="row">
                   <code>{key}</code>
                 </th>
-                <td>{JSON.stringify(result.result[key])}</td>
-                <td>{percent(result.confidence?.[key])}</td>
-                <td>{result.scores?.[key] === undefined ? '—' : String(result.scores[key])}</td>
+                <td>{formatAnswer(result.result[key], locale)}</td>
+                <td>{share(result.confidence?.[key])}</td>
+                <td>{decimal(result.scores?.[key])}</td>
               </tr>
             ))}
           </tbody>
@@ -268,7 +282,7 @@ export function RunResult({ result }: { result: Json }) {
           <ul>
             {Object.entries(result.composites).map(([key, value]) => (
               <li key={key}>
-                <code>{key}</code>: {String(value)}
+                <code>{key}</code>: {decimal(value)}
               </li>
             ))}
           </ul>
@@ -297,23 +311,8 @@ export function RunResult({ result }: { result: Json }) {
   );
 }
 
-function ReasonText({ reason }: { reason: Json }) {
-  const { t } = useApp();
-  switch (reason?.type) {
-    case 'policy':
-      // Rules are counted from 0 in the reason; people count policies from 1.
-      return <>{t('pg.reason.policy', { rule: Number(reason.rule) + 1 })}</>;
-    case 'other_option':
-      return <>{t('pg.reason.other_option', { question: reason.question })}</>;
-    case 'low_confidence':
-      return (
-        <>{t('pg.reason.low_confidence', { question: reason.question, confidence: percent(reason.confidence), minimum: percent(reason.minConfidence) })}</>
-      );
-    case 'engine_error':
-      return <>{t('pg.reason.engine_error', { code: reason.code })}</>;
-    case 'default':
-      return <>{t('pg.reason.default')}</>;
-    default:
-      return <code>{JSON.stringify(reason)}</code>;
-  }
+function ReasonText({ reason, action }: { reason: Json; action: Json }) {
+  const { t, locale } = useApp();
+  const message = reasonMessage(reason, action, (value) => formatShare(value, locale));
+  return message ? <>{t(message.key, message.vars)}</> : <code>{JSON.stringify(reason)}</code>;
 }

@@ -2,6 +2,7 @@ import { ChartFrame } from '../charts/chart-frame';
 import { BarsChart, Datum, LinesChart, Reference } from '../charts/charts';
 import { useApp } from '../context';
 import { api } from '../lib/api';
+import { formatCount } from '../lib/numbers';
 import { Loaded, useLoad } from '../ui';
 
 const DAY = 86_400_000;
@@ -26,9 +27,9 @@ export interface UsageByDay {
   days: Array<{ date: string; billed: number }>;
 }
 
-export function money(cents: number, currency: string): string {
+export function money(cents: number, currency: string, locale?: string): string {
   try {
-    return new Intl.NumberFormat(undefined, { style: 'currency', currency: currency.toUpperCase() }).format(cents / 100);
+    return new Intl.NumberFormat(locale, { style: 'currency', currency: currency.toUpperCase() }).format(cents / 100);
   } catch {
     return `${(cents / 100).toFixed(2)} ${currency}`;
   }
@@ -64,12 +65,13 @@ export function Usage() {
 }
 
 function UsageCharts({ reply }: { reply: UsageByDay }) {
-  const { t } = useApp();
+  const { t, locale } = useApp();
+  const count = (n: number) => formatCount(n, locale);
   const account = reply.account;
   const days = periodDays(reply);
-  const references: Reference[] = [{ value: account.usage.included, label: t('use.included', { n: account.usage.included.toLocaleString() }) }];
+  const references: Reference[] = [{ value: account.usage.included, label: t('use.included', { n: count(account.usage.included) }) }];
   if (account.plan.hard_cap && account.plan.max_decisions !== null) {
-    references.push({ value: account.plan.max_decisions, label: t('use.hardCap', { n: account.plan.max_decisions.toLocaleString() }) });
+    references.push({ value: account.plan.max_decisions, label: t('use.hardCap', { n: count(account.plan.max_decisions) }) });
   }
   const data: Datum[] = days.map((day) => ({ label: day.date, billed: day.billed, total: day.total }));
   const cap = account.spend_cap;
@@ -78,15 +80,15 @@ function UsageCharts({ reply }: { reply: UsageByDay }) {
       <dl className="stats" aria-label={t('use.totals')}>
         <div>
           <dt>{t('use.billed')}</dt>
-          <dd data-testid="usage-used">{account.usage.used.toLocaleString()}</dd>
+          <dd data-testid="usage-used">{count(account.usage.used)}</dd>
         </div>
         <div>
           <dt>{t('use.includedShort')}</dt>
-          <dd>{account.usage.included.toLocaleString()}</dd>
+          <dd>{count(account.usage.included)}</dd>
         </div>
         <div>
           <dt>{t('use.reserved')}</dt>
-          <dd>{account.usage.reserved.toLocaleString()}</dd>
+          <dd>{count(account.usage.reserved)}</dd>
         </div>
         <div>
           <dt>{t('use.credits')}</dt>
@@ -101,7 +103,7 @@ function UsageCharts({ reply }: { reply: UsageByDay }) {
         <ChartFrame
           title={t('use.chart.total')}
           summary={t('use.summary.total', {
-            used: account.usage.used.toLocaleString(),
+            used: count(account.usage.used),
             limits: references.map((reference) => reference.label).join(', '),
           })}
           table={{
