@@ -550,12 +550,17 @@ async function main(): Promise<void> {
     say(`bench: ${SAMPLES} sequential runs (no other load)`);
     const alone: number[] = [];
     const roundTrips: number[] = [];
+    const hopsBeforeAlone = await hopTimes(opsBase);
     for (let i = 0; i < SAMPLES; i++) {
       const started = performance.now();
       const reply = await http('POST', runUrl, firstKey, JSON.parse(body));
       roundTrips.push(performance.now() - started);
       if (reply.status === 200) alone.push(reply.body.metrics.latency_ms);
     }
+    // What step 6's reserve hop took a lone run, as the runner waited for it (none when every run took a leased unit).
+    const reserveAlone = hopDelta(hopsBeforeAlone, await hopTimes(opsBase)).find(
+      (hop) => hop.service === 'decision-runner' && hop.metric === 'rpc_call_duration' && hop.labels.includes('v1.billing-ledger.reserve'),
+    );
     // Replicas share the work through their queue groups; on two cores the claim is that throughput does not fall.
     say(`bench: one workspace again, with a second ${REPLICAS.join(' and a second ')}`);
     const replicaEnv = {
@@ -645,6 +650,7 @@ async function main(): Promise<void> {
       service_latency_ms_under_load_one_workspace: { count: underLoadOne.length, p50: percentile(underLoadOne, 50), p99: percentile(underLoadOne, 99) },
       service_latency_ms_alone: { count: alone.length, p50: percentile(alone, 50), p99: percentile(alone, 99) },
       round_trip_ms_alone: { p50: Number(percentile(roundTrips, 50).toFixed(2)), p99: Number(percentile(roundTrips, 99).toFixed(2)) },
+      reserve_hop_alone: { calls_per_run: Number(((reserveAlone?.count ?? 0) / SAMPLES).toFixed(3)), mean_ms: reserveAlone?.mean_ms ?? 0 },
       hops_during_load: hops,
     };
     writeFileSync(join(LOG_DIR, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
@@ -677,7 +683,8 @@ async function main(): Promise<void> {
     say(
       `lone round trip p50: ${results.round_trip_ms_alone.p50} ms with leases` +
         (perRun
-          ? `, ${perRun.round_trip_ms_alone.p50} ms reserving each run (${(perRun.round_trip_ms_alone.p50 - results.round_trip_ms_alone.p50).toFixed(2)} ms less)`
+          ? `, ${perRun.round_trip_ms_alone.p50} ms reserving each run (${(perRun.round_trip_ms_alone.p50 - results.round_trip_ms_alone.p50).toFixed(2)} ms less; ` +
+            `the reserve hop took ${perRun.reserve_hop_alone?.mean_ms} ms of each of those runs; with leases ${results.reserve_hop_alone.calls_per_run} hops per run)`
           : ''),
     );
     for (const phase of [one, replicas, ...(everyTwice ? [everyTwice] : [])]) say(phaseLine(phase));
