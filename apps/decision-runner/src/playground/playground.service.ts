@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { AnswerQuestionsReply, EngineQuestion, isStorableInteger, PlaygroundRunRequest, ServiceError, SUBJECTS } from '@ds/contracts';
+import { AnswerQuestionsReply, isStorableInteger, PlaygroundRunRequest, ServiceError, SUBJECTS } from '@ds/contracts';
 import {
   planDestinations,
   DestinationEntry,
@@ -9,7 +9,6 @@ import {
   Evaluation,
   matchingDestinations,
   NormalizedSchema,
-  outcomesOf,
   validateSchema,
   validateState,
 } from '@ds/decision-schema';
@@ -17,6 +16,7 @@ import { newId } from '@ds/ids';
 import { currentRequestId, PLATFORM, RpcClient } from '@ds/platform';
 import { DecisionEntity, DecisionVersionEntity } from '../entities';
 import { ExecutionRecorder, traceOf } from '../executions/execution-recorder';
+import { engineRequestFor } from '../runs/engine-request';
 import { engineCallNotMade } from './playground-limits';
 import { PlaygroundReservations } from './playground-reservations';
 
@@ -63,7 +63,7 @@ export class PlaygroundService {
     let answer: AnswerQuestionsReply;
     let evaluation: Evaluation;
     try {
-      answer = await this.rpc.call(SUBJECTS.engine.answer, this.engineRequest(request, schema), {
+      answer = await this.rpc.call(SUBJECTS.engine.answer, engineRequestFor(request.workspaceId, schema, request.state), {
         timeoutMs: schema.settings.timeoutMs + ENGINE_REPLY_MARGIN_MS,
       });
       try {
@@ -129,26 +129,6 @@ export class PlaygroundService {
     const row = await this.db.getRepository(DecisionVersionEntity).findOneBy({ decisionId: decision.id, version: version as number });
     if (!row) throw new ServiceError('NOT_FOUND', `The decision has no version ${String(version)}.`);
     return { version: version as number, schema: row.schema as NormalizedSchema };
-  }
-
-  private engineRequest(request: PlaygroundRunRequest, schema: NormalizedSchema) {
-    return {
-      workspaceId: request.workspaceId,
-      engine: schema.settings.engine,
-      model: schema.settings.model,
-      timeoutMs: schema.settings.timeoutMs,
-      context: schema.context,
-      state: request.state,
-      questions: schema.questions.map((question): EngineQuestion => ({
-        key: question.key,
-        kind: question.kind,
-        instructions: question.instructions,
-        outcomes: outcomesOf(question),
-        guide: question.kind === 'choice' ? question.options : question.kind === 'score' ? question.levels : question.criterion,
-      })),
-      // Only asked when used, so a model-sourced decision's request is exactly what it was.
-      ...(schema.settings.confidenceSource === 'tokens' ? { tokenProbabilities: true } : {}),
-    };
   }
 }
 

@@ -2,12 +2,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
-import { AnswerQuestionsReply, AnswerQuestionsRequest, EngineQuestion, ServiceError, SUBJECTS } from '@ds/contracts';
-import { evaluate, Evaluation, NormalizedSchema, outcomesOf, REPLAY_ENGINE_CONCURRENCY, validateState } from '@ds/decision-schema';
+import { AnswerQuestionsReply, ServiceError, SUBJECTS } from '@ds/contracts';
+import { evaluate, Evaluation, NormalizedSchema, REPLAY_ENGINE_CONCURRENCY, validateState } from '@ds/decision-schema';
 import { newId } from '@ds/ids';
 import { Logger, PLATFORM, RpcClient } from '@ds/platform';
 import { errorRow, ExecutionBase, ExecutionRow, INSERT_EXECUTIONS, insertParameters, successRow, traceOf } from '../executions/execution-recorder';
 import { pgPool } from '../pg-pool';
+import { engineRequestFor } from '../runs/engine-request';
 
 /** Room the worker gives engine-proxy beyond the decision's own deadline before it stops waiting. */
 const ENGINE_REPLY_MARGIN_MS = 2_000;
@@ -174,7 +175,7 @@ export class ReplayWorker {
     let answer: AnswerQuestionsReply;
     let evaluation: Evaluation;
     try {
-      answer = await this.rpc.call(SUBJECTS.engine.answer, engineRequest(item.workspace_id, schema, state), {
+      answer = await this.rpc.call(SUBJECTS.engine.answer, engineRequestFor(item.workspace_id, schema, state), {
         timeoutMs: schema.settings.timeoutMs + ENGINE_REPLY_MARGIN_MS,
         requestId: base.requestId,
       });
@@ -258,23 +259,4 @@ export class ReplayWorker {
     this.schemas.set(item.replay_id, row!);
     return row!;
   }
-}
-
-/** The engine call of a run of `schema` on `state`, as the run endpoint makes it. */
-function engineRequest(workspaceId: string, schema: NormalizedSchema, state: unknown): AnswerQuestionsRequest {
-  return {
-    workspaceId,
-    engine: schema.settings.engine,
-    model: schema.settings.model,
-    timeoutMs: schema.settings.timeoutMs,
-    context: schema.context,
-    state,
-    questions: schema.questions.map((question): EngineQuestion => ({
-      key: question.key,
-      kind: question.kind,
-      instructions: question.instructions,
-      outcomes: outcomesOf(question),
-      guide: question.kind === 'choice' ? question.options : question.kind === 'score' ? question.levels : question.criterion,
-    })),
-  };
 }
