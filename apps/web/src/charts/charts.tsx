@@ -35,6 +35,8 @@ function tooltip(colours: ChartColours) {
     <Tooltip
       contentStyle={{ background: colours.surface, border: `1px solid ${colours.grid}`, color: colours.text }}
       labelStyle={{ color: colours.text }}
+      // Series colours are picked to stand out as fills, not as text on the tooltip's surface: names and values are text.
+      itemStyle={{ color: colours.text }}
       cursor={{ fill: colours.grid, fillOpacity: 0.3 }}
     />
   );
