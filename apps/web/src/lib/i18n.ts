@@ -4,6 +4,7 @@
  */
 import { REPLAY_EN } from './i18n-replay';
 import { VERSIONS_EN } from './i18n-versions';
+import { RULES_EN } from './i18n-rules';
 
 export const LOCALES = ['en', 'pt', 'es', 'ru', 'zh'] as const;
 export type Locale = (typeof LOCALES)[number];
@@ -11,6 +12,7 @@ export type Locale = (typeof LOCALES)[number];
 const en = {
   ...VERSIONS_EN,
   ...REPLAY_EN,
+  ...RULES_EN,
   'app.name': 'Decision service',
   'nav.decisions': 'Decisions',
   'nav.executions': 'Executions',
