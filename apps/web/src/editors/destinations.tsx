@@ -82,12 +82,6 @@ export function DestinationsEditor({ doc, issues, update }: { doc: Json; issues:
                 update={(_path, next) => update(base, retypeDestination(destination, next as DestinationType))}
                 options={DESTINATION_TYPES.map((value): [string, string] => [value, value])}
               />
-              {hasUrl(type) && (
-                <div>
-                  {text('url', t('dest.url'))}
-                  {typeof destination?.url === 'string' && /^http:\/\//i.test(destination.url.trim()) && <p className="issue warn">{t('ed.webhookHttps')}</p>}
-                </div>
-              )}
               {type === 'http' && (
                 <SelectField
                   label={t('dest.method')}
@@ -115,6 +109,10 @@ export function DestinationsEditor({ doc, issues, update }: { doc: Json; issues:
               {(type === 'llm' || type === 'agent') &&
                 number('timeoutMs', t('dest.timeoutMs'), limits.DESTINATION_TIMEOUT_MIN_MS, limits.DESTINATION_TIMEOUT_MAX_MS)}
             </div>
+            {hasUrl(type) && text('url', t('dest.url'))}
+            {hasUrl(type) && typeof destination?.url === 'string' && /^http:\/\//i.test(destination.url.trim()) && (
+              <p className="issue warn">{t('ed.webhookHttps')}</p>
+            )}
             {text('description', t('dest.description'))}
             {type === 'reply' && text('text', t('dest.text'), true)}
             {type === 'reply' && (

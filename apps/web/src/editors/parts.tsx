@@ -40,7 +40,9 @@ export function ItemControls({
   const id = fieldId(dotted([...listPath, index]));
   const move = (to: number) => {
     update(listPath, moveItem(items, index, to));
-    focusSoon(`${fieldId(dotted([...listPath, to]))}-${to < index ? 'up' : 'down'}`);
+    // The same direction again, unless the item reached the end where that button is disabled.
+    const direction = to < index ? (to === 0 ? 'down' : 'up') : to === count - 1 ? 'up' : 'down';
+    focusSoon(`${fieldId(dotted([...listPath, to]))}-${direction}`);
   };
   return (
     <div className="actions">
