@@ -31,6 +31,7 @@ export function CompositesEditor({ doc, issues, update }: { doc: Json; issues: S
           <fieldset key={index} className="rule" id={fieldId(base.join('.'))} tabIndex={-1}>
             <legend>{name}</legend>
             <ItemControls
+              afterRemove="sec-composites"
               listPath={['composites']}
               index={index}
               count={composites.length}

@@ -63,6 +63,7 @@ export function DestinationsEditor({ doc, issues, update }: { doc: Json; issues:
           <fieldset key={index} className="rule" id={fieldId(base.join('.'))} tabIndex={-1}>
             <legend>{name}</legend>
             <ItemControls
+              afterRemove="sec-destinations"
               listPath={['destinations']}
               index={index}
               count={destinations.length}

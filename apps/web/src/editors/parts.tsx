@@ -28,6 +28,7 @@ export function ItemControls({
   labels,
   update,
   items,
+  afterRemove,
 }: {
   listPath: Path;
   index: number;
@@ -36,6 +37,8 @@ export function ItemControls({
   labels: { up?: string; down?: string; remove: string };
   update: Update;
   items: readonly Json[];
+  /** Where the focus goes once the item (and the button pressed) is gone. */
+  afterRemove: string;
 }) {
   const id = fieldId(dotted([...listPath, index]));
   const move = (to: number) => {
@@ -56,7 +59,14 @@ export function ItemControls({
           {labels.down} <span className="visually-hidden">{name}</span>
         </button>
       )}
-      <button type="button" className="link" onClick={() => update(listPath, removeItem(items, index))}>
+      <button
+        type="button"
+        className="link"
+        onClick={() => {
+          update(listPath, removeItem(items, index));
+          focusSoon(afterRemove);
+        }}
+      >
         {labels.remove} <span className="visually-hidden">{name}</span>
       </button>
     </div>
@@ -223,7 +233,10 @@ export function ConditionList({
           issues={issues}
           update={update}
           legend={legend(index)}
-          onRemove={() => update(path, conditions.length === 1 ? undefined : removeItem(conditions, index))}
+          onRemove={() => {
+            update(path, conditions.length === 1 ? undefined : removeItem(conditions, index));
+            focusSoon(fieldId(dotted(path.slice(0, -1))));
+          }}
         />
       ))}
       {conditions.length < max ? (

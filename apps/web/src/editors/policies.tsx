@@ -35,6 +35,7 @@ export function PoliciesEditor({ doc, issues, update }: { doc: Json; issues: Sch
               <fieldset className="rule" id={fieldId(base.join('.'))} tabIndex={-1}>
                 <legend>{name}</legend>
                 <ItemControls
+                  afterRemove="sec-policies"
                   listPath={['policies']}
                   index={index}
                   count={policies.length}

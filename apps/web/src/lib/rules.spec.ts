@@ -172,6 +172,8 @@ describe('lists and maps', () => {
   it('renames a key in place', () => {
     expect(Object.keys(renameKey({ a: 1, b: 2, c: 3 }, 'b', 'z'))).toEqual(['a', 'z', 'c']);
     expect(renameKey({ a: 1 }, 'a', 'b')).toEqual({ b: 1 });
+    expect(renameKey({ a: 1, b: 2 }, 'a', 'b')).toEqual({ a: 1, b: 2 });
+    expect(renameKey({ a: 1, '': 2 }, 'a', '')).toEqual({ a: 1, '': 2 });
   });
 
   it('finds a fresh key', () => {

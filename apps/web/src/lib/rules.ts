@@ -144,8 +144,12 @@ export function freshKey(stem: string, taken: Iterable<string>): string {
   return `${stem}_${n}`;
 }
 
-/** A map with one key renamed in place, the order of the others kept (headers and params are shown in order). */
+/**
+ * A map with one key renamed in place, the order of the others kept (headers and params are shown in order). A name
+ * another entry already has is refused (the map comes back unchanged): taking it would silently drop that entry.
+ */
 export function renameKey<T>(map: Readonly<Record<string, T>>, from: string, to: string): Record<string, T> {
+  if (to !== from && Object.prototype.hasOwnProperty.call(map, to)) return { ...map };
   const next: Record<string, T> = {};
   for (const [name, value] of Object.entries(map)) next[name === from ? to : name] = value;
   return next;
