@@ -1,11 +1,12 @@
 import { Browser, Page } from 'playwright-core';
-import { call, createDecision, newWorkspace, triageSchema, uniqueMarker } from './support/api';
+import { call, createDecision, newWorkspace, scriptEngine, triageSchema, uniqueMarker } from './support/api';
 import { checkScreen, launchChromium, signedInContext, watchProblems } from './support/browser';
 
 /**
  * The policy, composite and destination forms in a real headless Chromium: a composite, two rules (one with two
  * conditions, moved above the other by keyboard) and a webhook destination with a secret header and a condition,
- * built without touching JSON; the JSON view shows the same draft, the save stores it, and the page fits 360 px.
+ * built without touching JSON; the JSON view shows the same draft, the save stores it, the draft then decides as
+ * built (the engine simulator scripted), and the page fits 360 px.
  * axe-core on each screen in both themes; with WEB_SCREENSHOTS=<dir> it also writes their screenshots.
  */
 let browser: Browser;
@@ -35,7 +36,8 @@ async function showSection(page: Page, id: string): Promise<void> {
 describe('the rule, composite and destination forms', () => {
   it('build a composite, two rules and a webhook destination that the API stores as built', async () => {
     const ws = await newWorkspace();
-    const { id } = await createDecision(ws, `rules-${uniqueMarker().slice(-8)}`, triageSchema(uniqueMarker(), { composites: [], policies: [] }));
+    const marker = uniqueMarker();
+    const { id } = await createDecision(ws, `rules-${marker.slice(-8)}`, triageSchema(marker, { composites: [], policies: [] }));
     const context = await signedInContext(browser, ws);
     const page = await context.newPage();
     watchProblems(page, problems);
@@ -152,6 +154,32 @@ describe('the rule, composite and destination forms', () => {
     expect(draft.composites).toEqual([{ ...expected.composites[0], description: null }]);
     expect(draft.policies).toEqual([{ ...expected.policies[0], and: [] }, expected.policies[1]]);
     expect(draft.destinations).toEqual([{ ...expected.destinations[0], description: null, params: {} }]);
+
+    // The saved draft decides as built: the moved rule first, then the composite rule with its two conditions.
+    const sure = (outcome: string, others: string[]) => Object.fromEntries([[outcome, 0.98], ...others.map((other) => [other, 0.02 / others.length])]);
+    const answers = (urgency: string, fraud: string) => ({
+      intent: sure('exchange', ['refund', 'other']),
+      urgency: sure(
+        urgency,
+        ['calm', 'annoyed', 'furious'].filter((level) => level !== urgency),
+      ),
+      fraud: sure(fraud, fraud === 'yes' ? ['no'] : ['yes']),
+    });
+    await scriptEngine(marker, [{ answers: answers('calm', 'yes') }, { answers: answers('furious', 'yes') }, { answers: answers('calm', 'no') }]);
+    const run = async () => {
+      const reply = await call('POST', `/app/v1/workspaces/${ws.workspaceId}/decisions/${id}/playground`, {
+        token: ws.session,
+        body: { state: { message: 'I want another colour' } },
+      });
+      expect(reply.status).toBe(200);
+      return { action: reply.body.action, destinations: reply.body.destinations.map((destination: { key: string }) => destination.key) };
+    };
+    // risky = (3 × 0.98 + 1 × 0.98) / 4 ≥ 0.6 and the intent is answered with confidence: block, and the webhook fires.
+    expect(await run()).toEqual({ action: 'block', destinations: ['ops'] });
+    // Furious matches the first rule before the composite one is tried.
+    expect(await run()).toEqual({ action: 'escalate', destinations: [] });
+    // No fraud: risky = (3 × 0.02 + 0.98) / 4 is below 0.6, no rule matches.
+    expect(await run()).toEqual({ action: 'continue', destinations: [] });
 
     // 360 px: nothing in the forms runs off the side.
     await page.setViewportSize({ width: 360, height: 780 });
