@@ -147,7 +147,9 @@ describe('the editor keeps unsaved work', () => {
     const context = await signedIn(ws);
     const page = await open(context, `/decisions/${id}/editor`);
     // A plain-http webhook is valid for the schema but refused at delivery: said while editing.
-    await page.getByText('Deliveries go to https:// URLs only').waitFor();
+    // Both in the list above the form and beside the URL field.
+    await page.getByText('Deliveries go to https:// URLs only').first().waitFor();
+    expect(await page.getByText('Deliveries go to https:// URLs only').count()).toBe(2);
 
     await page.getByRole('button', { name: 'Add question' }).click();
     const criterion = page.locator('#f-questions_3_criterion');
@@ -159,7 +161,8 @@ describe('the editor keeps unsaved work', () => {
     const link = page.locator('#editor-issues a', { hasText: 'Question 4 (question_4) › Criterion' });
     await link.waitFor();
     await link.click();
-    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.id)).toBe('f-questions_3_criterion');
+    // The link focuses its field once the form has been drawn (a timer after the click).
+    await page.waitForFunction(() => (globalThis as any).document.activeElement?.id === 'f-questions_3_criterion');
     expect(await criterion.getAttribute('aria-invalid')).toBe('true');
     await screen(page, 'editor-issues-new');
     await page.close();

@@ -5,6 +5,7 @@
 import { QUALITY_EN } from './i18n-quality';
 import { REPLAY_EN } from './i18n-replay';
 import { VERSIONS_EN } from './i18n-versions';
+import { RULES_EN } from './i18n-rules';
 
 export const LOCALES = ['en', 'pt', 'es', 'ru', 'zh'] as const;
 export type Locale = (typeof LOCALES)[number];
@@ -13,6 +14,7 @@ const en = {
   ...VERSIONS_EN,
   ...REPLAY_EN,
   ...QUALITY_EN,
+  ...RULES_EN,
   'app.name': 'Decision service',
   'nav.decisions': 'Decisions',
   'nav.executions': 'Executions',
@@ -206,7 +208,10 @@ const en = {
   'ed.word.option': 'Option {n}',
   'ed.word.level': 'Level {n}',
   'ed.word.composite': 'Composite {n}',
-  'ed.word.policy': 'Policy {n}',
+  'ed.word.policy': 'Rule {n}',
+  'ed.word.weight': 'Weight',
+  'ed.word.button': 'Button {n}',
+  'ed.word.tool': 'Tool {n}',
   'ed.word.destination': 'Destination {n}',
   'ed.word.enumValue': 'Allowed value {n}',
   'ed.word.term': 'Term {n}',

@@ -23,8 +23,16 @@ describe('describePath', () => {
   it('names state fields, settings, destinations and policies in the form’s words', () => {
     expect(describePath('state.fields.plan.enum.1', doc, t)).toBe('State › Field plan › Allowed value 2 (pro)');
     expect(describePath('destinations.0.url', doc, t)).toBe('Destination 1 (ops) › URL');
-    expect(describePath('policies.0.action', doc, t)).toBe('Policy 1 › Action');
+    expect(describePath('policies.0.action', doc, t)).toBe('Rule 1 › Action');
     expect(describePath('settings.timeoutMs', doc, t)).toBe('Settings › Timeout (ms)');
     expect(describePath('', doc, t)).toBe('The schema');
+  });
+
+  it('numbers a rule’s extra conditions after its when, as the rule form does, and names condition and destination parts', () => {
+    expect(describePath('policies.0.when.value', doc, t)).toBe('Rule 1 › When › Value');
+    expect(describePath('policies.0.and.0.op', doc, t)).toBe('Rule 1 › Condition 2 › Operator');
+    expect(describePath('destinations.0.when.1.question', doc, t)).toBe('Destination 1 (ops) › Condition 2 › Question');
+    expect(describePath('destinations.0.headers.X-Token', doc, t)).toBe('Destination 1 (ops) › Headers › X-Token');
+    expect(describePath('composites.0.terms.1.weight', doc, t)).toBe('Composite 1 › Term 2 › Weight');
   });
 });

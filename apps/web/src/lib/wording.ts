@@ -36,6 +36,23 @@ const LEAVES: Record<string, MessageKey> = {
   when: 'ed.word.when',
   action: 'ed.word.action',
   terms: 'ed.word.terms',
+  and: 'rule.and',
+  question: 'comp.question',
+  composite: 'cond.operand',
+  op: 'cond.op',
+  weight: 'ed.word.weight',
+  headers: 'dest.headers',
+  params: 'dest.params',
+  method: 'dest.method',
+  body: 'dest.body',
+  text: 'dest.text',
+  buttons: 'dest.buttons',
+  function: 'dest.function',
+  prompt: 'dest.prompt',
+  input: 'dest.input',
+  mode: 'dest.mode',
+  tools: 'dest.tools',
+  from: 'dest.paramFrom',
 };
 
 /** Items of these lists are named by position from 1 (as the form numbers them) and by their key when they have one. */
@@ -48,7 +65,14 @@ const ITEMS: Record<string, MessageKey> = {
   destinations: 'ed.word.destination',
   enum: 'ed.word.enumValue',
   terms: 'ed.word.term',
+  and: 'cond.n',
+  when: 'cond.n',
+  buttons: 'ed.word.button',
+  tools: 'ed.word.tool',
 };
+
+/** A rule's extra conditions are numbered after its `when`, which the form counts as condition 1. */
+const FIRST_NUMBER: Record<string, number> = { and: 2 };
 
 /**
  * A validator path ("questions.4.options.2.value") in the form's own words ("Question 5 (refund) › Option 3 ›
@@ -64,7 +88,7 @@ export function describePath(path: string, doc: unknown, t: Translate): string {
     const child = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
     if (/^\d+$/.test(part) && ITEMS[parent]) {
       const key = child !== null && typeof child === 'object' ? (child as { key?: unknown }).key : undefined;
-      const n = Number(part) + 1;
+      const n = Number(part) + (FIRST_NUMBER[parent] ?? 1);
       const value =
         typeof child === 'object' && child !== null && typeof (child as { value?: unknown }).value === 'string'
           ? (child as { value: string }).value

@@ -1,7 +1,7 @@
-import { createContext, ReactNode, useContext, useEffect, useMemo, useRef, useState } from 'react';
-import { ACTIONS, Change, jsonDiff, SchemaIssue, STATE_FIELD_TYPES, validateSchema } from '@ds/decision-schema';
+import { ReactNode, useContext, useEffect, useMemo, useRef, useState } from 'react';
+import { Change, jsonDiff, SchemaIssue, STATE_FIELD_TYPES, validateSchema } from '@ds/decision-schema';
 import { api, ApiError, DecisionDetails } from '../lib/api';
-import { fieldId, issuesAt, issuesUnder, setIn } from '../lib/issues';
+import { fieldId, issuesAt, setIn } from '../lib/issues';
 import { draftToRestore, dropLocalDraft, HEARTBEAT_MS, keepLocalDraft, readLocalDraft, sameJson, thisTab } from '../lib/drafts';
 import { record, redo, startHistory, undo } from '../lib/history';
 import { threeWayMerge } from '../lib/merge';
@@ -9,23 +9,12 @@ import { describePath } from '../lib/wording';
 import { guardNavigation } from '../router';
 import { may, useApp } from '../context';
 import { ConfirmButton, ConfirmDialog, Dialog, ErrorBox, formatDate } from '../ui';
+import { CompositesEditor } from '../editors/composites';
+import { DestinationsEditor } from '../editors/destinations';
+import { PoliciesEditor } from '../editors/policies';
+import { CheckField, Confirmation, describedBy, EditorContext, FieldIssues, NumberField, SelectField, TextField, Update } from '../editors/fields';
 
 type Json = any;
-type Update = (path: Array<string | number>, value: unknown) => void;
-
-/** What the form asks of the editor around it: confirming a change that discards content. */
-interface Confirmation {
-  title: string;
-  body: string;
-  confirmLabel: string;
-  run: () => void;
-}
-interface EditorHelpers {
-  ask(request: Confirmation): void;
-  /** An item just added: its issues wait until the author edits it or tries to save. */
-  markFresh(path: string): void;
-}
-const EditorContext = createContext<EditorHelpers>({ ask: () => undefined, markFresh: () => undefined });
 
 interface Conflict {
   revision: number;
@@ -617,153 +606,6 @@ function Outline({ questions }: { questions: Json[] }) {
   );
 }
 
-/** Messages for one control, linked to it with aria-describedby. */
-function FieldIssues({ issues, path }: { issues: SchemaIssue[]; path: string }) {
-  const here = issuesAt(issues, path);
-  if (here.length === 0) return null;
-  return (
-    <span id={`${fieldId(path)}-issues`} className="issue">
-      {here.map((issue) => issue.message).join('; ')}
-    </span>
-  );
-}
-
-function describedBy(issues: SchemaIssue[], path: string) {
-  return issuesAt(issues, path).length > 0 ? { 'aria-invalid': true, 'aria-describedby': `${fieldId(path)}-issues` } : {};
-}
-
-interface FieldProps {
-  label: string;
-  path: Array<string | number>;
-  issues: SchemaIssue[];
-  children?: ReactNode;
-}
-
-function TextField({
-  label,
-  path,
-  issues,
-  value,
-  update,
-  multiline,
-  placeholder,
-}: FieldProps & { value: unknown; update: Update; multiline?: boolean; placeholder?: string }) {
-  const dotted = path.join('.');
-  // Rich text (JSON) is edited as JSON so that nothing of it is lost.
-  const isText = value === undefined || value === null || typeof value === 'string';
-  const shown = isText ? ((value as string | null | undefined) ?? '') : JSON.stringify(value);
-  const change = (raw: string) => {
-    if (isText) update(path, raw);
-    else {
-      try {
-        update(path, JSON.parse(raw));
-      } catch {
-        update(path, raw);
-      }
-    }
-  };
-  const common = {
-    id: fieldId(dotted),
-    value: shown,
-    placeholder,
-    onChange: (event: { target: { value: string } }) => change(event.target.value),
-    ...describedBy(issues, dotted),
-  };
-  return (
-    <label className="field">
-      <span>{label}</span>
-      {multiline ? <textarea rows={3} {...common} /> : <input {...common} />}
-      <FieldIssues issues={issues} path={dotted} />
-    </label>
-  );
-}
-
-function NumberField({ label, path, issues, value, update, step }: FieldProps & { value: unknown; update: Update; step?: string }) {
-  const dotted = path.join('.');
-  return (
-    <label className="field">
-      <span>{label}</span>
-      <input
-        id={fieldId(dotted)}
-        type="number"
-        step={step ?? 'any'}
-        value={typeof value === 'number' ? value : ''}
-        onChange={(event) => update(path, event.target.value === '' ? undefined : Number(event.target.value))}
-        {...describedBy(issues, dotted)}
-      />
-      <FieldIssues issues={issues} path={dotted} />
-    </label>
-  );
-}
-
-function SelectField({ label, path, issues, value, update, options }: FieldProps & { value: unknown; update: Update; options: Array<[string, string]> }) {
-  const dotted = path.join('.');
-  return (
-    <label className="field">
-      <span>{label}</span>
-      <select
-        id={fieldId(dotted)}
-        value={typeof value === 'string' ? value : ''}
-        onChange={(event) => update(path, event.target.value === '' ? undefined : event.target.value)}
-        {...describedBy(issues, dotted)}
-      >
-        {options.map(([optionValue, optionLabel]) => (
-          <option key={optionValue} value={optionValue}>
-            {optionLabel}
-          </option>
-        ))}
-      </select>
-      <FieldIssues issues={issues} path={dotted} />
-    </label>
-  );
-}
-
-function CheckField({ label, path, value, update }: { label: string; path: Array<string | number>; value: unknown; update: Update }) {
-  return (
-    <label className="check">
-      <input id={fieldId(path.join('.'))} type="checkbox" checked={value === true} onChange={(event) => update(path, event.target.checked)} />
-      <span>{label}</span>
-    </label>
-  );
-}
-
-/** A part of the schema edited as JSON inside the form, with its own parse error. */
-function JsonField({ label, path, issues, value, update }: FieldProps & { value: unknown; update: Update }) {
-  const dotted = path.join('.');
-  const [text, setText] = useState(() => JSON.stringify(value ?? [], null, 2));
-  const [parseError, setParseError] = useState<string | null>(null);
-  const serialized = JSON.stringify(value ?? [], null, 2);
-  useEffect(() => {
-    if (parseError === null) setText(serialized);
-  }, [serialized, parseError]);
-  const below = issuesUnder(issues, dotted);
-  return (
-    <label className="field">
-      <span>{label}</span>
-      <textarea
-        id={fieldId(dotted)}
-        rows={Math.min(16, Math.max(4, text.split('\n').length))}
-        spellCheck={false}
-        value={text}
-        aria-invalid={parseError !== null || below.length > 0}
-        aria-describedby={`${fieldId(dotted)}-issues`}
-        onChange={(event) => {
-          setText(event.target.value);
-          try {
-            update(path, JSON.parse(event.target.value));
-            setParseError(null);
-          } catch (failure) {
-            setParseError((failure as Error).message);
-          }
-        }}
-      />
-      <span id={`${fieldId(dotted)}-issues`} className="issue">
-        {parseError ?? below.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}
-      </span>
-    </label>
-  );
-}
-
 function SchemaForm({ doc, issues, update }: { doc: Json; issues: SchemaIssue[]; update: Update }) {
   const { t } = useApp();
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
@@ -786,38 +628,9 @@ function SchemaForm({ doc, issues, update }: { doc: Json; issues: SchemaIssue[];
         <TextField label={t('ed.context')} path={['context']} issues={issues} value={doc.context} update={update} multiline />
       </section>
       <QuestionsSection questions={Array.isArray(doc.questions) ? doc.questions : []} issues={issues} update={update} />
-      <section className="card" aria-labelledby="sec-composites">
-        <h2 tabIndex={-1} id="sec-composites">
-          {t('ed.composites')}
-        </h2>
-        <JsonField label={t('ed.sectionJson', { section: t('ed.composites') })} path={['composites']} issues={issues} value={doc.composites} update={update} />
-      </section>
-      <section className="card" aria-labelledby="sec-policies">
-        <h2 tabIndex={-1} id="sec-policies">
-          {t('ed.policies')}
-        </h2>
-        <JsonField label={t('ed.sectionJson', { section: t('ed.policies') })} path={['policies']} issues={issues} value={doc.policies} update={update} />
-        <SelectField
-          label={t('ed.fallbackAction')}
-          path={['fallbackAction']}
-          issues={issues}
-          value={doc.fallbackAction}
-          update={update}
-          options={[['', '—'], ...ACTIONS.map((a): [string, string] => [a, a])]}
-        />
-      </section>
-      <section className="card" aria-labelledby="sec-destinations">
-        <h2 tabIndex={-1} id="sec-destinations">
-          {t('ed.destinations')}
-        </h2>
-        <JsonField
-          label={t('ed.sectionJson', { section: t('ed.destinations') })}
-          path={['destinations']}
-          issues={issues}
-          value={doc.destinations}
-          update={update}
-        />
-      </section>
+      <CompositesEditor doc={doc} issues={issues} update={update} />
+      <PoliciesEditor doc={doc} issues={issues} update={update} />
+      <DestinationsEditor doc={doc} issues={issues} update={update} />
       <section className="card" aria-labelledby="sec-settings">
         <h2 tabIndex={-1} id="sec-settings">
           {t('ed.settings')}
