@@ -30,6 +30,7 @@ export const VERSIONS_EN = {
   'hist.changes': 'Contract changes',
   'hist.noChanges': 'none',
   'hist.nChanges': '{count} changes',
+  'hist.oneChange': '1 change',
   'hist.rollbackOf': 'rollback to version {version}',
   'hist.rollback': 'Roll back',
   'hist.rollbackQuestion': 'Deploy a copy of version {version} as the next version?',

@@ -89,7 +89,9 @@ export function History({ decision, reload }: { decision: DecisionDetails; reloa
                               t('hist.noChanges')
                             ) : (
                               <details>
-                                <summary>{t('hist.nChanges', { count: row.contract_changes.length })}</summary>
+                                <summary>
+                                  {row.contract_changes.length === 1 ? t('hist.oneChange') : t('hist.nChanges', { count: row.contract_changes.length })}
+                                </summary>
                                 <ChangeList changes={row.contract_changes} />
                               </details>
                             )}
