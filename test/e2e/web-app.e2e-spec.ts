@@ -161,7 +161,9 @@ describe('an author’s journey in the browser', () => {
 
     // The JSON view shows the same document.
     await page.getByRole('button', { name: 'JSON', exact: true }).click();
-    expect(await page.locator('#schema-json').inputValue()).toContain('Pick the one main need.');
+    // CodeMirror draws the lines in view: the first question's are near the top.
+    await page.locator('#schema-json-label').evaluate((label) => label.scrollIntoView({ block: 'start' }));
+    await page.locator('#schema-json').getByText('Pick the one main need.').waitFor();
     await screen(page, 'editor-json');
     await page.getByRole('button', { name: 'Form', exact: true }).click();
     await page.getByRole('button', { name: 'Save draft' }).click();

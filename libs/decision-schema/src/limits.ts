@@ -20,6 +20,8 @@ export const LEVEL_MAX = 2000;
 export const LEVEL_LABEL_MAX = 255;
 export const CRITERION_MAX = 2000;
 
+/** Levels of state fields: the state's fields, their sub-fields and the sub-fields' own. */
+export const STATE_FIELD_DEPTH_MAX = 3;
 export const STATE_FIELDS_MAX = 50;
 export const STATE_FIELD_DESCRIPTION_MAX = 255;
 

@@ -40,6 +40,7 @@ import {
   type ScoreLevelInput,
   type Settings,
   type StateField,
+  type StateFieldInput,
   type StateSchema,
   type StateSchemaInput,
 } from './schema-types';
@@ -94,16 +95,22 @@ export function normalizeValidInput(input: SchemaInput): NormalizedSchema {
 
 function normalizeState(state: StateSchemaInput): StateSchema {
   if (state.type !== 'object') return { ...state };
-  const fields = Object.entries(state.fields).map(([name, field]): [string, StateField] => [
-    name,
-    {
+  return { type: 'object', fields: normalizeFields(state.fields) };
+}
+
+function normalizeFields(fields: Record<string, StateFieldInput>): Record<string, StateField> {
+  const normalized = Object.entries(fields).map(([name, field]): [string, StateField] => {
+    const result: StateField = {
       type: field.type,
       description: field.description ?? null,
       required: field.required ?? false,
       enum: field.enum ? [...field.enum] : null,
-    },
-  ]);
-  return { type: 'object', fields: Object.fromEntries(fields) };
+    };
+    // Absent rather than empty when none are declared, so schemas written before sub-fields normalize as they did.
+    if (field.fields) result.fields = normalizeFields(field.fields);
+    return [name, result];
+  });
+  return Object.fromEntries(normalized);
 }
 
 function normalizeQuestion(question: QuestionInput): NormalizedQuestion {

@@ -26,6 +26,8 @@ export interface StateField {
   required: boolean;
   /** Only on string fields. */
   enum: string[] | null;
+  /** Only on object fields, and only when declared: their own fields, checked like the state's. */
+  fields?: Record<string, StateField>;
 }
 
 export const LIST_ITEM_TYPES = ['string', 'object'] as const;
@@ -255,6 +257,7 @@ export interface StateFieldInput {
   description?: string | null;
   required?: boolean;
   enum?: string[] | null;
+  fields?: Record<string, StateFieldInput> | null;
 }
 export type StateSchemaInput = { type: 'object'; fields: Record<string, StateFieldInput> } | { type: 'text' } | { type: 'list'; items: ListItemType };
 

@@ -70,6 +70,38 @@ describe('validateState', () => {
       expect(validateState(typed, { ...base, n: null, o: null, plan: null })).toEqual({ ok: true });
     });
 
+    describe('sub-fields', () => {
+      const withAddress = schemaWithState({
+        type: 'object',
+        fields: {
+          message: { type: 'string' },
+          address: {
+            type: 'object',
+            fields: { street: { type: 'string', required: true }, geo: { type: 'object', fields: { lat: { type: 'number', required: true } } } },
+          },
+        },
+      });
+
+      it('are checked inside a given object, with their full path', () => {
+        expect(validateState(withAddress, { address: { street: 'Main', geo: { lat: 1.5 }, extra: true } })).toEqual({ ok: true });
+        expect(validateState(withAddress, { address: {} })).toEqual(problem('state.address.street', 'state.address.street is required'));
+        expect(validateState(withAddress, { address: { street: 1 } })).toEqual(problem('state.address.street', 'state.address.street must be a string'));
+        expect(validateState(withAddress, { address: { street: 'x', geo: { lat: 'n' } } })).toEqual(
+          problem('state.address.geo.lat', 'state.address.geo.lat must be a number'),
+        );
+      });
+
+      it('are not required when their optional object is absent', () => {
+        expect(validateState(withAddress, {})).toEqual({ ok: true });
+        expect(validateState(withAddress, { address: null })).toEqual({ ok: true });
+      });
+
+      it('are filled in the example state', () => {
+        expect(exampleState(withAddress)).toEqual({ message: 'example', address: { street: 'example', geo: { lat: 0 } } });
+        expect(validateState(withAddress, exampleState(withAddress))).toEqual({ ok: true });
+      });
+    });
+
     it('reads only own properties: a field named constructor is not found on Object.prototype', () => {
       expect(validateState(typed, { message: 'hi' })).toEqual(problem('state.constructor', 'state.constructor is required'));
     });

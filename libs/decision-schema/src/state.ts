@@ -95,15 +95,23 @@ function checkList(items: ListItemType, state: unknown): StateCheck {
 // hold a value, and an optional one may be sent as null, as serializers that write every property do.
 function checkObject(fields: Record<string, StateField>, state: unknown): StateCheck {
   if (!isRecord(state)) return problem('state', 'state must be a JSON object');
+  return checkFields(fields, state, 'state');
+}
+
+function checkFields(fields: Record<string, StateField>, state: Record<string, unknown>, parent: string): StateCheck {
   for (const [name, field] of Object.entries(fields)) {
     const value = ownValue(state, name);
-    const path = `state.${name}`;
+    const path = `${parent}.${name}`;
     if (value === undefined || value === null) {
       if (field.required) return problem(path, `${path} is required`);
       continue;
     }
     if (!hasType(value, field.type)) return problem(path, `${path} must be ${TYPE_NAMES[field.type]}`);
     if (field.enum && !field.enum.includes(value as string)) return problem(path, `${path} must be one of ${field.enum.join(', ')}`);
+    if (field.fields) {
+      const inner = checkFields(field.fields, value as Record<string, unknown>, path);
+      if (!inner.ok) return inner;
+    }
   }
   return OK;
 }
@@ -165,7 +173,7 @@ function exampleValue(field: StateField): unknown {
     case 'boolean':
       return true;
     case 'object':
-      return {};
+      return field.fields ? Object.fromEntries(Object.entries(field.fields).map(([name, inner]) => [name, exampleValue(inner)])) : {};
     case 'array':
       return [];
   }

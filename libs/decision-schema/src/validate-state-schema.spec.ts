@@ -146,6 +146,65 @@ describe('validateSchema: state', () => {
       });
     });
 
+    describe('sub-fields', () => {
+      const nested = (depth: number): Record<string, unknown> => (depth === 0 ? { type: 'string' } : { type: 'object', fields: { inner: nested(depth - 1) } });
+
+      it("are declared on object fields, checked like the state's own, and normalized", () => {
+        const address = { type: 'object', fields: { street: { type: 'string', required: true }, zip: { type: 'integer' } } };
+        expect(withFields({ message: { type: 'string' }, address })).toEqual([]);
+        expect(normalized({ ...minimalSchema(), state: { type: 'object', fields: { message: { type: 'string' }, address } } }).state).toEqual({
+          type: 'object',
+          fields: {
+            message: { type: 'string', description: null, required: false, enum: null },
+            address: {
+              type: 'object',
+              description: null,
+              required: false,
+              enum: null,
+              fields: {
+                street: { type: 'string', description: null, required: true, enum: null },
+                zip: { type: 'integer', description: null, required: false, enum: null },
+              },
+            },
+          },
+        });
+      });
+
+      it('may be empty', () => {
+        expect(withFields({ message: { type: 'string' }, address: { type: 'object', fields: {} } })).toEqual([]);
+      });
+
+      it('are only for object fields', () => {
+        expect(withFields({ message: { type: 'string', fields: {} } })).toEqual([
+          { path: 'state.fields.message.fields', message: 'is only allowed on object fields' },
+        ]);
+      });
+
+      it('have the same checks as fields: keys, types, enums, limits', () => {
+        expect(
+          withFields({
+            message: { type: 'string' },
+            address: { type: 'object', fields: { 'Bad Key': { type: 'string' }, zip: { type: 'date' }, kind: { type: 'number', enum: ['a'] } } },
+          }),
+        ).toEqual([
+          { path: 'state.fields.address.fields.Bad Key', message: expect.stringContaining('snake_case') },
+          { path: 'state.fields.address.fields.zip.type', message: 'must be one of string, number, integer, boolean, object, array' },
+          { path: 'state.fields.address.fields.kind.enum', message: 'is only allowed on string fields' },
+        ]);
+        expect(withFields({ message: { type: 'string' }, address: { type: 'object', fields: fieldsOf(51) } })).toEqual([
+          { path: 'state.fields.address.fields', message: expect.stringContaining('50') },
+        ]);
+      });
+
+      it('nest three levels deep at most; decision_context is reserved at the top only', () => {
+        expect(withFields({ message: { type: 'string' }, a: nested(2) })).toEqual([]);
+        expect(withFields({ message: { type: 'string' }, a: nested(3) })).toEqual([
+          { path: 'state.fields.a.fields.inner.fields.inner.fields', message: 'state fields nest at most 3 levels deep' },
+        ]);
+        expect(withFields({ message: { type: 'string' }, a: { type: 'object', fields: { decision_context: { type: 'string' } } } })).toEqual([]);
+      });
+    });
+
     it('keeps a field named like an Object.prototype member as an ordinary field', () => {
       const schema = normalized({ ...minimalSchema(), state: { type: 'object', fields: { message: { type: 'string' }, constructor: { type: 'integer' } } } });
       expect(Object.keys((schema.state as { fields: object }).fields)).toEqual(['message', 'constructor']);

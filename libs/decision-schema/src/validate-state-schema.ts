@@ -12,7 +12,7 @@ import {
   isGiven,
 } from './field-checks';
 import type { Issues, Path } from './issues';
-import { STATE_FIELD_DESCRIPTION_MAX, STATE_FIELDS_MAX } from './limits';
+import { STATE_FIELD_DEPTH_MAX, STATE_FIELD_DESCRIPTION_MAX, STATE_FIELDS_MAX } from './limits';
 import { LIST_ITEM_TYPES, STATE_FIELD_TYPES } from './schema-types';
 
 /** The engine receives the decision's context under this key, beside the state's own fields. */
@@ -44,7 +44,7 @@ export function validateStateSchema(value: unknown, path: Path, issues: Issues):
   return validateFields(value.fields, [...path, 'fields'], issues);
 }
 
-function validateFields(fields: unknown, path: Path, issues: Issues): ReadonlySet<string> | null {
+function validateFields(fields: unknown, path: Path, issues: Issues, depth = 1): ReadonlySet<string> | null {
   if (!expectMap(fields, path, issues)) return null;
   const names = new Set<string>();
   const entries = Object.entries(fields);
@@ -52,17 +52,22 @@ function validateFields(fields: unknown, path: Path, issues: Issues): ReadonlySe
   for (const [name, field] of entries) {
     const fieldPath = [...path, name];
     if (expectKey(name, fieldPath, issues)) {
-      if (name === RESERVED_STATE_FIELD) issues.add(fieldPath, `"${RESERVED_STATE_FIELD}" is reserved for the decision's context`);
+      if (depth === 1 && name === RESERVED_STATE_FIELD) issues.add(fieldPath, `"${RESERVED_STATE_FIELD}" is reserved for the decision's context`);
       else names.add(name);
     }
-    validateField(field, fieldPath, issues);
+    validateField(field, fieldPath, issues, depth);
   }
   return names;
 }
 
-function validateField(field: unknown, path: Path, issues: Issues): void {
-  if (!expectObject(field, path, issues, ['type', 'description', 'required', 'enum'])) return;
+function validateField(field: unknown, path: Path, issues: Issues, depth: number): void {
+  if (!expectObject(field, path, issues, ['type', 'description', 'required', 'enum', 'fields'])) return;
   const typeKnown = expectRequired(field, 'type', path, issues) && expectOneOf(field.type, STATE_FIELD_TYPES, [...path, 'type'], issues);
+  if (isGiven(field.fields)) {
+    if (typeKnown && field.type !== 'object') issues.add([...path, 'fields'], 'is only allowed on object fields');
+    else if (depth >= STATE_FIELD_DEPTH_MAX) issues.add([...path, 'fields'], `state fields nest at most ${STATE_FIELD_DEPTH_MAX} levels deep`);
+    else validateFields(field.fields, [...path, 'fields'], issues, depth + 1);
+  }
   if (isGiven(field.description)) {
     expectString(field.description, [...path, 'description'], issues, { max: STATE_FIELD_DESCRIPTION_MAX });
   }

@@ -1,4 +1,4 @@
-import { decisionContract, TEMPLATES, validateSchema, type NormalizedSchema, type StateSchema } from '@ds/decision-schema';
+import { decisionContract, TEMPLATES, validateSchema, type NormalizedSchema, type StateField, type StateSchema } from '@ds/decision-schema';
 import { validateOpenApi } from '../../../test/support/openapi-validator';
 import { decisionOpenApiDocument, stateJsonSchema } from './decision-document';
 import type { OpenApiDocument } from './document';
@@ -166,6 +166,13 @@ describe('the document narrowed to one decision', () => {
 });
 
 describe('stateJsonSchema', () => {
+  const address: StateField = {
+    type: 'object',
+    description: null,
+    required: false,
+    enum: null,
+    fields: { street: { type: 'string', description: null, required: true, enum: null } },
+  };
   it.each<[StateSchema, unknown, boolean]>([
     [{ type: 'text' }, 'hello', true],
     [{ type: 'text' }, '', false],
@@ -177,6 +184,10 @@ describe('stateJsonSchema', () => {
     [{ type: 'object', fields: { n: { type: 'integer', description: null, required: true, enum: null } } }, { n: 2 }, true],
     [{ type: 'object', fields: { n: { type: 'integer', description: null, required: true, enum: null } } }, { n: 2.5 }, false],
     [{ type: 'object', fields: { b: { type: 'boolean', description: 'flag', required: false, enum: null } } }, {}, true],
+    [{ type: 'object', fields: { a: address } }, { a: { street: 'Main', extra: 1 } }, true],
+    [{ type: 'object', fields: { a: address } }, { a: null }, true],
+    [{ type: 'object', fields: { a: address } }, { a: {} }, false],
+    [{ type: 'object', fields: { a: address } }, { a: { street: 3 } }, false],
   ])('%j accepts %j: %s', (state, value, accepted) => {
     expect(checkAgainstSchema(stateJsonSchema(state), value).length === 0).toBe(accepted);
   });

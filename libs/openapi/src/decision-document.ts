@@ -40,6 +40,13 @@ function fieldSchema(field: StateField): JsonSchema {
   const schema: JsonSchema = { type };
   if (field.description) schema.description = field.description;
   if (field.enum) schema.enum = field.required ? [...field.enum] : [...field.enum, null];
+  if (field.fields) {
+    const inner = Object.entries(field.fields);
+    schema.properties = Object.fromEntries(inner.map(([name, innerField]) => [name, fieldSchema(innerField)]));
+    const required = inner.filter(([, innerField]) => innerField.required).map(([name]) => name);
+    if (required.length > 0) schema.required = required;
+    schema.additionalProperties = true;
+  }
   return schema;
 }
 

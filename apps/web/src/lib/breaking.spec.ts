@@ -52,6 +52,31 @@ describe('breakingChanges', () => {
     );
   });
 
+  it('names sub-field changes by their dotted path', () => {
+    const withAddress = (fields: Record<string, unknown>) =>
+      edited((s) => {
+        s.state.fields.address = { type: 'object', fields };
+      });
+    const before = withAddress({ street: { type: 'string' }, zip: { type: 'string', enum: ['1', '2'] } });
+    expect(breakingChanges(before, withAddress({ street: { type: 'string' }, zip: { type: 'string', enum: ['1', '2'] }, city: { type: 'string' } }))).toEqual(
+      [],
+    );
+    expect(
+      breakingChanges(
+        before,
+        withAddress({ street: { type: 'string', required: true }, zip: { type: 'string', enum: ['1'] }, city: { type: 'string', required: true } }),
+      ),
+    ).toEqual([
+      { kind: 'fieldRequired', subject: 'address.street' },
+      { kind: 'enumNarrowed', subject: 'address.zip', values: ['2'] },
+      { kind: 'fieldAdded', subject: 'address.city' },
+    ]);
+    expect(breakingChanges(before, withAddress({ street: { type: 'integer' } }))).toEqual([
+      { kind: 'fieldType', subject: 'address.street: string → integer' },
+      { kind: 'fieldRemoved', subject: 'address.zip' },
+    ]);
+  });
+
   it('names a narrowed enum with the values dropped, and an enum put on a free field', () => {
     const changed = edited((s) => {
       s.state.fields.plan.enum = ['pro'];

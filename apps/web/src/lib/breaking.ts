@@ -33,16 +33,21 @@ function stateChanges(before: NormalizedSchema['state'], after: NormalizedSchema
   if (before.type === 'list' && after.type === 'list')
     return before.items === after.items ? [] : [{ kind: 'listItems', subject: `${before.items} → ${after.items}` }];
   if (before.type !== 'object' || after.type !== 'object') return [];
+  return fieldsChanges('', before.fields, after.fields);
+}
+
+/** Sub-fields are named by their dotted path (`address.street`), as the state check names them. */
+function fieldsChanges(prefix: string, before: Record<string, StateField>, after: Record<string, StateField>): BreakingChange[] {
   const changes: BreakingChange[] = [];
-  for (const [name, field] of Object.entries(after.fields)) {
-    const old = before.fields[name];
+  for (const [name, field] of Object.entries(after)) {
+    const old = Object.prototype.hasOwnProperty.call(before, name) ? before[name] : undefined;
     if (!old) {
-      if (field.required) changes.push({ kind: 'fieldAdded', subject: name });
+      if (field.required) changes.push({ kind: 'fieldAdded', subject: `${prefix}${name}` });
       continue;
     }
-    changes.push(...fieldChanges(name, old, field));
+    changes.push(...fieldChanges(`${prefix}${name}`, old, field));
   }
-  for (const name of Object.keys(before.fields)) if (!(name in after.fields)) changes.push({ kind: 'fieldRemoved', subject: name });
+  for (const name of Object.keys(before)) if (!(name in after)) changes.push({ kind: 'fieldRemoved', subject: `${prefix}${name}` });
   return changes;
 }
 
@@ -55,6 +60,7 @@ function fieldChanges(name: string, before: StateField, after: StateField): Brea
     const dropped = before.enum.filter((value) => !after.enum!.includes(value));
     if (dropped.length > 0) changes.push({ kind: 'enumNarrowed', subject: name, values: dropped });
   }
+  changes.push(...fieldsChanges(`${name}.`, before.fields ?? {}, after.fields ?? {}));
   return changes;
 }
 

@@ -22,6 +22,7 @@ describe('describePath', () => {
 
   it('names state fields, settings, destinations and policies in the form’s words', () => {
     expect(describePath('state.fields.plan.enum.1', doc, t)).toBe('State › Field plan › Allowed value 2 (pro)');
+    expect(describePath('state.fields.address.fields.street.type', doc, t)).toBe('State › Field address › Field street › Type');
     expect(describePath('destinations.0.url', doc, t)).toBe('Destination 1 (ops) › URL');
     expect(describePath('policies.0.action', doc, t)).toBe('Rule 1 › Action');
     expect(describePath('settings.timeoutMs', doc, t)).toBe('Settings › Timeout (ms)');

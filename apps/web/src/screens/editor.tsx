@@ -1,5 +1,5 @@
 import { ReactNode, useContext, useEffect, useMemo, useRef, useState } from 'react';
-import { Change, jsonDiff, SchemaIssue, STATE_FIELD_TYPES, validateSchema } from '@ds/decision-schema';
+import { Change, jsonDiff, limits, SchemaIssue, STATE_FIELD_TYPES, validateSchema } from '@ds/decision-schema';
 import { api, ApiError, DecisionDetails } from '../lib/api';
 import { fieldId, issuesAt, setIn } from '../lib/issues';
 import { draftToRestore, dropLocalDraft, HEARTBEAT_MS, keepLocalDraft, readLocalDraft, sameJson, thisTab } from '../lib/drafts';
@@ -13,6 +13,7 @@ import { CompositesEditor } from '../editors/composites';
 import { DestinationsEditor } from '../editors/destinations';
 import { PoliciesEditor } from '../editors/policies';
 import { CheckField, Confirmation, describedBy, EditorContext, FieldIssues, NumberField, SelectField, TextField, Update } from '../editors/fields';
+import { JsonView } from '../editors/json-view';
 
 type Json = any;
 
@@ -305,23 +306,7 @@ export function Editor({ decision, onSaved }: { decision: DecisionDetails; onSav
           <fieldset disabled={!editable} className="plain">
             <legend className="visually-hidden">{decision.name}</legend>
             {view === 'json' ? (
-              <label className="json-editor">
-                <span>{t('ed.json')}</span>
-                <textarea
-                  id="schema-json"
-                  value={text}
-                  spellCheck={false}
-                  rows={30}
-                  aria-invalid={jsonError !== null}
-                  aria-describedby={jsonError ? 'json-error' : undefined}
-                  onChange={(event) => editText(event.target.value)}
-                />
-                {jsonError && (
-                  <span id="json-error" className="issue">
-                    {t('ed.jsonError', { message: jsonError })}
-                  </span>
-                )}
-              </label>
+              <JsonView text={text} onChange={editText} issues={shownIssues} doc={doc} readOnly={!editable} />
             ) : jsonError ? (
               <p className="issue">{t('ed.jsonError', { message: jsonError })}</p>
             ) : (
@@ -698,13 +683,6 @@ function SchemaForm({ doc, issues, update }: { doc: Json; issues: SchemaIssue[];
 function StateSection({ state, issues, update }: { state: Json; issues: SchemaIssue[]; update: Update }) {
   const { t } = useApp();
   const type = state?.type;
-  const fields: Array<[string, Json]> = type === 'object' && state.fields && typeof state.fields === 'object' ? Object.entries(state.fields) : [];
-  const renameField = (from: string, to: string) => {
-    // Keeps the order of the fields: the object is rebuilt with the one key replaced.
-    const next: Record<string, Json> = {};
-    for (const [name, field] of fields) next[name === from ? to : name] = field;
-    update(['state', 'fields'], next);
-  };
   return (
     <section className="card" aria-labelledby="sec-state">
       <h2 tabIndex={-1} id="sec-state">
@@ -737,68 +715,101 @@ function StateSection({ state, issues, update }: { state: Json; issues: SchemaIs
           ]}
         />
       )}
-      {type === 'object' && (
-        <div className="rows">
-          {fields.map(([name, field], index) => (
-            <fieldset key={index} className="row">
-              <legend>
-                {t('ed.field')} <code>{name}</code>
-              </legend>
-              <div className="grid">
-                <label className="field">
-                  <span>{t('ed.field.name')}</span>
-                  <input
-                    id={fieldId(`state.fields.${name}`)}
-                    value={name}
-                    onChange={(event) => renameField(name, event.target.value)}
-                    {...describedBy(issues, `state.fields.${name}`)}
-                  />
-                  <FieldIssues issues={issues} path={`state.fields.${name}`} />
-                </label>
-                <SelectField
-                  label={t('ed.field.type')}
-                  path={['state', 'fields', name, 'type']}
-                  issues={issues}
-                  value={field?.type}
-                  update={update}
-                  options={STATE_FIELD_TYPES.map((value): [string, string] => [value, value])}
-                />
-                <TextField
-                  label={t('ed.field.description')}
-                  path={['state', 'fields', name, 'description']}
-                  issues={issues}
-                  value={field?.description}
-                  update={update}
-                />
-                <CheckField label={t('ed.field.required')} path={['state', 'fields', name, 'required']} value={field?.required} update={update} />
-              </div>
-              {(field?.type === 'string' || field?.enum !== undefined) && <EnumValues name={name} values={field?.enum} issues={issues} update={update} />}
-              <button type="button" className="link" onClick={() => update(['state', 'fields', name], undefined)}>
-                {t('ed.remove')} <span className="visually-hidden">{name}</span>
-              </button>
-            </fieldset>
-          ))}
-          <button
-            type="button"
-            onClick={() => {
-              let n = fields.length + 1;
-              while (fields.some(([name]) => name === `field_${n}`)) n++;
-              update(['state', 'fields', `field_${n}`], { type: 'string' });
-            }}
-          >
-            {t('ed.field.add')}
-          </button>
-        </div>
-      )}
+      {type === 'object' && <StateFields fields={state.fields} path={['state', 'fields']} depth={1} issues={issues} update={update} />}
     </section>
   );
 }
 
+/**
+ * The fields of an object state, or an object field's sub-fields (`path` ends in `fields`): each with its name,
+ * type, description, required flag, allowed values for a string and sub-fields for an object, down to the depth
+ * the schema allows.
+ */
+function StateFields({ fields, path, depth, issues, update }: { fields: unknown; path: string[]; depth: number; issues: SchemaIssue[]; update: Update }) {
+  const { t } = useApp();
+  const entries: Array<[string, Json]> = fields && typeof fields === 'object' ? Object.entries(fields) : [];
+  const dotted = path.join('.');
+  const nested = depth > 1;
+  const renameField = (from: string, to: string) => {
+    // Keeps the order of the fields: the object is rebuilt with the one key replaced.
+    const next: Record<string, Json> = {};
+    for (const [name, field] of entries) next[name === from ? to : name] = field;
+    update(path, next);
+  };
+  const add = () => {
+    let n = entries.length + 1;
+    while (entries.some(([name]) => name === `field_${n}`)) n++;
+    update([...path, `field_${n}`], { type: 'string' });
+    setTimeout(() => document.getElementById(fieldId(`${dotted}.field_${n}`))?.focus(), 0);
+  };
+  return (
+    <div className={nested ? 'rows sub-fields' : 'rows'}>
+      {nested && <h3>{t('ed.field.subFields')}</h3>}
+      {nested && entries.length === 0 && <p className="muted small">{t('ed.field.subFieldsHint')}</p>}
+      <FieldIssues issues={issues} path={dotted} />
+      {entries.map(([name, field], index) => {
+        const fieldPath = [...path, name];
+        const at = fieldPath.join('.');
+        return (
+          <fieldset key={index} className="row">
+            <legend>
+              {t(nested ? 'ed.field.sub' : 'ed.field')} <code>{fieldName(fieldPath)}</code>
+            </legend>
+            <div className="grid">
+              <label className="field">
+                <span>{t('ed.field.name')}</span>
+                <input id={fieldId(at)} value={name} onChange={(event) => renameField(name, event.target.value)} {...describedBy(issues, at)} />
+                <FieldIssues issues={issues} path={at} />
+              </label>
+              <SelectField
+                label={t('ed.field.type')}
+                path={[...fieldPath, 'type']}
+                issues={issues}
+                value={field?.type}
+                update={(typePath, value) =>
+                  // Sub-fields belong to object fields only: a type change away from object drops them.
+                  value !== 'object' && field?.fields !== undefined ? update(fieldPath, { ...field, type: value, fields: undefined }) : update(typePath, value)
+                }
+                options={STATE_FIELD_TYPES.map((value): [string, string] => [value, value])}
+              />
+              <TextField label={t('ed.field.description')} path={[...fieldPath, 'description']} issues={issues} value={field?.description} update={update} />
+              <CheckField label={t('ed.field.required')} path={[...fieldPath, 'required']} value={field?.required} update={update} />
+            </div>
+            {(field?.type === 'string' || field?.enum !== undefined) && <EnumValues path={fieldPath} values={field?.enum} issues={issues} update={update} />}
+            {(field?.type === 'object' || field?.fields !== undefined) &&
+              (depth < limits.STATE_FIELD_DEPTH_MAX || field?.fields !== undefined ? (
+                <StateFields fields={field?.fields} path={[...fieldPath, 'fields']} depth={depth + 1} issues={issues} update={update} />
+              ) : (
+                <p className="muted small">{t('ed.field.depthLimit', { depth: limits.STATE_FIELD_DEPTH_MAX })}</p>
+              ))}
+            <button type="button" className="link" onClick={() => update(fieldPath, undefined)}>
+              {t('ed.remove')} <span className="visually-hidden">{at}</span>
+            </button>
+          </fieldset>
+        );
+      })}
+      <button type="button" onClick={add}>
+        {t(nested ? 'ed.field.subAdd' : 'ed.field.add')}
+        {nested && <span className="visually-hidden"> {fieldName(path.slice(0, -1))}</span>}
+      </button>
+    </div>
+  );
+}
+
+/** A field's name as a caller writes its place in the state: `address.street`. */
+function fieldName(path: string[]): string {
+  return path
+    .slice(2)
+    .filter((part, index) => index % 2 === 0)
+    .join('.');
+}
+
 /** A string field's allowed values, one control each; none means any text. */
-function EnumValues({ name, values, issues, update }: { name: string; values: unknown; issues: SchemaIssue[]; update: Update }) {
+function EnumValues({ path: fieldPath, values, issues, update }: { path: string[]; values: unknown; issues: SchemaIssue[]; update: Update }) {
   const { t } = useApp();
   const { markFresh } = useContext(EditorContext);
-  const path = ['state', 'fields', name, 'enum'];
+  const name = fieldPath[fieldPath.length - 1];
+  const path = [...fieldPath, 'enum'];
   const list: unknown[] = Array.isArray(values) ? values : [];
   const dotted = path.join('.');
   return (
