@@ -161,9 +161,11 @@ describe('an author’s journey in the browser', () => {
 
     // The JSON view shows the same document.
     await page.getByRole('button', { name: 'JSON', exact: true }).click();
-    // CodeMirror draws the lines in view: the first question's are near the top.
+    // CodeMirror draws only the lines in view: scroll down from the top of the editor until the question's line is drawn.
     await page.locator('#schema-json-label').evaluate((label) => label.scrollIntoView({ block: 'start' }));
-    await page.locator('#schema-json').getByText('Pick the one main need.').waitFor();
+    const instructionsLine = page.locator('#schema-json').getByText('Pick the one main need.');
+    for (let step = 0; step < 20 && !(await instructionsLine.isVisible()); step++) await page.mouse.wheel(0, 300);
+    await instructionsLine.waitFor();
     await screen(page, 'editor-json');
     await page.getByRole('button', { name: 'Form', exact: true }).click();
     await page.getByRole('button', { name: 'Save draft' }).click();
