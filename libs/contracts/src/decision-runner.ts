@@ -341,6 +341,19 @@ export interface DecisionChangedNotice {
 }
 
 /** An outcome reported for an execution, by API key or from the application. The body is checked by the runner. */
+export interface ExecutionInputRequest extends WorkspaceScoped {
+  executionId: string;
+}
+
+/** The state an execution was called with, for trying it again in the playground; `kept` is false where its version did not store inputs. */
+export interface ExecutionInputReply {
+  execution_id: string;
+  decision_id: string;
+  decision: string;
+  kept: boolean;
+  state?: unknown;
+}
+
 export interface RecordOutcomeRequest extends WorkspaceScoped {
   executionId: string;
   body: unknown;
@@ -435,6 +448,8 @@ export const RUNNER_SUBJECTS = {
   playground: rpcSubject<PlaygroundRunRequest, PlaygroundRunReply>('v1.decision-runner.playground.run'),
   /** What turned out to be right for an execution; a repeat replaces it. */
   recordOutcome: rpcSubject<RecordOutcomeRequest, OutcomeReply>('v1.decision-runner.executions.outcome'),
+  /** The stored state of one execution, for people who may edit the decision. */
+  executionInput: rpcSubject<ExecutionInputRequest, ExecutionInputReply>('v1.decision-runner.executions.input'),
   /** Calibration, accuracy and agreement of one version over its executions with outcomes. */
   qualityReport: rpcSubject<QualityReportRequest, Record<string, unknown>>('v1.decision-runner.decisions.quality'),
   /** Fits a calibration per question from a version's outcomes and writes it into the draft. */

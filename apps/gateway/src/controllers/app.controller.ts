@@ -338,6 +338,13 @@ export class AppController {
     return this.rpc.call(SUBJECTS.runner.listExecutions, { workspaceId: ws, ...executionQuery(query) }, { requestId });
   }
 
+  /** The state an execution was called with (where its version stores inputs), to try again in the playground. */
+  @Get('workspaces/:ws/executions/:id/input')
+  @WorkspaceRole('member', 'decisions:write')
+  executionInput(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string) {
+    return this.rpc.call(SUBJECTS.runner.executionInput, { workspaceId: ws, executionId: id }, { requestId });
+  }
+
   /** A person reviewing an execution records what was right; embedded editors need the permission to edit decisions. */
   @Put('workspaces/:ws/executions/:id/outcome')
   @WorkspaceRole('member', 'decisions:write')
