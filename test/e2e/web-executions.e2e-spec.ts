@@ -124,8 +124,28 @@ describe('the executions screen', () => {
     expect(JSON.parse(await page.locator('textarea').first().inputValue())).toEqual(state);
     await checkScreen(page, 'playground-from-execution', checked);
 
+    // A changed draft deployed with a note: the note is kept with the version and shown in the History tab.
+    const context = `${slug} with a longer context`;
+    const saved = await call('PUT', `/app/v1/workspaces/${ws.workspaceId}/decisions/${decisionId}/draft`, {
+      ...token,
+      body: {
+        schema: triageSchema(context, { settings: { storeInput: true }, destinations: [{ key: 'ops', type: 'webhook', url: receiver.url }] }),
+        revision: 1,
+      },
+    });
+    expect(saved.status).toBe(200);
+    await page.goto(`/decisions/${decisionId}/deploy`);
+    await page.getByRole('button', { name: 'Deploy the draft' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Deploy note (optional)').fill('Longer context for the support team.');
+    await checkScreen(page, 'deploy-note', checked, false);
+    await dialog.getByRole('button', { name: 'Deploy the draft' }).click();
+    await page.getByText('Deployed version 2.').waitFor();
+    await page.getByRole('link', { name: 'History', exact: true }).click();
+    expect(await page.getByTestId('deploy-note').allInnerTexts()).toEqual(['Longer context for the support team.']);
+
     await page.setViewportSize({ width: 360, height: 780 });
-    for (const path of ['/executions', `/executions/${executionId}`, `/deliveries/${deliveryId}`]) {
+    for (const path of ['/executions', `/executions/${executionId}`, `/deliveries/${deliveryId}`, `/decisions/${decisionId}/history`]) {
       await page.goto(path);
       await page.locator('#page-title').waitFor();
       await page.locator('table, dl').first().waitFor();

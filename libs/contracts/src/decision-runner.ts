@@ -78,6 +78,8 @@ export interface Deployer {
 export interface DeployRequest extends DecisionRef {
   /** Absent from older callers: the version is then recorded without its deployer. */
   deployedBy?: Deployer | null;
+  /** Checked by the gateway (deployNote); absent from older callers and from rollbacks. */
+  note?: string | null;
 }
 
 export interface RollbackRequest extends DeployRequest {
@@ -102,6 +104,8 @@ export interface VersionSummary {
   deployed_by: Deployer | null;
   /** The version this one copies when it was a rollback. */
   rolled_back_from: number | null;
+  /** Why it was deployed, in the deployer's words; null when none was given. */
+  note: string | null;
   active: boolean;
   /** Whether this version runs as the shadow of the active one. */
   shadow: boolean;

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Ip, Param, Post, Put, Query, Req } from '@nestjs/common';
 import { FastifyRequest } from 'fastify';
-import { Deployer, ServiceError, SUBJECTS } from '@ds/contracts';
+import { Deployer, deployNote, ServiceError, SUBJECTS } from '@ds/contracts';
 import { TEMPLATES, templateSummary } from '@ds/decision-schema';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { ApiKeysService } from '../auth/api-keys.service';
@@ -225,8 +225,9 @@ export class AppController {
 
   @Post('workspaces/:ws/decisions/:id/deploy')
   @WorkspaceRole('admin', 'decisions:deploy')
-  async deploy(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Req() request: FastifyRequest) {
-    return this.rpc.call(SUBJECTS.runner.deploy, { workspaceId: ws, decisionId: id, deployedBy: await this.deployer(request) }, { requestId });
+  async deploy(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Req() request: FastifyRequest, @Body() body: unknown) {
+    const note = deployNote(body);
+    return this.rpc.call(SUBJECTS.runner.deploy, { workspaceId: ws, decisionId: id, deployedBy: await this.deployer(request), note }, { requestId });
   }
 
   /** Every deployed version, newest first, with who deployed it and its contract changes; like deploy, Admin. */

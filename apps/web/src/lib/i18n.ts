@@ -330,6 +330,8 @@ const en = {
   'ex.detail': 'Execution {id}',
   'ex.back': 'Back to executions',
   'ex.all': 'All decisions',
+  'dep.note': 'Deploy note (optional)',
+  'dep.noteHint': 'Why this version: shown in the History tab. Up to {max} characters.',
   'pg.fromExecution': 'Started from the state of execution',
   'ex.mode': 'Mode',
   'ex.live': 'live',
