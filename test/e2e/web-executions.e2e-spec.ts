@@ -49,7 +49,7 @@ const overflow = (page: Page) =>
   });
 
 describe('the executions screen', () => {
-  it('shows the figures of a run, keeps its filters in the address, follows its delivery and tries its state in the playground', async () => {
+  it('shows the figures of a run, keeps its filters in the address, follows its delivery, tries its state in the playground, deploys with a note, and no screen scrolls sideways at 360 px', async () => {
     const ws = await newWorkspace();
     const slug = `exec-${uniqueMarker().slice(-8)}`;
     const decisionId = await deployedDecision(
@@ -142,15 +142,41 @@ describe('the executions screen', () => {
     await dialog.getByRole('button', { name: 'Deploy the draft' }).click();
     await page.getByText('Deployed version 2.').waitFor();
     await page.getByRole('link', { name: 'History', exact: true }).click();
+    await page.getByTestId('deploy-note').waitFor();
     expect(await page.getByTestId('deploy-note').allInnerTexts()).toEqual(['Longer context for the support team.']);
 
     await page.setViewportSize({ width: 360, height: 780 });
-    for (const path of ['/executions', `/executions/${executionId}`, `/deliveries/${deliveryId}`, `/decisions/${decisionId}/history`]) {
+    // Every screen of the workspace and every view of the decision, at 360 px: nothing runs off the side.
+    const views = ['overview', 'quality', 'editor', 'playground', 'deploy', 'history', 'replay', 'executions', 'deliveries', 'secret-url'];
+    const paths = [
+      ...[
+        '/workspaces',
+        '/decisions',
+        '/decisions/new',
+        '/executions',
+        '/deliveries',
+        '/keys',
+        '/members',
+        '/billing',
+        '/settings',
+        '/signing-secret',
+        '/secrets',
+        '/account',
+      ],
+      `/executions/${executionId}`,
+      `/deliveries/${deliveryId}`,
+      ...views.map((view) => `/decisions/${decisionId}/${view}`),
+    ];
+    const wide: Array<Awaited<ReturnType<typeof overflow>> & { path: string }> = [];
+    for (const path of paths) {
       await page.goto(path);
       await page.locator('#page-title').waitFor();
-      await page.locator('table, dl').first().waitFor();
-      expect({ path, ...(await overflow(page)) }).toEqual({ path, overflow: 0, wide: [] });
+      await page.locator('main p, main table, main dl, main form, main section').first().waitFor();
+      await page.locator('p.loading').first().waitFor({ state: 'detached' });
+      const found = await overflow(page);
+      if (found.overflow > 0 || found.wide.length > 0) wide.push({ path, ...found });
     }
+    expect(wide).toEqual([]);
     await page.goto('/executions');
     await page.getByTestId('execution-delivery').first().waitFor();
     await checkScreen(page, 'narrow-executions-cards', checked);
