@@ -174,6 +174,30 @@ describe('Decision-Version', () => {
 });
 
 describe('version history and rollback', () => {
+  it('keeps a deploy note with its version, trimmed, and refuses one that is not text or too long before deploying', async () => {
+    const ws = await newWorkspace();
+    const marker = uniqueMarker();
+    const { body: created } = await call('POST', `/app/v1/workspaces/${ws.workspaceId}/decisions`, {
+      token: ws.session,
+      body: { slug: 'noted', name: 'Noted', schema: triageSchema(marker) },
+    });
+    const deployUrl = `/app/v1/workspaces/${ws.workspaceId}/decisions/${created.id}/deploy`;
+    const refusedType = await call('POST', deployUrl, { token: ws.session, body: { note: 42 } });
+    expectError(refusedType, 400, 'INVALID_REQUEST');
+    expect(refusedType.body.error.details).toEqual([{ path: 'note', message: 'must be text' }]);
+    expectError(await call('POST', deployUrl, { token: ws.session, body: { note: 'x'.repeat(501) } }), 400, 'INVALID_REQUEST');
+    const first = await call('POST', deployUrl, { token: ws.session, body: { note: '  First version, for the support team.\n' } });
+    expect(first.status).toBe(201);
+    expect(first.body.version).toBe(1);
+    await redeploy(ws, created.id, triageSchema(`${marker} v2`), 1);
+
+    const listed = await call('GET', `/app/v1/workspaces/${ws.workspaceId}/decisions/${created.id}/versions`, { token: ws.session });
+    expect(listed.body.data.map((v: { version: number; note: string | null }) => [v.version, v.note])).toEqual([
+      [2, null],
+      [1, 'First version, for the support team.'],
+    ]);
+  });
+
   it('lists versions with who deployed them and their contract changes, compares two, and rolls back to a copy', async () => {
     const ws = await newWorkspace();
     const marker = uniqueMarker();

@@ -245,7 +245,8 @@ describe('an author’s journey in the browser', () => {
     await row.waitFor();
     expect(await page.locator('table.executions tbody tr', { hasText: 'playground' }).count()).toBe(1);
     await screen(page, 'executions');
-    await row.getByRole('link').click();
+    // The row's first link opens the execution; the others lead to its deliveries.
+    await row.getByRole('link').first().click();
     await expectText(page, run.body.execution_id);
     await screen(page, 'execution');
 

@@ -117,6 +117,8 @@ describe('the Quality tab', () => {
     await page.goto(`/executions/${byForm}`);
     await page.getByRole('heading', { name: 'Outcome', level: 2 }).waitFor();
     await page.getByTestId('outcome-none').waitFor();
+    // The form follows once the answering version's schema is read.
+    await page.getByLabel('intent (choice)').waitFor();
     expect(await page.getByLabel('intent (choice)').locator('option').allInnerTexts()).toEqual(['— not reported —', 'refund', 'exchange', 'other']);
     expect(await page.getByLabel('urgency (score)').locator('option').allInnerTexts()).toEqual(['— not reported —', 'calm', 'annoyed', 'furious']);
     await page.getByLabel('intent (choice)').selectOption('refund');

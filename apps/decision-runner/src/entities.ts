@@ -30,6 +30,8 @@ export class DecisionVersionEntity {
   @PrimaryColumn({ type: 'integer' }) version: number;
   @Column({ type: 'jsonb' }) schema: object;
   @Column({ name: 'deployed_by', type: 'jsonb', nullable: true }) deployedBy: Deployer | null;
+  /** Why it was deployed, as the deployer wrote it; null for rollbacks, shadows and deploys without one. */
+  @Column({ type: 'text', nullable: true }) note: string | null;
   @Column({ name: 'rolled_back_from', type: 'integer', nullable: true }) rolledBackFrom: number | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
 }

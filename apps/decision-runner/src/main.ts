@@ -16,6 +16,7 @@ import { OverviewQuery } from './executions/overview.query';
 import { HooksHandlers } from './hooks/hooks.handlers';
 import { HooksService } from './hooks/hooks.service';
 import { Initial1763780000000 } from './migrations/1763780000000-initial';
+import { DeployNotes1796110000000 } from './migrations/1796110000000-deploy-notes';
 import { ExecutionRetention1764400000000 } from './migrations/1764400000000-execution-retention';
 import { DecisionHooks1795448775114 } from './migrations/1795448775114-decision-hooks';
 import { SealedHookSecrets1795600000001 } from './migrations/1795600000001-sealed-hook-secrets';
@@ -63,6 +64,7 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       ShadowVersions1796052483117,
       Replays1796058314159,
       ExecutionLeases1796100000000,
+      DeployNotes1796110000000,
     ],
   },
   readConfig: readDecisionRunnerConfig,

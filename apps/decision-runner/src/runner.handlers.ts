@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
+  ExecutionInputRequest,
   CopyDecisionsRequest,
   CreateDecisionRequest,
   CompareVersionsRequest,
@@ -130,6 +131,11 @@ export class RunnerHandlers {
   @MessagePattern(SUBJECTS.runner.playground)
   playgroundRun(@Payload() request: PlaygroundRunRequest) {
     return this.playground.run(request);
+  }
+
+  @MessagePattern(SUBJECTS.runner.executionInput)
+  executionInput(@Payload() request: ExecutionInputRequest) {
+    return this.executions.input(request);
   }
 
   @MessagePattern(SUBJECTS.runner.recordOutcome)

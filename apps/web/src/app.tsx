@@ -19,7 +19,7 @@ import { AcceptInvitation } from './screens/invitations';
 import { AccountPage } from './screens/account';
 import { Billing } from './screens/billing';
 import { Settings } from './screens/settings';
-import { Deliveries, SigningSecret } from './screens/deliveries';
+import { Deliveries, DeliveryDetail, SigningSecret } from './screens/deliveries';
 
 const WORKSPACE_KEY = 'ds.workspace';
 
@@ -213,6 +213,7 @@ function Routes() {
   else if (path === '/billing') screen = <Billing />;
   else if (path === '/settings') screen = <Settings />;
   else if (path === '/deliveries') screen = <Deliveries />;
+  else if ((params = match('/deliveries/:id', path))) screen = <DeliveryDetail id={params.id} />;
   else if (path === '/signing-secret') screen = <SigningSecret />;
   else if (path === '/secrets') screen = <Secrets />;
   else screen = <p role="alert">{app.t('error.notFound')}</p>;

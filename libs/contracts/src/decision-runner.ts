@@ -78,6 +78,8 @@ export interface Deployer {
 export interface DeployRequest extends DecisionRef {
   /** Absent from older callers: the version is then recorded without its deployer. */
   deployedBy?: Deployer | null;
+  /** Checked by the gateway (deployNote); absent from older callers and from rollbacks. */
+  note?: string | null;
 }
 
 export interface RollbackRequest extends DeployRequest {
@@ -102,6 +104,8 @@ export interface VersionSummary {
   deployed_by: Deployer | null;
   /** The version this one copies when it was a rollback. */
   rolled_back_from: number | null;
+  /** Why it was deployed, in the deployer's words; null when none was given. */
+  note: string | null;
   active: boolean;
   /** Whether this version runs as the shadow of the active one. */
   shadow: boolean;
@@ -341,6 +345,19 @@ export interface DecisionChangedNotice {
 }
 
 /** An outcome reported for an execution, by API key or from the application. The body is checked by the runner. */
+export interface ExecutionInputRequest extends WorkspaceScoped {
+  executionId: string;
+}
+
+/** The state an execution was called with, for trying it again in the playground; `kept` is false where its version did not store inputs. */
+export interface ExecutionInputReply {
+  execution_id: string;
+  decision_id: string;
+  decision: string;
+  kept: boolean;
+  state?: unknown;
+}
+
 export interface RecordOutcomeRequest extends WorkspaceScoped {
   executionId: string;
   body: unknown;
@@ -435,6 +452,8 @@ export const RUNNER_SUBJECTS = {
   playground: rpcSubject<PlaygroundRunRequest, PlaygroundRunReply>('v1.decision-runner.playground.run'),
   /** What turned out to be right for an execution; a repeat replaces it. */
   recordOutcome: rpcSubject<RecordOutcomeRequest, OutcomeReply>('v1.decision-runner.executions.outcome'),
+  /** The stored state of one execution, for people who may edit the decision. */
+  executionInput: rpcSubject<ExecutionInputRequest, ExecutionInputReply>('v1.decision-runner.executions.input'),
   /** Calibration, accuracy and agreement of one version over its executions with outcomes. */
   qualityReport: rpcSubject<QualityReportRequest, Record<string, unknown>>('v1.decision-runner.decisions.quality'),
   /** Fits a calibration per question from a version's outcomes and writes it into the draft. */

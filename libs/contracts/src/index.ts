@@ -11,3 +11,4 @@ export * from './gateway';
 export * from './nats-permissions';
 export * from './public-api';
 export * from './column-ranges';
+export * from './deploy-note';

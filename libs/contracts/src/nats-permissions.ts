@@ -70,6 +70,7 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
       runner.getDecision,
       runner.playground,
       runner.recordOutcome,
+      runner.executionInput,
       runner.qualityReport,
       runner.fitCalibration,
       engine.setProviderKey,

@@ -106,7 +106,7 @@ export class DecisionsService {
     const decision = await this.find(ref);
     // Deploying re-validates the draft: rules may have become stricter since it was saved.
     const schema = deployableDraft(decision.draftSchema);
-    const deployed = await this.db.transaction((tx) => nextVersion(tx, decision, schema, ref.deployedBy ?? null, null));
+    const deployed = await this.db.transaction((tx) => nextVersion(tx, decision, schema, ref.deployedBy ?? null, null, ref.note ?? null));
     this.runnable.changed(ref.workspaceId, decision.slug);
     return deployed;
   }

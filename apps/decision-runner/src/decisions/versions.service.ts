@@ -36,6 +36,7 @@ export class VersionsService {
       deployed_at: row.createdAt.toISOString(),
       deployed_by: row.deployedBy,
       rolled_back_from: row.rolledBackFrom,
+      note: row.note,
       active: row.version === decision.activeVersion,
       shadow: row.version === decision.shadowVersion,
       contract_changes: contractChanges(i === 0 ? null : (rows[i - 1]!.schema as NormalizedSchema), row.schema as NormalizedSchema),
@@ -100,6 +101,7 @@ export async function nextVersion(
   schema: object,
   deployedBy: Deployer | null,
   rolledBackFrom: number | null,
+  note: string | null = null,
 ): Promise<DeployedReply> {
   const [updated] = rowsReturned<{ active_version: number }>(
     await tx.query(
@@ -110,7 +112,7 @@ export async function nextVersion(
   );
   const version = updated?.active_version;
   if (version === undefined) throw new ServiceError('CONFLICT', 'Another deploy of this decision finished first; reload and deploy again.');
-  await tx.getRepository(DecisionVersionEntity).insert({ decisionId: decision.id, version, schema, deployedBy, rolledBackFrom });
+  await tx.getRepository(DecisionVersionEntity).insert({ decisionId: decision.id, version, schema, deployedBy, rolledBackFrom, note });
   return { version };
 }
 

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import {
+  ExecutionInputReply,
+  ExecutionInputRequest,
   ExecutionOutcomesReply,
   ExecutionOutcomesRequest,
   isBigintText,
@@ -11,6 +13,7 @@ import {
   ListExecutionsRequest,
   ServiceError,
 } from '@ds/contracts';
+import { looksLikeId } from '@ds/ids';
 import { ExecutionEntity } from '../entities';
 
 /**
@@ -54,6 +57,27 @@ export class ExecutionsQuery {
     };
   }
 
+  /**
+   * The state one execution was called with, kept as `{ state }` where its version stores inputs. Only the
+   * application API asks, for a person who may edit the decision to try that state again in the playground.
+   */
+  async input(request: ExecutionInputRequest): Promise<ExecutionInputReply> {
+    if (!looksLikeId('exec', request.executionId)) throw noSuchExecution();
+    const [row] = (await this.db.query('SELECT decision_id, decision_slug, input FROM executions WHERE workspace_id = $1 AND id = $2', [
+      request.workspaceId,
+      request.executionId,
+    ])) as Array<{ decision_id: string; decision_slug: string; input: { state?: unknown } | null }>;
+    if (!row) throw noSuchExecution();
+    const kept = row.input !== null && typeof row.input === 'object' && 'state' in row.input;
+    return {
+      execution_id: request.executionId,
+      decision_id: row.decision_id,
+      decision: row.decision_slug,
+      kept,
+      ...(kept ? { state: row.input!.state } : {}),
+    };
+  }
+
   /** What billing needs to settle a reservation the runner could not settle itself. */
   async outcomes(request: ExecutionOutcomesRequest): Promise<ExecutionOutcomesReply> {
     const rows: Array<{ id: string; billable: boolean }> = await this.db.query(
@@ -77,6 +101,10 @@ export class ExecutionsQuery {
     );
     return { billable: rows.map((row) => row.id) };
   }
+}
+
+function noSuchExecution(): ServiceError {
+  return new ServiceError('NOT_FOUND', 'No such execution in this workspace.');
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Ip, Param, Post, Put, Query, Req } from '@nestjs/common';
 import { FastifyRequest } from 'fastify';
-import { Deployer, ServiceError, SUBJECTS } from '@ds/contracts';
+import { Deployer, deployNote, ServiceError, SUBJECTS } from '@ds/contracts';
 import { TEMPLATES, templateSummary } from '@ds/decision-schema';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { ApiKeysService } from '../auth/api-keys.service';
@@ -225,8 +225,9 @@ export class AppController {
 
   @Post('workspaces/:ws/decisions/:id/deploy')
   @WorkspaceRole('admin', 'decisions:deploy')
-  async deploy(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Req() request: FastifyRequest) {
-    return this.rpc.call(SUBJECTS.runner.deploy, { workspaceId: ws, decisionId: id, deployedBy: await this.deployer(request) }, { requestId });
+  async deploy(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Req() request: FastifyRequest, @Body() body: unknown) {
+    const note = deployNote(body);
+    return this.rpc.call(SUBJECTS.runner.deploy, { workspaceId: ws, decisionId: id, deployedBy: await this.deployer(request), note }, { requestId });
   }
 
   /** Every deployed version, newest first, with who deployed it and its contract changes; like deploy, Admin. */
@@ -336,6 +337,13 @@ export class AppController {
   @WorkspaceRole('viewer', 'executions:read')
   listExecutions(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Query() query: Record<string, unknown>) {
     return this.rpc.call(SUBJECTS.runner.listExecutions, { workspaceId: ws, ...executionQuery(query) }, { requestId });
+  }
+
+  /** The state an execution was called with (where its version stores inputs), to try again in the playground. */
+  @Get('workspaces/:ws/executions/:id/input')
+  @WorkspaceRole('member', 'decisions:write')
+  executionInput(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string) {
+    return this.rpc.call(SUBJECTS.runner.executionInput, { workspaceId: ws, executionId: id }, { requestId });
   }
 
   /** A person reviewing an execution records what was right; embedded editors need the permission to edit decisions. */

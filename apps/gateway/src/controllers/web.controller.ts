@@ -52,6 +52,7 @@ export const APP_ROUTES = [
   'billing',
   'settings',
   'deliveries',
+  'deliveries/:id',
   'signing-secret',
   'secrets',
   'invitations/accept',

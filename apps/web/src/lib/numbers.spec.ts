@@ -1,4 +1,4 @@
-import { formatAnswer, formatCompact, formatCount, formatDecimal, formatShare } from './numbers';
+import { formatAnswer, formatCompact, formatCount, formatDecimal, formatShare, formatUsd } from './numbers';
 
 describe('numbers for people', () => {
   it('groups thousands in the reader’s language', () => {
@@ -34,5 +34,11 @@ describe('numbers for people', () => {
     expect(formatCompact(750_000, 'en')).toBe('750K');
     expect(formatCompact(1_250, 'en')).toBe('1.3K');
     expect(formatCompact(12, 'en')).toBe('12');
+  });
+
+  it('shows a run’s cost in dollars to two significant digits, not rounded to cents', () => {
+    expect(formatUsd(0.000251, 'en')).toBe('$0.00025');
+    expect(formatUsd(1.2345, 'en')).toBe('$1.2');
+    expect(formatUsd(0, 'en')).toBe('$0.00');
   });
 });

@@ -28,3 +28,9 @@ export function formatAnswer(value: unknown, locale: string): string {
 export function formatCompact(value: number, locale: string): string {
   return new Intl.NumberFormat(locale, { notation: 'compact', maximumFractionDigits: 1 }).format(value);
 }
+
+/** An estimated cost in US dollars: a run costs fractions of a cent, so two significant digits rather than cents. */
+export function formatUsd(value: number, locale: string): string {
+  if (value === 0) return new Intl.NumberFormat(locale, { style: 'currency', currency: 'USD' }).format(0);
+  return new Intl.NumberFormat(locale, { style: 'currency', currency: 'USD', maximumSignificantDigits: 2 }).format(value);
+}

@@ -102,11 +102,15 @@ function BreakingList({ changes }: { changes: BreakingChange[] }) {
   );
 }
 
+/** The API's limit on a deploy note (`deployNote` in libs/contracts); the field stops there rather than failing the deploy. */
+const DEPLOY_NOTE_MAX_LENGTH = 500;
+
 function Deploy({ decision, reload }: { decision: DecisionDetails; reload: () => void }) {
   const { t, workspace } = useApp();
   const ws = workspace!.id;
   const [message, setMessage] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
+  const [note, setNote] = useState('');
   const [switchingOff, setSwitchingOff] = useState(false);
   const { busy, error, act: run } = useAction(reload);
   const changes = useMemo(() => jsonDiff(contractOf(decision.active_schema), contractOf(decision.draft)), [decision]);
@@ -124,7 +128,12 @@ function Deploy({ decision, reload }: { decision: DecisionDetails; reload: () =>
 
   const deploy = () => {
     setConfirming(false);
-    void act(async () => t('dep.deployed', { version: (await api<{ version: number }>('POST', `/workspaces/${ws}/decisions/${decision.id}/deploy`)).version }));
+    void act(async () => {
+      const body = note.trim() === '' ? undefined : { note };
+      const { version } = await api<{ version: number }>('POST', `/workspaces/${ws}/decisions/${decision.id}/deploy`, body);
+      setNote('');
+      return t('dep.deployed', { version });
+    });
   };
 
   const setEndpoint = (enabled: boolean) =>
@@ -172,6 +181,17 @@ function Deploy({ decision, reload }: { decision: DecisionDetails; reload: () =>
           onConfirm={deploy}
         >
           {breaking.length > 0 ? <BreakingList changes={breaking} /> : <p>{t('dep.confirmBody')}</p>}
+          <label className="field">
+            <span>{t('dep.note')}</span>
+            <textarea
+              rows={2}
+              maxLength={DEPLOY_NOTE_MAX_LENGTH}
+              value={note}
+              aria-describedby="deploy-note-hint"
+              onChange={(event) => setNote(event.target.value)}
+            />
+            <small id="deploy-note-hint">{t('dep.noteHint', { max: DEPLOY_NOTE_MAX_LENGTH })}</small>
+          </label>
         </ConfirmDialog>
       )}
       <section className="card" aria-labelledby="endpoint-title">

@@ -14,6 +14,8 @@ interface Attempt {
   error: string | null;
 }
 
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
 interface Delivery {
   id: string;
   decision_id: string;
@@ -23,7 +25,7 @@ interface Delivery {
   kind: string;
   url: string;
   livemode: boolean;
-  status: 'pending' | 'succeeded' | 'failed';
+  status: DeliveryStatus;
   sequence: number;
   attempt_count: number;
   next_attempt_at: string | null;
@@ -109,51 +111,7 @@ export function DeliveriesTable({ decisionId }: { decisionId?: string }) {
           <ul className="deliveries">
             {rows.map((delivery) => (
               <li key={delivery.id} className="card delivery">
-                <div className="delivery-head">
-                  <h2 id={`dlv-${delivery.id}`} className="delivery-title">
-                    <code>{delivery.destination_key}</code> <span className="muted small">({delivery.kind})</span>
-                  </h2>
-                  <span className={`badge ${delivery.status}`} data-testid="delivery-status">
-                    {t(`dlv.status.${delivery.status}`)}
-                  </span>
-                </div>
-                <dl className="facts">
-                  <dt>{t('dlv.decision')}</dt>
-                  <dd>
-                    <Link href={`/decisions/${delivery.decision_id}/deliveries`}>
-                      <code>{delivery.decision_slug}</code>
-                    </Link>
-                  </dd>
-                  <dt>{t('dlv.url')}</dt>
-                  <dd className="break">
-                    <code>{delivery.url}</code>
-                  </dd>
-                  <dt>{t('dlv.created')}</dt>
-                  <dd>{formatDate(delivery.created_at)}</dd>
-                  <dt>{t('dlv.id')}</dt>
-                  <dd>
-                    <code>{delivery.id}</code>
-                    {!delivery.livemode && <span className="badge">{t('dlv.test')}</span>}
-                  </dd>
-                  {delivery.next_attempt_at && delivery.status === 'pending' && (
-                    <>
-                      <dt>{t('dlv.next')}</dt>
-                      <dd>{formatDate(delivery.next_attempt_at)}</dd>
-                    </>
-                  )}
-                </dl>
-                <details>
-                  <summary>{t('dlv.attempts', { count: delivery.attempts.length })}</summary>
-                  <AttemptsTable delivery={delivery} />
-                </details>
-                {delivery.status === 'failed' && member && (
-                  <div className="actions">
-                    <button type="button" onClick={() => void resend(delivery)}>
-                      {t('dlv.resend')} <span className="visually-hidden">{delivery.destination_key}</span>
-                    </button>
-                  </div>
-                )}
-                {rowErrors[delivery.id] !== undefined && <ErrorBox error={rowErrors[delivery.id]} />}
+                <DeliveryCard delivery={delivery} onResend={member ? () => void resend(delivery) : undefined} error={rowErrors[delivery.id]} />
               </li>
             ))}
           </ul>
@@ -161,6 +119,142 @@ export function DeliveriesTable({ decisionId }: { decisionId?: string }) {
       </CursorListBody>
     </div>
   );
+}
+
+/** One delivery: where it went, its state, its attempts, and Resend when it failed and the reader may resend. */
+function DeliveryCard({ delivery, onResend, error, open }: { delivery: Delivery; onResend?: () => void; error?: unknown; open?: boolean }) {
+  const { t } = useApp();
+  return (
+    <>
+      <div className="delivery-head">
+        <h2 id={`dlv-${delivery.id}`} className="delivery-title">
+          <code>{delivery.destination_key}</code> <span className="muted small">({delivery.kind})</span>
+        </h2>
+        <span className={`badge ${delivery.status}`} data-testid="delivery-status">
+          {t(`dlv.status.${delivery.status}`)}
+        </span>
+      </div>
+      <dl className="facts">
+        <dt>{t('dlv.decision')}</dt>
+        <dd>
+          <Link href={`/decisions/${delivery.decision_id}/deliveries`}>
+            <code>{delivery.decision_slug}</code>
+          </Link>
+        </dd>
+        <dt>{t('dlv.execution')}</dt>
+        <dd>
+          <Link href={`/executions/${delivery.execution_id}`}>
+            <code>{delivery.execution_id}</code>
+          </Link>
+        </dd>
+        <dt>{t('dlv.url')}</dt>
+        <dd className="break">
+          <code>{delivery.url}</code>
+        </dd>
+        <dt>{t('dlv.created')}</dt>
+        <dd>{formatDate(delivery.created_at)}</dd>
+        <dt>{t('dlv.id')}</dt>
+        <dd>
+          <code>{delivery.id}</code>
+          {!delivery.livemode && <span className="badge">{t('dlv.test')}</span>}
+        </dd>
+        {delivery.next_attempt_at && delivery.status === 'pending' && (
+          <>
+            <dt>{t('dlv.next')}</dt>
+            <dd>{formatDate(delivery.next_attempt_at)}</dd>
+          </>
+        )}
+      </dl>
+      <details open={open}>
+        <summary>{t('dlv.attempts', { count: delivery.attempts.length })}</summary>
+        <AttemptsTable delivery={delivery} />
+      </details>
+      {delivery.status === 'failed' && onResend && (
+        <div className="actions">
+          <button type="button" onClick={onResend}>
+            {t('dlv.resend')} <span className="visually-hidden">{delivery.destination_key}</span>
+          </button>
+        </div>
+      )}
+      {error !== undefined && <ErrorBox error={error} />}
+    </>
+  );
+}
+
+/** One delivery on its own page, reached from the execution that queued it; a pending one is looked at again until it settles. */
+export function DeliveryDetail({ id }: { id: string }) {
+  const { t, workspace } = useApp();
+  const ws = workspace!.id;
+  const member = can(workspace, 'member');
+  const [value, reload, set] = useLoad(() => api<Delivery>('GET', `/workspaces/${ws}/deliveries/${encodeURIComponent(id)}`), [ws, id]);
+  const [error, setError] = useState<unknown>(undefined);
+  const pending = value.state === 'ready' && value.data.status === 'pending';
+  useEffect(() => {
+    if (!pending) return;
+    const timer = setTimeout(
+      () => void api<Delivery>('GET', `/workspaces/${ws}/deliveries/${encodeURIComponent(id)}`).then(set, () => undefined),
+      PENDING_REFRESH_MS,
+    );
+    return () => clearTimeout(timer);
+  }, [ws, id, pending, value]);
+  const resend = async () => {
+    setError(undefined);
+    try {
+      set(await api<Delivery>('POST', `/workspaces/${ws}/deliveries/${encodeURIComponent(id)}/resend`));
+    } catch (failure) {
+      setError(failure);
+      reload();
+    }
+  };
+  return (
+    <Page title={t('dlv.detail', { id })}>
+      <p>
+        <Link href="/deliveries">{t('dlv.back')}</Link>
+      </p>
+      <Loaded value={value} reload={reload}>
+        {(delivery) => (
+          <section className="card delivery" aria-labelledby={`dlv-${delivery.id}`}>
+            <DeliveryCard delivery={delivery} onResend={member ? () => void resend() : undefined} error={error} open />
+            <p className="muted small">{t('dlv.bodyNotKept')}</p>
+          </section>
+        )}
+      </Loaded>
+    </Page>
+  );
+}
+
+/**
+ * The status of each delivery in `ids`, read once and again every few seconds while any is pending, so a list
+ * of executions shows a retry's outcome without a reload.
+ */
+export function useDeliveryStatuses(ws: string, ids: string[]): Record<string, DeliveryStatus> {
+  const [statuses, setStatuses] = useState<Record<string, DeliveryStatus>>({});
+  const wanted = ids.filter((id) => statuses[id] === undefined || statuses[id] === 'pending');
+  const wantedKey = wanted.join(',');
+  const firstRead = wanted.some((id) => statuses[id] === undefined);
+  useEffect(() => {
+    if (wanted.length === 0) return;
+    let live = true;
+    const read = () =>
+      Promise.all(
+        wanted.map((id) =>
+          api<Delivery>('GET', `/workspaces/${ws}/deliveries/${encodeURIComponent(id)}`).then(
+            (delivery) => [id, delivery.status] as const,
+            () => null,
+          ),
+        ),
+      ).then((found) => {
+        if (!live) return;
+        const known = found.filter((entry): entry is readonly [string, DeliveryStatus] => entry !== null);
+        setStatuses((current) => ({ ...current, ...Object.fromEntries(known) }));
+      });
+    const timer = setTimeout(() => void read(), firstRead ? 0 : PENDING_REFRESH_MS);
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [ws, wantedKey, statuses]);
+  return statuses;
 }
 
 function AttemptsTable({ delivery }: { delivery: Delivery }) {

@@ -2,8 +2,10 @@ import { Fragment, useId, useState } from 'react';
 import { ACTIONS, NormalizedSchema, outcomesOf, validateSchema } from '@ds/decision-schema';
 import { api, DecisionDetails, DecisionSummary } from '../lib/api';
 import { may, useApp } from '../context';
-import { Link } from '../router';
-import { CursorListBody, ErrorBox, formatDate, ListToolbar, Loaded, Page, useAction, useCursorList, useLoad } from '../ui';
+import { formatCount, formatUsd } from '../lib/numbers';
+import { Link, navigate, useLocation } from '../router';
+import { CursorListBody, ErrorBox, formatDate, ListToolbar, Loaded, Page, TableWrap, useAction, useCursorList, useLoad } from '../ui';
+import { DeliveryStatus, useDeliveryStatuses } from './deliveries';
 import { RunResult } from './playground';
 import { TraceTable } from './trace';
 
@@ -19,10 +21,24 @@ async function page(ws: string, params: Record<string, string>): Promise<{ data:
   return reply;
 }
 
+/** The list's filters live in the address, so a reload, a shared link and Back all show the same list. */
+function useFilter(name: string): [string, (value: string) => void] {
+  const { path, search } = useLocation();
+  const value = new URLSearchParams(search).get(name) ?? '';
+  const set = (next: string) => {
+    const query = new URLSearchParams(search);
+    if (next === '') query.delete(name);
+    else query.set(name, next);
+    const text = query.toString();
+    navigate(text ? `${path}?${text}` : path, true);
+  };
+  return [value, set];
+}
+
 export function Executions() {
   const { t, workspace } = useApp();
   const [decisions] = useLoad(() => api<{ data: DecisionSummary[] }>('GET', `/workspaces/${workspace!.id}/decisions`), [workspace!.id]);
-  const [decision, setDecision] = useState(() => new URLSearchParams(location.search).get('decision') ?? '');
+  const [decision, setDecision] = useFilter('decision');
   return (
     <Page title={t('ex.title')}>
       <label className="field narrow">
@@ -42,11 +58,21 @@ export function Executions() {
   );
 }
 
+interface Metrics {
+  latency_ms?: number;
+  model?: string;
+  estimated_cost_usd?: number;
+  input_tokens?: number;
+  output_tokens?: number;
+}
+
 export function ExecutionsTable({ decision }: { decision: string }) {
-  const { t, workspace } = useApp();
+  const { t, workspace, locale } = useApp();
   const ws = workspace!.id;
-  const [status, setStatus] = useState('');
+  const [status, setStatus] = useFilter('status');
   const list = useCursorList<Execution>((cursor) => page(ws, { limit: '20', decision, status, ...(cursor ? { cursor } : {}) }), [ws, decision, status]);
+  const deliveryIds = (list.rows ?? []).flatMap((row) => queuedDeliveries(row));
+  const deliveries = useDeliveryStatuses(ws, deliveryIds);
 
   return (
     <div className="stack">
@@ -60,39 +86,101 @@ export function ExecutionsTable({ decision }: { decision: string }) {
       />
       <CursorListBody list={list} empty={t('ex.empty')}>
         {(rows) => (
-          <div className="table-wrap">
-            <table className="executions">
+          <TableWrap label={t('ex.title')}>
+            <table className="executions cards-narrow">
               <thead>
                 <tr>
                   <th scope="col">{t('ex.created')}</th>
                   <th scope="col">{t('ex.decision')}</th>
                   <th scope="col">{t('ex.status')}</th>
-                  <th scope="col">{t('ex.source')}</th>
+                  <th scope="col">{t('ex.mode')}</th>
                   <th scope="col">{t('ex.action')}</th>
+                  <th scope="col">{t('ex.model')}</th>
+                  <th scope="col" className="number">
+                    {t('ex.latency')}
+                  </th>
+                  <th scope="col" className="number">
+                    {t('ex.tokens')}
+                  </th>
+                  <th scope="col" className="number">
+                    {t('ex.cost')}
+                  </th>
+                  <th scope="col">{t('ex.deliveries')}</th>
                 </tr>
               </thead>
               <tbody>
-                {rows.map((row) => (
-                  <tr key={row.id}>
-                    <td>
-                      <Link href={`/executions/${row.id}`}>{formatDate(row.created_at)}</Link>
-                    </td>
-                    <td>
-                      <code>{row.decision}</code> <VersionLabel version={row.version} />
-                    </td>
-                    <td>
-                      <span className={`badge ${row.status}`}>{row.status}</span>
-                    </td>
-                    <td>{row.source}</td>
-                    <td>{row.action ?? '—'}</td>
-                  </tr>
-                ))}
+                {rows.map((row) => {
+                  const metrics: Metrics = row.metrics ?? {};
+                  return (
+                    <tr key={row.id}>
+                      <td data-label={t('ex.created')}>
+                        <Link href={`/executions/${row.id}`}>{formatDate(row.created_at)}</Link>
+                      </td>
+                      <td data-label={t('ex.decision')}>
+                        <code>{row.decision}</code> <VersionLabel version={row.version} />
+                      </td>
+                      <td data-label={t('ex.status')}>
+                        <span className={`badge ${row.status}`}>{row.status}</span> <span className="muted small">{row.source}</span>
+                      </td>
+                      <td data-label={t('ex.mode')}>
+                        <ModeBadge livemode={row.livemode} />
+                      </td>
+                      <td data-label={t('ex.action')}>{row.action ?? '—'}</td>
+                      <td data-label={t('ex.model')}>{metrics.model ? <code>{metrics.model}</code> : '—'}</td>
+                      <td data-label={t('ex.latency')} className="number">
+                        {metrics.latency_ms === undefined ? '—' : t('dlv.ms', { ms: formatCount(metrics.latency_ms, locale) })}
+                      </td>
+                      <td data-label={t('ex.tokens')} className="number">
+                        {metrics.input_tokens === undefined
+                          ? '—'
+                          : t('ex.tokensInOut', { in: formatCount(metrics.input_tokens, locale), out: formatCount(metrics.output_tokens ?? 0, locale) })}
+                      </td>
+                      <td data-label={t('ex.cost')} className="number">
+                        {metrics.estimated_cost_usd === undefined ? '—' : formatUsd(metrics.estimated_cost_usd, locale)}
+                      </td>
+                      <td data-label={t('ex.deliveries')}>
+                        <DeliveryLinks ids={queuedDeliveries(row)} statuses={deliveries} />
+                      </td>
+                    </tr>
+                  );
+                })}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
         )}
       </CursorListBody>
     </div>
+  );
+}
+
+/** The deliveries an execution queued: its destination entries that carry a `dlv_…` id. */
+function queuedDeliveries(execution: Execution): string[] {
+  const entries: Array<{ delivery_id?: unknown }> = Array.isArray(execution.destinations) ? execution.destinations : [];
+  return entries.flatMap((entry) => (typeof entry.delivery_id === 'string' ? [entry.delivery_id] : []));
+}
+
+function ModeBadge({ livemode }: { livemode: unknown }) {
+  const { t } = useApp();
+  return livemode === false ? <span className="badge">{t('ex.test')}</span> : <span className="badge success">{t('ex.live')}</span>;
+}
+
+function DeliveryLinks({ ids, statuses }: { ids: string[]; statuses: Record<string, DeliveryStatus> }) {
+  const { t } = useApp();
+  if (ids.length === 0) return <>—</>;
+  return (
+    <ul className="plain-list">
+      {ids.map((id) => {
+        const status = statuses[id];
+        return (
+          <li key={id}>
+            <Link href={`/deliveries/${id}`} data-testid="execution-delivery">
+              {status ? t(`dlv.status.${status}`) : t('ex.deliveryUnknown')}
+              <span className="visually-hidden"> {id}</span>
+            </Link>
+          </li>
+        );
+      })}
+    </ul>
   );
 }
 
@@ -113,6 +201,7 @@ export function ExecutionDetail({ id }: { id: string }) {
     }
     return null;
   }, [ws, id]);
+  const deliveries = useDeliveryStatuses(ws, value.state === 'ready' && value.data ? queuedDeliveries(value.data) : []);
   return (
     <Page title={t('ex.detail', { id })}>
       <p>
@@ -132,7 +221,18 @@ export function ExecutionDetail({ id }: { id: string }) {
                 <dt>{t('ex.status')}</dt>
                 <dd>{execution.status}</dd>
                 <dt>{t('ex.source')}</dt>
-                <dd>{execution.source}</dd>
+                <dd>
+                  {execution.source} <ModeBadge livemode={execution.livemode} />
+                </dd>
+                <ExecutionMetrics metrics={execution.metrics ?? {}} />
+                {queuedDeliveries(execution).length > 0 && (
+                  <>
+                    <dt>{t('ex.deliveries')}</dt>
+                    <dd>
+                      <DeliveryLinks ids={queuedDeliveries(execution)} statuses={deliveries} />
+                    </dd>
+                  </>
+                )}
                 <dt>{t('ex.created')}</dt>
                 <dd>{formatDate(execution.created_at)}</dd>
                 <dt>{t('error.requestId')}</dt>
@@ -140,6 +240,7 @@ export function ExecutionDetail({ id }: { id: string }) {
                   <code>{execution.request_id}</code>
                 </dd>
               </dl>
+              <TryState execution={execution} />
               {execution.status === 'error' ? (
                 <ErrorBox error={new Error(JSON.stringify(execution.error))} />
               ) : (
@@ -154,6 +255,61 @@ export function ExecutionDetail({ id }: { id: string }) {
         }
       </Loaded>
     </Page>
+  );
+}
+
+function ExecutionMetrics({ metrics }: { metrics: Metrics }) {
+  const { t, locale } = useApp();
+  return (
+    <>
+      {metrics.model && (
+        <>
+          <dt>{t('ex.model')}</dt>
+          <dd>
+            <code>{metrics.model}</code>
+          </dd>
+        </>
+      )}
+      {metrics.latency_ms !== undefined && (
+        <>
+          <dt>{t('ex.latency')}</dt>
+          <dd>{t('dlv.ms', { ms: formatCount(metrics.latency_ms, locale) })}</dd>
+        </>
+      )}
+      {metrics.input_tokens !== undefined && (
+        <>
+          <dt>{t('ex.tokens')}</dt>
+          <dd>{t('ex.tokensInOut', { in: formatCount(metrics.input_tokens, locale), out: formatCount(metrics.output_tokens ?? 0, locale) })}</dd>
+        </>
+      )}
+      {metrics.estimated_cost_usd !== undefined && (
+        <>
+          <dt>{t('ex.cost')}</dt>
+          <dd>{formatUsd(metrics.estimated_cost_usd, locale)}</dd>
+        </>
+      )}
+    </>
+  );
+}
+
+/** Opens the playground with the state this execution was called with, for people who may run the playground. */
+function TryState({ execution }: { execution: Execution }) {
+  const { t, workspace } = useApp();
+  const ws = workspace!.id;
+  const writer = may(workspace, 'decisions:write');
+  const [input] = useLoad(
+    async () => (writer ? api<{ kept: boolean }>('GET', `/workspaces/${ws}/executions/${encodeURIComponent(execution.id)}/input`) : null),
+    [ws, execution.id, writer],
+  );
+  if (!writer || input.state !== 'ready' || input.data === null) return null;
+  if (!input.data.kept) return <p className="muted small">{t('ex.noState')}</p>;
+  return (
+    <p>
+      <Link className="button" href={`/decisions/${execution.decision_id}/playground?from=${encodeURIComponent(execution.id)}`}>
+        {t('ex.tryState')}
+      </Link>{' '}
+      <span className="muted small">{t('ex.tryStateNote')}</span>
+    </p>
   );
 }
 

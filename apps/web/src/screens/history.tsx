@@ -11,6 +11,7 @@ interface VersionSummary {
   deployed_at: string;
   deployed_by: { user_id: string; email: string | null } | null;
   rolled_back_from: number | null;
+  note: string | null;
   active: boolean;
   shadow: boolean;
   contract_changes: Change[];
@@ -81,6 +82,11 @@ export function History({ decision, reload }: { decision: DecisionDetails; reloa
                             {t('pg.versionN', { version: row.version })} {row.active && <span className="badge deployed">{t('dep.active')}</span>}
                             {row.shadow && <span className="badge">{t('shadow.badge')}</span>}
                             {row.rolled_back_from !== null && <div className="muted small">{t('hist.rollbackOf', { version: row.rolled_back_from })}</div>}
+                            {row.note !== null && (
+                              <div className="deploy-note" data-testid="deploy-note">
+                                {row.note}
+                              </div>
+                            )}
                           </th>
                           <td>{formatDate(row.deployed_at)}</td>
                           <td>{row.deployed_by?.email ?? row.deployed_by?.user_id ?? t('hist.unknown')}</td>

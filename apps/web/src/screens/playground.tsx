@@ -1,9 +1,10 @@
-import { ReactNode, useMemo, useState } from 'react';
+import { ReactNode, useEffect, useMemo, useState } from 'react';
 import { NormalizedSchema, startingState, StateField, TEMPLATES, validateSchema } from '@ds/decision-schema';
 import { api, DecisionDetails } from '../lib/api';
 import { formatAnswer, formatDecimal, formatShare } from '../lib/numbers';
 import { reasonMessage } from '../lib/reasons';
 import { may, useApp } from '../context';
+import { Link, useLocation } from '../router';
 import { ErrorBox } from '../ui';
 
 type Json = any;
@@ -30,6 +31,28 @@ export function Playground({ decision }: { decision: DecisionDetails }) {
   const [result, setResult] = useState<Json | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
+  const from = new URLSearchParams(useLocation().search).get('from');
+  const [fromExecution, setFromExecution] = useState<{ id: string; kept: boolean } | null>(null);
+
+  // Opened from a past execution: start from the state it was called with, once, where it was kept.
+  useEffect(() => {
+    if (!from) return;
+    let live = true;
+    api<{ execution_id: string; decision_id: string; kept: boolean; state?: Json }>(
+      'GET',
+      `/workspaces/${ws}/executions/${encodeURIComponent(from)}/input`,
+    ).then(
+      (input) => {
+        if (!live || input.decision_id !== decision.id) return;
+        if (input.kept) setBoth(input.state);
+        setFromExecution({ id: input.execution_id, kept: input.kept });
+      },
+      (failure) => live && setError(failure),
+    );
+    return () => {
+      live = false;
+    };
+  }, [ws, decision.id, from]);
 
   const setBoth = (next: Json) => {
     setState(next);
@@ -52,6 +75,14 @@ export function Playground({ decision }: { decision: DecisionDetails }) {
   return (
     <div className="stack">
       <p className="muted">{t('pg.note')}</p>
+      {fromExecution && (
+        <p className={fromExecution.kept ? 'notice' : 'issue'} role="status" data-testid="playground-from">
+          {fromExecution.kept ? t('pg.fromExecution') : t('ex.noState')}{' '}
+          <Link href={`/executions/${fromExecution.id}`}>
+            <code>{fromExecution.id}</code>
+          </Link>
+        </p>
+      )}
       <div className="card">
         <div className="grid">
           <label className="field">

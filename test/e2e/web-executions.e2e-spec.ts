@@ -1,0 +1,187 @@
+import { Browser, Page } from 'playwright-core';
+import { call, deployedDecision, expectError, newWorkspace, runDecision, triageSchema, uniqueMarker, Workspace } from './support/api';
+import { checkScreen, launchChromium, signedInContext, watchProblems } from './support/browser';
+import { Receiver, startReceiver } from './support/deliveries';
+
+/**
+ * The executions list and a delivery in a real headless Chromium against the shared cluster: the run's figures
+ * as columns, filters kept in the address, the delivery's status followed to the delivery and back to its
+ * execution, and the playground started from that execution's stored state. axe-core in both themes, 360 px.
+ * With WEB_SCREENSHOTS=<dir> it also writes their screenshots.
+ */
+let browser: Browser;
+let receiver: Receiver;
+const problems: string[] = [];
+const checked: Record<string, string[]> = {};
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  receiver = await startReceiver();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await receiver?.close();
+});
+
+async function signedIn(ws: Workspace): Promise<Page> {
+  const page = await (await signedInContext(browser, ws)).newPage();
+  watchProblems(page, problems);
+  return page;
+}
+
+const decisionFilter = (page: Page) => page.locator('label:has(> span:text-is("Decision")) select');
+
+/** How far the page scrolls sideways, and the elements that stick out of it (outside any scrolling box of their own). */
+const overflow = (page: Page) =>
+  page.evaluate(() => {
+    const doc = (globalThis as any).document;
+    const width = doc.documentElement.clientWidth;
+    const clipped = (element: any): boolean => {
+      for (let up = element.parentElement; up && up !== doc.body; up = up.parentElement)
+        if (['auto', 'scroll', 'hidden', 'clip'].includes((globalThis as any).getComputedStyle(up).overflowX)) return true;
+      return false;
+    };
+    const wide = [...doc.querySelectorAll('body *')]
+      .filter((element: any) => element.getBoundingClientRect().right > width + 1 && !clipped(element))
+      .map((element: any) => `${element.tagName.toLowerCase()}.${element.className}`);
+    return { overflow: doc.documentElement.scrollWidth - width, wide: wide.slice(0, 8) };
+  });
+
+describe('the executions screen', () => {
+  it('shows the figures of a run, keeps its filters in the address, follows its delivery, tries its state in the playground, deploys with a note, and no screen scrolls sideways at 360 px', async () => {
+    const ws = await newWorkspace();
+    const slug = `exec-${uniqueMarker().slice(-8)}`;
+    const decisionId = await deployedDecision(
+      ws,
+      slug,
+      triageSchema(uniqueMarker(), { settings: { storeInput: true }, destinations: [{ key: 'ops', type: 'webhook', url: receiver.url }] }),
+    );
+    const state = { message: 'The screen arrived cracked', amount: 129 };
+    const run = await runDecision(ws, slug, state);
+    expect(run.status).toBe(200);
+    const executionId: string = run.body.execution_id;
+    const deliveryId: string = run.body.destinations[0].delivery_id;
+
+    // The stored state is read only in its own workspace, and only by id.
+    const token = { token: ws.session };
+    expect((await call('GET', `/app/v1/workspaces/${ws.workspaceId}/executions/${executionId}/input`, token)).body).toEqual({
+      execution_id: executionId,
+      decision_id: decisionId,
+      decision: slug,
+      kept: true,
+      state,
+    });
+    const other = await newWorkspace();
+    expectError(await call('GET', `/app/v1/workspaces/${other.workspaceId}/executions/${executionId}/input`, { token: other.session }), 404, 'NOT_FOUND');
+    expectError(await call('GET', `/app/v1/workspaces/${ws.workspaceId}/executions/not-an-id/input`, token), 404, 'NOT_FOUND');
+
+    const page = await signedIn(ws);
+    await page.goto('/executions');
+    const row = page.locator('table.executions tbody tr').first();
+    await row.waitFor();
+    const cells = await row.locator('td').allInnerTexts();
+    const byColumn = Object.fromEntries((await page.locator('table.executions thead th').allInnerTexts()).map((name, i) => [name.trim(), cells[i]!.trim()]));
+    expect(byColumn).toMatchObject({ Decision: expect.stringContaining(slug), Mode: 'live' });
+    expect(byColumn.Model).toBe(run.body.metrics.model);
+    expect(byColumn.Latency).toMatch(/^[\d,]+ ms$/);
+    expect(byColumn['Tokens in / out']).toMatch(/^[\d,]+ \/ [\d,]+$/);
+    expect(byColumn['Est. cost']).toMatch(/^\$/);
+    // The delivery is queued with the run; the list follows it until it settles.
+    await row.getByTestId('execution-delivery').filter({ hasText: 'Succeeded' }).waitFor({ timeout: 30_000 });
+    await checkScreen(page, 'executions-columns', checked);
+
+    // Filters live in the address: a reload keeps them, Back goes to the list before the filter.
+    await page.getByLabel('Status').selectOption('error');
+    await page.getByText('No executions match.').waitFor();
+    expect(new URL(page.url()).search).toBe('?status=error');
+    await page.reload();
+    await page.getByText('No executions match.').waitFor();
+    expect(await page.getByLabel('Status').inputValue()).toBe('error');
+    await decisionFilter(page).selectOption(slug);
+    expect(new URLSearchParams(new URL(page.url()).search).get('decision')).toBe(slug);
+    await page.goto(`/decisions/${decisionId}`);
+    await page.goBack();
+    await page.getByText('No executions match.').waitFor();
+    expect(await decisionFilter(page).inputValue()).toBe(slug);
+    await page.getByLabel('Status').selectOption('');
+
+    // From the run to its delivery, and from the delivery back to the run.
+    await page.getByTestId('execution-delivery').first().click();
+    await page.waitForURL(`**/deliveries/${deliveryId}`);
+    await page.getByRole('heading', { name: `Delivery ${deliveryId}`, level: 1 }).waitFor();
+    await page.getByText('Attempts (1)').waitFor();
+    expect(await page.locator('.delivery table tbody tr').first().innerText()).toMatch(/succeeded\s+200/);
+    await checkScreen(page, 'delivery', checked);
+    await page.getByRole('link', { name: executionId }).click();
+    await page.waitForURL(`**/executions/${executionId}`);
+
+    // The run's state, kept by the version's settings, opens in the playground.
+    await page.getByRole('link', { name: "Try this execution's state" }).click();
+    await page.waitForURL(`**/decisions/${decisionId}/playground?from=${executionId}`);
+    await page.getByTestId('playground-from').waitFor();
+    await page.getByRole('button', { name: 'JSON', exact: true }).click();
+    expect(JSON.parse(await page.locator('textarea').first().inputValue())).toEqual(state);
+    await checkScreen(page, 'playground-from-execution', checked);
+
+    // A changed draft deployed with a note: the note is kept with the version and shown in the History tab.
+    const context = `${slug} with a longer context`;
+    const saved = await call('PUT', `/app/v1/workspaces/${ws.workspaceId}/decisions/${decisionId}/draft`, {
+      ...token,
+      body: {
+        schema: triageSchema(context, { settings: { storeInput: true }, destinations: [{ key: 'ops', type: 'webhook', url: receiver.url }] }),
+        revision: 1,
+      },
+    });
+    expect(saved.status).toBe(200);
+    await page.goto(`/decisions/${decisionId}/deploy`);
+    await page.getByRole('button', { name: 'Deploy the draft' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Deploy note (optional)').fill('Longer context for the support team.');
+    await checkScreen(page, 'deploy-note', checked, false);
+    await dialog.getByRole('button', { name: 'Deploy the draft' }).click();
+    await page.getByText('Deployed version 2.').waitFor();
+    await page.getByRole('link', { name: 'History', exact: true }).click();
+    await page.getByTestId('deploy-note').waitFor();
+    expect(await page.getByTestId('deploy-note').allInnerTexts()).toEqual(['Longer context for the support team.']);
+
+    await page.setViewportSize({ width: 360, height: 780 });
+    // Every screen of the workspace and every view of the decision, at 360 px: nothing runs off the side.
+    const views = ['overview', 'quality', 'editor', 'playground', 'deploy', 'history', 'replay', 'executions', 'deliveries', 'secret-url'];
+    const paths = [
+      ...[
+        '/workspaces',
+        '/decisions',
+        '/decisions/new',
+        '/executions',
+        '/deliveries',
+        '/keys',
+        '/members',
+        '/billing',
+        '/settings',
+        '/signing-secret',
+        '/secrets',
+        '/account',
+      ],
+      `/executions/${executionId}`,
+      `/deliveries/${deliveryId}`,
+      ...views.map((view) => `/decisions/${decisionId}/${view}`),
+    ];
+    const wide: Array<Awaited<ReturnType<typeof overflow>> & { path: string }> = [];
+    for (const path of paths) {
+      await page.goto(path);
+      await page.locator('#page-title').waitFor();
+      await page.locator('main p, main table, main dl, main form, main section').first().waitFor();
+      await page.locator('p.loading').first().waitFor({ state: 'detached' });
+      const found = await overflow(page);
+      if (found.overflow > 0 || found.wide.length > 0) wide.push({ path, ...found });
+    }
+    expect(wide).toEqual([]);
+    await page.goto('/executions');
+    await page.getByTestId('execution-delivery').first().waitFor();
+    await checkScreen(page, 'narrow-executions-cards', checked);
+
+    expect(Object.entries(checked).filter(([, violations]) => violations.length > 0)).toEqual([]);
+    expect(problems).toEqual([]);
+  }, 120_000);
+});
