@@ -1,6 +1,6 @@
 import { Browser, Page } from 'playwright-core';
 import { call, deployedDecision, expectError, newWorkspace, runDecision, triageSchema, uniqueMarker, Workspace } from './support/api';
-import { checkScreen, launchChromium, signedInContext, watchProblems } from './support/browser';
+import { checkScreen, launchChromium, signedInContext, sticksOut, watchProblems } from './support/browser';
 import { Receiver, startReceiver } from './support/deliveries';
 
 /**
@@ -32,21 +32,11 @@ async function signedIn(ws: Workspace): Promise<Page> {
 
 const decisionFilter = (page: Page) => page.locator('label:has(> span:text-is("Decision")) select');
 
-/** How far the page scrolls sideways, and the elements that stick out of it (outside any scrolling box of their own). */
-const overflow = (page: Page) =>
-  page.evaluate(() => {
-    const doc = (globalThis as any).document;
-    const width = doc.documentElement.clientWidth;
-    const clipped = (element: any): boolean => {
-      for (let up = element.parentElement; up && up !== doc.body; up = up.parentElement)
-        if (['auto', 'scroll', 'hidden', 'clip'].includes((globalThis as any).getComputedStyle(up).overflowX)) return true;
-      return false;
-    };
-    const wide = [...doc.querySelectorAll('body *')]
-      .filter((element: any) => element.getBoundingClientRect().right > width + 1 && !clipped(element))
-      .map((element: any) => `${element.tagName.toLowerCase()}.${element.className}`);
-    return { overflow: doc.documentElement.scrollWidth - width, wide: wide.slice(0, 8) };
-  });
+/** How far the page scrolls sideways, and what sticks out of it. */
+const overflow = async (page: Page) => ({
+  overflow: await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).document.documentElement.clientWidth),
+  wide: await sticksOut(page),
+});
 
 describe('the executions screen', () => {
   it('shows the figures of a run, keeps its filters in the address, follows its delivery, tries its state in the playground, deploys with a note, and no screen scrolls sideways at 360 px', async () => {

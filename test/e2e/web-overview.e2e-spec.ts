@@ -1,7 +1,6 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
-import { baseUrl, call, deployedDecision, expectError, roomyWorkspace, runDecision, triageSchema, uniqueMarker, Workspace } from './support/api';
+import { Browser, Page } from 'playwright-core';
+import { call, deployedDecision, expectError, roomyWorkspace, runDecision, triageSchema, uniqueMarker, Workspace } from './support/api';
+import { chartTable, checkScreen, launchChromium, signedInContext, sticksOut, watchProblems } from './support/browser';
 
 /**
  * The decision overview in a real headless Chromium against the shared cluster: a decision with a few hundred runs
@@ -9,76 +8,33 @@ import { baseUrl, call, deployedDecision, expectError, roomyWorkspace, runDecisi
  * executions the API lists. axe-core in both themes, no console error (a CSP violation included), 360 px.
  * With WEB_SCREENSHOTS=<dir> it also writes the screenshots.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-const SCREENSHOTS = process.env.WEB_SCREENSHOTS ? resolve(process.env.WEB_SCREENSHOTS) : null;
 const LIVE_RUNS = 240;
 const INVALID_RUNS = 24;
 const PLAYGROUND_RUNS = 6;
 
 let browser: Browser;
-const contexts: BrowserContext[] = [];
 const problems: string[] = [];
 const checked: Record<string, string[]> = {};
 
 beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
-  await Promise.all(contexts.map((context) => context.close()));
   await browser?.close();
 });
 
 async function signedIn(ws: Workspace): Promise<Page> {
-  const context = await browser.newContext({ baseURL: baseUrl(), viewport: { width: 1280, height: 900 } });
-  context.setDefaultTimeout(20_000);
-  contexts.push(context);
-  await context.addInitScript(
-    ([token, workspace]) => {
-      (globalThis as any).localStorage.setItem('ds.session', token);
-      (globalThis as any).localStorage.setItem('ds.workspace', workspace);
-    },
-    [ws.session, ws.workspaceId],
-  );
-  const page = await context.newPage();
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  // The console names no address for a failed load: the response does.
+  const page = await (await signedInContext(browser, ws)).newPage();
+  watchProblems(page, problems);
+  // Stricter than the console alone: a chart must not ask for anything that fails, and the response names it.
   page.on('response', (response) => {
     if (response.status() >= 400) problems.push(`${response.status()} ${new URL(response.url()).pathname}`);
   });
   return page;
 }
 
-async function axe(page: Page): Promise<string[]> {
-  const violations = await page.evaluate(async (source: string) => {
-    if (!(globalThis as any).axe) (0, eval)(source);
-    const result = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] });
-    return result.violations as Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: string[] }> }>;
-  }, AXE_SOURCE);
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-}
-
-async function screen(page: Page, name: string): Promise<void> {
-  await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
-  for (const theme of ['light', 'dark'] as const) {
-    await page.evaluate((value) => ((globalThis as any).document.documentElement.dataset.theme = value), theme);
-    checked[`${name} (${theme})`] = await axe(page);
-    if (SCREENSHOTS) {
-      mkdirSync(SCREENSHOTS, { recursive: true });
-      await page.screenshot({ path: join(SCREENSHOTS, `${name}-${theme}.png`), fullPage: true });
-    }
-  }
-  await page.evaluate(() => ((globalThis as any).document.documentElement.dataset.theme = 'system'));
-}
+const screen = (page: Page, name: string) => checkScreen(page, name, checked);
 
 /** Every execution of the decision, read through the API's paging. */
 async function executionsOf(ws: Workspace, slug: string): Promise<Array<{ status: string; action: string | null; livemode: boolean }>> {
@@ -94,19 +50,6 @@ async function executionsOf(ws: Workspace, slug: string): Promise<Array<{ status
     cursor = page.body.next_cursor;
   } while (cursor);
   return all;
-}
-
-/** The table behind a chart: its body rows as text cells. */
-async function chartTable(page: Page, title: string): Promise<string[][]> {
-  const chart = page.locator('figure', { has: page.getByRole('heading', { name: title, level: 3 }) });
-  await chart.getByRole('button', { name: 'Table' }).click();
-  const rows = chart.locator('tbody tr');
-  await rows.first().waitFor();
-  const cells = await rows.evaluateAll((trs) =>
-    trs.map((tr) => Array.from((tr as any).children as ArrayLike<{ textContent: string }>, (cell) => cell.textContent)),
-  );
-  await chart.getByRole('button', { name: 'Table' }).click();
-  return cells;
 }
 
 function tally<T>(items: T[], key: (item: T) => string): Record<string, number> {
@@ -203,22 +146,7 @@ describe('the decision overview', () => {
       .filter({ hasText: String(LIVE_RUNS + INVALID_RUNS) })
       .waitFor();
     // Named by what sticks out, so that a failure says where to look.
-    const sticksOut = await page.evaluate(() => {
-      const document = (globalThis as any).document;
-      const width = document.documentElement.clientWidth;
-      return [...document.querySelectorAll('body *')]
-        .filter((element: any) => element.getBoundingClientRect().right > width + 0.5)
-        .filter((element: any) => {
-          // Inside a box that scrolls or clips on its own, it does not push the page.
-          for (let box = element.parentElement; box && box !== document.body; box = box.parentElement) {
-            if ((globalThis as any).getComputedStyle(box).overflowX !== 'visible') return false;
-          }
-          return true;
-        })
-        .map((element: any) => `${element.tagName.toLowerCase()}.${String(element.className?.baseVal ?? element.className).replace(/ /g, '.')}`)
-        .slice(0, 10);
-    });
-    expect(sticksOut).toEqual([]);
+    expect(await sticksOut(page)).toEqual([]);
     await screen(page, 'overview-narrow');
 
     // The usage screen: the ledger's figures, equal to /v1/me, per day adding up to the period's total.

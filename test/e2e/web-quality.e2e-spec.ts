@@ -1,6 +1,6 @@
 import { Browser, Page } from 'playwright-core';
 import { call, deploy, deployedDecision, roomyWorkspace, runDecision, scriptEngine, triageSchema, uniqueMarker, Workspace } from './support/api';
-import { checkScreen, launchChromium, signedInContext, watchProblems } from './support/browser';
+import { chartTable, checkScreen, launchChromium, signedInContext, sticksOut, watchProblems } from './support/browser';
 
 /**
  * The Quality tab and the outcome form in a real headless Chromium against the shared cluster: a decision answering
@@ -65,37 +65,6 @@ async function reportOutcomes(ws: Workspace, ids: string[]): Promise<number> {
     if (reply.status !== 200) throw new Error(`outcome failed: ${reply.text}`);
   }
   return right;
-}
-
-/** The table behind a chart: its body rows as text cells. */
-async function chartTable(page: Page, title: string): Promise<string[][]> {
-  const chart = page.locator('figure', { has: page.getByRole('heading', { name: title, level: 3 }) });
-  await chart.getByRole('button', { name: 'Table' }).click();
-  const rows = chart.locator('tbody tr');
-  await rows.first().waitFor();
-  const cells = await rows.evaluateAll((trs) =>
-    trs.map((tr) => Array.from((tr as any).children as ArrayLike<{ textContent: string }>, (cell) => cell.textContent)),
-  );
-  await chart.getByRole('button', { name: 'Table' }).click();
-  return cells;
-}
-
-/** What is wider than the screen outside a box that scrolls or clips on its own. */
-async function sticksOut(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
-    const document = (globalThis as any).document;
-    const width = document.documentElement.clientWidth;
-    return [...document.querySelectorAll('body *')]
-      .filter((element: any) => element.getBoundingClientRect().right > width + 0.5)
-      .filter((element: any) => {
-        for (let box = element.parentElement; box && box !== document.body; box = box.parentElement) {
-          if ((globalThis as any).getComputedStyle(box).overflowX !== 'visible') return false;
-        }
-        return true;
-      })
-      .map((element: any) => `${element.tagName.toLowerCase()}.${String(element.className?.baseVal ?? element.className).replace(/ /g, '.')}`)
-      .slice(0, 10);
-  });
 }
 
 describe('the Quality tab', () => {

@@ -1,6 +1,6 @@
 import { Browser, Page } from 'playwright-core';
 import { call, createDecision, newWorkspace, scriptEngine, triageSchema, uniqueMarker } from './support/api';
-import { checkScreen, launchChromium, signedInContext, watchProblems } from './support/browser';
+import { checkScreen, launchChromium, signedInContext, sticksOut, watchProblems } from './support/browser';
 
 /**
  * The policy, composite and destination forms in a real headless Chromium: a composite, two rules (one with two
@@ -179,21 +179,7 @@ describe('the rule, composite and destination forms', () => {
     // 360 px: nothing in the forms runs off the side.
     await page.setViewportSize({ width: 360, height: 780 });
     await showSection(page, 'sec-policies');
-    const sticksOut = await page.evaluate(() => {
-      const document = (globalThis as any).document;
-      const width = document.documentElement.clientWidth;
-      return [...document.querySelectorAll('body *')]
-        .filter((element: any) => element.getBoundingClientRect().right > width + 0.5)
-        .filter((element: any) => {
-          for (let box = element.parentElement; box && box !== document.body; box = box.parentElement) {
-            if ((globalThis as any).getComputedStyle(box).overflowX !== 'visible') return false;
-          }
-          return true;
-        })
-        .map((element: any) => `${element.tagName.toLowerCase()}#${element.id}.${String(element.className).replace(/ /g, '.')}`)
-        .slice(0, 10);
-    });
-    expect(sticksOut).toEqual([]);
+    expect(await sticksOut(page)).toEqual([]);
     await checkScreen(page, 'editor-policies-narrow', checked, false);
     await showSection(page, 'sec-destinations');
     await checkScreen(page, 'editor-destinations-narrow', checked, false);

@@ -1,16 +1,13 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { Browser, BrowserContext, Page } from 'playwright-core';
 import { baseUrl } from './api';
+import { checkScreen, launchChromium, watchProblems } from './browser';
+
+export { scrollsSideways } from './browser';
 
 /**
- * A headless Chromium against the shared cluster, for browser tests: tabs signed in or not, console and page errors
- * collected, and each screen checked by axe-core in both themes (screenshots written when WEB_SCREENSHOTS=<dir>).
+ * A headless Chromium against the shared cluster, for journeys that open several tabs (signed in or not) and check
+ * each screen with axe-core in both themes: the shared helpers of ./browser, with the tabs and findings kept together.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-const SCREENSHOTS = process.env.WEB_SCREENSHOTS ? resolve(process.env.WEB_SCREENSHOTS) : null;
-
 export class BrowserRun {
   /** Console errors and page errors seen in any tab. */
   readonly problems: string[] = [];
@@ -20,18 +17,7 @@ export class BrowserRun {
   private readonly contexts: BrowserContext[] = [];
 
   async start(): Promise<void> {
-    this.browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    this.browser = await launchChromium();
   }
 
   async close(): Promise<void> {
@@ -53,41 +39,12 @@ export class BrowserRun {
       );
     }
     const page = await context.newPage();
-    page.on('console', (message) => {
-      // A refused call is logged by Chromium as a failed resource; the screen shows it.
-      if (message.type() === 'error' && !/Failed to load resource/.test(message.text())) this.problems.push(`console: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => this.problems.push(`page error: ${error.message}`));
+    watchProblems(page, this.problems);
     return page;
   }
 
   /** Checks the screen with axe-core in light and dark, and writes its screenshots when asked to. */
-  async screen(page: Page, name: string): Promise<void> {
-    await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
-    for (const theme of ['light', 'dark'] as const) {
-      await page.evaluate((value) => ((globalThis as any).document.documentElement.dataset.theme = value), theme);
-      this.checked[`${name} (${theme})`] = await axe(page);
-      if (SCREENSHOTS) {
-        mkdirSync(SCREENSHOTS, { recursive: true });
-        await page.screenshot({ path: join(SCREENSHOTS, `${name}-${theme}.png`), fullPage: false });
-      }
-    }
-    await page.evaluate(() => ((globalThis as any).document.documentElement.dataset.theme = 'system'));
+  screen(page: Page, name: string): Promise<void> {
+    return checkScreen(page, name, this.checked);
   }
-}
-
-async function axe(page: Page): Promise<string[]> {
-  const violations = await page.evaluate(async (source: string) => {
-    if (!(globalThis as any).axe) (0, eval)(source);
-    const result = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] });
-    return result.violations as Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: string[] }> }>;
-  }, AXE_SOURCE);
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-}
-
-/** Whether the page scrolls sideways (the layout must fit 360 px). */
-export function scrollsSideways(page: Page): Promise<boolean> {
-  return page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth > (globalThis as any).innerWidth);
 }

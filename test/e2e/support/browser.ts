@@ -68,3 +68,45 @@ export async function signedInContext(browser: Browser, ws: Workspace): Promise<
   );
   return context;
 }
+
+/**
+ * What sticks out sideways past the page's width, outside any box that scrolls or clips on its own, named by tag,
+ * id and classes so that a failure says where to look. Empty when the layout fits (360 px must).
+ */
+export function sticksOut(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const document = (globalThis as any).document;
+    const width = document.documentElement.clientWidth;
+    return [...document.querySelectorAll('body *')]
+      .filter((element: any) => element.getBoundingClientRect().right > width + 0.5)
+      .filter((element: any) => {
+        for (let box = element.parentElement; box && box !== document.body; box = box.parentElement) {
+          if ((globalThis as any).getComputedStyle(box).overflowX !== 'visible') return false;
+        }
+        return true;
+      })
+      .map(
+        (element: any) =>
+          `${element.tagName.toLowerCase()}${element.id ? `#${element.id}` : ''}.${String(element.className?.baseVal ?? element.className).replace(/ /g, '.')}`,
+      )
+      .slice(0, 10);
+  });
+}
+
+/** Whether the page itself scrolls sideways. */
+export function scrollsSideways(page: Page): Promise<boolean> {
+  return page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth > (globalThis as any).innerWidth);
+}
+
+/** The table behind a chart (its frame's Table button): its body rows as text cells. */
+export async function chartTable(page: Page, title: string): Promise<string[][]> {
+  const chart = page.locator('figure', { has: page.getByRole('heading', { name: title, level: 3 }) });
+  await chart.getByRole('button', { name: 'Table' }).click();
+  const rows = chart.locator('tbody tr');
+  await rows.first().waitFor();
+  const cells = await rows.evaluateAll((trs) =>
+    trs.map((tr) => Array.from((tr as any).children as ArrayLike<{ textContent: string }>, (cell) => cell.textContent)),
+  );
+  await chart.getByRole('button', { name: 'Table' }).click();
+  return cells;
+}
