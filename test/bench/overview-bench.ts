@@ -116,6 +116,7 @@ async function main(): Promise<void> {
       probabilities: {},
       action: 'escalate',
       action_reason: { type: 'policy', rule: 0 },
+      recorded: { intent: { refund: 0.8, exchange: 0.2 }, urgency: { calm: 0.6, annoyed: 0.4 } },
     } as unknown as Evaluation;
     const base = (n: number): ExecutionBase => ({
       id: `exe_rec_${n}`,
