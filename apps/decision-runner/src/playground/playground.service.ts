@@ -16,7 +16,7 @@ import { newId } from '@ds/ids';
 import { currentRequestId, PLATFORM, RpcClient } from '@ds/platform';
 import { DecisionEntity, DecisionVersionEntity } from '../entities';
 import { ExecutionRecorder, traceOf } from '../executions/execution-recorder';
-import { engineRequestFor } from '../runs/engine-request';
+import { engineRequestFor, runMetrics } from '../runs/engine-request';
 import { engineCallNotMade } from './playground-limits';
 import { PlaygroundReservations } from './playground-reservations';
 
@@ -77,14 +77,7 @@ export class PlaygroundService {
       await this.recorder.recordError(base, failure);
       throw failure;
     }
-    const metrics = {
-      latency_ms: Math.round(performance.now() - started),
-      engine: answer.engine,
-      model: answer.model,
-      estimated_cost_usd: answer.estimatedCostUsd ?? 0,
-      input_tokens: answer.inputTokens ?? 0,
-      output_tokens: answer.outputTokens ?? 0,
-    };
+    const metrics = runMetrics(started, answer);
     const destinations =
       schema.destinations.length === 0
         ? null

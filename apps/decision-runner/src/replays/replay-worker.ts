@@ -8,7 +8,7 @@ import { newId } from '@ds/ids';
 import { Logger, PLATFORM, RpcClient } from '@ds/platform';
 import { errorRow, ExecutionBase, ExecutionRow, INSERT_EXECUTIONS, insertParameters, successRow, traceOf } from '../executions/execution-recorder';
 import { pgPool } from '../pg-pool';
-import { engineRequestFor } from '../runs/engine-request';
+import { engineRequestFor, runMetrics } from '../runs/engine-request';
 
 /** Room the worker gives engine-proxy beyond the decision's own deadline before it stops waiting. */
 const ENGINE_REPLY_MARGIN_MS = 2_000;
@@ -191,14 +191,7 @@ export class ReplayWorker {
       await this.finish(item, failed(failure));
       return 'finished';
     }
-    const metrics = {
-      latency_ms: Math.round(performance.now() - started),
-      engine: answer.engine,
-      model: answer.model,
-      estimated_cost_usd: answer.estimatedCostUsd ?? 0,
-      input_tokens: answer.inputTokens ?? 0,
-      output_tokens: answer.outputTokens ?? 0,
-    };
+    const metrics = runMetrics(started, answer);
     const storeOutput = schema.settings.storeOutput;
     await this.finish(item, {
       status: 'done',

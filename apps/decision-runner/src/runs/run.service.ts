@@ -21,20 +21,11 @@ import { VersionCache } from '../decisions/version-cache';
 import { ExecutionBase, ExecutionRecorder, traceOf } from '../executions/execution-recorder';
 import { ReservationClient } from './reservation-client';
 import { DestinationCalls, entryAt } from './destination-calls';
-import { ENGINE_REPLY_MARGIN_MS, engineRequestFor } from './engine-request';
+import { ENGINE_REPLY_MARGIN_MS, engineRequestFor, RunMetrics, runMetrics } from './engine-request';
 import { ShadowRunner } from '../shadow/shadow-runner';
 
 /** Room left in a NATS message for the reply's envelope and headers around the run response. */
 const REPLY_ENVELOPE_BYTES = 4_096;
-
-interface RunMetrics {
-  latency_ms: number;
-  engine: string;
-  model: string;
-  estimated_cost_usd: number;
-  input_tokens: number;
-  output_tokens: number;
-}
 
 type ResponseBody = Record<string, unknown> & { destinations?: DestinationEntry[]; metrics?: RunMetrics };
 
@@ -113,7 +104,7 @@ export class RunService {
         const evaluation = engineErrorEvaluation(schema, failure.code);
         // engine-proxy says where it routed the call: the decision's engine, the workspace's default or the service's.
         const routed = failure.internal;
-        const metrics = this.metrics(started, {
+        const metrics = runMetrics(started, {
           engine: routed?.engine ?? schema.settings.engine ?? 'llm',
           model: routed?.model ?? schema.settings.model ?? 'unknown',
         });
@@ -128,7 +119,7 @@ export class RunService {
       await this.recorder.recordError(base, late);
       throw late;
     }
-    const metrics = this.metrics(started, answer);
+    const metrics = runMetrics(started, answer);
     return this.answer(request, decision, version, schema, base, evaluation, metrics, true);
   }
 
@@ -255,17 +246,6 @@ export class RunService {
     } catch {
       throw new ServiceError('ENGINE_ERROR', 'The engine answered outside the decision contract.');
     }
-  }
-
-  private metrics(started: number, engine: Partial<AnswerQuestionsReply> & { engine: string; model: string }): RunMetrics {
-    return {
-      latency_ms: Math.round(performance.now() - started),
-      engine: engine.engine,
-      model: engine.model,
-      estimated_cost_usd: engine.estimatedCostUsd ?? 0,
-      input_tokens: engine.inputTokens ?? 0,
-      output_tokens: engine.outputTokens ?? 0,
-    };
   }
 
   /** The response up to its destinations and metrics, which the caller appends in that order. */
