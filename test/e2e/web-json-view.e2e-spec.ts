@@ -1,6 +1,7 @@
 import { Browser, Page } from 'playwright-core';
 import { createDecision, newWorkspace, triageSchema, uniqueMarker } from './support/api';
 import { checkScreen, launchChromium, signedInContext, watchProblems } from './support/browser';
+import { waitFor } from './support/cluster';
 
 /**
  * The editor's JSON view in a real headless Chromium: CodeMirror with line numbers under the app's strict CSP (no
@@ -68,9 +69,18 @@ describe('the JSON view', () => {
     expect(await content.getAttribute('aria-label')).toBe('JSON');
     expect(await page.locator('.cm-lineNumbers .cm-gutterElement').count()).toBeGreaterThan(20);
     // CodeMirror draws only the lines in view: the state comes first, so its lines are there with the top in view.
+    // Scrolling redraws on the next frame, so wait until line 1 and the three fields are all drawn: only then is a
+    // line's index in the drawn text its line number.
     await page.locator('#schema-json-label').evaluate((label) => label.scrollIntoView({ block: 'start' }));
-    await content.getByText('"City"').waitFor();
-    const lines = (await content.innerText()).split('\n');
+    let lines: string[] = [];
+    await waitFor(
+      async () => {
+        lines = (await content.innerText()).split('\n');
+        return lines[0] === '{' && ['"address"', '"street"', '"City"'].every((needle) => lines.some((line) => line.includes(needle)));
+      },
+      10_000,
+      'the JSON view drawn from its first line',
+    );
     const lineOf = (needle: string) => lines.findIndex((line) => line.includes(needle)) + 1;
     expect(lineOf('"street"')).toBeGreaterThan(lineOf('"address"'));
     expect(lineOf('"City"')).toBeGreaterThan(lineOf('"street"'));

@@ -92,6 +92,17 @@ export interface NatsServer {
  */
 export async function startNats(options: { maxPayload?: number } = {}): Promise<NatsServer> {
   if (spawnSync('nats-server', ['--version']).error) throw new Error('the e2e tests need nats-server on the PATH');
+  // A port found free can be taken by someone else's outgoing connection before nats-server binds it: try another.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startNatsOnFreePort(options);
+    } catch (error) {
+      if (attempt === 3) throw error;
+    }
+  }
+}
+
+async function startNatsOnFreePort(options: { maxPayload?: number }): Promise<NatsServer> {
   const port = await freePort();
   const storeDir = mkdtempSync(join(tmpdir(), 'ds-e2e-nats-'));
   const configArgs: string[] = [];
@@ -106,8 +117,19 @@ export async function startNats(options: { maxPayload?: number } = {}): Promise<
     storeDir,
     process: null,
     async start() {
-      server.process = spawn('nats-server', [...configArgs, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
-      await waitFor(async () => !(await portIsFree(port)), 10_000, 'nats-server');
+      const child = spawn('nats-server', [...configArgs, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      server.process = child;
+      let stderr = '';
+      child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
+      try {
+        await waitFor(async () => child.exitCode !== null || !(await portIsFree(port)), 20_000, 'nats-server');
+        if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode}`);
+      } catch (error) {
+        child.kill('SIGKILL');
+        throw new Error(`${(error as Error).message} (port ${port}; its last words: ${stderr.trim() || 'none'})`);
+      }
     },
     async stop() {
       const child = server.process;
