@@ -10,7 +10,7 @@ import { RunnableDecision } from '../decisions/decision-cache';
 import { VersionCache } from '../decisions/version-cache';
 import { traceOf } from '../executions/execution-recorder';
 import { pgPool } from '../pg-pool';
-import { ENGINE_REPLY_MARGIN_MS, engineRequestFor } from '../runs/engine-request';
+import { ENGINE_REPLY_MARGIN_MS, engineRequestFor, runMetrics } from '../runs/engine-request';
 import { ShadowQueue } from './shadow-queue';
 
 /**
@@ -123,14 +123,7 @@ export class ShadowRunner implements OnModuleDestroy {
       } catch {
         throw new ServiceError('ENGINE_ERROR', 'The engine answered outside the decision contract.');
       }
-      const metrics = {
-        latency_ms: Math.round(performance.now() - started),
-        engine: answer.engine,
-        model: answer.model,
-        estimated_cost_usd: answer.estimatedCostUsd,
-        input_tokens: answer.inputTokens,
-        output_tokens: answer.outputTokens,
-      };
+      const metrics = runMetrics(started, answer);
       await this.record(sample, 'success', schema.settings.storeOutput ? evaluation : null, evaluation, metrics, null, traceOf(schema, evaluation));
       this.runs.inc({ status: 'success' });
     } catch (error) {
