@@ -29,7 +29,8 @@ const CONCURRENCY = intEnv('CHAOS_CONCURRENCY', 6);
 const WORK_DIR = join(ROOT, '.data', 'chaos');
 const ADMIN_TOKEN = 'chaos-admin-token-0123456789';
 const SERVICES = ['gateway', 'decision-runner', 'engine-proxy', 'delivery', 'billing-ledger', 'partner'] as const;
-const FAULTS = [...SERVICES, 'nats', 'redis', 'postgres'] as const;
+/** `lease-grant`: the billing-ledger killed while it writes a budget lease, between its hold and its counter. */
+const FAULTS = [...SERVICES, 'nats', 'redis', 'postgres', 'lease-grant'] as const;
 type Fault = (typeof FAULTS)[number];
 const HARD_CAP = 25;
 const SPEND_CAP_CENTS = 1_500;
@@ -229,6 +230,35 @@ function pidOf(logFile: string, service: string): number | null {
   return match ? Number(match[1]) : null;
 }
 
+/**
+ * Watches the billing-ledger's database sessions and SIGKILLs it the moment one is inside a lease grant (its
+ * INSERT of the lease running, or its transaction still open after it), so the fault lands between the hold and
+ * the counter in Redis rather than wherever a random kill falls. True when a grant was caught.
+ */
+async function killDuringLeaseGrant(databaseUrl: string, ledgerPid: () => number | null): Promise<boolean> {
+  const db = new Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      const granting = await db.query(
+        `SELECT 1 FROM pg_stat_activity
+         WHERE application_name = 'billing_ledger' AND state IN ('active', 'idle in transaction') AND query ILIKE 'INSERT INTO %leases%'`,
+      );
+      if (granting.rowCount) {
+        const pid = ledgerPid();
+        if (pid) process.kill(pid, 'SIGKILL');
+        return true;
+      }
+    }
+    const pid = ledgerPid();
+    if (pid) process.kill(pid, 'SIGKILL');
+    return false;
+  } finally {
+    await db.end().catch(() => undefined);
+  }
+}
+
 async function main(): Promise<number> {
   rmSync(WORK_DIR, { recursive: true, force: true });
   mkdirSync(WORK_DIR, { recursive: true });
@@ -361,7 +391,12 @@ async function main(): Promise<number> {
       // Every fault is injected however long the earlier ones took to heal; the duration is the least the load runs.
       await sleep(gap * (0.5 + rng()));
       const at = Date.now();
-      say(`chaos: ${((at - started) / 1000).toFixed(1)} s: ${SERVICES.includes(fault as never) ? `SIGKILL ${fault}` : `restart ${fault}`}`);
+      const what = SERVICES.includes(fault as never)
+        ? `SIGKILL ${fault}`
+        : fault === 'lease-grant'
+          ? 'SIGKILL billing-ledger inside a lease grant'
+          : `restart ${fault}`;
+      say(`chaos: ${((at - started) / 1000).toFixed(1)} s: ${what}`);
       if (fault === 'nats') {
         await nats.kill();
         await sleep(500);
@@ -374,6 +409,9 @@ async function main(): Promise<number> {
         await postgres.kill();
         await sleep(500);
         await postgres.start();
+      } else if (fault === 'lease-grant') {
+        const caught = await killDuringLeaseGrant(postgres.url, () => pidOf(logFile, 'billing-ledger'));
+        if (!caught) say('chaos: no lease grant seen in 10 s; the billing-ledger was killed anyway');
       } else {
         const pid = pidOf(logFile, fault);
         if (pid) process.kill(pid, 'SIGKILL');
