@@ -87,6 +87,8 @@ describe('distributed traces', () => {
   beforeAll(async () => {
     receiver = await startReceiver();
     own = await startOwnCluster('traces', {
+      // This cluster's engine speaks Anthropic's protocol to the simulator, so that path is run end to end too.
+      ENGINE_LLM_PROVIDER: 'anthropic',
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
       DELIVERY_ALLOW_PRIVATE_TARGETS: 'true',
       DELIVERY_RETRY_SCALE: '0.0002',
@@ -125,7 +127,7 @@ describe('distributed traces', () => {
     const named = (service: string, kind: number, name: string) => ofRun().find((span) => span.service === service && span.kind === kind && span.name === name);
     // Spans leave in batches about every second; wait until the engine's own span has arrived.
     await waitFor(
-      async () => named('engine-proxy', CLIENT, 'engine openai') !== undefined && named('gateway', SERVER, 'POST /v1/decisions/:slug') !== undefined,
+      async () => named('engine-proxy', CLIENT, 'engine anthropic') !== undefined && named('gateway', SERVER, 'POST /v1/decisions/:slug') !== undefined,
       30_000,
       'the run’s spans',
     );
@@ -137,7 +139,7 @@ describe('distributed traces', () => {
       named('decision-runner', SERVER, SUBJECTS.runner.run),
       named('decision-runner', CLIENT, SUBJECTS.engine.answer),
       named('engine-proxy', SERVER, SUBJECTS.engine.answer),
-      named('engine-proxy', CLIENT, 'engine openai'),
+      named('engine-proxy', CLIENT, 'engine anthropic'),
     ];
     expect(chain.map((span) => span && `${span.service} ${span.name}`)).toEqual([
       'gateway POST /v1/decisions/:slug',
@@ -145,7 +147,7 @@ describe('distributed traces', () => {
       `decision-runner ${SUBJECTS.runner.run}`,
       `decision-runner ${SUBJECTS.engine.answer}`,
       `engine-proxy ${SUBJECTS.engine.answer}`,
-      'engine-proxy engine openai',
+      'engine-proxy engine anthropic',
     ]);
     expect(chain[0]!.parentSpanId).toBe(callerSpanId);
     for (let i = 1; i < chain.length; i++) {
@@ -224,4 +226,40 @@ describe('distributed traces', () => {
       await hook.close();
     }
   }, 90_000);
+
+  it('asks an Anthropic-shaped provider for no token probabilities, and keeps only the model’s own numbers', async () => {
+    const user = await api('POST', '/app/v1/auth/sign-up', { body: { email: `${uniqueMarker()}@example.com`, password: 'correcthorse42', name: 'x' } });
+    const session = user.body.session.token;
+    const workspace = await api('POST', '/app/v1/workspaces', { token: session, body: { name: 'anthropic tokens' } });
+    const key = await api('POST', `/app/v1/workspaces/${workspace.body.id}/api-keys`, { token: session, body: { name: 'k', mode: 'live' } });
+    const marker = uniqueMarker();
+    // A decision that asks for token probabilities where the provider gives them.
+    const schema = { ...triageSchema(marker), settings: { confidenceSource: 'tokens' } };
+    const decision = await api('POST', `/app/v1/workspaces/${workspace.body.id}/decisions`, {
+      token: session,
+      body: { slug: 'by-tokens', name: 'by tokens', schema },
+    });
+    expect((await api('POST', `/app/v1/workspaces/${workspace.body.id}/decisions/${decision.body.id}/deploy`, { token: session })).status).toBe(201);
+
+    const run = await api('POST', '/v1/decisions/by-tokens?include=probabilities', { token: key.body.key, body: { state: { message: 'my parcel is late' } } });
+    expect(run.status).toBe(200);
+    const asked = (await call('GET', `/_sim/requests?match=${encodeURIComponent(marker)}`, {}, own.simulator.url)).body.data as Array<{ body: any }>;
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.body.messages).toBeDefined();
+    expect(asked[0]!.body.logprobs).toBeUndefined();
+    const intent = run.body.probabilities.intent as Record<string, number>;
+    expect(Object.values(intent).reduce((sum, p) => sum + p, 0)).toBeCloseTo(1, 6);
+
+    // With an outcome reported, the quality report has one source to show: the model's own.
+    const outcome = await api('POST', `/v1/executions/${run.body.execution_id}/outcome`, {
+      token: key.body.key,
+      body: { answers: { intent: run.body.result.intent } },
+    });
+    expect(outcome.status).toBe(200);
+    const report = await api('GET', `/app/v1/workspaces/${workspace.body.id}/decisions/${decision.body.id}/quality`, { token: session });
+    expect(report.status).toBe(200);
+    const question = report.body.questions.find((entry: { key: string }) => entry.key === 'intent');
+    expect(question.labelled).toBe(1);
+    expect(Object.keys(question.sources)).toEqual(['model']);
+  }, 60_000);
 });
