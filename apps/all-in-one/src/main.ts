@@ -9,7 +9,7 @@ import { linkAddresses } from './link-addresses';
 import { DEFAULT_RESTART_POLICY, RestartPolicyOptions } from './restart-policy';
 import { SupervisedService } from './supervisor';
 import { choosePort, ensureNats, ensurePostgres, listening, Started, waitUntil } from './dependencies';
-import { takeStartLock } from './start-lock';
+import { choosesPorts, takeStartLock } from './start-lock';
 
 /**
  * All-in-one mode: every service on one machine, each in its own process exactly as in a cluster, with
@@ -162,11 +162,13 @@ async function main(): Promise<void> {
   const register = (dependency: Started) => void started.push(dependency);
 
   try {
-    releaseStartLock = await takeStartLock({
-      signal: waiting.signal,
-      onWait: (pid) => say(`all-in-one: waiting for the launcher ${pid} on this machine to bind the ports it chose before choosing ours`),
-    });
-    process.once('exit', releaseStartLock);
+    if (choosesPorts(process.env, ports)) {
+      releaseStartLock = await takeStartLock({
+        signal: waiting.signal,
+        onWait: (pid) => say(`all-in-one: waiting for the launcher ${pid} on this machine to bind the ports it chose before choosing ours`),
+      });
+      process.once('exit', releaseStartLock);
+    }
     const postgres = await ensurePostgres(process.env.DATABASE_URL, dataDir, ports.postgres, register);
     say(`all-in-one: database: ${postgres.description}`);
     const nats = await ensureNats(process.env.NATS_URL || undefined, dataDir, register);

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { lockHolder, takeStartLock } from './start-lock';
+import { choosesPorts, lockHolder, takeStartLock } from './start-lock';
 
 describe('takeStartLock', () => {
   let dir: string;
@@ -49,5 +49,16 @@ describe('takeStartLock', () => {
     const waiting = takeStartLock({ file, signal: controller.signal });
     controller.abort();
     await expect(waiting).rejects.toThrow('stopped while waiting');
+  });
+});
+
+describe('choosesPorts', () => {
+  const given = { DATABASE_URL: 'postgres://db', NATS_URL: 'nats://n:4222' };
+  it('is false only when every port the launcher would choose is given', () => {
+    expect(choosesPorts(given, { postgres: null, opsBase: 9500 })).toBe(false);
+    expect(choosesPorts({ NATS_URL: given.NATS_URL }, { postgres: 5500, opsBase: 9500 })).toBe(false);
+    expect(choosesPorts(given, { postgres: null, opsBase: null })).toBe(true);
+    expect(choosesPorts({ NATS_URL: given.NATS_URL }, { postgres: null, opsBase: 9500 })).toBe(true);
+    expect(choosesPorts({ DATABASE_URL: given.DATABASE_URL, NATS_URL: '' }, { postgres: null, opsBase: 9500 })).toBe(true);
   });
 });

@@ -10,6 +10,15 @@ import { join } from 'node:path';
  */
 export const START_LOCK_FILE = join(tmpdir(), `decision-service-all-in-one-${process.getuid?.() ?? 'user'}.lock`);
 
+/**
+ * Whether this start chooses a port itself: the embedded PostgreSQL's without EMBEDDED_POSTGRES_PORT, a
+ * nats-server's without NATS_URL, the ops ports without OPS_PORT_BASE. A start given every port (as the test
+ * harness and a deployment give them) need not wait for another launcher.
+ */
+export function choosesPorts(env: NodeJS.ProcessEnv, ports: { postgres: number | null; opsBase: number | null }): boolean {
+  return ports.opsBase === null || (!env.DATABASE_URL && ports.postgres === null) || !env.NATS_URL;
+}
+
 const POLL_MS = 200;
 /** A lock file without a readable pid this old was left by a launcher killed while writing it. */
 const UNREADABLE_STALE_MS = 10_000;
