@@ -199,7 +199,7 @@ function opsPortsOf(log: string): number[] {
 }
 
 /**
- * Two all-in-one instances side by side, as a user starts them: only PORT and DATA_DIR differ. Each gets an embedded
+ * Two all-in-one instances started at once, side by side: only PORT and DATA_DIR differ. Each gets an embedded
  * PostgreSQL and a nats-server of its own on free ports, and serves its own demo; ops ports listen on loopback unless
  * OPS_HOST says otherwise; SIGTERM stops the nats-server and the PostgreSQL each started.
  */
@@ -211,8 +211,8 @@ describe('two all-in-one instances on one machine', () => {
     for (const name of names) rmSync(clusterDataDir(name), { recursive: true, force: true });
     // Neither DATABASE_URL nor NATS_URL: the launcher starts both, as on a fresh machine.
     const own = { DATABASE_URL: undefined, NATS_URL: undefined };
-    started.push(await startWithDemo('side-a', own, true));
-    started.push(await startWithDemo('side-b', { ...own, OPS_HOST: '0.0.0.0' }, true));
+    // Started at once, as two terminals might: both would find the usual ports free.
+    started.push(...(await Promise.all([startWithDemo('side-a', own, true), startWithDemo('side-b', { ...own, OPS_HOST: '0.0.0.0' }, true)])));
   }, 600_000);
 
   afterAll(async () => {
@@ -220,6 +220,8 @@ describe('two all-in-one instances on one machine', () => {
   });
 
   it('each answers its own demo, on a database and a NATS of its own', async () => {
+    // One chose and bound its ports while the other waited, so the second chose around them.
+    expect(started.filter((instance) => /all-in-one: waiting for the launcher \d+ on this machine/.test(instance.log))).toHaveLength(1);
     for (const instance of started) {
       expect(instance.log).toMatch(/all-in-one: database: embedded PostgreSQL on port \d+/);
       expect(instance.log).toMatch(/all-in-one: messaging: nats-server started here on port \d+/);

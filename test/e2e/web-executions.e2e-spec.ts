@@ -102,6 +102,11 @@ describe('the executions screen', () => {
     await page.getByRole('heading', { name: `Delivery ${deliveryId}`, level: 1 }).waitFor();
     await page.getByText('Attempts (1)').waitFor();
     expect(await page.locator('.delivery table tbody tr').first().innerText()).toMatch(/succeeded\s+200/);
+    // The body sent, pretty-printed, and the receiver's answer.
+    const sent = await page.getByTestId('delivery-request-body').innerText();
+    expect(JSON.parse(sent)).toEqual(JSON.parse(receiver.received.find((request) => request.headers['service-delivery-id'] === deliveryId)!.body));
+    expect(sent).toContain(`\n  "id": "${deliveryId}"`);
+    expect(await page.getByTestId('delivery-response-body').innerText()).toBe('ok');
     await checkScreen(page, 'delivery', checked);
     await page.getByRole('link', { name: executionId }).click();
     await page.waitForURL(`**/executions/${executionId}`);

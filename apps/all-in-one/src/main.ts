@@ -9,6 +9,7 @@ import { linkAddresses } from './link-addresses';
 import { DEFAULT_RESTART_POLICY, RestartPolicyOptions } from './restart-policy';
 import { SupervisedService } from './supervisor';
 import { choosePort, ensureNats, ensurePostgres, listening, Started, waitUntil } from './dependencies';
+import { choosesPorts, takeStartLock } from './start-lock';
 
 /**
  * All-in-one mode: every service on one machine, each in its own process exactly as in a cluster, with
@@ -142,9 +143,13 @@ async function main(): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
   const started: Started[] = [];
   let stopping: Promise<void> | null = null;
+  let releaseStartLock = () => undefined as void;
+  const waiting = new AbortController();
   // What started is stopped in the reverse order: the services before the nats-server and PostgreSQL they use.
   const stopAll = () =>
     (stopping ??= (async () => {
+      waiting.abort();
+      releaseStartLock();
       for (const dependency of started.reverse()) await dependency.stop().catch(() => undefined);
     })());
   const shutdown = async (code: number) => {
@@ -157,6 +162,13 @@ async function main(): Promise<void> {
   const register = (dependency: Started) => void started.push(dependency);
 
   try {
+    if (choosesPorts(process.env, ports)) {
+      releaseStartLock = await takeStartLock({
+        signal: waiting.signal,
+        onWait: (pid) => say(`all-in-one: waiting for the launcher ${pid} on this machine to bind the ports it chose before choosing ours`),
+      });
+      process.once('exit', releaseStartLock);
+    }
     const postgres = await ensurePostgres(process.env.DATABASE_URL, dataDir, ports.postgres, register);
     say(`all-in-one: database: ${postgres.description}`);
     const nats = await ensureNats(process.env.NATS_URL || undefined, dataDir, register);
@@ -253,6 +265,7 @@ async function main(): Promise<void> {
     // reported at once whatever this says.
     await Promise.all(SERVICE_NAMES.map((name) => waitUntil(readyz(name), 180_000, name)));
     await waitUntil(() => listening('127.0.0.1', port), 10_000, 'gateway');
+    releaseStartLock();
     const baseUrl = `http://127.0.0.1:${port}`;
     for (const service of services) service.arm();
     say(`all-in-one: ready: API at ${baseUrl}, probes and metrics on ${opsHost} at ${SERVICE_NAMES.map((name) => `${name} :${opsPorts[name]}`).join(', ')}`);

@@ -2,7 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import {
+  DeliveryAttemptDetailView,
   DeliveryAttemptView,
+  DeliveryDetailView,
   DeliveryMessage,
   isBigintText,
   ServiceError,
@@ -12,6 +14,7 @@ import {
   ListDeliveriesRequest,
 } from '@ds/contracts';
 import { deleteInBatches, rowsAffected } from '@ds/platform';
+import { KeptResponse, shownRequestHeaders } from '@ds/webhooks';
 
 /** Deliveries are kept this long after they were queued (the spec's retention), then purged. */
 export const RETENTION_DAYS = 30;
@@ -35,6 +38,8 @@ export interface FinishedAttempt {
   responseStatus: number | null;
   durationMs: number;
   error: string | null;
+  /** What the receiver answered, already redacted; absent or null when no answer came. */
+  response?: KeptResponse | null;
 }
 
 interface DeliveryRow {
@@ -68,6 +73,9 @@ interface AttemptRow {
   response_status: number | null;
   duration_ms: number | null;
   error: string | null;
+  response_content_type?: string | null;
+  response_body?: string | null;
+  response_truncated?: boolean;
 }
 
 /** The only place that speaks SQL to the deliveries and attempts tables. */
@@ -164,7 +172,9 @@ export class DeliveriesStore {
   ): Promise<void> {
     await this.db.query(
       `WITH attempt AS (
-         UPDATE delivery_attempts SET outcome = $2, response_status = $3, duration_ms = $4, error = $5 WHERE id = $1)
+         UPDATE delivery_attempts SET outcome = $2, response_status = $3, duration_ms = $4, error = $5,
+           response_content_type = $10, response_body = $11, response_truncated = $12
+         WHERE id = $1)
        UPDATE deliveries SET status = $8, next_attempt_at = $9, updated_at = now(),
          completed_at = CASE WHEN $8 = 'pending' THEN NULL ELSE now() END
        WHERE id = $6 AND sequence = $7`,
@@ -178,6 +188,9 @@ export class DeliveriesStore {
         sequence,
         next.status,
         next.nextAttemptAt,
+        result.response?.contentType ?? null,
+        result.response?.body ?? null,
+        result.response?.truncated ?? false,
       ],
     );
   }
@@ -216,11 +229,18 @@ export class DeliveriesStore {
     };
   }
 
-  async get(workspaceId: string, deliveryId: string): Promise<DeliveryView | null> {
+  /** One delivery with the request it sends and what each attempt's receiver answered. */
+  async get(workspaceId: string, deliveryId: string): Promise<DeliveryDetailView | null> {
     const rows = (await this.db.query(`SELECT * FROM deliveries WHERE id = $1 AND workspace_id = $2`, [deliveryId, workspaceId])) as DeliveryRow[];
-    const [view] = await this.withAttempts(rows);
+    const [row] = rows;
     // No row, no view: the delivery is not found.
-    return view ?? null;
+    if (row === undefined) return null;
+    const [view] = await this.withAttempts(rows, true);
+    return {
+      ...view!,
+      request: { method: row.method, headers: shownRequestHeaders({ deliveryId: row.id, destinationHeaders: row.headers }), body: row.body },
+      attempts: view!.attempts as DeliveryAttemptDetailView[],
+    };
   }
 
   /** Newest first, paged by an opaque cursor over the row's sequence number. */
@@ -280,17 +300,19 @@ export class DeliveriesStore {
     return Math.max(0, rows[0]?.age ?? 0);
   }
 
-  private async withAttempts(rows: DeliveryRow[]): Promise<DeliveryView[]> {
+  /** The rows as views with their attempts; with what each receiver answered when `answers` (one delivery's view). */
+  private async withAttempts(rows: DeliveryRow[], answers = false): Promise<DeliveryView[]> {
     if (rows.length === 0) return [];
     const attempts = (await this.db.query(
-      `SELECT delivery_id, sequence, attempt, started_at, outcome, response_status, duration_ms, error FROM delivery_attempts
-       WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, sequence, attempt`,
+      `SELECT delivery_id, sequence, attempt, started_at, outcome, response_status, duration_ms, error
+         ${answers ? ', response_content_type, response_body, response_truncated' : ''}
+       FROM delivery_attempts WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, sequence, attempt`,
       [rows.map((row) => row.id)],
     )) as AttemptRow[];
-    const byDelivery = new Map<string, DeliveryAttemptView[]>();
+    const byDelivery = new Map<string, Array<DeliveryAttemptView | DeliveryAttemptDetailView>>();
     for (const attempt of attempts) {
       const list = byDelivery.get(attempt.delivery_id) ?? [];
-      list.push({
+      const view = {
         sequence: attempt.sequence,
         attempt: attempt.attempt,
         started_at: attempt.started_at.toISOString(),
@@ -298,7 +320,19 @@ export class DeliveriesStore {
         response_status: attempt.response_status,
         duration_ms: attempt.duration_ms,
         error: attempt.error,
-      });
+      };
+      // An answer is kept exactly when the receiver answered with a status after bodies were kept.
+      const answered = attempt.response_status !== null && attempt.response_body != null;
+      list.push(
+        answers
+          ? {
+              ...view,
+              response: answered
+                ? { content_type: attempt.response_content_type ?? null, body: attempt.response_body!, truncated: attempt.response_truncated === true }
+                : null,
+            }
+          : view,
+      );
       byDelivery.set(attempt.delivery_id, list);
     }
     return rows.map((row) => ({

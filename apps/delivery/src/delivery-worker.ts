@@ -2,7 +2,7 @@ import { ConsumerMessages, headers as natsHeaders, JetStreamManager, JsMsg, Nats
 import { DeliveryKind, DeliveryMessage, DELIVERY_STREAM } from '@ds/contracts';
 import { fillSecretsFrom, secretsNotSet } from '@ds/decision-schema';
 import { consumeTraced, Logger } from '@ds/platform';
-import { attemptHeaders, MAX_ATTEMPTS, retryDelayMs } from '@ds/webhooks';
+import { attemptHeaders, DELIVERY_HEADERS, DELIVERY_USER_AGENT, MAX_ATTEMPTS, redactValues, retryDelayMs } from '@ds/webhooks';
 import { declareDeliveryStream } from './jetstream';
 import { DeliveriesStore } from './deliveries.store';
 import { DeliveryMetrics } from './metrics';
@@ -27,7 +27,6 @@ const BACKLOG_RETURN_MS = 5_000;
 const HEARTBEAT_MS = 5_000;
 /** A failure of our own (the database, the stream) retries the message after this long, without counting an attempt. */
 const INTERNAL_RETRY_MS = 2_000;
-const USER_AGENT = 'DecisionService-Webhooks/1.0';
 const KINDS: readonly DeliveryKind[] = ['webhook', 'http', 'workflow', 'agent'];
 
 interface Held {
@@ -212,25 +211,13 @@ export class DeliveryWorker {
       this.settle(message, 'term');
       return;
     }
-    const body = delivery.body;
-    const filled = await this.withWorkspaceSecrets(delivery);
-    const result =
-      'refusal' in filled
-        ? unsentAttempt(filled.refusal)
-        : await this.sender.send({
-            url: delivery.url,
-            method: delivery.method,
-            headers: attemptHeaders({
-              deliveryId: delivery.deliveryId,
-              attempt: begun.attempt,
-              timestamp: Math.floor(startedAt / 1000),
-              body,
-              secrets,
-              destinationHeaders: filled.headers,
-              userAgent: USER_AGENT,
-            }),
-            body,
-          });
+    const result = await makeAttempt(
+      { sender: this.sender, workspaceSecrets: this.workspaceSecrets, logger: this.logger },
+      delivery,
+      begun.attempt,
+      startedAt,
+      secrets,
+    );
     this.metrics.attempts.inc({ outcome: result.outcome });
     this.metrics.attemptDuration.observe({ outcome: result.outcome }, result.durationMs / 1000);
 
@@ -262,21 +249,6 @@ export class DeliveryWorker {
     await this.store.finishAttempt(begun.attemptId, delivery.deliveryId, sequence, result, { status: 'pending', nextAttemptAt: new Date(Date.now() + delay) });
     this.logger.info({ ...log, error: result.error, detail: result.detail, retryInMs: delay }, 'delivery attempt failed; retrying later');
     this.settle(message, 'nak', delay);
-  }
-
-  /**
-   * The destination's headers with `{{secrets.NAME}}` filled in, read as the attempt leaves so that a secret
-   * changed meanwhile is the one sent. A secret that is not set (or cannot be read) fails this attempt, and the
-   * schedule tries again: an admin may set it before the next one.
-   */
-  private async withWorkspaceSecrets(delivery: DeliveryMessage): Promise<{ headers: Record<string, string> } | { refusal: string }> {
-    try {
-      const filled = await fillSecretsFrom(delivery.headers, (names) => this.workspaceSecrets.values(delivery.workspaceId, names));
-      return 'missing' in filled ? { refusal: `Not sent: ${secretsNotSet(filled.missing)}` } : filled;
-    } catch (error) {
-      this.logger.warn({ err: error, deliveryId: delivery.deliveryId }, "could not read a delivery's workspace secrets");
-      return { refusal: "The workspace's secrets could not be read; the attempt was not sent." };
-    }
   }
 
   /**
@@ -345,7 +317,69 @@ export function parseDelivery(data: Uint8Array): DeliveryMessage | null {
   return { ...(value as DeliveryMessage), headers: headers as Record<string, string> };
 }
 
+export interface AttemptParts {
+  sender: Sender;
+  workspaceSecrets: WorkspaceSecretsService;
+  logger: Logger;
+}
+
+/**
+ * Sends one attempt: the destination's headers with the workspace's secrets filled in, signed with `signing` at
+ * `startedAt`. What the receiver answered comes back with every secret value and signature the request carried
+ * redacted, since a receiver that echoes its request would otherwise have them stored and shown.
+ */
+export async function makeAttempt(
+  parts: AttemptParts,
+  delivery: DeliveryMessage,
+  attempt: number,
+  startedAt: number,
+  signing: readonly string[],
+): Promise<SendResult> {
+  const filled = await withWorkspaceSecrets(parts, delivery);
+  if ('refusal' in filled) return unsentAttempt(filled.refusal);
+  const headers = attemptHeaders({
+    deliveryId: delivery.deliveryId,
+    attempt,
+    timestamp: Math.floor(startedAt / 1000),
+    body: delivery.body,
+    secrets: signing,
+    destinationHeaders: filled.headers,
+    userAgent: DELIVERY_USER_AGENT,
+  });
+  const result = await parts.sender.send({ url: delivery.url, method: delivery.method, headers, body: delivery.body });
+  if (!result.response) return result;
+  // Each header whole, and each signature in it alone (`t=…,v1=<hex>`, `v1,<base64> v1,<base64>`).
+  const signatures = [headers[DELIVERY_HEADERS.signature]!, headers[DELIVERY_HEADERS.webhookSignature]!].flatMap((value) => [
+    value,
+    ...value.split(/[ ,=]/).filter((part) => part.length >= 16),
+  ]);
+  return { ...result, response: { ...result.response, body: redactValues(result.response.body, [...filled.secretValues, ...signing, ...signatures]) } };
+}
+
+/**
+ * The destination's headers with `{{secrets.NAME}}` filled in, and the values filled in, read as the attempt
+ * leaves so that a secret changed meanwhile is the one sent. A secret that is not set (or cannot be read) fails
+ * this attempt, and the schedule tries again: an admin may set it before the next one.
+ */
+async function withWorkspaceSecrets(
+  parts: AttemptParts,
+  delivery: DeliveryMessage,
+): Promise<{ headers: Record<string, string>; secretValues: string[] } | { refusal: string }> {
+  const secretValues: string[] = [];
+  try {
+    const filled = await fillSecretsFrom(delivery.headers, async (names) => {
+      const values = await parts.workspaceSecrets.values(delivery.workspaceId, names);
+      secretValues.push(...Object.values(values));
+      return values;
+    });
+    return 'missing' in filled ? { refusal: `Not sent: ${secretsNotSet(filled.missing)}` } : { headers: filled.headers, secretValues };
+  } catch (error) {
+    parts.logger.warn({ err: error, deliveryId: delivery.deliveryId }, "could not read a delivery's workspace secrets");
+    return { refusal: "The workspace's secrets could not be read; the attempt was not sent." };
+  }
+}
+
 /** An attempt that did not leave the service: failed, and retried on the usual schedule. */
 function unsentAttempt(error: string): SendResult {
-  return { outcome: 'failed', responseStatus: null, durationMs: 0, error, detail: null, retryAfterMs: null, address: null };
+  return { outcome: 'failed', responseStatus: null, durationMs: 0, error, detail: null, retryAfterMs: null, address: null, response: null };
 }

@@ -37,6 +37,10 @@ export class DeliveryAttemptEntity {
   @Column({ name: 'response_status', type: 'integer', nullable: true }) responseStatus: number | null;
   @Column({ name: 'duration_ms', type: 'integer', nullable: true }) durationMs: number | null;
   @Column({ type: 'text', nullable: true }) error: string | null;
+  @Column({ name: 'response_content_type', type: 'text', nullable: true }) responseContentType: string | null;
+  /** The first 8 KiB of the answer, with secrets and signatures the receiver echoed redacted. */
+  @Column({ name: 'response_body', type: 'text', nullable: true }) responseBody: string | null;
+  @Column({ name: 'response_truncated', type: 'boolean' }) responseTruncated: boolean;
 }
 
 @Entity({ name: 'signing_secrets' })

@@ -13,6 +13,7 @@ import { SealedSigningSecrets1795600000000 } from './migrations/1795600000000-se
 import { WorkspaceSecrets1795800000000 } from './migrations/1795800000000-workspace-secrets';
 import { DeletedWorkspaces1795800000001 } from './migrations/1795800000001-deleted-workspaces';
 import { AttemptErrorsWithoutAddresses1796031488217 } from './migrations/1796031488217-attempt-errors-without-addresses';
+import { AttemptResponses1796215000000 } from './migrations/1796215000000-attempt-responses';
 import { DeliveryPurge } from './purge';
 import { RedisWindow } from './redis-window';
 import { Sender } from './sender';
@@ -37,6 +38,7 @@ export const delivery: ServiceDefinition<DeliveryConfig> = {
       WorkspaceSecrets1795800000000,
       DeletedWorkspaces1795800000001,
       AttemptErrorsWithoutAddresses1796031488217,
+      AttemptResponses1796215000000,
     ],
   },
   readConfig: readDeliveryConfig,

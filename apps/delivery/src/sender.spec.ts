@@ -134,6 +134,30 @@ describe('the sender', () => {
       expect(await sender.send(post(`http://127.0.0.1:${busy.port}/`))).toMatchObject({ outcome: 'failed', responseStatus: 503, retryAfterMs: 7_000 });
     });
 
+    it('keeps the answer’s content type and body, cut after 8 KiB and marked so', async () => {
+      const small = await start((_q, s) => s.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"bad signature"}'));
+      expect(await sender.send(post(`http://127.0.0.1:${small.port}/`))).toMatchObject({
+        outcome: 'failed',
+        responseStatus: 400,
+        response: { contentType: 'application/json', body: '{"error":"bad signature"}', truncated: false },
+      });
+      const large = await start((_q, s) => s.writeHead(200, { 'content-type': 'text/plain' }).end('z'.repeat(1_000_000)));
+      const result = await sender.send(post(`http://127.0.0.1:${large.port}/`));
+      expect(result).toMatchObject({ outcome: 'succeeded', responseStatus: 200, response: { contentType: 'text/plain', truncated: true } });
+      expect(result.response!.body).toBe('z'.repeat(8 * 1024));
+      const empty = await start((_q, s) => s.writeHead(204).end());
+      expect((await sender.send(post(`http://127.0.0.1:${empty.port}/`))).response).toEqual({ contentType: null, body: '', truncated: false });
+    });
+
+    it('keeps the status of a receiver whose body stops coming, with what arrived marked truncated', async () => {
+      const slow = await start((_q, s) => {
+        s.writeHead(202, { 'content-type': 'text/plain' });
+        s.write('accepted, then');
+      });
+      const result = await new Sender({ allowPrivateTargets: true, timeoutMs: 300 }).send(post(`http://127.0.0.1:${slow.port}/`));
+      expect(result).toMatchObject({ outcome: 'succeeded', responseStatus: 202, response: { body: 'accepted, then', truncated: true } });
+    });
+
     it('gives up on a receiver that does not answer within the attempt timeout', async () => {
       const silent = await start(() => undefined);
       const result = await new Sender({ allowPrivateTargets: true, timeoutMs: 300 }).send(post(`http://127.0.0.1:${silent.port}/`));

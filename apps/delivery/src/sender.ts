@@ -7,8 +7,12 @@ import {
   ATTEMPT_TIMEOUT_MS,
   classifyStatus,
   isIpLiteral,
+  keptBody,
+  keptContentType,
+  KeptResponse,
   networkAttemptError,
   parseRetryAfter,
+  RESPONSE_BODY_LIMIT,
   targetProblem,
 } from '@ds/webhooks';
 import { AttemptOutcomeName } from './deliveries.store';
@@ -42,6 +46,8 @@ export interface SendResult {
   retryAfterMs: number | null;
   /** The address the request went to, when one was chosen. */
   address: string | null;
+  /** The receiver's answer, when it answered: its content type and its body's first RESPONSE_BODY_LIMIT bytes. */
+  response: KeptResponse | null;
 }
 
 export interface SenderOptions {
@@ -76,6 +82,7 @@ export class Sender {
       detail: null,
       retryAfterMs: null,
       address: null,
+      response: null,
       ...partial,
       durationMs: Date.now() - started,
     });
@@ -99,6 +106,7 @@ export class Sender {
         responseStatus: response.status,
         address: address.address,
         retryAfterMs: parseRetryAfter(response.headers['retry-after'], Date.now()),
+        response: { contentType: keptContentType(response.headers['content-type']), ...keptBody(response.body, response.complete) },
         error:
           outcome === 'success'
             ? null
@@ -146,10 +154,11 @@ export class Sender {
     address: ResolvedAddress,
     request: SendRequest,
     signal: AbortSignal,
-  ): Promise<{ status: number; headers: IncomingHttpHeaders }> {
+  ): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer; complete: boolean }> {
     const secure = url.protocol === 'https:';
     const send = secure ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
+      let answered = false;
       const outgoing = send(
         {
           host: address.address,
@@ -164,12 +173,28 @@ export class Sender {
           signal,
         },
         (response) => {
-          resolve({ status: response.statusCode ?? 0, headers: response.headers });
-          // The answer's body is not kept; the connection is not reused.
-          response.destroy();
+          // The body is read up to one byte past what is kept (to know it was cut), within the attempt's time: a
+          // receiver that answered but sends its body slowly keeps its status, with what arrived marked truncated.
+          answered = true;
+          const chunks: Buffer[] = [];
+          let read = 0;
+          let complete = false;
+          const done = () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks), complete });
+          response.on('data', (chunk: Buffer) => {
+            chunks.push(chunk);
+            read += chunk.length;
+            // The connection is not reused, so what is past the limit need not be drained.
+            if (read > RESPONSE_BODY_LIMIT) response.destroy();
+          });
+          response.once('end', () => (complete = true));
+          response.once('error', () => undefined);
+          response.once('close', done);
         },
       );
-      outgoing.on('error', reject);
+      // Once the status arrived, a connection cut or timed out while the body is read only cuts the body short.
+      outgoing.on('error', (error) => {
+        if (!answered) reject(error);
+      });
       outgoing.end(request.body);
     });
   }

@@ -63,7 +63,31 @@ export interface DeliveryAttemptView {
   error: string | null;
 }
 
-/** One delivery as the application shows it; the body and headers sent are not repeated. */
+/** What an attempt's receiver answered, as kept: its content type and at most the first 8 KiB of its body. */
+export interface DeliveryResponseView {
+  content_type: string | null;
+  /** Secrets and signatures the receiver echoed are `[redacted]`. */
+  body: string;
+  /** The body was longer than what is kept, or stopped coming before the attempt's time ran out. */
+  truncated: boolean;
+}
+
+/** An attempt on one delivery's own view: with what its receiver answered. */
+export interface DeliveryAttemptDetailView extends DeliveryAttemptView {
+  /** Null when no answer came (timeout, network, refused, interrupted) or the attempt predates kept answers. */
+  response: DeliveryResponseView | null;
+}
+
+/** The request every attempt of a delivery sends, as shown: nothing secret in it. */
+export interface DeliveryRequestView {
+  method: string;
+  /** The headers sent but the attempt's number and timestamp; signatures and values that use a workspace secret are `[redacted]`. */
+  headers: Record<string, string>;
+  /** The body exactly as sent, the same on every attempt. */
+  body: string;
+}
+
+/** One delivery as the application lists it; its request and the answers are on its own view only. */
 export interface DeliveryView {
   id: string;
   decision_id: string;
@@ -81,6 +105,12 @@ export interface DeliveryView {
   created_at: string;
   completed_at: string | null;
   attempts: DeliveryAttemptView[];
+}
+
+/** One delivery on its own: the request sent and what each attempt's receiver answered. */
+export interface DeliveryDetailView extends DeliveryView {
+  request: DeliveryRequestView;
+  attempts: DeliveryAttemptDetailView[];
 }
 
 export interface ListDeliveriesReply {
@@ -141,9 +171,9 @@ export interface ResolveWorkspaceSecretsReply {
 export const DELIVERY_SUBJECTS = {
   /** A workspace's deliveries (optionally one decision's), newest first, each with its attempts. */
   list: rpcSubject<ListDeliveriesRequest, ListDeliveriesReply>('v1.delivery.deliveries.list'),
-  get: rpcSubject<DeliveryRef, DeliveryView>('v1.delivery.deliveries.get'),
+  get: rpcSubject<DeliveryRef, DeliveryDetailView>('v1.delivery.deliveries.get'),
   /** A failed delivery sent again: a new sequence of attempts under the same `dlv_…` id. */
-  resend: rpcSubject<DeliveryRef, DeliveryView>('v1.delivery.deliveries.resend'),
+  resend: rpcSubject<DeliveryRef, DeliveryDetailView>('v1.delivery.deliveries.resend'),
   /** The workspace's signing secret, masked (its full value is shown once, by rotate). */
   getSigningSecret: rpcSubject<WorkspaceScoped, SigningSecretView>('v1.delivery.signing-secret.get'),
   rotateSigningSecret: rpcSubject<WorkspaceScoped, RotatedSigningSecretReply>('v1.delivery.signing-secret.rotate'),

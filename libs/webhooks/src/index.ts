@@ -3,3 +3,4 @@ export * from './schedule';
 export * from './signing';
 export * from './window';
 export * from './attempt-errors';
+export * from './bodies';

@@ -43,6 +43,9 @@ export function standardWebhooksSignature(secrets: readonly string[], messageId:
   return secrets.map((secret) => `v1,${createHmac('sha256', standardWebhooksKey(secret)).update(signed, 'utf8').digest('base64')}`).join(' ');
 }
 
+/** The `User-Agent` of every attempt. */
+export const DELIVERY_USER_AGENT = 'DecisionService-Webhooks/1.0';
+
 /** Names of the headers every attempt carries (lower case, as HTTP/2 and Node write them). */
 export const DELIVERY_HEADERS = {
   signature: 'service-signature',

@@ -535,7 +535,16 @@ const en = {
   'dlv.execution': 'Execution',
   'dlv.detail': 'Delivery {id}',
   'dlv.back': 'All deliveries',
-  'dlv.bodyNotKept': 'The body sent and the receiver’s answer are not kept; each attempt shows the response code and the error.',
+  'dlv.request': 'Request',
+  'dlv.headers': 'Headers ({count})',
+  'dlv.requestBody': 'Request body',
+  'dlv.responses': 'Responses',
+  'dlv.noResponses': 'No receiver has answered yet.',
+  'dlv.responseOf': 'Attempt {attempt}: {status}',
+  'dlv.emptyBody': 'Empty body.',
+  'dlv.truncated': 'Truncated: only the first 8 KiB of the answer is kept, or it stopped coming before the attempt’s time ran out.',
+  'dlv.bodiesKept':
+    'Signatures, and header values that use a workspace secret, are shown as [redacted]; so is a secret the receiver echoed. Bodies are deleted with the delivery, 30 days after it was queued.',
   'sig.title': 'Signing secret',
   'sig.intro':
     'Every delivery is signed with this secret (Service-Signature and Standard Webhooks headers), so receivers can check it came from this workspace.',

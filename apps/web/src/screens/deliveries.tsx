@@ -1,6 +1,7 @@
-import { useEffect, useState } from 'react';
+import { Fragment, useEffect, useState } from 'react';
 import { api, ApiError } from '../lib/api';
 import { can, useApp } from '../context';
+import { shownBody } from '../lib/bodies';
 import { Link } from '../router';
 import { CursorListBody, CursorPage, Empty, ErrorBox, formatDate, ListToolbar, Loaded, OnceSecret, Page, RefusedPage, useCursorList, useLoad } from '../ui';
 
@@ -12,6 +13,8 @@ interface Attempt {
   response_status: number | null;
   duration_ms: number | null;
   error: string | null;
+  /** On one delivery's own view only: what the receiver answered, null when no answer came. */
+  response?: { content_type: string | null; body: string; truncated: boolean } | null;
 }
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
@@ -32,6 +35,8 @@ interface Delivery {
   created_at: string;
   completed_at: string | null;
   attempts: Attempt[];
+  /** On one delivery's own view only: the request every attempt sends, signatures and secrets redacted. */
+  request?: { method: string; headers: Record<string, string>; body: string };
 }
 
 /** How often pending deliveries shown on screen are looked at again, so a retry or a resend shows its outcome. */
@@ -215,7 +220,7 @@ export function DeliveryDetail({ id }: { id: string }) {
         {(delivery) => (
           <section className="card delivery" aria-labelledby={`dlv-${delivery.id}`}>
             <DeliveryCard delivery={delivery} onResend={member ? () => void resend() : undefined} error={error} open />
-            <p className="muted small">{t('dlv.bodyNotKept')}</p>
+            <DeliveryExchange delivery={delivery} />
           </section>
         )}
       </Loaded>
@@ -257,6 +262,79 @@ export function useDeliveryStatuses(ws: string, ids: string[]): Record<string, D
   return statuses;
 }
 
+/** An attempt's number as the attempts table shows it: `sequence.attempt` once the delivery was resent. */
+function attemptLabel(delivery: Delivery, attempt: Attempt): string {
+  return delivery.sequence > 1 || attempt.sequence > 1 ? `${attempt.sequence}.${attempt.attempt}` : String(attempt.attempt);
+}
+
+/** A body in monospace, JSON pretty-printed; focusable, since a long one scrolls. */
+function Body({ text, contentType, label, testId }: { text: string; contentType: string | null | undefined; label: string; testId: string }) {
+  const shown = shownBody(text, contentType);
+  return (
+    <pre className="code delivery-body" tabIndex={0} aria-label={label} data-testid={testId} data-json={shown.json}>
+      {shown.text}
+    </pre>
+  );
+}
+
+/** The request a delivery sends and what each attempt's receiver answered, on the delivery's own page. */
+function DeliveryExchange({ delivery }: { delivery: Delivery }) {
+  const { t } = useApp();
+  const request = delivery.request;
+  if (!request) return null;
+  const answered = delivery.attempts.filter((attempt) => attempt.response);
+  return (
+    <>
+      <section className="delivery-exchange" aria-labelledby={`dlv-request-${delivery.id}`}>
+        <h3 id={`dlv-request-${delivery.id}`}>{t('dlv.request')}</h3>
+        <p className="break">
+          <code>
+            {request.method} {delivery.url}
+          </code>
+        </p>
+        <details>
+          <summary>{t('dlv.headers', { count: Object.keys(request.headers).length })}</summary>
+          <dl className="facts">
+            {Object.entries(request.headers).map(([name, value]) => (
+              <Fragment key={name}>
+                <dt>
+                  <code>{name}</code>
+                </dt>
+                <dd className="break">
+                  <code>{value}</code>
+                </dd>
+              </Fragment>
+            ))}
+          </dl>
+        </details>
+        <Body text={request.body} contentType={request.headers['content-type']} label={t('dlv.requestBody')} testId="delivery-request-body" />
+      </section>
+      <section className="delivery-exchange" aria-labelledby={`dlv-responses-${delivery.id}`}>
+        <h3 id={`dlv-responses-${delivery.id}`}>{t('dlv.responses')}</h3>
+        {answered.length === 0 && <Empty>{t('dlv.noResponses')}</Empty>}
+        {answered.map((attempt) => {
+          const response = attempt.response!;
+          const label = t('dlv.responseOf', { attempt: attemptLabel(delivery, attempt), status: attempt.response_status ?? '—' });
+          return (
+            <div key={`${attempt.sequence}.${attempt.attempt}`} className="delivery-response" data-testid="delivery-response">
+              <h4>
+                {label} {response.content_type && <span className="muted small">{response.content_type}</span>}
+              </h4>
+              {response.body === '' ? (
+                <p className="muted small">{t('dlv.emptyBody')}</p>
+              ) : (
+                <Body text={response.body} contentType={response.content_type} label={label} testId="delivery-response-body" />
+              )}
+              {response.truncated && <p className="muted small">{t('dlv.truncated')}</p>}
+            </div>
+          );
+        })}
+        <p className="muted small">{t('dlv.bodiesKept')}</p>
+      </section>
+    </>
+  );
+}
+
 function AttemptsTable({ delivery }: { delivery: Delivery }) {
   const { t } = useApp();
   if (delivery.attempts.length === 0) return <Empty>{t('dlv.noAttempts')}</Empty>;
@@ -277,7 +355,7 @@ function AttemptsTable({ delivery }: { delivery: Delivery }) {
         <tbody>
           {delivery.attempts.map((attempt) => (
             <tr key={`${attempt.sequence}.${attempt.attempt}`}>
-              <td>{delivery.sequence > 1 || attempt.sequence > 1 ? `${attempt.sequence}.${attempt.attempt}` : attempt.attempt}</td>
+              <td>{attemptLabel(delivery, attempt)}</td>
               <td>{formatDate(attempt.started_at)}</td>
               <td>
                 <span className={`badge ${attempt.outcome}`}>{attempt.outcome}</span>
