@@ -12,9 +12,9 @@ import { OutcomesService } from './outcomes.service';
 import { QualityService } from './quality.service';
 
 /**
- * The per-day rollup of the quality report against the labels it counts, in a real PostgreSQL with the runner's
+ * The per-day and per-hour rollup of the quality report against the labels it counts, in a real PostgreSQL with the runner's
  * migrations: outcomes recorded, replaced (also concurrently), purged by retention and by a workspace's deletion,
- * and ranges whose first and last days are partial. The rollup's answer must equal the labels' exactly.
+ * and ranges whose first and last days and hours are partial. The rollup's answer must equal the labels' exactly.
  */
 
 const DAY = 86_400_000;
@@ -92,7 +92,10 @@ function outcome(): { answers: Record<string, string | boolean>; action?: string
 
 const record = (id: string, workspaceId = 'ws_r') => outcomes.record({ workspaceId, executionId: id, body: outcome() });
 
-/** Ranges over the six days: unbounded, whole days, short and long partial ends, within one day, across two. */
+/**
+ * Ranges over the six days: unbounded, whole days, partial days with whole hours, short and long partial hours,
+ * within one day, one hour, across two days.
+ */
 const RANGES: Array<[string | null, string | null]> = [
   [null, null],
   ['2030-06-02', '2030-06-04'],
@@ -105,6 +108,10 @@ const RANGES: Array<[string | null, string | null]> = [
   ['2030-06-02T22:00:00Z', '2030-06-03T02:00:00Z'],
   ['2030-06-03T10:00:00Z', null],
   [null, '2030-06-03T13:00:00Z'],
+  ['2030-06-02T20:10:00Z', '2030-06-04T03:50:00Z'],
+  ['2030-06-01T20:50:00Z', '2030-06-02T20:20:00Z'],
+  ['2030-06-02T20:05:00Z', '2030-06-02T20:55:00Z'],
+  ['2030-06-02T20:15:00Z', '2030-06-02T20:30:00Z'],
   ['2030-06-05', '2030-06-04'],
 ];
 
@@ -151,8 +158,8 @@ describe('the quality rollup', () => {
     for (let i = 0; i < 160; i++) {
       const id = `exec_r${String(i).padStart(4, '0')}`;
       ids.push(id);
-      // Spread over five days, with some at the very edges of a day.
-      await execution(id, i % 17 === 0 ? 24 * (i % 5) : random() * 5 * 24);
+      // Spread over five days, some at the very start of a day, a fifth within one hour (20:00 on the second day).
+      await execution(id, i % 17 === 0 ? 24 * (i % 5) : i % 5 === 1 ? 44 + random() : random() * 5 * 24);
       await record(id);
     }
     expect(await expectRollupEqualsLabels()).toBeGreaterThan(400);
@@ -191,8 +198,8 @@ describe('the quality rollup', () => {
     expect(purged!.deleted).toBeGreaterThan(0);
     const after = await expectRollupEqualsLabels();
     expect(after).toBeLessThan(before);
-    const [{ first }] = (await db.query(`SELECT min(day)::text AS first FROM quality_rollups WHERE decision_id = 'dec_r'`)) as [{ first: string }];
-    expect(first).toBe('2030-06-02');
+    const [{ first }] = (await db.query(`SELECT min(bucket) AS first FROM quality_rollups WHERE decision_id = 'dec_r' AND grain = 86400`)) as [{ first: Date }];
+    expect(first).toEqual(new Date('2030-06-02T00:00:00Z'));
   });
 
   it('follows a workspace’s deletion', async () => {
@@ -209,9 +216,9 @@ describe('the quality rollup', () => {
 
   it('is backfilled from the labels by its migration', async () => {
     const rows = async () =>
-      db.query(`SELECT decision_id, version, day, question, kind, source, bin, step, count, observed, correct,
+      db.query(`SELECT decision_id, version, grain, bucket, question, kind, source, bin, step, count, observed, correct,
                      trim_scale(predicted) AS predicted, trim_scale(brier) AS brier, trim_scale(log_loss) AS log_loss
-                FROM quality_rollups ORDER BY decision_id, version, day, question, kind, source, bin, step`);
+                FROM quality_rollups ORDER BY decision_id, version, grain, bucket, question, kind, source, bin, step`);
     const kept = await rows();
     expect(kept.length).toBeGreaterThan(0);
     const runner = db.createQueryRunner();

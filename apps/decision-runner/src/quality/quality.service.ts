@@ -44,7 +44,7 @@ const CELL_SUMS = ['count', 'predicted', 'observed', 'correct', 'brier', 'log_lo
 
 /**
  * The report's cells (at most 10 bins × 20 confidence steps per question and source) over the terms of a range:
- * whole days from quality_rollups, partial days from quality_labels, each added or subtracted. `terms` is not empty.
+ * whole days and hours from quality_rollups, partial hours from quality_labels, each added or subtracted. `terms` is not empty.
  */
 export function reportCellsQuery(terms: readonly ReportTerm[]): { sql: string; parameters: unknown[] } {
   const parameters: unknown[] = [];
@@ -53,9 +53,10 @@ export function reportCellsQuery(terms: readonly ReportTerm[]): { sql: string; p
   const parts = terms.map((term) => {
     const sums = CELL_SUMS.map((column) => (term.sign === 1 ? column : `-${column}`)).join(', ');
     const conditions = ['decision_id = $1', 'version = $2'];
-    if (term.read === 'days') {
-      if (term.from) conditions.push(`day >= (${parameter(term.from)}::timestamptz AT TIME ZONE 'UTC')::date`);
-      if (term.to) conditions.push(`day < (${parameter(term.to)}::timestamptz AT TIME ZONE 'UTC')::date`);
+    if (term.read !== 'labels') {
+      conditions.push(`grain = ${term.read === 'days' ? 86_400 : 3_600}`);
+      if (term.from) conditions.push(`bucket >= ${parameter(term.from)}`);
+      if (term.to) conditions.push(`bucket < ${parameter(term.to)}`);
       return `SELECT question, kind, source, bin, step, ${sums} FROM quality_rollups WHERE ${conditions.join(' AND ')}`;
     }
     conditions.push(`executed_at >= ${parameter(term.from)}`, `executed_at < ${parameter(term.to)}`);
@@ -105,7 +106,7 @@ export class QualityService {
     };
   }
 
-  /** The cells of [from, to): whole days from the rollup, partial ones from the labels (`rollup` false: all from the labels). */
+  /** The cells of [from, to): whole days and hours from the rollup, the rest from the labels (`rollup` false: all from the labels). */
   async cells(decisionId: string, version: number, from: Date | null, to: Date | null, rollup = true): Promise<QualityCell[]> {
     const terms: ReportTerm[] = rollup
       ? reportTerms(from, to)
