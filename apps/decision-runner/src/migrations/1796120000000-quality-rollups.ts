@@ -1,8 +1,8 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * What one label adds to its cell of a day or an hour: the count, the sums the report divides, as numeric so that adding a
- * label and later subtracting it leaves exactly nothing (float sums would drift with every replaced outcome).
+ * What one label adds to its cell of a day or an hour: the count, the sums the report divides, as numeric so that
+ * adding a label and later subtracting it leaves exactly nothing (float sums would drift with every replaced outcome).
  */
 const CONTRIBUTION = `
   decision_id, version, g.grain, to_timestamp(floor(extract(epoch FROM executed_at) / g.grain) * g.grain) AS bucket, question, kind, source,
@@ -66,9 +66,9 @@ export class QualityRollups1796120000000 implements MigrationInterface {
         log_loss numeric NOT NULL,
         PRIMARY KEY (${KEY})
       )`);
-    // Every writer of a day's cells (its hours' too) first takes that day's lock (decision, version, day), in one order: the two
-    // statements that replace an outcome and a purge batch spanning several days then never wait on each other in
-    // a cycle. The two-key form keeps these locks apart from the single-key advisory locks used elsewhere.
+    // Every writer of a day's cells (its hours' too) first takes that day's lock (decision, version, day), in one
+    // order: the two statements that replace an outcome and a purge batch spanning several days then never wait on
+    // each other in a cycle. The two-key form keeps these locks apart from the single-key advisory locks used elsewhere.
     await q.query(`
       CREATE FUNCTION quality_rollups_follow() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
       BEGIN
