@@ -10,8 +10,11 @@ import { say } from './bench-support';
  * `npm run bench:quality`: the quality report over a million executions with outcomes. A fresh test database gets
  * the runner's migrations, one decision with a choice, a score and a probability question, and EXECUTIONS
  * executions of its version 1, each with its distributions, an outcome and the labels recording that outcome
- * writes (three answers and the action: four labels per execution). The report is then asked for REPEATS times
- * through the runner's own QualityService; the first (cold) and the median of the rest are printed.
+ * writes (three answers and the action: four labels per execution); the labels' triggers fill the day and hour
+ * rollups as they do for outcomes recorded one by one. The report is then asked for REPEATS times through the
+ * runner's own QualityService, without a range, for a range of whole days (what the Quality tab asks) and for a
+ * range of timestamps whose first and last days and hours are partial; the first (cold) and the median of the rest
+ * are printed for each.
  */
 
 const EXECUTIONS = Number(process.env.QUALITY_BENCH_EXECUTIONS ?? 1_000_000);
@@ -87,24 +90,37 @@ async function main(): Promise<void> {
         WHERE e.decision_id = 'dec_bench'`,
     );
     await loader.query('VACUUM ANALYZE quality_labels');
+    await loader.query('VACUUM ANALYZE quality_rollups');
     await loader.release();
     const [{ count }] = (await db.query('SELECT count(*)::int AS count FROM quality_labels')) as [{ count: number }];
-    say(`  ${count.toLocaleString('en-US')} labels written and vacuumed in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    say(`  ${count.toLocaleString('en-US')} labels and their rollups written and vacuumed in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+    const [{ rollups }] = (await db.query('SELECT count(*)::int AS rollups FROM quality_rollups')) as [{ rollups: number }];
+    say(`  ${rollups.toLocaleString('en-US')} rollup rows (days and hours)`);
 
     const service = new QualityService(db, new VersionCache(db));
-    const timings: number[] = [];
-    let report: Record<string, unknown> = {};
-    for (let i = 0; i < REPEATS; i++) {
-      const t0 = performance.now();
-      report = await service.report({ workspaceId: 'ws_bench', decisionId: 'dec_bench', version: undefined, from: undefined, to: undefined });
-      timings.push(performance.now() - t0);
+    const day = (offset: number) => new Date(Math.floor(Date.now() / 86_400_000 + offset) * 86_400_000).toISOString().slice(0, 10);
+    const ranges: Array<[string, string | undefined, string | undefined]> = [
+      ['every execution', undefined, undefined],
+      [`whole days ${day(-1)} to ${day(1)}`, day(-1), day(1)],
+      // 20 h 17 min ago to 1 h 43 min ago: a partial day and partial hours at both ends.
+      ['timestamps with partial days and hours', new Date(Date.now() - 73_020_000).toISOString(), new Date(Date.now() - 6_180_000).toISOString()],
+    ];
+    for (const [name, from, to] of ranges) {
+      const timings: number[] = [];
+      let report: Record<string, unknown> = {};
+      for (let i = 0; i < REPEATS; i++) {
+        const t0 = performance.now();
+        report = await service.report({ workspaceId: 'ws_bench', decisionId: 'dec_bench', version: undefined, from, to });
+        timings.push(performance.now() - t0);
+      }
+      const warm = timings.slice(1).sort((a, b) => a - b);
+      const questions = report.questions as Array<{ key: string; labelled: number; sources: { model: { ece: number } } }>;
+      say(
+        `  report, ${name}: cold ${timings[0]!.toFixed(0)} ms, warm median ${warm[Math.floor(warm.length / 2)]!.toFixed(0)} ms (${warm.map((t) => t.toFixed(0)).join(', ')})`,
+      );
+      say(`    ${questions.map((q) => `${q.key}: ${q.labelled.toLocaleString('en-US')} labelled, ECE ${q.sources.model.ece.toFixed(3)}`).join('; ')}`);
     }
-    const warm = timings.slice(1).sort((a, b) => a - b);
-    const questions = report.questions as Array<{ key: string; labelled: number; sources: { model: { ece: number } } }>;
-    say(
-      `  report: cold ${timings[0]!.toFixed(0)} ms, warm median ${warm[Math.floor(warm.length / 2)]!.toFixed(0)} ms (${warm.map((t) => t.toFixed(0)).join(', ')})`,
-    );
-    say(`  ${questions.map((q) => `${q.key}: ${q.labelled.toLocaleString('en-US')} labelled, ECE ${q.sources.model.ece.toFixed(3)}`).join('; ')}`);
   } finally {
     await database.drop();
   }

@@ -22,7 +22,8 @@ const INSERT_LABELS = `
 
 /**
  * Outcomes: what turned out to be right for an execution, checked against the version that answered it. The
- * outcome is kept on the execution and its labels (what the quality report counts) beside it, replaced together.
+ * outcome is kept on the execution and its labels (what the quality report counts) beside it, replaced together;
+ * the labels' triggers move the report's day rollup in the same transaction.
  */
 @Injectable()
 export class OutcomesService {

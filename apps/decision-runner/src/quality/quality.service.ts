@@ -13,6 +13,8 @@ import {
   qualityReport,
   QuestionFit,
   RecordedDistributions,
+  ReportTerm,
+  reportTerms,
   truthIndex,
   validateSchema,
 } from '@ds/decision-schema';
@@ -21,23 +23,57 @@ import { DecisionEntity } from '../entities';
 import { VersionCache } from '../decisions/version-cache';
 
 /**
- * Labels of one version grouped into at most 10 bins × 20 confidence steps per question and source: the database
- * does the counting over every labelled execution, the library turns the cells into the report.
+ * What one label adds to its cell, as numeric: the same values the rollup's triggers add, so days read from the
+ * rollup and stretches read from the labels sum exactly alike.
  */
-const REPORT_CELLS = `
-  SELECT question, kind, source,
-         CASE WHEN predicted IS NULL THEN NULL ELSE least(floor(predicted * 10), 9)::int END AS bin,
-         CASE WHEN confidence IS NULL THEN NULL ELSE least(floor(confidence * 20), 19)::int END AS step,
-         count(*)::int AS count,
-         coalesce(sum(predicted), 0)::float8 AS predicted,
-         (count(*) FILTER (WHERE observed))::int AS observed,
-         (count(*) FILTER (WHERE correct))::int AS correct,
-         coalesce(sum((predicted - observed::int) ^ 2) FILTER (WHERE kind = 'probability'), 0)::float8 AS brier,
-         coalesce(sum(-ln(CASE WHEN observed THEN least(greatest(predicted, 1e-6), 1 - 1e-6)
-                               ELSE 1 - least(greatest(predicted, 1e-6), 1 - 1e-6) END)) FILTER (WHERE kind = 'probability'), 0)::float8 AS log_loss
-    FROM quality_labels
-   WHERE decision_id = $1 AND version = $2 AND executed_at >= $3 AND executed_at < $4
-   GROUP BY 1, 2, 3, 4, 5`;
+const LABEL_CELL = `
+  question, kind, source,
+  CASE WHEN predicted IS NULL THEN -1 ELSE least(floor(predicted * 10), 9) END::smallint AS bin,
+  CASE WHEN confidence IS NULL THEN -1 ELSE least(floor(confidence * 20), 19) END::smallint AS step,
+  1 AS count,
+  coalesce(predicted::numeric, 0) AS predicted,
+  coalesce(observed::int, 0) AS observed,
+  correct::int AS correct,
+  CASE WHEN kind = 'probability' THEN ((predicted - observed::int) ^ 2)::numeric ELSE 0 END AS brier,
+  CASE WHEN kind = 'probability'
+       THEN (-ln(CASE WHEN observed THEN least(greatest(predicted, 1e-6), 1 - 1e-6)
+                      ELSE 1 - least(greatest(predicted, 1e-6), 1 - 1e-6) END))::numeric
+       ELSE 0 END AS log_loss`;
+
+const CELL_SUMS = ['count', 'predicted', 'observed', 'correct', 'brier', 'log_loss'];
+
+/**
+ * The report's cells (at most 10 bins × 20 confidence steps per question and source) over the terms of a range:
+ * whole days and hours from quality_rollups, partial hours from quality_labels, each added or subtracted. `terms` is not empty.
+ */
+export function reportCellsQuery(terms: readonly ReportTerm[]): { sql: string; parameters: unknown[] } {
+  const parameters: unknown[] = [];
+  // $1 and $2 are the decision and the version.
+  const parameter = (value: unknown) => `$${parameters.push(value) + 2}`;
+  const parts = terms.map((term) => {
+    const sums = CELL_SUMS.map((column) => (term.sign === 1 ? column : `-${column}`)).join(', ');
+    const conditions = ['decision_id = $1', 'version = $2'];
+    if (term.read !== 'labels') {
+      conditions.push(`grain = ${term.read === 'days' ? 86_400 : 3_600}`);
+      if (term.from) conditions.push(`bucket >= ${parameter(term.from)}`);
+      if (term.to) conditions.push(`bucket < ${parameter(term.to)}`);
+      return `SELECT question, kind, source, bin, step, ${sums} FROM quality_rollups WHERE ${conditions.join(' AND ')}`;
+    }
+    conditions.push(`executed_at >= ${parameter(term.from)}`, `executed_at < ${parameter(term.to)}`);
+    return `SELECT question, kind, source, bin, step, ${sums} FROM (SELECT ${LABEL_CELL} FROM quality_labels WHERE ${conditions.join(' AND ')}) AS labels`;
+  });
+  return {
+    sql: `SELECT question, kind, source, nullif(bin, -1)::int AS bin, nullif(step, -1)::int AS step,
+                 sum(count)::int AS count, sum(predicted)::float8 AS predicted, sum(observed)::int AS observed,
+                 sum(correct)::int AS correct, sum(brier)::float8 AS brier, sum(log_loss)::float8 AS log_loss
+            FROM (${parts.join('\n UNION ALL \n')}) AS terms
+           GROUP BY 1, 2, 3, 4, 5
+          -- A subtracted stretch leaves a cell at zero rather than removing it.
+          HAVING sum(count) <> 0
+           ORDER BY 1, 2, 3, 4, 5`,
+    parameters,
+  };
+}
 
 /** The newest labelled executions a fit reads: enough for a stable map, bounded in time and memory. */
 export const FIT_SAMPLE_MAX = 20_000;
@@ -60,7 +96,7 @@ export class QualityService {
     if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The query parameters are not valid.', issues);
     if (version === null) throw new ServiceError('DECISION_NOT_DEPLOYED', 'The decision has never been deployed: name a version.');
     const schema = await this.version(decision, version);
-    const cells = (await this.db.query(REPORT_CELLS, [decision.id, version, from ?? new Date(0), to ?? new Date('9999-12-31T00:00:00Z')])) as QualityCell[];
+    const cells = await this.cells(decision.id, version, from, to);
     return {
       decision_id: decision.id,
       version,
@@ -68,6 +104,16 @@ export class QualityService {
       to: to?.toISOString() ?? null,
       ...qualityReport(schema, cells),
     };
+  }
+
+  /** The cells of [from, to): whole days and hours from the rollup, the rest from the labels (`rollup` false: all from the labels). */
+  async cells(decisionId: string, version: number, from: Date | null, to: Date | null, rollup = true): Promise<QualityCell[]> {
+    const terms: ReportTerm[] = rollup
+      ? reportTerms(from, to)
+      : [{ read: 'labels', from: from ?? new Date(0), to: to ?? new Date('9999-12-31T00:00:00Z'), sign: 1 }];
+    if (terms.length === 0) return [];
+    const query = reportCellsQuery(terms);
+    return (await this.db.query(query.sql, [decisionId, version, ...query.parameters])) as QualityCell[];
   }
 
   /**

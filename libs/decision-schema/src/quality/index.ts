@@ -14,3 +14,4 @@ export {
   type ConfidenceSource,
 } from './calibration';
 export { fitQuestion, MIN_OUTCOMES_TO_FIT, FOLDS, type FitSample, type QuestionFit } from './fit';
+export { reportTerms, DAY_MS, HOUR_MS, type ReportTerm } from './ranges';
