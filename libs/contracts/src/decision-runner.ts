@@ -29,6 +29,7 @@ export interface RunDecisionReply {
 }
 
 export interface DecisionSummary {
+  id: string;
   slug: string;
   name: string;
   status: 'draft' | 'deployed';
