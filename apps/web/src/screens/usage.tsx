@@ -7,7 +7,7 @@ import { Link } from '../router';
 import { decisionUsageRows, DecisionUsage, DecisionUsageRow } from '../lib/usage';
 import { Loaded, useLoad } from '../ui';
 
-/** Decisions drawn in the per-decision chart; its table and the table below list every one. */
+/** Decisions drawn in the per-decision chart; its own table and the table beside it list every one. */
 const CHART_DECISIONS = 10;
 
 const DAY = 86_400_000;
