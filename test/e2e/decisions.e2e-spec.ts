@@ -52,7 +52,7 @@ describe('decision definitions', () => {
     expect((await runDecision(ws, 'lifecycle', contract.body.example_state)).status).toBe(200);
 
     const listed = await call('GET', '/v1/decisions', { token: ws.apiKey });
-    expect(listed.body.data).toEqual([{ slug: 'lifecycle', name: 'Lifecycle', status: 'deployed', active_version: 2, endpoint_enabled: true }]);
+    expect(listed.body.data).toEqual([{ id, slug: 'lifecycle', name: 'Lifecycle', status: 'deployed', active_version: 2, endpoint_enabled: true }]);
   });
 
   it('runs see every change to their decision at once: created after a 404, deployed, switched off and on, redeployed', async () => {

@@ -38,10 +38,10 @@ async function runMany(ws: Workspace, slug: string, count: number, parallel = 4)
 }
 
 describe('GET /v1/decisions', () => {
-  it('lists every decision of the workspace, oldest first, with status, active version and endpoint switch', async () => {
+  it('lists every decision of the workspace, oldest first, with its id, status, active version and endpoint switch', async () => {
     const ws = await roomyWorkspace();
-    await deployedDecision(ws, 'alpha', triageSchema());
-    await createDecision(ws, 'beta', triageSchema());
+    const alpha = await deployedDecision(ws, 'alpha', triageSchema());
+    const { id: beta } = await createDecision(ws, 'beta', triageSchema());
     const gamma = await deployedDecision(ws, 'gamma', triageSchema());
     expect(
       (await call('PUT', `/app/v1/workspaces/${ws.workspaceId}/decisions/${gamma}/endpoint`, { token: ws.session, body: { enabled: false } })).status,
@@ -50,9 +50,9 @@ describe('GET /v1/decisions', () => {
     expect(listed.status).toBe(200);
     expect(listed.body).toEqual({
       data: [
-        { slug: 'alpha', name: 'Decision alpha', status: 'deployed', active_version: 1, endpoint_enabled: true },
-        { slug: 'beta', name: 'Decision beta', status: 'draft', active_version: null, endpoint_enabled: true },
-        { slug: 'gamma', name: 'Decision gamma', status: 'deployed', active_version: 1, endpoint_enabled: false },
+        { id: alpha, slug: 'alpha', name: 'Decision alpha', status: 'deployed', active_version: 1, endpoint_enabled: true },
+        { id: beta, slug: 'beta', name: 'Decision beta', status: 'draft', active_version: null, endpoint_enabled: true },
+        { id: gamma, slug: 'gamma', name: 'Decision gamma', status: 'deployed', active_version: 1, endpoint_enabled: false },
       ],
     });
     expectError(await call('GET', '/v1/decisions'), 401, 'INVALID_API_KEY');

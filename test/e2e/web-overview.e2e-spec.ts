@@ -11,6 +11,8 @@ import { chartTable, checkScreen, launchChromium, signedInContext, sticksOut, wa
 const LIVE_RUNS = 240;
 const INVALID_RUNS = 24;
 const PLAYGROUND_RUNS = 6;
+/** Live runs of a second decision, so that the usage per decision has two rows to add up. */
+const OTHER_RUNS = 5;
 
 let browser: Browser;
 const problems: string[] = [];
@@ -149,25 +151,53 @@ describe('the decision overview', () => {
     expect(await sticksOut(page)).toEqual([]);
     await screen(page, 'overview-narrow');
 
-    // The usage screen: the ledger's figures, equal to /v1/me, per day adding up to the period's total.
+    // A second decision billed a few times: the usage per decision has two rows.
+    const otherSlug = `other-${uniqueMarker().slice(-8)}`;
+    const otherId = await deployedDecision(ws, otherSlug, triageSchema(uniqueMarker()));
+    for (let i = 0; i < OTHER_RUNS; i += 1) expect((await runDecision(ws, otherSlug, { message: `Other ${i}: where is my parcel?` })).status).toBe(200);
+
+    // The usage screen: the ledger's figures, equal to /v1/me, per day and per decision adding up to the period's total.
     const me = await call('GET', '/v1/me', { token: ws.apiKey });
     expect(me.status).toBe(200);
+    expect(me.body.usage.used).toBe(LIVE_RUNS + OTHER_RUNS);
+    const usage = await call('GET', `/app/v1/workspaces/${ws.workspaceId}/usage`, { token: ws.session });
+    expect(usage.body.account.usage).toEqual(me.body.usage);
+    expect(usage.body.decisions).toEqual([
+      { decision_id: decisionId, billed: LIVE_RUNS, credits_microcents: 0 },
+      { decision_id: otherId, billed: OTHER_RUNS, credits_microcents: 0 },
+    ]);
     const billing = await signedIn(ws);
     await billing.goto('/billing');
     await billing
       .getByTestId('usage-used')
       .filter({ hasText: String(me.body.usage.used) })
       .waitFor();
-    expect(me.body.usage.used).toBe(LIVE_RUNS);
     const daily = await chartTable(billing, 'Billed decisions per day');
     expect(daily.reduce((sum, row) => sum + Number(row[1]), 0)).toBe(me.body.usage.used);
+    // Per decision, named from the decisions list: the table and the chart's table say the same and add up to used.
+    const perDecision = await billing
+      .getByRole('table', { name: 'Usage per decision' })
+      .locator('tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => Array.from((tr as any).children as ArrayLike<{ textContent: string }>, (cell) => cell.textContent)));
+    expect(perDecision.map((row) => [row[0], Number(row[1])])).toEqual([
+      [`Decision ${slug}`, LIVE_RUNS],
+      [`Decision ${otherSlug}`, OTHER_RUNS],
+    ]);
+    expect(perDecision.reduce((sum, row) => sum + Number(row[1]), 0)).toBe(me.body.usage.used);
+    expect(await chartTable(billing, 'Billed decisions per decision')).toEqual(perDecision);
+    // The per-decision part at the top of the screenshot, without the tooltip the last click left.
+    await billing.mouse.move(0, 0);
+    await billing
+      .getByRole('heading', { name: 'Usage per decision', level: 3 })
+      .evaluate((heading) => (heading as unknown as { scrollIntoView(options: object): void }).scrollIntoView({ block: 'start' }));
+    await checkScreen(billing, 'usage-per-decision', checked, false);
     await screen(billing, 'usage');
     await billing.setViewportSize({ width: 360, height: 780 });
     const usageOverflow = await billing.evaluate(
       () => (globalThis as any).document.documentElement.scrollWidth - (globalThis as any).document.documentElement.clientWidth,
     );
     expect(usageOverflow).toBe(0);
-  });
+  }, 180_000);
 
   it('has no serious or critical accessibility violation in either theme, and logs no error (no CSP violation)', () => {
     expect(Object.keys(checked).sort()).toEqual([
@@ -177,6 +207,8 @@ describe('the decision overview', () => {
       'overview-narrow (light)',
       'usage (dark)',
       'usage (light)',
+      'usage-per-decision (dark)',
+      'usage-per-decision (light)',
     ]);
     expect(Object.entries(checked).filter(([, violations]) => violations.length > 0)).toEqual([]);
     expect(problems).toEqual([]);

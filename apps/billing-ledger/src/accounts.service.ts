@@ -1,10 +1,11 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import {
   AccountReply,
   UsageByDayReply,
   BROADCAST_SUBJECTS,
+  DecisionUsage,
   ExecutionRetentionReply,
   PlanName,
   RETENTION_BATCH_MAX,
@@ -16,7 +17,17 @@ import {
   SetSpendCapRequest,
   WorkspaceScoped,
 } from '@ds/contracts';
-import { accountView, consumptionOrder, currentPeriod, effectiveRetentionDays, parseRetentionSetting, parseSpendCap, periodAccounts } from '@ds/billing';
+import {
+  accountView,
+  consumptionOrder,
+  currentPeriod,
+  effectiveRetentionDays,
+  parseRetentionSetting,
+  parseSpendCap,
+  PeriodAccounts,
+  periodAccounts,
+  usageByDecision,
+} from '@ds/billing';
 import { NatsLink, PLATFORM, publishBroadcast } from '@ds/platform';
 import { AccountEntity } from './entities';
 import { LedgerStore } from './ledger.store';
@@ -42,8 +53,9 @@ export class AccountsService {
   }
 
   /**
-   * The account and the period's billed decisions per UTC day: the posted debits of the period's included and
-   * overage volume accounts, the very entries `usage.used` sums, read in the same snapshot.
+   * The account, the period's billed decisions per UTC day and per decision: the posted debits of the period's
+   * included and overage volume accounts, the very entries `usage.used` sums, and per decision the posted charges
+   * credited to the period's spend, read in the same snapshot.
    */
   async usageByDay(workspaceId: string): Promise<UsageByDayReply> {
     return this.snapshot(workspaceId, true);
@@ -69,6 +81,7 @@ export class AccountsService {
             [[accounts.includedVolume.id, accounts.overageVolume.id]],
           )) as Array<{ date: string; billed: string }>)
         : [];
+      const decisions = withDays ? await this.byDecision(manager, accounts) : [];
       const [leased] = (await manager.query(
         `SELECT COALESCE(sum(held), 0)::int AS units FROM leases WHERE workspace_id = $1 AND period_start = $2 AND state <> 'closed'`,
         [workspaceId, period.start],
@@ -86,8 +99,25 @@ export class AccountsService {
           sources: consumptionOrder(view.sources, now),
         }),
         days: days.map((day) => ({ date: day.date, billed: Number(day.billed) })),
+        decisions,
       };
     });
+  }
+
+  /** Inside the snapshot: the period's posted decisions and posted charges, each summed by the decision that ran. */
+  private async byDecision(manager: EntityManager, accounts: PeriodAccounts): Promise<DecisionUsage[]> {
+    const billed = (await manager.query(
+      `SELECT decision_id, sum(amount)::bigint AS amount FROM transfers
+       WHERE debit_account_id = ANY($1::text[]) AND phase IN ('single', 'post') GROUP BY 1`,
+      [[accounts.includedVolume.id, accounts.overageVolume.id]],
+    )) as Array<{ decision_id: string | null; amount: string }>;
+    const charged = (await manager.query(
+      `SELECT decision_id, sum(amount)::bigint AS amount FROM transfers
+       WHERE credit_account_id = $1 AND code = 'decision_charge' AND phase = 'post' GROUP BY 1`,
+      [accounts.spend.id],
+    )) as Array<{ decision_id: string | null; amount: string }>;
+    const sums = (rows: typeof billed) => rows.map((row) => ({ decisionId: row.decision_id, amount: row.amount }));
+    return usageByDecision(sums(billed), sums(charged));
   }
 
   /**

@@ -58,6 +58,7 @@ export class TransferEntity implements Transfer {
   @Column({ type: 'text' }) phase: TransferPhase;
   @Column({ name: 'pending_id', type: 'text', nullable: true }) pendingId: string | null;
   @Column({ type: 'text' }) code: TransferCode;
+  @Column({ name: 'decision_id', type: 'text', nullable: true }) decisionId: string | null;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
 }
 

@@ -86,10 +86,11 @@ async function take(workspaceId: string): Promise<Taken> {
 
 /**
  * One run as the runner makes it: a unit from the lease, else a reservation of its own (and a new lease asked
- * for). Answers how step 6 went, and settles with `billable`.
+ * for). Answers how step 6 went, and settles with `billable`, naming `decisionId` when given.
  */
-async function run(workspaceId: string, replica: number, billable: boolean): Promise<'lease' | 'reserved' | string> {
-  const { leases, reservations } = replicas[replica]!;
+async function run(workspaceId: string, replica: number, billable: boolean, decisionId?: string): Promise<'lease' | 'reserved' | string> {
+  const { leases, reservations: replicaReservations } = replicas[replica]!;
+  const reservations = { settle: (request: BillingSettleRequest) => replicaReservations.settle(decisionId ? { ...request, decisionId } : request) };
   const taken = await take(workspaceId);
   if (taken && taken.left >= 0) {
     const leaseId = taken.leaseId;
@@ -102,7 +103,7 @@ async function run(workspaceId: string, replica: number, billable: boolean): Pro
   void leases.grant({ workspaceId, seenLeaseId: taken?.leaseId ?? null }).catch(() => undefined);
   const executionId = newId('exec');
   try {
-    await reservations.reserve({ workspaceId, executionId });
+    await replicaReservations.reserve({ workspaceId, executionId });
   } catch (error) {
     if (error instanceof ServiceError) return error.code;
     throw error;
@@ -151,7 +152,7 @@ describe('budget leases', () => {
     // A second caller that did not see the first lease is told about it rather than given another.
     expect(await replicas[1]!.leases.grant({ workspaceId, seenLeaseId: null })).toEqual(first);
     const outcomes: string[] = [];
-    for (let i = 0; i < 40; i++) outcomes.push(await run(workspaceId, i % 2, true));
+    for (let i = 0; i < 40; i++) outcomes.push(await run(workspaceId, i % 2, true, i < 30 ? 'dec_often' : 'dec_rarely'));
     expect(outcomes.filter((outcome) => outcome === 'lease').length).toBeGreaterThan(20);
     const leases = await database.dataSource.getRepository(LeaseEntity).find({ where: { workspaceId }, order: { grantedAt: 'ASC' } });
     expect(Math.max(...leases.map((lease) => lease.units))).toBeGreaterThan(2);
@@ -159,6 +160,11 @@ describe('budget leases', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await usage(workspaceId)).toMatchObject({ used: 40, reserved: 0 });
     expect(await billedExecutions(workspaceId)).toBe(40);
+    // Per decision, whether a run was paid by a lease or reserved on its own.
+    expect((await accounts.usageByDay(workspaceId)).decisions).toEqual([
+      { decision_id: 'dec_often', billed: 30, credits_microcents: 0 },
+      { decision_id: 'dec_rarely', billed: 10, credits_microcents: 0 },
+    ]);
     await expectBooksBalance();
   });
 
@@ -272,16 +278,16 @@ describe('budget leases', () => {
     expect((await take(workspaceId))?.leaseId).toBe(leaseId);
     // Both runs were recorded as billable; only the first one's settlement arrived.
     const [settled, lost] = [newId('exec'), newId('exec')];
-    await replicas[0]!.reservations.settle({ workspaceId, executionId: settled, billable: true, leaseId: leaseId! });
+    await replicas[0]!.reservations.settle({ workspaceId, executionId: settled, billable: true, leaseId: leaseId!, decisionId: 'dec_settled' });
     const asked: Array<{ leaseId: string; from: Date; to: Date }> = [];
     let runnerAnswers = false;
     const runner: ExecutionOutcomes = {
-      outcomes: async () => ({}),
+      outcomes: async () => ({ outcomes: {} }),
       leaseExecutions: async (_workspaceId, askedLease, from, to) => {
-        if (askedLease !== leaseId) return [];
+        if (askedLease !== leaseId) return { billable: [] };
         if (!runnerAnswers) throw new ServiceError('INTERNAL_ERROR', 'no runner answered');
         asked.push({ leaseId: askedLease, from, to });
-        return [settled, lost];
+        return { billable: [settled, lost], decisions: { [settled]: 'dec_settled', [lost]: 'dec_lost' } };
       },
     };
     const sweeper = new Sweeper(
@@ -309,6 +315,11 @@ describe('budget leases', () => {
     // The lost settlement arriving after all is a repeat: answered, billed once.
     expect(await replicas[0]!.reservations.settle({ workspaceId, executionId: lost, billable: true, leaseId: leaseId! })).toMatchObject({ state: 'committed' });
     expect(await usage(workspaceId)).toMatchObject({ used: 2 });
+    // Each is booked under its decision: the one settled by the runner and the one the sweeper billed.
+    expect((await accounts.usageByDay(workspaceId)).decisions).toEqual([
+      { decision_id: 'dec_lost', billed: 1, credits_microcents: 0 },
+      { decision_id: 'dec_settled', billed: 1, credits_microcents: 0 },
+    ]);
     await expectBooksBalance();
   });
 });

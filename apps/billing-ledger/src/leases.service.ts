@@ -13,17 +13,24 @@ import { LedgerStore } from './ledger.store';
 import { effectivePlan } from './plans';
 
 /**
- * Moves a lease's hold on by what settled against it (billed executions posted, `freed` units back to the budget)
- * and sets the lease's new hold, state and close time on the entity. Answers the entries to post.
+ * Moves a lease's hold on by what settled against it (billed executions posted, each under its decision in
+ * `decisions`; `freed` units back to the budget) and sets the lease's new hold, state and close time on the
+ * entity. Answers the entries to post.
  */
-export function moveLease(lease: LeaseEntity, billedExecutionIds: string[], freed: number, state: LeaseState = lease.state): Transfer[] {
+export function moveLease(
+  lease: LeaseEntity,
+  billedExecutionIds: string[],
+  freed: number,
+  state: LeaseState = lease.state,
+  decisions: ReadonlyMap<string, string | null> = new Map(),
+): Transfer[] {
   let transfers: Transfer[] = [];
   if (lease.held > 0) {
     const current = leaseHold(lease.id, lease.holdSeq, lease.workspaceId, lease.held, {
       includedVolumeId: chart.includedVolume(lease.workspaceId, lease.periodStart).id,
       decisionsBilledId: chart.decisionsBilled(lease.workspaceId).id,
     });
-    const moved = leaseSettlement(current, billedExecutionIds, freed);
+    const moved = leaseSettlement(current, billedExecutionIds, freed, decisions);
     transfers = moved.transfers;
     if (moved.next !== current) {
       lease.held = moved.next ? Number(moved.next.amount) : 0;

@@ -94,13 +94,16 @@ async function refusal(promise: Promise<unknown>): Promise<{ code: string; detai
   throw new Error('expected a refusal');
 }
 
-function outcomesStub(answers: Record<string, Outcomes[string]>, calls: string[][] = []): ExecutionOutcomes {
+function outcomesStub(answers: Record<string, Outcomes[string]>, calls: string[][] = [], decisions: Record<string, string> = {}): ExecutionOutcomes {
   return {
     outcomes: async (_workspaceId, executionIds) => {
       calls.push(executionIds);
-      return Object.fromEntries(Object.entries(answers).filter(([id]) => executionIds.includes(id)));
+      return {
+        outcomes: Object.fromEntries(Object.entries(answers).filter(([id]) => executionIds.includes(id))),
+        decisions: Object.fromEntries(Object.entries(decisions).filter(([id]) => executionIds.includes(id))),
+      };
     },
-    leaseExecutions: async () => [],
+    leaseExecutions: async () => ({ billable: [] }),
   };
 }
 
@@ -110,6 +113,19 @@ function sweeper(runner: ExecutionOutcomes): Sweeper {
 
 async function backdate(executionIds: string[], minutes: number): Promise<void> {
   await db.query(`UPDATE reservations SET created_at = now() - make_interval(mins => $2) WHERE execution_id = ANY($1::text[])`, [executionIds, minutes]);
+}
+
+/** The usage answer, checked on the way to add up: per day and per decision to `used`, per decision's credits to what was spent. */
+async function usageOf(workspaceId: string) {
+  const reply = await accounts.usageByDay(workspaceId);
+  const total = (rows: Array<{ billed: number }>) => rows.reduce((sum, row) => sum + row.billed, 0);
+  expect(total(reply.days)).toBe(reply.account.usage.used);
+  expect(total(reply.decisions)).toBe(reply.account.usage.used);
+  const [spend] = await db.query(`SELECT COALESCE(sum(credits_posted), 0)::bigint AS posted FROM ledger_accounts WHERE workspace_id = $1 AND kind = 'spend'`, [
+    workspaceId,
+  ]);
+  expect(reply.decisions.reduce((sum, row) => sum + row.credits_microcents, 0)).toBe(Number(spend.posted));
+  return reply;
 }
 
 const stateOf = async (executionId: string) => (await db.getRepository(ReservationEntity).findOneByOrFail({ executionId })).state;
@@ -289,6 +305,54 @@ describe('exactly once', () => {
   });
 });
 
+describe('usage per decision', () => {
+  it('books each billed decision and its charges under the decision its settlement names, old settlements under none', async () => {
+    // One decision included, then 1.5 cents a decision from credits.
+    const ws = await workspace({ included_decisions: 1, price_per_million_cents: 1_500_000 });
+    await grant(ws, 'paid-1', 'paid', 10);
+    const settle = async (decisionId: string | undefined, billable = true) => {
+      const executionId = await reserve(ws);
+      await reservations.settleBatch([{ workspaceId: ws, executionId, billable, ...(decisionId ? { decisionId } : {}) }]);
+      return executionId;
+    };
+    const first = await settle('dec_alpha');
+    await settle('dec_alpha');
+    await settle('dec_beta');
+    await settle(undefined);
+    await settle('dec_beta', false);
+    await settle('dec_alpha');
+
+    const reply = await usageOf(ws);
+    expect(reply.account.usage).toMatchObject({ used: 5, reserved: 0 });
+    expect(reply.decisions).toEqual([
+      { decision_id: 'dec_alpha', billed: 3, credits_microcents: 3_000_000 },
+      { decision_id: 'dec_beta', billed: 1, credits_microcents: 1_500_000 },
+      { decision_id: null, billed: 1, credits_microcents: 1_500_000 },
+    ]);
+    expect(reply.account.spend_cap.spent_cents).toBe(6);
+    // The entry that bills the run names the decision; the hold it resolves does not.
+    expect((await entriesOf(first)).map((entry) => [entry.phase, entry.decisionId]).sort()).toEqual([
+      ['pending', null],
+      ['post', 'dec_alpha'],
+    ]);
+    // The account alone reads no decisions.
+    expect(await accounts.account(ws)).toEqual(reply.account);
+  });
+
+  it('refuses a settlement naming something that is not a decision id, and bills nothing for it', async () => {
+    const ws = await workspace({});
+    const executionId = await reserve(ws);
+    for (const decisionId of ['dec_', 'exec_123', 42, '']) {
+      expect(await refusal(reservations.settle({ workspaceId: ws, executionId, billable: true, decisionId: decisionId as string }))).toEqual({
+        code: 'INVALID_REQUEST',
+        details: [{ path: 'decisionId', message: 'must be a decision id' }],
+      });
+    }
+    expect((await usageOf(ws)).decisions).toEqual([]);
+    expect(await stateOf(executionId)).toBe('pending');
+  });
+});
+
 describe('the sweeper', () => {
   it('settles what the runner never settled, by what the runner says of each execution', async () => {
     const ws = await workspace({});
@@ -310,6 +374,17 @@ describe('the sweeper', () => {
     expect((await accounts.account(ws)).usage).toMatchObject({ used: 1, reserved: 2 });
     // The runner's own settle, arriving late, finds the same outcome.
     expect(await reservations.settle({ workspaceId: ws, executionId: billable, billable: true })).toMatchObject({ state: 'committed' });
+  });
+
+  it('books what it bills under the decision the runner names, and under none when the runner does not say', async () => {
+    const ws = await workspace({});
+    const [named, unnamed] = [await reserve(ws), await reserve(ws)];
+    await backdate([named, unnamed], 10);
+    await sweeper(outcomesStub({ [named]: 'billable', [unnamed]: 'billable' }, [], { [named]: 'dec_swept' })).sweep();
+    expect((await usageOf(ws)).decisions).toEqual([
+      { decision_id: 'dec_swept', billed: 1, credits_microcents: 0 },
+      { decision_id: null, billed: 1, credits_microcents: 0 },
+    ]);
   });
 
   it('leaves everything for the next sweep when the runner does not answer', async () => {

@@ -185,8 +185,8 @@ export class LedgerStore {
     }
     const column = <K extends keyof Transfer>(key: K) => transfers.map((transfer) => transfer[key]);
     const inserted: Array<{ id: string }> = await this.manager.query(
-      `INSERT INTO transfers (id, cause_id, workspace_id, ledger, debit_account_id, credit_account_id, amount, phase, pending_id, code)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[], $9::text[], $10::text[])
+      `INSERT INTO transfers (id, cause_id, workspace_id, ledger, debit_account_id, credit_account_id, amount, phase, pending_id, code, decision_id)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[], $9::text[], $10::text[], $11::text[])
        ON CONFLICT (id) DO NOTHING
        RETURNING id`,
       [
@@ -200,6 +200,7 @@ export class LedgerStore {
         column('phase'),
         column('pendingId'),
         column('code'),
+        transfers.map((transfer) => transfer.decisionId ?? null),
       ],
     );
     const fresh = new Set(inserted.map((row) => row.id));

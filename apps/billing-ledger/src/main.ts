@@ -12,6 +12,7 @@ import { Initial1763780000000 } from './migrations/1763780000000-initial';
 import { ExecutionRetentionSetting1795600000000 } from './migrations/1795600000000-execution-retention-setting';
 import { BudgetLeases1796047213590 } from './migrations/1796047213590-budget-leases';
 import { BilledByDay1796027182818 } from './migrations/1796027182818-billed-by-day';
+import { UsagePerDecision1796127000000 } from './migrations/1796127000000-usage-per-decision';
 import { ReservationsService } from './reservations.service';
 import { SETTLEMENT_BACKLOG, SettlementConsumer } from './settlement-stream';
 import { EXECUTION_OUTCOMES, RunnerOutcomes, Sweeper } from './sweeper';
@@ -23,7 +24,13 @@ export const billingLedger: ServiceDefinition<BillingConfig> = {
   database: {
     schema: 'billing_ledger',
     entities: BILLING_ENTITIES,
-    migrations: [Initial1763780000000, ExecutionRetentionSetting1795600000000, BilledByDay1796027182818, BudgetLeases1796047213590],
+    migrations: [
+      Initial1763780000000,
+      ExecutionRetentionSetting1795600000000,
+      BilledByDay1796027182818,
+      BudgetLeases1796047213590,
+      UsagePerDecision1796127000000,
+    ],
   },
   readConfig: readBillingConfig,
   module: (runtime) => ({

@@ -323,7 +323,13 @@ describe('settlements through JetStream', () => {
 
   it('posts a runner’s batch message once however often it is stored, beside single settlements, and drops one that is not settlements', async () => {
     const ws = await workspace({ included_decisions: 500 });
-    const runs = Array.from({ length: 30 }, (_, i): BillingSettlement => ({ workspaceId: ws, executionId: newId('exec'), billable: i % 3 !== 0 }));
+    // The batches name their runs' decisions; the single settlements, as earlier runners published them, do not.
+    const runs = Array.from({ length: 30 }, (_, i): BillingSettlement => ({
+      workspaceId: ws,
+      executionId: newId('exec'),
+      billable: i % 3 !== 0,
+      ...(i < 20 ? { decisionId: 'dec_batched' } : {}),
+    }));
     for (const run of runs) await replicaA.reserve({ workspaceId: ws, executionId: run.executionId });
     const connection = await connect({ servers: nats.url });
     const consumer = new SettlementConsumer(connection, replicaA, logger);
@@ -348,6 +354,11 @@ describe('settlements through JetStream', () => {
     const byId = new Map(rows.map((row) => [row.executionId, row.state]));
     expect(runs.map((run) => byId.get(run.executionId))).toEqual(runs.map((run) => (run.billable ? 'committed' : 'released')));
     expect((await accounts.account(ws)).usage).toMatchObject({ used: runs.filter((run) => run.billable).length, reserved: 0 });
+    const billedOf = (from: number, to: number) => runs.slice(from, to).filter((run) => run.billable).length;
+    expect((await accounts.usageByDay(ws)).decisions).toEqual([
+      { decision_id: 'dec_batched', billed: billedOf(0, 20), credits_microcents: 0 },
+      { decision_id: null, billed: billedOf(20, 30), credits_microcents: 0 },
+    ]);
     await expectBooksBalance();
   }, 60_000);
 

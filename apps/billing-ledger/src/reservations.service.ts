@@ -5,6 +5,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { BillingReserveReply, BillingReserveRequest, BillingSettleReply, BillingSettleRequest, ServiceError } from '@ds/contracts';
 import { chart, consumptionOrder, currentPeriod, decideReservation, holdTransfers, paidBy, periodAccounts, settlementTransfers, Transfer } from '@ds/billing';
 import { PLATFORM } from '@ds/platform';
+import { looksLikeId } from '@ds/ids';
 import { BillingConfig } from './config';
 import { LeaseEntity, ReservationEntity, ReservationState } from './entities';
 import { FastReserve } from './fast-reserve';
@@ -166,7 +167,7 @@ export class ReservationsService {
           return;
         }
         if (reservation.state === 'pending') {
-          entries.push(...settlementTransfers(execution.holds, request.billable));
+          entries.push(...settlementTransfers(execution.holds, request.billable, request.decisionId ?? null));
           reservation.state = target;
           transitions.set(request.executionId, target);
         } else if (reservation.state !== target) {
@@ -202,6 +203,8 @@ class LeaseSettlements {
   private readonly rows = new Map<string, SettledReservation>();
   private readonly billed = new Map<string, string[]>();
   private readonly freed = new Map<string, number>();
+  /** The decision each execution billed against a lease ran, as its settlement named it. */
+  private readonly decisions = new Map<string, string | null>();
 
   constructor(private readonly leases: Map<string, LeaseEntity>) {}
 
@@ -225,8 +228,10 @@ class LeaseSettlements {
         : { state: 'released' };
     }
     const state = request.billable ? 'committed' : 'released';
-    if (request.billable) this.billed.set(lease.id, [...billed, request.executionId]);
-    else this.freed.set(lease.id, freed + 1);
+    if (request.billable) {
+      this.billed.set(lease.id, [...billed, request.executionId]);
+      this.decisions.set(request.executionId, request.decisionId ?? null);
+    } else this.freed.set(lease.id, freed + 1);
     this.rows.set(request.executionId, {
       executionId: request.executionId,
       workspaceId: request.workspaceId,
@@ -255,7 +260,7 @@ class LeaseSettlements {
       ],
     );
     const moved = [...new Set([...this.billed.keys(), ...this.freed.keys()])].map((id) => this.leases.get(id)!);
-    const transfers = moved.flatMap((lease) => moveLease(lease, this.billed.get(lease.id) ?? [], this.freed.get(lease.id) ?? 0));
+    const transfers = moved.flatMap((lease) => moveLease(lease, this.billed.get(lease.id) ?? [], this.freed.get(lease.id) ?? 0, lease.state, this.decisions));
     await saveLeases(manager, moved);
     return transfers;
   }
@@ -271,6 +276,8 @@ function settleRequestError(request: BillingSettleRequest): ServiceError | null 
     return new ServiceError('INVALID_REQUEST', 'The billing request is not valid.', [{ path: 'billable', message: 'must be a boolean' }]);
   if (request.leaseId !== undefined && !isLeaseId(request.leaseId))
     return new ServiceError('INVALID_REQUEST', 'The billing request is not valid.', [{ path: 'leaseId', message: 'must be a lease id' }]);
+  if (request.decisionId !== undefined && !looksLikeId('dec', request.decisionId))
+    return new ServiceError('INVALID_REQUEST', 'The billing request is not valid.', [{ path: 'decisionId', message: 'must be a decision id' }]);
   return null;
 }
 

@@ -10,6 +10,11 @@ describe('parseSettlements', () => {
     expect(parseSettlements(encode({ settlements: [one, leased] }))).toEqual([one, leased]);
   });
 
+  it('keeps the decision a settlement names, and reads one published before it was carried', () => {
+    const named = { ...one, decisionId: 'dec_1' };
+    expect(parseSettlements(encode({ settlements: [named, one] }))).toEqual([named, one]);
+  });
+
   it('drops what a settlement does not carry', () => {
     expect(parseSettlements(encode({ ...one, extra: 'ignored' }))).toEqual([one]);
   });

@@ -231,6 +231,8 @@ function asSettlement(input: unknown): BillingSettlement | null {
   const settlement: BillingSettlement = { workspaceId: value.workspaceId, executionId: value.executionId, billable: value.billable };
   // Checked with the rest of the request when the batch is settled.
   if (value.leaseId !== undefined) settlement.leaseId = value.leaseId;
+  // Settlements published before the decision rode along have none: they are booked under no decision.
+  if (value.decisionId !== undefined) settlement.decisionId = value.decisionId;
   return settlement;
 }
 

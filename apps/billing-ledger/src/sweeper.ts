@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { Counter } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { ExecutionOutcomesReply, ExecutionOutcomesRequest, LeaseExecutionsRequest, ServiceError, SUBJECTS } from '@ds/contracts';
+import { looksLikeId } from '@ds/ids';
 import { Logger, Metrics, PeriodicJob, PLATFORM, rowsReturned, RpcClient } from '@ds/platform';
 import { BillingConfig } from './config';
 import { CreditsService } from './credits.service';
@@ -14,9 +15,20 @@ export type Outcomes = ExecutionOutcomesReply['outcomes'];
 
 /** Who knows whether an execution was answered with a fresh 200: the runner, which recorded it. */
 export interface ExecutionOutcomes {
-  outcomes(workspaceId: string, executionIds: string[]): Promise<Outcomes>;
+  outcomes(workspaceId: string, executionIds: string[]): Promise<OutcomesWithDecisions>;
   /** The billable executions recorded between `from` and `to` that took a unit of the lease. */
-  leaseExecutions(workspaceId: string, leaseId: string, from: Date, to: Date): Promise<string[]>;
+  leaseExecutions(workspaceId: string, leaseId: string, from: Date, to: Date): Promise<LeaseExecutions>;
+}
+
+/** The runner's answers, with the decision of each execution it recorded (absent from a runner that does not say). */
+export interface OutcomesWithDecisions {
+  outcomes: Outcomes;
+  decisions?: Record<string, string>;
+}
+
+export interface LeaseExecutions {
+  billable: string[];
+  decisions?: Record<string, string>;
 }
 
 export const EXECUTION_OUTCOMES = Symbol('execution-outcomes');
@@ -32,14 +44,14 @@ const CLOCK_SKEW_MS = 60_000;
 export class RunnerOutcomes implements ExecutionOutcomes {
   constructor(@Inject(PLATFORM.rpc) private readonly rpc: RpcClient) {}
 
-  async outcomes(workspaceId: string, executionIds: string[]): Promise<Outcomes> {
+  async outcomes(workspaceId: string, executionIds: string[]): Promise<OutcomesWithDecisions> {
     const request: ExecutionOutcomesRequest = { workspaceId, executionIds };
-    return (await this.rpc.call(SUBJECTS.runner.executionOutcomes, request, { timeoutMs: RUNNER_TIMEOUT_MS })).outcomes;
+    return this.rpc.call(SUBJECTS.runner.executionOutcomes, request, { timeoutMs: RUNNER_TIMEOUT_MS });
   }
 
-  async leaseExecutions(workspaceId: string, leaseId: string, from: Date, to: Date): Promise<string[]> {
+  async leaseExecutions(workspaceId: string, leaseId: string, from: Date, to: Date): Promise<LeaseExecutions> {
     const request: LeaseExecutionsRequest = { workspaceId, leaseId, from: from.toISOString(), to: to.toISOString() };
-    return (await this.rpc.call(SUBJECTS.runner.leaseExecutions, request, { timeoutMs: RUNNER_TIMEOUT_MS })).billable;
+    return this.rpc.call(SUBJECTS.runner.leaseExecutions, request, { timeoutMs: RUNNER_TIMEOUT_MS });
   }
 }
 
@@ -117,15 +129,22 @@ export class Sweeper {
     const from = new Date(lease.grantedAt.getTime() - CLOCK_SKEW_MS);
     const to = new Date(lease.takesUntil.getTime() + this.config.settleAfterMs + CLOCK_SKEW_MS);
     let billable: string[];
+    let decisions: Record<string, string>;
     try {
-      billable = await this.runner.leaseExecutions(lease.workspaceId, lease.id, from, to);
+      ({ billable, decisions = {} } = await this.runner.leaseExecutions(lease.workspaceId, lease.id, from, to));
     } catch (error) {
       this.logger.warn({ err: error, leaseId: lease.id }, 'the runner did not say which runs a lease paid for; closing it on the next sweep');
       return false;
     }
     if (billable.length === 0) return true;
     const outcomes = await this.reservations.settleBatch(
-      billable.map((executionId) => ({ workspaceId: lease.workspaceId, executionId, billable: true, leaseId: lease.id })),
+      billable.map((executionId) => ({
+        workspaceId: lease.workspaceId,
+        executionId,
+        billable: true,
+        leaseId: lease.id,
+        ...decisionOf(decisions, executionId),
+      })),
       'sweeper',
     );
     const refused = outcomes.filter((outcome) => outcome instanceof ServiceError);
@@ -155,8 +174,9 @@ export class Sweeper {
 
   private async settleWorkspace(workspaceId: string, executionIds: string[], report: SweepReport): Promise<void> {
     let outcomes: Outcomes;
+    let decisions: Record<string, string>;
     try {
-      outcomes = await this.runner.outcomes(workspaceId, executionIds);
+      ({ outcomes, decisions = {} } = await this.runner.outcomes(workspaceId, executionIds));
     } catch (error) {
       this.logger.warn(
         { err: error, workspaceId, count: executionIds.length },
@@ -174,7 +194,10 @@ export class Sweeper {
         continue;
       }
       try {
-        const { state } = await this.reservations.settle({ workspaceId, executionId, billable: outcome === 'billable' }, 'sweeper');
+        const { state } = await this.reservations.settle(
+          { workspaceId, executionId, billable: outcome === 'billable', ...decisionOf(decisions, executionId) },
+          'sweeper',
+        );
         report[state]++;
         this.settled.inc({ outcome });
         this.logger.info({ workspaceId, executionId, outcome, reservationState: state }, 'settled an unsettled reservation');
@@ -191,4 +214,10 @@ export class Sweeper {
     if (executionIds.length === 0) return;
     await this.db.query(`UPDATE reservations SET sweep_claimed_until = NULL WHERE execution_id = ANY($1::text[]) AND state = 'pending'`, [executionIds]);
   }
+}
+
+/** The decision the runner named for the execution, when it named a well-formed one: a settlement is never refused for it. */
+function decisionOf(decisions: Record<string, string>, executionId: string): { decisionId?: string } {
+  const decisionId = Object.hasOwn(decisions, executionId) ? decisions[executionId] : undefined;
+  return looksLikeId('dec', decisionId) ? { decisionId } : {};
 }

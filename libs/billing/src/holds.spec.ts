@@ -86,8 +86,10 @@ describe('holds', () => {
   it('commits or releases every hold, and either way the books balance', () => {
     const holds = holdTransfers('exec_3', 'ws1', 'usd', { kind: 'credits', allocations: [{ source: source(paid.id, 'paid'), amountMicros: 6n }] }, accounts);
     for (const billable of [true, false]) {
-      const settled = settlementTransfers(holds, billable);
+      const settled = settlementTransfers(holds, billable, 'dec_3');
       expect(settled.map((t) => t.id)).toEqual(billable ? ['exec_3:hold:0:post', 'exec_3:hold:1:post'] : ['exec_3:hold:0:void', 'exec_3:hold:1:void']);
+      // The decision and its charges are booked under the decision that ran; a release bills nothing to name.
+      expect(settled.map((t) => t.decisionId ?? null)).toEqual(billable ? ['dec_3', 'dec_3'] : [null, null]);
       const balances = replayEntries([...holds, ...settled]);
       const ledgerOf = (id: string) => (id.includes(':decisions:') ? 'decisions' : 'usd');
       expect(unbalancedLedgers([...balances].map(([id, b]) => ({ ledger: ledgerOf(id), balances: b })))).toEqual([]);

@@ -49,9 +49,9 @@ export function holdTransfers(executionId: string, workspaceId: string, currency
   ];
 }
 
-/** Commits (posts) or releases (voids) every hold of a reservation. */
-export function settlementTransfers(holds: Transfer[], billable: boolean): Transfer[] {
-  return holds.map((hold) => resolvePending(hold, billable ? 'post' : 'void'));
+/** Commits (posts) or releases (voids) every hold of a reservation; a commit's entries name the decision that ran. */
+export function settlementTransfers(holds: Transfer[], billable: boolean, decisionId: string | null = null): Transfer[] {
+  return holds.map((hold) => (billable ? { ...resolvePending(hold, 'post'), decisionId } : resolvePending(hold, 'void')));
 }
 
 export type Charge = { source: 'promotional'; grant_id: string; amount_microcents: number } | { source: 'paid'; amount_microcents: number };

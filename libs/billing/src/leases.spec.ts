@@ -73,13 +73,14 @@ describe('lease holds and settlements', () => {
 
   it('posts each billed execution, frees what is handed back, and holds the rest under the next hold', () => {
     const hold = leaseHold('lease_1', 0, WS, 5, accounts);
-    const { transfers, next } = leaseSettlement(hold, ['exec_a', 'exec_b'], 1);
+    const { transfers, next } = leaseSettlement(hold, ['exec_a', 'exec_b'], 1, new Map([['exec_a', 'dec_a']]));
     expect(next).toMatchObject({ id: 'lease_1:hold:1', amount: 2n, phase: 'pending' });
-    expect(transfers.map((transfer) => [transfer.id, transfer.phase, transfer.amount, transfer.causeId])).toEqual([
-      ['lease_1:hold:0:void', 'void', 5n, 'lease_1'],
-      ['lease_1:hold:1', 'pending', 2n, 'lease_1'],
-      ['exec_a:lease', 'single', 1n, 'exec_a'],
-      ['exec_b:lease', 'single', 1n, 'exec_b'],
+    // Each billed execution's entry names its decision; one whose settlement named none is booked under none.
+    expect(transfers.map((transfer) => [transfer.id, transfer.phase, transfer.amount, transfer.causeId, transfer.decisionId ?? null])).toEqual([
+      ['lease_1:hold:0:void', 'void', 5n, 'lease_1', null],
+      ['lease_1:hold:1', 'pending', 2n, 'lease_1', null],
+      ['exec_a:lease', 'single', 1n, 'exec_a', 'dec_a'],
+      ['exec_b:lease', 'single', 1n, 'exec_b', null],
     ]);
     const balances = replayEntries([hold, ...transfers]);
     expect(balances.get(accounts.includedVolumeId)).toEqual({ debitsPending: 2n, debitsPosted: 2n, creditsPending: 0n, creditsPosted: 0n });

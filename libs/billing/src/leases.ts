@@ -63,11 +63,16 @@ export function leaseHold(leaseId: string, seq: number, workspaceId: string, uni
 
 /**
  * Moves a lease's hold on: each billed execution gets its decision posted (a transfer caused by the execution, so
- * its billing record is found by its id as for any reservation), `freed` units go back to the budget, and what
+ * its billing record is found by its id as for any reservation, naming the decision that ran as `decisions` says), `freed` units go back to the budget, and what
  * is left stays held under the next hold. A hold is resolved once (void) and a smaller one takes its place, so
  * every entry stays a plain TigerBeetle transfer and the books replay from the entries alone.
  */
-export function leaseSettlement(current: Transfer, billedExecutionIds: string[], freed: number): { transfers: Transfer[]; next: Transfer | null } {
+export function leaseSettlement(
+  current: Transfer,
+  billedExecutionIds: string[],
+  freed: number,
+  decisions: ReadonlyMap<string, string | null> = new Map(),
+): { transfers: Transfer[]; next: Transfer | null } {
   const taken = BigInt(billedExecutionIds.length) + BigInt(freed);
   if (freed < 0 || taken > current.amount) throw new LedgerError(`lease hold ${current.id} holds ${current.amount}, not ${taken}`);
   if (taken === 0n) return { transfers: [], next: current };
@@ -80,7 +85,15 @@ export function leaseSettlement(current: Transfer, billedExecutionIds: string[],
     transfers.push(next);
   }
   for (const executionId of billedExecutionIds) {
-    transfers.push({ ...current, id: `${executionId}:lease`, causeId: executionId, amount: 1n, phase: 'single', pendingId: null });
+    transfers.push({
+      ...current,
+      id: `${executionId}:lease`,
+      causeId: executionId,
+      amount: 1n,
+      phase: 'single',
+      pendingId: null,
+      decisionId: decisions.get(executionId) ?? null,
+    });
   }
   return { transfers, next };
 }

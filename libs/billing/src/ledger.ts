@@ -24,6 +24,11 @@ export interface Transfer {
   phase: TransferPhase;
   pendingId: string | null;
   code: TransferCode;
+  /**
+   * The decision whose run a posted entry bills, for usage per decision; null or absent on every other entry and
+   * on entries of settlements that did not name it. A label, not part of the entry's amounts or accounts.
+   */
+  decisionId?: string | null;
 }
 
 export interface Balances {

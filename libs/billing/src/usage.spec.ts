@@ -1,6 +1,6 @@
 import { PlanView } from '@ds/contracts';
 import { ZERO_BALANCES } from './ledger';
-import { accountView } from './usage';
+import { accountView, usageByDecision } from './usage';
 
 const plan: PlanView = {
   name: 'genesis',
@@ -58,5 +58,47 @@ describe('accountView', () => {
       leasedUnits: 100,
     });
     expect(view.usage).toMatchObject({ used: 40, reserved: 3 });
+  });
+});
+
+describe('usageByDecision', () => {
+  it('joins billed decisions and credits per decision, most billed first, the unnamed last, adding up to what was summed', () => {
+    const billed = [
+      { decisionId: 'dec_b', amount: '3' },
+      { decisionId: null, amount: '2' },
+      { decisionId: 'dec_a', amount: '7' },
+      { decisionId: 'dec_c', amount: 3n },
+    ];
+    const charged = [
+      { decisionId: 'dec_c', amount: '1500000' },
+      { decisionId: 'dec_a', amount: 250 },
+    ];
+    const rows = usageByDecision(billed, charged);
+    expect(rows).toEqual([
+      { decision_id: 'dec_a', billed: 7, credits_microcents: 250 },
+      { decision_id: 'dec_c', billed: 3, credits_microcents: 1_500_000 },
+      { decision_id: 'dec_b', billed: 3, credits_microcents: 0 },
+      { decision_id: null, billed: 2, credits_microcents: 0 },
+    ]);
+    expect(rows.reduce((sum, row) => sum + row.billed, 0)).toBe(15);
+  });
+
+  it('answers no rows when nothing was billed, and keeps a decision with credits but no decision posted', () => {
+    expect(usageByDecision([], [])).toEqual([]);
+    expect(usageByDecision([{ decisionId: 'dec_a', amount: '0' }], [{ decisionId: 'dec_b', amount: '5' }])).toEqual([
+      { decision_id: 'dec_b', billed: 0, credits_microcents: 5 },
+    ]);
+  });
+
+  it('orders ties by id and puts the decisions booked under none after a named one with the same figures', () => {
+    const rows = usageByDecision(
+      [
+        { decisionId: null, amount: '1' },
+        { decisionId: 'dec_z', amount: '1' },
+        { decisionId: 'dec_y', amount: '1' },
+      ],
+      [],
+    );
+    expect(rows.map((row) => row.decision_id)).toEqual(['dec_y', 'dec_z', null]);
   });
 });

@@ -1,4 +1,4 @@
-import { AccountReply, CreditBalanceView, Currency, PlanView } from '@ds/contracts';
+import { AccountReply, CreditBalanceView, Currency, DecisionUsage, PlanView } from '@ds/contracts';
 import { CreditSource, totalAvailable } from './consumption';
 import { Balances } from './ledger';
 import { Period } from './periods';
@@ -59,4 +59,31 @@ export function accountView(snapshot: AccountSnapshot): AccountReply {
       currency,
     },
   };
+}
+
+/** One decision's posted sums as the ledger reads them (PostgreSQL's bigint sums arrive as text). */
+export interface DecisionSums {
+  decisionId: string | null;
+  amount: bigint | string | number;
+}
+
+/**
+ * Usage per decision from the period's posted decisions and posted charges, each summed by decision: one row per
+ * decision that has either, most billed first (then most credits, then by id; decisions booked under none last).
+ * Nothing is rounded or dropped, so the rows' `billed` add up to the sums they came from.
+ */
+export function usageByDecision(billed: DecisionSums[], charged: DecisionSums[]): DecisionUsage[] {
+  const rows = new Map<string | null, { billed: bigint; credits: bigint }>();
+  const row = (id: string | null) => rows.get(id) ?? rows.set(id, { billed: 0n, credits: 0n }).get(id)!;
+  for (const sum of billed) row(sum.decisionId).billed += BigInt(sum.amount);
+  for (const sum of charged) row(sum.decisionId).credits += BigInt(sum.amount);
+  return [...rows]
+    .filter(([, sums]) => sums.billed > 0n || sums.credits > 0n)
+    .sort(([a, x], [b, y]) => {
+      if (x.billed !== y.billed) return x.billed > y.billed ? -1 : 1;
+      if (x.credits !== y.credits) return x.credits > y.credits ? -1 : 1;
+      if (a === null || b === null) return a === null ? (b === null ? 0 : 1) : -1;
+      return a < b ? -1 : a > b ? 1 : 0;
+    })
+    .map(([decisionId, sums]) => ({ decision_id: decisionId, billed: Number(sums.billed), credits_microcents: Number(sums.credits) }));
 }

@@ -31,6 +31,11 @@ export interface BillingSettleRequest extends WorkspaceScoped {
    * lease, and a release (sent only when the unit could not be handed back to the lease's counter) frees it.
    */
   leaseId?: string;
+  /**
+   * The decision the execution ran, so that the ledger can book the billed decision under it (usage per
+   * decision). Absent in settlements published before it was carried: those are booked under no decision.
+   */
+  decisionId?: string;
 }
 
 /**
@@ -127,11 +132,22 @@ export interface AccountReply {
   spend_cap: { spend_cap_cents: number | null; spent_cents: number; currency: Currency };
 }
 
+/** One decision's share of the period's usage, summed from the very entries `usage.used` and the spend add up. */
+export interface DecisionUsage {
+  /** null: decisions billed from settlements that did not name their decision. */
+  decision_id: string | null;
+  billed: number;
+  /** What the decision's billed runs took from credits (posted), in millionths of a cent of the account's currency. */
+  credits_microcents: number;
+}
+
 /** Billed decisions of the current period per UTC day, read in the same snapshot as the account they add up to. */
 export interface UsageByDayReply {
   account: AccountReply;
   /** Days of the period with billed decisions, oldest first; their `billed` sum to `account.usage.used`. */
   days: Array<{ date: string; billed: number }>;
+  /** Decisions with billed runs or credits taken in the period, most billed first; their `billed` sum to `account.usage.used`. */
+  decisions: DecisionUsage[];
 }
 
 export interface SetPlanRequest extends WorkspaceScoped {

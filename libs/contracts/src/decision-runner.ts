@@ -29,6 +29,7 @@ export interface RunDecisionReply {
 }
 
 export interface DecisionSummary {
+  id: string;
   slug: string;
   name: string;
   status: 'draft' | 'deployed';
@@ -236,6 +237,8 @@ export interface ExecutionOutcomesRequest extends WorkspaceScoped {
  */
 export interface ExecutionOutcomesReply {
   outcomes: Record<string, 'billable' | 'not_billable' | 'unknown'>;
+  /** The decision of each recorded execution, so that what the ledger settles is booked under it. */
+  decisions?: Record<string, string>;
 }
 
 /**
@@ -251,6 +254,8 @@ export interface LeaseExecutionsRequest extends WorkspaceScoped {
 
 export interface LeaseExecutionsReply {
   billable: string[];
+  /** The decision of each billable execution listed. */
+  decisions?: Record<string, string>;
 }
 
 export interface ListExecutionsReply {

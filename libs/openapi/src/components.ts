@@ -532,6 +532,7 @@ export function componentSchemas(): Record<string, JsonSchema> {
       type: 'object',
       required: ['slug', 'name', 'status', 'active_version'],
       properties: {
+        id: idOf('dec'),
         slug: SLUG_SCHEMA,
         name: { type: 'string', minLength: 1, maxLength: limits.DECISION_NAME_MAX },
         status: { enum: ['draft', 'deployed'] },

@@ -131,10 +131,11 @@ export class DecisionsService {
     const rows = await this.db.getRepository(DecisionEntity).find({
       where: { workspaceId },
       order: { createdAt: 'ASC', id: 'ASC' },
-      select: { slug: true, name: true, activeVersion: true, endpointEnabled: true },
+      select: { id: true, slug: true, name: true, activeVersion: true, endpointEnabled: true },
     });
     return {
       data: rows.map((row) => ({
+        id: row.id,
         slug: row.slug,
         name: row.name,
         status: row.activeVersion === null ? 'draft' : 'deployed',

@@ -80,26 +80,27 @@ export class ExecutionsQuery {
 
   /** What billing needs to settle a reservation the runner could not settle itself. */
   async outcomes(request: ExecutionOutcomesRequest): Promise<ExecutionOutcomesReply> {
-    const rows: Array<{ id: string; billable: boolean }> = await this.db.query(
-      `SELECT id, (${BILLABLE}) AS billable
+    const rows: Array<{ id: string; billable: boolean; decision_id: string }> = await this.db.query(
+      `SELECT id, (${BILLABLE}) AS billable, decision_id
          FROM executions WHERE workspace_id = $1 AND id = ANY($2)`,
       [request.workspaceId, request.executionIds],
     );
     const known = new Map(rows.map((row) => [row.id, row.billable]));
     return {
       outcomes: Object.fromEntries(request.executionIds.map((id) => [id, known.has(id) ? (known.get(id) ? 'billable' : 'not_billable') : 'unknown'] as const)),
+      decisions: Object.fromEntries(rows.map((row) => [row.id, row.decision_id])),
     };
   }
 
   /** The billable executions that took a unit of the lease, found through the workspace's time index. */
   async leaseExecutions(request: LeaseExecutionsRequest): Promise<LeaseExecutionsReply> {
-    const rows: Array<{ id: string }> = await this.db.query(
-      `SELECT id FROM executions
+    const rows: Array<{ id: string; decision_id: string }> = await this.db.query(
+      `SELECT id, decision_id FROM executions
         WHERE workspace_id = $1 AND created_at BETWEEN $3::timestamptz AND $4::timestamptz AND lease_id = $2
           AND ${BILLABLE}`,
       [request.workspaceId, request.leaseId, request.from, request.to],
     );
-    return { billable: rows.map((row) => row.id) };
+    return { billable: rows.map((row) => row.id), decisions: Object.fromEntries(rows.map((row) => [row.id, row.decision_id])) };
   }
 }
 

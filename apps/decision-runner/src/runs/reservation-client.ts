@@ -60,9 +60,11 @@ export class ReservationClient {
     return null;
   }
 
-  async settle(workspaceId: string, executionId: string, billable: boolean, leaseId: string | null = null): Promise<void> {
+  /** `decisionId` rides along so that the ledger books the billed decision under it (usage per decision). */
+  async settle(workspaceId: string, executionId: string, decisionId: string, billable: boolean, leaseId: string | null = null): Promise<void> {
     if (!billable && leaseId !== null && (await this.leases?.handBack(workspaceId, leaseId))) return;
-    const settlement: BillingSettlement = leaseId === null ? { workspaceId, executionId, billable } : { workspaceId, executionId, billable, leaseId };
+    const settlement: BillingSettlement =
+      leaseId === null ? { workspaceId, executionId, decisionId, billable } : { workspaceId, executionId, decisionId, billable, leaseId };
     if (!billable) {
       try {
         await this.rpc.call(SUBJECTS.billing.settle, settlement);

@@ -172,7 +172,7 @@ describe('RunService', () => {
     expect(failing.followed).toEqual([]);
   });
 
-  it('reserves and settles the execution the reply names, in a batch message of the runner’s settlements', async () => {
+  it('reserves and settles the execution the reply names, with its decision, in a batch message of the runner’s settlements', async () => {
     const h = harness();
     const reply = await h.run();
     const executionId = (JSON.parse(reply.body) as { execution_id: string }).execution_id;
@@ -181,7 +181,7 @@ describe('RunService', () => {
     expect(h.settlements).toEqual([
       {
         subject: SETTLEMENT_STREAM.batchSubject,
-        settlement: { workspaceId: '8f9f2c1e-0000-4000-8000-000000000001', executionId, billable: true },
+        settlement: { workspaceId: '8f9f2c1e-0000-4000-8000-000000000001', executionId, decisionId: DECISION.id, billable: true },
       },
     ]);
   });
@@ -291,7 +291,12 @@ describe('RunService', () => {
     const run = h.run();
     await expect(run).rejects.toMatchObject({ code: 'ENGINE_TIMEOUT' });
     const release = defined(h.rpcCalls.find((rpcCall) => rpcCall.subject === SUBJECTS.billing.settle));
-    expect(release.payload).toEqual({ workspaceId: '8f9f2c1e-0000-4000-8000-000000000001', executionId: expect.stringMatching(/^exec_/), billable: false });
+    expect(release.payload).toEqual({
+      workspaceId: '8f9f2c1e-0000-4000-8000-000000000001',
+      executionId: expect.stringMatching(/^exec_/),
+      decisionId: DECISION.id,
+      billable: false,
+    });
     expect(h.settlements).toEqual([]);
   });
 

@@ -56,7 +56,7 @@ export class RunService {
       return reply;
     } finally {
       // Nobody is told about an answer finished after the caller stopped waiting, so it is not billed.
-      await this.billing.settle(request.workspaceId, executionId, billable && !callerGaveUp(), leaseId);
+      await this.billing.settle(request.workspaceId, executionId, decision.id, billable && !callerGaveUp(), leaseId);
     }
   }
 

@@ -100,6 +100,7 @@ export interface EmbedSessionView {
 }
 
 export interface DecisionSummary {
+  id: string;
   slug: string;
   name: string;
   status: 'draft' | 'deployed';
@@ -108,7 +109,6 @@ export interface DecisionSummary {
 }
 
 export interface DecisionDetails extends DecisionSummary {
-  id: string;
   description: string | null;
   revision: number;
   draft: unknown;

@@ -675,6 +675,15 @@ const en = {
   'use.summary.total': '{used} billed decisions this period; {limits}.',
   'use.summary.daily': 'Decisions were billed on {days} of the period’s days.',
   'use.summary.credits': '{available} available in credits.',
+  'use.chart.perDecision': 'Usage per decision',
+  'use.chart.perDecisionBars': 'Billed decisions per decision',
+  'use.summary.perDecision': '{decisions} decisions billed this period, the most billed {top} with {billed}; the {shown} most billed are drawn.',
+  'use.decision': 'Decision',
+  'use.share': 'Share of billed',
+  'use.decision.credits': 'Paid from credits',
+  'use.decision.deleted': 'Deleted decision {id}',
+  'use.decision.unrecorded': 'Decision not recorded (runs billed before it was)',
+  'use.decision.none': 'No decision was billed this period.',
 };
 
 export type MessageKey = keyof typeof en;

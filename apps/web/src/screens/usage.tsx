@@ -1,9 +1,14 @@
 import { ChartFrame } from '../charts/chart-frame';
 import { BarsChart, Datum, LinesChart, Reference } from '../charts/charts';
-import { useApp } from '../context';
-import { api } from '../lib/api';
-import { formatCount } from '../lib/numbers';
+import { may, useApp } from '../context';
+import { api, DecisionSummary } from '../lib/api';
+import { formatCount, formatShare } from '../lib/numbers';
+import { Link } from '../router';
+import { decisionUsageRows, DecisionUsage, DecisionUsageRow } from '../lib/usage';
 import { Loaded, useLoad } from '../ui';
+
+/** Decisions drawn in the per-decision chart; its own table and the table beside it list every one. */
+const CHART_DECISIONS = 10;
 
 const DAY = 86_400_000;
 
@@ -21,10 +26,11 @@ export interface Account {
   spend_cap: { spend_cap_cents: number | null; spent_cents: number; currency: string };
 }
 
-/** `GET /app/v1/workspaces/{ws}/usage`: the account and its period's billed decisions per UTC day. */
+/** `GET /app/v1/workspaces/{ws}/usage`: the account and its period's billed decisions per UTC day and per decision. */
 export interface UsageByDay {
   account: Account;
   days: Array<{ date: string; billed: number }>;
+  decisions: DecisionUsage[];
 }
 
 export function money(cents: number, currency: string, locale?: string): string {
@@ -50,17 +56,111 @@ export function periodDays(reply: UsageByDay, now = new Date()): Array<{ date: s
   return days;
 }
 
-/** The period's usage as the ledger books it: the same figures as `GET /v1/me`, drawn per day. */
+/** A credit amount in millionths of a cent: a decision costs fractions of a cent, so up to four decimals of the unit. */
+function moneyMicros(microcents: number, currency: string, locale?: string): string {
+  try {
+    return new Intl.NumberFormat(locale, { style: 'currency', currency: currency.toUpperCase(), maximumFractionDigits: 4 }).format(microcents / 100_000_000);
+  } catch {
+    return `${(microcents / 100_000_000).toFixed(4)} ${currency}`;
+  }
+}
+
+/**
+ * The period's usage as the ledger books it: the same figures as `GET /v1/me`, drawn per day and per decision.
+ * The ledger knows decisions by id; their names come from the decisions list, where the session may read it.
+ */
 export function Usage() {
   const { t, workspace } = useApp();
-  const [value, reload] = useLoad(() => api<UsageByDay>('GET', `/workspaces/${workspace!.id}/usage`), [workspace!.id]);
+  const ws = workspace!.id;
+  const names = may(workspace, 'decisions:read');
+  const [value, reload] = useLoad(async () => {
+    const [reply, decisions] = await Promise.all([
+      api<UsageByDay>('GET', `/workspaces/${ws}/usage`),
+      names ? api<{ data: DecisionSummary[] }>('GET', `/workspaces/${ws}/decisions`).catch(() => ({ data: [] })) : { data: [] },
+    ]);
+    return { reply, decisions: decisions.data };
+  }, [ws, names]);
   return (
     <section className="stack" aria-labelledby="usage-title">
       <h2 id="usage-title">{t('use.title')}</h2>
       <Loaded value={value} reload={reload}>
-        {(reply) => <UsageCharts reply={reply} />}
+        {({ reply, decisions }) => (
+          <>
+            <UsageCharts reply={reply} />
+            <UsagePerDecision reply={reply} rows={decisionUsageRows(reply.decisions ?? [], decisions, reply.account.usage.used)} />
+          </>
+        )}
       </Loaded>
     </section>
+  );
+}
+
+/** Billed decisions (and credits, where any were taken) per decision: a table, and the most billed as bars. */
+function UsagePerDecision({ reply, rows }: { reply: UsageByDay; rows: DecisionUsageRow[] }) {
+  const { t, locale } = useApp();
+  const count = (n: number) => formatCount(n, locale);
+  const currency = reply.account.balance.currency;
+  const withCredits = rows.some((row) => row.creditsMicrocents > 0);
+  const label = (row: DecisionUsageRow) =>
+    row.kind === 'unrecorded' ? t('use.decision.unrecorded') : row.kind === 'deleted' ? t('use.decision.deleted', { id: row.label }) : row.label;
+  const columns = [t('use.decision'), t('use.billed'), t('use.share'), ...(withCredits ? [t('use.decision.credits')] : [])];
+  const cells = (row: DecisionUsageRow) => [
+    count(row.billed),
+    formatShare(row.share, locale),
+    ...(withCredits ? [moneyMicros(row.creditsMicrocents, currency, locale)] : []),
+  ];
+  if (rows.length === 0) return <p className="muted">{t('use.decision.none')}</p>;
+  const top = rows[0]!;
+  return (
+    <div className="charts">
+      <div className="card chart">
+        <div className="chart-head">
+          <h3 id="usage-per-decision">{t('use.chart.perDecision')}</h3>
+        </div>
+        <div className="table-wrap">
+          <table aria-labelledby="usage-per-decision" data-testid="usage-per-decision">
+            <thead>
+              <tr>
+                {columns.map((column) => (
+                  <th key={column} scope="col">
+                    {column}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((row) => (
+                <tr key={row.key}>
+                  <th scope="row">
+                    {row.slug ? <Link href={`/decisions/${row.slug}/overview`}>{label(row)}</Link> : <span className="muted">{label(row)}</span>}
+                  </th>
+                  {cells(row).map((cell, index) => (
+                    <td key={index}>{cell}</td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </div>
+      <ChartFrame
+        title={t('use.chart.perDecisionBars')}
+        summary={t('use.summary.perDecision', {
+          decisions: rows.length,
+          top: label(top),
+          billed: count(top.billed),
+          shown: Math.min(rows.length, CHART_DECISIONS),
+        })}
+        table={{ columns, rows: rows.map((row) => [label(row), ...cells(row)]) }}
+      >
+        <BarsChart
+          data={rows.slice(0, CHART_DECISIONS).map((row) => ({ label: label(row), billed: row.billed }))}
+          categoryKey="label"
+          series={[{ key: 'billed', label: t('use.billed') }]}
+          vertical
+        />
+      </ChartFrame>
+    </div>
   );
 }
 
