@@ -6,6 +6,8 @@ export const RULES_EN = {
   'rule.remove': 'Remove rule',
   'rule.up': 'Move rule up',
   'rule.down': 'Move rule down',
+  'list.moved': '{name} moved to position {position}',
+  'list.drag': 'Drag to move {name}',
   'rule.action': 'Then the action is',
   'rule.when': 'When',
   'rule.and': 'And',

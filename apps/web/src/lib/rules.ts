@@ -131,6 +131,33 @@ export function moveItem<T>(items: readonly T[], from: number, to: number): T[] 
   return next;
 }
 
+/** Where a dragged item would go: beside the item at `over`, before it or after it. */
+export interface DropPlacement {
+  over: number;
+  before: boolean;
+}
+
+/**
+ * The placement for a pointer at height `y` over a list whose items occupy `rects` (top to bottom): the item under
+ * the pointer, or the nearest one when the pointer is in a gap or past either end; before it in its upper half.
+ */
+export function dropPlacement(rects: ReadonlyArray<{ top: number; bottom: number }>, y: number): DropPlacement | undefined {
+  let best: { index: number; distance: number } | undefined;
+  rects.forEach((rect, index) => {
+    const distance = y < rect.top ? rect.top - y : y > rect.bottom ? y - rect.bottom : 0;
+    if (!best || distance < best.distance) best = { index, distance };
+  });
+  if (!best) return undefined;
+  const rect = rects[best.index]!;
+  return { over: best.index, before: y < (rect.top + rect.bottom) / 2 };
+}
+
+/** The index the item at `from` takes when dropped at `placement` (for `moveItem`); `from` itself when it stays. */
+export function dropIndex(from: number, placement: DropPlacement): number {
+  const gap = placement.before ? placement.over : placement.over + 1;
+  return gap > from ? gap - 1 : gap;
+}
+
 /** `items` without the one at `index`. */
 export function removeItem<T>(items: readonly T[], index: number): T[] {
   return items.filter((_, i) => i !== index);
