@@ -214,6 +214,7 @@ export function ConditionList({
   max,
   legend,
   addLabel,
+  maxText,
 }: {
   path: Path;
   conditions: Json[];
@@ -223,6 +224,8 @@ export function ConditionList({
   max: number;
   legend: (index: number) => string;
   addLabel: string;
+  /** What the list says once full, when "At most {max} conditions." would miscount (a rule's `when` is not in it). */
+  maxText?: string;
 }) {
   const { t } = useApp();
   const { markFresh } = useContext(EditorContext);
@@ -257,7 +260,7 @@ export function ConditionList({
           {addLabel}
         </button>
       ) : (
-        <p className="muted small">{t('cond.max', { max })}</p>
+        <p className="muted small">{maxText ?? t('cond.max', { max })}</p>
       )}
     </div>
   );

@@ -72,6 +72,7 @@ export function PoliciesEditor({ doc, issues, update }: { doc: Json; issues: Sch
                 max={limits.POLICY_AND_MAX}
                 legend={(n) => `${t('rule.and')} (${t('cond.n', { n: n + 2 })})`}
                 addLabel={`${t('cond.add')} (${name})`}
+                maxText={t('rule.andMax', { max: limits.POLICY_AND_MAX })}
               />
               <SelectField
                 label={t('rule.action')}
@@ -86,6 +87,7 @@ export function PoliciesEditor({ doc, issues, update }: { doc: Json; issues: Sch
         }}
       </SortableList>
       {operands.length === 0 && <p className="muted small">{t('cond.noOperand')}</p>}
+      {policies.length >= limits.POLICIES_MAX && <p className="muted small">{t('rule.max', { max: limits.POLICIES_MAX })}</p>}
       <div className="actions">
         <button
           type="button"

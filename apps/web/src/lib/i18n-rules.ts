@@ -6,6 +6,8 @@ export const RULES_EN = {
   'rule.remove': 'Remove rule',
   'rule.up': 'Move rule up',
   'rule.down': 'Move rule down',
+  'rule.max': 'At most {max} rules.',
+  'rule.andMax': 'At most {max} conditions besides the first.',
   'list.moved': '{name} moved to position {position}',
   'list.drag': 'Drag to move {name}',
   'rule.action': 'Then the action is',

@@ -14,6 +14,7 @@ import {
   paramSources,
   removeItem,
   renameKey,
+  renameReferences,
   retypeDestination,
   templatePlaceholders,
   termFor,
@@ -153,6 +154,46 @@ describe('valueFits and operandId', () => {
     expect(operandId({ on: 'composite', composite: 'risk' })).toBe('composite:risk');
     expect(operandId({ on: 'action', op: 'eq', value: 'block' })).toBe('action');
     expect(operandId(undefined)).toBe(':');
+  });
+});
+
+describe('renameReferences', () => {
+  const renamed = (of: 'question' | 'composite', from: string, to: string) => {
+    const doc = full();
+    const list = of === 'question' ? doc.questions : doc.composites;
+    list.find((item: any) => item.key === from).key = to;
+    return renameReferences(doc, of, from, to);
+  };
+
+  it("moves rules, destination conditions and composite terms to a question's new key, and the draft stays valid", () => {
+    const doc = renamed('question', 'fraud', 'fraud_risk');
+    expect(doc.policies[0].when.question).toBe('fraud_risk');
+    expect(doc.policies[0].and[0].question).toBe('fraud_risk');
+    expect(doc.composites[0].terms[0]).toEqual({ question: 'fraud_risk', weight: 3 });
+    const intent = renamed('question', 'intent', 'wish');
+    expect(intent.destinations[0].when[0].question).toBe('wish');
+    expect(intent.composites[0].terms[2].question).toBe('wish');
+    expect(issuesOf(doc)).toEqual([]);
+    expect(issuesOf(intent)).toEqual([]);
+  });
+
+  it("moves composite conditions to a composite's new key", () => {
+    const doc = renamed('composite', 'risk', 'danger');
+    expect(doc.policies[1].when).toEqual({ on: 'composite', composite: 'danger', op: 'gt', value: 0.7 });
+    expect(issuesOf(doc)).toEqual([]);
+    // A question named like the composite is left alone.
+    expect(doc.policies[0].when.question).toBe('fraud');
+  });
+
+  it("renames nothing when either key is another's, when a key is empty, or when nothing changed", () => {
+    const doc = full();
+    doc.questions[0].key = 'fraud';
+    // Two questions are now "fraud": which one the rules meant is unknown.
+    expect(renameReferences(doc, 'question', 'intent', 'fraud')).toBe(doc);
+    const emptied = full();
+    emptied.questions[2].key = '';
+    expect(renameReferences(emptied, 'question', 'fraud', '')).toBe(emptied);
+    expect(renameReferences(full(), 'composite', 'risk', 'risk').policies[1].when.composite).toBe('risk');
   });
 });
 
