@@ -24,8 +24,8 @@ afterAll(async () => {
 
 const violations = (page: Page) => page.evaluate(() => (globalThis as any).cspViolations as string[]);
 
-/** What the list's live region says last. */
-const announced = (page: Page) => page.getByTestId('list-announcement').innerText();
+/** What the rule list's live region says last. */
+const announced = (page: Page) => page.locator('section[aria-labelledby=sec-policies]').getByTestId('list-announcement').innerText();
 
 /** The control editing a draft path, by the id issues link to. */
 const field = (page: Page, path: string) => page.locator(`#f-${path.replace(/[^A-Za-z0-9_-]/g, '_')}`);
@@ -127,7 +127,7 @@ describe('the rule, composite and destination forms', () => {
     await page.mouse.move(grip.x + grip.width / 2, grip.y - 20, { steps: 4 });
     await page.mouse.move(first.x + 40, first.y + 30, { steps: 12 });
     // The landing place is shown before the drop: a bar above the first rule.
-    await page.locator('.rule-list > li').first().and(page.locator('[data-drop=before]')).waitFor();
+    await page.locator('section[aria-labelledby=sec-policies] .rule-list > li').first().and(page.locator('[data-drop=before]')).waitFor();
     await checkScreen(page, 'editor-policies-drag', checked, false);
     await page.mouse.up();
     expect(await announced(page)).toBe('Rule 3 moved to position 1');
@@ -270,5 +270,5 @@ describe('the rule, composite and destination forms', () => {
     expect(Object.entries(checked).filter(([, violations]) => violations.length > 0)).toEqual([]);
     expect(problems).toEqual([]);
     expect(cspViolations).toEqual([]);
-  }, 120_000);
+  }, 180_000);
 });
