@@ -120,7 +120,7 @@ describe('the rule, composite and destination forms', () => {
     await page.setViewportSize({ width: 1280, height: 2000 });
     await showSection(page, 'sec-policies');
     await page.evaluate(() => (globalThis as any).scrollBy(0, -400));
-    const grip = (await page.locator('[data-drag-handle="2"]').boundingBox())!;
+    const grip = (await page.locator('section[aria-labelledby=sec-policies] [data-drag-handle="2"]').boundingBox())!;
     const first = (await field(page, 'policies.0').boundingBox())!;
     await page.mouse.move(grip.x + grip.width / 2, grip.y + grip.height / 2);
     await page.mouse.down();
@@ -135,6 +135,10 @@ describe('the rule, composite and destination forms', () => {
     expect(await field(page, 'policies.0.action').inputValue()).toBe('fallback');
     expect(await field(page, 'policies.1.when.value').inputValue()).toBe('furious');
     expect(await page.locator('[data-drop]').count()).toBe(0);
+    // Renaming the composite carries the rule that names it along.
+    await field(page, 'composites.0.key').fill('risky_mix');
+    expect(await field(page, 'policies.2.when.composite').inputValue()).toBe('composite:risky_mix');
+    expect(await page.locator('#f-policies_2_when_composite-issues').count()).toBe(0);
     await page.setViewportSize({ width: 1280, height: 860 });
     await showSection(page, 'sec-policies');
     await checkScreen(page, 'editor-policies', checked, false);
@@ -160,7 +164,7 @@ describe('the rule, composite and destination forms', () => {
     const expected = {
       composites: [
         {
-          key: 'risky',
+          key: 'risky_mix',
           terms: [
             { question: 'fraud', weight: 3 },
             { question: 'intent', option: 'exchange', weight: 1 },
@@ -175,7 +179,7 @@ describe('the rule, composite and destination forms', () => {
         },
         { when: { on: 'answer', question: 'urgency', op: 'eq', value: 'furious' }, action: 'escalate' },
         {
-          when: { on: 'composite', composite: 'risky', op: 'gte', value: 0.6 },
+          when: { on: 'composite', composite: 'risky_mix', op: 'gte', value: 0.6 },
           and: [{ on: 'confidence', question: 'intent', op: 'gte', value: 0.7 }],
           action: 'block',
         },
