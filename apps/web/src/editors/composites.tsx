@@ -2,7 +2,7 @@ import { useContext } from 'react';
 import { limits, SchemaIssue } from '@ds/decision-schema';
 import { useApp } from '../context';
 import { fieldId } from '../lib/issues';
-import { freshKey, optionValues, removeItem, termFor } from '../lib/rules';
+import { freshKey, optionValues, removeItem, renameReferences, termFor } from '../lib/rules';
 import { EditorContext, FieldIssues, NumberField, SelectField, TextField, Update } from './fields';
 import { focusSoon, ItemControls } from './parts';
 
@@ -42,7 +42,14 @@ export function CompositesEditor({ doc, issues, update }: { doc: Json; issues: S
             />
             <FieldIssues issues={issues} path={base.join('.')} />
             <div className="grid compact">
-              <TextField label={t('comp.key')} path={[...base, 'key']} issues={issues} value={composite?.key} update={update} />
+              <TextField
+                label={t('comp.key')}
+                path={[...base, 'key']}
+                issues={issues}
+                value={composite?.key}
+                // Rules and destination conditions follow the composite to its new key.
+                update={(path, value) => update(path, value, (next) => renameReferences(next, 'composite', composite?.key, value))}
+              />
               <TextField
                 label={t('comp.description')}
                 path={[...base, 'description']}

@@ -6,6 +6,7 @@ import {
   DestinationType,
   freshKey,
   hasUrl,
+  moveItem,
   operandsOf,
   paramSources,
   removeItem,
@@ -16,6 +17,7 @@ import {
 } from '../lib/rules';
 import { CheckField, describedBy, EditorContext, FieldIssues, NumberField, SelectField, TextField, Update } from './fields';
 import { ConditionList, focusSoon, ItemControls } from './parts';
+import { SortableList } from './sortable';
 
 type Json = any;
 type Path = Array<string | number>;
@@ -27,6 +29,10 @@ export function DestinationsEditor({ doc, issues, update }: { doc: Json; issues:
   const destinations: Json[] = Array.isArray(doc.destinations) ? doc.destinations : [];
   const operands = operandsOf(doc, true);
   const sources = paramSources(doc);
+  const nameOf = (index: number) => {
+    const key = destinations[index]?.key;
+    return `${t('dest.n', { n: index + 1 })}${key ? ` (${key})` : ''}`;
+  };
   return (
     <section className="card" aria-labelledby="sec-destinations">
       <h2 tabIndex={-1} id="sec-destinations">
@@ -40,128 +46,131 @@ export function DestinationsEditor({ doc, issues, update }: { doc: Json; issues:
           <option key={source} value={source} />
         ))}
       </datalist>
-      {destinations.map((destination, index) => {
-        const base = ['destinations', index];
-        const type = destination?.type as DestinationType;
-        const name = `${t('dest.n', { n: index + 1 })}${destination?.key ? ` (${destination.key})` : ''}`;
-        const when: Json[] = Array.isArray(destination?.when) ? destination.when : [];
-        const placeholders = templatePlaceholders(destination);
-        const text = (field: string, label: string, multiline = false) => (
-          <TextField
-            label={label}
-            path={[...base, field]}
-            issues={issues}
-            value={destination?.[field]}
-            update={(path, value) => update(path, value === '' && !REQUIRED_TEXT.has(field) ? undefined : value)}
-            multiline={multiline}
-          />
-        );
-        const number = (field: string, label: string, min: number, max: number) => (
-          <NumberField label={label} path={[...base, field]} issues={issues} value={destination?.[field]} update={update} min={min} max={max} />
-        );
-        return (
-          <fieldset key={index} className="rule" id={fieldId(base.join('.'))} tabIndex={-1}>
-            <legend>{name}</legend>
-            <ItemControls
-              afterRemove="sec-destinations"
-              listPath={['destinations']}
-              index={index}
-              count={destinations.length}
-              name={name}
-              items={destinations}
-              update={update}
-              labels={{ up: t('dest.up'), down: t('dest.down'), remove: t('dest.remove') }}
-            />
-            <FieldIssues issues={issues} path={base.join('.')} />
-            <div className="grid compact">
-              {text('key', t('dest.key'))}
-              <SelectField
-                label={t('dest.type')}
-                path={[...base, 'type']}
-                issues={issues}
-                value={type}
-                update={(_path, next) => update(base, retypeDestination(destination, next as DestinationType))}
-                options={DESTINATION_TYPES.map((value): [string, string] => [value, value])}
-              />
-              {type === 'http' && (
-                <SelectField
-                  label={t('dest.method')}
-                  path={[...base, 'method']}
-                  issues={issues}
-                  value={destination?.method ?? 'POST'}
-                  update={update}
-                  options={HTTP_METHODS.map((value): [string, string] => [value, value])}
-                />
-              )}
-              {type === 'function' && text('function', t('dest.function'))}
-              {type === 'llm' && text('model', t('dest.model'))}
-              {type === 'agent' && (
-                <SelectField
-                  label={t('dest.mode')}
-                  path={[...base, 'mode']}
-                  issues={issues}
-                  value={destination?.mode ?? 'sync'}
-                  update={update}
-                  options={AGENT_MODES.map((value): [string, string] => [value, value])}
-                />
-              )}
-              {type === 'llm' && number('maxTokens', t('dest.maxTokens'), limits.LLM_MAX_TOKENS_MIN, limits.LLM_MAX_TOKENS_MAX)}
-              {type === 'llm' && number('temperature', t('dest.temperature'), 0, limits.LLM_TEMPERATURE_MAX)}
-              {(type === 'llm' || type === 'agent') &&
-                number('timeoutMs', t('dest.timeoutMs'), limits.DESTINATION_TIMEOUT_MIN_MS, limits.DESTINATION_TIMEOUT_MAX_MS)}
-            </div>
-            {hasUrl(type) && text('url', t('dest.url'))}
-            {hasUrl(type) && typeof destination?.url === 'string' && /^http:\/\//i.test(destination.url.trim()) && (
-              <p className="issue warn">{t('ed.webhookHttps')}</p>
-            )}
-            {text('description', t('dest.description'))}
-            {type === 'reply' && text('text', t('dest.text'), true)}
-            {type === 'reply' && (
-              <StringList
-                path={[...base, 'buttons']}
-                values={destination?.buttons}
-                itemLabel={(n) => t('dest.button', { n })}
-                title={t('dest.buttons')}
-                max={limits.REPLY_BUTTONS_MAX}
-                issues={issues}
-                update={update}
-              />
-            )}
-            {type === 'llm' && text('prompt', t('dest.prompt'), true)}
-            {type === 'llm' && text('input', t('dest.input'), true)}
-            {type === 'agent' && text('instructions', t('dest.instructions'), true)}
-            {type === 'agent' && (
-              <StringList
-                path={[...base, 'tools']}
-                values={destination?.tools}
-                itemLabel={(n) => t('dest.tool', { n })}
-                title={t('dest.tools')}
-                max={limits.AGENT_TOOLS_MAX}
-                issues={issues}
-                update={update}
-              />
-            )}
-            {type === 'http' && text('body', t('dest.body'), true)}
-            {['reply', 'llm', 'agent', 'http'].includes(type) && (
-              <p className="muted small">{placeholders.length > 0 ? t('dest.placeholders', { list: placeholders.join(', ') }) : t('dest.noPlaceholders')}</p>
-            )}
-            <h3>{t('dest.when')}</h3>
-            {when.length === 0 && <p className="muted small">{t('dest.always')}</p>}
-            <ConditionList
-              path={[...base, 'when']}
-              conditions={when}
-              operands={operands}
+      <SortableList count={destinations.length} nameOf={nameOf} onMove={(from, to) => update(['destinations'], moveItem(destinations, from, to))}>
+        {(index) => {
+          const destination = destinations[index];
+          const base = ['destinations', index];
+          const type = destination?.type as DestinationType;
+          const name = nameOf(index);
+          const when: Json[] = Array.isArray(destination?.when) ? destination.when : [];
+          const placeholders = templatePlaceholders(destination);
+          const text = (field: string, label: string, multiline = false) => (
+            <TextField
+              label={label}
+              path={[...base, field]}
               issues={issues}
-              update={update}
-              max={limits.DESTINATION_CONDITIONS_MAX}
-              legend={(n) => t('cond.n', { n: n + 1 })}
-              addLabel={`${t('cond.add')} (${name})`}
+              value={destination?.[field]}
+              update={(path, value) => update(path, value === '' && !REQUIRED_TEXT.has(field) ? undefined : value)}
+              multiline={multiline}
             />
-            <Params path={[...base, 'params']} params={destination?.params} issues={issues} update={update} owner={name} />
-            {takesHeaders(type) && <Headers path={[...base, 'headers']} headers={destination?.headers} issues={issues} update={update} owner={name} />}
-          </fieldset>
-        );
-      })}
+          );
+          const number = (field: string, label: string, min: number, max: number) => (
+            <NumberField label={label} path={[...base, field]} issues={issues} value={destination?.[field]} update={update} min={min} max={max} />
+          );
+          return (
+            <fieldset key={index} className="rule" id={fieldId(base.join('.'))} tabIndex={-1}>
+              <legend>{name}</legend>
+              <ItemControls
+                afterRemove="sec-destinations"
+                listPath={['destinations']}
+                index={index}
+                count={destinations.length}
+                name={name}
+                items={destinations}
+                update={update}
+                labels={{ up: t('dest.up'), down: t('dest.down'), remove: t('dest.remove') }}
+              />
+              <FieldIssues issues={issues} path={base.join('.')} />
+              <div className="grid compact">
+                {text('key', t('dest.key'))}
+                <SelectField
+                  label={t('dest.type')}
+                  path={[...base, 'type']}
+                  issues={issues}
+                  value={type}
+                  update={(_path, next) => update(base, retypeDestination(destination, next as DestinationType))}
+                  options={DESTINATION_TYPES.map((value): [string, string] => [value, value])}
+                />
+                {type === 'http' && (
+                  <SelectField
+                    label={t('dest.method')}
+                    path={[...base, 'method']}
+                    issues={issues}
+                    value={destination?.method ?? 'POST'}
+                    update={update}
+                    options={HTTP_METHODS.map((value): [string, string] => [value, value])}
+                  />
+                )}
+                {type === 'function' && text('function', t('dest.function'))}
+                {type === 'llm' && text('model', t('dest.model'))}
+                {type === 'agent' && (
+                  <SelectField
+                    label={t('dest.mode')}
+                    path={[...base, 'mode']}
+                    issues={issues}
+                    value={destination?.mode ?? 'sync'}
+                    update={update}
+                    options={AGENT_MODES.map((value): [string, string] => [value, value])}
+                  />
+                )}
+                {type === 'llm' && number('maxTokens', t('dest.maxTokens'), limits.LLM_MAX_TOKENS_MIN, limits.LLM_MAX_TOKENS_MAX)}
+                {type === 'llm' && number('temperature', t('dest.temperature'), 0, limits.LLM_TEMPERATURE_MAX)}
+                {(type === 'llm' || type === 'agent') &&
+                  number('timeoutMs', t('dest.timeoutMs'), limits.DESTINATION_TIMEOUT_MIN_MS, limits.DESTINATION_TIMEOUT_MAX_MS)}
+              </div>
+              {hasUrl(type) && text('url', t('dest.url'))}
+              {hasUrl(type) && typeof destination?.url === 'string' && /^http:\/\//i.test(destination.url.trim()) && (
+                <p className="issue warn">{t('ed.webhookHttps')}</p>
+              )}
+              {text('description', t('dest.description'))}
+              {type === 'reply' && text('text', t('dest.text'), true)}
+              {type === 'reply' && (
+                <StringList
+                  path={[...base, 'buttons']}
+                  values={destination?.buttons}
+                  itemLabel={(n) => t('dest.button', { n })}
+                  title={t('dest.buttons')}
+                  max={limits.REPLY_BUTTONS_MAX}
+                  issues={issues}
+                  update={update}
+                />
+              )}
+              {type === 'llm' && text('prompt', t('dest.prompt'), true)}
+              {type === 'llm' && text('input', t('dest.input'), true)}
+              {type === 'agent' && text('instructions', t('dest.instructions'), true)}
+              {type === 'agent' && (
+                <StringList
+                  path={[...base, 'tools']}
+                  values={destination?.tools}
+                  itemLabel={(n) => t('dest.tool', { n })}
+                  title={t('dest.tools')}
+                  max={limits.AGENT_TOOLS_MAX}
+                  issues={issues}
+                  update={update}
+                />
+              )}
+              {type === 'http' && text('body', t('dest.body'), true)}
+              {['reply', 'llm', 'agent', 'http'].includes(type) && (
+                <p className="muted small">{placeholders.length > 0 ? t('dest.placeholders', { list: placeholders.join(', ') }) : t('dest.noPlaceholders')}</p>
+              )}
+              <h3>{t('dest.when')}</h3>
+              {when.length === 0 && <p className="muted small">{t('dest.always')}</p>}
+              <ConditionList
+                path={[...base, 'when']}
+                conditions={when}
+                operands={operands}
+                issues={issues}
+                update={update}
+                max={limits.DESTINATION_CONDITIONS_MAX}
+                legend={(n) => t('cond.n', { n: n + 1 })}
+                addLabel={`${t('cond.add')} (${name})`}
+              />
+              <Params path={[...base, 'params']} params={destination?.params} issues={issues} update={update} owner={name} />
+              {takesHeaders(type) && <Headers path={[...base, 'headers']} headers={destination?.headers} issues={issues} update={update} owner={name} />}
+            </fieldset>
+          );
+        }}
+      </SortableList>
       <div className="actions">
         <button
           type="button"

@@ -5,7 +5,8 @@ import { fieldId, issuesAt } from '../lib/issues';
 // The form's controls: each edits one path of the draft through `update`, carries the id an issue links to, and
 // shows the validator's issues for its path beside it.
 
-export type Update = (path: Array<string | number>, value: unknown) => void;
+/** Sets `value` at `path`; `rewrite`, when given, then adjusts the whole draft within the same undo step. */
+export type Update = (path: Array<string | number>, value: unknown, rewrite?: (doc: any) => any) => void;
 
 /** What the form asks of the editor around it: confirming a change that discards content. */
 export interface Confirmation {

@@ -5,6 +5,7 @@ import { fieldId, issuesAt } from '../lib/issues';
 import type { MessageKey } from '../lib/i18n';
 import { conditionFor, moveItem, newCondition, Operand, operandId, operatorsFor, removeItem } from '../lib/rules';
 import { EditorContext, FieldIssues, NumberField, SelectField, Update } from './fields';
+import { DragHandle, useSortableList } from './sortable';
 
 type Json = any;
 type Path = Array<string | number>;
@@ -18,7 +19,8 @@ export function focusSoon(id: string): void {
 
 /**
  * Up, down and remove for one item of an ordered list, keyboard-usable buttons named with the item. After a move
- * the focus follows the item to its new place, so repeated presses keep moving it.
+ * the focus follows the item to its new place, so repeated presses keep moving it. Inside a sortable list the
+ * item's drag grip comes first, and moves are announced.
  */
 export function ItemControls({
   listPath,
@@ -41,14 +43,17 @@ export function ItemControls({
   afterRemove: string;
 }) {
   const id = fieldId(dotted([...listPath, index]));
+  const list = useSortableList();
   const move = (to: number) => {
     update(listPath, moveItem(items, index, to));
+    list?.announce(index, to);
     // The same direction again, unless the item reached the end where that button is disabled.
     const direction = to < index ? (to === 0 ? 'down' : 'up') : to === count - 1 ? 'up' : 'down';
     focusSoon(`${fieldId(dotted([...listPath, to]))}-${direction}`);
   };
   return (
     <div className="actions">
+      <DragHandle />
       {labels.up && (
         <button type="button" id={`${id}-up`} disabled={index === 0} onClick={() => move(index - 1)}>
           {labels.up} <span className="visually-hidden">{name}</span>
@@ -209,6 +214,7 @@ export function ConditionList({
   max,
   legend,
   addLabel,
+  maxText,
 }: {
   path: Path;
   conditions: Json[];
@@ -218,6 +224,8 @@ export function ConditionList({
   max: number;
   legend: (index: number) => string;
   addLabel: string;
+  /** What the list says once full, when "At most {max} conditions." would miscount (a rule's `when` is not in it). */
+  maxText?: string;
 }) {
   const { t } = useApp();
   const { markFresh } = useContext(EditorContext);
@@ -252,7 +260,7 @@ export function ConditionList({
           {addLabel}
         </button>
       ) : (
-        <p className="muted small">{t('cond.max', { max })}</p>
+        <p className="muted small">{maxText ?? t('cond.max', { max })}</p>
       )}
     </div>
   );

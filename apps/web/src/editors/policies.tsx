@@ -1,10 +1,11 @@
-import { useContext } from 'react';
+import { useCallback, useContext } from 'react';
 import { ACTIONS, limits, SchemaIssue } from '@ds/decision-schema';
 import { useApp } from '../context';
 import { fieldId } from '../lib/issues';
-import { newCondition, operandsOf } from '../lib/rules';
+import { moveItem, newCondition, operandsOf } from '../lib/rules';
 import { EditorContext, FieldIssues, SelectField, Update } from './fields';
 import { ConditionEditor, ConditionList, focusSoon, ItemControls } from './parts';
+import { SortableList } from './sortable';
 
 type Json = any;
 
@@ -17,6 +18,7 @@ export function PoliciesEditor({ doc, issues, update }: { doc: Json; issues: Sch
   const { markFresh } = useContext(EditorContext);
   const policies: Json[] = Array.isArray(doc.policies) ? doc.policies : [];
   const operands = operandsOf(doc, false);
+  const ruleName = useCallback((index: number) => t('rule.n', { n: index + 1 }), [t]);
   return (
     <section className="card" aria-labelledby="sec-policies">
       <h2 tabIndex={-1} id="sec-policies">
@@ -25,60 +27,67 @@ export function PoliciesEditor({ doc, issues, update }: { doc: Json; issues: Sch
       <p className="muted small">{t('rule.lead')}</p>
       <FieldIssues issues={issues} path="policies" />
       {policies.length === 0 && <p className="muted">{t('rule.none')}</p>}
-      <ol className="rule-list">
-        {policies.map((policy, index) => {
+      <SortableList
+        count={policies.length}
+        nameOf={ruleName}
+        onMove={(from, to) => {
+          update(['policies'], moveItem(policies, from, to));
+        }}
+      >
+        {(index) => {
+          const policy = policies[index];
           const base = ['policies', index];
           const and: Json[] = Array.isArray(policy?.and) ? policy.and : [];
-          const name = t('rule.n', { n: index + 1 });
+          const name = ruleName(index);
           return (
-            <li key={index}>
-              <fieldset className="rule" id={fieldId(base.join('.'))} tabIndex={-1}>
-                <legend>{name}</legend>
-                <ItemControls
-                  afterRemove="sec-policies"
-                  listPath={['policies']}
-                  index={index}
-                  count={policies.length}
-                  name={name}
-                  items={policies}
-                  update={update}
-                  labels={{ up: t('rule.up'), down: t('rule.down'), remove: t('rule.remove') }}
-                />
-                <FieldIssues issues={issues} path={base.join('.')} />
-                <ConditionEditor
-                  path={[...base, 'when']}
-                  condition={policy?.when}
-                  operands={operands}
-                  issues={issues}
-                  update={update}
-                  legend={t('rule.when')}
-                  // The rule needs its `when`: removing it promotes the first extra condition.
-                  onRemove={and.length > 0 ? () => update(base, { ...policy, when: and[0], and: and.length > 1 ? and.slice(1) : undefined }) : undefined}
-                />
-                <ConditionList
-                  path={[...base, 'and']}
-                  conditions={and}
-                  operands={operands}
-                  issues={issues}
-                  update={update}
-                  max={limits.POLICY_AND_MAX}
-                  legend={(n) => `${t('rule.and')} (${t('cond.n', { n: n + 2 })})`}
-                  addLabel={`${t('cond.add')} (${name})`}
-                />
-                <SelectField
-                  label={t('rule.action')}
-                  path={[...base, 'action']}
-                  issues={issues}
-                  value={policy?.action}
-                  update={update}
-                  options={ACTIONS.map((action): [string, string] => [action, action])}
-                />
-              </fieldset>
-            </li>
+            <fieldset className="rule" id={fieldId(base.join('.'))} tabIndex={-1}>
+              <legend>{name}</legend>
+              <ItemControls
+                afterRemove="sec-policies"
+                listPath={['policies']}
+                index={index}
+                count={policies.length}
+                name={name}
+                items={policies}
+                update={update}
+                labels={{ up: t('rule.up'), down: t('rule.down'), remove: t('rule.remove') }}
+              />
+              <FieldIssues issues={issues} path={base.join('.')} />
+              <ConditionEditor
+                path={[...base, 'when']}
+                condition={policy?.when}
+                operands={operands}
+                issues={issues}
+                update={update}
+                legend={t('rule.when')}
+                // The rule needs its `when`: removing it promotes the first extra condition.
+                onRemove={and.length > 0 ? () => update(base, { ...policy, when: and[0], and: and.length > 1 ? and.slice(1) : undefined }) : undefined}
+              />
+              <ConditionList
+                path={[...base, 'and']}
+                conditions={and}
+                operands={operands}
+                issues={issues}
+                update={update}
+                max={limits.POLICY_AND_MAX}
+                legend={(n) => `${t('rule.and')} (${t('cond.n', { n: n + 2 })})`}
+                addLabel={`${t('cond.add')} (${name})`}
+                maxText={t('rule.andMax', { max: limits.POLICY_AND_MAX })}
+              />
+              <SelectField
+                label={t('rule.action')}
+                path={[...base, 'action']}
+                issues={issues}
+                value={policy?.action}
+                update={update}
+                options={ACTIONS.map((action): [string, string] => [action, action])}
+              />
+            </fieldset>
           );
-        })}
-      </ol>
+        }}
+      </SortableList>
       {operands.length === 0 && <p className="muted small">{t('cond.noOperand')}</p>}
+      {policies.length >= limits.POLICIES_MAX && <p className="muted small">{t('rule.max', { max: limits.POLICIES_MAX })}</p>}
       <div className="actions">
         <button
           type="button"

@@ -2,6 +2,8 @@ import { DESTINATION_TYPES, OPERATORS, validateSchema } from '@ds/decision-schem
 import { fullSchema } from '../../../../libs/decision-schema/src/__fixtures__/schemas';
 import {
   conditionFor,
+  dropIndex,
+  dropPlacement,
   freshKey,
   moveItem,
   newCondition,
@@ -12,6 +14,7 @@ import {
   paramSources,
   removeItem,
   renameKey,
+  renameReferences,
   retypeDestination,
   templatePlaceholders,
   termFor,
@@ -154,6 +157,46 @@ describe('valueFits and operandId', () => {
   });
 });
 
+describe('renameReferences', () => {
+  const renamed = (of: 'question' | 'composite', from: string, to: string) => {
+    const doc = full();
+    const list = of === 'question' ? doc.questions : doc.composites;
+    list.find((item: any) => item.key === from).key = to;
+    return renameReferences(doc, of, from, to);
+  };
+
+  it("moves rules, destination conditions and composite terms to a question's new key, and the draft stays valid", () => {
+    const doc = renamed('question', 'fraud', 'fraud_risk');
+    expect(doc.policies[0].when.question).toBe('fraud_risk');
+    expect(doc.policies[0].and[0].question).toBe('fraud_risk');
+    expect(doc.composites[0].terms[0]).toEqual({ question: 'fraud_risk', weight: 3 });
+    const intent = renamed('question', 'intent', 'wish');
+    expect(intent.destinations[0].when[0].question).toBe('wish');
+    expect(intent.composites[0].terms[2].question).toBe('wish');
+    expect(issuesOf(doc)).toEqual([]);
+    expect(issuesOf(intent)).toEqual([]);
+  });
+
+  it("moves composite conditions to a composite's new key", () => {
+    const doc = renamed('composite', 'risk', 'danger');
+    expect(doc.policies[1].when).toEqual({ on: 'composite', composite: 'danger', op: 'gt', value: 0.7 });
+    expect(issuesOf(doc)).toEqual([]);
+    // A question named like the composite is left alone.
+    expect(doc.policies[0].when.question).toBe('fraud');
+  });
+
+  it("renames nothing when either key is another's, when a key is empty, or when nothing changed", () => {
+    const doc = full();
+    doc.questions[0].key = 'fraud';
+    // Two questions are now "fraud": which one the rules meant is unknown.
+    expect(renameReferences(doc, 'question', 'intent', 'fraud')).toBe(doc);
+    const emptied = full();
+    emptied.questions[2].key = '';
+    expect(renameReferences(emptied, 'question', 'fraud', '')).toBe(emptied);
+    expect(renameReferences(full(), 'composite', 'risk', 'risk').policies[1].when.composite).toBe('risk');
+  });
+});
+
 describe('lists and maps', () => {
   it('moves an item up or down and leaves out-of-range moves alone', () => {
     expect(moveItem(['a', 'b', 'c'], 2, 0)).toEqual(['c', 'a', 'b']);
@@ -162,6 +205,33 @@ describe('lists and maps', () => {
     expect(moveItem(['a', 'b'], -1, 0)).toEqual(['a', 'b']);
     const list = ['a'];
     expect(moveItem(list, 0, 0)).not.toBe(list);
+  });
+
+  it('places a dragged item beside the item under the pointer, or the nearest one', () => {
+    // Three items 100 px tall with 20 px gaps.
+    const rects = [0, 120, 240].map((top) => ({ top, bottom: top + 100 }));
+    expect(dropPlacement(rects, 10)).toEqual({ over: 0, before: true });
+    expect(dropPlacement(rects, 90)).toEqual({ over: 0, before: false });
+    expect(dropPlacement(rects, 150)).toEqual({ over: 1, before: true });
+    expect(dropPlacement(rects, 190)).toEqual({ over: 1, before: false });
+    // In a gap the nearer edge wins; above the first or below the last, the end of the list.
+    expect(dropPlacement(rects, 105)).toEqual({ over: 0, before: false });
+    expect(dropPlacement(rects, 118)).toEqual({ over: 1, before: true });
+    expect(dropPlacement(rects, -500)).toEqual({ over: 0, before: true });
+    expect(dropPlacement(rects, 900)).toEqual({ over: 2, before: false });
+    expect(dropPlacement([], 10)).toBeUndefined();
+  });
+
+  it('turns a placement into the index moveItem takes', () => {
+    // The third of three dropped above the first becomes the first; below the first, the second.
+    expect(dropIndex(2, { over: 0, before: true })).toBe(0);
+    expect(dropIndex(2, { over: 0, before: false })).toBe(1);
+    // The first dropped below the last becomes the last; just below itself or above the next, it stays.
+    expect(dropIndex(0, { over: 2, before: false })).toBe(2);
+    expect(dropIndex(0, { over: 0, before: false })).toBe(0);
+    expect(dropIndex(0, { over: 1, before: true })).toBe(0);
+    expect(dropIndex(1, { over: 1, before: true })).toBe(1);
+    expect(moveItem(['a', 'b', 'c'], 0, dropIndex(0, { over: 2, before: true }))).toEqual(['b', 'a', 'c']);
   });
 
   it('removes one item', () => {

@@ -123,12 +123,77 @@ export function newCondition(operands: readonly Operand[]): Json {
   return first ? conditionFor(first) : { on: 'answer', question: '', op: 'eq', value: '' };
 }
 
+/**
+ * The draft after a question or composite key changed from `from` to `to`: rules, destination conditions and (for a
+ * question) composite terms that named the old key name the new one, so that renaming does not leave them pointing
+ * at nothing. Nothing is renamed when either key is held by another question or composite of the same list (the
+ * references would then be ambiguous, or merged with another's for good).
+ */
+export function renameReferences(doc: Json, of: 'question' | 'composite', from: unknown, to: unknown): Json {
+  if (typeof from !== 'string' || from === '' || typeof to !== 'string' || to === '' || from === to) return doc;
+  const keys = list(doc?.[of === 'question' ? 'questions' : 'composites']).map((item) => item?.key);
+  // `doc` already holds the new key: one item has `to`, and no other may have either key.
+  if (keys.filter((key) => key === to).length !== 1 || keys.includes(from)) return doc;
+  const field = of === 'question' ? 'question' : 'composite';
+  const names = (condition: Json) => (of === 'question' ? condition?.on !== 'composite' && condition?.on !== 'action' : condition?.on === 'composite');
+  const renamed = (condition: Json) => (names(condition) && condition?.[field] === from ? { ...condition, [field]: to } : condition);
+  const conditions = (value: unknown) => (Array.isArray(value) ? value.map(renamed) : value);
+  const next = { ...doc };
+  if (Array.isArray(doc?.policies)) {
+    next.policies = doc.policies.map((policy: Json) =>
+      policy && typeof policy === 'object'
+        ? { ...policy, ...('when' in policy ? { when: renamed(policy.when) } : {}), ...('and' in policy ? { and: conditions(policy.and) } : {}) }
+        : policy,
+    );
+  }
+  if (Array.isArray(doc?.destinations)) {
+    next.destinations = doc.destinations.map((destination: Json) =>
+      destination && typeof destination === 'object' && 'when' in destination ? { ...destination, when: conditions(destination.when) } : destination,
+    );
+  }
+  if (of === 'question' && Array.isArray(doc?.composites)) {
+    next.composites = doc.composites.map((composite: Json) =>
+      Array.isArray(composite?.terms)
+        ? { ...composite, terms: composite.terms.map((term: Json) => (term?.question === from ? { ...term, question: to } : term)) }
+        : composite,
+    );
+  }
+  return next;
+}
+
 /** `items` with the one at `from` moved to `to`; out-of-range moves answer the list unchanged. */
 export function moveItem<T>(items: readonly T[], from: number, to: number): T[] {
   if (from === to || from < 0 || to < 0 || from >= items.length || to >= items.length) return [...items];
   const next = [...items];
   next.splice(to, 0, ...next.splice(from, 1));
   return next;
+}
+
+/** Where a dragged item would go: beside the item at `over`, before it or after it. */
+export interface DropPlacement {
+  over: number;
+  before: boolean;
+}
+
+/**
+ * The placement for a pointer at height `y` over a list whose items occupy `rects` (top to bottom): the item under
+ * the pointer, or the nearest one when the pointer is in a gap or past either end; before it in its upper half.
+ */
+export function dropPlacement(rects: ReadonlyArray<{ top: number; bottom: number }>, y: number): DropPlacement | undefined {
+  let best: { index: number; distance: number } | undefined;
+  rects.forEach((rect, index) => {
+    const distance = y < rect.top ? rect.top - y : y > rect.bottom ? y - rect.bottom : 0;
+    if (!best || distance < best.distance) best = { index, distance };
+  });
+  if (!best) return undefined;
+  const rect = rects[best.index]!;
+  return { over: best.index, before: y < (rect.top + rect.bottom) / 2 };
+}
+
+/** The index the item at `from` takes when dropped at `placement` (for `moveItem`); `from` itself when it stays. */
+export function dropIndex(from: number, placement: DropPlacement): number {
+  const gap = placement.before ? placement.over : placement.over + 1;
+  return gap > from ? gap - 1 : gap;
 }
 
 /** `items` without the one at `index`. */

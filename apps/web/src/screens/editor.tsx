@@ -5,6 +5,7 @@ import { fieldId, issuesAt, setIn } from '../lib/issues';
 import { draftToRestore, dropLocalDraft, HEARTBEAT_MS, keepLocalDraft, readLocalDraft, sameJson, thisTab } from '../lib/drafts';
 import { record, redo, startHistory, undo } from '../lib/history';
 import { threeWayMerge } from '../lib/merge';
+import { renameReferences } from '../lib/rules';
 import { describePath } from '../lib/wording';
 import { guardNavigation } from '../router';
 import { may, useApp } from '../context';
@@ -114,11 +115,12 @@ export function Editor({ decision, onSaved }: { decision: DecisionDetails; onSav
     setNotice(null);
   };
 
-  const update: Update = (path, value) => {
+  const update: Update = (path, value, rewrite) => {
     const dotted = path.join('.');
     if (getIn(doc, path) === undefined && value !== null && typeof value === 'object') fresh.add(dotted);
     else touched.add(dotted);
-    replaceDoc(setIn(doc, path, value), dotted);
+    const next = setIn(doc, path, value);
+    replaceDoc(rewrite ? rewrite(next) : next, dotted);
   };
 
   const step = (move: typeof undo) => {
@@ -968,7 +970,14 @@ function Question({
       </div>
       <FieldIssues issues={issues} path={base.join('.')} />
       <div className="grid">
-        <TextField label={t('ed.question.key')} path={[...base, 'key']} issues={issues} value={question?.key} update={update} />
+        <TextField
+          label={t('ed.question.key')}
+          path={[...base, 'key']}
+          issues={issues}
+          value={question?.key}
+          // Rules, destination conditions and composite terms follow the question to its new key.
+          update={(path, value) => update(path, value, (next) => renameReferences(next, 'question', question?.key, value))}
+        />
         <SelectField
           label={t('ed.question.kind')}
           path={[...base, 'kind']}
