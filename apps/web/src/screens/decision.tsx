@@ -6,7 +6,7 @@ import { sameJson } from '../lib/drafts';
 import { may, useApp } from '../context';
 import { Link } from '../router';
 import { DECISION_VIEWS, decisionView, offersView } from '../lib/access';
-import { ConfirmDialog, ErrorBox, Loaded, Page, useAction, useLoad } from '../ui';
+import { ConfirmDialog, Loaded, Outcome, Page, useAction, useLoad } from '../ui';
 import { Editor } from './editor';
 import { Playground } from './playground';
 import { ExecutionsTable } from './executions';
@@ -146,12 +146,7 @@ function Deploy({ decision, reload }: { decision: DecisionDetails; reload: () =>
   const nextVersion = Math.max(0, ...decision.versions) + 1;
   return (
     <div className="stack">
-      {error !== null && <ErrorBox error={error} />}
-      {message && (
-        <p className="notice" role="status">
-          {message}
-        </p>
-      )}
+      <Outcome error={error} message={message} />
       <section className="card" aria-labelledby="diff-title">
         <h2 id="diff-title">{t('dep.diff')}</h2>
         {decision.active_schema === null ? (
