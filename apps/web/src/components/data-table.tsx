@@ -111,7 +111,8 @@ export function confirmColumn<T>({
   shown,
 }: {
   key?: string;
-  header: string;
+  /** The column's name for screen readers: the button's label unless said otherwise. */
+  header?: string;
   label: string;
   subject: (row: T) => string;
   question: (row: T) => string;
@@ -122,7 +123,7 @@ export function confirmColumn<T>({
 }): Column<T> {
   return {
     key,
-    header,
+    header: header ?? label,
     headerHidden: true,
     shown,
     cell: (row) =>

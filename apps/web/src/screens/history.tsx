@@ -98,7 +98,6 @@ export function History({ decision, reload }: { decision: DecisionDetails; reloa
                       ),
                   },
                   confirmColumn<VersionSummary>({
-                    header: t('hist.rollback'),
                     label: t('hist.rollback'),
                     subject: (row) => t('pg.versionN', { version: row.version }),
                     question: (row) => t('hist.rollbackQuestion', { version: row.version }),

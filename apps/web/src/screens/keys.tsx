@@ -83,7 +83,6 @@ export function ApiKeys() {
               { key: 'created', header: t('keys.created'), cell: (key) => formatDate(key.created_at) },
               { key: 'used', header: t('keys.lastUsed'), cell: (key) => formatDate(key.last_used_at) },
               confirmColumn<Key>({
-                header: t('keys.revoke'),
                 label: t('keys.revoke'),
                 subject: (key) => key.name,
                 question: (key) => t('keys.revokeConfirm', { name: key.name }),

@@ -68,7 +68,6 @@ export function Secrets() {
               { key: 'reference', header: t('sec.reference'), cell: (secret) => <code>{`{{secrets.${secret.name}}}`}</code> },
               { key: 'updated', header: t('sec.updated'), cell: (secret) => formatDate(secret.updated_at) },
               confirmColumn<Secret>({
-                header: t('sec.delete'),
                 label: t('sec.delete'),
                 subject: (secret) => secret.name,
                 question: (secret) => t('sec.deleteConfirm', { name: secret.name }),
