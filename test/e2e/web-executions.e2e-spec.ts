@@ -1,6 +1,6 @@
 import { Browser, Page } from 'playwright-core';
 import { call, deployedDecision, expectError, newWorkspace, runDecision, triageSchema, uniqueMarker, Workspace } from './support/api';
-import { checkScreen, launchChromium, signedInContext, sticksOut, watchProblems } from './support/browser';
+import { checkScreen, launchChromium, signedInContext, sticksOut, stripState, watchProblems } from './support/browser';
 import { Receiver, startReceiver } from './support/deliveries';
 
 /**
@@ -172,6 +172,21 @@ describe('the executions screen', () => {
       if (found.overflow > 0 || found.wide.length > 0) wide.push({ path, ...found });
     }
     expect(wide).toEqual([]);
+    // The navigation and the tabs scroll inside themselves rather than cut their labels: the current link is brought
+    // wholly into view, the edges with more behind them fade, and the page stays 360 px wide.
+    const strips = [
+      { path: '/decisions', strip: 'nav.side ul', fades: ['end'] },
+      { path: '/secrets', strip: 'nav.side ul', fades: ['start', 'end'] },
+      { path: `/decisions/${decisionId}/overview`, strip: 'nav.tabs', fades: ['end'] },
+      { path: `/decisions/${decisionId}/secret-url`, strip: 'nav.tabs', fades: ['start'] },
+    ];
+    for (const { path, strip, fades } of strips) {
+      await page.goto(path);
+      await page.locator('#page-title').waitFor();
+      await page.locator(`${strip} [aria-current="page"]`).waitFor();
+      expect({ path, strip, ...(await stripState(page, strip)) }).toEqual({ path, strip, scrolls: true, currentInView: true, fades, documentWidth: 360 });
+    }
+    await checkScreen(page, 'narrow-tabs', checked);
     await page.goto('/executions');
     await page.getByTestId('execution-delivery').first().waitFor();
     await checkScreen(page, 'narrow-executions-cards', checked);

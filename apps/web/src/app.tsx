@@ -7,6 +7,7 @@ import { local, tabStorage } from './lib/storage';
 import { AppContext, AppState, useApp } from './context';
 import { leaveThen, Link, match, navigate, useLocation } from './router';
 import { Loading } from './ui';
+import { useScrollStrip } from './components/scroll-strip';
 import { SignIn, SignUp } from './screens/auth';
 import { Workspaces } from './screens/workspaces';
 import { DecisionsList, NewDecision } from './screens/decisions';
@@ -289,6 +290,7 @@ function Shell({ children }: { children: ReactNode }) {
   const { path } = useLocation();
   const [menuOpen, setMenuOpen] = useState(false);
   useEffect(() => setMenuOpen(false), [path]);
+  const strip = useScrollStrip<HTMLUListElement>(path);
   const nav: Array<[string, MessageKey]> = app.embed
     ? [
         ...(permits(workspace, 'decisions:read') ? [['/decisions', 'nav.decisions'] as [string, MessageKey]] : []),
@@ -358,7 +360,7 @@ function Shell({ children }: { children: ReactNode }) {
       </header>
       {workspace && (
         <nav className="side" aria-label={t('nav.main')}>
-          <ul>
+          <ul className="strip" ref={strip}>
             {nav.map(([href, key]) => (
               <li key={href}>
                 <Link href={href} aria-current={path === href || path.startsWith(href + '/') ? 'page' : undefined}>

@@ -1,4 +1,4 @@
-import { ReactNode, useCallback, useEffect, useRef, useState } from 'react';
+import { ReactNode, SelectHTMLAttributes, useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError } from './lib/api';
 import { useApp } from './context';
 import type { MessageKey } from './lib/i18n';
@@ -56,6 +56,20 @@ export function ErrorBox({ error, onRetry }: { error: unknown; onRetry?: () => v
         </button>
       )}
     </div>
+  );
+}
+
+/** What the last action on a screen came to: its error, or the sentence that says it was done. */
+export function Outcome({ error, message }: { error: unknown; message: ReactNode }) {
+  return (
+    <>
+      {error !== null && <ErrorBox error={error} />}
+      {message && (
+        <p className="notice" role="status">
+          {message}
+        </p>
+      )}
+    </>
   );
 }
 
@@ -217,6 +231,16 @@ export function ListToolbar({
   );
 }
 
+/** The button under a list read a page at a time that reads the next page. */
+export function MoreButton({ onMore, busy, label }: { onMore: () => void; busy: boolean; label?: string }) {
+  const { t } = useApp();
+  return (
+    <button type="button" onClick={onMore} disabled={busy}>
+      {label ?? t('ex.more')}
+    </button>
+  );
+}
+
 /** The states of a cursor list around its rows: the error, loading, empty, and the button for the next page. */
 export function CursorListBody<T extends { id: string }>({
   list,
@@ -227,17 +251,12 @@ export function CursorListBody<T extends { id: string }>({
   empty: ReactNode;
   children: (rows: T[]) => ReactNode;
 }) {
-  const { t } = useApp();
   const { rows, error, busy, cursor, load } = list;
   return (
     <>
       {error !== null && <ErrorBox error={error} onRetry={() => void load(null)} />}
       {rows === null ? error === null && <Loading /> : rows.length === 0 ? <Empty>{empty}</Empty> : children(rows)}
-      {cursor && (
-        <button type="button" onClick={() => void load(cursor)} disabled={busy}>
-          {t('ex.more')}
-        </button>
-      )}
+      {cursor && <MoreButton onMore={() => void load(cursor)} busy={busy} />}
     </>
   );
 }
@@ -360,6 +379,17 @@ export function ConfirmDialog({
         </label>
       )}
     </Dialog>
+  );
+}
+
+/** The roles a workspace member can be given (the Owner's is handed over, never chosen). */
+export function RoleSelect(props: Omit<SelectHTMLAttributes<HTMLSelectElement>, 'children'>) {
+  return (
+    <select {...props}>
+      <option value="admin">admin</option>
+      <option value="member">member</option>
+      <option value="viewer">viewer</option>
+    </select>
   );
 }
 

@@ -93,6 +93,24 @@ export function sticksOut(page: Page): Promise<string[]> {
   });
 }
 
+/**
+ * A row of links that scrolls sideways inside itself (the navigation, a decision's tabs): whether it is wider than its
+ * box, whether its current link lies wholly inside the box, which edges fade as having more behind them, and how wide
+ * the document is (the page itself must not scroll sideways).
+ */
+export function stripState(page: Page, selector: string): Promise<{ scrolls: boolean; currentInView: boolean; fades: string[]; documentWidth: number }> {
+  return page.locator(selector).evaluate((strip: any) => {
+    const box = strip.getBoundingClientRect();
+    const current = strip.querySelector('[aria-current="page"]').getBoundingClientRect();
+    return {
+      scrolls: strip.scrollWidth > strip.clientWidth,
+      currentInView: current.left >= box.left - 0.5 && current.right <= box.right + 0.5,
+      fades: ['start', 'end'].filter((edge) => strip.hasAttribute(`data-more-${edge}`)),
+      documentWidth: (globalThis as any).document.documentElement.scrollWidth,
+    };
+  });
+}
+
 /** Whether the page itself scrolls sideways. */
 export function scrollsSideways(page: Page): Promise<boolean> {
   return page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth > (globalThis as any).innerWidth);

@@ -1,5 +1,6 @@
 import { ReactNode, useId, useState } from 'react';
 import { useApp } from '../context';
+import { DataTable } from '../components/data-table';
 
 export interface ChartTable {
   columns: string[];
@@ -27,35 +28,13 @@ export function ChartFrame({ title, summary, table, children }: { title: string;
       </div>
       <div id={`${id}-body`}>
         {asTable ? (
-          <div className="table-wrap">
-            <table>
-              <caption className="sr-only">{title}</caption>
-              <thead>
-                <tr>
-                  {table.columns.map((column) => (
-                    <th key={column} scope="col">
-                      {column}
-                    </th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody>
-                {table.rows.map((row, index) => (
-                  <tr key={index}>
-                    {row.map((cell, column) =>
-                      column === 0 ? (
-                        <th key={column} scope="row">
-                          {cell}
-                        </th>
-                      ) : (
-                        <td key={column}>{cell}</td>
-                      ),
-                    )}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable<{ cells: Array<string | number>; index: number }>
+            label={title}
+            cards={false}
+            rows={table.rows.map((cells, index) => ({ cells, index }))}
+            rowKey={(row) => row.index}
+            columns={table.columns.map((header, column) => ({ key: String(column), header, rowHeader: column === 0, cell: (row) => row.cells[column] }))}
+          />
         ) : (
           <div className="chart-plot" role="img" aria-label={`${title}. ${summary}`}>
             {children}

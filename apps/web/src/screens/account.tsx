@@ -3,6 +3,7 @@ import { api } from '../lib/api';
 import { useApp } from '../context';
 import type { MessageKey } from '../lib/i18n';
 import { ConfirmButton, ErrorBox, formatDate, Loaded, Page, useAction, useLoad } from '../ui';
+import { DataTable } from '../components/data-table';
 
 export interface Account {
   id: string;
@@ -129,47 +130,35 @@ export function AccountPage() {
         <Loaded value={sessions} reload={reloadSessions}>
           {({ data }) => (
             <>
-              <div className="table-wrap">
-                <table className="sessions cards-narrow">
-                  <caption className="visually-hidden">{t('acct.sessions')}</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">{t('acct.started')}</th>
-                      <th scope="col">{t('acct.method')}</th>
-                      <th scope="col">{t('acct.device')}</th>
-                      <th scope="col">{t('acct.expires')}</th>
-                      <th scope="col">
-                        <span className="visually-hidden">{t('mem.actions')}</span>
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.map((row) => (
-                      <tr key={row.id}>
-                        <td data-label={t('acct.started')}>{formatDate(row.created_at)}</td>
-                        <td data-label={t('acct.method')}>{t(`acct.method.${row.method}` as MessageKey)}</td>
-                        <td className="wrap" data-label={t('acct.device')}>
-                          {row.user_agent ?? t('acct.unknownDevice')}
-                        </td>
-                        <td data-label={t('acct.expires')}>{formatDate(row.expires_at)}</td>
-                        <td>
-                          {row.current ? (
-                            <strong>{t('acct.current')}</strong>
-                          ) : (
-                            <ConfirmButton
-                              label={t('acct.end')}
-                              subject={formatDate(row.created_at)}
-                              question={t('acct.endConfirm')}
-                              busy={busy}
-                              onConfirm={() => void act(() => api('DELETE', `/auth/sessions/${row.id}`))}
-                            />
-                          )}
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <DataTable
+                label={t('acct.sessions')}
+                className="sessions"
+                rows={data}
+                rowKey={(row) => row.id}
+                columns={[
+                  { key: 'started', header: t('acct.started'), cell: (row) => formatDate(row.created_at) },
+                  { key: 'method', header: t('acct.method'), cell: (row) => t(`acct.method.${row.method}` as MessageKey) },
+                  { key: 'device', header: t('acct.device'), className: 'wrap', cell: (row) => row.user_agent ?? t('acct.unknownDevice') },
+                  { key: 'expires', header: t('acct.expires'), cell: (row) => formatDate(row.expires_at) },
+                  {
+                    key: 'end',
+                    header: t('mem.actions'),
+                    headerHidden: true,
+                    cell: (row) =>
+                      row.current ? (
+                        <strong>{t('acct.current')}</strong>
+                      ) : (
+                        <ConfirmButton
+                          label={t('acct.end')}
+                          subject={formatDate(row.created_at)}
+                          question={t('acct.endConfirm')}
+                          busy={busy}
+                          onConfirm={() => void act(() => api('DELETE', `/auth/sessions/${row.id}`))}
+                        />
+                      ),
+                  },
+                ]}
+              />
               {data.some((row) => !row.current) && (
                 <div className="actions">
                   <ConfirmButton label={t('acct.endOthers')} subject="" question={t('acct.endOthersConfirm')} busy={busy} onConfirm={endOthers} />

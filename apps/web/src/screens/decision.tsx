@@ -6,7 +6,8 @@ import { sameJson } from '../lib/drafts';
 import { may, useApp } from '../context';
 import { Link } from '../router';
 import { DECISION_VIEWS, decisionView, offersView } from '../lib/access';
-import { ConfirmDialog, ErrorBox, Loaded, Page, useAction, useLoad } from '../ui';
+import { ConfirmDialog, Loaded, Outcome, Page, useAction, useLoad } from '../ui';
+import { useScrollStrip } from '../components/scroll-strip';
 import { Editor } from './editor';
 import { Playground } from './playground';
 import { ExecutionsTable } from './executions';
@@ -24,6 +25,7 @@ export function DecisionPage({ id, view }: { id: string; view: string }) {
   const [value, reload, set] = useLoad(() => api<DecisionDetails>('GET', `/workspaces/${ws}/decisions/${encodeURIComponent(id)}`), [ws, id]);
   const current = decisionView(view);
   const views = DECISION_VIEWS.filter((name) => offersView(workspace, name));
+  const tabs = useScrollStrip<HTMLElement>(current);
   return (
     <Loaded value={value} reload={reload}>
       {(decision) => (
@@ -41,7 +43,7 @@ export function DecisionPage({ id, view }: { id: string; view: string }) {
             )}
             {decision.active_version !== null && <> · {t('pg.versionN', { version: decision.active_version })}</>}
           </p>
-          <nav className="tabs" aria-label={decision.name}>
+          <nav className="tabs strip" aria-label={decision.name} ref={tabs}>
             {views.map((name) => (
               <Link key={name} href={`/decisions/${id}/${name}`} aria-current={current === name ? 'page' : undefined}>
                 {t(`tabs.${name}`)}
@@ -146,12 +148,7 @@ function Deploy({ decision, reload }: { decision: DecisionDetails; reload: () =>
   const nextVersion = Math.max(0, ...decision.versions) + 1;
   return (
     <div className="stack">
-      {error !== null && <ErrorBox error={error} />}
-      {message && (
-        <p className="notice" role="status">
-          {message}
-        </p>
-      )}
+      <Outcome error={error} message={message} />
       <section className="card" aria-labelledby="diff-title">
         <h2 id="diff-title">{t('dep.diff')}</h2>
         {decision.active_schema === null ? (

@@ -2,7 +2,8 @@ import { FormEvent, useState } from 'react';
 import { api, DecisionSummary } from '../lib/api';
 import { may, useApp } from '../context';
 import { Link, navigate } from '../router';
-import { Empty, ErrorBox, formatDate, Loaded, Page, useLoad } from '../ui';
+import { ErrorBox, formatDate, Loaded, Page, useLoad } from '../ui';
+import { DataTable } from '../components/data-table';
 
 interface TemplateSummary {
   id: string;
@@ -45,45 +46,48 @@ export function DecisionsList() {
       }
     >
       <Loaded value={value} reload={reload}>
-        {({ decisions, lastRun }) =>
-          decisions.length === 0 ? (
-            <Empty>
-              {t('dec.empty')} {may(workspace, 'decisions:write') && <Link href="/decisions/new">{t('tpl.title')}</Link>}
-            </Empty>
-          ) : (
-            <div className="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">{t('dec.name')}</th>
-                    <th scope="col">{t('dec.status')}</th>
-                    <th scope="col">{t('dec.activeVersion')}</th>
-                    <th scope="col">{t('dec.endpoint')}</th>
-                    {runs && <th scope="col">{t('dec.lastRun')}</th>}
-                  </tr>
-                </thead>
-                <tbody>
-                  {decisions.map((decision) => (
-                    <tr key={decision.slug}>
-                      <td>
-                        <Link href={`/decisions/${decision.slug}/editor`}>{decision.name}</Link>
-                        <div className="muted small">
-                          <code>{decision.slug}</code>
-                        </div>
-                      </td>
-                      <td>
-                        <span className={`badge ${decision.status}`}>{t(decision.status === 'draft' ? 'dec.status.draft' : 'dec.status.deployed')}</span>
-                      </td>
-                      <td>{decision.active_version ?? '—'}</td>
-                      <td>{decision.endpoint_enabled ? t('dec.on') : t('dec.off')}</td>
-                      {runs && <td>{lastRun.has(decision.slug) ? formatDate(lastRun.get(decision.slug)) : t('dec.never')}</td>}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )
-        }
+        {({ decisions, lastRun }) => (
+          <DataTable
+            label={t('dec.title')}
+            caption="none"
+            rows={decisions}
+            rowKey={(decision) => decision.slug}
+            empty={
+              <>
+                {t('dec.empty')} {may(workspace, 'decisions:write') && <Link href="/decisions/new">{t('tpl.title')}</Link>}
+              </>
+            }
+            columns={[
+              {
+                key: 'name',
+                header: t('dec.name'),
+                cell: (decision) => (
+                  <>
+                    <Link href={`/decisions/${decision.slug}/editor`}>{decision.name}</Link>
+                    <div className="muted small">
+                      <code>{decision.slug}</code>
+                    </div>
+                  </>
+                ),
+              },
+              {
+                key: 'status',
+                header: t('dec.status'),
+                cell: (decision) => (
+                  <span className={`badge ${decision.status}`}>{t(decision.status === 'draft' ? 'dec.status.draft' : 'dec.status.deployed')}</span>
+                ),
+              },
+              { key: 'version', header: t('dec.activeVersion'), cell: (decision) => decision.active_version ?? '—' },
+              { key: 'endpoint', header: t('dec.endpoint'), cell: (decision) => (decision.endpoint_enabled ? t('dec.on') : t('dec.off')) },
+              {
+                key: 'last-run',
+                header: t('dec.lastRun'),
+                shown: runs,
+                cell: (decision) => (lastRun.has(decision.slug) ? formatDate(lastRun.get(decision.slug)) : t('dec.never')),
+              },
+            ]}
+          />
+        )}
       </Loaded>
     </Page>
   );

@@ -4,7 +4,8 @@ import { api, DecisionDetails, DecisionSummary } from '../lib/api';
 import { may, useApp } from '../context';
 import { formatCount, formatUsd } from '../lib/numbers';
 import { Link, navigate, useLocation } from '../router';
-import { CursorListBody, ErrorBox, formatDate, ListToolbar, Loaded, Page, TableWrap, useAction, useCursorList, useLoad } from '../ui';
+import { CursorListBody, ErrorBox, formatDate, ListToolbar, Loaded, Page, useAction, useCursorList, useLoad } from '../ui';
+import { DataTable } from '../components/data-table';
 import { DeliveryStatus, useDeliveryStatuses } from './deliveries';
 import { RunResult } from './playground';
 import { TraceTable } from './trace';
@@ -86,71 +87,75 @@ export function ExecutionsTable({ decision }: { decision: string }) {
       />
       <CursorListBody list={list} empty={t('ex.empty')}>
         {(rows) => (
-          <TableWrap label={t('ex.title')}>
-            <table className="executions cards-narrow">
-              <thead>
-                <tr>
-                  <th scope="col">{t('ex.created')}</th>
-                  <th scope="col">{t('ex.decision')}</th>
-                  <th scope="col">{t('ex.status')}</th>
-                  <th scope="col">{t('ex.mode')}</th>
-                  <th scope="col">{t('ex.action')}</th>
-                  <th scope="col">{t('ex.model')}</th>
-                  <th scope="col" className="number">
-                    {t('ex.latency')}
-                  </th>
-                  <th scope="col" className="number">
-                    {t('ex.tokens')}
-                  </th>
-                  <th scope="col" className="number">
-                    {t('ex.cost')}
-                  </th>
-                  <th scope="col">{t('ex.deliveries')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((row) => {
-                  const metrics: Metrics = row.metrics ?? {};
-                  return (
-                    <tr key={row.id}>
-                      <td data-label={t('ex.created')}>
-                        <Link href={`/executions/${row.id}`}>{formatDate(row.created_at)}</Link>
-                      </td>
-                      <td data-label={t('ex.decision')}>
-                        <code>{row.decision}</code> <VersionLabel version={row.version} />
-                      </td>
-                      <td data-label={t('ex.status')}>
-                        <span className={`badge ${row.status}`}>{row.status}</span> <span className="muted small">{row.source}</span>
-                      </td>
-                      <td data-label={t('ex.mode')}>
-                        <ModeBadge livemode={row.livemode} />
-                      </td>
-                      <td data-label={t('ex.action')}>{row.action ?? '—'}</td>
-                      <td data-label={t('ex.model')}>{metrics.model ? <code>{metrics.model}</code> : '—'}</td>
-                      <td data-label={t('ex.latency')} className="number">
-                        {metrics.latency_ms === undefined ? '—' : t('dlv.ms', { ms: formatCount(metrics.latency_ms, locale) })}
-                      </td>
-                      <td data-label={t('ex.tokens')} className="number">
-                        {metrics.input_tokens === undefined
-                          ? '—'
-                          : t('ex.tokensInOut', { in: formatCount(metrics.input_tokens, locale), out: formatCount(metrics.output_tokens ?? 0, locale) })}
-                      </td>
-                      <td data-label={t('ex.cost')} className="number">
-                        {metrics.estimated_cost_usd === undefined ? '—' : formatUsd(metrics.estimated_cost_usd, locale)}
-                      </td>
-                      <td data-label={t('ex.deliveries')}>
-                        <DeliveryLinks ids={queuedDeliveries(row)} statuses={deliveries} />
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </TableWrap>
+          <DataTable
+            label={t('ex.title')}
+            caption="none"
+            className="executions"
+            rows={rows}
+            rowKey={(row) => row.id}
+            columns={[
+              { key: 'created', header: t('ex.created'), cell: (row) => <Link href={`/executions/${row.id}`}>{formatDate(row.created_at)}</Link> },
+              {
+                key: 'decision',
+                header: t('ex.decision'),
+                cell: (row) => (
+                  <>
+                    <code>{row.decision}</code> <VersionLabel version={row.version} />
+                  </>
+                ),
+              },
+              {
+                key: 'status',
+                header: t('ex.status'),
+                cell: (row) => (
+                  <>
+                    <span className={`badge ${row.status}`}>{row.status}</span> <span className="muted small">{row.source}</span>
+                  </>
+                ),
+              },
+              { key: 'mode', header: t('ex.mode'), cell: (row) => <ModeBadge livemode={row.livemode} /> },
+              { key: 'action', header: t('ex.action'), cell: (row) => row.action ?? '—' },
+              { key: 'model', header: t('ex.model'), cell: (row) => (metricsOf(row).model ? <code>{metricsOf(row).model}</code> : '—') },
+              {
+                key: 'latency',
+                header: t('ex.latency'),
+                className: 'number',
+                cell: (row) => {
+                  const { latency_ms } = metricsOf(row);
+                  return latency_ms === undefined ? '—' : t('dlv.ms', { ms: formatCount(latency_ms, locale) });
+                },
+              },
+              {
+                key: 'tokens',
+                header: t('ex.tokens'),
+                className: 'number',
+                cell: (row) => {
+                  const metrics = metricsOf(row);
+                  return metrics.input_tokens === undefined
+                    ? '—'
+                    : t('ex.tokensInOut', { in: formatCount(metrics.input_tokens, locale), out: formatCount(metrics.output_tokens ?? 0, locale) });
+                },
+              },
+              {
+                key: 'cost',
+                header: t('ex.cost'),
+                className: 'number',
+                cell: (row) => {
+                  const { estimated_cost_usd } = metricsOf(row);
+                  return estimated_cost_usd === undefined ? '—' : formatUsd(estimated_cost_usd, locale);
+                },
+              },
+              { key: 'deliveries', header: t('ex.deliveries'), cell: (row) => <DeliveryLinks ids={queuedDeliveries(row)} statuses={deliveries} /> },
+            ]}
+          />
         )}
       </CursorListBody>
     </div>
   );
+}
+
+function metricsOf(execution: Execution): Metrics {
+  return execution.metrics ?? {};
 }
 
 /** The deliveries an execution queued: its destination entries that carry a `dlv_…` id. */

@@ -2,7 +2,8 @@ import { useState } from 'react';
 import type { Change } from '@ds/decision-schema';
 import { api, DecisionDetails } from '../lib/api';
 import { may, useApp } from '../context';
-import { ConfirmButton, ErrorBox, formatDate, Loaded, useAction, useLoad } from '../ui';
+import { ErrorBox, formatDate, Loaded, Outcome, useAction, useLoad } from '../ui';
+import { confirmColumn, DataTable } from '../components/data-table';
 import { ChangeList } from './changes';
 import { ShadowPanel } from './shadow';
 
@@ -47,82 +48,69 @@ export function History({ decision, reload }: { decision: DecisionDetails; reloa
   if (!admin) return <p className="muted">{t('error.forbidden')}</p>;
   return (
     <div className="stack">
-      {error !== null && <ErrorBox error={error} />}
-      {message && (
-        <p className="notice" role="status">
-          {message}
-        </p>
-      )}
+      <Outcome error={error} message={message} />
       {decision.active_version !== null && <ShadowPanel decision={decision} versions={decision.versions} onChanged={after} />}
       <Loaded value={versions} reload={reloadVersions}>
-        {({ data }) =>
-          data.length === 0 ? (
-            <p className="muted">{t('hist.none')}</p>
-          ) : (
-            <>
-              <section className="card" aria-labelledby="history-title">
-                <h2 id="history-title">{t('hist.title')}</h2>
-                <div className="table-wrap">
-                  <table className="history">
-                    <thead>
-                      <tr>
-                        <th scope="col">{t('hist.version')}</th>
-                        <th scope="col">{t('hist.deployedAt')}</th>
-                        <th scope="col">{t('hist.by')}</th>
-                        <th scope="col">{t('hist.changes')}</th>
-                        <th scope="col">
-                          <span className="visually-hidden">{t('hist.rollback')}</span>
-                        </th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {data.map((row) => (
-                        <tr key={row.version}>
-                          <th scope="row">
-                            {t('pg.versionN', { version: row.version })} {row.active && <span className="badge deployed">{t('dep.active')}</span>}
-                            {row.shadow && <span className="badge">{t('shadow.badge')}</span>}
-                            {row.rolled_back_from !== null && <div className="muted small">{t('hist.rollbackOf', { version: row.rolled_back_from })}</div>}
-                            {row.note !== null && (
-                              <div className="deploy-note" data-testid="deploy-note">
-                                {row.note}
-                              </div>
-                            )}
-                          </th>
-                          <td>{formatDate(row.deployed_at)}</td>
-                          <td>{row.deployed_by?.email ?? row.deployed_by?.user_id ?? t('hist.unknown')}</td>
-                          <td>
-                            {row.contract_changes.length === 0 ? (
-                              t('hist.noChanges')
-                            ) : (
-                              <details>
-                                <summary>
-                                  {row.contract_changes.length === 1 ? t('hist.oneChange') : t('hist.nChanges', { count: row.contract_changes.length })}
-                                </summary>
-                                <ChangeList changes={row.contract_changes} />
-                              </details>
-                            )}
-                          </td>
-                          <td>
-                            {!row.active && (
-                              <ConfirmButton
-                                label={t('hist.rollback')}
-                                subject={t('pg.versionN', { version: row.version })}
-                                question={t('hist.rollbackQuestion', { version: row.version })}
-                                busy={busy}
-                                onConfirm={() => void rollback(row.version)}
-                              />
-                            )}
-                          </td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </div>
-              </section>
-              <Compare base={base} versions={data.map((row) => row.version)} />
-            </>
-          )
-        }
+        {({ data }) => (
+          <>
+            <section className="card" aria-labelledby="history-title">
+              <h2 id="history-title">{t('hist.title')}</h2>
+              <DataTable
+                label={t('hist.title')}
+                className="history"
+                rows={data}
+                rowKey={(row) => row.version}
+                empty={t('hist.none')}
+                columns={[
+                  {
+                    key: 'version',
+                    header: t('hist.version'),
+                    rowHeader: true,
+                    cardLabel: null,
+                    cell: (row) => (
+                      <>
+                        {t('pg.versionN', { version: row.version })} {row.active && <span className="badge deployed">{t('dep.active')}</span>}
+                        {row.shadow && <span className="badge">{t('shadow.badge')}</span>}
+                        {row.rolled_back_from !== null && <div className="muted small">{t('hist.rollbackOf', { version: row.rolled_back_from })}</div>}
+                        {row.note !== null && (
+                          <div className="deploy-note" data-testid="deploy-note">
+                            {row.note}
+                          </div>
+                        )}
+                      </>
+                    ),
+                  },
+                  { key: 'at', header: t('hist.deployedAt'), cell: (row) => formatDate(row.deployed_at) },
+                  { key: 'by', header: t('hist.by'), cell: (row) => row.deployed_by?.email ?? row.deployed_by?.user_id ?? t('hist.unknown') },
+                  {
+                    key: 'changes',
+                    header: t('hist.changes'),
+                    cell: (row) =>
+                      row.contract_changes.length === 0 ? (
+                        t('hist.noChanges')
+                      ) : (
+                        <details>
+                          <summary>
+                            {row.contract_changes.length === 1 ? t('hist.oneChange') : t('hist.nChanges', { count: row.contract_changes.length })}
+                          </summary>
+                          <ChangeList changes={row.contract_changes} />
+                        </details>
+                      ),
+                  },
+                  confirmColumn<VersionSummary>({
+                    label: t('hist.rollback'),
+                    subject: (row) => t('pg.versionN', { version: row.version }),
+                    question: (row) => t('hist.rollbackQuestion', { version: row.version }),
+                    busy,
+                    offered: (row) => !row.active,
+                    onConfirm: (row) => void rollback(row.version),
+                  }),
+                ]}
+              />
+            </section>
+            {data.length > 0 && <Compare base={base} versions={data.map((row) => row.version)} />}
+          </>
+        )}
       </Loaded>
     </div>
   );

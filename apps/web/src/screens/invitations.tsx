@@ -3,7 +3,8 @@ import { api, ApiError, session } from '../lib/api';
 import { AppState, useApp } from '../context';
 import { acceptPath, authPathFor, invitationFrom, linkOriginElsewhere, sameAddress, unusableReason } from '../lib/invitation-links';
 import { Link, navigate } from '../router';
-import { ConfirmButton, Empty, ErrorBox, formatDate, Loaded, Loading, OnceSecret, Page, useAction, useLoad } from '../ui';
+import { ErrorBox, formatDate, Loaded, Loading, OnceSecret, Page, RoleSelect, useAction, useLoad } from '../ui';
+import { confirmColumn, DataTable } from '../components/data-table';
 import { useAccount, VerifyEmail } from './account';
 
 interface PendingInvitation {
@@ -77,56 +78,35 @@ export function Invitations({ invitations }: { invitations: InvitationsState }) 
         </label>
         <label className="field">
           <span>{t('inv.role')}</span>
-          <select name="invitee_role" defaultValue="member">
-            <option value="admin">admin</option>
-            <option value="member">member</option>
-            <option value="viewer">viewer</option>
-          </select>
+          <RoleSelect name="invitee_role" defaultValue="member" />
         </label>
         <button type="submit" className="primary" disabled={busy}>
           {t('inv.send')}
         </button>
       </form>
       <Loaded value={pending} reload={reload}>
-        {({ data }) =>
-          data.length === 0 ? (
-            <Empty>{t('inv.none')}</Empty>
-          ) : (
-            <div className="table-wrap">
-              <table className="invitations">
-                <caption className="visually-hidden">{t('inv.pending')}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{t('mem.email')}</th>
-                    <th scope="col">{t('mem.role')}</th>
-                    <th scope="col">{t('inv.expires')}</th>
-                    <th scope="col">
-                      <span className="visually-hidden">{t('inv.actions')}</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.map((invitation) => (
-                    <tr key={invitation.id}>
-                      <td>{invitation.email}</td>
-                      <td>{invitation.role}</td>
-                      <td>{formatDate(invitation.expires_at)}</td>
-                      <td>
-                        <ConfirmButton
-                          label={t('inv.revoke')}
-                          subject={invitation.email}
-                          question={t('inv.revokeConfirm', { email: invitation.email })}
-                          busy={busy}
-                          onConfirm={() => void act(() => api('DELETE', `/workspaces/${ws}/invitations/${invitation.id}`))}
-                        />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )
-        }
+        {({ data }) => (
+          <DataTable
+            label={t('inv.pending')}
+            className="invitations"
+            rows={data}
+            rowKey={(invitation) => invitation.id}
+            empty={t('inv.none')}
+            columns={[
+              { key: 'email', header: t('mem.email'), cell: (invitation) => invitation.email },
+              { key: 'role', header: t('mem.role'), cell: (invitation) => invitation.role },
+              { key: 'expires', header: t('inv.expires'), cell: (invitation) => formatDate(invitation.expires_at) },
+              confirmColumn<PendingInvitation>({
+                header: t('inv.actions'),
+                label: t('inv.revoke'),
+                subject: (invitation) => invitation.email,
+                question: (invitation) => t('inv.revokeConfirm', { email: invitation.email }),
+                busy,
+                onConfirm: (invitation) => void act(() => api('DELETE', `/workspaces/${ws}/invitations/${invitation.id}`)),
+              }),
+            ]}
+          />
+        )}
       </Loaded>
     </section>
   );

@@ -1,7 +1,8 @@
 import { FormEvent, useState } from 'react';
 import { api } from '../lib/api';
 import { can, useApp } from '../context';
-import { ConfirmButton, Empty, ErrorBox, formatDate, Loaded, OnceSecret, Page, RefusedPage, useAction, useLoad } from '../ui';
+import { ErrorBox, formatDate, Loaded, OnceSecret, Page, RefusedPage, useAction, useLoad } from '../ui';
+import { confirmColumn, DataTable } from '../components/data-table';
 
 interface Key {
   id: string;
@@ -59,51 +60,38 @@ export function ApiKeys() {
       </form>
       <p className="muted small">{t('keys.modes')}</p>
       <Loaded value={keys} reload={reload}>
-        {({ data }) =>
-          data.length === 0 ? (
-            <Empty>{t('keys.empty')}</Empty>
-          ) : (
-            <div className="table-wrap">
-              <table className="cards-narrow">
-                <thead>
-                  <tr>
-                    <th scope="col">{t('keys.name')}</th>
-                    <th scope="col">{t('keys.mode')}</th>
-                    <th scope="col">{t('keys.created')}</th>
-                    <th scope="col">{t('keys.lastUsed')}</th>
-                    <th scope="col">
-                      <span className="visually-hidden">{t('keys.revoke')}</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.map((key) => (
-                    <tr key={key.id}>
-                      <td data-label={t('keys.name')}>
-                        {key.name}
-                        <div className="muted small">
-                          <code className="key-hint">{key.hint ?? key.id}</code>
-                        </div>
-                      </td>
-                      <td data-label={t('keys.mode')}>{t(key.mode === 'live' ? 'keys.mode.live' : 'keys.mode.test')}</td>
-                      <td data-label={t('keys.created')}>{formatDate(key.created_at)}</td>
-                      <td data-label={t('keys.lastUsed')}>{formatDate(key.last_used_at)}</td>
-                      <td>
-                        <ConfirmButton
-                          label={t('keys.revoke')}
-                          subject={key.name}
-                          question={t('keys.revokeConfirm', { name: key.name })}
-                          busy={busy}
-                          onConfirm={() => void act(() => api('DELETE', `/workspaces/${ws}/api-keys/${key.id}`))}
-                        />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )
-        }
+        {({ data }) => (
+          <DataTable
+            label={t('keys.title')}
+            rows={data}
+            rowKey={(key) => key.id}
+            empty={t('keys.empty')}
+            columns={[
+              {
+                key: 'name',
+                header: t('keys.name'),
+                cell: (key) => (
+                  <>
+                    {key.name}
+                    <div className="muted small">
+                      <code className="key-hint">{key.hint ?? key.id}</code>
+                    </div>
+                  </>
+                ),
+              },
+              { key: 'mode', header: t('keys.mode'), cell: (key) => t(key.mode === 'live' ? 'keys.mode.live' : 'keys.mode.test') },
+              { key: 'created', header: t('keys.created'), cell: (key) => formatDate(key.created_at) },
+              { key: 'used', header: t('keys.lastUsed'), cell: (key) => formatDate(key.last_used_at) },
+              confirmColumn<Key>({
+                label: t('keys.revoke'),
+                subject: (key) => key.name,
+                question: (key) => t('keys.revokeConfirm', { name: key.name }),
+                busy,
+                onConfirm: (key) => void act(() => api('DELETE', `/workspaces/${ws}/api-keys/${key.id}`)),
+              }),
+            ]}
+          />
+        )}
       </Loaded>
     </Page>
   );

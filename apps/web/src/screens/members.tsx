@@ -4,7 +4,8 @@ import { can, useApp } from '../context';
 import { navigate } from '../router';
 import { ApiError } from '../lib/api';
 import { hasNoAccount } from '../lib/invitation-links';
-import { ConfirmButton, ErrorBox, Loaded, Page, useAction, useLoad } from '../ui';
+import { ConfirmButton, ErrorBox, Loaded, Page, RoleSelect, useAction, useLoad } from '../ui';
+import { DataTable } from '../components/data-table';
 import { Invitations, useInvitations } from './invitations';
 
 interface Member {
@@ -61,67 +62,54 @@ export function Members() {
       {error !== null && <ErrorBox error={error} />}
       <Loaded value={members} reload={reload}>
         {({ data }) => (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">{t('mem.name')}</th>
-                  <th scope="col">{t('mem.email')}</th>
-                  <th scope="col">{t('mem.role')}</th>
-                  {admin && (
-                    <th scope="col">
-                      <span className="visually-hidden">{t('mem.actions')}</span>
-                    </th>
-                  )}
-                </tr>
-              </thead>
-              <tbody>
-                {data.map((member) => (
-                  <tr key={member.user_id}>
-                    <td>{member.name}</td>
-                    <td>{member.email}</td>
-                    <td>
-                      {admin && member.role !== 'owner' ? (
-                        <select
-                          aria-label={t('mem.roleOf', { name: member.name })}
-                          value={member.role}
-                          onChange={(event) => void act(() => api('PUT', `/workspaces/${ws}/members/${member.user_id}`, { role: event.target.value }))}
-                        >
-                          <option value="admin">admin</option>
-                          <option value="member">member</option>
-                          <option value="viewer">viewer</option>
-                        </select>
-                      ) : (
-                        member.role
+          <DataTable
+            label={t('mem.title')}
+            rows={data}
+            rowKey={(member) => member.user_id}
+            columns={[
+              { key: 'name', header: t('mem.name'), cell: (member) => member.name },
+              { key: 'email', header: t('mem.email'), cell: (member) => member.email },
+              {
+                key: 'role',
+                header: t('mem.role'),
+                cell: (member) =>
+                  admin && member.role !== 'owner' ? (
+                    <RoleSelect
+                      aria-label={t('mem.roleOf', { name: member.name })}
+                      value={member.role}
+                      onChange={(event) => void act(() => api('PUT', `/workspaces/${ws}/members/${member.user_id}`, { role: event.target.value }))}
+                    />
+                  ) : (
+                    member.role
+                  ),
+              },
+              {
+                key: 'actions',
+                header: t('mem.actions'),
+                headerHidden: true,
+                shown: admin,
+                cell: (member) =>
+                  member.role !== 'owner' && (
+                    <span className="actions">
+                      {owner && (
+                        <ConfirmButton
+                          label={t('mem.makeOwner')}
+                          subject={member.name}
+                          question={t('mem.makeOwnerConfirm', { name: member.name })}
+                          onConfirm={() => void handOver(member)}
+                        />
                       )}
-                    </td>
-                    {admin && (
-                      <td>
-                        {member.role !== 'owner' && (
-                          <span className="actions">
-                            {owner && (
-                              <ConfirmButton
-                                label={t('mem.makeOwner')}
-                                subject={member.name}
-                                question={t('mem.makeOwnerConfirm', { name: member.name })}
-                                onConfirm={() => void handOver(member)}
-                              />
-                            )}
-                            <ConfirmButton
-                              label={t('mem.remove')}
-                              subject={member.name}
-                              question={t('mem.removeConfirm', { name: member.name })}
-                              onConfirm={() => void act(() => api('DELETE', `/workspaces/${ws}/members/${member.user_id}`))}
-                            />
-                          </span>
-                        )}
-                      </td>
-                    )}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+                      <ConfirmButton
+                        label={t('mem.remove')}
+                        subject={member.name}
+                        question={t('mem.removeConfirm', { name: member.name })}
+                        onConfirm={() => void act(() => api('DELETE', `/workspaces/${ws}/members/${member.user_id}`))}
+                      />
+                    </span>
+                  ),
+              },
+            ]}
+          />
         )}
       </Loaded>
       {can(workspace, 'admin') && (
@@ -134,11 +122,7 @@ export function Members() {
           </label>
           <label className="field">
             <span>{t('mem.role')}</span>
-            <select name="role" defaultValue="member">
-              <option value="admin">admin</option>
-              <option value="member">member</option>
-              <option value="viewer">viewer</option>
-            </select>
+            <RoleSelect name="role" defaultValue="member" />
           </label>
           <button type="submit" className="primary">
             {t('mem.add')}

@@ -6,6 +6,7 @@ import { reasonMessage } from '../lib/reasons';
 import { may, useApp } from '../context';
 import { Link, useLocation } from '../router';
 import { ErrorBox } from '../ui';
+import { DataTable } from '../components/data-table';
 
 type Json = any;
 
@@ -283,30 +284,19 @@ export function RunResult({ result }: { result: Json }) {
           {t('pg.reason')}: <ReasonText reason={result.action_reason} action={result.action} />
         </p>
       )}
-      <div className="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">{t('ed.question.key')}</th>
-              <th scope="col">{t('pg.answer')}</th>
-              <th scope="col">{t('pg.confidence')}</th>
-              <th scope="col">{t('pg.scores')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.map((key) => (
-              <tr key={key}>
-                <th scope="row">
-                  <code>{key}</code>
-                </th>
-                <td>{formatAnswer(result.result[key], locale)}</td>
-                <td>{share(result.confidence?.[key])}</td>
-                <td>{decimal(result.scores?.[key])}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label={t('pg.result')}
+        caption="none"
+        cards={false}
+        rows={keys}
+        rowKey={(key) => key}
+        columns={[
+          { key: 'key', header: t('ed.question.key'), rowHeader: true, cell: (key) => <code>{key}</code> },
+          { key: 'answer', header: t('pg.answer'), cell: (key) => formatAnswer(result.result[key], locale) },
+          { key: 'confidence', header: t('pg.confidence'), cell: (key) => share(result.confidence?.[key]) },
+          { key: 'scores', header: t('pg.scores'), cell: (key) => decimal(result.scores?.[key]) },
+        ]}
+      />
       {result.composites && Object.keys(result.composites).length > 0 && (
         <>
           <h3>{t('pg.composites')}</h3>

@@ -1,4 +1,4 @@
-import { ReactNode, useId, useState } from 'react';
+import { useId, useState } from 'react';
 import type { QualityReport, QuestionQuality } from '@ds/decision-schema';
 import { ChartFrame } from '../charts/chart-frame';
 import { BarsChart, Curve, CurvesChart, Datum } from '../charts/charts';
@@ -7,6 +7,7 @@ import { api, DecisionDetails } from '../lib/api';
 import { binLabel, dayAfter, percent, reliabilityPoints, score, Source, sourcesOf, thresholdAt, thresholdCurves } from '../lib/quality';
 import { Link, navigate, useLocation } from '../router';
 import { Empty, ErrorBox, Loaded, useAction, useLoad } from '../ui';
+import { DataTable } from '../components/data-table';
 
 type Report = QualityReport & { decision_id: string; version: number; from: string | null; to: string | null };
 
@@ -126,17 +127,6 @@ function ReportView({ report, decision, onDraftChanged }: { report: Report; deci
   );
 }
 
-/**
- * A table that scrolls sideways on a narrow screen; it takes the focus so that keyboard users can scroll it too.
- */
-function ScrollingTable({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div className="table-wrap" role="region" aria-label={label} tabIndex={0}>
-      {children}
-    </div>
-  );
-}
-
 function sourceName(t: ReturnType<typeof useApp>['t'], source: Source): string {
   return t(source === 'model' ? 'q.source.model' : 'q.source.tokens');
 }
@@ -174,43 +164,21 @@ function QuestionReport({ question }: { question: QuestionQuality }) {
         {' · '}
         {minConfidence === null ? t('q.noMinConfidence') : t('q.minConfidence', { value: minConfidence })}
       </p>
-      <ScrollingTable label={t('q.scoresOf', { question: question.key })}>
-        <table data-testid={`q-scores-${question.key}`}>
-          <caption className="sr-only">{t('q.scoresOf', { question: question.key })}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('q.source')}</th>
-              <th scope="col">{t('q.labelledColumn')}</th>
-              {probability ? (
-                <>
-                  <th scope="col">{t('q.brier')}</th>
-                  <th scope="col">{t('q.logLoss')}</th>
-                </>
-              ) : (
-                <th scope="col">{t('q.accuracy')}</th>
-              )}
-              <th scope="col">{t('q.ece')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {sources.map(([source, quality]) => (
-              <tr key={source}>
-                <th scope="row">{sourceName(t, source)}</th>
-                <td>{quality.labelled.toLocaleString()}</td>
-                {probability ? (
-                  <>
-                    <td>{score(quality.brier)}</td>
-                    <td>{score(quality.log_loss)}</td>
-                  </>
-                ) : (
-                  <td>{percent(quality.accuracy)}</td>
-                )}
-                <td>{score(quality.ece)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </ScrollingTable>
+      <DataTable
+        label={t('q.scoresOf', { question: question.key })}
+        cards={false}
+        testId={`q-scores-${question.key}`}
+        rows={sources}
+        rowKey={([source]) => source}
+        columns={[
+          { key: 'source', header: t('q.source'), rowHeader: true, cell: ([source]) => sourceName(t, source) },
+          { key: 'labelled', header: t('q.labelledColumn'), cell: ([, quality]) => quality.labelled.toLocaleString() },
+          { key: 'brier', header: t('q.brier'), shown: probability, cell: ([, quality]) => score(quality.brier) },
+          { key: 'log-loss', header: t('q.logLoss'), shown: probability, cell: ([, quality]) => score(quality.log_loss) },
+          { key: 'accuracy', header: t('q.accuracy'), shown: !probability, cell: ([, quality]) => percent(quality.accuracy) },
+          { key: 'ece', header: t('q.ece'), cell: ([, quality]) => score(quality.ece) },
+        ]}
+      />
       {question.labelled === 0 ? (
         <p className="muted">{t('q.noOutcomesQuestion')}</p>
       ) : (
@@ -322,35 +290,20 @@ function FitCalibration({ decision, version, onDraftChanged }: { decision: Decis
             {fit.fitted.length > 0 && <Link href={`/decisions/${decision.slug}/deploy`}>{t('q.fit.deploy')}</Link>}
           </p>
           {fit.fitted.length > 0 && (
-            <ScrollingTable label={t('q.fit.fitted')}>
-              <table>
-                <caption className="sr-only">{t('q.fit.fitted')}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{t('q.fit.question')}</th>
-                    <th scope="col">{t('q.source')}</th>
-                    <th scope="col">{t('q.fit.outcomes')}</th>
-                    <th scope="col">{t('q.fit.method')}</th>
-                    <th scope="col">{t('q.fit.before')}</th>
-                    <th scope="col">{t('q.fit.after')}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {fit.fitted.map((one) => (
-                    <tr key={`${one.question}/${one.source}`}>
-                      <th scope="row">
-                        <code>{one.question}</code>
-                      </th>
-                      <td>{sourceName(t, one.source)}</td>
-                      <td>{one.outcomes.toLocaleString()}</td>
-                      <td>{t(`q.method.${one.method}` as 'q.method.temperature')}</td>
-                      <td>{score(one.ece_before)}</td>
-                      <td>{score(one.ece_after)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </ScrollingTable>
+            <DataTable
+              label={t('q.fit.fitted')}
+              cards={false}
+              rows={fit.fitted}
+              rowKey={(one) => `${one.question}/${one.source}`}
+              columns={[
+                { key: 'question', header: t('q.fit.question'), rowHeader: true, cell: (one) => <code>{one.question}</code> },
+                { key: 'source', header: t('q.source'), cell: (one) => sourceName(t, one.source) },
+                { key: 'outcomes', header: t('q.fit.outcomes'), cell: (one) => one.outcomes.toLocaleString() },
+                { key: 'method', header: t('q.fit.method'), cell: (one) => t(`q.method.${one.method}` as 'q.method.temperature') },
+                { key: 'before', header: t('q.fit.before'), cell: (one) => score(one.ece_before) },
+                { key: 'after', header: t('q.fit.after'), cell: (one) => score(one.ece_after) },
+              ]}
+            />
           )}
           {fit.not_fitted.length > 0 && (
             <>

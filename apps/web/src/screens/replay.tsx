@@ -2,7 +2,8 @@ import { useEffect, useId, useState } from 'react';
 import { REPLAY_MAX_EXECUTIONS } from '@ds/decision-schema';
 import { api, DecisionDetails } from '../lib/api';
 import { may, useApp } from '../context';
-import { ErrorBox, formatDate, Loaded, useAction, useLoad } from '../ui';
+import { ErrorBox, formatDate, Loaded, TableWrap, useAction, useLoad } from '../ui';
+import { DataTable } from '../components/data-table';
 
 type Answers = Record<string, string | number> | null;
 
@@ -208,29 +209,18 @@ function ReplayCard({ replay, base, onChanged }: { replay: ReplayView; base: str
             )}
           </dl>
           <ConfusionTable actions={result.confusion.actions} counts={result.confusion.counts} />
-          <div className="table-wrap">
-            <table>
-              <caption>{t('rpl.questions')}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t('rpl.question')}</th>
-                  <th scope="col">{t('rpl.agreement')}</th>
-                  <th scope="col">{t('rpl.compared')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {result.questions.map((question) => (
-                  <tr key={question.key}>
-                    <th scope="row">
-                      <code>{question.key}</code>
-                    </th>
-                    <td>{percent(question.agreement)}</td>
-                    <td>{question.compared}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            label={t('rpl.questions')}
+            caption="shown"
+            cards={false}
+            rows={result.questions}
+            rowKey={(question) => question.key}
+            columns={[
+              { key: 'question', header: t('rpl.question'), rowHeader: true, cell: (question) => <code>{question.key}</code> },
+              { key: 'agreement', header: t('rpl.agreement'), cell: (question) => percent(question.agreement) },
+              { key: 'compared', header: t('rpl.compared'), cell: (question) => question.compared },
+            ]}
+          />
           <Differences base={`${base}/${replay.id}`} />
         </>
       )}
@@ -242,7 +232,7 @@ function ReplayCard({ replay, base, onChanged }: { replay: ReplayView; base: str
 function ConfusionTable({ actions, counts }: { actions: string[]; counts: number[][] }) {
   const { t } = useApp();
   return (
-    <div className="table-wrap">
+    <TableWrap label={t('rpl.confusion')}>
       <table className="confusion">
         <caption>{t('rpl.confusion')}</caption>
         <thead>
@@ -273,7 +263,7 @@ function ConfusionTable({ actions, counts }: { actions: string[]; counts: number
         </tbody>
       </table>
       <p className="muted small">{t('rpl.confusionHint')}</p>
-    </div>
+    </TableWrap>
   );
 }
 
@@ -299,37 +289,19 @@ function Differences({ base }: { base: string }) {
       <summary>{t('rpl.differences')}</summary>
       {error !== null && <ErrorBox error={error} />}
       {rows.length > 0 && (
-        <div className="table-wrap">
-          <table className="cards-narrow">
-            <caption className="visually-hidden">{t('rpl.differences')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('rpl.execution')}</th>
-                <th scope="col">{t('rpl.oldAction')}</th>
-                <th scope="col">{t('rpl.newAction')}</th>
-                <th scope="col">{t('rpl.answersChanged')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {changed.map((row) => (
-                <tr key={row.position}>
-                  <td data-label={t('rpl.execution')}>
-                    <code>{row.execution_id}</code>
-                  </td>
-                  <td data-label={t('rpl.oldAction')}>{row.old.action}</td>
-                  <td data-label={t('rpl.newAction')}>{row.new?.action ?? row.error?.code ?? '—'}</td>
-                  <td data-label={t('rpl.answersChanged')}>{answersChanged(row.old.answers, row.new?.answers ?? null) || '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {changed.length === 0 && <p className="muted">{t('rpl.noDifferences', { count: rows.length })}</p>}
-        </div>
-      )}
-      {after !== null && rows.length > 0 && (
-        <button type="button" disabled={busy} onClick={more}>
-          {t('rpl.more')}
-        </button>
+        <DataTable
+          label={t('rpl.differences')}
+          rows={changed}
+          rowKey={(row) => row.position}
+          empty={t('rpl.noDifferences', { count: rows.length })}
+          paging={{ more, hasMore: after !== null, busy, label: t('rpl.more') }}
+          columns={[
+            { key: 'execution', header: t('rpl.execution'), cell: (row) => <code>{row.execution_id}</code> },
+            { key: 'old', header: t('rpl.oldAction'), cell: (row) => row.old.action },
+            { key: 'new', header: t('rpl.newAction'), cell: (row) => row.new?.action ?? row.error?.code ?? '—' },
+            { key: 'answers', header: t('rpl.answersChanged'), cell: (row) => answersChanged(row.old.answers, row.new?.answers ?? null) || '—' },
+          ]}
+        />
       )}
     </details>
   );
@@ -348,41 +320,32 @@ function EarlierReplays({ replays, current, onShow }: { replays: ReplayView[]; c
   return (
     <section className="card" aria-labelledby="replays-earlier-title">
       <h2 id="replays-earlier-title">{t('rpl.earlier')}</h2>
-      <div className="table-wrap">
-        <table className="cards-narrow">
-          <thead>
-            <tr>
-              <th scope="col">{t('rpl.startedCol')}</th>
-              <th scope="col">{t('rpl.what')}</th>
-              <th scope="col">{t('rpl.statusCol')}</th>
-              <th scope="col">{t('rpl.actionAgreement')}</th>
-              <th scope="col">
-                <span className="visually-hidden">{t('rpl.show')}</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {replays.map((replay) => (
-              <tr key={replay.id}>
-                <td data-label={t('rpl.startedCol')}>{formatDate(replay.created_at)}</td>
-                <td data-label={t('rpl.what')}>{replay.version === null ? t('rpl.draft') : t('pg.versionN', { version: replay.version })}</td>
-                <td data-label={t('rpl.statusCol')}>{t(`rpl.status.${replay.status}`)}</td>
-                <td data-label={t('rpl.actionAgreement')}>{percent(replay.result.action.agreement)}</td>
-                <td>
-                  <button
-                    type="button"
-                    disabled={replay.id === current}
-                    aria-label={t('rpl.showAt', { at: formatDate(replay.created_at) })}
-                    onClick={() => onShow(replay.id)}
-                  >
-                    {t('rpl.show')}
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label={t('rpl.earlier')}
+        rows={replays}
+        rowKey={(replay) => replay.id}
+        columns={[
+          { key: 'started', header: t('rpl.startedCol'), cell: (replay) => formatDate(replay.created_at) },
+          { key: 'what', header: t('rpl.what'), cell: (replay) => (replay.version === null ? t('rpl.draft') : t('pg.versionN', { version: replay.version })) },
+          { key: 'status', header: t('rpl.statusCol'), cell: (replay) => t(`rpl.status.${replay.status}`) },
+          { key: 'agreement', header: t('rpl.actionAgreement'), cell: (replay) => percent(replay.result.action.agreement) },
+          {
+            key: 'show',
+            header: t('rpl.show'),
+            headerHidden: true,
+            cell: (replay) => (
+              <button
+                type="button"
+                disabled={replay.id === current}
+                aria-label={t('rpl.showAt', { at: formatDate(replay.created_at) })}
+                onClick={() => onShow(replay.id)}
+              >
+                {t('rpl.show')}
+              </button>
+            ),
+          },
+        ]}
+      />
     </section>
   );
 }

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { api, ApiError, DecisionDetails } from '../lib/api';
 import { can, useApp } from '../context';
-import { ErrorBox, formatDate, OnceSecret, useAction, useLoad } from '../ui';
+import { ErrorBox, formatDate, OnceSecret, Outcome, useAction, useLoad } from '../ui';
 
 interface HookState {
   enabled: boolean;
@@ -128,12 +128,7 @@ export function SecretUrl({ decision }: { decision: DecisionDetails }) {
         <h2 id="hook-title">{t('hook.title')}</h2>
         <p>{t('hook.intro')}</p>
         <p className="muted small">{t('hook.shownOnce')}</p>
-        {error !== null && <ErrorBox error={error} />}
-        {message && (
-          <p className="notice" role="status">
-            {message}
-          </p>
-        )}
+        <Outcome error={error} message={message} />
         {loaded.state === 'error' && <ErrorBox error={loaded.error} onRetry={reloadState} />}
         <p>
           {t('hook.state')}: <strong data-testid="hook-state">{t(`hook.state.${state}`)}</strong>

@@ -1,7 +1,8 @@
 import { FormEvent, useState } from 'react';
 import { api } from '../lib/api';
 import { can, useApp } from '../context';
-import { ConfirmButton, Empty, ErrorBox, formatDate, Loaded, Page, RefusedPage, useAction, useLoad } from '../ui';
+import { formatDate, Loaded, Outcome, Page, RefusedPage, useAction, useLoad } from '../ui';
+import { confirmColumn, DataTable } from '../components/data-table';
 
 interface Secret {
   name: string;
@@ -38,12 +39,7 @@ export function Secrets() {
   return (
     <Page title={t('sec.title')}>
       <p>{t('sec.intro')}</p>
-      {error !== null && <ErrorBox error={error} />}
-      {saved !== null && (
-        <p className="notice" role="status">
-          {t('sec.saved', { name: saved })}
-        </p>
-      )}
+      <Outcome error={error} message={saved !== null && t('sec.saved', { name: saved })} />
       <form className="card inline-form" onSubmit={save}>
         <h2>{t('sec.set')}</h2>
         <label className="field">
@@ -60,46 +56,27 @@ export function Secrets() {
         </button>
       </form>
       <Loaded value={secrets} reload={reload}>
-        {({ data }) =>
-          data.length === 0 ? (
-            <Empty>{t('sec.empty')}</Empty>
-          ) : (
-            <div className="table-wrap">
-              <table className="secrets">
-                <thead>
-                  <tr>
-                    <th scope="col">{t('sec.name')}</th>
-                    <th scope="col">{t('sec.reference')}</th>
-                    <th scope="col">{t('sec.updated')}</th>
-                    <th scope="col">
-                      <span className="visually-hidden">{t('sec.delete')}</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.map((secret) => (
-                    <tr key={secret.name}>
-                      <td>{secret.name}</td>
-                      <td>
-                        <code>{`{{secrets.${secret.name}}}`}</code>
-                      </td>
-                      <td>{formatDate(secret.updated_at)}</td>
-                      <td>
-                        <ConfirmButton
-                          label={t('sec.delete')}
-                          subject={secret.name}
-                          question={t('sec.deleteConfirm', { name: secret.name })}
-                          busy={busy}
-                          onConfirm={() => void act(() => api('DELETE', `/workspaces/${ws}/secrets/${encodeURIComponent(secret.name)}`))}
-                        />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )
-        }
+        {({ data }) => (
+          <DataTable
+            label={t('sec.title')}
+            className="secrets"
+            rows={data}
+            rowKey={(secret) => secret.name}
+            empty={t('sec.empty')}
+            columns={[
+              { key: 'name', header: t('sec.name'), cell: (secret) => secret.name },
+              { key: 'reference', header: t('sec.reference'), cell: (secret) => <code>{`{{secrets.${secret.name}}}`}</code> },
+              { key: 'updated', header: t('sec.updated'), cell: (secret) => formatDate(secret.updated_at) },
+              confirmColumn<Secret>({
+                label: t('sec.delete'),
+                subject: (secret) => secret.name,
+                question: (secret) => t('sec.deleteConfirm', { name: secret.name }),
+                busy,
+                onConfirm: (secret) => void act(() => api('DELETE', `/workspaces/${ws}/secrets/${encodeURIComponent(secret.name)}`)),
+              }),
+            ]}
+          />
+        )}
       </Loaded>
     </Page>
   );

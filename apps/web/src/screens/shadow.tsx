@@ -2,7 +2,8 @@ import { useEffect, useState, type FormEvent } from 'react';
 import type { ShadowComparison } from '@ds/decision-schema';
 import { api, DecisionDetails } from '../lib/api';
 import { useApp } from '../context';
-import { ConfirmDialog, ErrorBox, formatDate, Loaded, TableWrap, useAction, useLoad } from '../ui';
+import { ConfirmDialog, formatDate, Loaded, Outcome, TableWrap, useAction, useLoad } from '../ui';
+import { DataTable } from '../components/data-table';
 
 interface ShadowState {
   active_version: number | null;
@@ -62,12 +63,7 @@ export function ShadowPanel({ decision, versions, onChanged }: { decision: Decis
     <section className="card stack" aria-labelledby="shadow-title">
       <h2 id="shadow-title">{t('shadow.title')}</h2>
       <p className="muted">{t('shadow.intro')}</p>
-      {error !== null && <ErrorBox error={error} />}
-      {message && (
-        <p className="notice" role="status">
-          {message}
-        </p>
-      )}
+      <Outcome error={error} message={message} />
       <Loaded value={state} reload={reload}>
         {(data) =>
           data.shadow === null ? (
@@ -236,56 +232,47 @@ function ComparisonView({ comparison, active, shadow }: { comparison: ShadowComp
           </tbody>
         </table>
       </TableWrap>
-      <TableWrap label={t('shadow.questions')}>
-        <table>
-          <caption>{t('shadow.questions')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('shadow.question')}</th>
-              <th scope="col">{t('shadow.agreement')}</th>
-              <th scope="col">{t('shadow.accuracyOf', { version: liveLabel })}</th>
-              <th scope="col">{t('shadow.accuracyOf', { version: shadowLabel })}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {comparison.questions.map((question, i) => (
-              <tr key={question.key}>
-                <th scope="row">{question.key}</th>
-                <td>
-                  {percent(question.rate)}{' '}
-                  <span className="muted small">
-                    ({question.agreed}/{question.compared})
-                  </span>
-                </td>
-                <td>{percent(accuracy.questions[i]!.live)}</td>
-                <td>{percent(accuracy.questions[i]!.shadow)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </TableWrap>
+      <DataTable
+        label={t('shadow.questions')}
+        caption="shown"
+        cards={false}
+        rows={comparison.questions.map((question, i) => ({ ...question, accuracy: accuracy.questions[i]! }))}
+        rowKey={(question) => question.key}
+        columns={[
+          { key: 'question', header: t('shadow.question'), rowHeader: true, cell: (question) => question.key },
+          {
+            key: 'agreement',
+            header: t('shadow.agreement'),
+            cell: (question) => (
+              <>
+                {percent(question.rate)}{' '}
+                <span className="muted small">
+                  ({question.agreed}/{question.compared})
+                </span>
+              </>
+            ),
+          },
+          { key: 'live', header: t('shadow.accuracyOf', { version: liveLabel }), cell: (question) => percent(question.accuracy.live) },
+          { key: 'shadow', header: t('shadow.accuracyOf', { version: shadowLabel }), cell: (question) => percent(question.accuracy.shadow) },
+        ]}
+      />
       {comparison.confusion.length > 0 && (
-        <TableWrap label={t('shadow.confusion')}>
-          <table>
-            <caption>{t('shadow.confusion')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('shadow.actionOf', { version: liveLabel })}</th>
-                <th scope="col">{t('shadow.actionOf', { version: shadowLabel })}</th>
-                <th scope="col">{t('shadow.runs')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {comparison.confusion.map((cell) => (
-                <tr key={`${cell.live} ${cell.shadow}`}>
-                  <td>{cell.live}</td>
-                  <td>{cell.live === cell.shadow ? cell.shadow : <strong>{cell.shadow}</strong>}</td>
-                  <td>{cell.count}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <DataTable
+          label={t('shadow.confusion')}
+          caption="shown"
+          cards={false}
+          rows={comparison.confusion}
+          rowKey={(cell) => `${cell.live} ${cell.shadow}`}
+          columns={[
+            { key: 'live', header: t('shadow.actionOf', { version: liveLabel }), cell: (cell) => cell.live },
+            {
+              key: 'shadow',
+              header: t('shadow.actionOf', { version: shadowLabel }),
+              cell: (cell) => (cell.live === cell.shadow ? cell.shadow : <strong>{cell.shadow}</strong>),
+            },
+            { key: 'runs', header: t('shadow.runs'), cell: (cell) => cell.count },
+          ]}
+        />
       )}
     </div>
   );

@@ -1,6 +1,8 @@
 import { Fragment } from 'react';
 import { useApp } from '../context';
 import type { MessageKey } from '../lib/i18n';
+import { TableWrap } from '../ui';
+import { DataTable } from '../components/data-table';
 
 type Operand = string | number | null;
 
@@ -41,32 +43,22 @@ export function TraceTable({ trace }: { trace: ExecutionTrace | null | undefined
         </strong>
       </p>
       {trace.composites.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <caption>{t('trace.composites')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('trace.composite')}</th>
-                <th scope="col">{t('trace.value')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {trace.composites.map((composite) => (
-                <tr key={composite.key}>
-                  <td>
-                    <code>{composite.key}</code>
-                  </td>
-                  <td>{operand(composite.value, hidden)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          label={t('trace.composites')}
+          caption="shown"
+          cards={false}
+          rows={trace.composites}
+          rowKey={(composite) => composite.key}
+          columns={[
+            { key: 'composite', header: t('trace.composite'), cell: (composite) => <code>{composite.key}</code> },
+            { key: 'value', header: t('trace.value'), cell: (composite) => operand(composite.value, hidden) },
+          ]}
+        />
       )}
       {trace.rules.length === 0 ? (
         <p className="muted">{t('trace.noRules')}</p>
       ) : (
-        <div className="table-wrap">
+        <TableWrap label={t('trace.rules')}>
           <table className="trace-rules">
             <caption>{t('trace.rules')}</caption>
             <thead>
@@ -105,7 +97,7 @@ export function TraceTable({ trace }: { trace: ExecutionTrace | null | undefined
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
     </section>
   );
