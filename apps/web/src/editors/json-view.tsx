@@ -11,6 +11,9 @@ import { useApp } from '../context';
 import { describePath } from '../lib/wording';
 import { pathRange } from '../lib/json-locate';
 
+/** How many of its own texts the editor remembers while they travel through React and back. */
+const MAX_UNANSWERED_TEXTS = 100;
+
 /** One problem in the text, where it is: a syntax error or one of the validator's issues. */
 export interface TextProblem {
   from: number;
@@ -50,6 +53,10 @@ export function JsonView({
   const latest = useRef({ onChange, issues, doc, t });
   latest.current = { onChange, issues, doc, t };
   const [problems, setProblems] = useState<TextProblem[]>([]);
+  // Texts this editor handed to onChange that have not come back as `text` yet. Typing outruns React: a render can
+  // bring back an older text of ours while newer keystrokes are already in the editor, and writing that over the
+  // editor would undo them. Only a text that is not one of ours replaces what is in the editor.
+  const sent = useRef<string[]>([]);
 
   useEffect(() => {
     const element = host.current;
@@ -83,7 +90,11 @@ export function JsonView({
           EditorView.editable.of(!readOnly),
           EditorView.contentAttributes.of({ 'aria-label': t('ed.json'), 'aria-multiline': 'true', id: 'schema-json' }),
           EditorView.updateListener.of((update) => {
-            if (update.docChanged) latest.current.onChange(update.state.doc.toString());
+            if (!update.docChanged) return;
+            const next = update.state.doc.toString();
+            sent.current.push(next);
+            if (sent.current.length > MAX_UNANSWERED_TEXTS) sent.current.shift();
+            latest.current.onChange(next);
           }),
           theme,
           syntaxHighlighting(highlight),
@@ -103,7 +114,14 @@ export function JsonView({
 
   useEffect(() => {
     const editor = view.current;
-    if (!editor || editor.state.doc.toString() === text) return;
+    if (!editor) return;
+    const ours = sent.current.indexOf(text);
+    if (ours >= 0) {
+      sent.current.splice(0, ours + 1);
+      return;
+    }
+    sent.current = [];
+    if (editor.state.doc.toString() === text) return;
     editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: text } });
   }, [text]);
 

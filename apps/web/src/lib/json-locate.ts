@@ -1,4 +1,4 @@
-import { syntaxTree } from '@codemirror/language';
+import { ensureSyntaxTree, syntaxTree } from '@codemirror/language';
 import type { EditorState } from '@codemirror/state';
 import type { SyntaxNode } from '@lezer/common';
 
@@ -47,9 +47,15 @@ function propertyName(raw: string): string {
   }
 }
 
+/** A schema's text parses in milliseconds; this only bounds a pathological one. */
+const FULL_PARSE_BUDGET_MS = 2_000;
+
 /** Where a validator path ("questions.0.options.1.value") is in JSON text parsed by the JSON language; 0 when it has no value. */
 export function pathRange(state: EditorState, path: string): { from: number; to: number } {
-  const top = syntaxTree(state).topNode.firstChild;
+  // CodeMirror parses in slices of time, so on a busy machine the tree it holds may end before the text does; a
+  // path past that point would land on the deepest part parsed so far. Finish the parse first.
+  const tree = ensureSyntaxTree(state, state.doc.length, FULL_PARSE_BUDGET_MS) ?? syntaxTree(state);
+  const top = tree.topNode.firstChild;
   if (!top) return { from: 0, to: 0 };
   const node = locate(state, top, path === '' ? [] : path.split('.'));
   return { from: node.from, to: node.to };
