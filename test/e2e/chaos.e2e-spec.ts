@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { ROOT } from './support/cluster';
 
 /**
- * The chaos run of `npm run chaos`, short and with a fixed seed: every service killed once, NATS, Redis and
- * PostgreSQL restarted once, under steady load, and every invariant checked afterwards (test/chaos). It starts
+ * The chaos run of `npm run chaos`, short and with a fixed seed: every service killed once, the billing-ledger
+ * once more inside a budget-lease grant, NATS, Redis and PostgreSQL restarted once, under steady load, and every invariant checked afterwards (test/chaos). It starts
  * its own PostgreSQL, NATS and Redis, so it disturbs no other test.
  */
 describe('faults survived', () => {
@@ -18,7 +18,8 @@ describe('faults survived', () => {
     if (run.status !== 0) process.stdout.write(output);
     expect(output).toContain('chaos: every invariant held (seed 20261123)');
     expect(run.status).toBe(0);
-    // Each of the nine faults was injected.
-    expect(output.match(/chaos: [\d.]+ s: (SIGKILL|restart) /g)).toHaveLength(9);
+    // Each of the ten faults was injected.
+    expect(output.match(/chaos: [\d.]+ s: (SIGKILL|restart) /g)).toHaveLength(10);
+    expect(output).toContain('SIGKILL billing-ledger inside a lease grant');
   }, 480_000);
 });

@@ -4,10 +4,11 @@ import { checkScreen, launchChromium, signedInContext, sticksOut, watchProblems 
 
 /**
  * The policy, composite and destination forms in a real headless Chromium: a composite, three rules (one with a
- * composite and an extra condition; one moved up by keyboard, one dragged to the top with the mouse) and a webhook
- * destination with a secret header and a condition, built without touching JSON; the save stores the draft as
+ * composite and an extra condition; one moved up by keyboard, one dragged to the top with the mouse), a webhook
+ * destination with a secret header and a condition, and an http destination whose body is a template over a param
+ * from the state, built without touching JSON; the save stores the draft as
  * built, the deploy screen deploys it, and API calls with a key (the engine simulator scripted) see each rule decide
- * in the order built; the page fits 360 px. The dragging raises no CSP violation.
+ * in the order built, the template rendered into the delivery's body; the page fits 360 px. The dragging raises no CSP violation.
  * axe-core on each screen in both themes; with WEB_SCREENSHOTS=<dir> it also writes their screenshots.
  */
 let browser: Browser;
@@ -156,6 +157,21 @@ describe('the rule, composite and destination forms', () => {
     await page.getByRole('button', { name: 'Add a condition (Destination 1 (ops))' }).click();
     await field(page, 'destinations.0.when.0.question').selectOption({ label: 'the action' });
     await field(page, 'destinations.0.when.0.value').selectOption('block');
+
+    // An http destination whose body is a template over a param taken from the state, sent on escalate.
+    await page.getByRole('button', { name: 'Add destination' }).click();
+    await field(page, 'destinations.1.key').fill('crm');
+    await field(page, 'destinations.1.type').selectOption('http');
+    await field(page, 'destinations.1.url').fill('https://crm.example.com/notes');
+    await page.getByRole('button', { name: 'Add param (Destination 2 (crm))' }).click();
+    await field(page, 'destinations.1.params.param_1').fill('customer');
+    await field(page, 'destinations.1.params.customer.from').fill('state.message');
+    // The form offers the placeholders the declared params make.
+    await page.locator('#f-destinations_1').getByText('{{params.customer}}').waitFor();
+    await field(page, 'destinations.1.body').fill('{"note": "{{params.customer}}"}');
+    await page.getByRole('button', { name: 'Add a condition (Destination 2 (crm))' }).click();
+    await field(page, 'destinations.1.when.0.question').selectOption({ label: 'the action' });
+    await field(page, 'destinations.1.when.0.value').selectOption('escalate');
     await showSection(page, 'f-destinations_0_url');
     await checkScreen(page, 'editor-destinations', checked, false);
     await showSection(page, 'sec-composites');
@@ -192,6 +208,15 @@ describe('the rule, composite and destination forms', () => {
           headers: { Authorization: 'Bearer {{secrets.HOOK_TOKEN}}' },
           when: [{ on: 'action', op: 'eq', value: 'block' }],
         },
+        {
+          key: 'crm',
+          type: 'http',
+          url: 'https://crm.example.com/notes',
+          method: 'POST',
+          params: { customer: { from: 'state.message' } },
+          body: '{"note": "{{params.customer}}"}',
+          when: [{ on: 'action', op: 'eq', value: 'escalate' }],
+        },
       ],
     };
 
@@ -202,7 +227,11 @@ describe('the rule, composite and destination forms', () => {
     const draft = saved.body.draft;
     expect(draft.composites).toEqual([{ ...expected.composites[0], description: null }]);
     expect(draft.policies).toEqual([expected.policies[0], { ...expected.policies[1], and: [] }, expected.policies[2]]);
-    expect(draft.destinations).toEqual([{ ...expected.destinations[0], description: null, params: {} }]);
+    expect(draft.destinations).toEqual([
+      { ...expected.destinations[0], description: null, params: {} },
+      // Stored normalised: a param says whether it is required.
+      { ...expected.destinations[1], description: null, headers: {}, params: { customer: { from: 'state.message', required: false } } },
+    ]);
 
     // Deployed from the deploy screen; then API calls with a key meet the rules in the order built.
     await page.getByRole('link', { name: 'Deploy', exact: true }).click();
@@ -247,11 +276,17 @@ describe('the rule, composite and destination forms', () => {
         reason: reply.body.action_reason,
         destinations: reply.body.destinations.map((destination: { key: string }) => destination.key),
       });
+      // The template, rendered with the run's state, is the body the delivery sends.
+      const crm = reply.body.destinations.find((destination: { key: string }) => destination.key === 'crm');
+      if (crm) {
+        const delivery = await call('GET', `/app/v1/workspaces/${ws.workspaceId}/deliveries/${crm.delivery_id}`, { token: ws.session });
+        expect(delivery.body.request.body).toBe('{"note": "I want another colour"}');
+      }
     }
     expect(decided).toEqual([
       { action: 'fallback', reason: { type: 'policy', rule: 0 }, destinations: [] },
       { action: 'fallback', reason: { type: 'policy', rule: 0 }, destinations: [] },
-      { action: 'escalate', reason: { type: 'policy', rule: 1 }, destinations: [] },
+      { action: 'escalate', reason: { type: 'policy', rule: 1 }, destinations: ['crm'] },
       { action: 'block', reason: { type: 'policy', rule: 2 }, destinations: ['ops'] },
       { action: 'continue', reason: { type: 'default' }, destinations: [] },
     ]);
