@@ -1,6 +1,7 @@
 import { Browser, Page } from 'playwright-core';
 import { call, createDecision, newWorkspace, runDecision, scriptEngine, triageSchema, uniqueMarker } from './support/api';
 import { checkScreen, launchChromium, signedInContext, sticksOut, watchProblems } from './support/browser';
+import { waitFor } from './support/cluster';
 
 /**
  * The policy, composite and destination forms in a real headless Chromium: a composite, three rules (one with a
@@ -279,8 +280,10 @@ describe('the rule, composite and destination forms', () => {
       // The template, rendered with the run's state, is the body the delivery sends.
       const crm = reply.body.destinations.find((destination: { key: string }) => destination.key === 'crm');
       if (crm) {
-        const delivery = await call('GET', `/app/v1/workspaces/${ws.workspaceId}/deliveries/${crm.delivery_id}`, { token: ws.session });
-        expect(delivery.body.request.body).toBe('{"note": "I want another colour"}');
+        // The delivery service records it from the stream, a moment after the run answered.
+        const read = () => call('GET', `/app/v1/workspaces/${ws.workspaceId}/deliveries/${crm.delivery_id}`, { token: ws.session });
+        await waitFor(async () => (await read()).status === 200, 15_000, 'the crm delivery');
+        expect((await read()).body.request.body).toBe('{"note": "I want another colour"}');
       }
     }
     expect(decided).toEqual([
