@@ -1,6 +1,7 @@
 import { Browser, Page } from 'playwright-core';
 import { call, deployedDecision, expectError, roomyWorkspace, runDecision, triageSchema, uniqueMarker, Workspace } from './support/api';
 import { chartTable, checkScreen, launchChromium, signedInContext, sticksOut, watchProblems } from './support/browser';
+import { fitLabel } from '../../apps/web/src/lib/labels';
 
 /**
  * The decision overview in a real headless Chromium against the shared cluster: a decision with a few hundred runs
@@ -185,6 +186,22 @@ describe('the decision overview', () => {
     ]);
     expect(perDecision.reduce((sum, row) => sum + Number(row[1]), 0)).toBe(me.body.usage.used);
     expect(await chartTable(billing, 'Billed decisions per decision')).toEqual(perDecision);
+    // Names longer than the axis are cut in the middle there, start and end kept, instead of running off the chart.
+    const nameAxis = billing
+      .locator('figure', { has: billing.getByRole('heading', { name: 'Billed decisions per decision', level: 3 }) })
+      .locator('.recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value');
+    await nameAxis.first().waitFor();
+    const nameTicks = await nameAxis.evaluateAll((ticks) =>
+      ticks.map((tick) => {
+        const svg = (tick as any).ownerSVGElement.getBoundingClientRect();
+        return { text: (tick as any).textContent as string, inside: (tick as any).getBoundingClientRect().left >= svg.left };
+      }),
+    );
+    expect(nameTicks).toEqual([
+      { text: fitLabel(`Decision ${slug}`, 14), inside: true },
+      { text: fitLabel(`Decision ${otherSlug}`, 14), inside: true },
+    ]);
+    expect(nameTicks[1]!.text).toMatch(new RegExp(`^Decisio.*….*${otherSlug.slice(-5)}$`));
     // The per-decision part at the top of the screenshot, without the tooltip the last click left.
     await billing.mouse.move(0, 0);
     await billing

@@ -1,5 +1,6 @@
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { useApp } from '../context';
+import { fitLabel } from '../lib/labels';
 import { formatCompact } from '../lib/numbers';
 import { CHART_HEIGHT } from './chart-frame';
 import { ChartColours, useChartColours } from './colours';
@@ -12,13 +13,25 @@ export interface Series {
 export type Datum = Record<string, string | number | null>;
 
 const MARGIN = { top: 8, right: 8, bottom: 0, left: 0 };
+/** The category axis of horizontal bars, and the characters of a name that fit it at the ticks' 12 px, capitals included. */
+const NAME_AXIS_WIDTH = 120;
+const NAME_AXIS_CHARS = 14;
 
 function axes(colours: ChartColours, categoryKey: string, locale: string, vertical = false) {
   const tick = { fill: colours.muted, fontSize: 12 };
   // "1M" fits the axis where "1000000" is cut off; the frame's table has the exact figures.
   const compact = (value: unknown) => (typeof value === 'number' ? formatCompact(value, locale) : String(value));
   const category = vertical ? (
-    <YAxis key="category" type="category" dataKey={categoryKey} tick={tick} stroke={colours.grid} width={120} />
+    // A long name would run off the chart's left edge; the tooltip and the frame's table give it whole.
+    <YAxis
+      key="category"
+      type="category"
+      dataKey={categoryKey}
+      tick={tick}
+      stroke={colours.grid}
+      width={NAME_AXIS_WIDTH}
+      tickFormatter={(value: unknown) => fitLabel(String(value), NAME_AXIS_CHARS)}
+    />
   ) : (
     <XAxis key="category" dataKey={categoryKey} tick={tick} stroke={colours.grid} minTickGap={16} />
   );
