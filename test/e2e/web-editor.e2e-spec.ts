@@ -130,6 +130,28 @@ describe('the editor keeps unsaved work', () => {
     // Questions move and can be removed.
     await page.getByRole('button', { name: 'Move down intent' }).click();
     expect(await page.locator('#f-questions_1_key').inputValue()).toBe('intent');
+    // And by their grip: dragged back to the top, said in the list's live region, then moved down again by keyboard.
+    // The whole list in view, away from the window's edges, where it would scroll on its own.
+    const viewport = page.viewportSize()!;
+    await page.setViewportSize({ width: viewport.width, height: 2000 });
+    await page
+      .locator('#sec-questions')
+      .evaluate((heading) => (heading as unknown as { scrollIntoView(options: object): void }).scrollIntoView({ block: 'start' }));
+    await page.evaluate(() => (globalThis as any).scrollBy(0, -200));
+    const grip = (await page.locator('section[aria-labelledby=sec-questions] [data-drag-handle="1"]').boundingBox())!;
+    const first = (await page.locator('#f-questions_0').boundingBox())!;
+    await page.mouse.move(grip.x + grip.width / 2, grip.y + grip.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(grip.x + grip.width / 2, grip.y - 20, { steps: 4 });
+    await page.mouse.move(first.x + 40, first.y + 20, { steps: 12 });
+    await page.locator('section[aria-labelledby=sec-questions] .rule-list > li').first().and(page.locator('[data-drop=before]')).waitFor();
+    await screen(page, 'editor-questions-drag', false);
+    await page.mouse.up();
+    await page.setViewportSize(viewport);
+    expect(await page.locator('#f-questions_0_key').inputValue()).toBe('intent');
+    expect(await page.locator('section[aria-labelledby=sec-questions] [data-testid=list-announcement]').textContent()).toBe('intent moved to position 1');
+    await page.getByRole('button', { name: 'Move down intent' }).click();
+    expect(await page.locator('#f-questions_1_key').inputValue()).toBe('intent');
 
     await page.keyboard.press('Control+s');
     await page.getByText(/Saved revision \d+\./).waitFor();

@@ -1,11 +1,11 @@
-import { ReactNode, useContext, useEffect, useMemo, useRef, useState } from 'react';
+import { ReactNode, useCallback, useContext, useEffect, useMemo, useRef, useState } from 'react';
 import { Change, jsonDiff, limits, SchemaIssue, STATE_FIELD_TYPES, validateSchema } from '@ds/decision-schema';
 import { api, ApiError, DecisionDetails } from '../lib/api';
 import { fieldId, issuesAt, setIn } from '../lib/issues';
 import { draftToRestore, dropLocalDraft, HEARTBEAT_MS, keepLocalDraft, readLocalDraft, sameJson, thisTab } from '../lib/drafts';
 import { record, redo, startHistory, undo } from '../lib/history';
 import { threeWayMerge } from '../lib/merge';
-import { renameReferences } from '../lib/rules';
+import { moveItem, renameReferences } from '../lib/rules';
 import { describePath } from '../lib/wording';
 import { guardNavigation } from '../router';
 import { may, useApp } from '../context';
@@ -15,6 +15,8 @@ import { DestinationsEditor } from '../editors/destinations';
 import { PoliciesEditor } from '../editors/policies';
 import { CheckField, Confirmation, describedBy, EditorContext, FieldIssues, NumberField, SelectField, TextField, Update } from '../editors/fields';
 import { JsonView } from '../editors/json-view';
+import { ItemControls } from '../editors/parts';
+import { SortableList } from '../editors/sortable';
 
 type Json = any;
 
@@ -843,36 +845,23 @@ function EnumValues({ path: fieldPath, values, issues, update }: { path: string[
 
 function QuestionsSection({ questions, issues, update }: { questions: Json[]; issues: SchemaIssue[]; update: Update }) {
   const { t } = useApp();
-  const move = (from: number, to: number) => {
-    const next = [...questions];
-    const [moved] = next.splice(from, 1);
-    next.splice(to, 0, moved);
-    update(['questions'], next);
-    setTimeout(() => document.getElementById(`${fieldId(`questions.${to}`)}-${to < from ? 'up' : 'down'}`)?.focus(), 0);
-  };
+  // Said by its key, which rules and destinations use too; a question without one yet by its place.
+  const nameOf = useCallback(
+    (index: number) => {
+      const key = questions[index]?.key;
+      return typeof key === 'string' && key !== '' ? key : t('ed.question', { n: index + 1 });
+    },
+    [questions, t],
+  );
   return (
     <section className="card" aria-labelledby="sec-questions">
       <h2 tabIndex={-1} id="sec-questions">
         {t('ed.questions')}
       </h2>
       <FieldIssues issues={issues} path="questions" />
-      {questions.map((question, index) => (
-        <Question
-          key={index}
-          index={index}
-          count={questions.length}
-          question={question}
-          issues={issues}
-          update={update}
-          onMove={(to) => move(index, to)}
-          onRemove={() =>
-            update(
-              ['questions'],
-              questions.filter((_, i) => i !== index),
-            )
-          }
-        />
-      ))}
+      <SortableList count={questions.length} nameOf={nameOf} onMove={(from, to) => update(['questions'], moveItem(questions, from, to))}>
+        {(index) => <Question index={index} count={questions.length} questions={questions} name={nameOf(index)} issues={issues} update={update} />}
+      </SortableList>
       <button
         type="button"
         onClick={() => {
@@ -909,21 +898,20 @@ function lostByKindChange(question: Json, t: ReturnType<typeof useApp>['t']): st
 function Question({
   index,
   count,
-  question,
+  questions,
+  name,
   issues,
   update,
-  onMove,
-  onRemove,
 }: {
   index: number;
   count: number;
-  question: Json;
+  questions: Json[];
+  name: string;
   issues: SchemaIssue[];
   update: Update;
-  onMove: (to: number) => void;
-  onRemove: () => void;
 }) {
   const { t } = useApp();
+  const question = questions[index];
   const { ask, markFresh } = useContext(EditorContext);
   const base = ['questions', index];
   const kind = question?.kind;
@@ -957,17 +945,16 @@ function Question({
       <legend>
         {t('ed.question', { n: index + 1 })}: <code>{label}</code>
       </legend>
-      <div className="actions">
-        <button type="button" id={`${fieldId(base.join('.'))}-up`} disabled={index === 0} onClick={() => onMove(index - 1)}>
-          {t('ed.question.up')} <span className="visually-hidden">{label}</span>
-        </button>
-        <button type="button" id={`${fieldId(base.join('.'))}-down`} disabled={index === count - 1} onClick={() => onMove(index + 1)}>
-          {t('ed.question.down')} <span className="visually-hidden">{label}</span>
-        </button>
-        <button type="button" className="link" onClick={onRemove}>
-          {t('ed.question.remove')} <span className="visually-hidden">{label}</span>
-        </button>
-      </div>
+      <ItemControls
+        afterRemove="sec-questions"
+        listPath={['questions']}
+        index={index}
+        count={count}
+        name={name}
+        items={questions}
+        update={update}
+        labels={{ up: t('ed.question.up'), down: t('ed.question.down'), remove: t('ed.question.remove') }}
+      />
       <FieldIssues issues={issues} path={base.join('.')} />
       <div className="grid">
         <TextField
