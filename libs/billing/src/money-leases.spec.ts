@@ -10,6 +10,7 @@ import {
   leaseTakesUntil,
   MoneyLease,
   moneyLeaseHolds,
+  moneyLeaseRehold,
   moneyLeaseRoom,
   moneyLeaseSettlement,
   moneyLeaseSources,
@@ -292,5 +293,35 @@ describe('leaseTakesUntil', () => {
     expect(leaseTakesUntil(granted, new Date('2026-12-01T00:00:00Z'), [{ expiresAt: null }, { expiresAt: new Date(granted.getTime() + 700) }])).toEqual(
       new Date(granted.getTime() + 700),
     );
+  });
+});
+
+describe('moneyLeaseRehold', () => {
+  it('holds the money again from the front when an earlier source has money back, and changes nothing otherwise', () => {
+    const early = source('early', 100n);
+    const late = source('late', 1_000n, { kind: 'paid', grantId: null });
+    // Granted while the early source was held by the lease it replaced: all from the late one.
+    const held = lease([late], 50n, 3);
+    // The replaced lease's rest came back: the early source has 100 available, the late one 850 plus the lease's 150.
+    const ordered = [early, { ...late, availableMicros: 1_000n }];
+    const { transfers, next } = moneyLeaseRehold(held, ordered);
+    expect(next.seq).toBe(1);
+    expect(next.sources.map((s) => [s.accountId, s.heldMicros])).toEqual([
+      ['early', 100n],
+      ['late', 50n],
+    ]);
+    expect(transfers.map((t) => [t.id, t.phase, t.amount])).toEqual([
+      ['lease_1:hold:0:void', 'void', 3n],
+      ['lease_1:hold:0:0:void', 'void', 150n],
+      ['lease_1:hold:1', 'pending', 3n],
+      ['lease_1:hold:1:0', 'pending', 100n],
+      ['lease_1:hold:1:1', 'pending', 50n],
+    ]);
+    const entries = [...funded([early, late]), ...moneyLeaseHolds(held), ...transfers];
+    expect(replayEntries(entries).get('early')).toEqual({ ...ZERO_BALANCES, debitsPending: 100n, creditsPosted: 100n });
+    expect(replayEntries(entries).get('late')).toEqual({ ...ZERO_BALANCES, debitsPending: 50n, creditsPosted: 1_000n });
+    expect(moneyLeaseRehold(next, ordered)).toEqual({ transfers: [], next });
+    expect(moneyLeaseRehold({ ...held, held: 0, sources: [] }, ordered).transfers).toEqual([]);
+    expect(() => moneyLeaseRehold(held, [early])).toThrow(LedgerError);
   });
 });

@@ -203,6 +203,25 @@ export function moneyLeaseSettlement(
 }
 
 /**
+ * Holds a money lease's money again from the front of the consumption order: `ordered` are the workspace's usable
+ * sources in that order, their availability counting what this lease holds of them. Money that came back to an
+ * earlier source after the lease was granted (the untaken rest of the lease it replaced) is then what its next
+ * runs pay from, as runs reserving one at a time would. Unchanged (no entries) when it already holds the front.
+ */
+export function moneyLeaseRehold(lease: MoneyLease, ordered: CreditSource[]): { transfers: Transfer[]; next: MoneyLease } {
+  if (lease.held === 0) return { transfers: [], next: lease };
+  const sources = moneyLeaseSources(ordered, lease.unitPriceMicros, lease.held);
+  if (sources === null) throw new LedgerError(`the sources no longer cover what lease ${lease.id} holds`);
+  const current = lease.sources.filter((source) => source.heldMicros > 0n);
+  const same =
+    current.length === sources.length &&
+    current.every((source, index) => source.accountId === sources[index]!.accountId && source.heldMicros === sources[index]!.heldMicros);
+  if (same) return { transfers: [], next: lease };
+  const next: MoneyLease = { ...lease, seq: lease.seq + 1, sources };
+  return { transfers: [...moneyLeaseHolds(lease).map((hold) => resolvePending(hold, 'void')), ...moneyLeaseHolds(next)], next };
+}
+
+/**
  * When a money lease stops giving units: at most LEASE_LIMITS.ttlMs after its grant, and never past the end of
  * its period or the expiry of a promotional grant it holds money from, so that no run takes a unit a reservation
  * of its own at that moment would have been paid otherwise.
