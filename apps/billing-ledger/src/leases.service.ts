@@ -96,9 +96,10 @@ export function moveLease(
  * transaction (under the workspace's lock and the leases' row locks), and posts the entries. Money that came back
  * to an earlier source after a lease was granted (the untaken rest of the lease it replaced, a release) is then
  * what its next runs pay from, as runs reserving one at a time would pay. A lease past its time is left alone:
- * no source it holds can have expired while it gives units.
+ * no source it holds can have expired while it gives units. Answers the entries, for the caller to post with its
+ * own in one post (whose lock order keeps it clear of the one-statement reserve).
  */
-export async function holdLeaseMoneyFromFront(manager: EntityManager, ledger: LedgerStore, leases: LeaseEntity[], now = new Date()): Promise<void> {
+export async function holdLeaseMoneyFromFront(manager: EntityManager, ledger: LedgerStore, leases: LeaseEntity[], now = new Date()): Promise<Transfer[]> {
   const transfers: Transfer[] = [];
   const moved: LeaseEntity[] = [];
   for (const lease of leases) {
@@ -126,7 +127,7 @@ export async function holdLeaseMoneyFromFront(manager: EntityManager, ledger: Le
     moved.push(lease);
   }
   await saveLeases(manager, moved);
-  await ledger.post(transfers);
+  return transfers;
 }
 
 /** Saves the leases' held units, hold numbers and states, in one statement. */
@@ -254,7 +255,7 @@ export class LeasesService {
         const ledger = new LedgerStore(manager);
         await ledger.lockExistingAccount(workspaceId);
         const lease = (await lockLeases(manager, [leaseId])).get(leaseId);
-        if (lease) await holdLeaseMoneyFromFront(manager, ledger, [lease]);
+        if (lease) await ledger.post(await holdLeaseMoneyFromFront(manager, ledger, [lease]));
       });
     } catch (error) {
       this.logger.warn({ err: error, workspaceId, leaseId }, 'could not hold a lease’s money again from the front of the consumption order');

@@ -153,13 +153,12 @@ export class ReservationsService {
         valid.flatMap((request) => (request.leaseId === undefined ? [] : [request.leaseId])),
       );
       // Runs billed against a money lease pay from the front of the consumption order as it is now.
-      await holdLeaseMoneyFromFront(manager, ledger, [...leases.values()]);
+      const entries: Transfer[] = await holdLeaseMoneyFromFront(manager, ledger, [...leases.values()]);
       const fromLeases = new LeaseSettlements(leases);
       // A repeated commit of a leased run is answered with what its entries say paid for it.
       const leasedCommitted = [...reservations.values()].filter((row) => row.leaseId !== null && row.state === 'committed').map((row) => row.executionId);
       const leasedEntries = await ledger.holdsOfMany(leasedCommitted, 'single');
 
-      const entries: Transfer[] = [];
       const transitions = new Map<string, ReservationState>();
       requests.forEach((request, index) => {
         if (outcomes[index] !== null) return;
