@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { call, deployedDecision, expectError, newWorkspace, runDecision, signUp, triageSchema, Workspace } from './support/api';
 
 const admin = (method: string, path: string, body: unknown, headers: Record<string, string> = {}) =>
@@ -113,6 +114,35 @@ describe('billing through the whole stack', () => {
 
     expect((await setCap(null)).body.spend_cap.spend_cap_cents).toBeNull();
     expect((await runDecision(ws, 'owner-capped', { message: 'paid from credits' })).status).toBe(200);
+  });
+
+  it('runs past the included volume take their decisions from money leases, up to the spend cap exactly', async () => {
+    const ws = await newWorkspace();
+    await deployedDecision(ws, 'overage', triageSchema());
+    await onPaidVolume(ws, { included_decisions: 0 });
+    await admin('POST', `/admin/v1/workspaces/${ws.workspaceId}/credits`, { kind: 'paid', amount_cents: 100, currency: 'usd' });
+    // A cap of 1 cent: exactly 20 decisions at 0.05 cents.
+    await admin('PUT', `/admin/v1/workspaces/${ws.workspaceId}/spend-cap`, { spend_cap_cents: 1 });
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i++) statuses.push((await runDecision(ws, 'overage', { message: `run ${i}` })).status);
+    expect(statuses).toEqual(Array(20).fill(200));
+    expectError(await runDecision(ws, 'overage', { message: 'past the cap' }), 402, 'SPEND_CAP_REACHED');
+    const me = await call('GET', '/v1/me', { token: ws.apiKey });
+    expect(me.body.usage).toMatchObject({ used: 20, included: 0, reserved: 0 });
+    expect(me.body.spend_cap).toMatchObject({ spend_cap_cents: 1, spent_cents: 1 });
+    expect(me.body.balance).toMatchObject({ available_cents: 99, paid_cents: 99 });
+    const db = new Client({ connectionString: process.env.E2E_DATABASE_URL });
+    await db.connect();
+    try {
+      const { rows } = await db.query(
+        `SELECT count(*)::int AS n FROM decision_runner.executions e JOIN billing_ledger.leases l ON l.id = e.lease_id
+         WHERE e.workspace_id = $1 AND l.funding = 'credits'`,
+        [ws.workspaceId],
+      );
+      expect(rows[0].n).toBeGreaterThan(0);
+    } finally {
+      await db.end();
+    }
   });
 
   it('never bills an error or an engine-error fallback', async () => {

@@ -27,6 +27,7 @@ import {
   PeriodAccounts,
   periodAccounts,
   usageByDecision,
+  withLeasedMoney,
 } from '@ds/billing';
 import { NatsLink, PLATFORM, publishBroadcast } from '@ds/platform';
 import { AccountEntity } from './entities';
@@ -34,6 +35,7 @@ import { LedgerStore } from './ledger.store';
 import { checkOverrides, DEFAULT_PLAN, effectivePlan, PLAN_NAMES, PlanOverrides, PLANS } from './plans';
 import { checkIds } from './id-checks';
 import { SETTLEMENT_BACKLOG, SettlementBacklog } from './settlement-stream';
+import { LeasesService } from './leases.service';
 
 @Injectable()
 export class AccountsService {
@@ -41,6 +43,8 @@ export class AccountsService {
     @InjectDataSource() private readonly db: DataSource,
     @Inject(PLATFORM.nats) private readonly nats: NatsLink,
     @Optional() @Inject(SETTLEMENT_BACKLOG) private readonly settlements?: SettlementBacklog,
+    // Named: a `T | null` parameter's design type is Object, which Nest would resolve to nothing.
+    @Optional() @Inject(LeasesService) private readonly leases: LeasesService | null = null,
   ) {}
 
   /**
@@ -86,9 +90,21 @@ export class AccountsService {
         `SELECT COALESCE(sum(held), 0)::int AS units FROM leases WHERE workspace_id = $1 AND period_start = $2 AND state <> 'closed'`,
         [workspaceId, period.start],
       )) as Array<{ units: number }>;
+      // The money the period's leases hold, per source: not spent, and still the workspace's to spend.
+      const leasedMoney = (await manager.query(
+        `SELECT held.account_id, sum(held.micros::bigint)::text AS micros
+         FROM leases CROSS JOIN LATERAL jsonb_to_recordset(leases.money_held) AS held (account_id text, micros text)
+         WHERE leases.workspace_id = $1 AND leases.period_start = $2 AND leases.state <> 'closed' AND leases.funding = 'credits' AND leases.currency = $3
+         GROUP BY 1`,
+        [workspaceId, period.start, account.currency],
+      )) as Array<{ account_id: string; micros: string }>;
+      const leasedMicros = new Map(leasedMoney.map((row) => [row.account_id, BigInt(row.micros)]));
+      const listed = new Set(view.sources.map((source) => source.accountId));
+      const heldWhole = await ledger.sources([...leasedMicros.keys()].filter((id) => !listed.has(id)));
       return {
         account: accountView({
           leasedUnits: leased?.units ?? 0,
+          leasedMicros: [...leasedMicros.values()].reduce((sum, micros) => sum + micros, 0n),
           plan: effectivePlan(account.plan, account.overrides),
           period,
           currency: account.currency,
@@ -96,7 +112,7 @@ export class AccountsService {
           includedVolume: view.includedVolume,
           overageVolume: view.overageVolume,
           spend: view.spend,
-          sources: consumptionOrder(view.sources, now),
+          sources: consumptionOrder(withLeasedMoney([...view.sources, ...heldWhole], leasedMicros), now),
         }),
         days: days.map((day) => ({ date: day.date, billed: Number(day.billed) })),
         decisions,
@@ -113,7 +129,7 @@ export class AccountsService {
     )) as Array<{ decision_id: string | null; amount: string }>;
     const charged = (await manager.query(
       `SELECT decision_id, sum(amount)::bigint AS amount FROM transfers
-       WHERE credit_account_id = $1 AND code = 'decision_charge' AND phase = 'post' GROUP BY 1`,
+       WHERE credit_account_id = $1 AND code = 'decision_charge' AND phase IN ('single', 'post') GROUP BY 1`,
       [accounts.spend.id],
     )) as Array<{ decision_id: string | null; amount: string }>;
     const sums = (rows: typeof billed) => rows.map((row) => ({ decisionId: row.decision_id, amount: row.amount }));
@@ -201,6 +217,10 @@ export class AccountsService {
       await new LedgerStore(manager).lockAccount(workspaceId, new Date());
       await manager.getRepository(AccountEntity).update({ workspaceId }, changes);
     });
+    // Units leased under the old plan or cap are not taken under the new one: their untaken rest (and its money)
+    // goes back before the answer, and the next lease is sized by the new limits. Runs that took a unit before
+    // are in flight, as runs that reserved on their own before the change are.
+    await this.leases?.reclaimOpen(workspaceId);
   }
 }
 

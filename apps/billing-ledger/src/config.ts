@@ -8,6 +8,8 @@ export interface BillingConfig {
   upgradeUrl: string;
   /** Where budget leases are counted; without it every run reserves on its own. */
   redisUrl: string | null;
+  /** Whether leases are granted past the included volume too (overage decisions and their money); off: only included ones. */
+  moneyLeases: boolean;
 }
 
 export function readBillingConfig(env: EnvReader): BillingConfig {
@@ -18,5 +20,6 @@ export function readBillingConfig(env: EnvReader): BillingConfig {
     billingUrl: `${appUrl}/app/billing`,
     upgradeUrl: `${appUrl}/app/billing/plans`,
     redisUrl: env.url('REDIS_URL', undefined, ['redis', 'rediss']) ?? null,
+    moneyLeases: env.bool('BILLING_MONEY_LEASES', true),
   };
 }

@@ -85,6 +85,14 @@ export class ReservationEntity {
  */
 export type LeaseState = 'open' | 'draining' | 'closed';
 
+/** What a money lease still holds of one credit source (micro-cents as text: jsonb has no bigint). */
+export interface LeaseMoneyRow {
+  account_id: string;
+  kind: 'promotional' | 'paid';
+  grant_id: string | null;
+  micros: string;
+}
+
 @Entity({ name: 'leases' })
 export class LeaseEntity {
   @PrimaryColumn({ type: 'text' }) id: string;
@@ -97,6 +105,13 @@ export class LeaseEntity {
   @Column({ name: 'granted_at', type: 'timestamptz' }) grantedAt: Date;
   @Column({ name: 'takes_until', type: 'timestamptz' }) takesUntil: Date;
   @Column({ name: 'closed_at', type: 'timestamptz', nullable: true }) closedAt: Date | null;
+  /** `included`: its units are decisions of the included volume. `credits`: overage decisions and their money. */
+  @Column({ type: 'text', default: 'included' }) funding: 'included' | 'credits';
+  @Column({ type: 'text', nullable: true }) currency: Currency | null;
+  @Column({ name: 'unit_price_micros', type: 'bigint', nullable: true, transformer: bigintValue }) unitPriceMicros: bigint | null;
+  @Column({ name: 'money_held', type: 'jsonb', default: () => "'[]'::jsonb" }) moneyHeld: LeaseMoneyRow[];
+  /** Whether its grant put it in the counter: until then no run can have taken a unit of it. */
+  @Column({ type: 'boolean', default: true }) counted: boolean;
 }
 
 /** An operator's grant as asked for, kept to recognise the same grant id again. */

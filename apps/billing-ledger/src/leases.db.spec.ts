@@ -34,6 +34,7 @@ const config: BillingConfig = {
   billingUrl: 'http://app.test/app/billing',
   upgradeUrl: 'http://app.test/app/billing/plans',
   redisUrl: REDIS_URL,
+  moneyLeases: true,
 };
 const logger = createLogger('billing-ledger', 'silent');
 

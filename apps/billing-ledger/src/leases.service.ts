@@ -2,20 +2,63 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, LessThan } from 'typeorm';
 import { GrantLeaseReply, GrantLeaseRequest } from '@ds/contracts';
-import { chart, currentPeriod, LEASE_LIMITS, leaseHold, leaseRate, leaseSettlement, leaseSize, Transfer } from '@ds/billing';
+import {
+  chart,
+  consumptionOrder,
+  currentPeriod,
+  decisionPriceMicros,
+  LeaseSource,
+  leaseHold,
+  leaseRate,
+  leaseSettlement,
+  leaseSize,
+  leaseTakesUntil,
+  MoneyLease,
+  moneyLeaseHolds,
+  moneyLeaseRehold,
+  moneyLeaseRoom,
+  moneyLeaseSettlement,
+  moneyLeaseSources,
+  Period,
+  periodAccounts,
+  Transfer,
+} from '@ds/billing';
 import { randomAlphanumeric } from '@ds/ids';
 import { Logger, PLATFORM } from '@ds/platform';
 import { BillingConfig } from './config';
-import { LeaseEntity, LeaseState } from './entities';
+import { AccountEntity, LeaseEntity, LeaseMoneyRow, LeaseState } from './entities';
 import { checkIds } from './id-checks';
 import { LEASE_COUNTER, LeaseCounter } from './lease-counter';
 import { LedgerStore } from './ledger.store';
 import { effectivePlan } from './plans';
 
+/** A money lease as its row records it, with the accounts its holds move between. */
+export function moneyLeaseOf(lease: LeaseEntity): MoneyLease {
+  if (lease.funding !== 'credits' || lease.currency === null || lease.unitPriceMicros === null) throw new Error(`lease ${lease.id} is not a money lease`);
+  return {
+    id: lease.id,
+    workspaceId: lease.workspaceId,
+    currency: lease.currency,
+    seq: lease.holdSeq,
+    held: lease.held,
+    unitPriceMicros: lease.unitPriceMicros,
+    sources: lease.moneyHeld.map((row) => ({ accountId: row.account_id, kind: row.kind, grantId: row.grant_id, heldMicros: BigInt(row.micros) })),
+    accounts: {
+      overageVolumeId: chart.overageVolume(lease.workspaceId, lease.periodStart).id,
+      decisionsBilledId: chart.decisionsBilled(lease.workspaceId).id,
+      spendId: chart.spend(lease.workspaceId, lease.currency, lease.periodStart).id,
+    },
+  };
+}
+
+function moneyRows(sources: LeaseSource[]): LeaseMoneyRow[] {
+  return sources.map((source) => ({ account_id: source.accountId, kind: source.kind, grant_id: source.grantId, micros: source.heldMicros.toString() }));
+}
+
 /**
- * Moves a lease's hold on by what settled against it (billed executions posted, each under its decision in
- * `decisions`; `freed` units back to the budget) and sets the lease's new hold, state and close time on the
- * entity. Answers the entries to post.
+ * Moves a lease's holds on by what settled against it (billed executions posted, each under its decision in
+ * `decisions`; `freed` units back to the budget, with their money for a money lease) and sets the lease's new
+ * holds, state and close time on the entity. Answers the entries to post.
  */
 export function moveLease(
   lease: LeaseEntity,
@@ -25,7 +68,13 @@ export function moveLease(
   decisions: ReadonlyMap<string, string | null> = new Map(),
 ): Transfer[] {
   let transfers: Transfer[] = [];
-  if (lease.held > 0) {
+  if (lease.held > 0 && lease.funding === 'credits') {
+    const moved = moneyLeaseSettlement(moneyLeaseOf(lease), billedExecutionIds, freed, decisions);
+    transfers = moved.transfers;
+    lease.held = moved.next.held;
+    lease.holdSeq = moved.next.seq;
+    lease.moneyHeld = moneyRows(moved.next.sources);
+  } else if (lease.held > 0) {
     const current = leaseHold(lease.id, lease.holdSeq, lease.workspaceId, lease.held, {
       includedVolumeId: chart.includedVolume(lease.workspaceId, lease.periodStart).id,
       decisionsBilledId: chart.decisionsBilled(lease.workspaceId).id,
@@ -42,12 +91,51 @@ export function moveLease(
   return transfers;
 }
 
+/**
+ * Holds the money of open money leases again from the front of the consumption order, inside the caller's
+ * transaction (under the workspace's lock and the leases' row locks), and posts the entries. Money that came back
+ * to an earlier source after a lease was granted (the untaken rest of the lease it replaced, a release) is then
+ * what its next runs pay from, as runs reserving one at a time would pay. A lease past its time is left alone:
+ * no source it holds can have expired while it gives units. Answers the entries, for the caller to post with its
+ * own in one post (whose lock order keeps it clear of the one-statement reserve).
+ */
+export async function holdLeaseMoneyFromFront(manager: EntityManager, ledger: LedgerStore, leases: LeaseEntity[], now = new Date()): Promise<Transfer[]> {
+  const transfers: Transfer[] = [];
+  const moved: LeaseEntity[] = [];
+  for (const lease of leases) {
+    if (lease.state !== 'open' || lease.funding !== 'credits' || lease.held === 0 || lease.takesUntil <= now) continue;
+    const money = moneyLeaseOf(lease);
+    const view = await ledger.periodView(periodAccounts(lease.workspaceId, lease.currency!, lease.periodStart), lease.workspaceId, lease.currency!);
+    const listed = new Set(view.sources.map((source) => source.accountId));
+    const all = [...view.sources, ...(await ledger.sources(money.sources.map((source) => source.accountId).filter((id) => !listed.has(id))))];
+    const own = new Map(money.sources.map((source) => [source.accountId, source.heldMicros]));
+    const ordered = consumptionOrder(
+      all.map((source) => ({ ...source, availableMicros: source.availableMicros + (own.get(source.accountId) ?? 0n) })),
+      now,
+    );
+    let rehold: { transfers: Transfer[]; next: MoneyLease };
+    try {
+      rehold = moneyLeaseRehold(money, ordered);
+    } catch {
+      // Its sources no longer cover it (one expired just now): it keeps what it holds.
+      continue;
+    }
+    if (rehold.transfers.length === 0) continue;
+    lease.holdSeq = rehold.next.seq;
+    lease.moneyHeld = moneyRows(rehold.next.sources);
+    transfers.push(...rehold.transfers);
+    moved.push(lease);
+  }
+  await saveLeases(manager, moved);
+  return transfers;
+}
+
 /** Saves the leases' held units, hold numbers and states, in one statement. */
 async function saveLeases(manager: EntityManager, leases: LeaseEntity[]): Promise<void> {
   if (leases.length === 0) return;
   await manager.query(
-    `UPDATE leases SET held = moved.held, hold_seq = moved.hold_seq, state = moved.state, closed_at = moved.closed_at
-     FROM unnest($1::text[], $2::int[], $3::int[], $4::text[], $5::timestamptz[]) AS moved (id, held, hold_seq, state, closed_at)
+    `UPDATE leases SET held = moved.held, hold_seq = moved.hold_seq, state = moved.state, closed_at = moved.closed_at, money_held = moved.money_held::jsonb
+     FROM unnest($1::text[], $2::int[], $3::int[], $4::text[], $5::timestamptz[], $6::text[]) AS moved (id, held, hold_seq, state, closed_at, money_held)
      WHERE leases.id = moved.id`,
     [
       leases.map((lease) => lease.id),
@@ -55,6 +143,7 @@ async function saveLeases(manager: EntityManager, leases: LeaseEntity[]): Promis
       leases.map((lease) => lease.holdSeq),
       leases.map((lease) => lease.state),
       leases.map((lease) => lease.closedAt?.toISOString() ?? null),
+      leases.map((lease) => JSON.stringify(lease.moneyHeld)),
     ],
   );
 }
@@ -88,11 +177,16 @@ export interface LeaseSweepReport {
   closed: number;
 }
 
+/** What one grant transaction decided: a lease (new, or another caller's), none, or to reclaim open included leases first. */
+type GrantDecision = { lease: LeaseEntity; fresh: boolean } | { lease: null; reclaimFirst: boolean };
+
 /**
- * Budget leases, the ledger's side: grants (one hold of N decisions, then the counter in Redis), drains (the
- * untaken rest of a lease freed once its counter is gone) and closes (what a lease still holds after every run
- * that could have taken from it has ended is voided). Grants of a workspace are serialised on its account row,
- * like every other write of its ledger, and are never held across a run.
+ * Budget leases, the ledger's side: grants (one set of holds, then the counter in Redis), drains (the untaken rest
+ * of a lease freed once its counter is gone) and closes (what a lease still holds after every run that could
+ * have taken from it has ended is voided). A lease holds decisions of the included volume while it has room, and
+ * past it (a priced plan without a hard cap, with BILLING_MONEY_LEASES) overage decisions with their money from
+ * the credit sources. Grants of a workspace are serialised on its account row, like every other write of its
+ * ledger, and are never held across a run.
  */
 @Injectable()
 export class LeasesService {
@@ -109,68 +203,161 @@ export class LeasesService {
 
   /**
    * Grants the workspace a new lease unless another caller already replaced the one this caller saw (then that
-   * one is answered), sized by the previous lease's rate and the room left in the included volume. The hold is
-   * committed before the counter is put in Redis, so a unit can never be taken that the ledger does not hold; a
-   * ledger that dies in between leaves a lease no run can take from, which the sweeper closes.
+   * one is answered), sized by the previous lease's rate and the room left: in the included volume, or past it
+   * in what the credits pay for and the spend cap allows. The holds are committed before the counter is put in
+   * Redis, so a unit can never be taken that the ledger does not hold; the put is made under the lease's row
+   * lock and only while the lease is still open, so a lease reclaimed in between (a spend cap or plan change)
+   * never reaches the counter. A ledger that dies in between leaves a lease no run can take from, which the
+   * sweeper closes.
    */
   async grant(request: GrantLeaseRequest): Promise<GrantLeaseReply> {
     checkIds({ workspaceId: request?.workspaceId });
     const counter = this.counter;
     if (!counter) return { leaseId: null, units: 0 };
     const workspaceId = request.workspaceId;
+    let decided = await this.decideGrant(request, new Date(), true);
+    if (decided.lease === null && decided.reclaimFirst) {
+      // The included volume is all held, part of it by an open lease that no run may have taken yet: that rest
+      // goes back first, so that no decision is leased past the included volume while some of it sits unused.
+      await this.reclaimOpen(workspaceId);
+      decided = await this.decideGrant(request, new Date(), false);
+    }
+    const { lease } = decided;
+    if (!lease) return { leaseId: null, units: 0 };
+    if (!decided.fresh) return { leaseId: lease.id, units: lease.units };
+    let replaced: { leaseId: string; left: number } | null;
+    try {
+      const put = await this.db.transaction(async (manager) => {
+        const locked = (await lockLeases(manager, [lease.id])).get(lease.id);
+        const ttlMs = locked ? locked.takesUntil.getTime() - Date.now() : 0;
+        if (!locked || locked.state !== 'open' || ttlMs <= 0) return null;
+        const replaced = await counter.put(workspaceId, lease.id, lease.units, ttlMs);
+        await manager.query('UPDATE leases SET counted = true WHERE id = $1', [lease.id]);
+        return { replaced };
+      });
+      if (!put) return { leaseId: null, units: 0 };
+      replaced = put.replaced;
+    } catch (error) {
+      this.logger.warn({ err: error, workspaceId, leaseId: lease.id }, 'could not put a lease in its counter; the sweeper closes it');
+      return { leaseId: null, units: 0 };
+    }
+    if (replaced) {
+      const freed = await this.drain(workspaceId, replaced.leaseId, replaced.left);
+      if (freed && lease.funding === 'credits') await this.holdFromFront(workspaceId, lease.id);
+    }
+    return { leaseId: lease.id, units: lease.units };
+  }
+
+  /** See holdLeaseMoneyFromFront: done once the replaced lease's untaken rest is back, before any run settles against it. */
+  private async holdFromFront(workspaceId: string, leaseId: string): Promise<void> {
+    try {
+      await this.db.transaction(async (manager) => {
+        const ledger = new LedgerStore(manager);
+        await ledger.lockExistingAccount(workspaceId);
+        const lease = (await lockLeases(manager, [leaseId])).get(leaseId);
+        if (lease) await ledger.post(await holdLeaseMoneyFromFront(manager, ledger, [lease]));
+      });
+    } catch (error) {
+      this.logger.warn({ err: error, workspaceId, leaseId }, 'could not hold a lease’s money again from the front of the consumption order');
+    }
+  }
+
+  private decideGrant(request: GrantLeaseRequest, now: Date, mayReclaim: boolean): Promise<GrantDecision> {
+    const workspaceId = request.workspaceId;
     const seen = typeof request.seenLeaseId === 'string' ? request.seenLeaseId : null;
-    const now = new Date();
-    const granted = await this.db.transaction(async (manager) => {
+    return this.db.transaction(async (manager): Promise<GrantDecision> => {
       const ledger = new LedgerStore(manager);
       const account = await ledger.lockAccount(workspaceId, now);
-      const latest = await manager.getRepository(LeaseEntity).findOne({ where: { workspaceId }, order: { grantedAt: 'DESC' } });
+      const leases = manager.getRepository(LeaseEntity);
+      const latest = await leases.findOne({ where: { workspaceId }, order: { grantedAt: 'DESC' } });
       if (latest && latest.state === 'open' && latest.takesUntil > now && latest.id !== seen) return { lease: latest, fresh: false };
       const period = currentPeriod(account.periodAnchor, now);
       const budget = chart.includedVolume(workspaceId, period.start);
       await ledger.lockBudget(budget.id);
       const volume = (await ledger.balances([budget.id])).get(budget.id)!;
-      const room = effectivePlan(account.plan, account.overrides).included_decisions - Number(volume.debitsPosted + volume.debitsPending);
+      const plan = effectivePlan(account.plan, account.overrides);
+      const room = plan.included_decisions - Number(volume.debitsPosted + volume.debitsPending);
       // What the asking runner saw taken of the lease it saw, when that is the latest; else all of the latest's units.
       const taken =
         latest && latest.id === seen && Number.isInteger(request.seenTaken) ? Math.min(Math.max(request.seenTaken!, 0), latest.units) : latest?.units;
-      const previous = latest ? { units: taken!, grantedAt: latest.grantedAt } : null;
-      const units = leaseSize({ ratePerSecond: leaseRate(previous, now), room });
-      if (units === 0) return { lease: null, fresh: false };
-      const lease = manager.getRepository(LeaseEntity).create({
-        id: `lease_${randomAlphanumeric(20)}`,
-        workspaceId,
-        periodStart: period.start,
-        units,
-        held: units,
-        holdSeq: 0,
-        state: 'open',
-        grantedAt: now,
-        takesUntil: new Date(now.getTime() + LEASE_LIMITS.ttlMs),
-        closedAt: null,
+      const ratePerSecond = leaseRate(latest ? { units: taken!, grantedAt: latest.grantedAt } : null, now);
+      const none = { lease: null, reclaimFirst: false };
+      if (room > 0) {
+        // Inside the included volume, or its last few decisions (no lease: they go one at a time).
+        const units = leaseSize({ ratePerSecond, room });
+        if (units === 0) return none;
+        const lease = await this.insertLease(manager, account, period, now, { units, funding: 'included' });
+        const decisionsBilled = chart.decisionsBilled(workspaceId);
+        await ledger.ensureLedgerAccounts([budget, decisionsBilled]);
+        await ledger.post([leaseHold(lease.id, 0, workspaceId, units, { includedVolumeId: budget.id, decisionsBilledId: decisionsBilled.id })]);
+        return { lease, fresh: true };
+      }
+      if (!this.config.moneyLeases || plan.hard_cap || plan.price_per_million_cents === null) return none;
+      if (await leases.exists({ where: { workspaceId, state: 'open', funding: 'included' } })) return mayReclaim ? { lease: null, reclaimFirst: true } : none;
+      const accounts = periodAccounts(workspaceId, account.currency, period.start);
+      const view = await ledger.periodView(accounts, workspaceId, account.currency);
+      const sources = consumptionOrder(view.sources, now);
+      const unitPriceMicros = decisionPriceMicros(plan.price_per_million_cents);
+      const units = leaseSize({
+        ratePerSecond,
+        room: moneyLeaseRoom({
+          unitPriceMicros,
+          sources,
+          spentMicros: view.spend.creditsPosted + view.spend.creditsPending,
+          spendCapCents: account.spendCapCents,
+        }),
       });
-      await manager.insert(LeaseEntity, lease);
-      const decisionsBilled = chart.decisionsBilled(workspaceId);
-      await ledger.ensureLedgerAccounts([budget, decisionsBilled]);
-      await ledger.post([leaseHold(lease.id, 0, workspaceId, units, { includedVolumeId: budget.id, decisionsBilledId: decisionsBilled.id })]);
+      if (units === 0) return none;
+      // The room is at most what the sources pay for, so they cover the lease.
+      const held = moneyLeaseSources(sources, unitPriceMicros, units)!;
+      const paying = sources.filter((source) => held.some((part) => part.accountId === source.accountId));
+      const lease = await this.insertLease(manager, account, period, now, {
+        units,
+        funding: 'credits',
+        currency: account.currency,
+        unitPriceMicros,
+        moneyHeld: moneyRows(held),
+        takesUntil: leaseTakesUntil(now, period.end, paying),
+      });
+      await ledger.ensureLedgerAccounts(view.missing);
+      await ledger.post(moneyLeaseHolds(moneyLeaseOf(lease)));
       return { lease, fresh: true };
     });
-    const { lease } = granted;
-    if (!lease) return { leaseId: null, units: 0 };
-    if (!granted.fresh) return { leaseId: lease.id, units: lease.units };
-    let replaced: { leaseId: string; left: number } | null;
-    try {
-      replaced = await counter.put(workspaceId, lease.id, lease.units, LEASE_LIMITS.ttlMs);
-    } catch (error) {
-      this.logger.warn({ err: error, workspaceId, leaseId: lease.id }, 'could not put a lease in its counter; the sweeper closes it');
-      return { leaseId: null, units: 0 };
-    }
-    if (replaced) await this.drain(workspaceId, replaced.leaseId, replaced.left);
-    return { leaseId: lease.id, units: lease.units };
+  }
+
+  private async insertLease(
+    manager: EntityManager,
+    account: AccountEntity,
+    period: Period,
+    now: Date,
+    fields: Partial<LeaseEntity> & Pick<LeaseEntity, 'units' | 'funding'>,
+  ): Promise<LeaseEntity> {
+    const lease = manager.getRepository(LeaseEntity).create({
+      id: `lease_${randomAlphanumeric(20)}`,
+      workspaceId: account.workspaceId,
+      periodStart: period.start,
+      held: fields.units,
+      holdSeq: 0,
+      state: 'open',
+      grantedAt: now,
+      // Never past the period's end: a run after it is the next period's, and takes its own decision.
+      takesUntil: leaseTakesUntil(now, period.end),
+      closedAt: null,
+      currency: null,
+      unitPriceMicros: null,
+      moneyHeld: [],
+      counted: false,
+      ...fields,
+    });
+    await manager.insert(LeaseEntity, lease);
+    return lease;
   }
 
   /**
-   * Reclaims the workspace's open leases before a refusal: their untaken units go back to the budget, so that a
-   * 402 is only ever given when the budget is held by decisions billed or running. True when any was freed.
+   * Reclaims the workspace's open leases: their untaken units (and their money) go back. Done before a refusal,
+   * so that a 402 is only ever given when the budget is held by decisions billed or running; when a spend cap or
+   * plan changes, so that no unit leased under the old one is taken after it; and before a lease past the included
+   * volume while an included one is open. True when any unit was freed.
    */
   async reclaimOpen(workspaceId: string): Promise<boolean> {
     if (!this.counter) return false;
@@ -206,23 +393,39 @@ export class LeasesService {
     return report;
   }
 
-  /** Ends one open lease in its counter and frees its untaken units; a counter that lost it leaves the rest to close. */
+  /**
+   * Ends one open lease in its counter and frees its untaken units, under the workspace's lock and the lease's row
+   * lock, so that a grant cannot put the lease in the counter after this found it missing. A counter that lost it
+   * leaves the rest to close.
+   */
   private async reclaim(lease: LeaseEntity): Promise<boolean> {
-    let left: number | null;
     try {
-      left = await this.counter!.reclaim(lease.workspaceId, lease.id);
+      const freed = await this.db.transaction(async (manager) => {
+        const ledger = new LedgerStore(manager);
+        await ledger.lockExistingAccount(lease.workspaceId);
+        const locked = (await lockLeases(manager, [lease.id])).get(lease.id);
+        if (!locked || locked.state !== 'open') return 0;
+        // Not in the counter: never put (no unit was taken: all of it goes back), or replaced (being drained) or lost
+        // with Redis (what it holds is voided when it closes).
+        const inCounter = await this.counter!.reclaim(lease.workspaceId, lease.id);
+        const left = Math.min(inCounter ?? (locked.counted ? 0 : locked.held), locked.held);
+        const transfers = moveLease(locked, [], left, 'draining');
+        await saveLeases(manager, [locked]);
+        await ledger.post(transfers);
+        return left;
+      });
+      return freed > 0;
     } catch (error) {
       this.logger.warn({ err: error, leaseId: lease.id }, 'could not reclaim a lease from its counter; retrying on the next sweep');
       return false;
     }
-    // Not in the counter: replaced (already drained) or lost with Redis; what it holds is voided when it closes.
-    await this.drain(lease.workspaceId, lease.id, left ?? 0);
-    return (left ?? 0) > 0;
   }
 
-  /** The counter no longer gives units of this lease: free its `left` untaken units, hold the rest for the runs in flight. */
-  private async drain(workspaceId: string, leaseId: string, left: number): Promise<void> {
-    await this.inLease(workspaceId, leaseId, (lease) => (lease.state === 'open' ? { freed: Math.min(left, lease.held), state: 'draining' } : null));
+  /** The counter no longer gives units of this lease: free its `left` untaken units, hold the rest for the runs in flight. Answers the units freed. */
+  private async drain(workspaceId: string, leaseId: string, left: number): Promise<number> {
+    return (
+      (await this.inLease(workspaceId, leaseId, (lease) => (lease.state === 'open' ? { freed: Math.min(left, lease.held), state: 'draining' } : null))) ?? 0
+    );
   }
 
   /** Moves one lease under its workspace's lock; answers the units freed, or null when `decide` left it alone. */

@@ -27,6 +27,7 @@ const config: BillingConfig = {
   billingUrl: 'http://app.test/app/billing',
   upgradeUrl: 'http://app.test/app/billing/plans',
   redisUrl: null,
+  moneyLeases: true,
 };
 const logger = createLogger('billing-ledger', 'silent');
 const DAY = 86_400_000;

@@ -117,6 +117,13 @@ export class LedgerStore {
    * In one query: the balances of a period's accounts (those not created yet listed as missing), and the
    * workspace's promotional grants and paid balance in its currency that still hold something.
    */
+  /** Credit sources by account id, whatever they still hold (a budget lease may hold all of one). */
+  async sources(accountIds: string[]): Promise<CreditSource[]> {
+    if (accountIds.length === 0) return [];
+    const rows = await this.manager.getRepository(LedgerAccountEntity).findBy({ id: In(accountIds), kind: In(['promotional_grant', 'paid_balance']) });
+    return rows.map(sourceOf);
+  }
+
   async periodView(accounts: PeriodAccounts, workspaceId: string, currency: Currency): Promise<PeriodView> {
     const ids = [accounts.includedVolume.id, accounts.overageVolume.id, accounts.spend.id];
     const rows = await this.manager
@@ -140,16 +147,22 @@ export class LedgerStore {
     };
   }
 
-  /** The holds of several reservations by execution id, with the kind of account each one is paid from, in one query. */
-  async holdsOfMany(executionIds: string[]): Promise<Map<string, { holds: Transfer[]; charged: Map<string, ChargedAccount> }>> {
+  /**
+   * The holds of several reservations by execution id, with the kind of account each one is paid from, in one
+   * query; with `single`, the entries a lease posted for them instead.
+   */
+  async holdsOfMany(
+    executionIds: string[],
+    phase: 'pending' | 'single' = 'pending',
+  ): Promise<Map<string, { holds: Transfer[]; charged: Map<string, ChargedAccount> }>> {
     const byExecution = new Map<string, { holds: Transfer[]; charged: Map<string, ChargedAccount> }>();
     if (executionIds.length === 0) return byExecution;
     const rows: HoldRow[] = await this.manager.query(
       `SELECT transfer.id, transfer.cause_id, transfer.workspace_id, transfer.ledger, transfer.debit_account_id, transfer.credit_account_id,
               transfer.amount, transfer.phase, transfer.pending_id, transfer.code, debit.kind AS debit_kind, debit.grant_id AS debit_grant_id
        FROM transfers AS transfer JOIN ledger_accounts AS debit ON debit.id = transfer.debit_account_id
-       WHERE transfer.cause_id = ANY($1::text[]) AND transfer.phase = 'pending'`,
-      [executionIds],
+       WHERE transfer.cause_id = ANY($1::text[]) AND transfer.phase = $2`,
+      [executionIds, phase],
     );
     // Hold ids end in their leg number; shorter first keeps leg 10 after leg 9.
     rows.sort((a, b) => a.id.length - b.id.length || (a.id < b.id ? -1 : 1));

@@ -13,6 +13,7 @@ import { ExecutionRetentionSetting1795600000000 } from './migrations/17956000000
 import { BudgetLeases1796047213590 } from './migrations/1796047213590-budget-leases';
 import { BilledByDay1796027182818 } from './migrations/1796027182818-billed-by-day';
 import { UsagePerDecision1796127000000 } from './migrations/1796127000000-usage-per-decision';
+import { MoneyLeases1796200000000 } from './migrations/1796200000000-money-leases';
 import { ReservationsService } from './reservations.service';
 import { SETTLEMENT_BACKLOG, SettlementConsumer } from './settlement-stream';
 import { EXECUTION_OUTCOMES, RunnerOutcomes, Sweeper } from './sweeper';
@@ -30,6 +31,7 @@ export const billingLedger: ServiceDefinition<BillingConfig> = {
       BilledByDay1796027182818,
       BudgetLeases1796047213590,
       UsagePerDecision1796127000000,
+      MoneyLeases1796200000000,
     ],
   },
   readConfig: readBillingConfig,

@@ -3,7 +3,20 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
 import { DataSource, EntityManager } from 'typeorm';
 import { BillingReserveReply, BillingReserveRequest, BillingSettleReply, BillingSettleRequest, ServiceError } from '@ds/contracts';
-import { chart, consumptionOrder, currentPeriod, decideReservation, holdTransfers, paidBy, periodAccounts, settlementTransfers, Transfer } from '@ds/billing';
+import {
+  chart,
+  consumptionOrder,
+  currentPeriod,
+  decideReservation,
+  holdTransfers,
+  leaseChargeAt,
+  leaseChargesPaidBy,
+  MoneyLease,
+  paidBy,
+  periodAccounts,
+  settlementTransfers,
+  Transfer,
+} from '@ds/billing';
 import { PLATFORM } from '@ds/platform';
 import { looksLikeId } from '@ds/ids';
 import { BillingConfig } from './config';
@@ -12,7 +25,7 @@ import { FastReserve } from './fast-reserve';
 import { LedgerStore } from './ledger.store';
 import { effectivePlan } from './plans';
 import { checkIds } from './id-checks';
-import { isLeaseId, LeasesService, lockLeases, moveLease, saveLeases } from './leases.service';
+import { holdLeaseMoneyFromFront, isLeaseId, LeasesService, lockLeases, moneyLeaseOf, moveLease, saveLeases } from './leases.service';
 
 /** Workspaces whose period anchor this process remembers; an anchor never changes once the account exists. */
 const ANCHOR_CACHE_SIZE = 10_000;
@@ -54,15 +67,17 @@ export class ReservationsService {
       if (held) return { reserved: true };
     }
     try {
-      return await this.reserveLocked(request, now);
+      return await this.reserveLocked(request, now, true);
     } catch (error) {
-      // Units leased but not taken are budget nobody uses: they are freed before a refusal stands.
-      if (!(error instanceof ServiceError) || error.status !== 402 || !(await this.leases?.reclaimOpen(request.workspaceId))) throw error;
-      return this.reserveLocked(request, now);
+      // Units leased but not taken are budget nobody uses: they are freed before a refusal stands, and before a
+      // decision is paid past the included volume while some of it sits in a lease.
+      const reclaim = error === RECLAIM_FIRST || (error instanceof ServiceError && error.status === 402);
+      if (!reclaim || !((await this.leases?.reclaimOpen(request.workspaceId)) || error === RECLAIM_FIRST)) throw error;
+      return this.reserveLocked(request, now, false);
     }
   }
 
-  private reserveLocked(request: BillingReserveRequest, now: Date): Promise<BillingReserveReply> {
+  private reserveLocked(request: BillingReserveRequest, now: Date, mayReclaim: boolean): Promise<BillingReserveReply> {
     return this.db.transaction(async (manager) => {
       const ledger = new LedgerStore(manager);
       const account = await ledger.lockAccount(request.workspaceId, now);
@@ -97,6 +112,7 @@ export class ReservationsService {
         upgradeUrl: this.config.upgradeUrl,
       });
       if (verdict.kind === 'refused') throw new ServiceError(verdict.code, verdict.message, verdict.details);
+      if (verdict.kind === 'credits' && mayReclaim && this.leases?.enabled && (await openIncludedLease(manager, request.workspaceId))) throw RECLAIM_FIRST;
 
       await ledger.ensureLedgerAccounts(view.missing);
       await ledger.post(holdTransfers(request.executionId, request.workspaceId, account.currency, verdict, accounts));
@@ -136,9 +152,13 @@ export class ReservationsService {
         manager,
         valid.flatMap((request) => (request.leaseId === undefined ? [] : [request.leaseId])),
       );
+      // Runs billed against a money lease pay from the front of the consumption order as it is now.
+      const entries: Transfer[] = await holdLeaseMoneyFromFront(manager, ledger, [...leases.values()]);
       const fromLeases = new LeaseSettlements(leases);
+      // A repeated commit of a leased run is answered with what its entries say paid for it.
+      const leasedCommitted = [...reservations.values()].filter((row) => row.leaseId !== null && row.state === 'committed').map((row) => row.executionId);
+      const leasedEntries = await ledger.holdsOfMany(leasedCommitted, 'single');
 
-      const entries: Transfer[] = [];
       const transitions = new Map<string, ReservationState>();
       requests.forEach((request, index) => {
         if (outcomes[index] !== null) return;
@@ -160,10 +180,12 @@ export class ReservationsService {
         }
         const execution = holds.get(request.executionId) ?? { holds: [], charged: new Map() };
         if (reservation.leaseId) {
+          const entries = leasedEntries.get(request.executionId);
           outcomes[index] =
-            reservation.state === target
-              ? settledReply(target)
-              : new ServiceError('CONFLICT', `Execution ${request.executionId} was already ${reservation.state}.`);
+            reservation.state !== target
+              ? new ServiceError('CONFLICT', `Execution ${request.executionId} was already ${reservation.state}.`)
+              : (fromLeases.replyOf(request.executionId) ??
+                (target === 'committed' && entries ? { state: target, paid_by: paidBy(entries.holds, entries.charged) } : settledReply(target)));
           return;
         }
         if (reservation.state === 'pending') {
@@ -201,6 +223,8 @@ function settledReply(state: 'committed' | 'released'): BillingSettleReply {
  */
 class LeaseSettlements {
   private readonly rows = new Map<string, SettledReservation>();
+  private readonly replies = new Map<string, BillingSettleReply>();
+  private readonly money = new Map<string, MoneyLease>();
   private readonly billed = new Map<string, string[]>();
   private readonly freed = new Map<string, number>();
   /** The decision each execution billed against a lease ran, as its settlement named it. */
@@ -211,6 +235,11 @@ class LeaseSettlements {
   /** A reservation written earlier in this batch. */
   settledNow(executionId: string): SettledReservation | undefined {
     return this.rows.get(executionId);
+  }
+
+  /** The answer given to an execution settled earlier in this batch. */
+  replyOf(executionId: string): BillingSettleReply | undefined {
+    return this.replies.get(executionId);
   }
 
   settle(request: BillingSettleRequest): BillingSettleReply | ServiceError {
@@ -228,6 +257,13 @@ class LeaseSettlements {
         : { state: 'released' };
     }
     const state = request.billable ? 'committed' : 'released';
+    let reply = settledReply(state);
+    if (request.billable && lease.funding === 'credits') {
+      // The lease as it was when the batch began; this execution pays the price after those billed before it.
+      const money = this.money.get(lease.id) ?? this.money.set(lease.id, moneyLeaseOf(lease)).get(lease.id)!;
+      reply = { state, paid_by: { funding: 'credits', charges: leaseChargesPaidBy(leaseChargeAt(money, billed.length)) } };
+    }
+    this.replies.set(request.executionId, reply);
     if (request.billable) {
       this.billed.set(lease.id, [...billed, request.executionId]);
       this.decisions.set(request.executionId, request.decisionId ?? null);
@@ -239,7 +275,7 @@ class LeaseSettlements {
       periodStart: lease.periodStart,
       leaseId: lease.id,
     });
-    return settledReply(state);
+    return reply;
   }
 
   /** Writes the reservation rows and the leases, and answers the entries that move the leases' holds. */
@@ -264,6 +300,17 @@ class LeaseSettlements {
     await saveLeases(manager, moved);
     return transfers;
   }
+}
+
+/** Thrown out of the locked reserve to reclaim open leases and decide again. */
+const RECLAIM_FIRST = Symbol('reclaim-open-leases-first');
+
+/** Whether the workspace has an included lease whose counter may still give units. */
+async function openIncludedLease(manager: EntityManager, workspaceId: string): Promise<boolean> {
+  const rows: unknown[] = await manager.query(`SELECT 1 FROM leases WHERE workspace_id = $1 AND state = 'open' AND funding = 'included' LIMIT 1`, [
+    workspaceId,
+  ]);
+  return rows.length > 0;
 }
 
 function settleRequestError(request: BillingSettleRequest): ServiceError | null {

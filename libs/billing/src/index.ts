@@ -10,3 +10,4 @@ export * from './units';
 export * from './usage';
 export * from './leases';
 export * from './lease-counter-scripts';
+export * from './money-leases';

@@ -1,6 +1,6 @@
 import { PlanView } from '@ds/contracts';
 import { ZERO_BALANCES } from './ledger';
-import { accountView, usageByDecision } from './usage';
+import { accountView, usageByDecision, withLeasedMoney } from './usage';
 
 const plan: PlanView = {
   name: 'genesis',
@@ -58,6 +58,43 @@ describe('accountView', () => {
       leasedUnits: 100,
     });
     expect(view.usage).toMatchObject({ used: 40, reserved: 3 });
+  });
+
+  it('counts as neither spent nor gone the money a budget lease holds', () => {
+    const leased = new Map([['a', 1_500_000n]]);
+    const sources = withLeasedMoney(
+      [
+        { accountId: 'a', kind: 'promotional', grantId: 'promo', expiresAt: null, grantedAt: new Date(0), availableMicros: 0n },
+        { accountId: 'b', kind: 'paid', grantId: null, expiresAt: null, grantedAt: new Date(0), availableMicros: 2_000_000n },
+      ],
+      leased,
+    );
+    expect(sources.map((source) => source.availableMicros)).toEqual([1_500_000n, 2_000_000n]);
+    const view = accountView({
+      plan,
+      period: { start: new Date('2026-03-01T00:00:00Z'), end: new Date('2026-04-01T00:00:00Z') },
+      currency: 'usd',
+      spendCapCents: 10,
+      includedVolume: { ...ZERO_BALANCES, debitsPosted: 1_000_000n },
+      // 30 leased decisions at 50,000 each hold 1,500,000; 4 billed and 1 in flight on its own.
+      overageVolume: { ...ZERO_BALANCES, debitsPosted: 4n, debitsPending: 31n },
+      spend: { ...ZERO_BALANCES, creditsPosted: 200_000n, creditsPending: 1_550_000n },
+      sources,
+      leasedUnits: 30,
+      leasedMicros: 1_500_000n,
+    });
+    expect(view.usage).toMatchObject({ used: 1_000_004, reserved: 1 });
+    expect(view.spend_cap).toEqual({ spend_cap_cents: 10, spent_cents: 0, currency: 'usd' });
+    expect(view.balance).toMatchObject({ available_cents: 3, promotional_cents: 1, paid_cents: 2 });
+    // The same held money held for runs in flight (no lease) counts as spent.
+    const snapshot = { plan, period: { start: new Date(0), end: new Date(1) }, currency: 'usd' as const, spendCapCents: 10, includedVolume: ZERO_BALANCES };
+    const inFlight = {
+      ...snapshot,
+      overageVolume: ZERO_BALANCES,
+      spend: { ...ZERO_BALANCES, creditsPosted: 200_000n, creditsPending: 1_550_000n },
+      sources: [],
+    };
+    expect(accountView(inFlight).spend_cap.spent_cents).toBe(1);
   });
 });
 

@@ -16,6 +16,16 @@ export interface AccountSnapshot {
   sources: CreditSource[];
   /** Decisions the period's budget leases still hold: leased, not used, so neither used nor reserved. */
   leasedUnits?: number;
+  /** Money the period's budget leases still hold: leased, not spent, so not counted as spent (sources include it back: see withLeasedMoney). */
+  leasedMicros?: bigint;
+}
+
+/**
+ * The credit sources as a reader sees them: what budget leases hold of a source (`leased`, by account id) is not
+ * spent, so it counts as available again. Sources that hold nothing else are among `sources` with nothing available.
+ */
+export function withLeasedMoney(sources: CreditSource[], leased: ReadonlyMap<string, bigint>): CreditSource[] {
+  return sources.map((source) => ({ ...source, availableMicros: source.availableMicros + (leased.get(source.accountId) ?? 0n) }));
 }
 
 /** The paid balance has no grant id of its own: paid grants pool into it. */
@@ -55,7 +65,7 @@ export function accountView(snapshot: AccountSnapshot): AccountReply {
     },
     spend_cap: {
       spend_cap_cents: snapshot.spendCapCents,
-      spent_cents: microsToCents(snapshot.spend.creditsPosted + snapshot.spend.creditsPending),
+      spent_cents: microsToCents(snapshot.spend.creditsPosted + snapshot.spend.creditsPending - (snapshot.leasedMicros ?? 0n)),
       currency,
     },
   };
