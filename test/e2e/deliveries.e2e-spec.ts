@@ -2,11 +2,13 @@ import { Client } from 'pg';
 import Stripe from 'stripe';
 import { Webhook } from 'standardwebhooks';
 import { call, defined, expectError, newWorkspace, opsPort, Workspace } from './support/api';
+import { DELIVERY_WINDOW_MS } from './support/cluster';
 import { DeliveryPublisher, eventually, Receiver, startReceiver, webhookMessage } from './support/deliveries';
 
 /**
- * Deliveries on the shared cluster (plain http to loopback allowed, the retry schedule scaled to about 5 seconds),
- * published straight to JetStream as the runner publishes them, received by real HTTP servers.
+ * Deliveries on the shared cluster (plain http to loopback allowed, the retry schedule scaled to about 5 seconds, the
+ * per-workspace window of 600 attempts shortened to DELIVERY_WINDOW_MS), published straight to JetStream as the
+ * runner publishes them, received by real HTTP servers.
  */
 const stripe = new Stripe('sk_test_unused');
 const DELIVERY_OPS = 3;
@@ -160,100 +162,6 @@ describe('a webhook delivery', () => {
   });
 });
 
-describe('retries', () => {
-  it('make 6 attempts on the scaled schedule, then the delivery fails; a resend starts a new sequence under the same id', async () => {
-    const ws = await newWorkspace();
-    let healthy = false;
-    const target = await receiver((_r, _i, response) => response.writeHead(healthy ? 200 : 500).end());
-    const message = webhookMessage(ws.workspaceId, target.url);
-    await publisher.publish(message);
-    const failed = await settled(ws, message.deliveryId, 'failed');
-    expect(target.received).toHaveLength(6);
-    expect(target.received.map((r) => r.headers['service-delivery-attempt'])).toEqual(['1', '2', '3', '4', '5', '6']);
-    expect(new Set(target.received.map((r) => r.headers['service-delivery-id']))).toEqual(new Set([message.deliveryId]));
-    expect(failed.attempts.map((a: any) => [a.attempt, a.outcome, a.response_status])).toEqual([1, 2, 3, 4, 5, 6].map((n) => [n, 'failed', 500]));
-    // The scaled schedule's gaps grow: the last is the longest.
-    const gaps = target.received.slice(1).map((r, i) => r.at - target.received[i]!.at);
-    expect(gaps[4]).toBeGreaterThan(gaps[0]!);
-
-    healthy = true;
-    const resent = await app(ws, 'POST', `/deliveries/${message.deliveryId}/resend`);
-    expect(resent.status).toBe(202);
-    expect(resent.body).toMatchObject({ id: message.deliveryId, status: 'pending', sequence: 2 });
-    const done = await settled(ws, message.deliveryId, 'succeeded');
-    expect(done).toMatchObject({ sequence: 2, attempt_count: 1 });
-    expect(done.attempts).toHaveLength(7);
-    expect(done.attempts[6]).toMatchObject({ sequence: 2, attempt: 1, outcome: 'succeeded', response_status: 200 });
-    expect(target.received).toHaveLength(7);
-    expect(target.received[6]!.headers).toMatchObject({
-      'service-delivery-id': message.deliveryId,
-      'webhook-id': message.deliveryId,
-      'service-delivery-attempt': '1',
-    });
-
-    expectError(await app(ws, 'POST', `/deliveries/${message.deliveryId}/resend`), 409, 'CONFLICT');
-    expectError(await app(ws, 'POST', `/deliveries/dlv_00000000000000000000/resend`), 404, 'NOT_FOUND');
-  });
-
-  it('wait at least what Retry-After asks, within its cap', async () => {
-    const ws = await newWorkspace();
-    const target = await receiver((_r, index, response) =>
-      index === 0 ? response.writeHead(503, { 'retry-after': '2' }).end() : response.writeHead(200).end(),
-    );
-    const message = webhookMessage(ws.workspaceId, target.url);
-    await publisher.publish(message);
-    await settled(ws, message.deliveryId, 'succeeded');
-    expect(target.received).toHaveLength(2);
-    // The scaled schedule alone would retry after about a millisecond.
-    expect(target.received[1]!.at - target.received[0]!.at).toBeGreaterThanOrEqual(1_900);
-
-    const capped = await receiver((_r, index, response) =>
-      index === 0 ? response.writeHead(429, { 'retry-after': '86400' }).end() : response.writeHead(200).end(),
-    );
-    const second = webhookMessage(ws.workspaceId, capped.url);
-    await publisher.publish(second);
-    await settled(ws, second.deliveryId, 'succeeded');
-    expect(capped.received).toHaveLength(2);
-  });
-
-  it('treat a redirect as a failure and never follow it', async () => {
-    const ws = await newWorkspace();
-    const elsewhere = await receiver();
-    const target = await receiver((_r, _i, response) => response.writeHead(307, { location: elsewhere.url }).end());
-    const message = webhookMessage(ws.workspaceId, target.url);
-    await publisher.publish(message);
-    const view = await settled(ws, message.deliveryId, 'failed');
-    expect(view.attempts).toHaveLength(6);
-    expect(view.attempts[0]).toMatchObject({ outcome: 'failed', response_status: 307 });
-    expect(view.attempts[0].error).toMatch(/redirect/);
-    expect(elsewhere.received).toHaveLength(0);
-  });
-
-  it('stop at 410 Gone', async () => {
-    const ws = await newWorkspace();
-    const target = await receiver((_r, _i, response) => response.writeHead(410).end());
-    const message = webhookMessage(ws.workspaceId, target.url);
-    await publisher.publish(message);
-    const view = await settled(ws, message.deliveryId, 'failed');
-    expect(view.attempts).toEqual([expect.objectContaining({ attempt: 1, outcome: 'gone', response_status: 410 })]);
-    expect(target.received).toHaveLength(1);
-  });
-
-  it('give up on an attempt after 10 seconds and try again', async () => {
-    const ws = await newWorkspace();
-    const target = await receiver((_r, index, response) => {
-      if (index > 0) response.writeHead(200).end();
-    });
-    const message = webhookMessage(ws.workspaceId, target.url);
-    await publisher.publish(message);
-    const view = await settled(ws, message.deliveryId, 'succeeded', 45_000);
-    expect(view.attempts.map((a: any) => a.outcome)).toEqual(['timeout', 'succeeded']);
-    expect(view.attempts[0].duration_ms).toBeGreaterThanOrEqual(10_000);
-    expect(view.attempts[0].error).toMatch(/10000 ms/);
-    expect(target.abandoned).toBe(1);
-  }, 60_000);
-});
-
 describe('workspaces', () => {
   it('are isolated: a dead receiver of one never holds up another’s deliveries', async () => {
     const [slow, quick] = [await newWorkspace(), await newWorkspace()];
@@ -275,7 +183,7 @@ describe('workspaces', () => {
     expect(dead.received.length).toBeLessThanOrEqual(16);
   });
 
-  it(`receive at most 600 deliveries a minute; the rest wait and none is dropped`, async () => {
+  it(`receive at most 600 deliveries a window; the rest wait and none is dropped`, async () => {
     const ws = await newWorkspace();
     const target = await receiver();
     const messages = Array.from({ length: 630 }, () => webhookMessage(ws.workspaceId, target.url));
@@ -284,8 +192,8 @@ describe('workspaces', () => {
     expect(new Set(target.received.map((r) => r.headers['service-delivery-id']))).toEqual(new Set(messages.map((m) => m.deliveryId)));
     // Without the cap all 630 would arrive within seconds.
     const arrivals = target.received.map((r) => r.at).sort((a, b) => a - b);
-    expect(arrivals[600]! - arrivals[0]!).toBeGreaterThan(30_000);
-    // The recorded starts are the moments the window counted: no 60 seconds hold more than 600.
+    expect(arrivals[600]! - arrivals[0]!).toBeGreaterThan(DELIVERY_WINDOW_MS / 2);
+    // The recorded starts are the moments the window counted: no window's length holds more than 600.
     const starts: number[] = [];
     let cursor: string | null = null;
     do {
@@ -295,7 +203,7 @@ describe('workspaces', () => {
     } while (cursor);
     starts.sort((a, b) => a - b);
     expect(starts).toHaveLength(630);
-    for (let i = 600; i < starts.length; i++) expect(starts[i]! - starts[i - 600]!).toBeGreaterThanOrEqual(60_000);
+    for (let i = 600; i < starts.length; i++) expect(starts[i]! - starts[i - 600]!).toBeGreaterThanOrEqual(DELIVERY_WINDOW_MS);
     const metrics = (await call('GET', '/metrics', {}, `http://127.0.0.1:${opsPort(DELIVERY_OPS)}`)).text;
     expect(Number(/^decision_service_delivery_throttled_total\{[^}]*\} (\d+)/m.exec(metrics)?.[1] ?? 0)).toBeGreaterThan(0);
   }, 200_000);
@@ -350,4 +258,104 @@ describe('the application', () => {
     expect(metrics).toMatch(/^decision_service_delivery_consumer_pending\{[^}]*state="undelivered"[^}]*\} \d+/m);
     expect(metrics).not.toMatch(/^decision_service_deliver[^\n]*workspace/m);
   });
+});
+
+// Each of these waits out real delays (the scaled schedule, Retry-After, the 10-second timeout) in a workspace and
+// receiver of its own, so they run side by side, from the start of the file on, while the tests above run.
+describe('retries', () => {
+  it.concurrent('make 6 attempts on the scaled schedule, then the delivery fails; a resend starts a new sequence under the same id', async () => {
+    const ws = await newWorkspace();
+    let healthy = false;
+    const target = await receiver((_r, _i, response) => response.writeHead(healthy ? 200 : 500).end());
+    const message = webhookMessage(ws.workspaceId, target.url);
+    await publisher.publish(message);
+    const failed = await settled(ws, message.deliveryId, 'failed');
+    expect(target.received).toHaveLength(6);
+    expect(target.received.map((r) => r.headers['service-delivery-attempt'])).toEqual(['1', '2', '3', '4', '5', '6']);
+    expect(new Set(target.received.map((r) => r.headers['service-delivery-id']))).toEqual(new Set([message.deliveryId]));
+    expect(failed.attempts.map((a: any) => [a.attempt, a.outcome, a.response_status])).toEqual([1, 2, 3, 4, 5, 6].map((n) => [n, 'failed', 500]));
+    // The scaled schedule's gaps grow: the last is the longest.
+    const gaps = target.received.slice(1).map((r, i) => r.at - target.received[i]!.at);
+    expect(gaps[4]).toBeGreaterThan(gaps[0]!);
+
+    healthy = true;
+    const resent = await app(ws, 'POST', `/deliveries/${message.deliveryId}/resend`);
+    expect(resent.status).toBe(202);
+    expect(resent.body).toMatchObject({ id: message.deliveryId, status: 'pending', sequence: 2 });
+    const done = await settled(ws, message.deliveryId, 'succeeded');
+    expect(done).toMatchObject({ sequence: 2, attempt_count: 1 });
+    expect(done.attempts).toHaveLength(7);
+    expect(done.attempts[6]).toMatchObject({ sequence: 2, attempt: 1, outcome: 'succeeded', response_status: 200 });
+    expect(target.received).toHaveLength(7);
+    expect(target.received[6]!.headers).toMatchObject({
+      'service-delivery-id': message.deliveryId,
+      'webhook-id': message.deliveryId,
+      'service-delivery-attempt': '1',
+    });
+
+    expectError(await app(ws, 'POST', `/deliveries/${message.deliveryId}/resend`), 409, 'CONFLICT');
+    expectError(await app(ws, 'POST', `/deliveries/dlv_00000000000000000000/resend`), 404, 'NOT_FOUND');
+  });
+
+  it.concurrent('wait at least what Retry-After asks, within its cap', async () => {
+    const ws = await newWorkspace();
+    const target = await receiver((_r, index, response) =>
+      index === 0 ? response.writeHead(503, { 'retry-after': '2' }).end() : response.writeHead(200).end(),
+    );
+    const message = webhookMessage(ws.workspaceId, target.url);
+    await publisher.publish(message);
+    await settled(ws, message.deliveryId, 'succeeded');
+    expect(target.received).toHaveLength(2);
+    // The scaled schedule alone would retry after about a millisecond.
+    expect(target.received[1]!.at - target.received[0]!.at).toBeGreaterThanOrEqual(1_900);
+
+    const capped = await receiver((_r, index, response) =>
+      index === 0 ? response.writeHead(429, { 'retry-after': '86400' }).end() : response.writeHead(200).end(),
+    );
+    const second = webhookMessage(ws.workspaceId, capped.url);
+    await publisher.publish(second);
+    await settled(ws, second.deliveryId, 'succeeded');
+    expect(capped.received).toHaveLength(2);
+  });
+
+  it.concurrent('treat a redirect as a failure and never follow it', async () => {
+    const ws = await newWorkspace();
+    const elsewhere = await receiver();
+    const target = await receiver((_r, _i, response) => response.writeHead(307, { location: elsewhere.url }).end());
+    const message = webhookMessage(ws.workspaceId, target.url);
+    await publisher.publish(message);
+    const view = await settled(ws, message.deliveryId, 'failed');
+    expect(view.attempts).toHaveLength(6);
+    expect(view.attempts[0]).toMatchObject({ outcome: 'failed', response_status: 307 });
+    expect(view.attempts[0].error).toMatch(/redirect/);
+    expect(elsewhere.received).toHaveLength(0);
+  });
+
+  it.concurrent('stop at 410 Gone', async () => {
+    const ws = await newWorkspace();
+    const target = await receiver((_r, _i, response) => response.writeHead(410).end());
+    const message = webhookMessage(ws.workspaceId, target.url);
+    await publisher.publish(message);
+    const view = await settled(ws, message.deliveryId, 'failed');
+    expect(view.attempts).toEqual([expect.objectContaining({ attempt: 1, outcome: 'gone', response_status: 410 })]);
+    expect(target.received).toHaveLength(1);
+  });
+
+  it.concurrent(
+    'give up on an attempt after 10 seconds and try again',
+    async () => {
+      const ws = await newWorkspace();
+      const target = await receiver((_r, index, response) => {
+        if (index > 0) response.writeHead(200).end();
+      });
+      const message = webhookMessage(ws.workspaceId, target.url);
+      await publisher.publish(message);
+      const view = await settled(ws, message.deliveryId, 'succeeded', 45_000);
+      expect(view.attempts.map((a: any) => a.outcome)).toEqual(['timeout', 'succeeded']);
+      expect(view.attempts[0].duration_ms).toBeGreaterThanOrEqual(10_000);
+      expect(view.attempts[0].error).toMatch(/10000 ms/);
+      expect(target.abandoned).toBe(1);
+    },
+    60_000,
+  );
 });

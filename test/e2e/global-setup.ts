@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { builtEngineSimulator, freshDatabase, LAUNCHER, startCluster, startNats } from './support/cluster';
+import { builtEngineSimulator, DELIVERY_WINDOW_MS, freshDatabase, LAUNCHER, startCluster, startNats } from './support/cluster';
 import { startMailbox } from './support/mailbox';
 
 export const ADMIN_TOKEN = 'e2e-admin-token-0123456789';
@@ -44,6 +44,7 @@ export default async function globalSetup(): Promise<void> {
       DELIVERY_ALLOW_PRIVATE_TARGETS: 'true',
       // The 7-hour schedule in about 5 seconds (Retry-After's cap scales with it: about 2 seconds).
       DELIVERY_RETRY_SCALE: '0.0002',
+      DELIVERY_WINDOW_MS: String(DELIVERY_WINDOW_MS),
       // Secrets sealed at rest under keys of this run's own, as in a deployment, rather than the public development
       // keys the launcher falls back to.
       DELIVERY_SECRETS_KEY: `e2e:${randomBytes(32).toString('base64')}`,

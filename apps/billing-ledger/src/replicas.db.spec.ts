@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { BillingSettlement, ServiceError, SETTLEMENT_STREAM } from '@ds/contracts';
 import { replayEntries, Transfer, unbalancedLedgers, ZERO_BALANCES } from '@ds/billing';
 import { newId } from '@ds/ids';
-import { createLogger, dataSourceOptions, NatsLink } from '@ds/platform';
+import { createLogger, dataSourceOptions, DEFAULT_SESSION_TIMEOUTS, NatsLink } from '@ds/platform';
 import { defined } from '../../../test/e2e/support/api';
 import { ADMIN_DATABASE_URL, NatsServer, startNats, waitFor } from '../../../test/e2e/support/cluster';
 import { MigratedDatabase, migratedDatabase } from '../../../test/support/service-database';
@@ -16,7 +16,7 @@ import { LedgerAccountEntity, ReservationEntity, TransferEntity } from './entiti
 import { billingLedger } from './main';
 import { PlanOverrides } from './plans';
 import { ReservationsService } from './reservations.service';
-import { SettlementConsumer } from './settlement-stream';
+import { declareSettlementStream, SettlementConsumer } from './settlement-stream';
 
 /**
  * Step 6 and the settlement batches with two ledger replicas: two ReservationsService instances, each on a
@@ -55,8 +55,8 @@ async function terminateReplicaB(): Promise<void> {
   }
 }
 
-async function replicaBDataSource(): Promise<DataSource> {
-  const options = dataSourceOptions(database.url, billingLedger.database, 8);
+async function replicaBDataSource(timeouts = DEFAULT_SESSION_TIMEOUTS): Promise<DataSource> {
+  const options = dataSourceOptions(database.url, billingLedger.database, 8, timeouts);
   const extra = (options as { extra: Record<string, unknown> }).extra;
   const source = new DataSource({ ...options, extra: { ...extra, application_name: REPLICA_B } } as typeof options);
   await source.initialize();
@@ -310,6 +310,9 @@ describe('settlements through JetStream', () => {
     nats = await startNats();
     publisher = await connect({ servers: nats.url });
     jetstream = publisher.jetstream();
+    // The consumer every replica here shares, declared before any of them with a 3-second ack wait instead of 10, so
+    // that what a killed replica held comes back within seconds; the replicas' own declarations keep it.
+    await declareSettlementStream(publisher, 3_000);
   });
 
   afterAll(async () => {
@@ -368,9 +371,12 @@ describe('settlements through JetStream', () => {
     const runs = Array.from({ length: 40 }, (_, i): BillingSettlement => ({ workspaceId: ws, executionId: newId('exec'), billable: i % 4 !== 0 }));
     for (const run of runs) await replicaA.reserve({ workspaceId: ws, executionId: run.executionId });
 
-    // Replica B takes the batch and stops on the workspace's lock, held here, before writing anything.
+    // Replica B takes the batch and stops on the workspace's lock, held here, before writing anything. Its batches
+    // after the one killed wait on the same lock until they give up; 3 seconds instead of the default 10 (longer
+    // than B takes to be seen waiting and killed, so the kill still lands mid-batch).
+    const sourceB = await replicaBDataSource({ ...DEFAULT_SESSION_TIMEOUTS, lockMs: 3_000 });
     const connectionB = await connect({ servers: nats.url });
-    const consumerB = new SettlementConsumer(connectionB, replicaB, logger);
+    const consumerB = new SettlementConsumer(connectionB, new ReservationsService(sourceB, config), logger);
     await consumerB.start();
     const blocker = dbA.createQueryRunner();
     await blocker.connect();
@@ -396,6 +402,7 @@ describe('settlements through JetStream', () => {
     await connectionB.close();
     await terminateReplicaB();
     await consumerB.stop();
+    await sourceB.destroy();
     await blocker.rollbackTransaction();
     await blocker.release();
     expect(await dbA.getRepository(ReservationEntity).countBy({ workspaceId: ws, state: 'pending' })).toBe(runs.length);

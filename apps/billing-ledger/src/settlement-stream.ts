@@ -28,7 +28,7 @@ const BATCH_GATHER_MS = 20;
 /** A batch whose transaction failed comes back after this long. */
 const RETRY_DELAY_MS = 1_000;
 /** An unacknowledged message (its replica died mid-batch) is redelivered after this long. */
-const ACK_WAIT_NS = 10 * 1e9;
+export const SETTLEMENT_ACK_WAIT_MS = 10_000;
 /** `/v1/me` waits at most this long for settlements already published to be posted. */
 const CATCH_UP_MAX_MS = 1_000;
 const CATCH_UP_POLL_MS = 5;
@@ -41,8 +41,11 @@ export interface SettlementBacklog {
 
 export const SETTLEMENT_BACKLOG = Symbol('settlement-backlog');
 
-/** Declares the stream and its durable pull consumer; safe on every start of every replica. */
-export async function declareSettlementStream(connection: NatsConnection): Promise<JetStreamManager> {
+/**
+ * Declares the stream and its durable pull consumer; safe on every start of every replica. The consumer keeps the
+ * ack wait it was first declared with (tests declare it first with a shorter one, so as not to wait out 10 seconds).
+ */
+export async function declareSettlementStream(connection: NatsConnection, ackWaitMs = SETTLEMENT_ACK_WAIT_MS): Promise<JetStreamManager> {
   const manager = await connection.jetstreamManager();
   try {
     await manager.streams.info(SETTLEMENT_STREAM.name);
@@ -59,7 +62,7 @@ export async function declareSettlementStream(connection: NatsConnection): Promi
       durable_name: SETTLEMENT_STREAM.consumer,
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
-      ack_wait: ACK_WAIT_NS,
+      ack_wait: ackWaitMs * 1e6,
       // A settlement is never dropped: a batch that cannot be posted is retried until it can.
       max_deliver: -1,
       max_ack_pending: 4 * SETTLEMENT_BATCH_MAX,
@@ -72,8 +75,9 @@ export async function declareSettlementStream(connection: NatsConnection): Promi
  * Pulls settlements and posts them in batches: whatever arrived while the previous batch was being posted goes
  * into the next one (up to SETTLEMENT_BATCH_MAX), in one transaction. Messages are acknowledged after the commit;
  * when the transaction fails they are handed back for redelivery, and a replica that dies mid-batch leaves them
- * unacknowledged, so JetStream redelivers them after ACK_WAIT_NS. A settlement the ledger refuses (a CONFLICT,
- * an unknown execution, an invalid message) is acknowledged and logged: delivering it again cannot change it.
+ * unacknowledged, so JetStream redelivers them after the consumer's ack wait (SETTLEMENT_ACK_WAIT_MS). A settlement
+ * the ledger refuses (a CONFLICT, an unknown execution, an invalid message) is acknowledged and logged: delivering it
+ * again cannot change it.
  */
 export class SettlementConsumer implements SettlementBacklog {
   private messages: ConsumerMessages | null = null;

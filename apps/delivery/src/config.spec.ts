@@ -51,4 +51,13 @@ describe('delivery configuration', () => {
   it('refuses a REDIS_URL that is not a Redis address', () => {
     expect(read({ DELIVERY_SECRETS_DEV_KEY: 'true', REDIS_URL: 'http://redis.internal:6379' }).problem).toContain('REDIS_URL must use redis or rediss://');
   });
+
+  it('counts 600 attempts a minute unless DELIVERY_WINDOW_MS shortens the window, and refuses one longer than a minute', () => {
+    expect(read({ DELIVERY_SECRETS_DEV_KEY: 'true' }).config.windowMs).toBe(60_000);
+    expect(read({ DELIVERY_SECRETS_DEV_KEY: 'true', DELIVERY_WINDOW_MS: '20000' })).toMatchObject({ problem: null, config: { windowMs: 20_000 } });
+    expect(read({ DELIVERY_SECRETS_DEV_KEY: 'true', DELIVERY_WINDOW_MS: '120000' }).problem).toBe(
+      'invalid configuration: DELIVERY_WINDOW_MS must be an integer from 1000 to 60000 (got 120000)',
+    );
+    expect(read({ DELIVERY_SECRETS_DEV_KEY: 'true', DELIVERY_WINDOW_MS: '0' }).problem).toContain('DELIVERY_WINDOW_MS must be an integer from 1000 to 60000');
+  });
 });

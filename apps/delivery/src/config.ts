@@ -1,5 +1,6 @@
 import { EnvReader, readSealingKeys } from '@ds/platform';
 import { developmentKey, Keyring } from '@ds/sealing';
+import { WORKSPACE_WINDOW_MS } from '@ds/webhooks';
 
 /** Used only when DELIVERY_SECRETS_DEV_KEY asks for it; derived from public text, so it protects nothing. */
 export const DEV_DELIVERY_SECRETS_KEY = developmentKey('delivery secrets');
@@ -17,6 +18,12 @@ export interface DeliveryConfig {
   secretsKeyIsDev: boolean;
   /** Redis for the per-workspace windows counted across replicas; null counts them in this process only. */
   redisUrl: string | null;
+  /**
+   * Length of the per-workspace window of 600 attempt starts (DELIVERY_WINDOW_MS, 60000). For tests only, which
+   * shorten it so that a full window empties within seconds: a shorter window lets more than 600 a minute through,
+   * so the setting stays out of the Helm chart and the kustomize base.
+   */
+  windowMs: number;
 }
 
 export function readDeliveryConfig(env: EnvReader): DeliveryConfig {
@@ -28,5 +35,6 @@ export function readDeliveryConfig(env: EnvReader): DeliveryConfig {
     secretsKeys: secrets.keyring,
     secretsKeyIsDev: secrets.development,
     redisUrl: env.url('REDIS_URL', undefined, ['redis', 'rediss']) ?? null,
+    windowMs: env.int('DELIVERY_WINDOW_MS', WORKSPACE_WINDOW_MS, 1_000, WORKSPACE_WINDOW_MS),
   };
 }

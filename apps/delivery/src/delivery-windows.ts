@@ -30,6 +30,12 @@ export class DeliveryWindows {
   }
 
   async connect(): Promise<void> {
+    if (this.windowMs !== WORKSPACE_WINDOW_MS) {
+      this.logger.warn(
+        { windowMs: this.windowMs },
+        `delivery windows: ${this.limit} attempts per ${this.windowMs} ms, not per minute (DELIVERY_WINDOW_MS is for tests)`,
+      );
+    }
     if (this.shared) {
       if (await this.shared.connect()) this.logger.info({ redis: redact(this.shared.url) }, 'delivery windows: counted in Redis across every delivery replica');
     } else {

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { DELIVERY_STREAM } from '@ds/contracts';
 import { Logger, Metrics, NatsLink, PLATFORM, runServiceMain, ServiceDefinition, watchConsumerBacklog, WorkspaceDeletions } from '@ds/platform';
+import { WORKSPACE_ATTEMPTS_PER_MINUTE } from '@ds/webhooks';
 import { DeliveryConfig, readDeliveryConfig } from './config';
 import { DeliveriesStore } from './deliveries.store';
 import { DeliveryHandlers } from './delivery.handlers';
@@ -68,6 +69,8 @@ export const delivery: ServiceDefinition<DeliveryConfig> = {
             runtime.config.redisUrl ? new RedisWindow(runtime.config.redisUrl, logger) : null,
             deliveryMetrics.windowFallbacks,
             logger,
+            WORKSPACE_ATTEMPTS_PER_MINUTE,
+            runtime.config.windowMs,
           );
           worker = new DeliveryWorker(
             nats.connection,

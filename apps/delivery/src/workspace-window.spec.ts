@@ -1,6 +1,15 @@
 import { SlidingWindow } from './workspace-window';
 
 describe('the per-workspace window', () => {
+  it('holds 600 attempt starts in any 60 seconds unless given another size', () => {
+    const window = new SlidingWindow();
+    for (let i = 0; i < 600; i++) expect(window.take(i * 10)).toBe(0);
+    expect(window.take(59_999)).toBe(1);
+    expect(window.take(60_000)).toBe(0);
+    expect(window.take(60_001)).toBe(9);
+    expect(window.take(60_010)).toBe(0);
+  });
+
   it('allows the limit within a minute and says how long the next one waits', () => {
     const window = new SlidingWindow(3, 60_000);
     expect([window.take(0), window.take(10), window.take(20)]).toEqual([0, 0, 0]);

@@ -18,6 +18,13 @@ function findRoot(from: string): string {
 export const LAUNCHER = join(ROOT, 'dist', 'apps', 'all-in-one', 'src', 'main.js');
 export const ADMIN_DATABASE_URL = process.env.E2E_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
+/**
+ * The per-workspace delivery window of the e2e clusters (DELIVERY_WINDOW_MS): half the real minute, still more than
+ * twice what 600 attempts to a quick receiver take to start, so that a full window is seen and empties within the
+ * test. The window's 60 seconds themselves are unit-tested (apps/delivery/src/workspace-window.spec.ts).
+ */
+export const DELIVERY_WINDOW_MS = 30_000;
+
 export function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const server = createServer();
