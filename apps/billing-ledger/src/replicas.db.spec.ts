@@ -46,13 +46,22 @@ let credits: CreditsService;
 
 /** Kills replica B's sessions from a connection of its own, so that the kill never waits behind either pool. */
 async function terminateReplicaB(): Promise<void> {
-  const client = new Client({ connectionString: ADMIN_DATABASE_URL });
-  await client.connect();
+  const client = await adminClient();
   try {
-    await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [REPLICA_B]);
+    await killReplicaB(client);
   } finally {
     await client.end();
   }
+}
+
+async function adminClient(): Promise<Client> {
+  const client = new Client({ connectionString: ADMIN_DATABASE_URL });
+  await client.connect();
+  return client;
+}
+
+async function killReplicaB(admin: Client): Promise<void> {
+  await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [REPLICA_B]);
 }
 
 async function replicaBDataSource(timeouts = DEFAULT_SESSION_TIMEOUTS): Promise<DataSource> {
@@ -101,11 +110,20 @@ interface Burst {
   held: string[];
 }
 
-/** Reserves BURST executions at once, alternating replicas. */
+/** Reserves BURST executions at once, alternating replicas; `during` runs once the first of B's reserves has ended. */
 async function burst(workspaceId: string, during?: () => Promise<void>): Promise<Burst> {
   const ids = Array.from({ length: BURST }, () => newId('exec'));
-  const all = Promise.allSettled(ids.map((executionId, i) => (i % 2 === 0 ? replicaA : replicaB).reserve({ workspaceId, executionId })));
-  await during?.();
+  let firstOfB!: () => void;
+  const bStarted = new Promise<void>((resolve) => (firstOfB = resolve));
+  const all = Promise.allSettled(
+    ids.map((executionId, i) =>
+      i % 2 === 0 ? replicaA.reserve({ workspaceId, executionId }) : replicaB.reserve({ workspaceId, executionId }).finally(firstOfB),
+    ),
+  );
+  if (during) {
+    await bStarted;
+    await during();
+  }
   const results = (await all).map((result) =>
     result.status === 'fulfilled' ? 'ok' : result.reason instanceof ServiceError ? result.reason.code : `failed: ${(result.reason as Error).message}`,
   );
@@ -215,10 +233,10 @@ describe('step 6 across two replicas, hundreds of reserves at each 402 edge', ()
 
   it('a replica killed mid-burst: its reserves fail whole, the survivor never passes the cap, the books balance', async () => {
     const ws = await workspace({ included_decisions: 70, hard_cap: true });
-    const { results, held } = await burst(ws, async () => {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      await terminateReplicaB();
-    });
+    // Connected beforehand, so that the kill lands while B still has most of its hundred reserves to go, however slow
+    // a new connection is on a busy machine: B has ended one reserve, so it is killed mid-burst, not before it.
+    const admin = await adminClient();
+    const { results, held } = await burst(ws, () => killReplicaB(admin)).finally(() => admin.end());
     expect(count(results, 'ok')).toBeLessThanOrEqual(70);
     expect(results.filter((result) => result.startsWith('failed:')).length).toBeGreaterThan(0);
     expect(results.every((result) => result === 'ok' || result === 'QUOTA_EXCEEDED' || result.startsWith('failed:'))).toBe(true);
