@@ -4,14 +4,15 @@ import { Client } from 'pg';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { BillingSettleRequest, ServiceError } from '@ds/contracts';
-import { HAND_BACK_SCRIPT, LEASE_LIMITS, leaseCounterKey, replayEntries, TAKE_UNIT_SCRIPT, Transfer, unbalancedLedgers, ZERO_BALANCES } from '@ds/billing';
+import { HAND_BACK_SCRIPT, LEASE_LIMITS, leaseCounterKey, TAKE_UNIT_SCRIPT } from '@ds/billing';
 import { newId } from '@ds/ids';
 import { createLogger, dataSourceOptions, Metrics, NatsLink } from '@ds/platform';
 import { ADMIN_DATABASE_URL } from '../../../test/e2e/support/cluster';
+import { checkBooks } from '../../../test/support/ledger-books';
 import { MigratedDatabase, migratedDatabase } from '../../../test/support/service-database';
 import { AccountsService } from './accounts.service';
 import { BillingConfig } from './config';
-import { LeaseEntity, LedgerAccountEntity, TransferEntity } from './entities';
+import { LeaseEntity } from './entities';
 import { RedisLeaseCounter } from './lease-counter';
 import { LeasesService } from './leases.service';
 import { billingLedger } from './main';
@@ -119,18 +120,8 @@ async function usage(workspaceId: string) {
 
 async function expectBooksBalance(): Promise<void> {
   const db = database.dataSource;
-  const entries = (await db.getRepository(TransferEntity).find()).map(({ createdAt: _createdAt, ...transfer }) => transfer as Transfer);
-  entries.sort((a, b) => Number(a.pendingId !== null) - Number(b.pendingId !== null));
-  const replayed = replayEntries(entries);
-  const ledgerAccounts = await db.getRepository(LedgerAccountEntity).find();
-  for (const account of ledgerAccounts) {
-    const { debitsPending, debitsPosted, creditsPending, creditsPosted } = account;
-    expect({ id: account.id, debitsPending, debitsPosted, creditsPending, creditsPosted }).toEqual({
-      id: account.id,
-      ...(replayed.get(account.id) ?? ZERO_BALANCES),
-    });
-  }
-  expect(unbalancedLedgers(ledgerAccounts.map((account) => ({ ledger: account.ledger, balances: account })))).toEqual([]);
+  const books = await checkBooks(db);
+  expect({ drifted: books.drifted, unbalanced: books.unbalanced }).toEqual({ drifted: [], unbalanced: [] });
   // Each lease's current hold is what its row says it holds.
   const mismatched = await db.query(`
     SELECT l.id FROM leases l

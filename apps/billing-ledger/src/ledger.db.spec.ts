@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { ServiceError } from '@ds/contracts';
-import { replayEntries, Transfer, unbalancedLedgers, ZERO_BALANCES } from '@ds/billing';
+import { Transfer } from '@ds/billing';
 import { newId } from '@ds/ids';
 import { createLogger, Metrics, NatsLink } from '@ds/platform';
 import { AccountsService } from './accounts.service';
@@ -15,6 +15,7 @@ import { PlanOverrides } from './plans';
 import { ReservationsService } from './reservations.service';
 import { ExecutionOutcomes, Outcomes, Sweeper } from './sweeper';
 import { defined } from '../../../test/e2e/support/api';
+import { checkBooks } from '../../../test/support/ledger-books';
 import { MigratedDatabase, migratedDatabase } from '../../../test/support/service-database';
 
 /**
@@ -543,26 +544,30 @@ describe('operator requests', () => {
 
 describe('the books', () => {
   it('balance: every ledger sums to zero and every balance equals its entries', async () => {
-    const entries = (await db.getRepository(TransferEntity).find()).map(({ createdAt: _createdAt, ...transfer }) => transfer as Transfer);
-    // Balances are sums, so only the holds-before-resolutions order matters to the replay.
-    entries.sort((a, b) => Number(a.pendingId !== null) - Number(b.pendingId !== null));
-    const replayed = replayEntries(entries);
-    const ledgerAccounts = await db.getRepository(LedgerAccountEntity).find();
-    expect(entries.length).toBeGreaterThan(100);
-    for (const account of ledgerAccounts) {
-      const { debitsPending, debitsPosted, creditsPending, creditsPosted } = account;
-      expect({ id: account.id, debitsPending, debitsPosted, creditsPending, creditsPosted }).toEqual({
-        id: account.id,
-        ...(replayed.get(account.id) ?? ZERO_BALANCES),
-      });
-    }
-    expect(unbalancedLedgers(ledgerAccounts.map((account) => ({ ledger: account.ledger, balances: account })))).toEqual([]);
+    const books = await checkBooks(db);
+    expect(books.entries).toBeGreaterThan(100);
+    expect({ drifted: books.drifted, unbalanced: books.unbalanced }).toEqual({ drifted: [], unbalanced: [] });
     const crossing = await db.query(`
       SELECT t.id FROM transfers t
       JOIN ledger_accounts d ON d.id = t.debit_account_id
       JOIN ledger_accounts c ON c.id = t.credit_account_id
       WHERE d.ledger <> t.ledger OR c.ledger <> t.ledger OR d.workspace_id <> t.workspace_id OR c.workspace_id <> t.workspace_id`);
     expect(crossing).toEqual([]);
+  });
+
+  it('are checked for real: a balance moved behind its entries’ back is named', async () => {
+    const [moved] = (await db.query(`SELECT id FROM ledger_accounts ORDER BY id LIMIT 1`)) as Array<{ id: string }>;
+    const rolledBack = new Error('rolled back');
+    const seen = await db
+      .transaction(async (manager) => {
+        await manager.query(`UPDATE ledger_accounts SET debits_posted = debits_posted + 1 WHERE id = $1`, [moved!.id]);
+        const books = await checkBooks(manager);
+        expect(books.drifted.map((account) => [account.id, account.stored.debitsPosted - account.replayed.debitsPosted])).toEqual([[moved!.id, 1n]]);
+        expect(books.unbalanced).toHaveLength(1);
+        throw rolledBack;
+      })
+      .catch((error: unknown) => error);
+    expect(seen).toBe(rolledBack);
   });
 
   it('are append-only', async () => {

@@ -3,15 +3,16 @@ import Redis from 'ioredis';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { BillingSettleReply, BillingSettleRequest, ServiceError } from '@ds/contracts';
-import { chart, HAND_BACK_SCRIPT, leaseCounterKey, replayEntries, TAKE_UNIT_SCRIPT, Transfer, unbalancedLedgers, ZERO_BALANCES } from '@ds/billing';
+import { chart, HAND_BACK_SCRIPT, leaseCounterKey, TAKE_UNIT_SCRIPT, ZERO_BALANCES } from '@ds/billing';
 import { newId } from '@ds/ids';
 import { createLogger, dataSourceOptions, NatsLink } from '@ds/platform';
 import { ADMIN_DATABASE_URL } from '../../../test/e2e/support/cluster';
+import { checkBooks } from '../../../test/support/ledger-books';
 import { MigratedDatabase, migratedDatabase } from '../../../test/support/service-database';
 import { AccountsService } from './accounts.service';
 import { BillingConfig } from './config';
 import { CreditsService } from './credits.service';
-import { LeaseEntity, LedgerAccountEntity, TransferEntity } from './entities';
+import { LeaseEntity, LedgerAccountEntity } from './entities';
 import { RedisLeaseCounter } from './lease-counter';
 import { LeasesService } from './leases.service';
 import { billingLedger } from './main';
@@ -164,18 +165,8 @@ async function books(workspaceId: string) {
 
 async function expectBooksBalance(): Promise<void> {
   const db = database.dataSource;
-  const entries = (await db.getRepository(TransferEntity).find()).map(({ createdAt: _createdAt, ...transfer }) => transfer as Transfer);
-  entries.sort((a, b) => Number(a.pendingId !== null) - Number(b.pendingId !== null));
-  const replayed = replayEntries(entries);
-  const ledgerAccounts = await db.getRepository(LedgerAccountEntity).find();
-  for (const account of ledgerAccounts) {
-    const { debitsPending, debitsPosted, creditsPending, creditsPosted } = account;
-    expect({ id: account.id, debitsPending, debitsPosted, creditsPending, creditsPosted }).toEqual({
-      id: account.id,
-      ...(replayed.get(account.id) ?? ZERO_BALANCES),
-    });
-  }
-  expect(unbalancedLedgers(ledgerAccounts.map((account) => ({ ledger: account.ledger, balances: account })))).toEqual([]);
+  const books = await checkBooks(db);
+  expect({ drifted: books.drifted, unbalanced: books.unbalanced }).toEqual({ drifted: [], unbalanced: [] });
   // Every hold a lease has not resolved is one its row says it holds, with the amount the row says: its decisions
   // under `<id>:hold:<seq>`, and per source `<id>:hold:<seq>:<index>`.
   const unresolved: Array<{ id: string; amount: string; lease_id: string }> = await db.query(`

@@ -3,16 +3,16 @@ import { connect, JetStreamClient, NatsConnection } from 'nats';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { BillingSettlement, ServiceError, SETTLEMENT_STREAM } from '@ds/contracts';
-import { replayEntries, Transfer, unbalancedLedgers, ZERO_BALANCES } from '@ds/billing';
 import { newId } from '@ds/ids';
 import { createLogger, dataSourceOptions, DEFAULT_SESSION_TIMEOUTS, NatsLink } from '@ds/platform';
 import { defined } from '../../../test/e2e/support/api';
 import { ADMIN_DATABASE_URL, NatsServer, startNats, waitFor } from '../../../test/e2e/support/cluster';
+import { checkBooks } from '../../../test/support/ledger-books';
 import { MigratedDatabase, migratedDatabase } from '../../../test/support/service-database';
 import { AccountsService } from './accounts.service';
 import { BillingConfig } from './config';
 import { CreditsService } from './credits.service';
-import { LedgerAccountEntity, ReservationEntity, TransferEntity } from './entities';
+import { ReservationEntity, TransferEntity } from './entities';
 import { billingLedger } from './main';
 import { PlanOverrides } from './plans';
 import { ReservationsService } from './reservations.service';
@@ -148,18 +148,8 @@ async function holdsByCode(workspaceId: string): Promise<Record<string, number>>
 
 /** Every balance equals the sum of its entries, every ledger sums to zero, every hold is resolved at most once. */
 async function expectBooksBalance(): Promise<void> {
-  const entries = (await dbA.getRepository(TransferEntity).find()).map(({ createdAt: _createdAt, ...transfer }) => transfer as Transfer);
-  entries.sort((a, b) => Number(a.pendingId !== null) - Number(b.pendingId !== null));
-  const replayed = replayEntries(entries);
-  const ledgerAccounts = await dbA.getRepository(LedgerAccountEntity).find();
-  for (const account of ledgerAccounts) {
-    const { debitsPending, debitsPosted, creditsPending, creditsPosted } = account;
-    expect({ id: account.id, debitsPending, debitsPosted, creditsPending, creditsPosted }).toEqual({
-      id: account.id,
-      ...(replayed.get(account.id) ?? ZERO_BALANCES),
-    });
-  }
-  expect(unbalancedLedgers(ledgerAccounts.map((account) => ({ ledger: account.ledger, balances: account })))).toEqual([]);
+  const books = await checkBooks(dbA);
+  expect({ drifted: books.drifted, unbalanced: books.unbalanced }).toEqual({ drifted: [], unbalanced: [] });
   // A reservation without its holds, or holds without their reservation, would be a decision the books miss.
   const orphans = await dbA.query(`
     SELECT r.execution_id FROM reservations r LEFT JOIN transfers t ON t.cause_id = r.execution_id AND t.phase = 'pending' WHERE t.id IS NULL
