@@ -1,24 +1,15 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { Registry } from 'prom-client';
-import { DataSource } from 'typeorm';
 import { BillingSettleRequest, ServiceError } from '@ds/contracts';
 import { HAND_BACK_SCRIPT, LEASE_LIMITS, leaseCounterKey, TAKE_UNIT_SCRIPT } from '@ds/billing';
 import { newId } from '@ds/ids';
-import { createLogger, dataSourceOptions, Metrics, NatsLink } from '@ds/platform';
+import { createLogger, Metrics } from '@ds/platform';
 import { ADMIN_DATABASE_URL } from '../../../test/e2e/support/cluster';
 import { checkBooks } from '../../../test/support/ledger-books';
-import { MigratedDatabase, migratedDatabase } from '../../../test/support/service-database';
-import { AccountsService } from './accounts.service';
-import { BillingConfig } from './config';
+import { leaseReplicas, LeaseReplicas, leaseTestConfig } from '../../../test/support/lease-replicas';
 import { LeaseEntity } from './entities';
-import { RedisLeaseCounter } from './lease-counter';
-import { LeasesService } from './leases.service';
-import { billingLedger } from './main';
 import { PlanOverrides } from './plans';
-import { ReservationsService } from './reservations.service';
-import { CreditsService } from './credits.service';
 import { ExecutionOutcomes, Sweeper } from './sweeper';
 
 /**
@@ -27,49 +18,23 @@ import { ExecutionOutcomes, Sweeper } from './sweeper';
  * unit from the workspace's counter with the script, else reserve on their own and ask for a new lease; settle
  * against the lease; hand an unbilled unit back, or have the ledger free it.
  */
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const REPLICA_B = `lease_replica_b_${randomBytes(3).toString('hex')}`;
-const config: BillingConfig = {
-  settleAfterMs: 120_000,
-  sweepIntervalMs: 5_000,
-  billingUrl: 'http://app.test/app/billing',
-  upgradeUrl: 'http://app.test/app/billing/plans',
-  redisUrl: REDIS_URL,
-  moneyLeases: true,
-};
+const config = leaseTestConfig;
 const logger = createLogger('billing-ledger', 'silent');
 
-let database: MigratedDatabase;
-let dbB: DataSource;
-let redis: Redis;
-const counters: RedisLeaseCounter[] = [];
-let replicas: Array<{ leases: LeasesService; reservations: ReservationsService }>;
-let accounts: AccountsService;
-let credits: CreditsService;
+let fixture: LeaseReplicas;
+let database: LeaseReplicas['database'];
+let replicaB: string;
+let redis: LeaseReplicas['redis'];
+let replicas: LeaseReplicas['replicas'];
+let accounts: LeaseReplicas['accounts'];
+let credits: LeaseReplicas['credits'];
 
 beforeAll(async () => {
-  database = await migratedDatabase('billing_leases', billingLedger.database, 8);
-  const options = dataSourceOptions(database.url, billingLedger.database, 8);
-  const extra = (options as { extra: Record<string, unknown> }).extra;
-  dbB = new DataSource({ ...options, extra: { ...extra, application_name: REPLICA_B } } as typeof options);
-  await dbB.initialize();
-  redis = new Redis(REDIS_URL);
-  replicas = [database.dataSource, dbB].map((db) => {
-    const counter = new RedisLeaseCounter(REDIS_URL, logger);
-    counters.push(counter);
-    const leases = new LeasesService(db, config, logger, counter);
-    return { leases, reservations: new ReservationsService(db, config, leases) };
-  });
-  credits = new CreditsService(database.dataSource);
-  accounts = new AccountsService(database.dataSource, { connection: { publish: () => undefined }, logger: { warn: () => undefined } } as unknown as NatsLink);
+  fixture = await leaseReplicas('leases');
+  ({ database, replicaB, redis, replicas, accounts, credits } = fixture);
 });
 
-afterAll(async () => {
-  for (const counter of counters) await counter.close();
-  redis?.disconnect();
-  if (dbB?.isInitialized) await dbB.destroy();
-  await database?.drop();
-});
+afterAll(() => fixture?.close());
 
 async function workspace(overrides: PlanOverrides): Promise<string> {
   const workspaceId = randomUUID();
@@ -226,7 +191,7 @@ describe('budget leases', () => {
         killed = true;
         const client = new Client({ connectionString: ADMIN_DATABASE_URL });
         await client.connect();
-        await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [REPLICA_B]);
+        await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [replicaB]);
         await client.end();
       }
       outcomes.push(...replies.map((reply) => (reply.status === 'fulfilled' ? reply.value : 'failed')));

@@ -1,76 +1,42 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { DataSource } from 'typeorm';
 import { BillingSettleReply, BillingSettleRequest, ServiceError } from '@ds/contracts';
 import { chart, HAND_BACK_SCRIPT, leaseCounterKey, TAKE_UNIT_SCRIPT, ZERO_BALANCES } from '@ds/billing';
 import { newId } from '@ds/ids';
-import { createLogger, dataSourceOptions, NatsLink } from '@ds/platform';
+import { createLogger } from '@ds/platform';
 import { ADMIN_DATABASE_URL } from '../../../test/e2e/support/cluster';
 import { checkBooks } from '../../../test/support/ledger-books';
-import { MigratedDatabase, migratedDatabase } from '../../../test/support/service-database';
-import { AccountsService } from './accounts.service';
-import { BillingConfig } from './config';
-import { CreditsService } from './credits.service';
+import { LEASES_REDIS_URL, leaseReplicas, LeaseReplicas, leaseTestConfig } from '../../../test/support/lease-replicas';
 import { LeaseEntity, LedgerAccountEntity } from './entities';
 import { RedisLeaseCounter } from './lease-counter';
 import { LeasesService } from './leases.service';
-import { billingLedger } from './main';
 import { PlanOverrides } from './plans';
-import { ReservationsService } from './reservations.service';
 
 /**
  * Money leases (past the included volume: overage decisions and their money from the credit sources) against the
  * real PostgreSQL and Redis, with two ledger replicas on pools of their own. Runs are played as the runner plays
  * them: a unit from the workspace's counter, else a reservation of their own and a new lease asked for.
  */
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const REPLICA_B = `money_replica_b_${randomBytes(3).toString('hex')}`;
-const config: BillingConfig = {
-  settleAfterMs: 120_000,
-  sweepIntervalMs: 5_000,
-  billingUrl: 'http://app.test/app/billing',
-  upgradeUrl: 'http://app.test/app/billing/plans',
-  redisUrl: REDIS_URL,
-  moneyLeases: true,
-};
+const config = leaseTestConfig;
 const logger = createLogger('billing-ledger', 'silent');
 /** The genesis plan's price: 50,000 cents per million decisions, 50,000 micro-cents each, 20 decisions a cent. */
 const PRICE = 50_000n;
 const FAR = () => new Date(Date.now() + config.settleAfterMs + 10 * 60_000);
 
-let database: MigratedDatabase;
-let dbB: DataSource;
-let redis: Redis;
-const counters: RedisLeaseCounter[] = [];
-let replicas: Array<{ leases: LeasesService; reservations: ReservationsService }>;
-let accounts: AccountsService;
-let credits: CreditsService;
+let fixture: LeaseReplicas;
+let database: LeaseReplicas['database'];
+let replicaB: string;
+let redis: LeaseReplicas['redis'];
+let replicas: LeaseReplicas['replicas'];
+let accounts: LeaseReplicas['accounts'];
+let credits: LeaseReplicas['credits'];
 
 beforeAll(async () => {
-  database = await migratedDatabase('billing_money_leases', billingLedger.database, 8);
-  const options = dataSourceOptions(database.url, billingLedger.database, 8);
-  const extra = (options as { extra: Record<string, unknown> }).extra;
-  dbB = new DataSource({ ...options, extra: { ...extra, application_name: REPLICA_B } } as typeof options);
-  await dbB.initialize();
-  redis = new Redis(REDIS_URL);
-  replicas = [database.dataSource, dbB].map((db) => {
-    const counter = new RedisLeaseCounter(REDIS_URL, logger);
-    counters.push(counter);
-    const leases = new LeasesService(db, config, logger, counter);
-    return { leases, reservations: new ReservationsService(db, config, leases) };
-  });
-  credits = new CreditsService(database.dataSource);
-  const nats = { connection: { publish: () => undefined }, logger: { warn: () => undefined } } as unknown as NatsLink;
-  accounts = new AccountsService(database.dataSource, nats, undefined, replicas[0]!.leases);
+  fixture = await leaseReplicas('money_leases', { accountsSeeLeases: true });
+  ({ database, replicaB, redis, replicas, accounts, credits } = fixture);
 });
 
-afterAll(async () => {
-  for (const counter of counters) await counter.close();
-  redis?.disconnect();
-  if (dbB?.isInitialized) await dbB.destroy();
-  await database?.drop();
-});
+afterAll(() => fixture?.close());
 
 /** A workspace on genesis with the overrides, funded with the grants (cents), in order. */
 async function workspace(overrides: PlanOverrides, grants: Array<{ kind: 'promotional' | 'paid'; cents: number; expiresAt?: Date }> = []): Promise<string> {
@@ -132,7 +98,7 @@ async function runUntilRefused(workspaceId: string, width = 16, killAfterWave: n
     if (wave === killAfterWave) {
       const client = new Client({ connectionString: ADMIN_DATABASE_URL });
       await client.connect();
-      await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [REPLICA_B]);
+      await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [replicaB]);
       await client.end();
     }
     outcomes.push(...replies.map((reply) => (reply.status === 'fulfilled' ? reply.value : { how: 'failed' })));
@@ -437,7 +403,7 @@ describe('money leases', () => {
 
   it('a lease reclaimed before its grant put it in the counter never reaches the counter', async () => {
     const workspaceId = await workspace({ included_decisions: 0 }, [{ kind: 'paid', cents: 100 }]);
-    const counter = new RedisLeaseCounter(REDIS_URL, logger);
+    const counter = new RedisLeaseCounter(LEASES_REDIS_URL, logger);
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => (release = resolve));
     // A ledger whose put comes only after the spend cap was lowered and the open leases reclaimed.
