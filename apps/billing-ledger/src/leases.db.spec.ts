@@ -7,7 +7,9 @@ import { newId } from '@ds/ids';
 import { createLogger, Metrics } from '@ds/platform';
 import { ADMIN_DATABASE_URL } from '../../../test/e2e/support/cluster';
 import { checkBooks } from '../../../test/support/ledger-books';
-import { leaseReplicas, LeaseReplicas, leaseTestConfig } from '../../../test/support/lease-replicas';
+import { LEASES_REDIS_URL, leaseReplicas, LeaseReplicas, leaseTestConfig } from '../../../test/support/lease-replicas';
+import { RedisLeaseCounter } from './lease-counter';
+import { LeasesService } from './leases.service';
 import { LeaseEntity } from './entities';
 import { PlanOverrides } from './plans';
 import { ExecutionOutcomes, Sweeper } from './sweeper';
@@ -226,6 +228,29 @@ describe('budget leases', () => {
     expect(await repository.findOneByOrFail({ id: leaseId! })).toMatchObject({ state: 'closed', held: 0 });
     expect(await usage(workspaceId)).toMatchObject({ used: 1, reserved: 0 });
     await expectBooksBalance();
+  });
+
+  it('counts its grants, the units they held and the units a closed lease still held, by funding', async () => {
+    const registry = new Registry();
+    const counter = new RedisLeaseCounter(LEASES_REDIS_URL, logger);
+    try {
+      const leases = new LeasesService(database.dataSource, config, logger, counter, { registry } as unknown as Metrics);
+      const workspaceId = await workspace({ included_decisions: 1_000 });
+      const { leaseId, units } = await leases.grant({ workspaceId, seenLeaseId: null });
+      expect(units).toBeGreaterThan(0);
+      // A unit taken by a run that never settles, and the counter lost with Redis: the close voids all it holds.
+      expect((await take(workspaceId))?.leaseId).toBe(leaseId);
+      await redis.del(leaseCounterKey(workspaceId));
+      await leases.sweep(new Date(Date.now() + 5_000));
+      await leases.sweep(new Date(Date.now() + config.settleAfterMs + 5_000));
+      const value = async (name: string) => (await registry.getSingleMetric(name)!.get()).values.map(({ labels, value }) => [labels.funding, value]);
+      expect(await value('decision_service_billing_lease_grants_total')).toEqual([['included', 1]]);
+      expect(await value('decision_service_billing_lease_units_granted_total')).toEqual([['included', units]]);
+      expect(await value('decision_service_billing_lease_units_voided_at_close_total')).toEqual([['included', units]]);
+      await expectBooksBalance();
+    } finally {
+      await counter.close();
+    }
   });
 
   it('bills a leased run whose runner died before publishing its settlement, once, before the lease is closed', async () => {

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Counter } from 'prom-client';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, LessThan } from 'typeorm';
 import { GrantLeaseReply, GrantLeaseRequest } from '@ds/contracts';
@@ -24,7 +25,7 @@ import {
   Transfer,
 } from '@ds/billing';
 import { randomAlphanumeric } from '@ds/ids';
-import { Logger, PLATFORM } from '@ds/platform';
+import { Logger, Metrics, PLATFORM } from '@ds/platform';
 import { BillingConfig } from './config';
 import { AccountEntity, LeaseEntity, LeaseMoneyRow, LeaseState } from './entities';
 import { checkIds } from './id-checks';
@@ -190,12 +191,39 @@ type GrantDecision = { lease: LeaseEntity; fresh: boolean } | { lease: null; rec
  */
 @Injectable()
 export class LeasesService {
+  private readonly grants: Counter<'funding'> | null = null;
+  private readonly unitsGranted: Counter<'funding'> | null = null;
+  private readonly unitsVoidedAtClose: Counter<'funding'> | null = null;
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     @Inject(PLATFORM.config) private readonly config: BillingConfig,
     @Inject(PLATFORM.logger) private readonly logger: Logger,
     @Optional() @Inject(LEASE_COUNTER) private readonly counter: LeaseCounter | null = null,
-  ) {}
+    @Optional() @Inject(PLATFORM.metrics) metrics?: Metrics,
+  ) {
+    if (!metrics) return;
+    // Grants against runs served tell whether step 6 stays on the fast path (a few grants a second per busy
+    // workspace); units voided at close are runs that took a unit and were never settled, or a counter lost.
+    this.grants = new Counter({
+      name: 'decision_service_billing_lease_grants_total',
+      help: 'Budget leases granted, by funding (included: the included volume; credits: overage decisions and their money)',
+      labelNames: ['funding'],
+      registers: [metrics.registry],
+    });
+    this.unitsGranted = new Counter({
+      name: 'decision_service_billing_lease_units_granted_total',
+      help: 'Decisions held by the budget leases granted, by funding',
+      labelNames: ['funding'],
+      registers: [metrics.registry],
+    });
+    this.unitsVoidedAtClose = new Counter({
+      name: 'decision_service_billing_lease_units_voided_at_close_total',
+      help: 'Decisions a lease still held when it closed, after every run that could settle against it had ended, by funding',
+      labelNames: ['funding'],
+      registers: [metrics.registry],
+    });
+  }
 
   get enabled(): boolean {
     return this.counter !== null;
@@ -241,6 +269,8 @@ export class LeasesService {
       this.logger.warn({ err: error, workspaceId, leaseId: lease.id }, 'could not put a lease in its counter; the sweeper closes it');
       return { leaseId: null, units: 0 };
     }
+    this.grants?.inc({ funding: lease.funding });
+    this.unitsGranted?.inc({ funding: lease.funding }, lease.units);
     if (replaced) {
       const freed = await this.drain(workspaceId, replaced.leaseId, replaced.left);
       if (freed && lease.funding === 'credits') await this.holdFromFront(workspaceId, lease.id);
@@ -387,8 +417,10 @@ export class LeasesService {
       const voided = await this.inLease(lease.workspaceId, lease.id, (locked) => (locked.state === 'closed' ? null : { freed: locked.held, state: 'closed' }));
       if (voided === null) continue;
       report.closed++;
-      if (voided > 0)
+      if (voided > 0) {
+        this.unitsVoidedAtClose?.inc({ funding: lease.funding }, voided);
         this.logger.warn({ workspaceId: lease.workspaceId, leaseId: lease.id, units: voided }, 'closed a lease with units taken but never settled');
+      }
     }
     return report;
   }
