@@ -27,7 +27,6 @@ import {
   PeriodAccounts,
   periodAccounts,
   usageByDecision,
-  withLeasedMoney,
 } from '@ds/billing';
 import { NatsLink, PLATFORM, publishBroadcast } from '@ds/platform';
 import { AccountEntity } from './entities';
@@ -99,8 +98,7 @@ export class AccountsService {
         [workspaceId, period.start, account.currency],
       )) as Array<{ account_id: string; micros: string }>;
       const leasedMicros = new Map(leasedMoney.map((row) => [row.account_id, BigInt(row.micros)]));
-      const listed = new Set(view.sources.map((source) => source.accountId));
-      const heldWhole = await ledger.sources([...leasedMicros.keys()].filter((id) => !listed.has(id)));
+      const sources = await ledger.sourcesWithLeased(view.sources, leasedMicros);
       return {
         account: accountView({
           leasedUnits: leased?.units ?? 0,
@@ -112,7 +110,7 @@ export class AccountsService {
           includedVolume: view.includedVolume,
           overageVolume: view.overageVolume,
           spend: view.spend,
-          sources: consumptionOrder(withLeasedMoney([...view.sources, ...heldWhole], leasedMicros), now),
+          sources: consumptionOrder(sources, now),
         }),
         days: days.map((day) => ({ date: day.date, billed: Number(day.billed) })),
         decisions,

@@ -107,13 +107,8 @@ export async function holdLeaseMoneyFromFront(manager: EntityManager, ledger: Le
     if (lease.state !== 'open' || lease.funding !== 'credits' || lease.held === 0 || lease.takesUntil <= now) continue;
     const money = moneyLeaseOf(lease);
     const view = await ledger.periodView(periodAccounts(lease.workspaceId, lease.currency!, lease.periodStart), lease.workspaceId, lease.currency!);
-    const listed = new Set(view.sources.map((source) => source.accountId));
-    const all = [...view.sources, ...(await ledger.sources(money.sources.map((source) => source.accountId).filter((id) => !listed.has(id))))];
     const own = new Map(money.sources.map((source) => [source.accountId, source.heldMicros]));
-    const ordered = consumptionOrder(
-      all.map((source) => ({ ...source, availableMicros: source.availableMicros + (own.get(source.accountId) ?? 0n) })),
-      now,
-    );
+    const ordered = consumptionOrder(await ledger.sourcesWithLeased(view.sources, own), now);
     let rehold: { transfers: Transfer[]; next: MoneyLease };
     try {
       rehold = moneyLeaseRehold(money, ordered);
@@ -176,6 +171,12 @@ export type LostSettlements = (lease: LeaseEntity) => Promise<boolean>;
 export interface LeaseSweepReport {
   reclaimed: number;
   closed: number;
+}
+
+/** How a lease moves under its locks: the units it frees and the state it is left in. */
+interface LeaseMove {
+  freed: number;
+  state: LeaseState;
 }
 
 /** What one grant transaction decided: a lease (new, or another caller's), none, or to reclaim open included leases first. */
@@ -432,21 +433,14 @@ export class LeasesService {
    */
   private async reclaim(lease: LeaseEntity): Promise<boolean> {
     try {
-      const freed = await this.db.transaction(async (manager) => {
-        const ledger = new LedgerStore(manager);
-        await ledger.lockExistingAccount(lease.workspaceId);
-        const locked = (await lockLeases(manager, [lease.id])).get(lease.id);
-        if (!locked || locked.state !== 'open') return 0;
+      const freed = await this.inLease(lease.workspaceId, lease.id, async (locked) => {
+        if (locked.state !== 'open') return null;
         // Not in the counter: never put (no unit was taken: all of it goes back), or replaced (being drained) or lost
         // with Redis (what it holds is voided when it closes).
         const inCounter = await this.counter!.reclaim(lease.workspaceId, lease.id);
-        const left = Math.min(inCounter ?? (locked.counted ? 0 : locked.held), locked.held);
-        const transfers = moveLease(locked, [], left, 'draining');
-        await saveLeases(manager, [locked]);
-        await ledger.post(transfers);
-        return left;
+        return { freed: Math.min(inCounter ?? (locked.counted ? 0 : locked.held), locked.held), state: 'draining' };
       });
-      return freed > 0;
+      return (freed ?? 0) > 0;
     } catch (error) {
       this.logger.warn({ err: error, leaseId: lease.id }, 'could not reclaim a lease from its counter; retrying on the next sweep');
       return false;
@@ -464,13 +458,13 @@ export class LeasesService {
   private async inLease(
     workspaceId: string,
     leaseId: string,
-    decide: (lease: LeaseEntity) => { freed: number; state: LeaseState } | null,
+    decide: (lease: LeaseEntity) => LeaseMove | null | Promise<LeaseMove | null>,
   ): Promise<number | null> {
     return this.db.transaction(async (manager) => {
       const ledger = new LedgerStore(manager);
       await ledger.lockExistingAccount(workspaceId);
       const lease = (await lockLeases(manager, [leaseId])).get(leaseId);
-      const move = lease ? decide(lease) : null;
+      const move = lease ? await decide(lease) : null;
       if (!lease || !move) return null;
       const transfers = moveLease(lease, [], move.freed, move.state);
       await saveLeases(manager, [lease]);

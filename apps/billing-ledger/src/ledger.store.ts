@@ -13,6 +13,7 @@ import {
   PeriodAccounts,
   Transfer,
   transferProblems,
+  withLeasedMoney,
   ZERO_BALANCES,
 } from '@ds/billing';
 import { rowsAffected } from '@ds/platform';
@@ -114,15 +115,24 @@ export class LedgerStore {
   }
 
   /**
+   * The credit sources a period view lists (those that still hold something) and, besides, those of `leased`
+   * (money budget leases hold, by account id) that it does not: a lease may hold all that is left of one. Each
+   * counts what leases hold of it as available again, as a reader (or a lease holding its money anew) sees it.
+   */
+  async sourcesWithLeased(listed: CreditSource[], leased: ReadonlyMap<string, bigint>): Promise<CreditSource[]> {
+    const known = new Set(listed.map((source) => source.accountId));
+    const missing = [...leased.keys()].filter((id) => !known.has(id));
+    const rows =
+      missing.length === 0
+        ? []
+        : await this.manager.getRepository(LedgerAccountEntity).findBy({ id: In(missing), kind: In(['promotional_grant', 'paid_balance']) });
+    return withLeasedMoney([...listed, ...rows.map(sourceOf)], leased);
+  }
+
+  /**
    * In one query: the balances of a period's accounts (those not created yet listed as missing), and the
    * workspace's promotional grants and paid balance in its currency that still hold something.
    */
-  /** Credit sources by account id, whatever they still hold (a budget lease may hold all of one). */
-  async sources(accountIds: string[]): Promise<CreditSource[]> {
-    if (accountIds.length === 0) return [];
-    const rows = await this.manager.getRepository(LedgerAccountEntity).findBy({ id: In(accountIds), kind: In(['promotional_grant', 'paid_balance']) });
-    return rows.map(sourceOf);
-  }
 
   async periodView(accounts: PeriodAccounts, workspaceId: string, currency: Currency): Promise<PeriodView> {
     const ids = [accounts.includedVolume.id, accounts.overageVolume.id, accounts.spend.id];
