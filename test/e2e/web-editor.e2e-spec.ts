@@ -150,8 +150,12 @@ describe('the editor keeps unsaved work', () => {
     await page.setViewportSize(viewport);
     expect(await page.locator('#f-questions_0_key').inputValue()).toBe('intent');
     expect(await page.locator('section[aria-labelledby=sec-questions] [data-testid=list-announcement]').textContent()).toBe('intent moved to position 1');
-    await page.getByRole('button', { name: 'Move down intent' }).click();
+    // From the keyboard: Enter on Move down moves it, and the focus stays on the moved question's Move down.
+    await page.getByRole('button', { name: 'Move down intent' }).focus();
+    await page.keyboard.press('Enter');
     expect(await page.locator('#f-questions_1_key').inputValue()).toBe('intent');
+    await page.waitForFunction(() => (globalThis as any).document.activeElement?.id === 'f-questions_1-down');
+    expect(await page.locator('section[aria-labelledby=sec-questions] [data-testid=list-announcement]').textContent()).toBe('intent moved to position 2');
 
     await page.keyboard.press('Control+s');
     await page.getByText(/Saved revision \d+\./).waitFor();
