@@ -163,8 +163,16 @@ describe('an author’s journey in the browser', () => {
     await page.getByRole('button', { name: 'JSON', exact: true }).click();
     // CodeMirror draws only the lines in view: scroll down from the top of the editor until the question's line is drawn.
     await page.locator('#schema-json-label').evaluate((label) => label.scrollIntoView({ block: 'start' }));
+    // Each step is shorter than the window and waits for CodeMirror's next drawing, so the line cannot be scrolled
+    // past before it was drawn (a fast machine wheeled beyond it while the view still showed the lines above).
     const instructionsLine = page.locator('#schema-json').getByText('Pick the one main need.');
-    for (let step = 0; step < 20 && !(await instructionsLine.isVisible()); step++) await page.mouse.wheel(0, 300);
+    await page.locator('#schema-json').waitFor();
+    const drawn = () =>
+      page.evaluate(() => new Promise((resolve) => (globalThis as any).requestAnimationFrame(() => (globalThis as any).requestAnimationFrame(resolve))));
+    for (let step = 0; step < 40 && !(await instructionsLine.isVisible()); step++) {
+      await page.mouse.wheel(0, 300);
+      await drawn();
+    }
     await instructionsLine.waitFor();
     await screen(page, 'editor-json');
     await page.getByRole('button', { name: 'Form', exact: true }).click();
