@@ -120,6 +120,8 @@ expect_occurrences "$tmp/default.yaml" '^ +- name: RUNNER_SECRETS_KEY$' 2 "RUNNE
 expect_occurrences "$tmp/default.yaml" '^  (ENGINE_CREDENTIALS|DELIVERY_SECRETS|RUNNER_SECRETS)_KEY: "' 3 "sealing keys in the chart's Secret"
 expect_count "$tmp/default.yaml" ConfigMap 7
 expect_occurrences "$tmp/default.yaml" '^ +OPS_PORT: "9400"$' 1 "OPS_PORT"
+expect_occurrences "$tmp/default.yaml" '^ +BILLING_LEASES: "true"$' 1 "BILLING_LEASES on decision-runner"
+expect_occurrences "$tmp/default.yaml" '^ +BILLING_MONEY_LEASES: "true"$' 1 "BILLING_MONEY_LEASES on billing-ledger"
 for app in gateway decision-runner engine-proxy delivery billing-ledger partner; do
   grep -q "args: \[\"node\", \"/app/dist/apps/$app/src/main.js\"\]" "$tmp/default.yaml" || die "no container runs $app"
 done
@@ -136,6 +138,7 @@ expect_occurrences "$tmp/all.yaml" '^  decision-service-(overview|services)\.jso
 expect_occurrences "$tmp/all.yaml" '^    grafana_dashboard: "1"$' 2 "Grafana sidecar label"
 expect_occurrences "$tmp/all.yaml" 'runbook_url: https://wiki.example.com/decision-service/runbook#' "$(grep -c 'runbook_url:' helm/decision-service/files/monitoring/rules.yaml)" "runbook links at metrics.prometheusRule.runbookUrl"
 expect_occurrences "$tmp/all.yaml" '^ +OTEL_EXPORTER_OTLP_ENDPOINT: "http://otel-collector.observability:4318"$' 1 "OTEL_EXPORTER_OTLP_ENDPOINT"
+expect_occurrences "$tmp/all.yaml" '^ +BILLING_MONEY_LEASES: "false"$' 1 "config.billing.moneyLeases=false on billing-ledger"
 [[ "$(awk '/^---/{d=0; n=0} /^kind: Deployment$/{d=1} d && /name: ds-decision-service-delivery$/{n=1} n && /^  replicas:/{print; exit}' "$tmp/all.yaml")" == "" ]] ||
   die "the delivery Deployment sets replicas while KEDA scales it"
 expect_count "$tmp/all.yaml" Ingress 1

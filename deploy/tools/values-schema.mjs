@@ -244,6 +244,10 @@ const schema = {
         purgeIntervalMs: int('DELIVERY_PURGE_INTERVAL_MS', { minimum: 0, maximum: 86400000 }),
         secretsKey: ref('secretValue'),
       }),
+      billing: obj({
+        leases: bool('BILLING_LEASES (decision-runner)'),
+        moneyLeases: bool('BILLING_MONEY_LEASES (billing-ledger)'),
+      }),
       decisionRunner: obj({
         secretsKey: ref('secretValue'),
       }),

@@ -210,6 +210,9 @@ SHUTDOWN_GRACE_MS override, then services.<name>.env (which wins). Empty values 
 {{- if eq .key "decisionRunner" }}
 {{- /* The runner calls sync agents under the same address rules as deliveries. */}}
 {{- $_ := set $data "DELIVERY_ALLOW_PRIVATE_TARGETS" (toString $c.delivery.allowPrivateTargets) }}
+{{- $_ := set $data "BILLING_LEASES" (toString $c.billing.leases) }}
+{{- else if eq .key "billingLedger" }}
+{{- $_ := set $data "BILLING_MONEY_LEASES" (toString $c.billing.moneyLeases) }}
 {{- end }}
 {{- else if eq .key "engineProxy" }}
 {{- $_ := set $data "ENGINE_DEFAULT" $c.engine.default }}
