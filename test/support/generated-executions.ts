@@ -43,7 +43,7 @@ export async function writeGeneratedExecutions(db: DataSource, spec: GeneratedEx
               at
        FROM numbered
        RETURNING ${ROLLED_UP_COLUMNS}
-     ),${rollupStatements('written')}
+     ),${rollupStatements('written', '0')}
      SELECT count(*) FROM written`,
     [spec.workspaceId, spec.decisionId, spec.first, spec.count, spec.from, spec.to],
   );

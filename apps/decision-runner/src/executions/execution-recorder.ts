@@ -1,4 +1,4 @@
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ServiceError } from '@ds/contracts';
@@ -6,7 +6,7 @@ import { Evaluation, EvaluationTrace, NormalizedSchema, traceEvaluation } from '
 import { ExecutionEntity } from '../entities';
 import { pgPool } from '../pg-pool';
 import { GroupCommit } from './group-commit';
-import { ROLLED_UP_COLUMNS, rollupStatements } from './rollups';
+import { PROCESS_ROLLUP_SHARD, ROLLED_UP_COLUMNS, rollupStatements } from './rollups';
 
 export type ExecutionBase = Pick<
   ExecutionEntity,
@@ -31,7 +31,8 @@ const MAX_ROWS_PER_INSERT = 256;
 /**
  * One multi-row INSERT for a whole batch: one array parameter per column, unnested side by side. The SQL text
  * is fixed whatever the batch size, so it is prepared once per connection. The batch's rollups are added in the
- * same statement: one round trip, and the charts never count a run the log lost or miss one it kept.
+ * same statement, to the rollup shard of parameter $23: one round trip, and the charts never count a run the log
+ * lost or miss one it kept.
  */
 export const INSERT_EXECUTIONS = {
   name: 'decision-runner.insert-executions',
@@ -43,7 +44,7 @@ export const INSERT_EXECUTIONS = {
                                 $10::jsonb[], $11::jsonb[], $12::jsonb[], $13::jsonb[], $14::text[], $15::jsonb[], $16::jsonb[], $17::jsonb[],
                                 $18::jsonb[], $19::jsonb[], $20::jsonb[], $21::jsonb[], $22::text[])
            RETURNING ${ROLLED_UP_COLUMNS}
-         ),${rollupStatements('written')}
+         ),${rollupStatements('written', '$23::smallint')}
          SELECT count(*) AS written FROM written`,
 };
 
@@ -52,8 +53,8 @@ function jsonb(value: unknown): string | null {
   return value === null || value === undefined ? null : JSON.stringify(value);
 }
 
-/** The batch as one array per column, in the statement's order. */
-export function insertParameters(rows: readonly ExecutionRow[]): unknown[][] {
+/** The batch as one array per column, in the statement's order, then the rollup shard it adds to. */
+export function insertParameters(rows: readonly ExecutionRow[], rollupShard: number = PROCESS_ROLLUP_SHARD): unknown[] {
   return [
     rows.map((row) => row.id),
     rows.map((row) => row.workspaceId),
@@ -77,6 +78,7 @@ export function insertParameters(rows: readonly ExecutionRow[]): unknown[][] {
     rows.map((row) => jsonb(row.trace)),
     rows.map((row) => jsonb(row.distributions)),
     rows.map((row) => row.leaseId ?? null),
+    rollupShard,
   ];
 }
 
@@ -128,6 +130,9 @@ export function errorRow(base: ExecutionBase, error: ServiceError): ExecutionRow
   };
 }
 
+/** Names the rollup shard an ExecutionRecorder writes to; without it, the process's own (PROCESS_ROLLUP_SHARD). */
+export const ROLLUP_SHARD = Symbol('rollup-shard');
+
 /**
  * Steps 7 to 10 leave an execution behind, failures included; it is written before the caller hears back.
  * Rows of concurrent runs are written together by group commit, each run waiting for the INSERT that carries
@@ -137,10 +142,11 @@ export function errorRow(base: ExecutionBase, error: ServiceError): ExecutionRow
 export class ExecutionRecorder implements OnModuleDestroy {
   private readonly batches: GroupCommit<ExecutionRow>;
 
-  constructor(@InjectDataSource() db: DataSource) {
+  constructor(@InjectDataSource() db: DataSource, @Optional() @Inject(ROLLUP_SHARD) rollupShard: number | null = null) {
+    const shard = rollupShard ?? PROCESS_ROLLUP_SHARD;
     this.batches = new GroupCommit<ExecutionRow>(
       async (rows) => {
-        await pgPool(db).query({ ...INSERT_EXECUTIONS, values: insertParameters(rows) });
+        await pgPool(db).query({ ...INSERT_EXECUTIONS, values: insertParameters(rows, shard) });
       },
       { maxBatch: MAX_ROWS_PER_INSERT },
     );

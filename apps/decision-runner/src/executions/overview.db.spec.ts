@@ -5,8 +5,9 @@ import { createLogger } from '@ds/platform';
 import { singleKeyring } from '@ds/sealing';
 import { DEV_RUNNER_SECRETS_KEY } from '../config';
 import { decisionRunner } from '../main';
+import { RollupShards1796230000000 } from '../migrations/1796230000000-rollup-shards';
 import { ExecutionRetention } from '../retention/execution-retention';
-import { ExecutionBase, ExecutionRecorder } from './execution-recorder';
+import { ExecutionBase, ExecutionRecorder, INSERT_EXECUTIONS, insertParameters, successRow } from './execution-recorder';
 import { OverviewQuery } from './overview.query';
 import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
 import { writeGeneratedExecutions } from '../../../../test/support/generated-executions';
@@ -27,6 +28,7 @@ beforeAll(async () => {
   for (const [workspace, id, slug] of [
     ['ws_live', 'dec_live', 'triage'],
     ['ws_bulk', 'dec_bulk', 'bulk'],
+    ['ws_shards', 'dec_shards', 'sharded'],
   ]) {
     await db.query(`INSERT INTO decisions (id, workspace_id, slug, name, draft_schema, revision) VALUES ($1, $2, $3, $3, '{}', 1)`, [id, workspace, slug]);
   }
@@ -188,5 +190,76 @@ describe('decision overview', () => {
     const [kept] = (await db.query(`SELECT count(*)::int AS n FROM executions WHERE workspace_id = 'ws_bulk'`)) as Array<{ n: number }>;
     expect(await rollups('grain = 3600')).toBe(kept!.n);
     expect(await rollups('grain = 60')).toBeGreaterThan(0);
+  });
+
+  it('lets two runner replicas add runs of the same minute at once, each to its own rollup shard, and counts both', async () => {
+    const row = (n: number) =>
+      successRow(
+        { ...base(n), id: `exe_shard_${n}`, workspaceId: 'ws_shards', decisionId: 'dec_shards', decisionSlug: 'sharded', livemode: true },
+        evaluation(n),
+        { latency_ms: 50, input_tokens: 3, output_tokens: 1, estimated_cost_usd: 0.25 },
+        null,
+        true,
+        null,
+      );
+    const connect = async () => {
+      const runner = db.createQueryRunner();
+      await runner.connect();
+      return runner;
+    };
+    const [first, second, third] = await Promise.all([connect(), connect(), connect()]);
+    try {
+      // The first replica's batch has added to its shard's rows and not committed yet.
+      await first.query('BEGIN');
+      await first.query(INSERT_EXECUTIONS.text, insertParameters([row(1)], 1));
+      // A wait for a row lock fails this statement instead of hanging the test.
+      await second.query("SET lock_timeout = '5s'");
+      await expect(second.query(INSERT_EXECUTIONS.text, insertParameters([row(2)], 2))).resolves.toBeDefined();
+      // The same shard does wait: that wait is what the shards take off the run path.
+      await third.query("SET lock_timeout = '200ms'");
+      await expect(third.query(INSERT_EXECUTIONS.text, insertParameters([row(3)], 1))).rejects.toMatchObject({ code: '55P03' });
+      await first.query('COMMIT');
+    } finally {
+      await Promise.all([first.release(), second.release(), third.release()]);
+    }
+
+    const overview = await overviews.overview({ workspaceId: 'ws_shards', decision: 'sharded', from: new Date(Date.now() - HOUR).toISOString() });
+    expect(overview.totals.live.runs).toBe(2);
+    expect(overview.totals.live.input_tokens).toBe(6);
+    expect(overview.totals.live.cost_usd).toBeCloseTo(0.5, 6);
+    const shards = (await db.query(
+      `SELECT DISTINCT shard FROM execution_rollups WHERE workspace_id = 'ws_shards' UNION SELECT DISTINCT shard FROM execution_histograms WHERE workspace_id = 'ws_shards' ORDER BY 1`,
+    )) as Array<{ shard: number }>;
+    expect(shards.map((found) => found.shard)).toEqual([1, 2]);
+  });
+
+  it("merges every key's shards into one row when its migration is reverted, and counts the same after it runs again", async () => {
+    const totals = async () =>
+      db.query(`SELECT (SELECT sum(runs)::int FROM execution_rollups) AS runs, (SELECT sum(cost_usd)::float8 FROM execution_rollups) AS cost,
+                       (SELECT sum(runs)::int FROM execution_histograms) AS binned`);
+    const before = await totals();
+    // Runs 1 and 2 (shards 1 and 2) took the same minute's latency bin.
+    const latencyRows = async () =>
+      (
+        (await db.query(
+          `SELECT count(*)::int AS n FROM execution_histograms WHERE workspace_id = 'ws_shards' AND grain = 60 AND metric = 'latency'`,
+        )) as Array<{
+          n: number;
+        }>
+      )[0]!.n;
+    expect(await latencyRows()).toBe(2);
+    const runner = db.createQueryRunner();
+    try {
+      const migration = new RollupShards1796230000000();
+      await migration.down(runner);
+      expect(await latencyRows()).toBe(1);
+      expect(await totals()).toEqual(before);
+      await migration.up(runner);
+    } finally {
+      await runner.release();
+    }
+    expect(await totals()).toEqual(before);
+    const overview = await overviews.overview({ workspaceId: 'ws_shards', decision: 'sharded', from: new Date(Date.now() - HOUR).toISOString() });
+    expect(overview.totals.live.runs).toBe(2);
   });
 });

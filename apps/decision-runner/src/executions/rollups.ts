@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { LATENCY_BOUNDS_MS, CONFIDENCE_BINS, DAY_GRAIN, HOUR_GRAIN, MINUTE_GRAIN, reasonKeySql } from '@ds/decision-schema';
 
 /** The columns a source of executions must offer for `rollupStatements` to roll it up. */
@@ -6,9 +7,20 @@ export const ROLLED_UP_COLUMNS = 'workspace_id, decision_id, source, status, liv
 const ROLLUP_KEY = 'workspace_id, decision_id, grain, bucket, livemode, source, status, action, reason';
 const HISTOGRAM_KEY = 'workspace_id, decision_id, grain, bucket, livemode, metric, question, bin';
 
+/**
+ * Every rollup row also has a shard, part of its key. A writer adds to the rows of its own shard, so two runner
+ * replicas writing one busy decision's runs of the same minute lock different rows: without shards the second
+ * batch waits for the first one's commit, on the run path. Readers sum over shards as they sum over buckets.
+ */
+export const ROLLUP_SHARDS = 16;
+
+/** The shard this process writes to: drawn at start, so replicas of one decision's traffic rarely share one. */
+export const PROCESS_ROLLUP_SHARD = randomInt(ROLLUP_SHARDS);
+
 /** Every table of rollups: what retention and workspace deletion clear along with the executions. */
 export const ROLLUP_TABLES = ['execution_rollups', 'execution_histograms'] as const;
 
+/** The tables as their migration first created them; `RollupShards1796230000000` added the shard to both keys. */
 export const CREATE_ROLLUP_TABLES = [
   `CREATE TABLE execution_rollups (
      workspace_id text NOT NULL,
@@ -46,32 +58,36 @@ const LATENCY_BOUNDS = `ARRAY[${LATENCY_BOUNDS_MS.join(',')}]::numeric[]`;
  * CTEs that add the executions of relation `source` (with ROLLED_UP_COLUMNS) to the minute, hour and day rollups: counts,
  * tokens and cost per action, status, source and reason; latency bins; confidence bins per question. Rows are
  * upserted in key order so that concurrent writers lock them in the same order. Written as part of the statement
- * that writes the executions, so a batch and its rollups commit together.
+ * that writes the executions, so a batch and its rollups commit together. `shard` is the SQL expression of the
+ * shard written to; null only for the tables as they were before shards (the migration that created them).
  */
-export function rollupStatements(source: string): string {
+export function rollupStatements(source: string, shard: string | null): string {
   const number = (path: string): string => `CASE WHEN jsonb_typeof(${path}) = 'number' THEN (${path})::numeric END`;
+  const rollupKey = shard === null ? ROLLUP_KEY : `${ROLLUP_KEY}, shard`;
+  const histogramKey = shard === null ? HISTOGRAM_KEY : `${HISTOGRAM_KEY}, shard`;
+  const shardColumn = shard === null ? '' : `, ${shard}`;
   return `
   grained AS (
     SELECT s.*, g.grain, to_timestamp(floor(extract(epoch FROM s.created_at) / g.grain) * g.grain) AS bucket
     FROM ${source} s CROSS JOIN (VALUES (${MINUTE_GRAIN}), (${HOUR_GRAIN}), (${DAY_GRAIN})) AS g(grain)
   ),
   counted AS (
-    INSERT INTO execution_rollups AS r (${ROLLUP_KEY}, runs, input_tokens, output_tokens, cost_usd)
-    SELECT workspace_id, decision_id, grain, bucket, livemode, source, status, coalesce(action, ''), ${reasonKeySql('action_reason')},
+    INSERT INTO execution_rollups AS r (${rollupKey}, runs, input_tokens, output_tokens, cost_usd)
+    SELECT workspace_id, decision_id, grain, bucket, livemode, source, status, coalesce(action, ''), ${reasonKeySql('action_reason')}${shardColumn},
            count(*), coalesce(sum(${number("metrics->'input_tokens'")}), 0), coalesce(sum(${number("metrics->'output_tokens'")}), 0),
            coalesce(sum(${number("metrics->'estimated_cost_usd'")}), 0)
     FROM grained
     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
     ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9
-    ON CONFLICT (${ROLLUP_KEY}) DO UPDATE SET
+    ON CONFLICT (${rollupKey}) DO UPDATE SET
       runs = r.runs + EXCLUDED.runs,
       input_tokens = r.input_tokens + EXCLUDED.input_tokens,
       output_tokens = r.output_tokens + EXCLUDED.output_tokens,
       cost_usd = r.cost_usd + EXCLUDED.cost_usd
   ),
   binned AS (
-    INSERT INTO execution_histograms AS h (${HISTOGRAM_KEY}, runs)
-    SELECT workspace_id, decision_id, grain, bucket, livemode, metric, question, bin, count(*)
+    INSERT INTO execution_histograms AS h (${histogramKey}, runs)
+    SELECT workspace_id, decision_id, grain, bucket, livemode, metric, question, bin${shardColumn}, count(*)
     FROM (
       SELECT workspace_id, decision_id, grain, bucket, livemode, 'latency' AS metric, '' AS question,
              width_bucket(${number("metrics->'latency_ms'")}, ${LATENCY_BOUNDS}) AS bin
@@ -84,6 +100,6 @@ export function rollupStatements(source: string): string {
     ) v
     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
     ORDER BY 1, 2, 3, 4, 5, 6, 7, 8
-    ON CONFLICT (${HISTOGRAM_KEY}) DO UPDATE SET runs = h.runs + EXCLUDED.runs
+    ON CONFLICT (${histogramKey}) DO UPDATE SET runs = h.runs + EXCLUDED.runs
   )`;
 }
