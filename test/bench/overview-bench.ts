@@ -77,8 +77,8 @@ async function main(): Promise<void> {
     const now = fresh ? new Date() : new Date(latest!.at);
     if (fresh) await load(db, now);
     const [sizes] = (await db.query(
-      `SELECT (SELECT count(*) FROM executions)::int AS executions, (SELECT count(*) FROM execution_rollups)::int AS rollups,
-              (SELECT count(*) FROM execution_histograms)::int AS histograms`,
+      `SELECT (SELECT count(*) FROM executions)::int AS executions, (SELECT count(*) FROM execution_rollup_totals)::int AS rollups,
+              (SELECT count(*) FROM execution_histogram_totals)::int AS histograms`,
     )) as Array<{ executions: number; rollups: number; histograms: number }>;
     say(`${sizes!.executions} executions: ${sizes!.rollups} rollup rows, ${sizes!.histograms} histogram rows`);
 

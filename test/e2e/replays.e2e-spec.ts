@@ -195,7 +195,7 @@ describe('replays', () => {
     // Their tokens count in the usage rollups, as test traffic of source "replay".
     const rollups = await database((db) =>
       db.query(
-        `SELECT sum(runs)::int AS runs, bool_or(livemode) AS live, sum(input_tokens)::int AS tokens FROM decision_runner.execution_rollups
+        `SELECT sum(runs)::int AS runs, bool_or(livemode) AS live, sum(input_tokens)::int AS tokens FROM decision_runner.execution_rollup_totals
           WHERE workspace_id = $1 AND source = 'replay' AND grain = 60`,
         [setup.ws],
       ),

@@ -33,6 +33,7 @@ function remaining(workspaceId: string) {
       invitations: await count('SELECT count(*)::int AS n FROM gateway.invitations WHERE workspace_id = $1'),
       decisions: await count('SELECT count(*)::int AS n FROM decision_runner.decisions WHERE workspace_id = $1'),
       executions: await count('SELECT count(*)::int AS n FROM decision_runner.executions WHERE workspace_id = $1'),
+      rollups: await count('SELECT count(*)::int AS n FROM decision_runner.execution_rollup_totals WHERE workspace_id = $1'),
       signingSecrets: await count('SELECT count(*)::int AS n FROM delivery.signing_secrets WHERE workspace_id = $1'),
       partnerSettings: await count('SELECT count(*)::int AS n FROM partner.partner_settings WHERE workspace_id = $1::text'),
     };
@@ -64,6 +65,8 @@ describe('deleting a workspace', () => {
       executions: 1,
       signingSecrets: 1,
     });
+    // The run was counted in the minute, hour and day rollups.
+    expect((await remaining(ws.workspaceId)).rollups).toBeGreaterThanOrEqual(3);
 
     const deleted = await remove(ws);
     expect(deleted.status).toBe(204);
@@ -82,7 +85,17 @@ describe('deleting a workspace', () => {
       () => remaining(ws.workspaceId),
       (counts) => Object.values(counts).every((n) => n === 0),
     );
-    expect(after).toEqual({ workspaces: 0, keys: 0, memberships: 0, invitations: 0, decisions: 0, executions: 0, signingSecrets: 0, partnerSettings: 0 });
+    expect(after).toEqual({
+      workspaces: 0,
+      keys: 0,
+      memberships: 0,
+      invitations: 0,
+      decisions: 0,
+      executions: 0,
+      rollups: 0,
+      signingSecrets: 0,
+      partnerSettings: 0,
+    });
     // The ledger is the record of what was billed: its entries stay.
     const transfers = () =>
       withDatabase(

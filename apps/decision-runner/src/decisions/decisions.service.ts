@@ -23,6 +23,7 @@ import { DecisionRunnerConfig } from '../config';
 import { DecisionCache } from './decision-cache';
 import { VersionCache } from './version-cache';
 import { nextVersion } from './versions.service';
+import { ROLLUP_TABLES } from '../executions/rollups';
 
 @Injectable()
 export class DecisionsService {
@@ -211,8 +212,7 @@ export class DecisionsService {
     const slugs = await this.db.transaction(async (tx) => {
       await tx.query('DELETE FROM executions WHERE workspace_id = $1', [workspaceId]);
       await tx.query('DELETE FROM playground_reservations WHERE workspace_id = $1', [workspaceId]);
-      await tx.query('DELETE FROM execution_rollups WHERE workspace_id = $1', [workspaceId]);
-      await tx.query('DELETE FROM execution_histograms WHERE workspace_id = $1', [workspaceId]);
+      for (const table of ROLLUP_TABLES) await tx.query(`DELETE FROM ${table} WHERE workspace_id = $1`, [workspaceId]);
       // Versions go with their decision (ON DELETE CASCADE).
       return rowsReturned<{ slug: string }>(await tx.query('DELETE FROM decisions WHERE workspace_id = $1 RETURNING slug', [workspaceId]));
     });

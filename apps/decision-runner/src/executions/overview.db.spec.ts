@@ -9,6 +9,7 @@ import { RollupShards1796230000000 } from '../migrations/1796230000000-rollup-sh
 import { ExecutionRetention } from '../retention/execution-retention';
 import { ExecutionBase, ExecutionRecorder, INSERT_EXECUTIONS, insertParameters, successRow } from './execution-recorder';
 import { OverviewQuery } from './overview.query';
+import { ROLLUP_READS, rollupStatements } from './rollups';
 import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
 import { writeGeneratedExecutions } from '../../../../test/support/generated-executions';
 
@@ -163,7 +164,9 @@ describe('decision overview', () => {
     const old = { workspaceId: 'ws_bulk', decisionId: 'dec_bulk', first: 100_000, count: 200 };
     await writeGeneratedExecutions(db, { ...old, from: new Date(now.getTime() - 50 * DAY), to: new Date(now.getTime() - 45 * DAY) });
     const rollups = async (where: string): Promise<number> => {
-      const [row] = (await db.query(`SELECT coalesce(sum(runs), 0)::int AS n FROM execution_rollups WHERE workspace_id = 'ws_bulk' AND ${where}`)) as Array<{
+      const [row] = (await db.query(
+        `SELECT coalesce(sum(runs), 0)::int AS n FROM ${ROLLUP_READS.counts} WHERE workspace_id = 'ws_bulk' AND ${where}`,
+      )) as Array<{
         n: number;
       }>;
       return row!.n;
@@ -222,44 +225,52 @@ describe('decision overview', () => {
     } finally {
       await Promise.all([first.release(), second.release(), third.release()]);
     }
+    // A runner of the previous version, still serving during a rolling update, writes the unsharded tables.
+    const previousVersion = INSERT_EXECUTIONS.text.replace(rollupStatements('written', '$23::smallint'), rollupStatements('written', null));
+    expect(previousVersion).not.toBe(INSERT_EXECUTIONS.text);
+    await db.query(previousVersion, insertParameters([row(4)]).slice(0, -1));
 
     const overview = await overviews.overview({ workspaceId: 'ws_shards', decision: 'sharded', from: new Date(Date.now() - HOUR).toISOString() });
-    expect(overview.totals.live.runs).toBe(2);
-    expect(overview.totals.live.input_tokens).toBe(6);
-    expect(overview.totals.live.cost_usd).toBeCloseTo(0.5, 6);
+    expect(overview.totals.live.runs).toBe(3);
+    expect(overview.totals.live.input_tokens).toBe(9);
+    expect(overview.totals.live.cost_usd).toBeCloseTo(0.75, 6);
+    expect(overview.totals.live.by_action).toEqual({ block: 1, escalate: 1, continue: 1 });
     const shards = (await db.query(
-      `SELECT DISTINCT shard FROM execution_rollups WHERE workspace_id = 'ws_shards' UNION SELECT DISTINCT shard FROM execution_histograms WHERE workspace_id = 'ws_shards' ORDER BY 1`,
+      `SELECT DISTINCT shard FROM execution_rollup_shards WHERE workspace_id = 'ws_shards'
+       UNION SELECT DISTINCT shard FROM execution_histogram_shards WHERE workspace_id = 'ws_shards' ORDER BY 1`,
     )) as Array<{ shard: number }>;
     expect(shards.map((found) => found.shard)).toEqual([1, 2]);
   });
 
-  it("merges every key's shards into one row when its migration is reverted, and counts the same after it runs again", async () => {
+  it('folds the shards into the unsharded rollups when its migration is reverted, and counts the same after it runs again', async () => {
     const totals = async () =>
-      db.query(`SELECT (SELECT sum(runs)::int FROM execution_rollups) AS runs, (SELECT sum(cost_usd)::float8 FROM execution_rollups) AS cost,
-                       (SELECT sum(runs)::int FROM execution_histograms) AS binned`);
+      db.query(`SELECT (SELECT sum(runs)::int FROM ${ROLLUP_READS.counts}) AS runs, (SELECT sum(cost_usd)::float8 FROM ${ROLLUP_READS.counts}) AS cost,
+                       (SELECT sum(runs)::int FROM ${ROLLUP_READS.histograms}) AS binned`);
     const before = await totals();
-    // Runs 1 and 2 (shards 1 and 2) took the same minute's latency bin.
-    const latencyRows = async () =>
+    // Runs 1, 2 (shards 1 and 2) and 4 (unsharded) took the same minute's latency bin: one row once folded.
+    const latencyRows = async (table: string) =>
       (
-        (await db.query(
-          `SELECT count(*)::int AS n FROM execution_histograms WHERE workspace_id = 'ws_shards' AND grain = 60 AND metric = 'latency'`,
-        )) as Array<{
+        (await db.query(`SELECT count(*)::int AS n FROM ${table} WHERE workspace_id = 'ws_shards' AND grain = 60 AND metric = 'latency'`)) as Array<{
           n: number;
         }>
       )[0]!.n;
-    expect(await latencyRows()).toBe(2);
+    expect(await latencyRows('execution_histogram_shards')).toBe(2);
     const runner = db.createQueryRunner();
     try {
       const migration = new RollupShards1796230000000();
       await migration.down(runner);
-      expect(await latencyRows()).toBe(1);
-      expect(await totals()).toEqual(before);
+      expect(await latencyRows('execution_histograms')).toBe(1);
+      const [folded] = (await db.query(
+        `SELECT (SELECT sum(runs)::int FROM execution_rollups) AS runs, (SELECT sum(cost_usd)::float8 FROM execution_rollups) AS cost,
+                (SELECT sum(runs)::int FROM execution_histograms) AS binned`,
+      )) as unknown[];
+      expect(folded).toEqual((before as unknown[])[0]);
       await migration.up(runner);
     } finally {
       await runner.release();
     }
     expect(await totals()).toEqual(before);
     const overview = await overviews.overview({ workspaceId: 'ws_shards', decision: 'sharded', from: new Date(Date.now() - HOUR).toISOString() });
-    expect(overview.totals.live.runs).toBe(2);
+    expect(overview.totals.live.runs).toBe(3);
   });
 });

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { DecisionOverviewRequest, ServiceError } from '@ds/contracts';
 import { CountRow, DecisionOverview, foldOverview, HistogramRow, parseOverviewRange, planOverview } from '@ds/decision-schema';
 import { pgPool } from '../pg-pool';
+import { ROLLUP_READS } from './rollups';
 
 /**
  * Both reads sum the grain rows into the chart's buckets inside PostgreSQL ($6 is the bucket width in seconds), so
@@ -14,7 +15,7 @@ const COUNTS = {
   text: `SELECT (floor(extract(epoch FROM bucket) / $6) * $6)::bigint AS t, livemode, status, action, reason,
                 sum(runs)::bigint AS runs, sum(input_tokens)::bigint AS input_tokens, sum(output_tokens)::bigint AS output_tokens,
                 sum(cost_usd)::float8 AS cost_usd
-         FROM execution_rollups
+         FROM ${ROLLUP_READS.counts}
          WHERE workspace_id = $1 AND decision_id = $2 AND grain = $3 AND bucket >= $4 AND bucket < $5
          GROUP BY 1, 2, 3, 4, 5`,
 };
@@ -23,12 +24,12 @@ const COUNTS = {
 const HISTOGRAMS = {
   name: 'decision-runner.overview-histograms',
   text: `SELECT (floor(extract(epoch FROM bucket) / $6) * $6)::bigint AS t, livemode, metric, question, bin, sum(runs)::bigint AS runs
-         FROM execution_histograms
+         FROM ${ROLLUP_READS.histograms}
          WHERE workspace_id = $1 AND decision_id = $2 AND grain = $3 AND bucket >= $4 AND bucket < $5 AND metric = 'latency'
          GROUP BY 1, 2, 3, 4, 5
          UNION ALL
          SELECT extract(epoch FROM $4::timestamptz)::bigint, livemode, metric, question, bin, sum(runs)::bigint
-         FROM execution_histograms
+         FROM ${ROLLUP_READS.histograms}
          WHERE workspace_id = $1 AND decision_id = $2 AND grain = $3 AND bucket >= $4 AND bucket < $5 AND metric = 'confidence'
          GROUP BY 2, 3, 4, 5`,
 };

@@ -8,19 +8,31 @@ const ROLLUP_KEY = 'workspace_id, decision_id, grain, bucket, livemode, source, 
 const HISTOGRAM_KEY = 'workspace_id, decision_id, grain, bucket, livemode, metric, question, bin';
 
 /**
- * Every rollup row also has a shard, part of its key. A writer adds to the rows of its own shard, so two runner
- * replicas writing one busy decision's runs of the same minute lock different rows: without shards the second
- * batch waits for the first one's commit, on the run path. Readers sum over shards as they sum over buckets.
+ * The run path adds to rollup rows of a shard, part of their key, in tables of their own. A writer adds to the
+ * rows of its own shard, so two runner replicas writing one busy decision's runs of the same minute lock different
+ * rows: with one row per key, the second batch waited for the first one's commit, on the run path.
  */
 export const ROLLUP_SHARDS = 16;
 
 /** The shard this process writes to: drawn at start, so replicas of one decision's traffic rarely share one. */
 export const PROCESS_ROLLUP_SHARD = randomInt(ROLLUP_SHARDS);
 
-/** Every table of rollups: what retention and workspace deletion clear along with the executions. */
-export const ROLLUP_TABLES = ['execution_rollups', 'execution_histograms'] as const;
+/**
+ * Where rollups are written: the tables with one row per key, as the run path wrote them before shards (still
+ * written by runners of that version while a rolling update replaces them), and the sharded tables written now.
+ */
+export const ROLLUP_WRITES = {
+  unsharded: { counts: 'execution_rollups', histograms: 'execution_histograms' },
+  sharded: { counts: 'execution_rollup_shards', histograms: 'execution_histogram_shards' },
+} as const;
 
-/** The tables as their migration first created them; `RollupShards1796230000000` added the shard to both keys. */
+/** Where rollups are read: views adding up both kinds of table (readers sum rows into buckets anyway). */
+export const ROLLUP_READS = { counts: 'execution_rollup_totals', histograms: 'execution_histogram_totals' } as const;
+
+/** Every table of rollups: what retention and workspace deletion clear along with the executions. */
+export const ROLLUP_TABLES = [...Object.values(ROLLUP_WRITES.unsharded), ...Object.values(ROLLUP_WRITES.sharded)];
+
+/** The unsharded tables as their migration created them; `RollupShards1796230000000` added the sharded ones. */
 export const CREATE_ROLLUP_TABLES = [
   `CREATE TABLE execution_rollups (
      workspace_id text NOT NULL,
@@ -59,10 +71,11 @@ const LATENCY_BOUNDS = `ARRAY[${LATENCY_BOUNDS_MS.join(',')}]::numeric[]`;
  * tokens and cost per action, status, source and reason; latency bins; confidence bins per question. Rows are
  * upserted in key order so that concurrent writers lock them in the same order. Written as part of the statement
  * that writes the executions, so a batch and its rollups commit together. `shard` is the SQL expression of the
- * shard written to; null only for the tables as they were before shards (the migration that created them).
+ * shard written to; null writes the unsharded tables (only the migration that created them does).
  */
 export function rollupStatements(source: string, shard: string | null): string {
   const number = (path: string): string => `CASE WHEN jsonb_typeof(${path}) = 'number' THEN (${path})::numeric END`;
+  const tables = shard === null ? ROLLUP_WRITES.unsharded : ROLLUP_WRITES.sharded;
   const rollupKey = shard === null ? ROLLUP_KEY : `${ROLLUP_KEY}, shard`;
   const histogramKey = shard === null ? HISTOGRAM_KEY : `${HISTOGRAM_KEY}, shard`;
   const shardColumn = shard === null ? '' : `, ${shard}`;
@@ -72,7 +85,7 @@ export function rollupStatements(source: string, shard: string | null): string {
     FROM ${source} s CROSS JOIN (VALUES (${MINUTE_GRAIN}), (${HOUR_GRAIN}), (${DAY_GRAIN})) AS g(grain)
   ),
   counted AS (
-    INSERT INTO execution_rollups AS r (${rollupKey}, runs, input_tokens, output_tokens, cost_usd)
+    INSERT INTO ${tables.counts} AS r (${rollupKey}, runs, input_tokens, output_tokens, cost_usd)
     SELECT workspace_id, decision_id, grain, bucket, livemode, source, status, coalesce(action, ''), ${reasonKeySql('action_reason')}${shardColumn},
            count(*), coalesce(sum(${number("metrics->'input_tokens'")}), 0), coalesce(sum(${number("metrics->'output_tokens'")}), 0),
            coalesce(sum(${number("metrics->'estimated_cost_usd'")}), 0)
@@ -86,7 +99,7 @@ export function rollupStatements(source: string, shard: string | null): string {
       cost_usd = r.cost_usd + EXCLUDED.cost_usd
   ),
   binned AS (
-    INSERT INTO execution_histograms AS h (${histogramKey}, runs)
+    INSERT INTO ${tables.histograms} AS h (${histogramKey}, runs)
     SELECT workspace_id, decision_id, grain, bucket, livemode, metric, question, bin${shardColumn}, count(*)
     FROM (
       SELECT workspace_id, decision_id, grain, bucket, livemode, 'latency' AS metric, '' AS question,

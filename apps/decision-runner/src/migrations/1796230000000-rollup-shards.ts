@@ -1,45 +1,77 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-const KEYS = {
-  execution_rollups: 'workspace_id, decision_id, grain, bucket, livemode, source, status, action, reason',
-  execution_histograms: 'workspace_id, decision_id, grain, bucket, livemode, metric, question, bin',
-} as const;
-
-const SUMS = {
-  execution_rollups: 'sum(runs), sum(input_tokens), sum(output_tokens), sum(cost_usd)',
-  execution_histograms: 'sum(runs)',
-} as const;
-
-const COUNTS = {
-  execution_rollups: 'runs, input_tokens, output_tokens, cost_usd',
-  execution_histograms: 'runs',
-} as const;
+// Spelled out rather than imported: this migration must keep creating what it created when the code moves on.
+const ROLLUP_KEY = 'workspace_id, decision_id, grain, bucket, livemode, source, status, action, reason';
+const HISTOGRAM_KEY = 'workspace_id, decision_id, grain, bucket, livemode, metric, question, bin';
 
 /**
- * The rollups' rows get a shard in their key (see `ROLLUP_SHARDS`): rows written so far are shard 0. Going back
- * sums every key's shards into one row.
+ * Sharded rollup tables beside the unsharded ones (see `ROLLUP_SHARDS`), and views adding both up. The unsharded
+ * tables stay as they are: runners of the previous version go on writing them, with their ON CONFLICT on the key
+ * without a shard, until a rolling update has replaced them. Going back folds the sharded rows into them.
  */
 export class RollupShards1796230000000 implements MigrationInterface {
   name = 'RollupShards1796230000000';
 
   async up(q: QueryRunner): Promise<void> {
-    for (const table of ['execution_rollups', 'execution_histograms'] as const) {
-      await q.query(`ALTER TABLE ${table} ADD COLUMN shard smallint NOT NULL DEFAULT 0`);
-      await q.query(`ALTER TABLE ${table} DROP CONSTRAINT ${table}_pkey`);
-      await q.query(`ALTER TABLE ${table} ADD CONSTRAINT ${table}_pkey PRIMARY KEY (${KEYS[table]}, shard)`);
-    }
+    await q.query(`
+      CREATE TABLE execution_rollup_shards (
+        workspace_id text NOT NULL,
+        decision_id text NOT NULL,
+        grain integer NOT NULL,
+        bucket timestamptz NOT NULL,
+        livemode boolean NOT NULL,
+        source text NOT NULL,
+        status text NOT NULL,
+        action text NOT NULL,
+        reason text NOT NULL,
+        shard smallint NOT NULL,
+        runs bigint NOT NULL,
+        input_tokens bigint NOT NULL,
+        output_tokens bigint NOT NULL,
+        cost_usd numeric NOT NULL,
+        PRIMARY KEY (${ROLLUP_KEY}, shard)
+      )`);
+    await q.query(`
+      CREATE TABLE execution_histogram_shards (
+        workspace_id text NOT NULL,
+        decision_id text NOT NULL,
+        grain integer NOT NULL,
+        bucket timestamptz NOT NULL,
+        livemode boolean NOT NULL,
+        metric text NOT NULL CHECK (metric IN ('latency', 'confidence')),
+        question text NOT NULL,
+        bin smallint NOT NULL,
+        shard smallint NOT NULL,
+        runs bigint NOT NULL,
+        PRIMARY KEY (${HISTOGRAM_KEY}, shard)
+      )`);
+    await q.query(`
+      CREATE VIEW execution_rollup_totals AS
+        SELECT ${ROLLUP_KEY}, runs, input_tokens, output_tokens, cost_usd FROM execution_rollups
+        UNION ALL
+        SELECT ${ROLLUP_KEY}, runs, input_tokens, output_tokens, cost_usd FROM execution_rollup_shards`);
+    await q.query(`
+      CREATE VIEW execution_histogram_totals AS
+        SELECT ${HISTOGRAM_KEY}, runs FROM execution_histograms
+        UNION ALL
+        SELECT ${HISTOGRAM_KEY}, runs FROM execution_histogram_shards`);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const table of ['execution_rollups', 'execution_histograms'] as const) {
-      await q.query(`ALTER TABLE ${table} DROP CONSTRAINT ${table}_pkey`);
-      await q.query(
-        `WITH removed AS (DELETE FROM ${table} RETURNING *)
-         INSERT INTO ${table} (${KEYS[table]}, ${COUNTS[table]}, shard)
-         SELECT ${KEYS[table]}, ${SUMS[table]}, 0 FROM removed GROUP BY ${KEYS[table]}`,
-      );
-      await q.query(`ALTER TABLE ${table} DROP COLUMN shard`);
-      await q.query(`ALTER TABLE ${table} ADD CONSTRAINT ${table}_pkey PRIMARY KEY (${KEYS[table]})`);
-    }
+    await q.query('DROP VIEW execution_histogram_totals');
+    await q.query('DROP VIEW execution_rollup_totals');
+    await q.query(`
+      INSERT INTO execution_rollups AS r (${ROLLUP_KEY}, runs, input_tokens, output_tokens, cost_usd)
+      SELECT ${ROLLUP_KEY}, sum(runs), sum(input_tokens), sum(output_tokens), sum(cost_usd)
+        FROM execution_rollup_shards GROUP BY ${ROLLUP_KEY} ORDER BY ${ROLLUP_KEY}
+      ON CONFLICT (${ROLLUP_KEY}) DO UPDATE SET
+        runs = r.runs + EXCLUDED.runs, input_tokens = r.input_tokens + EXCLUDED.input_tokens,
+        output_tokens = r.output_tokens + EXCLUDED.output_tokens, cost_usd = r.cost_usd + EXCLUDED.cost_usd`);
+    await q.query(`
+      INSERT INTO execution_histograms AS h (${HISTOGRAM_KEY}, runs)
+      SELECT ${HISTOGRAM_KEY}, sum(runs) FROM execution_histogram_shards GROUP BY ${HISTOGRAM_KEY} ORDER BY ${HISTOGRAM_KEY}
+      ON CONFLICT (${HISTOGRAM_KEY}) DO UPDATE SET runs = h.runs + EXCLUDED.runs`);
+    await q.query('DROP TABLE execution_histogram_shards');
+    await q.query('DROP TABLE execution_rollup_shards');
   }
 }
