@@ -13,38 +13,13 @@ export class RollupShards1796230000000 implements MigrationInterface {
   name = 'RollupShards1796230000000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`
-      CREATE TABLE execution_rollup_shards (
-        workspace_id text NOT NULL,
-        decision_id text NOT NULL,
-        grain integer NOT NULL,
-        bucket timestamptz NOT NULL,
-        livemode boolean NOT NULL,
-        source text NOT NULL,
-        status text NOT NULL,
-        action text NOT NULL,
-        reason text NOT NULL,
-        shard smallint NOT NULL,
-        runs bigint NOT NULL,
-        input_tokens bigint NOT NULL,
-        output_tokens bigint NOT NULL,
-        cost_usd numeric NOT NULL,
-        PRIMARY KEY (${ROLLUP_KEY}, shard)
-      )`);
-    await q.query(`
-      CREATE TABLE execution_histogram_shards (
-        workspace_id text NOT NULL,
-        decision_id text NOT NULL,
-        grain integer NOT NULL,
-        bucket timestamptz NOT NULL,
-        livemode boolean NOT NULL,
-        metric text NOT NULL CHECK (metric IN ('latency', 'confidence')),
-        question text NOT NULL,
-        bin smallint NOT NULL,
-        shard smallint NOT NULL,
-        runs bigint NOT NULL,
-        PRIMARY KEY (${HISTOGRAM_KEY}, shard)
-      )`);
+    // The same columns and checks as the unsharded tables, and the shard.
+    for (const [sharded, unsharded, key] of [
+      ['execution_rollup_shards', 'execution_rollups', ROLLUP_KEY],
+      ['execution_histogram_shards', 'execution_histograms', HISTOGRAM_KEY],
+    ] as const) {
+      await q.query(`CREATE TABLE ${sharded} (LIKE ${unsharded} INCLUDING CONSTRAINTS, shard smallint NOT NULL, PRIMARY KEY (${key}, shard))`);
+    }
     await q.query(`
       CREATE VIEW execution_rollup_totals AS
         SELECT ${ROLLUP_KEY}, runs, input_tokens, output_tokens, cost_usd FROM execution_rollups
