@@ -161,19 +161,16 @@ describe('an author’s journey in the browser', () => {
 
     // The JSON view shows the same document.
     await page.getByRole('button', { name: 'JSON', exact: true }).click();
-    // CodeMirror draws only the lines in view: scroll down from the top of the editor until the question's line is drawn.
-    await page.locator('#schema-json-label').evaluate((label) => label.scrollIntoView({ block: 'start' }));
-    // Each step is shorter than the window and waits for CodeMirror's next drawing, so the line cannot be scrolled
-    // past before it was drawn (a fast machine wheeled beyond it while the view still showed the lines above).
+    // CodeMirror draws only the lines near the view, and loads after the click. The line holding the cursor is always
+    // drawn and kept in view: once the editor is there, walk the cursor down from its first line until the question's
+    // line is drawn. (Wheeling the page could pass the line before CodeMirror drew it, or wheel before it loaded.)
     const instructionsLine = page.locator('#schema-json').getByText('Pick the one main need.');
-    await page.locator('#schema-json').waitFor();
-    const drawn = () =>
-      page.evaluate(() => new Promise((resolve) => (globalThis as any).requestAnimationFrame(() => (globalThis as any).requestAnimationFrame(resolve))));
-    for (let step = 0; step < 40 && !(await instructionsLine.isVisible()); step++) {
-      await page.mouse.wheel(0, 300);
-      await drawn();
-    }
-    await instructionsLine.waitFor();
+    // #schema-json is CodeMirror's content element itself.
+    const content = page.locator('#schema-json');
+    await content.waitFor();
+    await content.click({ position: { x: 4, y: 4 } });
+    for (let step = 0; step < 400 && !(await instructionsLine.isVisible()); step++) await page.keyboard.press('ArrowDown');
+    await instructionsLine.scrollIntoViewIfNeeded();
     await screen(page, 'editor-json');
     await page.getByRole('button', { name: 'Form', exact: true }).click();
     await page.getByRole('button', { name: 'Save draft' }).click();
