@@ -154,7 +154,8 @@ describe('invitations in the browser', () => {
     const linkField = page.locator('#invitation-link');
     await linkField.waitFor();
     expect(await linkField.inputValue()).toMatch(/\/invitations\/accept\?token=inv_tok_/);
-    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.id)).toBe('invitation-link');
+    // The focus moves in an effect after the link is drawn.
+    await page.waitForFunction(() => (globalThis as any).document.activeElement?.id === 'invitation-link');
     await page.locator('table.invitations').getByRole('cell', { name: email, exact: true }).waitFor();
     const pending = await call('GET', `/app/v1/workspaces/${owner.workspaceId}/invitations`, { token: owner.session });
     expect(pending.body.data.map((invitation: { email: string; role: string }) => [invitation.email, invitation.role])).toEqual([[email, 'viewer']]);
