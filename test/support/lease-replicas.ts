@@ -76,3 +76,21 @@ export async function leaseReplicas(name: string, options: { accountsSeeLeases?:
     },
   };
 }
+
+/**
+ * The lease replicas of one spec file: set up before its tests and closed after them. Fields are read through
+ * to the fixture, so the spec can name them at module level before `beforeAll` has built it.
+ */
+export function useLeaseReplicas(name: string, options: { accountsSeeLeases?: boolean; config?: BillingConfig } = {}): Omit<LeaseReplicas, 'close'> {
+  let built: LeaseReplicas | undefined;
+  beforeAll(async () => {
+    built = await leaseReplicas(name, options);
+  });
+  afterAll(() => built?.close());
+  return new Proxy({} as Omit<LeaseReplicas, 'close'>, {
+    get(_target, field) {
+      if (built === undefined) throw new Error('the lease replicas are built in beforeAll: read them inside a hook or a test');
+      return built[field as keyof LeaseReplicas];
+    },
+  });
+}

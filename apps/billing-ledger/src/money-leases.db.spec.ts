@@ -6,7 +6,7 @@ import { newId } from '@ds/ids';
 import { createLogger } from '@ds/platform';
 import { ADMIN_DATABASE_URL } from '../../../test/e2e/support/cluster';
 import { checkBooks } from '../../../test/support/ledger-books';
-import { LEASES_REDIS_URL, leaseReplicas, LeaseReplicas, leaseTestConfig } from '../../../test/support/lease-replicas';
+import { LEASES_REDIS_URL, leaseTestConfig, useLeaseReplicas } from '../../../test/support/lease-replicas';
 import { LeaseEntity, LedgerAccountEntity } from './entities';
 import { RedisLeaseCounter } from './lease-counter';
 import { LeasesService } from './leases.service';
@@ -23,27 +23,14 @@ const logger = createLogger('billing-ledger', 'silent');
 const PRICE = 50_000n;
 const FAR = () => new Date(Date.now() + config.settleAfterMs + 10 * 60_000);
 
-let fixture: LeaseReplicas;
-let database: LeaseReplicas['database'];
-let replicaB: string;
-let redis: LeaseReplicas['redis'];
-let replicas: LeaseReplicas['replicas'];
-let accounts: LeaseReplicas['accounts'];
-let credits: LeaseReplicas['credits'];
-
-beforeAll(async () => {
-  fixture = await leaseReplicas('money_leases', { accountsSeeLeases: true });
-  ({ database, replicaB, redis, replicas, accounts, credits } = fixture);
-});
-
-afterAll(() => fixture?.close());
+const ledger = useLeaseReplicas('money_leases', { accountsSeeLeases: true });
 
 /** A workspace on genesis with the overrides, funded with the grants (cents), in order. */
 async function workspace(overrides: PlanOverrides, grants: Array<{ kind: 'promotional' | 'paid'; cents: number; expiresAt?: Date }> = []): Promise<string> {
   const workspaceId = randomUUID();
-  await accounts.setPlan({ workspaceId, plan: 'genesis', overrides });
+  await ledger.accounts.setPlan({ workspaceId, plan: 'genesis', overrides });
   for (const [index, grant] of grants.entries()) {
-    await credits.grant({
+    await ledger.credits.grant({
       workspaceId,
       grantId: `g${index}`,
       kind: grant.kind,
@@ -58,7 +45,7 @@ async function workspace(overrides: PlanOverrides, grants: Array<{ kind: 'promot
 type Taken = { leaseId: string; left: number; units: number } | null;
 
 async function take(workspaceId: string): Promise<Taken> {
-  const reply = (await redis.eval(TAKE_UNIT_SCRIPT, 1, leaseCounterKey(workspaceId))) as [string, number, number] | null;
+  const reply = (await ledger.redis.eval(TAKE_UNIT_SCRIPT, 1, leaseCounterKey(workspaceId))) as [string, number, number] | null;
   return reply ? { leaseId: reply[0], left: reply[1], units: reply[2] } : null;
 }
 
@@ -69,14 +56,14 @@ interface Ran {
 
 /** One run as the runner makes it; settles with `billable`. */
 async function run(workspaceId: string, replica: number, billable: boolean): Promise<Ran> {
-  const { leases, reservations } = replicas[replica]!;
+  const { leases, reservations } = ledger.replicas[replica]!;
   const taken = await take(workspaceId);
   if (taken && taken.left >= 0) {
     const leaseId = taken.leaseId;
     if (taken.left * 2 < taken.units) void leases.grant({ workspaceId, seenLeaseId: leaseId, seenTaken: taken.units - taken.left }).catch(() => undefined);
     const settlement: BillingSettleRequest = { workspaceId, executionId: newId('exec'), billable, leaseId, decisionId: 'dec_leased' };
     if (billable) return { how: 'lease', reply: await reservations.settle(settlement) };
-    if (Number(await redis.eval(HAND_BACK_SCRIPT, 1, leaseCounterKey(workspaceId), leaseId)) !== 1) await reservations.settle(settlement);
+    if (Number(await ledger.redis.eval(HAND_BACK_SCRIPT, 1, leaseCounterKey(workspaceId), leaseId)) !== 1) await reservations.settle(settlement);
     return { how: 'lease' };
   }
   void leases.grant({ workspaceId, seenLeaseId: taken?.leaseId ?? null, seenTaken: taken?.units }).catch(() => undefined);
@@ -98,7 +85,7 @@ async function runUntilRefused(workspaceId: string, width = 16, killAfterWave: n
     if (wave === killAfterWave) {
       const client = new Client({ connectionString: ADMIN_DATABASE_URL });
       await client.connect();
-      await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [replicaB]);
+      await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [ledger.replicaB]);
       await client.end();
     }
     outcomes.push(...replies.map((reply) => (reply.status === 'fulfilled' ? reply.value : { how: 'failed' })));
@@ -109,12 +96,12 @@ async function runUntilRefused(workspaceId: string, width = 16, killAfterWave: n
 }
 
 async function ledgerAccount(id: string) {
-  return database.dataSource.getRepository(LedgerAccountEntity).findOneBy({ id });
+  return ledger.database.dataSource.getRepository(LedgerAccountEntity).findOneBy({ id });
 }
 
 /** Overage decisions billed, the period's spend posted and held, from the workspace's accounts. */
 async function books(workspaceId: string) {
-  const db = database.dataSource;
+  const db = ledger.database.dataSource;
   const [account] = await db.query('SELECT period_anchor FROM accounts WHERE workspace_id = $1', [workspaceId]);
   const periodStart: Date = account.period_anchor;
   const overage = (await ledgerAccount(chart.overageVolume(workspaceId, periodStart).id)) ?? { ...ZERO_BALANCES };
@@ -130,7 +117,7 @@ async function books(workspaceId: string) {
 }
 
 async function expectBooksBalance(): Promise<void> {
-  const db = database.dataSource;
+  const db = ledger.database.dataSource;
   const books = await checkBooks(db);
   expect({ drifted: books.drifted, unbalanced: books.unbalanced }).toEqual({ drifted: [], unbalanced: [] });
   // Every hold a lease has not resolved is one its row says it holds, with the amount the row says: its decisions
@@ -155,11 +142,11 @@ async function expectBooksBalance(): Promise<void> {
 }
 
 async function settlePending(workspaceId: string): Promise<void> {
-  const pending: Array<{ execution_id: string }> = await database.dataSource.query(
+  const pending: Array<{ execution_id: string }> = await ledger.database.dataSource.query(
     `SELECT execution_id FROM reservations WHERE workspace_id = $1 AND state = 'pending'`,
     [workspaceId],
   );
-  for (const { execution_id } of pending) await replicas[0]!.reservations.settle({ workspaceId, executionId: execution_id, billable: true });
+  for (const { execution_id } of pending) await ledger.replicas[0]!.reservations.settle({ workspaceId, executionId: execution_id, billable: true });
 }
 
 /**
@@ -179,8 +166,8 @@ async function toTheEdge(workspaceId: string, code: string): Promise<void> {
 }
 
 async function closeEveryLease(): Promise<void> {
-  await replicas[0]!.leases.sweep(new Date(Date.now() + 10_000));
-  await replicas[1]!.leases.sweep(FAR());
+  await ledger.replicas[0]!.leases.sweep(new Date(Date.now() + 10_000));
+  await ledger.replicas[1]!.leases.sweep(FAR());
 }
 
 describe('money leases', () => {
@@ -192,16 +179,16 @@ describe('money leases', () => {
       { kind: 'promotional', cents: 1 },
       { kind: 'promotional', cents: 1, expiresAt: soon },
     ]);
-    const before = (await accounts.account(workspaceId)).balance;
-    const granted = await replicas[0]!.leases.grant({ workspaceId, seenLeaseId: null });
+    const before = (await ledger.accounts.account(workspaceId)).balance;
+    const granted = await ledger.replicas[0]!.leases.grant({ workspaceId, seenLeaseId: null });
     expect(granted.units).toBe(2);
-    const lease = await database.dataSource.getRepository(LeaseEntity).findOneByOrFail({ id: granted.leaseId! });
+    const lease = await ledger.database.dataSource.getRepository(LeaseEntity).findOneByOrFail({ id: granted.leaseId! });
     expect(lease).toMatchObject({ funding: 'credits', currency: 'usd', unitPriceMicros: PRICE, held: 2, state: 'open' });
     expect(lease.moneyHeld).toEqual([
       { account_id: chart.promotionalGrant(workspaceId, 'usd', 'g2', soon).id, kind: 'promotional', grant_id: 'g2', micros: '100000' },
     ]);
     // Leased money is neither spent nor gone, leased decisions neither used nor reserved.
-    const leasedView = await accounts.account(workspaceId);
+    const leasedView = await ledger.accounts.account(workspaceId);
     expect(leasedView.balance).toEqual(before);
     expect(leasedView.spend_cap.spent_cents).toBe(0);
     expect(leasedView.usage).toMatchObject({ used: 0, reserved: 0 });
@@ -229,14 +216,14 @@ describe('money leases', () => {
       expect(reply.paid_by!.funding).toBe('credits');
       expect(reply.paid_by!.charges.reduce((sum, charge) => sum + charge.amount_microcents, 0)).toBe(Number(PRICE));
     }
-    const leased = await database.dataSource.query(
+    const leased = await ledger.database.dataSource.query(
       `SELECT count(*)::int AS n FROM reservations WHERE workspace_id = $1 AND state = 'committed' AND lease_id IS NOT NULL`,
       [workspaceId],
     );
     expect(leased[0].n).toBeGreaterThan(20);
     await closeEveryLease();
     expect(await books(workspaceId)).toMatchObject({ overageBilled: 60, overageHeld: 0, spentPosted: 60n * PRICE, spentHeld: 0n, committed: 60 });
-    const view = await accounts.usageByDay(workspaceId);
+    const view = await ledger.accounts.usageByDay(workspaceId);
     expect(view.account.usage).toMatchObject({ used: 60, reserved: 0 });
     expect(view.account.spend_cap.spent_cents).toBe(3);
     expect(view.account.balance).toMatchObject({ available_cents: 9, promotional_cents: 0, paid_cents: 9 });
@@ -245,19 +232,22 @@ describe('money leases', () => {
     expect(perDecision.get('dec_leased')!.billed + (perDecision.get('dec_own')?.billed ?? 0)).toBe(60);
     expect(perDecision.get('dec_leased')!.credits_microcents).toBe(perDecision.get('dec_leased')!.billed * Number(PRICE));
     // A repeated settlement is answered with the same record and bills nothing more.
-    const [row] = await database.dataSource.query(`SELECT execution_id, lease_id FROM reservations WHERE workspace_id = $1 AND lease_id IS NOT NULL LIMIT 1`, [
-      workspaceId,
-    ]);
-    const again = await replicas[1]!.reservations.settle({ workspaceId, executionId: row.execution_id, billable: true, leaseId: row.lease_id });
+    const [row] = await ledger.database.dataSource.query(
+      `SELECT execution_id, lease_id FROM reservations WHERE workspace_id = $1 AND lease_id IS NOT NULL LIMIT 1`,
+      [workspaceId],
+    );
+    const again = await ledger.replicas[1]!.reservations.settle({ workspaceId, executionId: row.execution_id, billable: true, leaseId: row.lease_id });
     expect(again.paid_by!.funding).toBe('credits');
     expect(again.paid_by!.charges.reduce((sum, charge) => sum + charge.amount_microcents, 0)).toBe(Number(PRICE));
     await expect(
-      replicas[0]!.reservations.settle({ workspaceId, executionId: row.execution_id, billable: false, leaseId: row.lease_id }),
+      ledger.replicas[0]!.reservations.settle({ workspaceId, executionId: row.execution_id, billable: false, leaseId: row.lease_id }),
     ).rejects.toMatchObject({
       code: 'CONFLICT',
     });
     // A commit against the closed lease is refused, never billed.
-    await expect(replicas[0]!.reservations.settle({ workspaceId, executionId: newId('exec'), billable: true, leaseId: row.lease_id })).rejects.toMatchObject({
+    await expect(
+      ledger.replicas[0]!.reservations.settle({ workspaceId, executionId: newId('exec'), billable: true, leaseId: row.lease_id }),
+    ).rejects.toMatchObject({
       code: 'CONFLICT',
     });
     expect(await books(workspaceId)).toMatchObject({ overageBilled: 60, committed: 60 });
@@ -270,7 +260,7 @@ describe('money leases', () => {
       { kind: 'promotional', cents: 2 },
       { kind: 'paid', cents: 1 },
     ]);
-    await accounts.setSpendCap({ workspaceId, spend_cap_cents: 5 });
+    await ledger.accounts.setSpendCap({ workspaceId, spend_cap_cents: 5 });
     const outcomes = await runUntilRefused(workspaceId);
     expect(outcomes.map((outcome) => outcome.how)).toContain('lease');
     const refusals = new Set(outcomes.map((outcome) => outcome.how).filter((how) => how !== 'lease' && how !== 'reserved'));
@@ -279,14 +269,14 @@ describe('money leases', () => {
     expect((await books(workspaceId)).overageBilled).toBeLessThanOrEqual(60);
     await toTheEdge(workspaceId, 'CREDITS_EXHAUSTED');
     expect(await books(workspaceId)).toMatchObject({ overageBilled: 60, overageHeld: 0, spentPosted: 60n * PRICE, spentHeld: 0n, committed: 60 });
-    expect((await accounts.account(workspaceId)).balance.available_cents).toBe(0);
+    expect((await ledger.accounts.account(workspaceId)).balance.available_cents).toBe(0);
     await expectBooksBalance();
   });
 
   it('the spend cap: never a micro-cent past it while credits remain, then SPEND_CAP_REACHED', async () => {
     const workspaceId = await workspace({ included_decisions: 5 }, [{ kind: 'paid', cents: 1_000 }]);
     // 2 cents: 40 decisions past the 5 included.
-    await accounts.setSpendCap({ workspaceId, spend_cap_cents: 2 });
+    await ledger.accounts.setSpendCap({ workspaceId, spend_cap_cents: 2 });
     const outcomes = await runUntilRefused(workspaceId);
     expect(outcomes.map((outcome) => outcome.how)).toContain('lease');
     expect(new Set(outcomes.map((outcome) => outcome.how).filter((how) => how !== 'lease' && how !== 'reserved'))).toEqual(new Set(['SPEND_CAP_REACHED']));
@@ -294,7 +284,7 @@ describe('money leases', () => {
     expect((await books(workspaceId)).spentPosted).toBeLessThanOrEqual(2_000_000n);
     await toTheEdge(workspaceId, 'SPEND_CAP_REACHED');
     expect(await books(workspaceId)).toMatchObject({ overageBilled: 40, spentPosted: 2_000_000n, spentHeld: 0n, committed: 45 });
-    const view = await accounts.account(workspaceId);
+    const view = await ledger.accounts.account(workspaceId);
     expect(view.usage).toMatchObject({ used: 45, included: 5, reserved: 0 });
     expect(view.spend_cap.spent_cents).toBe(2);
     expect(view.balance.available_cents).toBe(998);
@@ -304,7 +294,7 @@ describe('money leases', () => {
   it('credits and the cap running out together: CREDITS_EXHAUSTED first, as the spec orders them', async () => {
     // One cent of credits and a one-cent cap: 20 decisions, then both edges at once.
     const workspaceId = await workspace({ included_decisions: 0 }, [{ kind: 'promotional', cents: 1 }]);
-    await accounts.setSpendCap({ workspaceId, spend_cap_cents: 1 });
+    await ledger.accounts.setSpendCap({ workspaceId, spend_cap_cents: 1 });
     const outcomes = await runUntilRefused(workspaceId, 8);
     expect(new Set(outcomes.map((outcome) => outcome.how).filter((how) => how !== 'lease' && how !== 'reserved'))).toEqual(new Set(['CREDITS_EXHAUSTED']));
     await toTheEdge(workspaceId, 'CREDITS_EXHAUSTED');
@@ -322,7 +312,7 @@ describe('money leases', () => {
       expect(new Set(outcomes.map((outcome) => outcome.how).filter((how) => how !== 'lease' && how !== 'reserved'))).toEqual(new Set(['QUOTA_EXCEEDED']));
       await toTheEdge(workspaceId, 'QUOTA_EXCEEDED');
       expect(await books(workspaceId)).toMatchObject({ overageBilled: 0, spentPosted: 0n, committed: 6 });
-      expect(await database.dataSource.getRepository(LeaseEntity).countBy({ workspaceId, funding: 'credits' })).toBe(0);
+      expect(await ledger.database.dataSource.getRepository(LeaseEntity).countBy({ workspaceId, funding: 'credits' })).toBe(0);
     }
     await expectBooksBalance();
   });
@@ -331,24 +321,24 @@ describe('money leases', () => {
     /** A workspace whose included volume is all held: two by an open lease no run took from, eight billed. */
     async function allHeld(): Promise<{ workspaceId: string; leaseId: string }> {
       const workspaceId = await workspace({ included_decisions: 10 }, [{ kind: 'paid', cents: 100 }]);
-      const included = await replicas[0]!.leases.grant({ workspaceId, seenLeaseId: null });
+      const included = await ledger.replicas[0]!.leases.grant({ workspaceId, seenLeaseId: null });
       expect(included.units).toBe(2);
       for (let i = 0; i < 8; i++) {
         const executionId = newId('exec');
-        await replicas[i % 2]!.reservations.reserve({ workspaceId, executionId });
-        await replicas[0]!.reservations.settle({ workspaceId, executionId, billable: true });
+        await ledger.replicas[i % 2]!.reservations.reserve({ workspaceId, executionId });
+        await ledger.replicas[0]!.reservations.settle({ workspaceId, executionId, billable: true });
       }
       return { workspaceId, leaseId: included.leaseId! };
     }
     async function reserveOnItsOwn(workspaceId: string): Promise<string> {
       const executionId = newId('exec');
-      await replicas[1]!.reservations.reserve({ workspaceId, executionId });
-      const { paid_by } = await replicas[0]!.reservations.settle({ workspaceId, executionId, billable: true });
+      await ledger.replicas[1]!.reservations.reserve({ workspaceId, executionId });
+      const { paid_by } = await ledger.replicas[0]!.reservations.settle({ workspaceId, executionId, billable: true });
       return paid_by!.funding;
     }
     // A grant asked now takes the lease's rest back instead of leasing past the included volume; two are too few for a lease.
     const granting = await allHeld();
-    expect(await replicas[1]!.leases.grant({ workspaceId: granting.workspaceId, seenLeaseId: granting.leaseId })).toEqual({ leaseId: null, units: 0 });
+    expect(await ledger.replicas[1]!.leases.grant({ workspaceId: granting.workspaceId, seenLeaseId: granting.leaseId })).toEqual({ leaseId: null, units: 0 });
     expect(await take(granting.workspaceId)).toBeNull();
     expect(await reserveOnItsOwn(granting.workspaceId)).toBe('included');
     expect(await reserveOnItsOwn(granting.workspaceId)).toBe('included');
@@ -359,42 +349,42 @@ describe('money leases', () => {
     expect(await take(reserving.workspaceId)).toBeNull();
     expect(await reserveOnItsOwn(reserving.workspaceId)).toBe('included');
     // The included volume is used: the next lease is paid from credits.
-    const money = await replicas[0]!.leases.grant({ workspaceId: reserving.workspaceId, seenLeaseId: null });
+    const money = await ledger.replicas[0]!.leases.grant({ workspaceId: reserving.workspaceId, seenLeaseId: null });
     expect(money.units).toBeGreaterThanOrEqual(2);
-    expect(await database.dataSource.getRepository(LeaseEntity).findOneByOrFail({ id: money.leaseId! })).toMatchObject({ funding: 'credits' });
-    expect((await accounts.account(reserving.workspaceId)).usage).toMatchObject({ used: 10, reserved: 0 });
+    expect(await ledger.database.dataSource.getRepository(LeaseEntity).findOneByOrFail({ id: money.leaseId! })).toMatchObject({ funding: 'credits' });
+    expect((await ledger.accounts.account(reserving.workspaceId)).usage).toMatchObject({ used: 10, reserved: 0 });
     await expectBooksBalance();
   });
 
   it('a lowered spend cap or a plan change reclaims open leases: no unit leased under the old limit is taken after it', async () => {
     const workspaceId = await workspace({ included_decisions: 0 }, [{ kind: 'paid', cents: 100 }]);
-    await accounts.setSpendCap({ workspaceId, spend_cap_cents: 50 });
+    await ledger.accounts.setSpendCap({ workspaceId, spend_cap_cents: 50 });
     // A busy workspace: a lease of a hundred decisions.
-    const first = await replicas[0]!.leases.grant({ workspaceId, seenLeaseId: null });
+    const first = await ledger.replicas[0]!.leases.grant({ workspaceId, seenLeaseId: null });
     await new Promise((resolve) => setTimeout(resolve, 10));
-    const big = await replicas[0]!.leases.grant({ workspaceId, seenLeaseId: first.leaseId, seenTaken: 2 });
+    const big = await ledger.replicas[0]!.leases.grant({ workspaceId, seenLeaseId: first.leaseId, seenTaken: 2 });
     expect(big.units).toBeGreaterThan(2);
     const inFlight = await take(workspaceId);
     expect(inFlight?.leaseId).toBe(big.leaseId);
     // The cap is lowered to nothing more: the lease's untaken rest goes back at once.
-    await accounts.setSpendCap({ workspaceId, spend_cap_cents: 0 });
+    await ledger.accounts.setSpendCap({ workspaceId, spend_cap_cents: 0 });
     expect(await take(workspaceId)).toBeNull();
-    const leases = database.dataSource.getRepository(LeaseEntity);
+    const leases = ledger.database.dataSource.getRepository(LeaseEntity);
     expect(await leases.findOneByOrFail({ id: big.leaseId! })).toMatchObject({ state: 'draining', held: 1 });
     // The run that took its unit before the change is in flight, as one that reserved on its own would be: it bills.
-    const settled = await replicas[1]!.reservations.settle({ workspaceId, executionId: newId('exec'), billable: true, leaseId: big.leaseId! });
+    const settled = await ledger.replicas[1]!.reservations.settle({ workspaceId, executionId: newId('exec'), billable: true, leaseId: big.leaseId! });
     expect(settled.paid_by!.funding).toBe('credits');
     expect((await run(workspaceId, 0, true)).how).toBe('SPEND_CAP_REACHED');
-    expect(await replicas[0]!.leases.grant({ workspaceId, seenLeaseId: null })).toEqual({ leaseId: null, units: 0 });
+    expect(await ledger.replicas[0]!.leases.grant({ workspaceId, seenLeaseId: null })).toEqual({ leaseId: null, units: 0 });
     // Credits added while a lease is open change nothing it holds; a plan change reclaims it too.
-    await accounts.setSpendCap({ workspaceId, spend_cap_cents: null });
-    const open = await replicas[0]!.leases.grant({ workspaceId, seenLeaseId: null });
+    await ledger.accounts.setSpendCap({ workspaceId, spend_cap_cents: null });
+    const open = await ledger.replicas[0]!.leases.grant({ workspaceId, seenLeaseId: null });
     expect(open.units).toBeGreaterThanOrEqual(2);
-    await credits.grant({ workspaceId, grantId: 'more', kind: 'promotional', amount_cents: 5, currency: 'usd', expires_at: undefined });
+    await ledger.credits.grant({ workspaceId, grantId: 'more', kind: 'promotional', amount_cents: 5, currency: 'usd', expires_at: undefined });
     expect(await leases.findOneByOrFail({ id: open.leaseId! })).toMatchObject({ state: 'open', held: open.units });
-    await accounts.setPlan({ workspaceId, plan: 'genesis', overrides: { included_decisions: 0, price_per_million_cents: 100_000 } });
+    await ledger.accounts.setPlan({ workspaceId, plan: 'genesis', overrides: { included_decisions: 0, price_per_million_cents: 100_000 } });
     expect(await leases.findOneByOrFail({ id: open.leaseId! })).toMatchObject({ state: 'closed', held: 0 });
-    const repriced = await replicas[1]!.leases.grant({ workspaceId, seenLeaseId: null });
+    const repriced = await ledger.replicas[1]!.leases.grant({ workspaceId, seenLeaseId: null });
     expect(await leases.findOneByOrFail({ id: repriced.leaseId! })).toMatchObject({ funding: 'credits', unitPriceMicros: 100_000n });
     await closeEveryLease();
     expect(await books(workspaceId)).toMatchObject({ overageBilled: 1, spentPosted: PRICE, spentHeld: 0n, committed: 1 });
@@ -407,7 +397,7 @@ describe('money leases', () => {
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => (release = resolve));
     // A ledger whose put comes only after the spend cap was lowered and the open leases reclaimed.
-    const slow = new LeasesService(database.dataSource, config, logger, {
+    const slow = new LeasesService(ledger.database.dataSource, config, logger, {
       put: async (...args) => {
         await gate;
         return counter.put(...args);
@@ -416,9 +406,9 @@ describe('money leases', () => {
       close: () => counter.close(),
     });
     const granting = slow.grant({ workspaceId, seenLeaseId: null });
-    const leases = database.dataSource.getRepository(LeaseEntity);
+    const leases = ledger.database.dataSource.getRepository(LeaseEntity);
     while ((await leases.countBy({ workspaceId })) === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-    const changing = accounts.setSpendCap({ workspaceId, spend_cap_cents: 0 });
+    const changing = ledger.accounts.setSpendCap({ workspaceId, spend_cap_cents: 0 });
     await new Promise((resolve) => setTimeout(resolve, 100));
     release();
     await changing;
@@ -428,7 +418,7 @@ describe('money leases', () => {
     await counter.close();
     expect((await leases.findOneByOrFail({ workspaceId })).state).not.toBe('open');
     await closeEveryLease();
-    expect((await accounts.account(workspaceId)).spend_cap.spent_cents).toBe(0);
+    expect((await ledger.accounts.account(workspaceId)).spend_cap.spent_cents).toBe(0);
     await expectBooksBalance();
   });
 
@@ -438,37 +428,37 @@ describe('money leases', () => {
       { kind: 'promotional', cents: 1, expiresAt },
       { kind: 'paid', cents: 1 },
     ]);
-    const before = (await accounts.account(workspaceId)).balance;
-    const { leaseId } = await replicas[0]!.leases.grant({ workspaceId, seenLeaseId: null });
-    const leases = database.dataSource.getRepository(LeaseEntity);
+    const before = (await ledger.accounts.account(workspaceId)).balance;
+    const { leaseId } = await ledger.replicas[0]!.leases.grant({ workspaceId, seenLeaseId: null });
+    const leases = ledger.database.dataSource.getRepository(LeaseEntity);
     expect((await leases.findOneByOrFail({ id: leaseId! })).takesUntil.getTime()).toBeLessThanOrEqual(expiresAt.getTime());
     // One unit taken, then the lease's time passes: its untaken unit and its money go back at once.
     const taken = await take(workspaceId);
     expect(taken?.leaseId).toBe(leaseId);
-    await replicas[1]!.leases.sweep(new Date(Date.now() + 5_000));
+    await ledger.replicas[1]!.leases.sweep(new Date(Date.now() + 5_000));
     expect(await leases.findOneByOrFail({ id: leaseId! })).toMatchObject({ state: 'draining', held: 1 });
     expect((await books(workspaceId)).spentHeld).toBe(PRICE);
     // The run never settles (its runner died unrecorded): once no run can settle any more, the rest is voided.
-    await replicas[1]!.leases.sweep(FAR());
+    await ledger.replicas[1]!.leases.sweep(FAR());
     expect(await leases.findOneByOrFail({ id: leaseId! })).toMatchObject({ state: 'closed', held: 0 });
     expect(await books(workspaceId)).toMatchObject({ spentPosted: 0n, spentHeld: 0n, overageHeld: 0 });
-    expect((await accounts.account(workspaceId)).balance).toEqual(before);
+    expect((await ledger.accounts.account(workspaceId)).balance).toEqual(before);
 
     // A counter lost with Redis: the lease keeps its money for the runs in flight until it closes, then gives it back.
-    const lost = await replicas[0]!.leases.grant({ workspaceId, seenLeaseId: leaseId });
+    const lost = await ledger.replicas[0]!.leases.grant({ workspaceId, seenLeaseId: leaseId });
     await take(workspaceId);
-    await redis.del(leaseCounterKey(workspaceId));
-    await replicas[0]!.leases.sweep(new Date(Date.now() + 5_000));
+    await ledger.redis.del(leaseCounterKey(workspaceId));
+    await ledger.replicas[0]!.leases.sweep(new Date(Date.now() + 5_000));
     expect(await leases.findOneByOrFail({ id: lost.leaseId! })).toMatchObject({ state: 'draining', held: lost.units });
-    const billed = await replicas[1]!.reservations.settle({ workspaceId, executionId: newId('exec'), billable: true, leaseId: lost.leaseId! });
+    const billed = await ledger.replicas[1]!.reservations.settle({ workspaceId, executionId: newId('exec'), billable: true, leaseId: lost.leaseId! });
     expect(billed.paid_by!.charges).toEqual([{ source: 'promotional', grant_id: 'g0', amount_microcents: Number(PRICE) }]);
-    await replicas[0]!.leases.sweep(FAR());
+    await ledger.replicas[0]!.leases.sweep(FAR());
     expect(await books(workspaceId)).toMatchObject({ overageBilled: 1, spentPosted: PRICE, spentHeld: 0n, overageHeld: 0, committed: 1 });
 
     // A lease paid from a grant that expires within its time stops giving units when the grant expires.
     const expiring = new Date(Date.now() + 1_000);
     const shortLived = await workspace({ included_decisions: 0 }, [{ kind: 'promotional', cents: 1, expiresAt: expiring }]);
-    const short = await replicas[0]!.leases.grant({ workspaceId: shortLived, seenLeaseId: null });
+    const short = await ledger.replicas[0]!.leases.grant({ workspaceId: shortLived, seenLeaseId: null });
     expect((await leases.findOneByOrFail({ id: short.leaseId! })).takesUntil).toEqual(expiring);
     await expectBooksBalance();
   });
@@ -479,7 +469,7 @@ describe('money leases', () => {
       { kind: 'promotional', cents: 2, expiresAt: new Date(Date.now() + 86_400_000) },
       { kind: 'paid', cents: 2 },
     ]);
-    await accounts.setSpendCap({ workspaceId, spend_cap_cents: 3 });
+    await ledger.accounts.setSpendCap({ workspaceId, spend_cap_cents: 3 });
     const outcomes = await runUntilRefused(workspaceId, 18, 1);
     expect(outcomes.map((outcome) => outcome.how)).toContain('lease');
     // What the sweeper would do for runs whose settlement died with the replica: the runner says they were billable.
@@ -491,7 +481,7 @@ describe('money leases', () => {
     // Runs lost with the killed replica billed nothing; what they held is back: runs now find exactly the rest.
     await toTheEdge(workspaceId, 'SPEND_CAP_REACHED');
     expect(await books(workspaceId)).toMatchObject({ overageBilled: 60, spentPosted: 3_000_000n, committed: 90 });
-    expect((await accounts.account(workspaceId)).balance).toMatchObject({ promotional_cents: 0, paid_cents: 1 });
+    expect((await ledger.accounts.account(workspaceId)).balance).toMatchObject({ promotional_cents: 0, paid_cents: 1 });
     await expectBooksBalance();
   });
 });
