@@ -299,22 +299,22 @@ describe('retries', () => {
 
   it.concurrent('wait at least what Retry-After asks, within its cap', async () => {
     const ws = await newWorkspace();
-    const target = await receiver((_r, index, response) =>
-      index === 0 ? response.writeHead(503, { 'retry-after': '2' }).end() : response.writeHead(200).end(),
-    );
-    const message = webhookMessage(ws.workspaceId, target.url);
-    await publisher.publish(message);
-    await settled(ws, message.deliveryId, 'succeeded');
+    /** A receiver refusing the first attempt with `status` and Retry-After, once its delivery has succeeded. */
+    const deliveredAfterRefusal = async (status: number, retryAfter: string) => {
+      const target = await receiver((_r, index, response) =>
+        index === 0 ? response.writeHead(status, { 'retry-after': retryAfter }).end() : response.writeHead(200).end(),
+      );
+      const message = webhookMessage(ws.workspaceId, target.url);
+      await publisher.publish(message);
+      await settled(ws, message.deliveryId, 'succeeded');
+      return target;
+    };
+    const target = await deliveredAfterRefusal(503, '2');
     expect(target.received).toHaveLength(2);
     // The scaled schedule alone would retry after about a millisecond.
     expect(target.received[1]!.at - target.received[0]!.at).toBeGreaterThanOrEqual(1_900);
 
-    const capped = await receiver((_r, index, response) =>
-      index === 0 ? response.writeHead(429, { 'retry-after': '86400' }).end() : response.writeHead(200).end(),
-    );
-    const second = webhookMessage(ws.workspaceId, capped.url);
-    await publisher.publish(second);
-    await settled(ws, second.deliveryId, 'succeeded');
+    const capped = await deliveredAfterRefusal(429, '86400');
     expect(capped.received).toHaveLength(2);
   });
 
