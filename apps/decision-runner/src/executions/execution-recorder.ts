@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
+import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ServiceError } from '@ds/contracts';
@@ -130,9 +130,6 @@ export function errorRow(base: ExecutionBase, error: ServiceError): ExecutionRow
   };
 }
 
-/** Names the rollup shard an ExecutionRecorder writes to; without it, the process's own (PROCESS_ROLLUP_SHARD). */
-export const ROLLUP_SHARD = Symbol('rollup-shard');
-
 /**
  * Steps 7 to 10 leave an execution behind, failures included; it is written before the caller hears back.
  * Rows of concurrent runs are written together by group commit, each run waiting for the INSERT that carries
@@ -142,11 +139,10 @@ export const ROLLUP_SHARD = Symbol('rollup-shard');
 export class ExecutionRecorder implements OnModuleDestroy {
   private readonly batches: GroupCommit<ExecutionRow>;
 
-  constructor(@InjectDataSource() db: DataSource, @Optional() @Inject(ROLLUP_SHARD) rollupShard: number | null = null) {
-    const shard = rollupShard ?? PROCESS_ROLLUP_SHARD;
+  constructor(@InjectDataSource() db: DataSource) {
     this.batches = new GroupCommit<ExecutionRow>(
       async (rows) => {
-        await pgPool(db).query({ ...INSERT_EXECUTIONS, values: insertParameters(rows, shard) });
+        await pgPool(db).query({ ...INSERT_EXECUTIONS, values: insertParameters(rows) });
       },
       { maxBatch: MAX_ROWS_PER_INSERT },
     );
