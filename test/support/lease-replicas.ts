@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
