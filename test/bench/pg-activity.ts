@@ -20,6 +20,18 @@ export async function pgCounters(db: Client): Promise<PgCounters> {
   return { transactions: Number(database?.n ?? 0), ledgerAccountWrites: Number(accounts?.n ?? 0) };
 }
 
+/**
+ * The client each backend of the bench's database serves: its application_name, which the services set to their
+ * schema (decision_runner, billing_ledger, ...). Backends of no service (the bench's own, PostgreSQL's background
+ * processes) are not listed.
+ */
+export async function backendClients(db: Client): Promise<Map<number, string>> {
+  const { rows } = await db.query(
+    `SELECT pid, application_name FROM pg_stat_activity WHERE datname = current_database() AND application_name <> '' AND pid <> pg_backend_pid()`,
+  );
+  return new Map(rows.map((row: { pid: number; application_name: string }) => [Number(row.pid), row.application_name]));
+}
+
 export interface LockWaits {
   samples: number;
   /** Samples in which at least one backend of the bench's database waited on a lock. */

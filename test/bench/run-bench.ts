@@ -26,7 +26,7 @@ import {
   Summary,
   WARMUP_S,
 } from './bench-support';
-import { pgCounters, PgCounters, sampleLockWaits } from './pg-activity';
+import { backendClients, pgCounters, PgCounters, sampleLockWaits } from './pg-activity';
 
 /**
  * `npm run bench`: requests per second and latency of POST /v1/decisions/{slug} through the whole
@@ -203,6 +203,8 @@ interface PhaseFigures {
   phase: string;
   result: Summary;
   cpuMsPerRun: Map<string, number>;
+  /** PostgreSQL's share of cpuMsPerRun split by the service whose connection the backend served ("other": none). */
+  postgresCpuMsPerRunByClient: Map<string, number>;
   reserveCallsPerRun: number;
   pg: { before: PgCounters; after: PgCounters; lockWaitSamples: number; samples: number; waiting: Map<string, number> };
 }
@@ -227,6 +229,7 @@ async function measuredPhase(
   const waits = await sampler.stop();
   const pgAfter = await pgCounters(pg);
   const infrastructureAfter = infrastructure();
+  const clients = await backendClients(pg);
   const processesAfter = await processCounters(ports);
   const runs = Math.max(result.total, 1);
   const cpuMsPerRun = new Map<string, number>();
@@ -240,10 +243,17 @@ async function measuredPhase(
     const earlier = infrastructureBefore.get(name);
     cpuMsPerRun.set(name, [...pids].reduce((total, [pid, ms]) => total + ms - (earlier?.get(pid) ?? 0), 0) / runs);
   }
+  const postgresCpuMsPerRunByClient = new Map<string, number>();
+  const postgresBefore = infrastructureBefore.get('PostgreSQL');
+  for (const [pid, ms] of infrastructureAfter.get('PostgreSQL') ?? []) {
+    const client = clients.get(pid) ?? 'other';
+    postgresCpuMsPerRunByClient.set(client, (postgresCpuMsPerRunByClient.get(client) ?? 0) + (ms - (postgresBefore?.get(pid) ?? 0)) / runs);
+  }
   return {
     phase,
     result,
     cpuMsPerRun,
+    postgresCpuMsPerRunByClient,
     reserveCallsPerRun: reserves / runs,
     pg: { before: pgBefore, after: pgAfter, lockWaitSamples: waits.withWaiters, samples: waits.samples, waiting: waits.statements },
   };
@@ -262,6 +272,12 @@ function phaseJson(phase: PhaseFigures) {
     latency_ms: phase.result.latency_ms,
     cpu_ms_per_run: Object.fromEntries([...phase.cpuMsPerRun].map(([name, ms]) => [name, Number(ms.toFixed(3))])),
     service_cpu_ms_per_run: Number(serviceCpuMs(phase.cpuMsPerRun).toFixed(3)),
+    postgres_cpu_ms_per_run_by_client: Object.fromEntries(
+      [...phase.postgresCpuMsPerRunByClient]
+        .filter(([, ms]) => ms >= 0.0005)
+        .sort((a, b) => b[1] - a[1])
+        .map(([client, ms]) => [client, Number(ms.toFixed(3))]),
+    ),
     reserve_calls_per_run: Number(phase.reserveCallsPerRun.toFixed(3)),
     pg_transactions_per_run: Number(((phase.pg.after.transactions - phase.pg.before.transactions) / Math.max(phase.result.total, 1)).toFixed(3)),
     ledger_account_writes_per_run: Number(
@@ -281,6 +297,9 @@ function phaseJsonLine(name: string, phase: PhaseJson): string {
     .join(', ');
   return (
     `${name}: ${phase.requests_per_second} req/s; CPU per run ${phase.service_cpu_ms_per_run.toFixed(2)} ms without the simulator (${cpu}); ` +
+    `PostgreSQL's by the connection it served: ${Object.entries(phase.postgres_cpu_ms_per_run_by_client ?? {})
+      .map(([client, ms]) => `${client} ${ms.toFixed(2)}`)
+      .join(', ')}; ` +
     `step-6 reserve calls per run ${phase.reserve_calls_per_run.toFixed(3)}; PostgreSQL per run ${phase.pg_transactions_per_run.toFixed(2)} transactions, ` +
     `${phase.ledger_account_writes_per_run.toFixed(2)} ledger-account row writes; lock waits in ${phase.lock_wait_samples} of ${phase.samples} samples` +
     (Object.keys(phase.statements_waiting).length > 0
