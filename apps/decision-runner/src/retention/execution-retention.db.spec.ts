@@ -4,6 +4,7 @@ import { singleKeyring } from '@ds/sealing';
 import { DecisionRunnerConfig, DEV_RUNNER_SECRETS_KEY } from '../config';
 import { decisionRunner } from '../main';
 import { ExecutionRetention, RetentionSource } from './execution-retention';
+import { ROLLUP_TABLES, ROLLUP_WRITES } from '../executions/rollups';
 import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
 
 /** The purge against a real PostgreSQL with the runner's own migrations; only the ledger's answer is stubbed. */
@@ -42,6 +43,41 @@ async function executions(workspaceId: string, ageDays: number, count: number): 
   );
 }
 
+/** One hour rollup row and one latency histogram row of a decision in each table, the sharded ones in shard 3. */
+async function rollupRows(workspaceId: string, decisionId: string): Promise<void> {
+  const bucket = new Date(NOW.getTime() - DAY);
+  for (const [table, sharded] of [
+    [ROLLUP_WRITES.unsharded.counts, false],
+    [ROLLUP_WRITES.sharded.counts, true],
+  ] as const) {
+    await db.query(
+      `INSERT INTO ${table} (workspace_id, decision_id, grain, bucket, livemode, source, status, action, reason, runs, input_tokens, output_tokens, cost_usd${sharded ? ', shard' : ''})
+       VALUES ($1, $2, 3600, $3, true, 'api', 'success', 'reply', 'default', 5, 0, 0, 0${sharded ? ', 3' : ''})`,
+      [workspaceId, decisionId, bucket],
+    );
+  }
+  for (const [table, sharded] of [
+    [ROLLUP_WRITES.unsharded.histograms, false],
+    [ROLLUP_WRITES.sharded.histograms, true],
+  ] as const) {
+    await db.query(
+      `INSERT INTO ${table} (workspace_id, decision_id, grain, bucket, livemode, metric, question, bin, runs${sharded ? ', shard' : ''})
+       VALUES ($1, $2, 3600, $3, true, 'latency', '', 0, 5${sharded ? ', 3' : ''})`,
+      [workspaceId, decisionId, bucket],
+    );
+  }
+}
+
+/** Rollup rows of a workspace, by table. */
+async function rollupsOf(workspaceId: string): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const table of ROLLUP_TABLES) {
+    const [row] = (await db.query(`SELECT count(*)::int AS n FROM ${table} WHERE workspace_id = $1`, [workspaceId])) as Array<{ n: number }>;
+    counts[table] = row!.n;
+  }
+  return counts;
+}
+
 async function countOf(workspaceId: string): Promise<Record<string, number>> {
   const rows = (await db.query(
     `SELECT floor(extract(epoch FROM ($2::timestamptz - created_at)) / 86400)::int AS age, count(*)::int AS n FROM executions WHERE workspace_id = $1 GROUP BY 1`,
@@ -68,7 +104,7 @@ describe('execution retention purge', () => {
     const retention = new ExecutionRetention(db, source, config, logger);
     const report = await retention.purge(NOW);
 
-    expect(report).toEqual({ workspaces: 2, deleted: 2_505 });
+    expect(report).toEqual({ workspaces: 2, deleted: 2_505, deletedWorkspaceRollups: 0 });
     expect(asked).toEqual([['ws_genesis', 'ws_growth', 'ws_unknown']]);
     expect(await countOf('ws_genesis')).toEqual({ '6d': 3 });
     expect(await countOf('ws_growth')).toEqual({ '8d': 4 });
@@ -94,6 +130,27 @@ describe('execution retention purge', () => {
     const second = await new ExecutionRetention(db, slowSource, config, logger).purge(NOW);
     release();
     expect(second).toBeNull();
-    expect(await first).toEqual({ workspaces: 3, deleted: 2 });
+    expect(await first).toEqual({ workspaces: 3, deleted: 2, deletedWorkspaceRollups: 0 });
+  });
+
+  it('deletes the rollups of workspaces with no decision left, in every rollup table, and keeps those of the rest', async () => {
+    await db.query(
+      `INSERT INTO decisions (id, workspace_id, slug, name, draft_schema, revision, active_version, endpoint_enabled)
+       VALUES ('dec_kept', 'ws_rollups_kept', 'kept', 'Kept', '{}'::jsonb, 1, 1, true)`,
+    );
+    await rollupRows('ws_rollups_kept', 'dec_kept');
+    // Deleted by a runner that knew only the unsharded tables, or written by a batch committed after the deletion.
+    await rollupRows('ws_rollups_deleted', 'dec_gone');
+    // The ledger answers for no workspace: no execution is deleted, only rollups of deleted workspaces.
+    const keepEverything: RetentionSource = { retentionDays: async () => ({}) };
+
+    const report = await new ExecutionRetention(db, keepEverything, config, logger).purge(NOW);
+
+    expect(report?.deletedWorkspaceRollups).toBe(1);
+    const everyTable = Object.fromEntries(ROLLUP_TABLES.map((table) => [table, 1]));
+    expect(await rollupsOf('ws_rollups_kept')).toEqual(everyTable);
+    expect(await rollupsOf('ws_rollups_deleted')).toEqual(Object.fromEntries(ROLLUP_TABLES.map((table) => [table, 0])));
+    // Nothing left to delete: the next round finds none.
+    expect((await new ExecutionRetention(db, keepEverything, config, logger).purge(NOW))?.deletedWorkspaceRollups).toBe(0);
   });
 });

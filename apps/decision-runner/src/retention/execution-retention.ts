@@ -32,6 +32,8 @@ export class BillingRetention implements RetentionSource {
 export interface PurgeReport {
   workspaces: number;
   deleted: number;
+  /** Workspaces whose rollups outlived their deletion and went in this round. */
+  deletedWorkspaceRollups: number;
 }
 
 /**
@@ -78,22 +80,29 @@ export class ExecutionRetention {
     }
   }
 
+  /**
+   * The next workspace ids (after `after`, at most RETENTION_BATCH_MAX) with rows in `table`, whose index leads with
+   * workspace_id: it skips from one id to the next through the index instead of reading every row.
+   */
+  private async workspaceIdsIn(table: string, after: string): Promise<string[]> {
+    const page = (await this.db.query(
+      `WITH RECURSIVE ids AS (
+         (SELECT workspace_id FROM ${table} WHERE workspace_id > $1 ORDER BY workspace_id LIMIT 1)
+         UNION ALL
+         SELECT (SELECT t.workspace_id FROM ${table} t WHERE t.workspace_id > ids.workspace_id ORDER BY t.workspace_id LIMIT 1)
+         FROM ids WHERE ids.workspace_id IS NOT NULL
+       )
+       SELECT workspace_id FROM ids WHERE workspace_id IS NOT NULL LIMIT $2`,
+      [after, RETENTION_BATCH_MAX],
+    )) as Array<{ workspace_id: string }>;
+    return page.map((row) => row.workspace_id);
+  }
+
   private async purgeAll(now: Date): Promise<PurgeReport> {
-    const report: PurgeReport = { workspaces: 0, deleted: 0 };
+    const report: PurgeReport = { workspaces: 0, deleted: 0, deletedWorkspaceRollups: 0 };
     let after = '';
     for (;;) {
-      // Skips from one workspace id to the next through the index instead of reading every execution.
-      const page = (await this.db.query(
-        `WITH RECURSIVE ids AS (
-           (SELECT workspace_id FROM executions WHERE workspace_id > $1 ORDER BY workspace_id LIMIT 1)
-           UNION ALL
-           SELECT (SELECT e.workspace_id FROM executions e WHERE e.workspace_id > ids.workspace_id ORDER BY e.workspace_id LIMIT 1)
-           FROM ids WHERE ids.workspace_id IS NOT NULL
-         )
-         SELECT workspace_id FROM ids WHERE workspace_id IS NOT NULL LIMIT $2`,
-        [after, RETENTION_BATCH_MAX],
-      )) as Array<{ workspace_id: string }>;
-      const ids = page.map((row) => row.workspace_id);
+      const ids = await this.workspaceIdsIn('executions', after);
       const last = ids.at(-1);
       if (last === undefined) break;
       const days = await this.retention.retentionDays(ids);
@@ -108,8 +117,42 @@ export class ExecutionRetention {
       after = last;
     }
     await this.purgeMinuteRollups(now);
-    if (report.deleted > 0) this.logger.info(report, 'purged executions past their retention');
+    report.deletedWorkspaceRollups = await this.purgeRollupsOfDeletedWorkspaces();
+    if (report.deleted > 0 || report.deletedWorkspaceRollups > 0) this.logger.info(report, 'purged executions past their retention');
     return report;
+  }
+
+  /**
+   * Rollups of workspaces with no decision left, which means deleted ones (a decision goes only with its workspace):
+   * a runner of the version before rollup shards deleted only the tables it knew, or a batch of runs committed just
+   * after the deletion. Nothing reads them again; they go here. Answers how many workspaces had some.
+   */
+  private async purgeRollupsOfDeletedWorkspaces(): Promise<number> {
+    const deletedWorkspaces = new Set<string>();
+    for (const table of ROLLUP_TABLES) {
+      let after = '';
+      for (;;) {
+        const ids = await this.workspaceIdsIn(table, after);
+        const last = ids.at(-1);
+        if (last === undefined) break;
+        const orphans = (await this.db.query(
+          `SELECT asked.workspace_id FROM unnest($1::text[]) AS asked (workspace_id)
+           WHERE NOT EXISTS (SELECT 1 FROM decisions WHERE decisions.workspace_id = asked.workspace_id)`,
+          [ids],
+        )) as Array<{ workspace_id: string }>;
+        for (const { workspace_id: workspaceId } of orphans) {
+          await deleteInBatches(
+            this.db,
+            `DELETE FROM ${table} WHERE ctid IN (SELECT ctid FROM ${table} WHERE workspace_id = $1 LIMIT ${DELETE_BATCH})`,
+            [workspaceId],
+            DELETE_BATCH,
+          );
+          deletedWorkspaces.add(workspaceId);
+        }
+        after = last;
+      }
+    }
+    return deletedWorkspaces.size;
   }
 
   private async purgeWorkspace(workspaceId: string, cutoff: Date): Promise<number> {
