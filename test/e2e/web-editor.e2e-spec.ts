@@ -129,6 +129,9 @@ describe('the editor keeps unsaved work', () => {
 
     // Questions move and can be removed.
     await page.getByRole('button', { name: 'Move down intent' }).click();
+    await page
+      .locator('section[aria-labelledby=sec-questions] [data-testid=list-announcement]', { hasText: 'intent moved to position 2' })
+      .waitFor({ state: 'attached' });
     expect(await page.locator('#f-questions_1_key').inputValue()).toBe('intent');
     // And by their grip: dragged back to the top, said in the list's live region, then moved down again by keyboard.
     // The whole list in view, away from the window's edges, where it would scroll on its own.
@@ -148,13 +151,18 @@ describe('the editor keeps unsaved work', () => {
     await screen(page, 'editor-questions-drag', false);
     await page.mouse.up();
     await page.setViewportSize(viewport);
+    // The drop renders after the mouse is up: wait for the list's words before reading the fields.
+    await page
+      .locator('section[aria-labelledby=sec-questions] [data-testid=list-announcement]', { hasText: 'intent moved to position 1' })
+      .waitFor({ state: 'attached' });
     expect(await page.locator('#f-questions_0_key').inputValue()).toBe('intent');
     expect(await page.locator('section[aria-labelledby=sec-questions] [data-testid=list-announcement]').textContent()).toBe('intent moved to position 1');
     // From the keyboard: Enter on Move down moves it, and the focus stays on the moved question's Move down.
     await page.getByRole('button', { name: 'Move down intent' }).focus();
     await page.keyboard.press('Enter');
-    expect(await page.locator('#f-questions_1_key').inputValue()).toBe('intent');
+    // The move renders after the key press: the focus on the moved question's Move down says it has.
     await page.waitForFunction(() => (globalThis as any).document.activeElement?.id === 'f-questions_1-down');
+    expect(await page.locator('#f-questions_1_key').inputValue()).toBe('intent');
     expect(await page.locator('section[aria-labelledby=sec-questions] [data-testid=list-announcement]').textContent()).toBe('intent moved to position 2');
 
     await page.keyboard.press('Control+s');
