@@ -239,15 +239,16 @@ async function measuredPhase(
     cpuMsPerRun.set(service, (after.cpuMs - (before?.cpuMs ?? 0)) / runs);
     reserves += after.reserves - (before?.reserves ?? 0);
   }
-  for (const [name, pids] of infrastructureAfter) {
-    const earlier = infrastructureBefore.get(name);
-    cpuMsPerRun.set(name, [...pids].reduce((total, [pid, ms]) => total + ms - (earlier?.get(pid) ?? 0), 0) / runs);
+  /** CPU (ms) each process of an infrastructure entry used during the phase, by pid. */
+  const usedByPid = (name: string) =>
+    [...(infrastructureAfter.get(name) ?? [])].map(([pid, ms]) => [pid, ms - (infrastructureBefore.get(name)?.get(pid) ?? 0)] as const);
+  for (const name of infrastructureAfter.keys()) {
+    cpuMsPerRun.set(name, usedByPid(name).reduce((total, [, ms]) => total + ms, 0) / runs);
   }
   const postgresCpuMsPerRunByClient = new Map<string, number>();
-  const postgresBefore = infrastructureBefore.get('PostgreSQL');
-  for (const [pid, ms] of infrastructureAfter.get('PostgreSQL') ?? []) {
+  for (const [pid, ms] of usedByPid('PostgreSQL')) {
     const client = clients.get(pid) ?? 'other';
-    postgresCpuMsPerRunByClient.set(client, (postgresCpuMsPerRunByClient.get(client) ?? 0) + (ms - (postgresBefore?.get(pid) ?? 0)) / runs);
+    postgresCpuMsPerRunByClient.set(client, (postgresCpuMsPerRunByClient.get(client) ?? 0) + ms / runs);
   }
   return {
     phase,
@@ -297,7 +298,7 @@ function phaseJsonLine(name: string, phase: PhaseJson): string {
     .join(', ');
   return (
     `${name}: ${phase.requests_per_second} req/s; CPU per run ${phase.service_cpu_ms_per_run.toFixed(2)} ms without the simulator (${cpu}); ` +
-    `PostgreSQL's by the connection it served: ${Object.entries(phase.postgres_cpu_ms_per_run_by_client ?? {})
+    `PostgreSQL's by the connection it served: ${Object.entries(phase.postgres_cpu_ms_per_run_by_client)
       .map(([client, ms]) => `${client} ${ms.toFixed(2)}`)
       .join(', ')}; ` +
     `step-6 reserve calls per run ${phase.reserve_calls_per_run.toFixed(3)}; PostgreSQL per run ${phase.pg_transactions_per_run.toFixed(2)} transactions, ` +

@@ -118,7 +118,8 @@ export class ExecutionRetention {
     }
     await this.purgeMinuteRollups(now);
     report.deletedWorkspaceRollups = await this.purgeRollupsOfDeletedWorkspaces();
-    if (report.deleted > 0 || report.deletedWorkspaceRollups > 0) this.logger.info(report, 'purged executions past their retention');
+    if (report.deleted > 0) this.logger.info(report, 'purged executions past their retention');
+    if (report.deletedWorkspaceRollups > 0) this.logger.info(report, 'purged the rollups of deleted workspaces');
     return report;
   }
 
