@@ -68,6 +68,10 @@ function send(request: FuzzRequest): Promise<RawReply> {
 
 const STACK_TRACE = /\bat .+\.(js|ts):\d+|node_modules|\/dist\/|\.ts:\d+/;
 const INTERNAL_SUBJECT = /v1\.(gateway|decision-runner|engine-proxy|billing-ledger|delivery|partner)\./;
+/** The bus between the services, its limit, the database and its mapper: components no error names. */
+const INTERNAL_COMPONENT = /\bNATS\b|max_payload|1048576|PostgreSQL|TypeORM|QueryFailedError/;
+/** An error lists at most this many issues in `details`, whatever the input (docs/security.md, "Small errors"). */
+const ERROR_ISSUES_MAX = 50;
 
 function describeRequest(request: FuzzRequest): string {
   const body = request.body === null ? '' : typeof request.body === 'string' ? request.body.slice(0, 300) : `<${request.body.length} bytes>`;
@@ -82,6 +86,7 @@ function checkReply(request: FuzzRequest, reply: RawReply): void {
   const requestId = reply.headers['x-request-id'];
   if (typeof requestId !== 'string' || requestId.length === 0) throw new Error(`no X-Request-ID:\n${context}`);
   if (reply.status < 400 || request.method === 'HEAD') return;
+  if (INTERNAL_COMPONENT.test(reply.text)) throw new Error(`an internal component named in the error:\n${context}`);
   // The embed launch (and /embed/ended) shows a page inside the partner's iframe, never an error body (docs/partner.md).
   if (reply.status === 410 && String(reply.headers['content-type']).startsWith('text/html') && reply.text.includes('Reopen the editor from your app')) return;
   let body: any;
@@ -100,6 +105,7 @@ function checkReply(request: FuzzRequest, reply: RawReply): void {
     error?.request_id !== requestId && 'request_id is not the X-Request-ID header',
     Object.keys(error ?? {}).some((key) => !['code', 'message', 'request_id', 'details'].includes(key)) && 'unknown fields in error',
     (ERROR_STATUS as Record<string, number>)[error?.code] !== reply.status && `status ${reply.status} is not the status of ${error?.code}`,
+    Array.isArray(error?.details) && error.details.length > ERROR_ISSUES_MAX && `more than ${ERROR_ISSUES_MAX} issues in details`,
   ].filter(Boolean);
   if (shapeProblems.length > 0) throw new Error(`not the one error shape (${shapeProblems.join('; ')}):\n${context}`);
 }
