@@ -264,7 +264,7 @@ export const OPERATIONS: Operation[] = [
     tag: 'Executions',
     summary: 'Report what turned out to be right for an execution',
     description:
-      "Checked against the version that answered the execution: unknown question keys and values of the wrong kind answer 400 naming every bad path in `details`. A repeat replaces the earlier outcome. Outcomes feed the application's quality report and calibration, and are deleted with their execution. Counts in the reads window; not billed.",
+      "Checked against the version that answered the execution: unknown question keys and values of the wrong kind answer 400 naming the bad paths in `details` (the first 50; the message counts the rest). A repeat replaces the earlier outcome. Outcomes feed the application's quality report and calibration, and are deleted with their execution. Counts in the reads window; not billed.",
     auth: 'api-key',
     windows: ['reads'],
     parameters: [param('ExecutionId'), param('RequestId')],
