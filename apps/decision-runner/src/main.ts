@@ -26,6 +26,7 @@ import { PlaygroundReservations1796031470523 } from './migrations/1796031470523-
 import { ExecutionTraces1796041729301 } from './migrations/1796041729301-execution-traces';
 import { VersionHistory1796041729302 } from './migrations/1796041729302-version-history';
 import { Replays1796058314159 } from './migrations/1796058314159-replays';
+import { ReplayClaims1796318420000 } from './migrations/1796318420000-replay-claims';
 import { ExecutionOutcomes1796012873514 } from './migrations/1796012873514-execution-outcomes';
 import { ExecutionLeases1796100000000 } from './migrations/1796100000000-execution-leases';
 import { ExecutionRollups1796031415926 } from './migrations/1796031415926-execution-rollups';
@@ -69,6 +70,7 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       DeployNotes1796110000000,
       QualityRollups1796120000000,
       RollupShards1796230000000,
+      ReplayClaims1796318420000,
     ],
   },
   readConfig: readDecisionRunnerConfig,
