@@ -240,6 +240,7 @@ export class ReplayWorker {
       );
       if (marked.rowCount === 0) {
         await client.query('ROLLBACK');
+        this.logger.warn({ replayId: item.replay_id, position: item.position }, 'a replayed execution finished after its claim was taken back; it runs again');
         return;
       }
       if (finished.row) await client.query({ ...INSERT_EXECUTIONS, values: insertParameters([finished.row]) });
