@@ -19,6 +19,7 @@ import { Initial1763780000000 } from './migrations/1763780000000-initial';
 import { DeployNotes1796110000000 } from './migrations/1796110000000-deploy-notes';
 import { QualityRollups1796120000000 } from './migrations/1796120000000-quality-rollups';
 import { RollupShards1796230000000 } from './migrations/1796230000000-rollup-shards';
+import { LiveQualityLabels1796240000000 } from './migrations/1796240000000-live-quality-labels';
 import { ExecutionRetention1764400000000 } from './migrations/1764400000000-execution-retention';
 import { DecisionHooks1795448775114 } from './migrations/1795448775114-decision-hooks';
 import { SealedHookSecrets1795600000001 } from './migrations/1795600000001-sealed-hook-secrets';
@@ -70,6 +71,7 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       DeployNotes1796110000000,
       QualityRollups1796120000000,
       RollupShards1796230000000,
+      LiveQualityLabels1796240000000,
       ReplayClaims1796318420000,
     ],
   },

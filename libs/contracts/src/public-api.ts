@@ -14,7 +14,20 @@ export const MAX_DECISION_VERSION = 2_147_483_647;
 export const DECISION_VERSION_PATTERN = /^[1-9][0-9]{0,9}$/;
 
 export const EXECUTION_STATUSES = ['success', 'error'] as const;
+/**
+ * The sources of live runs: a caller's request through the API, the secret URL or an agent. Only these executions
+ * (of a deployed version) take outcomes and count in the quality report and the calibration fit; playground runs,
+ * replay copies and shadow runs never ran for a caller under the version they name.
+ */
 export const EXECUTION_SOURCES = ['api', 'webhook', 'mcp'] as const satisfies readonly ExecutionSource[];
+
+/** Whether an execution is a live run of a deployed version (the draft's runs carry version 0). */
+export function isLiveExecution(execution: { source: string; version: number }): boolean {
+  return (EXECUTION_SOURCES as readonly string[]).includes(execution.source) && execution.version >= 1;
+}
+
+/** EXECUTION_SOURCES as an SQL list of literals, for statements that count live executions only. */
+export const EXECUTION_SOURCES_SQL = EXECUTION_SOURCES.map((source) => `'${source}'`).join(', ');
 
 export const PLAN_NAMES = ['genesis', 'developer', 'growth', 'enterprise'] as const satisfies readonly PlanName[];
 export const API_KEY_MODES = ['live', 'test'] as const;

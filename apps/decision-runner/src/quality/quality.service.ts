@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { DecisionRef, FitCalibrationRequest, QualityReportRequest, ServiceError, ValidationIssue } from '@ds/contracts';
+import { DecisionRef, EXECUTION_SOURCES_SQL, FitCalibrationRequest, QualityReportRequest, ServiceError, ValidationIssue } from '@ds/contracts';
 import {
   Calibration,
   CONFIDENCE_SOURCES,
@@ -129,7 +129,7 @@ export class QualityService {
     const schema = await this.version(decision, version);
     const rows = (await this.db.query(
       `SELECT distributions, outcome->'answers' AS answers FROM executions
-        WHERE decision_id = $1 AND version = $2 AND outcome IS NOT NULL AND distributions IS NOT NULL
+        WHERE decision_id = $1 AND version = $2 AND outcome IS NOT NULL AND distributions IS NOT NULL AND source IN (${EXECUTION_SOURCES_SQL})
         ORDER BY seq DESC LIMIT ${FIT_SAMPLE_MAX}`,
       [decision.id, version],
     )) as Array<{ distributions: RecordedDistributions; answers: Record<string, string | boolean> }>;
