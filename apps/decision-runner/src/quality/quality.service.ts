@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { DecisionRef, EXECUTION_SOURCES_SQL, FitCalibrationRequest, QualityReportRequest, ServiceError, ValidationIssue } from '@ds/contracts';
+import { DecisionRef, FitCalibrationRequest, EXECUTION_SOURCES_SQL, QualityReportRequest, ServiceError, ValidationIssue } from '@ds/contracts';
 import {
   Calibration,
   CONFIDENCE_SOURCES,
@@ -9,6 +9,10 @@ import {
   fitQuestion,
   NormalizedSchema,
   outcomesOf,
+  ParsedValue,
+  parseInstant,
+  parseVersionNumber,
+  parseVersionText,
   QualityCell,
   qualityReport,
   QuestionFit,
@@ -90,9 +94,9 @@ export class QualityService {
   async report(request: QualityReportRequest): Promise<Record<string, unknown>> {
     const decision = await this.find(request);
     const issues: ValidationIssue[] = [];
-    const from = timestamp(request.from, 'from', issues);
-    const to = timestamp(request.to, 'to', issues);
-    const version = request.version === undefined ? decision.activeVersion : versionNumber(request.version, issues);
+    const from = instantOrNull(request.from, 'from', issues);
+    const to = instantOrNull(request.to, 'to', issues);
+    const version = request.version === undefined ? decision.activeVersion : checked(parseVersionText(request.version, 'version'), issues);
     if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The query parameters are not valid.', issues);
     if (version === null) throw new ServiceError('DECISION_NOT_DEPLOYED', 'The decision has never been deployed: name a version.');
     const schema = await this.version(decision, version);
@@ -123,8 +127,8 @@ export class QualityService {
   async fit(request: FitCalibrationRequest): Promise<Record<string, unknown>> {
     const decision = await this.find(request);
     const issues: ValidationIssue[] = [];
-    const version = versionNumber(request.version, issues);
-    if (version === null) issues.push({ path: 'version', message: 'is required' });
+    const version = request.version === undefined || request.version === null ? null : checked(parseVersionNumber(request.version, 'version'), issues);
+    if (version === null && issues.length === 0) issues.push({ path: 'version', message: 'is required' });
     if (issues.length > 0 || version === null) throw new ServiceError('INVALID_REQUEST', 'The calibration request is not valid.', issues);
     const schema = await this.version(decision, version);
     const rows = (await this.db.query(
@@ -219,19 +223,13 @@ function samplesOf(
   return samples;
 }
 
-/** A version query parameter or body field: a positive integer, or absent (null). */
-function versionNumber(value: unknown, issues: ValidationIssue[]): number | null {
-  if (value === undefined || value === null) return null;
-  const number = typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value;
-  if (typeof number === 'number' && Number.isInteger(number) && number >= 1 && number <= 1e9) return number;
-  issues.push({ path: 'version', message: 'must be a version number (an integer of at least 1)' });
+/** The value, or null with its issue added. */
+function checked<T>(parsed: ParsedValue<T>, issues: ValidationIssue[]): T | null {
+  if (parsed.ok) return parsed.value;
+  issues.push(parsed.issue);
   return null;
 }
 
-function timestamp(value: unknown, path: string, issues: ValidationIssue[]): Date | null {
-  if (value === undefined) return null;
-  const date = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(value) ? new Date(value) : null;
-  if (date && !Number.isNaN(date.getTime())) return date;
-  issues.push({ path, message: 'must be an ISO 8601 date or timestamp, such as 2026-05-01 or 2026-05-01T12:00:00Z' });
-  return null;
+function instantOrNull(value: unknown, path: string, issues: ValidationIssue[]): Date | null {
+  return value === undefined ? null : checked(parseInstant(value, path), issues);
 }

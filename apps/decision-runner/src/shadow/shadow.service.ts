@@ -5,6 +5,7 @@ import { DecisionRef, DeployedReply, PromoteShadowRequest, ServiceError, ShadowR
 import {
   compareShadow,
   NormalizedSchema,
+  parseVersionNumber,
   ShadowComparison,
   ShadowPair,
   shadowRate,
@@ -17,7 +18,7 @@ import { DecisionEntity, DecisionVersionEntity } from '../entities';
 import { DecisionCache } from '../decisions/decision-cache';
 import { deployableDraft } from '../decisions/decisions.service';
 import { VersionCache } from '../decisions/version-cache';
-import { nextInactiveVersion, nextVersion, versionNumber } from '../decisions/versions.service';
+import { nextInactiveVersion, nextVersion } from '../decisions/versions.service';
 import { pgPool } from '../pg-pool';
 
 /** The comparison reads at most this many of the shadow's most recent runs: its cost stays flat as traffic flows. */
@@ -74,7 +75,7 @@ export class ShadowService {
         { path: 'rate', message: `must be an integer from ${SHADOW_RATE_MIN} to ${SHADOW_RATE_MAX}` },
       ]);
     }
-    const named = request.version === undefined || request.version === null ? null : versionNumber(request.version, 'version');
+    const named = request.version === undefined || request.version === null ? null : bodyVersion(request.version);
     if (decision.activeVersion === null) throw new ServiceError('CONFLICT', 'The decision has no active version to shadow; deploy it first.');
     if (named !== null) {
       if (named === decision.activeVersion) throw new ServiceError('CONFLICT', `Version ${named} is the active version; a shadow must be another one.`);
@@ -178,3 +179,10 @@ export class ShadowService {
 }
 
 const CLEARED = 'shadow_version = NULL, shadow_rate = NULL, shadow_started_at = NULL, shadow_started_by = NULL';
+
+/** The version in a shadow's body: a JSON number, as every body takes a version (a string "2" is refused). */
+function bodyVersion(value: unknown): number {
+  const parsed = parseVersionNumber(value, 'version');
+  if (parsed.ok) return parsed.value;
+  throw new ServiceError('INVALID_REQUEST', 'version must be a version number, or absent to shadow the draft.', [parsed.issue]);
+}
