@@ -1,0 +1,250 @@
+/**
+ * Redaction of the secrets a request carried from what its receiver answered. A receiver that echoes its request
+ * rarely echoes it byte for byte: frameworks JSON-escape (`\/`, `\u002F`), URL-encode, base64 it, change its case
+ * or log half of it. So each secret is looked for in every one of those spellings, and any run of REDACTION_RUN or
+ * more of its characters goes, not only the whole value.
+ *
+ * The search is linear in the text: every secret is cut into its REDACTION_RUN-character windows (in each of its
+ * encoded forms) once, into one set, and the text is read a few times (as written; with JSON and URL escapes
+ * decoded; with `+` read as a space too) looking each of its windows up in that set. A hostile body cannot make
+ * it slower than a few lookups per character.
+ */
+
+/** What stands in for a value never stored or shown: a secret, a signature. */
+export const REDACTED = '[redacted]';
+/** Runs of this many characters of a secret (in any spelling) are redacted wherever they appear. */
+export const REDACTION_RUN = 8;
+/**
+ * Secrets shorter than this are not searched for: a three-letter secret would blank out every occurrence of those
+ * letters. Secrets from this length up to REDACTION_RUN - 1 are redacted whole only (in every spelling).
+ */
+export const REDACT_MIN_LENGTH = 4;
+
+/** A compiled set of secrets, applied to as many texts as the attempt kept (the body, the content type). */
+export type Redactor = (text: string) => string;
+
+interface Needles {
+  /** Every REDACTION_RUN-character window of every spelling of every long secret, case-folded. */
+  windows: Set<string>;
+  /** Spellings of short secrets, case-folded, by length: matched whole. */
+  whole: Map<number, Set<string>>;
+  /** Whether some secret holds a space, so that `+` in a form-encoded text may stand for it. */
+  spaces: boolean;
+}
+
+/**
+ * One unit of the text as read: the character it stands for (case-folded) and the span of the text it came from
+ * (one character as written, six for `\u002f`, three for `%2F`, up to twelve for a `%E2%9C%93` sequence).
+ */
+interface Reading {
+  chars: string;
+  starts: Int32Array;
+  ends: Int32Array;
+}
+
+/** The text with every occurrence of the secrets, in every spelling, replaced by REDACTED. */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  return secretRedactor(secrets)(text);
+}
+
+export function secretRedactor(secrets: readonly string[]): Redactor {
+  const needles = needlesOf(secrets);
+  if (needles.windows.size === 0 && needles.whole.size === 0) return (text) => text;
+  return (text) => redactWith(text, needles);
+}
+
+/**
+ * The spellings a secret is searched in besides itself (case does not matter in any of them): base64 and base64url
+ * of its UTF-8 bytes at each of the three alignments it can have inside a longer base64 text, and hex. JSON and
+ * URL escapes are not spellings here: the text is read with them decoded instead, so any mix of escaped and
+ * literal characters is found.
+ */
+export function encodedForms(secret: string): string[] {
+  const bytes = Buffer.from(secret, 'utf8');
+  const forms = new Set<string>([bytes.toString('hex')]);
+  for (const offset of [0, 1, 2]) {
+    // Preceded by `offset` other bytes, the secret's first characters share bits with them and its last may share
+    // bits with what follows: only the characters made of the secret's bits alone are the same wherever it sits.
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64');
+    const first = offset === 0 ? 0 : offset + 1;
+    const end = Math.floor(((offset + bytes.length) * 8) / 6);
+    const stable = encoded.slice(first, end);
+    if (stable.length === 0) continue;
+    forms.add(stable);
+    forms.add(stable.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  return [...forms];
+}
+
+function needlesOf(secrets: readonly string[]): Needles {
+  const needles: Needles = { windows: new Set(), whole: new Map(), spaces: false };
+  for (const secret of new Set(secrets)) {
+    if (secret.length < REDACT_MIN_LENGTH) continue;
+    if (secret.includes(' ')) needles.spaces = true;
+    for (const form of [secret, ...encodedForms(secret)].map(fold)) {
+      if (secret.length >= REDACTION_RUN) {
+        for (let i = 0; i + REDACTION_RUN <= form.length; i++) needles.windows.add(form.slice(i, i + REDACTION_RUN));
+      } else if (form.length >= REDACT_MIN_LENGTH) {
+        let sameLength = needles.whole.get(form.length);
+        if (!sameLength) needles.whole.set(form.length, (sameLength = new Set()));
+        sameLength.add(form);
+      }
+    }
+  }
+  return needles;
+}
+
+function redactWith(text: string, needles: Needles): string {
+  const marked = new Uint8Array(text.length);
+  mark(literal(text), needles, marked);
+  const decoded = decodedReadings(text, needles.spaces);
+  for (const reading of decoded) mark(reading, needles, marked);
+  // A surrogate pair is one character: redacted whole or not at all.
+  for (let i = 1; i < text.length; i++) {
+    if (marked[i - 1] !== marked[i] && isHighSurrogate(text.charCodeAt(i - 1)) && isLowSurrogate(text.charCodeAt(i))) {
+      marked[i - 1] = 1;
+      marked[i] = 1;
+    }
+  }
+  let result = '';
+  let plainFrom = 0;
+  for (let i = 0; i < text.length;) {
+    if (marked[i] === 0) {
+      i++;
+      continue;
+    }
+    result += text.slice(plainFrom, i) + REDACTED;
+    while (i < text.length && marked[i] === 1) i++;
+    plainFrom = i;
+  }
+  return plainFrom === 0 ? (result === '' ? text : result) : result + text.slice(plainFrom);
+}
+
+/** Marks the text behind every window of the reading that is a window of a secret, and every short secret whole. */
+function mark(reading: Reading, needles: Needles, marked: Uint8Array): void {
+  const { chars, starts, ends } = reading;
+  let markedUpTo = 0;
+  const cover = (from: number, to: number) => {
+    for (let unit = Math.max(from, markedUpTo); unit < to; unit++) marked.fill(1, starts[unit]!, ends[unit]!);
+    markedUpTo = Math.max(markedUpTo, to);
+  };
+  if (needles.windows.size > 0) {
+    for (let i = 0; i + REDACTION_RUN <= chars.length; i++) {
+      if (needles.windows.has(chars.slice(i, i + REDACTION_RUN))) cover(i, i + REDACTION_RUN);
+    }
+  }
+  for (const [length, forms] of needles.whole) {
+    markedUpTo = 0;
+    for (let i = 0; i + length <= chars.length; i++) if (forms.has(chars.slice(i, i + length))) cover(i, i + length);
+  }
+}
+
+/** The text as written: one unit per UTF-16 code unit. */
+function literal(text: string): Reading {
+  const starts = new Int32Array(text.length);
+  const ends = new Int32Array(text.length);
+  for (let i = 0; i < text.length; i++) {
+    starts[i] = i;
+    ends[i] = i + 1;
+  }
+  return { chars: fold(text), starts, ends };
+}
+
+const JSON_ESCAPES: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+
+/**
+ * The text with JSON string escapes (`\/`, `\"`, `\u00XX`, surrogate pairs as two escapes) and URL escapes
+ * (`%2F`, either case, UTF-8 sequences of them) decoded, each decoded character keeping the span it came from;
+ * anything else as written. A second reading, where `+` stands for a space, only when some secret holds a space.
+ */
+function decodedReadings(text: string, spaces: boolean): Reading[] {
+  if (!/[\\%]/.test(text) && !(spaces && text.includes('+'))) return [];
+  let chars = '';
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const plusAt: number[] = [];
+  const push = (decoded: string, start: number, end: number) => {
+    const folded = fold(decoded);
+    chars += folded;
+    for (let k = 0; k < folded.length; k++) {
+      starts.push(start);
+      ends.push(end);
+    }
+  };
+  for (let i = 0; i < text.length;) {
+    const char = text[i]!;
+    if (char === '\\') {
+      const next = text[i + 1];
+      if (next === 'u' && /^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) {
+        push(String.fromCharCode(parseInt(text.slice(i + 2, i + 6), 16)), i, i + 6);
+        i += 6;
+        continue;
+      }
+      if (next !== undefined && JSON_ESCAPES[next] !== undefined) {
+        push(JSON_ESCAPES[next], i, i + 2);
+        i += 2;
+        continue;
+      }
+    } else if (char === '%') {
+      const sequence = percentSequence(text, i);
+      if (sequence) {
+        push(sequence.decoded, i, sequence.end);
+        i = sequence.end;
+        continue;
+      }
+    } else if (char === '+') {
+      plusAt.push(chars.length);
+    }
+    push(char, i, i + 1);
+    i++;
+  }
+  const readings: Reading[] = [{ chars, starts: Int32Array.from(starts), ends: Int32Array.from(ends) }];
+  if (spaces && plusAt.length > 0) {
+    const withSpaces = chars.split('');
+    for (const at of plusAt) withSpaces[at] = ' ';
+    readings.push({ chars: withSpaces.join(''), starts: readings[0]!.starts, ends: readings[0]!.ends });
+  }
+  return readings;
+}
+
+/** `%XX` at `at`: one ASCII character, or a whole UTF-8 sequence of escapes; null when it is neither. */
+function percentSequence(text: string, at: number): { decoded: string; end: number } | null {
+  const byteAt = (position: number): number | null =>
+    text[position] === '%' && /^[0-9a-fA-F]{2}$/.test(text.slice(position + 1, position + 3)) ? parseInt(text.slice(position + 1, position + 3), 16) : null;
+  const lead = byteAt(at);
+  if (lead === null) return null;
+  if (lead < 0x80) return { decoded: String.fromCharCode(lead), end: at + 3 };
+  const length = lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
+  if (length === 0) return null;
+  const bytes = [lead];
+  for (let k = 1; k < length; k++) {
+    const next = byteAt(at + 3 * k);
+    if (next === null || next < 0x80 || next > 0xbf) return null;
+    bytes.push(next);
+  }
+  const decoded = Buffer.from(bytes).toString('utf8');
+  return decoded.includes('\uFFFD') ? null : { decoded, end: at + 3 * length };
+}
+
+/**
+ * Lower case, one UTF-16 code unit for one: a character whose lower case is longer (İ) stays as it is, so that
+ * positions in the folded text are positions in the reading.
+ */
+function fold(text: string): string {
+  const lowered = text.toLowerCase();
+  if (lowered.length === text.length) return lowered;
+  let folded = '';
+  for (const unit of text.split('')) {
+    const lower = unit.toLowerCase();
+    folded += lower.length === 1 ? lower : unit;
+  }
+  return folded;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
+}
