@@ -4,10 +4,12 @@
  * or log half of it. So each secret is looked for in every one of those spellings, and any run of REDACTION_RUN or
  * more of its characters goes, not only the whole value.
  *
- * The search is linear in the text: every secret is cut into its REDACTION_RUN-character windows (in each of its
- * encoded forms) once, into one set, and the text is read a few times (as written; with JSON and URL escapes
- * decoded; with `+` read as a space too) looking each of its windows up in that set. A hostile body cannot make
- * it slower than a few lookups per character.
+ * The search is linear in the text and in the secrets: the text is read a few times (as written; with JSON and URL
+ * escapes decoded; with `+` read as a space too), every REDACTION_RUN-character window of those readings goes into
+ * one index by a rolling hash, and every spelling of every secret is slid over that index once, a window that
+ * hashes alike compared in full before it counts. A text window matched once leaves the index, so a body that
+ * repeats one window thousands of times costs no more than one that does not; the hash's bases are drawn at
+ * random per secret set, so no body can be built to collide.
  */
 
 /** What stands in for a value never stored or shown: a secret, a signature. */
@@ -24,12 +26,13 @@ export const REDACT_MIN_LENGTH = 4;
 export type Redactor = (text: string) => string;
 
 interface Needles {
-  /** Every REDACTION_RUN-character window of every spelling of every long secret, case-folded. */
-  windows: Set<string>;
+  /** Every spelling of every long secret, case-folded: any REDACTION_RUN-character window of one is redacted. */
+  forms: string[];
   /** Spellings of short secrets, case-folded, by length: matched whole. */
   whole: Map<number, Set<string>>;
   /** Whether some secret holds a space, so that `+` in a form-encoded text may stand for it. */
   spaces: boolean;
+  hash: WindowHash;
 }
 
 /**
@@ -49,7 +52,7 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
 
 export function secretRedactor(secrets: readonly string[]): Redactor {
   const needles = needlesOf(secrets);
-  if (needles.windows.size === 0 && needles.whole.size === 0) return (text) => text;
+  if (needles.forms.length === 0 && needles.whole.size === 0) return (text) => text;
   return (text) => redactWith(text, needles);
 }
 
@@ -77,28 +80,39 @@ export function encodedForms(secret: string): string[] {
 }
 
 function needlesOf(secrets: readonly string[]): Needles {
-  const needles: Needles = { windows: new Set(), whole: new Map(), spaces: false };
+  const forms = new Set<string>();
+  const whole = new Map<number, Set<string>>();
+  let spaces = false;
   for (const secret of new Set(secrets)) {
     if (secret.length < REDACT_MIN_LENGTH) continue;
-    if (secret.includes(' ')) needles.spaces = true;
+    if (secret.includes(' ')) spaces = true;
     for (const form of [secret, ...encodedForms(secret)].map(fold)) {
       if (secret.length >= REDACTION_RUN) {
-        for (let i = 0; i + REDACTION_RUN <= form.length; i++) needles.windows.add(form.slice(i, i + REDACTION_RUN));
+        if (form.length >= REDACTION_RUN) forms.add(form);
       } else if (form.length >= REDACT_MIN_LENGTH) {
-        let sameLength = needles.whole.get(form.length);
-        if (!sameLength) needles.whole.set(form.length, (sameLength = new Set()));
+        let sameLength = whole.get(form.length);
+        if (!sameLength) whole.set(form.length, (sameLength = new Set()));
         sameLength.add(form);
       }
     }
   }
-  return needles;
+  return { forms: [...forms], whole, spaces, hash: new WindowHash() };
 }
 
 function redactWith(text: string, needles: Needles): string {
   const marked = new Uint8Array(text.length);
-  mark(literal(text), needles, marked);
-  const decoded = decodedReadings(text, needles.spaces);
-  for (const reading of decoded) mark(reading, needles, marked);
+  const readings = [literal(text), ...decodedReadings(text, needles.spaces)];
+  if (needles.forms.length > 0) {
+    const matched = matchedWindows(readings, needles);
+    readings.forEach((reading, index) => cover(reading, matched[index]!, REDACTION_RUN, marked));
+  }
+  for (const [length, forms] of needles.whole) {
+    for (const reading of readings) {
+      const matched = new Uint8Array(reading.chars.length);
+      for (let i = 0; i + length <= reading.chars.length; i++) if (forms.has(reading.chars.slice(i, i + length))) matched[i] = 1;
+      cover(reading, matched, length, marked);
+    }
+  }
   // A surrogate pair is one character: redacted whole or not at all.
   for (let i = 1; i < text.length; i++) {
     if (marked[i - 1] !== marked[i] && isHighSurrogate(text.charCodeAt(i - 1)) && isLowSurrogate(text.charCodeAt(i))) {
@@ -120,23 +134,106 @@ function redactWith(text: string, needles: Needles): string {
   return plainFrom === 0 ? (result === '' ? text : result) : result + text.slice(plainFrom);
 }
 
-/** Marks the text behind every window of the reading that is a window of a secret, and every short secret whole. */
-function mark(reading: Reading, needles: Needles, marked: Uint8Array): void {
-  const { chars, starts, ends } = reading;
+/**
+ * For each reading, which of its REDACTION_RUN-character windows are a window of some secret's spelling. The
+ * readings' windows are indexed by hash; each spelling's windows are looked up there, and a window found equal
+ * leaves the index, so every text window is compared successfully at most once.
+ */
+function matchedWindows(readings: Reading[], needles: Needles): Uint8Array[] {
+  const index = new Map<number, number[]>();
+  // A bit per low bits of a key, to look in the index only for windows the text may hold.
+  const present = new Uint32Array(PRESENT_WORDS);
+  // Which reading and where in it, in one number.
+  const stride = Math.max(...readings.map((reading) => reading.chars.length)) + 1;
+  readings.forEach((reading, which) => {
+    needles.hash.each(reading.chars, (start, key) => {
+      const low = key & PRESENT_MASK;
+      present[low >>> 5]! |= 1 << (low & 31);
+      const entry = index.get(key);
+      const at = which * stride + start;
+      if (entry) entry.push(at);
+      else index.set(key, [at]);
+    });
+  });
+  const matched = readings.map((reading) => new Uint8Array(reading.chars.length));
+  for (const form of needles.forms) {
+    if (index.size === 0) break;
+    needles.hash.each(form, (start, key) => {
+      const low = key & PRESENT_MASK;
+      if ((present[low >>> 5]! & (1 << (low & 31))) === 0) return;
+      const entry = index.get(key);
+      if (!entry) return;
+      const wanted = form.slice(start, start + REDACTION_RUN);
+      for (let k = entry.length - 1; k >= 0; k--) {
+        const which = Math.floor(entry[k]! / stride);
+        const at = entry[k]! - which * stride;
+        if (readings[which]!.chars.startsWith(wanted, at)) {
+          matched[which]![at] = 1;
+          entry[k] = entry[entry.length - 1]!;
+          entry.pop();
+        }
+      }
+      if (entry.length === 0) index.delete(key);
+    });
+  }
+  return matched;
+}
+
+const PRESENT_BITS = 20;
+const PRESENT_MASK = (1 << PRESENT_BITS) - 1;
+const PRESENT_WORDS = (1 << PRESENT_BITS) / 32;
+
+/** Marks the text behind every matched window of a reading, each unit once. */
+function cover(reading: Reading, matched: Uint8Array, length: number, marked: Uint8Array): void {
   let markedUpTo = 0;
-  const cover = (from: number, to: number) => {
-    for (let unit = Math.max(from, markedUpTo); unit < to; unit++) marked.fill(1, starts[unit]!, ends[unit]!);
-    markedUpTo = Math.max(markedUpTo, to);
-  };
-  if (needles.windows.size > 0) {
-    for (let i = 0; i + REDACTION_RUN <= chars.length; i++) {
-      if (needles.windows.has(chars.slice(i, i + REDACTION_RUN))) cover(i, i + REDACTION_RUN);
+  for (let i = 0; i < matched.length; i++) {
+    if (matched[i] === 0) continue;
+    for (let unit = Math.max(i, markedUpTo); unit < i + length; unit++) marked.fill(1, reading.starts[unit]!, reading.ends[unit]!);
+    markedUpTo = Math.max(markedUpTo, i + length);
+  }
+}
+
+/**
+ * A rolling hash of REDACTION_RUN UTF-16 code units, two polynomial lanes modulo primes below 2^26 with bases drawn
+ * at random, joined into one integer below 2^52: every step stays exact in a double.
+ */
+class WindowHash {
+  private static readonly PRIMES = [67_108_859, 67_108_837] as const;
+  private readonly bases: [number, number];
+  /** base^(REDACTION_RUN - 1) modulo each prime: what the character leaving the window weighed. */
+  private readonly leaving: [number, number];
+
+  constructor() {
+    const [p, q] = WindowHash.PRIMES;
+    this.bases = [65_599 + Math.floor(Math.random() * (p - 65_599)), 65_599 + Math.floor(Math.random() * (q - 65_599))];
+    this.leaving = [power(this.bases[0], REDACTION_RUN - 1, p), power(this.bases[1], REDACTION_RUN - 1, q)];
+  }
+
+  /** Calls `found` with each window's start and key, in order. */
+  each(text: string, found: (start: number, key: number) => void): void {
+    const [p, q] = WindowHash.PRIMES;
+    const [a, b] = this.bases;
+    const [la, lb] = this.leaving;
+    let h = 0;
+    let g = 0;
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      if (i >= REDACTION_RUN) {
+        const out = text.charCodeAt(i - REDACTION_RUN);
+        h = (h - ((out * la) % p) + p) % p;
+        g = (g - ((out * lb) % q) + q) % q;
+      }
+      h = (h * a + code) % p;
+      g = (g * b + code) % q;
+      if (i >= REDACTION_RUN - 1) found(i - REDACTION_RUN + 1, h * 2 ** 26 + g);
     }
   }
-  for (const [length, forms] of needles.whole) {
-    markedUpTo = 0;
-    for (let i = 0; i + length <= chars.length; i++) if (forms.has(chars.slice(i, i + length))) cover(i, i + length);
-  }
+}
+
+function power(base: number, exponent: number, modulus: number): number {
+  let result = 1;
+  for (let i = 0; i < exponent; i++) result = (result * base) % modulus;
+  return result;
 }
 
 /** The text as written: one unit per UTF-16 code unit. */
