@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { call, deployedDecision, newWorkspace, runDecision, signUp, triageSchema, uniqueMarker, Workspace } from './support/api';
+import { launchChromium, signedInContext, watchProblems } from './support/browser';
 import { eventually, Receiver, startReceiver } from './support/deliveries';
 
 /**
@@ -145,6 +146,36 @@ describe('a delivery whose receiver echoed the secret in every spelling', () => 
       expect(reply.body.attempts[0].duration_ms).toEqual(expect.any(Number));
       expect(reply.text).not.toContain(REDACTED);
       expect(reply.text).not.toContain('decision.completed');
+    }
+  });
+  it('is shown on its page to a Viewer as sizes and a line saying who reads bodies, and to the Owner with the answer redacted', async () => {
+    const browser = await launchChromium();
+    const problems: string[] = [];
+    try {
+      const admin = (await call('GET', deliveryPath(deliveryId), { token: sessions.admin })).body;
+      const viewer = await (await signedInContext(browser, { ...ws, session: sessions.viewer })).newPage();
+      watchProblems(viewer, problems);
+      await viewer.goto(`/deliveries/${deliveryId}`);
+      await viewer.getByTestId('delivery-bodies-withheld').waitFor();
+      expect(await viewer.getByTestId('delivery-bodies-withheld').innerText()).toBe(
+        'Headers and bodies are visible to Admins and Owners; you see their sizes.',
+      );
+      expect(await viewer.getByTestId('delivery-request-size').innerText()).toBe(`Body: ${Buffer.byteLength(sentBody)} bytes`);
+      expect(await viewer.getByTestId('delivery-response-size').innerText()).toBe(`Body: ${admin.attempts[0].response.body_bytes} bytes`);
+      expect(await viewer.getByTestId('delivery-request-body').count()).toBe(0);
+      expect(await viewer.getByTestId('delivery-response-body').count()).toBe(0);
+      expect(await viewer.getByText(/^Headers \(/).count()).toBe(0);
+
+      const owner = await (await signedInContext(browser, ws)).newPage();
+      watchProblems(owner, problems);
+      await owner.goto(`/deliveries/${deliveryId}`);
+      const answer = await owner.getByTestId('delivery-response-body').innerText();
+      expect(answer).toContain(REDACTED);
+      expect(answer.toLowerCase()).not.toContain(token.slice(0, 8).toLowerCase());
+      expect(await owner.getByTestId('delivery-bodies-withheld').count()).toBe(0);
+      expect(problems).toEqual([]);
+    } finally {
+      await browser.close();
     }
   });
 });
