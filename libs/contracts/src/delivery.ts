@@ -77,7 +77,7 @@ export interface DeliveryResponseView {
    * read bodies (below Admin).
    */
   body: string | null;
-  /** Bytes of the body as kept (UTF-8, after redaction, at most 8 KiB), shown to every role. */
+  /** Bytes of the body as kept (UTF-8, after the 8 KiB cut and redaction), shown to every role. */
   body_bytes: number;
   /** The body was longer than what is kept, or stopped coming before the attempt's time ran out. */
   truncated: boolean;
