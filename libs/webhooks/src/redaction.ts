@@ -30,6 +30,8 @@ interface Needles {
   forms: string[];
   /** Spellings of short secrets, case-folded, by length: matched whole. */
   whole: Map<number, Set<string>>;
+  /** The first two characters of each of those, as one number: where a whole match may start. */
+  wholeStarts: Set<number>;
   /** Whether some secret holds a space, so that `+` in a form-encoded text may stand for it. */
   spaces: boolean;
   hash: WindowHash;
@@ -96,7 +98,8 @@ function needlesOf(secrets: readonly string[]): Needles {
       }
     }
   }
-  return { forms: [...forms], whole, spaces, hash: new WindowHash() };
+  const wholeStarts = new Set([...whole.values()].flatMap((set) => [...set].map((form) => pairAt(form, 0))));
+  return { forms: [...forms], whole, wholeStarts, spaces, hash: new WindowHash() };
 }
 
 function redactWith(text: string, needles: Needles): string {
@@ -106,11 +109,14 @@ function redactWith(text: string, needles: Needles): string {
     const matched = matchedWindows(readings, needles);
     readings.forEach((reading, index) => cover(reading, matched[index]!, REDACTION_RUN, marked));
   }
-  for (const [length, forms] of needles.whole) {
+  if (needles.whole.size > 0) {
     for (const reading of readings) {
       const matched = new Uint8Array(reading.chars.length);
-      for (let i = 0; i + length <= reading.chars.length; i++) if (forms.has(reading.chars.slice(i, i + length))) matched[i] = 1;
-      cover(reading, matched, length, marked);
+      for (let i = 0; i + 1 < reading.chars.length; i++) {
+        if (!needles.wholeStarts.has(pairAt(reading.chars, i))) continue;
+        for (const [length, forms] of needles.whole) if (forms.has(reading.chars.slice(i, i + length))) matched[i] = Math.max(matched[i]!, length);
+      }
+      coverLengths(reading, matched, marked);
     }
   }
   // A surrogate pair is one character: redacted whole or not at all.
@@ -185,12 +191,23 @@ const PRESENT_WORDS = (1 << PRESENT_BITS) / 32;
 
 /** Marks the text behind every matched window of a reading, each unit once. */
 function cover(reading: Reading, matched: Uint8Array, length: number, marked: Uint8Array): void {
+  for (let i = 0; i < matched.length; i++) if (matched[i] !== 0) matched[i] = length;
+  coverLengths(reading, matched, marked);
+}
+
+/** Marks the text behind each window that starts where `lengths` is not 0 and is that long, each unit once. */
+function coverLengths(reading: Reading, lengths: Uint8Array, marked: Uint8Array): void {
   let markedUpTo = 0;
-  for (let i = 0; i < matched.length; i++) {
-    if (matched[i] === 0) continue;
-    for (let unit = Math.max(i, markedUpTo); unit < i + length; unit++) marked.fill(1, reading.starts[unit]!, reading.ends[unit]!);
-    markedUpTo = Math.max(markedUpTo, i + length);
+  for (let i = 0; i < lengths.length; i++) {
+    if (lengths[i] === 0) continue;
+    for (let unit = Math.max(i, markedUpTo); unit < i + lengths[i]!; unit++) marked.fill(1, reading.starts[unit]!, reading.ends[unit]!);
+    markedUpTo = Math.max(markedUpTo, i + lengths[i]!);
   }
+}
+
+/** The two UTF-16 code units at `at`, as one number. */
+function pairAt(text: string, at: number): number {
+  return text.charCodeAt(at) * 65_536 + text.charCodeAt(at + 1);
 }
 
 /**
