@@ -145,6 +145,8 @@ describe('redactSecrets', () => {
     expect(redactSecrets('pin=Ab12cd; part=Ab12c; again=AB12CD', ['Ab12cd'])).toBe(`pin=${R}; part=Ab12c; again=${R}`);
     expect(redactSecrets('a b ab abc', ['ab', 'abc'])).toBe('a b ab abc');
     expect(redactSecrets(`p=${encodeURIComponent('a/b+c')}`, ['a/b+c'])).toBe(`p=${R}`);
+    expect(redactSecrets(`b=${Buffer.from('Ab12cd').toString('base64')}; h=${Buffer.from('Ab12cd').toString('hex')}`, ['Ab12cd'])).toBe(`b=${R}; h=${R}`);
+    expect(redactSecrets('aaaa aaaaa1 aaaaa1aaaaa1', ['aaaaa1'])).toBe(`aaaa ${R} ${R}`);
   });
 
   it('keeps a non-secret that merely looks like one: other tokens, short shared pieces', () => {

@@ -9,7 +9,7 @@
  * one index by a rolling hash, and every spelling of every secret is slid over that index once, a window that
  * hashes alike compared in full before it counts. A text window matched once leaves the index, so a body that
  * repeats one window thousands of times costs no more than one that does not; the hash's bases are drawn at
- * random per secret set, so no body can be built to collide.
+ * random for each set of secrets, so no body can be written in advance to collide with them.
  */
 
 /** What stands in for a value never stored or shown: a secret, a signature. */
