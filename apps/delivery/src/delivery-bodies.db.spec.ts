@@ -7,6 +7,7 @@ import { REDACTED } from '@ds/webhooks';
 import { DeliveryConfig } from './config';
 import { DeliveriesStore } from './deliveries.store';
 import { makeAttempt } from './delivery-worker';
+import { DeliveryHandlers } from './delivery.handlers';
 import { delivery } from './main';
 import { DeliveryPurge } from './purge';
 import { Sender } from './sender';
@@ -147,6 +148,27 @@ describe('a delivery’s request and answers', () => {
         ]),
       ),
     );
+  });
+
+  it('are read through the service only when the caller may read bodies; otherwise status, timing and sizes', async () => {
+    const ws = `ws_${randomUUID()}`;
+    receiver.answer = (_request, _index, response) => response.writeHead(200, { 'content-type': 'text/plain' }).end('answered ✓');
+    const message = webhookMessage(ws, receiver.url);
+    await attemptOnce(message);
+    // The handlers' get reads the store alone; resend, which publishes, is not called here.
+    const handlers = new DeliveryHandlers(store, signing, workspaceSecrets, undefined as never);
+    const shown = await handlers.get({ workspaceId: ws, deliveryId: message.deliveryId, bodies: true });
+    expect(shown.bodies_shown).toBe(true);
+    expect(shown.attempts[0]!.response).toEqual({ content_type: 'text/plain', body: 'answered ✓', body_bytes: 12, truncated: false });
+    for (const bodies of [false, undefined]) {
+      const withheld = await handlers.get({ workspaceId: ws, deliveryId: message.deliveryId, bodies });
+      expect(withheld).toEqual({
+        ...shown,
+        bodies_shown: false,
+        request: { method: 'POST', headers: null, body: null, body_bytes: Buffer.byteLength(message.body) },
+        attempts: [{ ...shown.attempts[0], response: { content_type: null, body: null, body_bytes: 12, truncated: false } }],
+      });
+    }
   });
 
   it('keep the first 8 KiB of a long answer marked truncated, and no answer for an attempt that got none', async () => {
