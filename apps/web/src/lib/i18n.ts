@@ -105,7 +105,7 @@ const en = {
   'acct.endConfirm': 'Sign this session out?',
   'acct.endOthers': 'Sign out everywhere else',
   'acct.endOthersConfirm': 'Sign out every other session?',
-  'acct.endedOthers': '{count} other session(s) signed out.',
+  'acct.endedOthers': '{count, plural, one {# other session} other {# other sessions}} signed out.',
   'ws.title': 'Workspaces',
   'ws.create': 'Create workspace',
   'ws.name': 'Workspace name',
@@ -147,7 +147,7 @@ const en = {
   'ed.unsaved': 'Unsaved changes',
   'ed.revision': 'Revision {revision}',
   'ed.valid': 'The schema is valid.',
-  'ed.issues': '{count} issue(s) in the schema',
+  'ed.issues': '{count, plural, one {# issue} other {# issues}} in the schema',
   'ed.jsonError': 'The JSON does not parse: {message}',
   'ed.conflict': 'Someone else saved this draft (now revision {revision}) while you were editing. Your changes are not saved.',
   'ed.conflict.load': 'Load their version (discard mine)',
@@ -230,7 +230,7 @@ const en = {
   'ed.shortcuts': 'Ctrl/⌘+S saves, Ctrl/⌘+Z undoes, Ctrl/⌘+Shift+Z redoes.',
   'ed.restored': 'Unsaved changes from {when} were restored from this device.',
   'ed.outline': 'Outline',
-  'ed.fixFirst': '{count} issue(s) in fields not filled in yet: they show once you edit those fields or save.',
+  'ed.fixFirst': '{count, plural, one {# issue} other {# issues}} in fields not filled in yet: they show once you edit those fields or save.',
   'ed.leave.title': 'Leave with unsaved changes?',
   'ed.leave.body':
     'Your changes to this draft are not saved. The playground, deploy and API use the saved draft only. Unsaved changes stay on this device until you save or discard them.',
@@ -240,8 +240,8 @@ const en = {
   'ed.leave.discard': 'Discard them and leave',
   'ed.kind.title': 'Change question {n} to {kind}?',
   'ed.kind.body': 'Its {what} will be removed. You can undo this with Undo (Ctrl/⌘+Z).',
-  'ed.kind.options': '{count} option(s)',
-  'ed.kind.levels': '{count} level(s)',
+  'ed.kind.options': '{count, plural, one {# option} other {# options}}',
+  'ed.kind.levels': '{count, plural, one {# level} other {# levels}}',
   'ed.kind.criterion': 'criterion and threshold',
   'ed.kind.confirm': 'Change kind',
   'ed.question.up': 'Move up',
@@ -674,12 +674,13 @@ const en = {
   'use.chart.total': 'Billed decisions so far this period',
   'use.chart.daily': 'Billed decisions per day',
   'use.chart.credits': 'Credits remaining',
-  'use.summary.total': '{used} billed decisions this period; {limits}.',
+  'use.summary.total': '{count, plural, one {{used} billed decision} other {{used} billed decisions}} this period; {limits}.',
   'use.summary.daily': 'Decisions were billed on {days} of the period’s days.',
   'use.summary.credits': '{available} available in credits.',
   'use.chart.perDecision': 'Usage per decision',
   'use.chart.perDecisionBars': 'Billed decisions per decision',
-  'use.summary.perDecision': '{decisions} decisions billed this period, the most billed {top} with {billed}; the {shown} most billed are drawn.',
+  'use.summary.perDecision':
+    '{decisions, plural, one {# decision} other {# decisions}} billed this period, the most billed {top} with {billed}; the {shown} most billed are drawn.',
   'use.decision': 'Decision',
   'use.share': 'Share of billed',
   'use.decision.credits': 'Paid from credits',
@@ -890,7 +891,46 @@ export function isLocale(value: unknown): value is Locale {
 
 export function translate(locale: Locale, key: MessageKey, vars?: Record<string, string | number>): string {
   const text = CATALOGUES[locale][key] ?? en[key] ?? key;
-  return vars ? text.replace(/\{(\w+)\}/g, (match, name: string) => (name in vars ? String(vars[name]) : match)) : text;
+  if (!vars) return text;
+  return expandPlurals(text, locale, vars).replace(/\{(\w+)\}/g, (match, name: string) => (name in vars ? String(vars[name]) : match));
+}
+
+/**
+ * `{count, plural, one {# option} other {# options}}`: the branch the locale's plural rules pick for the number
+ * (`=0`-style exact branches first), `#` standing for the number as given. Languages have more plural forms than
+ * English's two, so the catalogue of each locale names the ones it needs; `other` is the branch of last resort.
+ */
+export function expandPlurals(text: string, locale: Locale, vars: Record<string, string | number>): string {
+  let out = '';
+  let at = 0;
+  const opening = /\{(\w+), plural,/g;
+  for (let match = opening.exec(text); match; match = opening.exec(text)) {
+    const branches = new Map<string, string>();
+    let cursor = match.index + match[0].length;
+    for (;;) {
+      while (text[cursor] === ' ') cursor++;
+      if (text[cursor] === '}') break;
+      const selector = /^(=?\w+) *\{/.exec(text.slice(cursor));
+      if (!selector) return text;
+      cursor += selector[0].length;
+      let depth = 1;
+      const start = cursor;
+      while (cursor < text.length && depth > 0) {
+        if (text[cursor] === '{') depth++;
+        else if (text[cursor] === '}') depth--;
+        cursor++;
+      }
+      if (depth > 0) return text;
+      branches.set(selector[1], text.slice(start, cursor - 1));
+    }
+    const value = vars[match[1]];
+    const count = typeof value === 'number' ? value : Number(value);
+    const chosen = branches.get(`=${count}`) ?? branches.get(new Intl.PluralRules(locale).select(count)) ?? branches.get('other') ?? '';
+    out += text.slice(at, match.index) + chosen.replace(/#/g, String(value));
+    at = cursor + 1;
+    opening.lastIndex = at;
+  }
+  return out + text.slice(at);
 }
 
 export const ENGLISH: Record<MessageKey, string> = en;

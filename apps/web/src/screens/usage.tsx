@@ -203,6 +203,7 @@ function UsageCharts({ reply }: { reply: UsageByDay }) {
         <ChartFrame
           title={t('use.chart.total')}
           summary={t('use.summary.total', {
+            count: account.usage.used,
             used: count(account.usage.used),
             limits: references.map((reference) => reference.label).join(', '),
           })}
