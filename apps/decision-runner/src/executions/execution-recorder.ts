@@ -124,7 +124,11 @@ export function errorRow(base: ExecutionBase, error: ServiceError): ExecutionRow
     actionReason: null,
     metrics: null,
     destinations: null,
-    error: { code: error.code, message: error.message },
+    // Issues (path and message) stay with the record, so whoever reads the run later sees what the caller was told.
+    error:
+      Array.isArray(error.details) && error.details.length > 0
+        ? { code: error.code, message: error.message, details: error.details }
+        : { code: error.code, message: error.message },
     trace: null,
     distributions: null,
   };

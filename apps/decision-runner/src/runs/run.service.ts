@@ -87,7 +87,11 @@ export class RunService {
     const stateCheck = validateState(schema, request.body.state);
     if (!stateCheck.ok) {
       const error = new ServiceError('INVALID_STATE', stateCheck.message);
-      await this.recorder.recordError(base, error);
+      // The caller's answer keeps the spec's one message; the record also names the field it concerns.
+      await this.recorder.recordError(
+        base,
+        new ServiceError('INVALID_STATE', stateCheck.message, [{ path: stateCheck.field ?? 'state', message: stateCheck.message }]),
+      );
       throw error;
     }
 

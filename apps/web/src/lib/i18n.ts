@@ -6,6 +6,7 @@ import { QUALITY_EN } from './i18n-quality';
 import { REPLAY_EN } from './i18n-replay';
 import { VERSIONS_EN } from './i18n-versions';
 import { RULES_EN } from './i18n-rules';
+import { FAILURE_EN } from './i18n-failures';
 
 export const LOCALES = ['en', 'pt', 'es', 'ru', 'zh'] as const;
 export type Locale = (typeof LOCALES)[number];
@@ -15,6 +16,7 @@ const en = {
   ...REPLAY_EN,
   ...QUALITY_EN,
   ...RULES_EN,
+  ...FAILURE_EN,
   'app.name': 'Decision service',
   'nav.decisions': 'Decisions',
   'nav.executions': 'Executions',
@@ -921,9 +923,9 @@ export function expandPlurals(text: string, locale: Locale, vars: Record<string,
         cursor++;
       }
       if (depth > 0) return text;
-      branches.set(selector[1], text.slice(start, cursor - 1));
+      branches.set(selector[1]!, text.slice(start, cursor - 1));
     }
-    const value = vars[match[1]];
+    const value = vars[match[1]!];
     const count = typeof value === 'number' ? value : Number(value);
     const chosen = branches.get(`=${count}`) ?? branches.get(new Intl.PluralRules(locale).select(count)) ?? branches.get('other') ?? '';
     out += text.slice(at, match.index) + chosen.replace(/#/g, String(value));

@@ -6,6 +6,7 @@ import { formatCount, formatUsd } from '../lib/numbers';
 import { Link, navigate, useLocation } from '../router';
 import { CursorListBody, ErrorBox, formatDate, ListToolbar, Loaded, Page, useAction, useCursorList, useLoad } from '../ui';
 import { DataTable } from '../components/data-table';
+import { ExecutionFailure } from '../components/execution-failure';
 import { DeliveryStatus, useDeliveryStatuses } from './deliveries';
 import { RunResult } from './playground';
 import { TraceTable } from './trace';
@@ -247,7 +248,7 @@ export function ExecutionDetail({ id }: { id: string }) {
               </dl>
               <TryState execution={execution} />
               {execution.status === 'error' ? (
-                <ErrorBox error={new Error(JSON.stringify(execution.error))} />
+                <ExecutionFailure error={execution.error} />
               ) : (
                 <>
                   <RunResult result={execution} />
