@@ -1,6 +1,6 @@
 import { ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
 import { api, authenticateWithEmbedCookie, EmbedSessionView, session, Workspace } from './lib/api';
-import { embedAllows, isEmbedPermission, permits, screenOf } from './lib/access';
+import { embedAllows, isEmbedPermission, offersScreen, permits, screenOf, WORKSPACE_SCREENS, WorkspaceScreen } from './lib/access';
 import { isLocale, LOCALES, Locale, MessageKey, translate } from './lib/i18n';
 import { initialPreferences, isTheme, Theme } from './lib/prefs';
 import { local, tabStorage } from './lib/storage';
@@ -201,9 +201,12 @@ function Routes() {
     );
 
   let screen;
+  // A screen the role cannot use is said so without asking the API for the refusal.
+  const closed = WORKSPACE_SCREENS.find(([href]) => href === path && !offersScreen(app.workspace, href));
   // Typed by each assignment: match names the pattern's params.
   let params;
-  if (path === '/decisions') screen = <DecisionsList />;
+  if (closed) screen = <p role="alert">{app.t('error.forbidden')}</p>;
+  else if (path === '/decisions') screen = <DecisionsList />;
   else if (path === '/decisions/new') screen = <NewDecision />;
   else if ((params = match('/decisions/:id', path))) screen = <DecisionPage id={params.id} view="editor" />;
   else if ((params = match('/decisions/:id/:view', path))) screen = <DecisionPage id={params.id} view={params.view} />;
@@ -284,6 +287,18 @@ function AuthShell({ children }: { children: ReactNode }) {
   );
 }
 
+const SCREEN_NAMES: Record<WorkspaceScreen, MessageKey> = {
+  '/decisions': 'nav.decisions',
+  '/executions': 'nav.executions',
+  '/deliveries': 'nav.deliveries',
+  '/keys': 'nav.keys',
+  '/signing-secret': 'nav.signingSecret',
+  '/secrets': 'nav.secrets',
+  '/members': 'nav.members',
+  '/billing': 'nav.billing',
+  '/settings': 'nav.settings',
+};
+
 function Shell({ children }: { children: ReactNode }) {
   const app = useApp();
   const { t, workspace, workspaces } = app;
@@ -296,17 +311,7 @@ function Shell({ children }: { children: ReactNode }) {
         ...(permits(workspace, 'decisions:read') ? [['/decisions', 'nav.decisions'] as [string, MessageKey]] : []),
         ...(permits(workspace, 'executions:read') ? [['/executions', 'nav.executions'] as [string, MessageKey]] : []),
       ]
-    : [
-        ['/decisions', 'nav.decisions'],
-        ['/executions', 'nav.executions'],
-        ['/deliveries', 'nav.deliveries'],
-        ['/keys', 'nav.keys'],
-        ['/signing-secret', 'nav.signingSecret'],
-        ['/secrets', 'nav.secrets'],
-        ['/members', 'nav.members'],
-        ['/billing', 'nav.billing'],
-        ['/settings', 'nav.settings'],
-      ];
+    : WORKSPACE_SCREENS.filter(([href]) => offersScreen(workspace, href)).map(([href]) => [href, SCREEN_NAMES[href]]);
   return (
     <div className="shell">
       <a className="skip" href="#main">

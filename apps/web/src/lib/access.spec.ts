@@ -5,11 +5,14 @@ import {
   embedAllows,
   EmbedPermission,
   isEmbedPermission,
+  DECISION_VIEWS,
+  offersScreen,
   offersView,
   permits,
   reachesRole,
   Role,
   screenOf,
+  WORKSPACE_SCREENS,
 } from './access';
 
 const ROLES: Role[] = ['viewer', 'member', 'admin', 'owner'];
@@ -57,8 +60,13 @@ describe('reachesRole', () => {
 });
 
 describe('offersView', () => {
-  it('offers every view to members, whatever the role', () => {
-    for (const role of ROLES) for (const view of ['editor', 'playground', 'deploy', 'executions'] as const) expect(offersView({ role }, view)).toBe(true);
+  it('offers a member every view whose API the role may read, and deploy, history and replay to Admins and the Owner only', () => {
+    const offered = (role: Role) => DECISION_VIEWS.filter((view) => offersView({ role }, view));
+    const everyone = ['overview', 'quality', 'editor', 'playground', 'executions', 'deliveries', 'secret-url'];
+    expect(offered('viewer')).toEqual(everyone);
+    expect(offered('member')).toEqual(everyone);
+    expect(offered('admin')).toEqual([...DECISION_VIEWS]);
+    expect(offered('owner')).toEqual([...DECISION_VIEWS]);
   });
 
   it('offers an embed session the views its permissions cover', () => {
@@ -138,5 +146,21 @@ describe('embedAllows', () => {
     expect(allowed('/executions/exe_1', ['decisions:read'])).toBe(false);
     for (const path of ['/keys', '/members', '/billing', '/settings', '/workspaces']) expect(allowed(path, [...EMBED_PERMISSIONS])).toBe(false);
     expect(allowed('/nowhere', [])).toBe(true);
+  });
+});
+
+describe('offersScreen', () => {
+  it('hides the keys, signing secret, secrets and engine settings below Admin, and keeps the rest for every role', () => {
+    const offered = (access: Access | null) => WORKSPACE_SCREENS.filter(([path]) => offersScreen(access, path)).map(([path]) => path);
+    const forAll = ['/decisions', '/executions', '/deliveries', '/members', '/billing'];
+    expect(offered({ role: 'viewer' })).toEqual(forAll);
+    expect(offered({ role: 'member' })).toEqual(forAll);
+    expect(offered({ role: 'admin' })).toEqual(WORKSPACE_SCREENS.map(([path]) => path));
+    expect(offered({ role: 'owner' })).toEqual(WORKSPACE_SCREENS.map(([path]) => path));
+  });
+
+  it('opens none of them to an embed session or to nobody', () => {
+    expect(WORKSPACE_SCREENS.filter(([path]) => offersScreen({ role: 'owner', permissions: ['decisions:read'] }, path))).toEqual([]);
+    expect(WORKSPACE_SCREENS.filter(([path]) => offersScreen(null, path))).toEqual([]);
   });
 });

@@ -62,12 +62,29 @@ const VIEW_PERMISSION: Record<DecisionView, EmbedPermission | null> = {
 };
 
 /**
- * Whether a decision's view is offered. A member sees every view (a Viewer's are read-only, as before); an embed
- * session only those its permissions cover.
+ * The role each view needs in the standalone application: deploying, the version history and replays are
+ * answered to Admins only, so the views that read nothing else are not offered below that.
+ */
+const VIEW_ROLE: Record<DecisionView, Role> = {
+  overview: 'viewer',
+  quality: 'viewer',
+  editor: 'viewer',
+  playground: 'viewer',
+  deploy: 'admin',
+  history: 'admin',
+  replay: 'admin',
+  executions: 'viewer',
+  deliveries: 'viewer',
+  'secret-url': 'viewer',
+};
+
+/**
+ * Whether a decision's view is offered: to a member, by role (a Viewer's editor is read-only, as before); to an
+ * embed session, those its permissions cover.
  */
 export function offersView(access: Access | null, view: DecisionView): boolean {
   if (access === null) return false;
-  if (access.permissions === undefined) return true;
+  if (access.permissions === undefined) return RANK[access.role] >= RANK[VIEW_ROLE[view]];
   const needed = VIEW_PERMISSION[view];
   return needed !== null && access.permissions.includes(needed);
 }
@@ -135,4 +152,25 @@ export function embedAllows(screen: Screen, permissions: readonly EmbedPermissio
     default:
       return false;
   }
+}
+
+/** The workspace's own screens, in the navigation's order, with the role whose API answers them. */
+export const WORKSPACE_SCREENS = [
+  ['/decisions', 'viewer'],
+  ['/executions', 'viewer'],
+  ['/deliveries', 'viewer'],
+  ['/keys', 'admin'],
+  ['/signing-secret', 'admin'],
+  ['/secrets', 'admin'],
+  ['/members', 'viewer'],
+  ['/billing', 'viewer'],
+  ['/settings', 'admin'],
+] as const;
+
+export type WorkspaceScreen = (typeof WORKSPACE_SCREENS)[number][0];
+
+/** Whether a member's role opens one of the workspace's screens; an embed session opens none of these by this rule. */
+export function offersScreen(access: Access | null, screen: WorkspaceScreen): boolean {
+  const needed = WORKSPACE_SCREENS.find(([path]) => path === screen)?.[1] ?? 'owner';
+  return reachesRole(access, needed);
 }

@@ -25,8 +25,12 @@ type Role = 'admin' | 'member' | 'viewer';
  * Sending invitations and the pending list, shared by the invitations card and the member form's "invite instead":
  * a link sent from either shows once in the card and the list reads again.
  */
-export function useInvitations(ws: string) {
-  const [pending, reload] = useLoad(() => api<{ data: PendingInvitation[] }>('GET', `/workspaces/${ws}/invitations`), [ws]);
+export function useInvitations(ws: string, readable = true) {
+  // Only Admins may read the pending list: for anyone else it is not asked for, rather than refused.
+  const [pending, reload] = useLoad(
+    () => (readable ? api<{ data: PendingInvitation[] }>('GET', `/workspaces/${ws}/invitations`) : Promise.resolve({ data: [] as PendingInvitation[] })),
+    [ws, readable],
+  );
   const [sent, setSent] = useState<SentInvitation | null>(null);
   const { busy, error, act } = useAction(reload);
   const send = (email: string, role: Role, afterwards?: () => void) =>

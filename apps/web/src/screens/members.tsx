@@ -23,7 +23,7 @@ export function Members() {
   const owner = can(workspace, 'owner');
   const [members, reload] = useLoad(() => api<{ data: Member[] }>('GET', `/workspaces/${ws}/members`), [ws]);
   const { error, act } = useAction(reload);
-  const invitations = useInvitations(ws);
+  const invitations = useInvitations(ws, admin);
   // An address without an account cannot be added, but it can be invited: offered in place of the bare refusal.
   const [withoutAccount, setWithoutAccount] = useState<{ email: string; role: 'admin' | 'member' | 'viewer' } | null>(null);
   const handOver = (member: Member) =>
