@@ -41,7 +41,7 @@ describe('rate-limit windows', () => {
     expect(reset).toBeGreaterThanOrEqual(before + 59);
     expect(reset).toBeLessThanOrEqual(before + 61);
     expect(second.headers.get('x-ratelimit-reset')).toBe(first.headers.get('x-ratelimit-reset'));
-    expect(first.headers.get('ratelimit-policy')).toBe('"decisions";q=60;w=60, "reads";q=60;w=60, "webhooks";q=60;w=60');
+    expect(first.headers.get('ratelimit-policy')).toBe('"decisions";q=60;w=60, "reads";q=60;w=60, "webhooks";q=60;w=60, "outcomes";q=120;w=60');
     expect(second.headers.get('ratelimit')).toMatch(/^"reads";r=58;t=(59|60)$/);
     // An error after the key still counts and still carries the headers.
     const missing = await call('GET', '/v1/decisions/no-such', { token: ws.apiKey });

@@ -99,6 +99,41 @@ describe('outcomes', () => {
       'FORBIDDEN',
     );
   });
+
+  it('count in a window of their own, twice the plan’s limit, which leaves the reads window alone and refuses past its limit', async () => {
+    // A Genesis workspace: 60 requests a minute per window, 120 outcomes.
+    const ws = await newWorkspace();
+    await deployedDecision(ws, 'labelled', triageSchema(uniqueMarker()));
+    const run = await runDecision(ws, 'labelled', { message: 'broken screen' });
+    expect(run.status).toBe(200);
+    const post = () => call('POST', `/v1/executions/${run.body.execution_id}/outcome`, { token: ws.apiKey, body: { action: 'block' } });
+    const sendMany = async (count: number) => {
+      const replies = [];
+      for (let index = 0; index < count; index++) replies.push(await post());
+      return replies;
+    };
+
+    const first = await sendMany(70);
+    expect(first.filter((reply) => reply.status !== 200).map((reply) => reply.text)).toEqual([]);
+    expect(first[0]!.headers.get('x-ratelimit-limit')).toBe('120');
+    expect(first[69]!.headers.get('x-ratelimit-remaining')).toBe('50');
+    expect(first[69]!.headers.get('ratelimit')).toMatch(/^"outcomes";r=50;t=\d+$/);
+    expect(first[0]!.headers.get('ratelimit-policy')).toBe('"decisions";q=60;w=60, "reads";q=60;w=60, "webhooks";q=60;w=60, "outcomes";q=120;w=60');
+    // Reading counts in the reads window, which the 70 outcomes did not touch.
+    const read = await call('GET', '/v1/decisions', { token: ws.apiKey });
+    expect([read.status, read.headers.get('x-ratelimit-limit'), read.headers.get('x-ratelimit-remaining')]).toEqual([200, '60', '59']);
+
+    const rest = await sendMany(50);
+    expect(rest.filter((reply) => reply.status !== 200).map((reply) => reply.text)).toEqual([]);
+    const refused = await post();
+    expectError(refused, 429, 'RATE_LIMITED');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    expect([refused.headers.get('x-ratelimit-limit'), refused.headers.get('x-ratelimit-remaining')]).toEqual(['120', '0']);
+    expect(Number(refused.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Math.floor(Date.now() / 1000));
+    // The reads window still has its room.
+    expect((await call('GET', '/v1/decisions', { token: ws.apiKey })).headers.get('x-ratelimit-remaining')).toBe('58');
+  });
 });
 
 /** A small seeded generator (mulberry32), so the drawn truths are the same on every run. */

@@ -183,7 +183,7 @@ export function openApiDocument(options: DocumentOptions): OpenApiDocument {
       version: options.apiVersion ?? 'v1',
       description:
         'Put an LLM-backed decision behind an API. JSON bodies, snake_case fields, one error shape (`error.code`, `message`, `request_id`, optional `details`). ' +
-        'Rate limits are counted per workspace in three fixed one-minute windows (decisions, reads, secret-URL calls); see `x-rate-limit-windows` on each operation.',
+        "Rate limits are counted per workspace in fixed one-minute windows: the plan's requests a minute for decisions, reads and secret-URL calls each, and twice that for outcomes; see `x-rate-limit-windows` on each operation.",
     },
     servers: [{ url: options.serverUrl }],
     paths,

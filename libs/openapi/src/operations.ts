@@ -12,7 +12,7 @@ export type Auth =
   /** The secret URL: the token in the path, and a proof when the hook has a secret. */
   | 'hook';
 
-export type RateWindow = 'decisions' | 'reads' | 'webhooks';
+export type RateWindow = 'decisions' | 'reads' | 'webhooks' | 'outcomes';
 
 export interface Parameter {
   name: string;
@@ -266,9 +266,9 @@ export const OPERATIONS: Operation[] = [
     description:
       'Checked against the version that answered the execution: unknown question keys and values of the wrong kind answer 400 naming the bad paths in `details` (the first 50; the message counts the rest). ' +
       'Only live runs of a deployed version take an outcome (`source` `api`, `webhook` or `mcp`): a playground run, a replay’s run, a shadow run or a run of the draft answers 409 `CONFLICT`, before the body is checked. ' +
-      "A repeat replaces the earlier outcome. Outcomes feed the application's quality report and calibration, and are deleted with their execution. Counts in the reads window; not billed.",
+      "A repeat replaces the earlier outcome. Outcomes feed the application's quality report and calibration, and are deleted with their execution. Counts in the outcomes window (twice the plan's requests a minute), not in the reads window; not billed.",
     auth: 'api-key',
-    windows: ['reads'],
+    windows: ['outcomes'],
     parameters: [param('ExecutionId'), param('RequestId')],
     requestBody: { required: true, content: json(ref('OutcomeRequest')) },
     success: [{ status: 200, description: 'The outcome as stored.', schema: ref('RecordedOutcome') }],

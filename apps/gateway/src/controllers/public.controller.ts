@@ -120,7 +120,7 @@ export class PublicController {
 
   /** The customer's system reports what turned out to be right; a repeat replaces the earlier outcome. */
   @Post('v1/executions/:id/outcome')
-  @ApiKeyRoute('reads')
+  @ApiKeyRoute('outcomes')
   @HttpCode(200)
   recordOutcome(@ApiKey() key: AuthenticatedKey, @RequestId() requestId: string, @Param('id') id: string, @Body() body: unknown) {
     return this.rpc.call(SUBJECTS.runner.recordOutcome, { workspaceId: key.workspaceId, executionId: id, body: objectBody(body) }, { requestId });

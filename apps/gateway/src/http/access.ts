@@ -57,7 +57,8 @@ export const SignedIn = (embed?: EmbedPermission | 'session') => declare(embed =
 export const WorkspaceRole = (role: Role, embed?: EmbedPermission) =>
   declare(embed === undefined ? { kind: 'session', role } : { kind: 'session', role, embed });
 export const EmbedSessionRoute = () => declare({ kind: 'embed' });
-export const ApiKeyRoute = (window: 'reads') => declare({ kind: 'api-key', window });
+/** An API-key route counting in the reads window, or in the outcomes window (`POST /v1/executions/{id}/outcome`). */
+export const ApiKeyRoute = (window: 'reads' | 'outcomes') => declare({ kind: 'api-key', window });
 /** The run endpoint: the decisions window, and the slug format checked in the order of checks. */
 export const RunRoute = (slugParam: string) => declare({ kind: 'api-key', window: 'decisions', slugParam });
 export const OperatorRoute = () => declare({ kind: 'operator' });

@@ -2,7 +2,7 @@ import { OnModuleDestroy } from '@nestjs/common';
 import { BROADCAST_SUBJECTS, ServiceError, SUBJECTS } from '@ds/contracts';
 import { BroadcastInvalidatedCache, NatsLink, natsNotices, RpcClient } from '@ds/platform';
 import { WindowCounter } from './storage';
-import { WINDOW_MS, WindowName, WindowState } from './windows';
+import { WINDOW_MS, windowLimit, WindowName, WindowState } from './windows';
 
 const PLAN_CACHE_MS = 30_000;
 /** Workspaces whose limit one replica keeps; the least recently counted leave first. */
@@ -36,8 +36,8 @@ export class RateLimiter implements OnModuleDestroy {
     const hit = this.windows.hit(`${this.keyPrefix}:rl:${workspaceId}:${window}`, window, WINDOW_MS);
     // The count does not depend on the limit, so a plan that is not cached is asked for while counting.
     const cached = this.limits.peek(workspaceId);
-    const [limit, counted] = typeof cached === 'number' ? [cached, await hit] : await Promise.all([this.limitOf(workspaceId, requestId), hit]);
-    return { window, limit, hits: counted.hits, resetAt: Math.floor(Date.now() / 1000) + counted.secondsLeft };
+    const [planLimit, counted] = typeof cached === 'number' ? [cached, await hit] : await Promise.all([this.limitOf(workspaceId, requestId), hit]);
+    return { window, planLimit, limit: windowLimit(window, planLimit), hits: counted.hits, resetAt: Math.floor(Date.now() / 1000) + counted.secondsLeft };
   }
 
   private limitOf(workspaceId: string, requestId: string): Promise<number> {
