@@ -1,5 +1,5 @@
 import { Browser, Page } from 'playwright-core';
-import { call, deployedDecision, expectError, newWorkspace, runDecision, triageSchema, uniqueMarker, Workspace } from './support/api';
+import { call, deployedDecision, expectError, newWorkspace, runDecision, signUp, triageSchema, uniqueMarker, Workspace } from './support/api';
 import { checkScreen, launchChromium, signedInContext, sticksOut, stripState, watchProblems } from './support/browser';
 import { Receiver, startReceiver } from './support/deliveries';
 
@@ -190,6 +190,78 @@ describe('the executions screen', () => {
     await page.goto('/executions');
     await page.getByTestId('execution-delivery').first().waitFor();
     await checkScreen(page, 'narrow-executions-cards', checked);
+
+    expect(Object.entries(checked).filter(([, violations]) => violations.length > 0)).toEqual([]);
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  it('reads a failed run as a record in words, and offers a member only the screens and tabs the role can use, asking nothing the API refuses', async () => {
+    const ws = await newWorkspace();
+    const slug = `fail-${uniqueMarker().slice(-8)}`;
+    const decisionId = await deployedDecision(ws, slug, triageSchema(uniqueMarker()));
+    const refused = await runDecision(ws, slug, { amount: 12 });
+    expectError(refused, 422, 'INVALID_STATE');
+    const failed = (await call('GET', '/v1/executions?status=error', { token: ws.apiKey })).body.data[0];
+    expect(failed).toMatchObject({ status: 'error', error: { code: 'INVALID_STATE', message: refused.body.error.message } });
+
+    const refusals: string[] = [];
+    const watch = (page: Page) =>
+      page.on('response', (response) => response.status() === 403 && refusals.push(`${response.request().method()} ${response.url()}`));
+    const page = await signedIn(ws);
+    watch(page);
+    await page.goto(`/executions/${failed.id}`);
+    const record = page.getByTestId('execution-failure');
+    await record.waitFor();
+    const text = await record.innerText();
+    expect(text).toContain('The caller sent a state the decision does not accept');
+    expect(text).toContain('INVALID_STATE');
+    expect(text).toContain(refused.body.error.message);
+    expect(text).toContain('The caller’s request');
+    expect(text).toMatch(/fix the caller, or change the state schema/i);
+    expect(await record.locator('.failure-details li').allInnerTexts()).toEqual([refused.body.error.message]);
+    expect(refused.body.error.message).toBe('state.message is required');
+    const main = await page.locator('main').innerText();
+    expect(main).not.toContain('Something failed in the application');
+    expect(main).not.toMatch(/\{\s*"code"/);
+    await checkScreen(page, 'execution-failed', checked);
+    await page.setViewportSize({ width: 360, height: 780 });
+    expect(await overflow(page)).toEqual({ overflow: 0, wide: [] });
+    await checkScreen(page, 'execution-failed-narrow', checked);
+
+    // A member: no keys, signing secret, secrets or engine settings in the navigation, no deploy, history or replay
+    // among the decision's tabs, and a screen opened by its address says so without asking the API.
+    const person = await signUp();
+    const added = await call('POST', `/app/v1/workspaces/${ws.workspaceId}/members`, { token: ws.session, body: { email: person.email, role: 'member' } });
+    expect(added.status).toBe(201);
+    const memberPage = await signedIn({ ...ws, session: person.session, email: person.email });
+    watch(memberPage);
+    await memberPage.goto(`/decisions/${decisionId}/overview`);
+    await memberPage.locator('nav.tabs [aria-current="page"]').waitFor();
+    expect(await memberPage.locator('nav.side a').allInnerTexts()).toEqual(['Decisions', 'Executions', 'Deliveries', 'Members', 'Usage and billing']);
+    expect(await memberPage.locator('nav.tabs a').allInnerTexts()).toEqual([
+      'Overview',
+      'Quality',
+      'Editor',
+      'Playground',
+      'Executions',
+      'Deliveries',
+      'Secret URL',
+    ]);
+    await checkScreen(memberPage, 'member-tabs', checked);
+    for (const path of ['/keys', '/settings', '/secrets', '/signing-secret', `/decisions/${decisionId}/deploy`, `/decisions/${decisionId}/history`]) {
+      await memberPage.goto(path);
+      await memberPage.getByRole('alert').first().waitFor();
+      expect({ path, alert: await memberPage.getByRole('alert').first().innerText() }).toEqual({
+        path,
+        alert: path.startsWith('/decisions') ? 'This page does not exist.' : 'Your role in this workspace does not allow this.',
+      });
+    }
+    await memberPage.goto('/members');
+    await memberPage.locator('main table').first().waitFor();
+    await memberPage.goto(`/executions/${failed.id}`);
+    await memberPage.getByTestId('execution-failure').waitFor();
+    await memberPage.locator('p.loading').first().waitFor({ state: 'detached' });
+    expect(refusals).toEqual([]);
 
     expect(Object.entries(checked).filter(([, violations]) => violations.length > 0)).toEqual([]);
     expect(problems).toEqual([]);

@@ -1,5 +1,5 @@
 import { useApp } from '../context';
-import { recordedFailure } from '../lib/failures';
+import { FailureDetail, recordedFailure } from '../lib/failures';
 import type { MessageKey } from '../lib/i18n';
 
 /**
@@ -38,7 +38,7 @@ export function ExecutionFailure({ error }: { error: unknown }) {
           <ul className="plain-list failure-details">
             {failure.details.map((detail, index) => (
               <li key={index}>
-                {detail.path === '' || detail.path === 'state' ? t('fail.whole') : <code>{detail.path}</code>}: {detail.message}
+                <IssueLine detail={detail} whole={t('fail.whole')} />
               </li>
             ))}
           </ul>
@@ -58,5 +58,22 @@ export function ExecutionFailure({ error }: { error: unknown }) {
       <p>{advice}</p>
       {failure.retryable !== null && <p className="muted small">{t(failure.retryable ? 'fail.retry.yes' : 'fail.retry.no')}</p>}
     </section>
+  );
+}
+
+/** "state.plan must be one of free, pro" with its path set apart; a message about the state as a whole says so. */
+function IssueLine({ detail, whole }: { detail: FailureDetail; whole: string }) {
+  if (detail.path !== '' && detail.path !== 'state' && detail.message.startsWith(`${detail.path} `)) {
+    return (
+      <>
+        <code>{detail.path}</code>
+        {detail.message.slice(detail.path.length)}
+      </>
+    );
+  }
+  return (
+    <>
+      {detail.path === '' || detail.path === 'state' ? whole : <code>{detail.path}</code>}: {detail.message}
+    </>
   );
 }
