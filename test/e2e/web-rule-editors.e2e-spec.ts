@@ -78,7 +78,7 @@ describe('the rule, composite and destination forms', () => {
     await operand.selectOption({ label: 'composite risky' });
     await field(page, 'policies.0.when.op').selectOption('gte');
     await field(page, 'policies.0.when.value').fill('0.6');
-    await page.getByRole('button', { name: 'Add a condition (Rule 1)' }).click();
+    await page.getByRole('button', { name: 'Add a condition to Rule 1' }).click();
     await field(page, 'policies.0.and.0.question').selectOption({ label: 'confidence of intent' });
     expect(await field(page, 'policies.0.and.0.op').locator('option').count()).toBe(6);
     await field(page, 'policies.0.and.0.op').selectOption('gte');
@@ -111,7 +111,7 @@ describe('the rule, composite and destination forms', () => {
     // Rule 3: a refund asked with the weighted urgency at least 1.5 → fallback; dragged to the top by its grip.
     await page.getByRole('button', { name: 'Add rule' }).click();
     await field(page, 'policies.2.when.value').selectOption('refund');
-    await page.getByRole('button', { name: 'Add a condition (Rule 3)' }).click();
+    await page.getByRole('button', { name: 'Add a condition to Rule 3' }).click();
     await field(page, 'policies.2.and.0.question').selectOption({ label: 'weighted score of urgency' });
     // A weighted level runs from 1 to the number of levels.
     expect(await field(page, 'policies.2.and.0.value').getAttribute('max')).toBe('3');
@@ -152,10 +152,10 @@ describe('the rule, composite and destination forms', () => {
     await page.locator('section[aria-labelledby=sec-destinations]').getByText('Deliveries go to https:// URLs only').waitFor();
     await field(page, 'destinations.0.url').fill('https://hooks.example.com/decisions');
     await page.locator('section[aria-labelledby=sec-destinations]').getByText('Deliveries go to https:// URLs only').waitFor({ state: 'detached' });
-    await page.getByRole('button', { name: 'Add header (Destination 1 (ops))' }).click();
+    await page.getByRole('button', { name: 'Add a header to Destination 1 (ops)' }).click();
     await page.locator('#f-destinations_0_headers_X-Header_1-name').fill('Authorization');
     await field(page, 'destinations.0.headers.Authorization').fill('Bearer {{secrets.HOOK_TOKEN}}');
-    await page.getByRole('button', { name: 'Add a condition (Destination 1 (ops))' }).click();
+    await page.getByRole('button', { name: 'Add a condition to Destination 1 (ops)' }).click();
     await field(page, 'destinations.0.when.0.question').selectOption({ label: 'the action' });
     await field(page, 'destinations.0.when.0.value').selectOption('block');
 
@@ -164,13 +164,13 @@ describe('the rule, composite and destination forms', () => {
     await field(page, 'destinations.1.key').fill('crm');
     await field(page, 'destinations.1.type').selectOption('http');
     await field(page, 'destinations.1.url').fill('https://crm.example.com/notes');
-    await page.getByRole('button', { name: 'Add param (Destination 2 (crm))' }).click();
+    await page.getByRole('button', { name: 'Add a param to Destination 2 (crm)' }).click();
     await field(page, 'destinations.1.params.param_1').fill('customer');
     await field(page, 'destinations.1.params.customer.from').fill('state.message');
     // The form offers the placeholders the declared params make.
     await page.locator('#f-destinations_1').getByText('{{params.customer}}').waitFor();
     await field(page, 'destinations.1.body').fill('{"note": "{{params.customer}}"}');
-    await page.getByRole('button', { name: 'Add a condition (Destination 2 (crm))' }).click();
+    await page.getByRole('button', { name: 'Add a condition to Destination 2 (crm)' }).click();
     await field(page, 'destinations.1.when.0.question').selectOption({ label: 'the action' });
     await field(page, 'destinations.1.when.0.value').selectOption('escalate');
     await showSection(page, 'f-destinations_0_url');

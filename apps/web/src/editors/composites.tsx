@@ -63,7 +63,7 @@ export function CompositesEditor({ doc, issues, update }: { doc: Json; issues: S
             {terms.map((term, i) => {
               const termPath = [...base, 'terms', i];
               const question = questionNamed(term?.question);
-              const legend = `${t('comp.term', { n: i + 1 })} (${name})`;
+              const legend = t('comp.termOf', { n: i + 1, owner: name });
               return (
                 <fieldset key={i} className="condition" id={fieldId(termPath.join('.'))} tabIndex={-1}>
                   <legend>{t('comp.term', { n: i + 1 })}</legend>

@@ -8,6 +8,7 @@ import {
   hasUrl,
   moveItem,
   operandsOf,
+  freshParamSource,
   paramSources,
   removeItem,
   renameKey,
@@ -163,9 +164,9 @@ export function DestinationsEditor({ doc, issues, update }: { doc: Json; issues:
                 update={update}
                 max={limits.DESTINATION_CONDITIONS_MAX}
                 legend={(n) => t('cond.n', { n: n + 1 })}
-                addLabel={`${t('cond.add')} (${name})`}
+                addLabel={t('cond.addTo', { owner: name })}
               />
-              <Params path={[...base, 'params']} params={destination?.params} issues={issues} update={update} owner={name} />
+              <Params path={[...base, 'params']} params={destination?.params} issues={issues} update={update} owner={name} source={freshParamSource(doc)} />
               {takesHeaders(type) && <Headers path={[...base, 'headers']} headers={destination?.headers} issues={issues} update={update} owner={name} />}
             </fieldset>
           );
@@ -331,7 +332,7 @@ function Headers({ path, headers, issues, update, owner }: { path: Path; headers
       max={limits.HEADERS_MAX}
       title={t('dest.headers')}
       hint={t('dest.headerHint')}
-      addLabel={`${t('dest.headerAdd')} (${owner})`}
+      addLabel={t('dest.headerAddTo', { owner })}
       issues={issues}
       update={(at, value) => update(at, value && typeof value === 'object' && Object.keys(value).length === 0 ? undefined : value)}
       row={(name, value, rename) => (
@@ -345,17 +346,31 @@ function Headers({ path, headers, issues, update, owner }: { path: Path; headers
   );
 }
 
-function Params({ path, params, issues, update, owner }: { path: Path; params: unknown; issues: SchemaIssue[]; update: Update; owner: string }) {
+function Params({
+  path,
+  params,
+  issues,
+  update,
+  owner,
+  source,
+}: {
+  path: Path;
+  params: unknown;
+  issues: SchemaIssue[];
+  update: Update;
+  owner: string;
+  source: string;
+}) {
   const { t } = useApp();
   return (
     <MapRows<Json>
       path={path}
       map={params}
       stem="param"
-      fresh={{ from: 'state.' }}
+      fresh={{ from: source }}
       max={limits.PARAMS_MAX}
       title={t('dest.params')}
-      addLabel={`${t('dest.paramAdd')} (${owner})`}
+      addLabel={t('dest.paramAddTo', { owner })}
       issues={issues}
       update={update}
       row={(name, spec, rename) => {
@@ -369,7 +384,7 @@ function Params({ path, params, issues, update, owner }: { path: Path; params: u
               path={[...at, 'kind']}
               issues={issues}
               value={fixed ? 'value' : 'from'}
-              update={(_p, kind) => update(at, kind === 'value' ? { value: '' } : { from: 'state.' })}
+              update={(_p, kind) => update(at, kind === 'value' ? { value: '' } : { from: source })}
               options={[
                 ['from', t('dest.paramFrom')],
                 ['value', t('dest.paramFixed')],

@@ -71,7 +71,7 @@ export function PoliciesEditor({ doc, issues, update }: { doc: Json; issues: Sch
                 update={update}
                 max={limits.POLICY_AND_MAX}
                 legend={(n) => `${t('rule.and')} (${t('cond.n', { n: n + 2 })})`}
-                addLabel={`${t('cond.add')} (${name})`}
+                addLabel={t('cond.addTo', { owner: name })}
                 maxText={t('rule.andMax', { max: limits.POLICY_AND_MAX })}
               />
               <SelectField

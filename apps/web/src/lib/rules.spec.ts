@@ -11,6 +11,7 @@ import {
   operandsOf,
   operatorsFor,
   optionValues,
+  freshParamSource,
   paramSources,
   removeItem,
   renameKey,
@@ -302,5 +303,19 @@ describe('destinations', () => {
     expect(sources).toContain('result.intent');
     expect(sources).toContain('composites.risk');
     expect(sources.at(-1)).toBe('execution_id');
+  });
+
+  it('starts a new param at a source the validator accepts, the state’s first field or else the action', () => {
+    const withParam = (doc: any) => ({
+      ...doc,
+      destinations: [{ key: 'crm', type: 'webhook', url: 'https://crm.example.com/hook', params: { param_1: { from: freshParamSource(doc) } } }],
+    });
+    expect(freshParamSource(full())).toBe(paramSources(full())[0]);
+    expect(freshParamSource(full())).toMatch(/^state\.\w+$/);
+    expect(issuesOf(withParam(full()))).toEqual([]);
+    const textState = { ...full(), state: { type: 'text' } };
+    expect(freshParamSource(textState)).not.toBe('state.');
+    expect(issuesOf(withParam(textState))).toEqual([]);
+    expect(freshParamSource(null)).toBe('action');
   });
 });

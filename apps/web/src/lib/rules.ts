@@ -277,6 +277,11 @@ export function templatePlaceholders(destination: Json): string[] {
 }
 
 /** The paths a param may read, offered as suggestions: state fields of an object state, then the other roots. */
+/** Where a new param reads from: the first source the draft offers, so a param just added is valid as it stands. */
+export function freshParamSource(doc: Json): string {
+  return paramSources(doc)[0] ?? 'action';
+}
+
 export function paramSources(doc: Json): string[] {
   const fields = doc?.state?.type === 'object' && doc.state.fields && typeof doc.state.fields === 'object' ? Object.keys(doc.state.fields) : [];
   const questions = list(doc?.questions)
