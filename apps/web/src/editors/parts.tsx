@@ -1,4 +1,4 @@
-import { useContext } from 'react';
+import { useContext, useState } from 'react';
 import type { SchemaIssue } from '@ds/decision-schema';
 import { useApp } from '../context';
 import { fieldId, issuesAt } from '../lib/issues';
@@ -6,6 +6,7 @@ import type { MessageKey } from '../lib/i18n';
 import { conditionFor, moveItem, newCondition, Operand, operandId, operatorsFor, removeItem } from '../lib/rules';
 import { EditorContext, FieldIssues, NumberField, SelectField, Update } from './fields';
 import { DragHandle, useSortableList } from './sortable';
+import { ConfirmDialog } from '../ui';
 
 type Json = any;
 type Path = Array<string | number>;
@@ -31,6 +32,7 @@ export function ItemControls({
   update,
   items,
   afterRemove,
+  confirmRemoval,
 }: {
   listPath: Path;
   index: number;
@@ -41,7 +43,10 @@ export function ItemControls({
   items: readonly Json[];
   /** Where the focus goes once the item (and the button pressed) is gone. */
   afterRemove: string;
+  /** Asked before removing an item whose loss is more than a line (a question, with what refers to it). */
+  confirmRemoval?: { title: string; body: string; confirm: string };
 }) {
+  const [confirming, setConfirming] = useState(false);
   const id = fieldId(dotted([...listPath, index]));
   const list = useSortableList();
   const move = (to: number) => {
@@ -68,12 +73,31 @@ export function ItemControls({
         type="button"
         className="link"
         onClick={() => {
+          if (confirmRemoval) {
+            setConfirming(true);
+            return;
+          }
           update(listPath, removeItem(items, index));
           focusSoon(afterRemove);
         }}
       >
         {labels.remove} <span className="visually-hidden">{name}</span>
       </button>
+      {confirming && confirmRemoval && (
+        <ConfirmDialog
+          title={confirmRemoval.title}
+          confirmLabel={confirmRemoval.confirm}
+          danger
+          onCancel={() => setConfirming(false)}
+          onConfirm={() => {
+            setConfirming(false);
+            update(listPath, removeItem(items, index));
+            focusSoon(afterRemove);
+          }}
+        >
+          <p>{confirmRemoval.body}</p>
+        </ConfirmDialog>
+      )}
     </div>
   );
 }

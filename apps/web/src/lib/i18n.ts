@@ -249,6 +249,9 @@ const en = {
   'ed.question.up': 'Move up',
   'ed.question.down': 'Move down',
   'ed.question.remove': 'Remove question',
+  'ed.question.removeTitle': 'Remove the question {name}?',
+  'ed.question.removeBody':
+    'Its instructions, options or levels go with it, and rules, composites and destinations that use its answer show an issue until they are changed. Undo brings it back until the draft is saved.',
   'ed.question.otherFixed': 'Answers that fit no option. It stays last.',
   'ed.conflict.theirs': 'Their changes',
   'ed.conflict.mine': 'Your changes',

@@ -220,10 +220,11 @@ export function Editor({ decision, onSaved }: { decision: DecisionDetails; onSav
   }, []);
 
   const questions: Json[] = Array.isArray(doc?.questions) ? doc.questions : [];
+  const barHeight = useStickyBarHeight();
   return (
     <EditorContext.Provider value={{ ask: setAsking, markFresh: (path) => fresh.add(path) }}>
       <div className="editor">
-        <div className="editor-bar" role="region" aria-label={t('ed.save')}>
+        <div className="editor-bar" role="region" aria-label={t('ed.save')} ref={barHeight}>
           <div role="group" aria-label={t('ed.view')} className="segmented">
             <button type="button" aria-pressed={view === 'form'} onClick={() => setView('form')}>
               {t('ed.form')}
@@ -543,6 +544,30 @@ function IssueList({
       )}
     </div>
   );
+}
+
+/**
+ * The sticky bar wraps to two or three lines on narrow screens: its height, kept in `--editor-bar-height` (set
+ * through the CSSOM, which the CSP allows), places the sticky outline below it and is the scroll margin of every
+ * place a link jumps to, so neither hides under the bar.
+ */
+function useStickyBarHeight(): (element: HTMLDivElement | null) => void {
+  const observer = useRef<ResizeObserver | null>(null);
+  useEffect(
+    () => () => {
+      observer.current?.disconnect();
+      document.documentElement.style.removeProperty('--editor-bar-height');
+    },
+    [],
+  );
+  return useCallback((element: HTMLDivElement | null) => {
+    observer.current?.disconnect();
+    if (!element || typeof ResizeObserver === 'undefined') return;
+    const measure = () => document.documentElement.style.setProperty('--editor-bar-height', `${Math.ceil(element.getBoundingClientRect().height)}px`);
+    observer.current = new ResizeObserver(measure);
+    observer.current.observe(element);
+    measure();
+  }, []);
 }
 
 /** Links to the form's sections and questions, to move around a long schema. */
@@ -954,6 +979,11 @@ function Question({
         items={questions}
         update={update}
         labels={{ up: t('ed.question.up'), down: t('ed.question.down'), remove: t('ed.question.remove') }}
+        confirmRemoval={{
+          title: t('ed.question.removeTitle', { name: label || t('ed.question', { n: index + 1 }) }),
+          body: t('ed.question.removeBody'),
+          confirm: t('ed.question.remove'),
+        }}
       />
       <FieldIssues issues={issues} path={base.join('.')} />
       <div className="grid">
