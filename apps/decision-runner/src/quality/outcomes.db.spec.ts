@@ -112,6 +112,19 @@ describe('outcomes in the database', () => {
     const later = (await quality.report({ workspaceId: 'ws_q', decisionId: 'dec_q', version: undefined, from: '2999-01-01', to: undefined })) as any;
     expect(later.questions[0].labelled).toBe(0);
   });
+
+  it('the report says which versions have outcomes, newest first, whatever its range, counting live runs only', async () => {
+    // Rows as a later version would have left them (the decision here has one version, which the report reads).
+    await execution('exec_qv3a', new Date(), { version: 3 });
+    await execution('exec_qv3pg', new Date(), { version: 3, source: 'playground' });
+    await db.query(`UPDATE executions SET outcome = '{"answers":{},"action":"block"}' WHERE id IN ('exec_qv3a', 'exec_qv3pg')`);
+    const report = (await quality.report({ workspaceId: 'ws_q', decisionId: 'dec_q', version: '1', from: '2999-01-01', to: undefined })) as any;
+    expect(report.action.labelled).toBe(0);
+    expect(report.outcomes_by_version).toEqual([
+      { version: 3, outcomes: 1 },
+      { version: 1, outcomes: 2 },
+    ]);
+  });
 });
 
 describe('outcomes of executions that are not live runs', () => {

@@ -100,14 +100,29 @@ export class QualityService {
     if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The query parameters are not valid.', issues);
     if (version === null) throw new ServiceError('DECISION_NOT_DEPLOYED', 'The decision has never been deployed: name a version.');
     const schema = await this.version(decision, version);
-    const cells = await this.cells(decision.id, version, from, to);
+    const [cells, outcomesByVersion] = await Promise.all([this.cells(decision.id, version, from, to), this.outcomesByVersion(decision.id)]);
     return {
       decision_id: decision.id,
       version,
       from: from?.toISOString() ?? null,
       to: to?.toISOString() ?? null,
       ...qualityReport(schema, cells),
+      outcomes_by_version: outcomesByVersion,
     };
+  }
+
+  /**
+   * The versions whose live runs have outcomes, newest first, with how many (whatever the range): so a report of a
+   * version without any can say where they are. Read from the partial index of executions with an outcome.
+   */
+  async outcomesByVersion(decisionId: string): Promise<Array<{ version: number; outcomes: number }>> {
+    const rows: Array<{ version: number; outcomes: string }> = await this.db.query(
+      `SELECT version, count(*) AS outcomes FROM executions
+        WHERE decision_id = $1 AND outcome IS NOT NULL AND version >= 1 AND source IN (${EXECUTION_SOURCES_SQL})
+        GROUP BY version ORDER BY version DESC`,
+      [decisionId],
+    );
+    return rows.map((row) => ({ version: Number(row.version), outcomes: Number(row.outcomes) }));
   }
 
   /** The cells of [from, to): whole days and hours from the rollup, the rest from the labels (`rollup` false: all from the labels). */

@@ -1,5 +1,5 @@
 import type { Bin, Threshold } from '@ds/decision-schema';
-import { binLabel, dayAfter, percent, reliabilityPoints, score, sourcesOf, thresholdAt, thresholdCurves } from './quality';
+import { binLabel, dayAfter, openingVersion, percent, reliabilityPoints, score, sourcesOf, thresholdAt, thresholdCurves } from './quality';
 
 const bin = (from: number, count: number, confidence: number | null, accuracy: number | null): Bin => ({
   from,
@@ -81,5 +81,33 @@ describe('dayAfter', () => {
   it('leaves anything else for the API to judge', () => {
     expect(dayAfter('soon')).toBe('soon');
     expect(dayAfter('2026-13-45')).toBe('2026-13-45');
+  });
+});
+
+describe('openingVersion', () => {
+  it('opens on the active version when it has outcomes, or when no version has any', () => {
+    expect(
+      openingVersion(3, [
+        { version: 3, outcomes: 2 },
+        { version: 2, outcomes: 60 },
+      ]),
+    ).toBe(3);
+    expect(openingVersion(3, [])).toBe(3);
+  });
+
+  it('opens on the newest version with outcomes when the active one has none', () => {
+    expect(
+      openingVersion(3, [
+        { version: 1, outcomes: 5 },
+        { version: 2, outcomes: 60 },
+      ]),
+    ).toBe(2);
+    expect(openingVersion(1, [{ version: 2, outcomes: 4 }])).toBe(2);
+    expect(
+      openingVersion(3, [
+        { version: 3, outcomes: 0 },
+        { version: 1, outcomes: 1 },
+      ]),
+    ).toBe(1);
   });
 });

@@ -67,3 +67,18 @@ export function dayAfter(date: string): string {
   next.setUTCDate(next.getUTCDate() + 1);
   return next.toISOString().slice(0, 10);
 }
+
+export interface VersionOutcomes {
+  version: number;
+  outcomes: number;
+}
+
+/**
+ * The version the Quality tab opens on when none is chosen: the active one when it has outcomes (or when no
+ * version has any), else the newest version that has some.
+ */
+export function openingVersion(active: number, withOutcomes: readonly VersionOutcomes[]): number {
+  if (withOutcomes.length === 0 || withOutcomes.some((entry) => entry.version === active && entry.outcomes > 0)) return active;
+  const newest = [...withOutcomes].filter((entry) => entry.outcomes > 0).sort((a, b) => b.version - a.version)[0];
+  return newest?.version ?? active;
+}

@@ -1,15 +1,34 @@
-import { useId, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import type { QualityReport, QuestionQuality } from '@ds/decision-schema';
 import { ChartFrame } from '../charts/chart-frame';
 import { BarsChart, Curve, CurvesChart, Datum } from '../charts/charts';
 import { may, useApp } from '../context';
 import { api, DecisionDetails } from '../lib/api';
-import { binLabel, dayAfter, percent, reliabilityPoints, score, Source, sourcesOf, thresholdAt, thresholdCurves } from '../lib/quality';
+import {
+  binLabel,
+  dayAfter,
+  openingVersion,
+  VersionOutcomes,
+  percent,
+  reliabilityPoints,
+  score,
+  Source,
+  sourcesOf,
+  thresholdAt,
+  thresholdCurves,
+} from '../lib/quality';
 import { Link, navigate, useLocation } from '../router';
 import { Empty, ErrorBox, Loaded, useAction, useLoad } from '../ui';
 import { DataTable } from '../components/data-table';
 
-type Report = QualityReport & { decision_id: string; version: number; from: string | null; to: string | null };
+type Report = QualityReport & {
+  decision_id: string;
+  version: number;
+  from: string | null;
+  to: string | null;
+  /** Versions whose live runs have outcomes, newest first (whatever the range). */
+  outcomes_by_version?: VersionOutcomes[];
+};
 
 interface FittedQuestion {
   question: string;
@@ -64,6 +83,16 @@ export function Quality({ decision, onDraftChanged }: { decision: DecisionDetail
     if (query.to) params.set('to', dayAfter(query.to));
     return api<Report>('GET', `/workspaces/${ws}/decisions/${decision.id}/quality?${params.toString()}`);
   }, [ws, decision.id, version, query.from, query.to]);
+  // Opened without a chosen version: on the active one, unless it has no outcomes and another version has.
+  const [movedFrom, setMovedFrom] = useState<number | null>(null);
+  const loaded = value.state === 'ready' ? value.data : null;
+  useEffect(() => {
+    if (query.version !== null || !loaded) return;
+    const better = openingVersion(loaded.version, loaded.outcomes_by_version ?? []);
+    if (better === loaded.version) return;
+    setMovedFrom(loaded.version);
+    writeQualityQuery(path, { ...query, version: better });
+  }, [loaded, query.version]);
 
   if (version === null) return <Empty>{t('q.notDeployed')}</Empty>;
   const versions = [...decision.versions].sort((a, b) => b - a);
@@ -95,9 +124,36 @@ export function Quality({ decision, onDraftChanged }: { decision: DecisionDetail
         </label>
         <button type="submit">{t('q.apply')}</button>
       </form>
+      {movedFrom !== null && query.version !== null && query.version !== movedFrom && (
+        <p className="notice" role="status" data-testid="q-moved">
+          {t('q.movedTo', { version: query.version, active: movedFrom })}
+        </p>
+      )}
+      {loaded && <ElsewhereOutcomes report={loaded} onPick={(one) => writeQualityQuery(path, { ...query, version: one })} />}
       <Loaded value={value} reload={reload}>
         {(report) => report && <ReportView report={report} decision={decision} onDraftChanged={onDraftChanged} />}
       </Loaded>
+    </div>
+  );
+}
+
+/** A version without outcomes says which versions have them, each a button opening its report. */
+function ElsewhereOutcomes({ report, onPick }: { report: Report; onPick: (version: number) => void }) {
+  const { t, locale } = useApp();
+  const elsewhere = (report.outcomes_by_version ?? []).filter((entry) => entry.version !== report.version);
+  if ((report.outcomes_by_version ?? []).some((entry) => entry.version === report.version) || elsewhere.length === 0) return null;
+  return (
+    <div className="notice" role="note" data-testid="q-elsewhere">
+      <p>{t('q.noneHere', { version: report.version })}</p>
+      <ul className="plain-list">
+        {elsewhere.map((entry) => (
+          <li key={entry.version}>
+            <button type="button" className="link" onClick={() => onPick(entry.version)}>
+              {t('q.openVersion', { version: entry.version, count: entry.outcomes, outcomes: entry.outcomes.toLocaleString(locale) })}
+            </button>
+          </li>
+        ))}
+      </ul>
     </div>
   );
 }
