@@ -513,6 +513,8 @@ describe('embed sessions', () => {
     expect(first.csp).toBe(`frame-ancestors ${ALLOWED_ORIGINS.join(' ')}`);
     expect(first.token).not.toBeNull();
     for (const attribute of ['HttpOnly', 'Secure', 'SameSite=None', 'Partitioned', 'Path=/']) expect(first.setCookie).toContain(attribute);
+    // Beside it, the hint the page can read (no secret in it) that an embed session may be there.
+    expect(first.setCookie).toMatch(/(^|, )ds_embed_hint=1; Path=\/; Max-Age=\d+; Secure; SameSite=None; Partitioned(, |$)/);
     const seen = await asEmbed(first.token!, 'GET', '/app/v1/embed/session');
     expect(seen.status).toBe(200);
     expect(seen.body).toMatchObject({ id: session.id, workspace_id: sub.id, user: { id: 'once' }, permissions: ALL_PERMISSIONS, start_path: '/decisions/new' });
@@ -525,6 +527,7 @@ describe('embed sessions', () => {
     expect(second.text).not.toMatch(/"error"|stack|\bat .+\.js/);
     expect(second.csp).toBe(`frame-ancestors ${ALLOWED_ORIGINS.join(' ')}`);
     expect(second.token).toBeNull();
+    expect(second.setCookie).toContain('ds_embed_hint=; Path=/; Max-Age=0');
     // The first cookie is unaffected by the refused second load.
     expect((await asEmbed(first.token!, 'GET', '/app/v1/embed/session')).status).toBe(200);
 

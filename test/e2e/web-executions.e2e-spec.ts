@@ -1,5 +1,5 @@
 import { Browser, Page } from 'playwright-core';
-import { call, deployedDecision, expectError, newWorkspace, runDecision, signUp, triageSchema, uniqueMarker, Workspace } from './support/api';
+import { baseUrl, call, deployedDecision, expectError, newWorkspace, runDecision, signUp, triageSchema, uniqueMarker, Workspace } from './support/api';
 import { checkScreen, launchChromium, signedInContext, sticksOut, stripState, watchProblems } from './support/browser';
 import { Receiver, startReceiver } from './support/deliveries';
 
@@ -262,6 +262,18 @@ describe('the executions screen', () => {
     await memberPage.getByTestId('execution-failure').waitFor();
     await memberPage.locator('p.loading').first().waitFor({ state: 'detached' });
     expect(refusals).toEqual([]);
+
+    // Signed out, outside any embed: the page asks for no embed session, so nothing answers 401.
+    const signedOut = await (await browser.newContext({ baseURL: baseUrl() })).newPage();
+    watchProblems(signedOut, problems);
+    const asked: string[] = [];
+    signedOut.on(
+      'response',
+      (response) => (response.url().includes('/embed/session') || response.status() === 401) && asked.push(`${response.status()} ${response.url()}`),
+    );
+    await signedOut.goto('/decisions');
+    await signedOut.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+    expect(asked).toEqual([]);
 
     expect(Object.entries(checked).filter(([, violations]) => violations.length > 0)).toEqual([]);
     expect(problems).toEqual([]);

@@ -1,6 +1,6 @@
 import { ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
 import { api, authenticateWithEmbedCookie, EmbedSessionView, session, Workspace } from './lib/api';
-import { embedAllows, isEmbedPermission, offersScreen, permits, screenOf, WORKSPACE_SCREENS, WorkspaceScreen } from './lib/access';
+import { embedAllows, isEmbedPermission, mayBeEmbedded, offersScreen, permits, screenOf, WORKSPACE_SCREENS, WorkspaceScreen } from './lib/access';
 import { isLocale, LOCALES, Locale, MessageKey, translate } from './lib/i18n';
 import { initialPreferences, isTheme, Theme } from './lib/prefs';
 import { local, tabStorage } from './lib/storage';
@@ -36,7 +36,9 @@ export function App() {
   const [workspaces, setWorkspaces] = useState<Workspace[] | null>(null);
   const [workspaceId, setWorkspaceId] = useState<string | null>(() => new URLSearchParams(location.search).get('ws') ?? local.getItem(WORKSPACE_KEY));
   // Without a token of its own, the application may be an embed: the session cookie (HttpOnly) is only visible to the API.
-  const [embed, setEmbed] = useState<EmbedSessionView | null | 'asking'>(() => (session.token ? null : 'asking'));
+  const [embed, setEmbed] = useState<EmbedSessionView | null | 'asking'>(() =>
+    session.token || !mayBeEmbedded(document.cookie, window.self !== window.top) ? null : 'asking',
+  );
 
   useEffect(() => {
     if (embed !== 'asking') return;

@@ -2,7 +2,7 @@ import { Controller, Get, Inject, Query, Req, Res } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { SUBJECTS } from '@ds/contracts';
 import { PLATFORM, RpcClient } from '@ds/platform';
-import { clearedEmbedCookie, embedCookie, setFrameAncestors } from '../embed/embed-cookie';
+import { clearedEmbedCookie, clearedEmbedHintCookie, embedCookie, embedHintCookie, setFrameAncestors } from '../embed/embed-cookie';
 import { reopenPage } from '../embed/reopen-page';
 import { PublicRoute } from '../http/access';
 import { RequestId } from '../http/request-lifecycle';
@@ -27,7 +27,7 @@ export class EmbedLaunchController {
       setFrameAncestors(reply, redeemed.session.origins);
       return reply
         .status(302)
-        .header('set-cookie', embedCookie(redeemed.token, redeemed.session.expiresAt))
+        .header('set-cookie', [embedCookie(redeemed.token, redeemed.session.expiresAt), embedHintCookie(redeemed.session.expiresAt)])
         .header('location', redeemed.session.startPath)
         .send();
     }
@@ -45,6 +45,10 @@ export class EmbedLaunchController {
   }
 
   private ended(reply: FastifyReply) {
-    return reply.status(410).header('set-cookie', clearedEmbedCookie()).header('content-type', 'text/html; charset=utf-8').send(reopenPage());
+    return reply
+      .status(410)
+      .header('set-cookie', [clearedEmbedCookie(), clearedEmbedHintCookie()])
+      .header('content-type', 'text/html; charset=utf-8')
+      .send(reopenPage());
   }
 }

@@ -33,6 +33,21 @@ export function clearedEmbedCookie(): string {
   return `${EMBED_COOKIE}=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=None; Partitioned`;
 }
 
+/**
+ * Beside the HttpOnly session cookie, one the page can see and that holds no secret: it tells the application
+ * that an embed session may be there, so a signed-out page does not ask for one and log the API's 401.
+ */
+export const EMBED_HINT_COOKIE = 'ds_embed_hint';
+
+export function embedHintCookie(expiresAt: string): string {
+  const maxAge = Math.max(0, Math.floor((Date.parse(expiresAt) - Date.now()) / 1000));
+  return `${EMBED_HINT_COOKIE}=1; Path=/; Max-Age=${maxAge}; Secure; SameSite=None; Partitioned`;
+}
+
+export function clearedEmbedHintCookie(): string {
+  return `${EMBED_HINT_COOKIE}=; Path=/; Max-Age=0; Secure; SameSite=None; Partitioned`;
+}
+
 export async function lookUpEmbedSession(rpc: RpcClient, token: string, requestId: string): Promise<EmbedSessionView | null> {
   return rpc.call(SUBJECTS.partner.embedSession, { token }, { requestId });
 }

@@ -5,6 +5,7 @@ import {
   embedAllows,
   EmbedPermission,
   isEmbedPermission,
+  mayBeEmbedded,
   DECISION_VIEWS,
   offersScreen,
   offersView,
@@ -162,5 +163,17 @@ describe('offersScreen', () => {
   it('opens none of them to an embed session or to nobody', () => {
     expect(WORKSPACE_SCREENS.filter(([path]) => offersScreen({ role: 'owner', permissions: ['decisions:read'] }, path))).toEqual([]);
     expect(WORKSPACE_SCREENS.filter(([path]) => offersScreen(null, path))).toEqual([]);
+  });
+});
+
+describe('mayBeEmbedded', () => {
+  it('asks for an embed session only with the launch’s hint cookie or inside a frame', () => {
+    expect(mayBeEmbedded('', false)).toBe(false);
+    expect(mayBeEmbedded('theme=dark; other=1', false)).toBe(false);
+    expect(mayBeEmbedded('a=1; ds_embed_hint=1', false)).toBe(true);
+    expect(mayBeEmbedded('ds_embed_hint=1', false)).toBe(true);
+    // A cleared hint holds no value.
+    expect(mayBeEmbedded('ds_embed_hint=', false)).toBe(false);
+    expect(mayBeEmbedded('', true)).toBe(true);
   });
 });

@@ -174,3 +174,12 @@ export function offersScreen(access: Access | null, screen: WorkspaceScreen): bo
   const needed = WORKSPACE_SCREENS.find(([path]) => path === screen)?.[1] ?? 'owner';
   return reachesRole(access, needed);
 }
+
+/**
+ * Whether to ask the API for an embed session at start (only without a token of its own): when the launch's
+ * readable hint cookie is there, or when the page is framed (a session launched before the hint existed). A
+ * standalone signed-out page then asks nothing and logs no 401.
+ */
+export function mayBeEmbedded(cookies: string, framed: boolean): boolean {
+  return framed || cookies.split(';').some((part) => part.trim().startsWith('ds_embed_hint=1'));
+}
