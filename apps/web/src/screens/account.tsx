@@ -4,6 +4,7 @@ import { useApp } from '../context';
 import type { MessageKey } from '../lib/i18n';
 import { ConfirmButton, ErrorBox, formatDate, Loaded, Page, useAction, useLoad } from '../ui';
 import { DataTable } from '../components/data-table';
+import { describeDevice } from '../lib/user-agent';
 
 export interface Account {
   id: string;
@@ -81,12 +82,25 @@ export function VerifyEmail({ email, onVerified }: { email: string; onVerified: 
   );
 }
 
+/** Sessions shown before "Show all": an account signed in from many places keeps its list short. */
+const SESSIONS_SHOWN = 5;
+
+/** The newest sessions, this one always among them. */
+function newestSessions(rows: SessionRow[], shown: number): SessionRow[] {
+  const newest = [...rows].sort((a, b) => b.created_at.localeCompare(a.created_at));
+  const kept = newest.slice(0, shown);
+  const current = rows.find((row) => row.current);
+  if (current && !kept.includes(current)) kept[kept.length - 1] = current;
+  return kept;
+}
+
 /** The account's address and its verification, and every session: end one, or all but this one. */
 export function AccountPage() {
   const { t } = useApp();
   const [state, reloadAccount] = useAccount();
   const [sessions, reloadSessions] = useLoad(() => api<{ data: SessionRow[] }>('GET', '/auth/sessions'), []);
   const [notice, setNotice] = useState<string | null>(null);
+  const [allSessions, setAllSessions] = useState(false);
   const { busy, error, act } = useAction(reloadSessions);
   const endOthers = () =>
     void act(async () => {
@@ -133,12 +147,21 @@ export function AccountPage() {
               <DataTable
                 label={t('acct.sessions')}
                 className="sessions"
-                rows={data}
+                rows={allSessions ? data : newestSessions(data, SESSIONS_SHOWN)}
                 rowKey={(row) => row.id}
                 columns={[
                   { key: 'started', header: t('acct.started'), cell: (row) => formatDate(row.created_at) },
                   { key: 'method', header: t('acct.method'), cell: (row) => t(`acct.method.${row.method}` as MessageKey) },
-                  { key: 'device', header: t('acct.device'), className: 'wrap', cell: (row) => row.user_agent ?? t('acct.unknownDevice') },
+                  {
+                    key: 'device',
+                    header: t('acct.device'),
+                    className: 'wrap',
+                    cell: (row) => (
+                      <span title={row.user_agent ?? undefined}>
+                        {describeDevice(row.user_agent, { on: (browser, system) => t('acct.deviceOn', { browser, system }), unknown: t('acct.unknownDevice') })}
+                      </span>
+                    ),
+                  },
                   { key: 'expires', header: t('acct.expires'), cell: (row) => formatDate(row.expires_at) },
                   {
                     key: 'end',
@@ -159,6 +182,14 @@ export function AccountPage() {
                   },
                 ]}
               />
+              {data.length > SESSIONS_SHOWN && (
+                <p className="muted">
+                  {allSessions ? t('acct.sessionsAll', { count: data.length }) : t('acct.sessionsNewest', { shown: SESSIONS_SHOWN, count: data.length })}{' '}
+                  <button type="button" className="link" onClick={() => setAllSessions(!allSessions)} aria-expanded={allSessions}>
+                    {allSessions ? t('acct.showNewest', { shown: SESSIONS_SHOWN }) : t('acct.showAll', { count: data.length })}
+                  </button>
+                </p>
+              )}
               {data.some((row) => !row.current) && (
                 <div className="actions">
                   <ConfirmButton label={t('acct.endOthers')} subject="" question={t('acct.endOthersConfirm')} busy={busy} onConfirm={endOthers} />
