@@ -88,7 +88,7 @@ describe('the account screens', () => {
 
     await page.getByRole('button', { name: 'Sign out everywhere else' }).click();
     await page.getByRole('button', { name: 'Yes' }).click();
-    await page.getByText('1 other session(s) signed out.').waitFor();
+    await page.getByText('1 other session signed out.').waitFor();
     await rows.nth(1).waitFor({ state: 'detached' });
     expect(await rows.count()).toBe(1);
     expect((await call('GET', '/app/v1/auth/account', { token: third.body.session.token })).status).toBe(401);

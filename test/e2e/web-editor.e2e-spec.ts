@@ -101,7 +101,7 @@ describe('the editor keeps unsaved work', () => {
     await page.keyboard.press('ArrowDown');
     const dialog = page.getByRole('dialog', { name: 'Change question 1 to score?' });
     await dialog.waitFor();
-    expect(await dialog.innerText()).toContain('3 option(s) will be removed');
+    expect(await dialog.innerText()).toContain('3 options will be removed');
     await screen(page, 'editor-kind', false);
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     expect(await kind.inputValue()).toBe('choice');
