@@ -235,7 +235,19 @@ function execution(): JsonSchema {
       action_reason: nullable(ref('ActionReason')),
       destinations: nullable({ type: 'array', items: ref('DestinationEntry') }),
       metrics: nullable(ref('RunMetrics')),
-      error: { type: 'object', required: ['code', 'message'], properties: { code: ref('ErrorCode'), message: { type: 'string' } } },
+      error: {
+        type: 'object',
+        required: ['code', 'message'],
+        properties: {
+          code: ref('ErrorCode'),
+          message: { type: 'string' },
+          details: {
+            type: 'array',
+            description: 'what the failure concerned, where known: for `INVALID_STATE`, the field the message names',
+            items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } },
+          },
+        },
+      },
       trace: { ...nullable(ref('ExecutionTrace')), description: 'only with `include=trace`; null for failed runs' },
       outcome: nullable({ ...ref('Outcome'), description: 'what turned out to be right, as last reported; null until then' }),
       created_at: dateTime,
