@@ -1,7 +1,7 @@
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import type { DecisionOverview, OverviewPoint, OverviewSlice } from '@ds/decision-schema';
 import { ChartFrame } from '../charts/chart-frame';
-import { BarsChart, Datum, LinesChart } from '../charts/charts';
+import { BarsChart, Datum, LinesChart, Series } from '../charts/charts';
 import { useChartColours } from '../charts/colours';
 import { useApp } from '../context';
 import { api, DecisionDetails } from '../lib/api';
@@ -98,6 +98,14 @@ export function Overview({ decision }: { decision: DecisionDetails }) {
     return api<DecisionOverview>('GET', `/workspaces/${ws}/decisions/${decision.id}/overview?${params.toString()}`);
   }, [ws, decision.id, query.range, query.from, query.to]);
 
+  // The fields show the range drawn: a preset's, as the runner answered it, so "Last hour" never sits over 7 days.
+  const shownRange = value.state === 'ready' && query.range !== 'custom' ? value.data : null;
+  useEffect(() => {
+    if (!shownRange) return;
+    setCustomFrom(localInput(new Date(shownRange.from)));
+    setCustomTo(localInput(new Date(shownRange.to)));
+  }, [shownRange]);
+
   const presets: Array<[Preset, MessageKey]> = [
     ['hour', 'ov.range.hour'],
     ['day', 'ov.range.day'],
@@ -168,7 +176,8 @@ function OverviewCharts({ overview, traffic }: { overview: DecisionOverview; tra
     ...Object.fromEntries(actions.map((action) => [action, slice.by_action[action] ?? 0])),
     [ERRORS]: slice.errors,
   }));
-  const runsSeries = [...actions.map((action) => ({ key: action, label: action })), { key: ERRORS, label: t('ov.errors') }];
+  // Errors are red and only errors are: actions take the palette's other colours, in the decision's order of actions.
+  const runsSeries: Series[] = [...actions.map((action) => ({ key: action, label: action })), { key: ERRORS, label: t('ov.errors'), colour: colours.error }];
   const rateData: Datum[] = points.map(({ label, slice }) => ({
     label,
     errors: percent(slice.errors, slice.runs),
@@ -250,13 +259,7 @@ function OverviewCharts({ overview, traffic }: { overview: DecisionOverview; tra
             rows: runsData.map((row) => [row.label!, ...runsSeries.map((one) => row[one.key] ?? 0)]),
           }}
         >
-          <BarsChart
-            data={runsData}
-            categoryKey="label"
-            series={runsSeries}
-            stacked
-            colourOf={(key, index) => (key === ERRORS ? colours.danger : colours.series[index % colours.series.length]!)}
-          />
+          <BarsChart data={runsData} categoryKey="label" series={runsSeries} stacked />
         </ChartFrame>
         <ChartFrame
           title={t('ov.chart.rates')}
@@ -273,9 +276,10 @@ function OverviewCharts({ overview, traffic }: { overview: DecisionOverview; tra
             data={rateData}
             categoryKey="label"
             unit=" %"
+            valueAxis={{ minSpan: 10, integer: false }}
             series={[
-              { key: 'errors', label: t('ov.errorRate') },
-              { key: 'fallbacks', label: t('ov.fallbackRate') },
+              { key: 'errors', label: t('ov.errorRate'), colour: colours.error },
+              { key: 'fallbacks', label: t('ov.fallbackRate'), colour: colours.warn },
             ]}
           />
         </ChartFrame>
@@ -291,6 +295,7 @@ function OverviewCharts({ overview, traffic }: { overview: DecisionOverview; tra
             data={latencyData}
             categoryKey="label"
             unit=" ms"
+            valueAxis={{ minSpan: 10 }}
             series={[
               { key: 'p50', label: 'p50' },
               { key: 'p95', label: 'p95' },
@@ -309,7 +314,13 @@ function OverviewCharts({ overview, traffic }: { overview: DecisionOverview; tra
           summary={t('ov.summary.cost', { cost: usd(totals.cost_usd) })}
           table={{ columns: [bucket, t('ov.cost')], rows: costData.map((row) => [row.label!, usd(row.cost as number)]) }}
         >
-          <LinesChart data={costData} categoryKey="label" unit=" USD" series={[{ key: 'cost', label: t('ov.cost') }]} />
+          <LinesChart
+            data={costData}
+            categoryKey="label"
+            unit=" USD"
+            valueAxis={{ minSpan: 0.01, integer: false }}
+            series={[{ key: 'cost', label: t('ov.cost') }]}
+          />
         </ChartFrame>
         {shown && (
           <ChartFrame
