@@ -65,6 +65,8 @@ export {
   planOverview,
   latencyPercentile,
   foldOverview,
+  splitPolicyReasons,
+  type PolicyRuleRow,
   type OverviewPlan,
   type CountRow,
   type HistogramRow,
@@ -74,6 +76,7 @@ export {
   type QuestionConfidence,
   type ReasonCount,
 } from './overview';
+export { summarizePolicy, summarizeCondition } from './policy-summary';
 export {
   REPLAY_MAX_EXECUTIONS,
   REPLAY_DAILY_CAP,

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'react';
-import type { DecisionOverview, OverviewPoint, OverviewSlice } from '@ds/decision-schema';
+import type { DecisionOverview, OverviewPoint, OverviewSlice, ReasonCount } from '@ds/decision-schema';
 import { ChartFrame } from '../charts/chart-frame';
 import { BarsChart, Datum, LinesChart, Series } from '../charts/charts';
 import { useChartColours } from '../charts/colours';
@@ -76,6 +76,20 @@ function show(value: number | null, suffix = ''): string {
 
 function usd(value: number): string {
   return `$${value.toFixed(value !== 0 && value < 0.01 ? 6 : 2)}`;
+}
+
+/** A policy reason by version and rule (the draft's playground runs are version 0), with the rule's condition where known. */
+export function policyReasonLabel(
+  t: (key: MessageKey, vars?: Record<string, string | number>) => string,
+  rule: number,
+  version: number | undefined,
+  summary: string | undefined,
+): string {
+  if (version === undefined) return t('ov.reason.policy', { rule });
+  // The draft changes after its runs, so its rules are not named by today's conditions.
+  if (version === 0) return t('ov.reason.policyDraft', { rule });
+  if (summary === undefined) return t('ov.reason.policyUnnamed', { version, rule });
+  return t('ov.reason.policyOf', { version, rule, summary });
 }
 
 export function Overview({ decision }: { decision: DecisionDetails }) {
@@ -191,16 +205,17 @@ function OverviewCharts({ overview, traffic }: { overview: DecisionOverview; tra
   const binLabels = Array.from({ length: 10 }, (_, bin) => `${(bin / 10).toFixed(1)}–${((bin + 1) / 10).toFixed(1)}`);
   const confidenceData: Datum[] = shown ? shown.bins.map((runs, bin) => ({ label: binLabels[bin]!, runs })) : [];
   const reasons = overview.reasons[traffic];
-  const reasonLabel = (key: string): string => {
+  const reasonLabel = ({ reason: key, version, rule_summary: summary }: ReasonCount): string => {
     const [type, detail] = key.split(/:(.*)/s);
-    if (type === 'policy') return t('ov.reason.policy', { rule: Number(detail) + 1 });
+    // Rule numbers mean nothing across versions (rule 1 of v3 may be another rule than v4's): the version names it.
+    if (type === 'policy') return policyReasonLabel(t, Number(detail) + 1, version, summary);
     if (type === 'default') return t('ov.reason.default');
     if (type === 'low_confidence') return t('ov.reason.lowConfidence', { question: detail ?? '' });
     if (type === 'other_option') return t('ov.reason.otherOption', { question: detail ?? '' });
     if (type === 'engine_error') return t('ov.reason.engineError', { code: detail ?? '' });
     return key;
   };
-  const reasonData: Datum[] = reasons.map((reason) => ({ label: reasonLabel(reason.reason), runs: reason.runs }));
+  const reasonData: Datum[] = reasons.map((reason) => ({ label: reasonLabel(reason), runs: reason.runs }));
   const bucket = t('ov.bucket');
 
   return (
