@@ -20,6 +20,8 @@ export type Datum = Record<string, string | number | null>;
 export type ValueAxis = Partial<AxisOptions>;
 
 const MARGIN = { top: 8, right: 8, bottom: 0, left: 0 };
+/** Horizontal bars end their value axis at the right edge: room for its last tick's figure ("300") to be read whole. */
+const VERTICAL_MARGIN = { ...MARGIN, right: 24 };
 /** The category axis of horizontal bars, and the characters of a line that fit it at the ticks' 12 px, capitals included. */
 const NAME_AXIS_WIDTH = 132;
 const NAME_AXIS_CHARS = 18;
@@ -135,7 +137,7 @@ export function BarsChart({
   const height = vertical ? namedBarsHeight(data.map((datum) => String(datum[categoryKey] ?? ''))) : CHART_HEIGHT;
   return (
     <ResponsiveContainer width="100%" height={height}>
-      <BarChart data={data} margin={MARGIN} layout={vertical ? 'vertical' : 'horizontal'} accessibilityLayer={false}>
+      <BarChart data={data} margin={vertical ? VERTICAL_MARGIN : MARGIN} layout={vertical ? 'vertical' : 'horizontal'} accessibilityLayer={false}>
         {axes(colours, categoryKey, locale, scale, vertical)}
         {tooltip(colours)}
         {series.length > 1 && legend(colours)}
@@ -152,6 +154,9 @@ export interface Reference {
   value: number;
   label: string;
 }
+
+/** How far above the data's top a reference level may be and still be drawn (and stretch the axis). */
+const REFERENCE_REACH = 4;
 
 /** Dot radius of a lone point: a line of one point draws nothing, so the point is drawn itself. */
 const LONE_DOT_RADIUS = 4;
@@ -192,7 +197,11 @@ export function LinesChart({
   const colours = useChartColours();
   const { locale } = useApp();
   const columns = series.map((one) => data.map((datum) => (typeof datum[one.key] === 'number' ? (datum[one.key] as number) : null)));
-  const scale = scaleOf([...columns.flat(), ...references.map((reference) => reference.value)], valueAxis);
+  // A level far above the data (100,000,000 included, 245 used) would flatten the line at 0: it is drawn only within
+  // reach of the data, and named in the frame's summary either way.
+  const reach = REFERENCE_REACH * Math.max(valueAxis?.minSpan ?? 1, ...columns.flat().filter((value): value is number => value !== null));
+  const drawn = references.filter((reference) => reference.value <= reach);
+  const scale = scaleOf([...columns.flat(), ...drawn.map((reference) => reference.value)], valueAxis);
   const strokes = seriesColours(series, colours.series);
   return (
     <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
@@ -200,14 +209,14 @@ export function LinesChart({
         {axes(colours, categoryKey, locale, scale)}
         {tooltip(colours)}
         {legend(colours)}
-        {references.map((reference) => (
+        {drawn.map((reference) => (
           <ReferenceLine
             key={reference.label}
             y={reference.value}
             stroke={colours.danger}
             strokeDasharray="6 4"
             label={{ value: reference.label, fill: colours.text, fontSize: 12, position: 'insideTopLeft' }}
-            ifOverflow="extendDomain"
+            ifOverflow="discard"
           />
         ))}
         {series.map((one, index) => (
