@@ -56,6 +56,11 @@ export function namedBarsHeight(names: string[]): number {
   return Math.max(CHART_HEIGHT, names.length * band + VALUE_AXIS_HEIGHT);
 }
 
+/** Room for the widest figure of a vertical value axis ("0.0075" needs more than "300"), at the ticks' 12 px. */
+function valueAxisWidth(labels: string[]): number {
+  return Math.max(40, 12 + 7 * Math.max(0, ...labels.map((label) => Array.from(label).length)));
+}
+
 function axes(colours: ChartColours, categoryKey: string, locale: string, scale: AxisScale, vertical = false) {
   const tick = { fill: colours.muted, fontSize: 12 };
   const compact = (value: unknown) => (typeof value === 'number' ? formatAxisValue(value, locale) : String(value));
@@ -76,7 +81,16 @@ function axes(colours: ChartColours, categoryKey: string, locale: string, scale:
   const value = vertical ? (
     <XAxis key="value" type="number" tick={tick} stroke={colours.grid} domain={scale.domain} ticks={scale.ticks} interval={0} tickFormatter={compact} />
   ) : (
-    <YAxis key="value" tick={tick} stroke={colours.grid} width={48} domain={scale.domain} ticks={scale.ticks} interval={0} tickFormatter={compact} />
+    <YAxis
+      key="value"
+      tick={tick}
+      stroke={colours.grid}
+      width={valueAxisWidth(scale.ticks.map(compact))}
+      domain={scale.domain}
+      ticks={scale.ticks}
+      interval={0}
+      tickFormatter={compact}
+    />
   );
   return [<CartesianGrid key="grid" stroke={colours.grid} strokeDasharray="3 3" vertical={false} horizontal={!vertical} />, category, value];
 }

@@ -333,7 +333,7 @@ function OverviewCharts({ overview, traffic }: { overview: DecisionOverview; tra
             data={costData}
             categoryKey="label"
             unit=" USD"
-            valueAxis={{ minSpan: 0.01, integer: false }}
+            valueAxis={{ minSpan: 0.001, integer: false }}
             series={[{ key: 'cost', label: t('ov.cost') }]}
           />
         </ChartFrame>
