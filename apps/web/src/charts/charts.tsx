@@ -179,13 +179,13 @@ const LONE_DOT_RADIUS = 4;
  * A dot only where the line cannot be seen: a value with no value on either side (one busy minute in an idle
  * hour). Elsewhere nothing, so a busy line is not a row of beads.
  */
-function loneDot(values: Array<number | null | undefined>, colour: string) {
+function loneDot(values: Array<number | null | undefined>, colour: string, radius: number) {
   const lone = new Set(lonePoints(values));
   // recharts calls this for every point of the line; an empty group keeps the key it asks for.
   return function LoneDot(props: { cx?: number; cy?: number; index?: number }): ReactElement {
     const { cx, cy, index } = props;
     if (index === undefined || !lone.has(index) || typeof cx !== 'number' || typeof cy !== 'number') return <g key={`none-${index}`} />;
-    return <circle key={`lone-${index}`} className="chart-lone-point" cx={cx} cy={cy} r={LONE_DOT_RADIUS} fill={colour} stroke={colour} />;
+    return <circle key={`lone-${index}`} className="chart-lone-point" cx={cx} cy={cy} r={radius} fill={colour} stroke={colour} />;
   };
 }
 
@@ -241,7 +241,8 @@ export function LinesChart({
             unit={unit}
             stroke={strokes[index]}
             strokeWidth={2}
-            dot={loneDot(columns[index]!, strokes[index]!)}
+            // Earlier series' dots are larger, so two equal values (20 % errors, 20 % fallbacks) both show, one ringing the other.
+            dot={loneDot(columns[index]!, strokes[index]!, LONE_DOT_RADIUS + 2 * (series.length - 1 - index))}
             activeDot={{ r: LONE_DOT_RADIUS }}
             connectNulls={false}
             isAnimationActive={false}
