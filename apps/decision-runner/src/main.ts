@@ -32,6 +32,7 @@ import { ExecutionOutcomes1796012873514 } from './migrations/1796012873514-execu
 import { ExecutionLeases1796100000000 } from './migrations/1796100000000-execution-leases';
 import { ExecutionRollups1796031415926 } from './migrations/1796031415926-execution-rollups';
 import { ShadowVersions1796052483117 } from './migrations/1796052483117-shadow-versions';
+import { ExecutionSourceGroups1796400000000 } from './migrations/1796400000000-execution-source-groups';
 import { BillingRetention, ExecutionRetention, RETENTION_SOURCE } from './retention/execution-retention';
 import { PlaygroundReservations } from './playground/playground-reservations';
 import { PlaygroundService } from './playground/playground.service';
@@ -73,6 +74,7 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       RollupShards1796230000000,
       LiveQualityLabels1796240000000,
       ReplayClaims1796318420000,
+      ExecutionSourceGroups1796400000000,
     ],
   },
   readConfig: readDecisionRunnerConfig,

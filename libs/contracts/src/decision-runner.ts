@@ -225,7 +225,23 @@ export interface ListExecutionsRequest extends WorkspaceScoped {
   status: 'success' | 'error' | null;
   /** `include=trace`: each execution with how its action was reached. Absent (older callers) reads as false. */
   includeTrace?: boolean;
+  /** The source groups to list (`EXECUTION_SOURCE_GROUPS`); absent or null lists every source. */
+  sources?: ExecutionSourceGroup[] | null;
+  version?: number | null;
+  action?: string | null;
+  /** An `action_reason.type`. */
+  reason?: string | null;
+  /** The code of a failed run's error, or of the engine error an `engine_error` fallback stood in for. */
+  errorCode?: string | null;
+  /** `include=total_count`: how many executions match the filters, counted up to `EXECUTIONS_COUNT_CAP`. */
+  includeTotal?: boolean;
 }
+
+/**
+ * Where an execution came from, as a person reads it: `live` and `test` are the API, secret-URL and agent runs of
+ * live and test keys; the others are their own sources.
+ */
+export type ExecutionSourceGroup = 'live' | 'test' | 'playground' | 'replay' | 'shadow';
 
 /** Asked by the billing ledger about reservations left unsettled (for example when a runner died mid-run). */
 export interface ExecutionOutcomesRequest extends WorkspaceScoped {
@@ -263,6 +279,9 @@ export interface ListExecutionsReply {
   data: Record<string, unknown>[];
   has_more: boolean;
   next_cursor: string | null;
+  /** With `include=total_count`: the executions matching the filters, at most the cap; `total_capped` when more match. */
+  total_count?: number;
+  total_capped?: boolean;
 }
 
 /** A decision's overview over `from`..`to` (ISO 8601 text as the caller sent it; the runner checks it). */

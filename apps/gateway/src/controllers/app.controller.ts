@@ -336,7 +336,8 @@ export class AppController {
   @Get('workspaces/:ws/executions')
   @WorkspaceRole('viewer', 'executions:read')
   listExecutions(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Query() query: Record<string, unknown>) {
-    return this.rpc.call(SUBJECTS.runner.listExecutions, { workspaceId: ws, ...executionQuery(query) }, { requestId });
+    // A person reading the list is looking at callers' runs first; the other sources are a filter away.
+    return this.rpc.call(SUBJECTS.runner.listExecutions, { workspaceId: ws, ...executionQuery(query, ['live']) }, { requestId });
   }
 
   /** The state an execution was called with (where its version stores inputs), to try again in the playground. */
