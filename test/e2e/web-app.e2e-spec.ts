@@ -244,11 +244,13 @@ describe('an author’s journey in the browser', () => {
     const run = await call('POST', `/v1/decisions/${slug}`, { token: apiKey, body: { state: { message: 'How do I export a board to CSV?' } } });
     expect(run.status).toBe(200);
 
-    // The execution appears in the list, beside the playground run.
+    // The execution appears in the list of live runs; the playground run joins it once its source is chosen.
     await page.getByRole('link', { name: 'Executions' }).click();
     const row = page.locator('table.executions tbody tr', { hasText: 'api' });
     await row.waitFor();
-    expect(await page.locator('table.executions tbody tr', { hasText: 'playground' }).count()).toBe(1);
+    expect(await page.locator('table.executions tbody tr', { hasText: 'playground' }).count()).toBe(0);
+    await page.getByRole('checkbox', { name: 'Playground' }).check();
+    await page.locator('table.executions tbody tr', { hasText: 'playground' }).waitFor();
     await screen(page, 'executions');
     // The row's first link opens the execution; the others lead to its deliveries.
     await row.getByRole('link').first().click();
@@ -263,11 +265,12 @@ describe('an author’s journey in the browser', () => {
     const rows = page.locator('table.executions tbody tr');
     await until(async () => (await rows.count()) === 20);
     await page.getByLabel('Status').selectOption('error');
-    await expectText(page, 'No executions match.');
+    await expectText(page, 'No execution from the chosen sources matches Status: error.');
     await page.getByLabel('Status').selectOption('');
     await until(async () => (await rows.count()) === 20);
+    // The 21 live runs; the playground run is not among them.
     await page.getByRole('button', { name: 'Load more' }).click();
-    await until(async () => (await rows.count()) === 22);
+    await until(async () => (await rows.count()) === 21);
     expect(await page.getByRole('button', { name: 'Load more' }).count()).toBe(0);
 
     // The key revoked: "No" keeps it, "Yes" takes it off the list and its calls stop working.

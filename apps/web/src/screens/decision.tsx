@@ -10,7 +10,7 @@ import { ConfirmDialog, Loaded, Outcome, Page, useAction, useLoad } from '../ui'
 import { useScrollStrip } from '../components/scroll-strip';
 import { Editor } from './editor';
 import { Playground } from './playground';
-import { ExecutionsTable } from './executions';
+import { ExecutionsTable } from './execution-list';
 import { DeliveriesTable } from './deliveries';
 import { SecretUrl } from './secret-url';
 import { ChangeList } from './changes';
