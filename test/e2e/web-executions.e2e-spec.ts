@@ -279,7 +279,7 @@ describe('the executions screen', () => {
     await page.goto('/executions?source=live,replay');
     await rows.first().waitFor();
     expect(await overflow(page)).toEqual({ overflow: 0, wide: [] });
-    await checkScreen(page, 'narrow-executions-explorer', checked);
+    await checkScreen(page, 'narrow-explorer', checked);
 
     expect(Object.entries(checked).filter(([, violations]) => violations.length > 0)).toEqual([]);
     expect(problems).toEqual([]);

@@ -136,7 +136,8 @@ describe('executions list on a seeded table', () => {
       `INSERT INTO executions (id, workspace_id, decision_id, decision_slug, version, source, status, request_id, livemode, action, action_reason)
        SELECT 'exe_b' || n, CASE WHEN n % 4 = 0 THEN 'ws_busy' ELSE 'ws_q' || (n % 400) END, 'dec_b', 'bulk', 1,
               (ARRAY['api', 'api', 'webhook', 'replay', 'playground', 'shadow'])[1 + n % 6], 'success', 'req_b', n % 7 <> 0,
-              (ARRAY['continue', 'block', 'escalate'])[1 + n % 3], '{"type":"default"}'
+              (ARRAY['continue', 'block', 'escalate'])[1 + n % 3],
+              CASE WHEN n % 200 = 8 THEN '{"type":"engine_error","code":"ENGINE_TIMEOUT"}'::jsonb ELSE '{"type":"default"}'::jsonb END
          FROM generate_series(1, 120000) AS n`,
     );
     await db.query('ANALYZE executions');
@@ -156,5 +157,9 @@ describe('executions list on a seeded table', () => {
     expect(await plan(executions.countStatement(live))).toContain('executions_workspace_group_seq');
     const oneDecision = request(BUSY, { sources: ['replay'], decision: 'bulk', action: 'block' });
     expect(await plan(executions.pageQuery(oneDecision).getQueryAndParameters())).toMatch(/executions_(decision|workspace)_group_seq/);
+    // Runs with an error code are few: their own partial index finds them without reading the others.
+    const failed = request(BUSY, { sources: ['live'], errorCode: 'ENGINE_TIMEOUT' });
+    expect(await plan(executions.pageQuery(failed).getQueryAndParameters())).toContain('executions_workspace_error_seq');
+    expect(await plan(executions.countStatement(failed))).toContain('executions_workspace_error_seq');
   });
 });

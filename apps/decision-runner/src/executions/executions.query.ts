@@ -16,7 +16,7 @@ import {
 } from '@ds/contracts';
 import { looksLikeId } from '@ds/ids';
 import { ExecutionEntity } from '../entities';
-import { SOURCE_GROUP_SQL } from './source-groups';
+import { ERROR_CODE_SQL, SOURCE_GROUP_SQL } from './source-groups';
 
 /**
  * How much JSON one page of executions may carry. Rows can hold mapped state values, so a hundred of them
@@ -72,7 +72,10 @@ export class ExecutionsQuery {
   }
 
   countStatement(request: ListExecutionsRequest): [string, unknown[]] {
+    // Ordered as the page is, so that the count walks the page's index and stops at the cap, rather than a
+    // sequential scan the planner may prefer for a common filter, which reads as far for a rare one.
     return this.filtered(request)
+      .orderBy('e.seq', 'DESC')
       .select('1')
       .limit(EXECUTIONS_COUNT_CAP + 1)
       .getQueryAndParameters();
@@ -93,7 +96,7 @@ export class ExecutionsQuery {
     if (request.action != null) query.andWhere('e.action = :action', { action: request.action });
     if (request.reason != null) query.andWhere(`e.action_reason->>'type' = :reason`, { reason: request.reason });
     // A failed run's own error, or the engine error an engine_error fallback answered instead of.
-    if (request.errorCode != null) query.andWhere(`coalesce(e.error->>'code', e.action_reason->>'code') = :errorCode`, { errorCode: request.errorCode });
+    if (request.errorCode != null) query.andWhere(`(${ERROR_CODE_SQL}) = :errorCode`, { errorCode: request.errorCode });
     return query;
   }
 
