@@ -76,7 +76,7 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
+main().catch((error: unknown) => {
+  say(`bench:explorer failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
 });
