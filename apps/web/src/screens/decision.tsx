@@ -1,7 +1,7 @@
 import { useId, useMemo, useState } from 'react';
-import { decisionContract, jsonDiff, NormalizedSchema, validateSchema } from '@ds/decision-schema';
+import { BreakingChange, breakingChanges, decisionContract, jsonDiff, NormalizedSchema, validateSchema } from '@ds/decision-schema';
 import { api, DecisionDetails } from '../lib/api';
-import { BreakingChange, breakingChanges } from '../lib/breaking';
+
 import { sameJson } from '../lib/drafts';
 import { may, useApp } from '../context';
 import { Link } from '../router';
