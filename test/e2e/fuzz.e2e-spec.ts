@@ -566,6 +566,7 @@ const DATE_AND_VERSION_PARAMETERS: Record<string, { base: Record<string, string>
   'GET /app/v1/workspaces/:ws/decisions/:id/quality': { base: {}, dates: ['from', 'to'], versions: ['version'] },
   'GET /app/v1/workspaces/:ws/decisions/:id/overview': { base: {}, dates: ['from', 'to'], versions: [] },
   'GET /app/v1/workspaces/:ws/decisions/:id/versions/compare': { base: { from: '1', to: '1' }, dates: [], versions: ['from', 'to'] },
+  'GET /app/v1/workspaces/:ws/decisions/:id/review': { base: {}, dates: [], versions: ['version'] },
 };
 /** Days and times that do not exist, and spellings of real ones that are not ISO 8601's. */
 const NOT_QUITE_DATES = [

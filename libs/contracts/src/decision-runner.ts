@@ -2,7 +2,7 @@
  * The decision runner's subjects and their payloads. Bodies that reach the public API are already
  * snake_case and final here, so the gateway passes them through untouched.
  */
-import type { DecisionContract, DecisionOverview, ShadowComparison } from '@ds/decision-schema';
+import type { DecisionContract, DecisionOverview, MissingSecret, ShadowComparison, VersionReview } from '@ds/decision-schema';
 import type { WorkspaceScoped } from './common';
 import { broadcastSubject, rpcSubject } from './typed-subjects';
 
@@ -112,6 +112,8 @@ export interface VersionSummary {
   shadow: boolean;
   /** The contract against the version before (every field added for the first). */
   contract_changes: JsonChange[];
+  /** What it changed against the version before, in the editor's words; the first says what it holds. */
+  review: VersionReview;
 }
 
 export interface VersionListReply {
@@ -123,6 +125,26 @@ export interface CompareVersionsReply {
   to: { version: number; schema: unknown };
   schema_changes: JsonChange[];
   contract_changes: JsonChange[];
+  /** What deploying `to` where `from` is active changes, in the editor's words. */
+  review: VersionReview;
+  /** Headers of `to` naming a secret the workspace does not have; null when the secrets could not be read. */
+  missing_secrets: MissingSecret[] | null;
+}
+
+/** The review of deploying the draft (no `version`) or of rolling back to `version`, against the active version. */
+export interface ReviewVersionRequest extends DecisionRef {
+  version?: unknown;
+}
+
+export interface ReviewVersionReply {
+  /** The active version; null before the first deploy. */
+  from: number | null;
+  /** The version rolled back to; null for the draft. */
+  to: number | null;
+  /** Null when the draft does not validate (it cannot be deployed). */
+  review: VersionReview | null;
+  /** Headers naming a secret the workspace does not have; null when the secrets could not be read. */
+  missing_secrets: MissingSecret[] | null;
 }
 
 /** Starts a replay; `body` is checked by the runner (`checkReplayPlan`), `plan` is the workspace's plan name. */
@@ -425,6 +447,8 @@ export const RUNNER_SUBJECTS = {
   listVersions: rpcSubject<DecisionRef, VersionListReply>('v1.decision-runner.versions.list'),
   compareVersions: rpcSubject<CompareVersionsRequest, CompareVersionsReply>('v1.decision-runner.versions.compare'),
   rollback: rpcSubject<RollbackRequest, DeployedReply>('v1.decision-runner.versions.rollback'),
+  /** What a deploy of the draft, or a rollback, would change, with the headers that name missing secrets. */
+  reviewVersion: rpcSubject<ReviewVersionRequest, ReviewVersionReply>('v1.decision-runner.versions.review'),
   /** Replays of a draft or version against past executions: start, list, read, their executions, cancel. */
   startReplay: rpcSubject<StartReplayRequest, ReplayView>('v1.decision-runner.replays.start'),
   listReplays: rpcSubject<DecisionRef, ReplayListReply>('v1.decision-runner.replays.list'),

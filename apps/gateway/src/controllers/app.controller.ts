@@ -244,6 +244,16 @@ export class AppController {
     return this.rpc.call(SUBJECTS.runner.compareVersions, { workspaceId: ws, decisionId: id, from: query.from, to: query.to }, { requestId });
   }
 
+  /**
+   * What deploying the draft, or rolling back to `?version=N`, would change against the active version, in the
+   * editor's words, with the headers that name a secret the workspace does not have.
+   */
+  @Get('workspaces/:ws/decisions/:id/review')
+  @WorkspaceRole('admin', 'decisions:deploy')
+  reviewVersion(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Query() query: Record<string, unknown>) {
+    return this.rpc.call(SUBJECTS.runner.reviewVersion, { workspaceId: ws, decisionId: id, version: query.version }, { requestId });
+  }
+
   /** Deploys a copy of an earlier version as the next version. */
   @Post('workspaces/:ws/decisions/:id/versions/:version/rollback')
   @WorkspaceRole('admin', 'decisions:deploy')
