@@ -28,6 +28,7 @@ import { ExecutionTraces1796041729301 } from './migrations/1796041729301-executi
 import { VersionHistory1796041729302 } from './migrations/1796041729302-version-history';
 import { Replays1796058314159 } from './migrations/1796058314159-replays';
 import { ReplayClaims1796318420000 } from './migrations/1796318420000-replay-claims';
+import { OrderedInputs1796331739000 } from './migrations/1796331739000-ordered-inputs';
 import { ExecutionOutcomes1796012873514 } from './migrations/1796012873514-execution-outcomes';
 import { ExecutionLeases1796100000000 } from './migrations/1796100000000-execution-leases';
 import { ExecutionRollups1796031415926 } from './migrations/1796031415926-execution-rollups';
@@ -73,6 +74,7 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       RollupShards1796230000000,
       LiveQualityLabels1796240000000,
       ReplayClaims1796318420000,
+      OrderedInputs1796331739000,
     ],
   },
   readConfig: readDecisionRunnerConfig,
