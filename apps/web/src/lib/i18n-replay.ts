@@ -62,7 +62,6 @@ export const REPLAY_EN = {
   'rpl.noneEligible':
     'No execution in this selection kept its input (they ran while settings.storeInput was off, or there are none in it). Choose another selection.',
   'rpl.actionAgreementBaseline': '{replay} (baseline, the active version against itself: {baseline})',
-  'rpl.baseline': 'Baseline',
   'rpl.baselineLead':
     'The baseline is the active version v{active} replayed on the same executions: how often the model agrees with itself. Read the replay against it: a change the baseline also shows is the model’s noise, not the version’s.',
   'rpl.baselineSelf': 'This replay is of the active version v{active}, so it is its own baseline.',
