@@ -24,6 +24,8 @@ export default defineConfig({
     sourcemap: false,
     reportCompressedSize: false,
     chunkSizeWarningLimit: 1000,
+    // Brotli at its strongest takes seconds on the script, once per build by design; rolldown would report it each time.
+    rolldownOptions: { checks: { bundlerTimings: false } },
   },
   logLevel: 'warn',
 });
