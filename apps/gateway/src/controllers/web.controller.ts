@@ -62,7 +62,7 @@ export const APP_ROUTES = [
 ];
 
 /** One file of the bundle and the copies the build compressed in advance, each with its own entity tag. */
-export interface StaticFile {
+interface StaticFile {
   contentType: string;
   /** The codings a copy was built for, in the order of preference the negotiation breaks ties with. */
   codings: PrebuiltCoding[];
@@ -79,7 +79,7 @@ interface WebBundle {
 const SUFFIXES: Record<PrebuiltCoding, string> = { br: '.br', gzip: '.gz' };
 
 /** Reads a file and the `.br` and `.gz` copies `npm run build` wrote beside it, when it wrote them. */
-export function readStaticFile(dir: string, name: string, contentType: string, present: ReadonlySet<string>): StaticFile {
+function readStaticFile(dir: string, name: string, contentType: string, present: ReadonlySet<string>): StaticFile {
   const identity = readFileSync(join(dir, name));
   // One tag per content and coding: a cache holding the gzip copy must not be told its copy is the brotli one.
   const tag = createHash('sha256').update(identity).digest('base64url').slice(0, 22);
@@ -118,11 +118,12 @@ function loadBundle(dir: string): WebBundle | null {
  * The copy of `file` the request's Accept-Encoding takes, with the headers that describe it; 304 with no body when
  * If-None-Match names that copy's tag. Content-Length is Fastify's, from the buffer sent.
  */
-export function sendStaticFile(file: StaticFile, request: FastifyRequest, reply: FastifyReply): Buffer | string {
+function sendStaticFile(file: StaticFile, request: FastifyRequest, reply: FastifyReply): Buffer | string {
   const coding = chooseContentCoding(headerText(request.headers['accept-encoding']), file.codings);
   // Every answer varies by Accept-Encoding, an identity one too: a shared cache must not hand it to a client that takes br.
   const vary = reply.getHeader('vary');
-  reply.header('vary', typeof vary === 'string' && vary !== '' && !/accept-encoding/i.test(vary) ? `${vary}, Accept-Encoding` : 'Accept-Encoding');
+  if (typeof vary !== 'string' || vary === '') reply.header('vary', 'Accept-Encoding');
+  else if (!/accept-encoding/i.test(vary)) reply.header('vary', `${vary}, Accept-Encoding`);
   reply.header('etag', file.etags[coding]);
   if (etagMatches(headerText(request.headers['if-none-match']), file.etags[coding])) {
     reply.status(304);
