@@ -3,6 +3,8 @@ import { normalizeSchema } from '@ds/decision-schema';
 import { decisionRunner } from '../../apps/decision-runner/src/main';
 import { VersionCache } from '../../apps/decision-runner/src/decisions/version-cache';
 import { QualityService } from '../../apps/decision-runner/src/quality/quality.service';
+import { LabLimits } from '../../apps/decision-runner/src/lab/lab-limits';
+import { LabGate, LabPool } from '../../apps/decision-runner/src/lab/lab-pool';
 import { migratedDatabase } from '../support/service-database';
 import { say } from './bench-support';
 
@@ -98,7 +100,7 @@ async function main(): Promise<void> {
     const [{ rollups }] = (await db.query('SELECT count(*)::int AS rollups FROM quality_rollups')) as [{ rollups: number }];
     say(`  ${rollups.toLocaleString('en-US')} rollup rows (days and hours)`);
 
-    const service = new QualityService(db, new VersionCache(db));
+    const service = new QualityService(db, new VersionCache(db), new LabLimits(db), new LabPool(1), new LabGate(1));
     const day = (offset: number) => new Date(Math.floor(Date.now() / 86_400_000 + offset) * 86_400_000).toISOString().slice(0, 10);
     const ranges: Array<[string, string | undefined, string | undefined]> = [
       ['every execution', undefined, undefined],

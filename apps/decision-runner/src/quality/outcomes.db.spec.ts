@@ -5,6 +5,8 @@ import { VersionCache } from '../decisions/version-cache';
 import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
 import { OutcomesService } from './outcomes.service';
 import { QualityService } from './quality.service';
+import { LabLimits } from '../lab/lab-limits';
+import { LabGate, LabPool } from '../lab/lab-pool';
 
 /** Outcomes and their labels against a real PostgreSQL with the runner's own migrations. */
 
@@ -27,7 +29,7 @@ beforeAll(async () => {
   db = database.dataSource;
   const versions = new VersionCache(db);
   outcomes = new OutcomesService(db, versions);
-  quality = new QualityService(db, versions);
+  quality = new QualityService(db, versions, new LabLimits(db), new LabPool(1), new LabGate(1));
   await db.query(
     `INSERT INTO decisions (id, workspace_id, slug, name, draft_schema, revision, active_version, endpoint_enabled) VALUES ('dec_q', 'ws_q', 'q', 'Q', $1, 1, 1, true)`,
     [schema],

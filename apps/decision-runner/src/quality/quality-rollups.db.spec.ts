@@ -10,6 +10,8 @@ import { QualityRollups1796120000000 } from '../migrations/1796120000000-quality
 import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
 import { OutcomesService } from './outcomes.service';
 import { QualityService } from './quality.service';
+import { LabLimits } from '../lab/lab-limits';
+import { LabGate, LabPool } from '../lab/lab-pool';
 
 /**
  * The per-day and per-hour rollup of the quality report against the labels it counts, in a real PostgreSQL with the runner's
@@ -46,7 +48,7 @@ beforeAll(async () => {
   db = database.dataSource;
   const versions = new VersionCache(db);
   outcomes = new OutcomesService(db, versions);
-  quality = new QualityService(db, versions);
+  quality = new QualityService(db, versions, new LabLimits(db), new LabPool(1), new LabGate(1));
   for (const [id, workspace] of [
     ['dec_r', 'ws_r'],
     ['dec_gone', 'ws_gone'],
@@ -246,5 +248,7 @@ const runnerConfig: DecisionRunnerConfig = {
   secretsKeyIsDev: true,
   redisUrl: null,
   billingLeases: false,
+  labWorkers: 1,
+  labDbConnections: 1,
 };
 const silent = createLogger('decision-runner', 'silent');

@@ -366,7 +366,10 @@ export class AppController {
   @Post('workspaces/:ws/decisions/:id/calibration')
   @WorkspaceRole('member', 'decisions:write')
   @HttpCode(200)
-  fitCalibration(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Body() body: unknown) {
-    return this.rpc.call(SUBJECTS.runner.fitCalibration, { workspaceId: ws, decisionId: id, version: objectBody(body).version }, { requestId });
+  async fitCalibration(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Body() body: unknown) {
+    const version = objectBody(body).version;
+    // The daily cap of fits is the plan's.
+    const account = await this.rpc.call(SUBJECTS.billing.account, { workspaceId: ws }, { requestId });
+    return this.rpc.call(SUBJECTS.runner.fitCalibration, { workspaceId: ws, decisionId: id, version, plan: account.plan.name }, { requestId });
   }
 }
