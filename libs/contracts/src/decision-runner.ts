@@ -382,10 +382,9 @@ export interface QualityReportRequest extends DecisionRef {
   to: unknown;
 }
 
-/** The calibration fit: `version` is the deployed version whose outcomes are fitted; `plan` is the workspace's plan name (its daily cap of fits). */
+/** The calibration fit: `version` is the deployed version whose outcomes are fitted. */
 export interface FitCalibrationRequest extends DecisionRef {
   version: unknown;
-  plan: string;
 }
 
 /** Starts a shadow, or changes the rate of the one running: `version` absent deploys the draft as the shadow. */

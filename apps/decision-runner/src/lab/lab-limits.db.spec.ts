@@ -1,5 +1,7 @@
 import { DataSource } from 'typeorm';
+import { SUBJECTS } from '@ds/contracts';
 import { fitDailyCap, normalizeSchema } from '@ds/decision-schema';
+import { RpcClient } from '@ds/platform';
 import { decisionRunner } from '../main';
 import { VersionCache } from '../decisions/version-cache';
 import { QualityService } from '../quality/quality.service';
@@ -13,6 +15,16 @@ let database: MigratedDatabase;
 let db: DataSource;
 let limits: LabLimits;
 let quality: QualityService;
+/** The plan the ledger answers for every workspace; the ledger's own tests cover the ledger. */
+let plan = 'genesis';
+let planLookups = 0;
+const ledger = {
+  call: async (subject: string) => {
+    expect(subject).toBe(SUBJECTS.billing.account);
+    planLookups++;
+    return { plan: { name: plan } };
+  },
+} as unknown as RpcClient;
 
 const schema = normalizeSchema({
   state: { type: 'text' },
@@ -24,7 +36,7 @@ beforeAll(async () => {
   database = await migratedDatabase('runner_lab_limits', decisionRunner.database, 8);
   db = database.dataSource;
   limits = new LabLimits(db);
-  quality = new QualityService(db, new VersionCache(db), limits, new LabPool(1), new LabGate(1));
+  quality = new QualityService(db, ledger, new VersionCache(db), limits, new LabPool(1), new LabGate(1));
   await db.query(
     `INSERT INTO decisions (id, workspace_id, slug, name, draft_schema, revision, active_version, endpoint_enabled) VALUES ('dec_f', 'ws_f', 'f', 'F', $1, 1, 1, true)`,
     [schema],
@@ -44,7 +56,7 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const fit = (workspaceId = 'ws_f', plan = 'genesis') => quality.fit({ workspaceId, decisionId: 'dec_f', version: 1, plan });
+const fit = (workspaceId = 'ws_f') => quality.fit({ workspaceId, decisionId: 'dec_f', version: 1 });
 const used = async (workspaceId: string) =>
   ((await db.query(`SELECT coalesce(sum(used), 0)::int AS used FROM lab_budgets WHERE workspace_id = $1`, [workspaceId])) as Array<{ used: number }>)[0]!.used;
 
@@ -89,12 +101,18 @@ describe('a calibration fit', () => {
     expect(await db.query(`SELECT 1 FROM lab_turns WHERE workspace_id = 'ws_f'`)).toEqual([]);
   });
 
-  it('is refused with CONFLICT while another fit of the workspace holds the turn, spending nothing', async () => {
+  it('is refused with CONFLICT while another replica’s fit of the workspace holds the turn, spending nothing', async () => {
     const holder = (await limits.takeTurn('ws_f', 'fit', 60))!;
-    const before = await used('ws_f');
+    const before = [await used('ws_f'), planLookups];
     await expect(fit()).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/fit of this workspace is running/) });
-    expect(await used('ws_f')).toBe(before);
+    expect([await used('ws_f'), planLookups]).toEqual(before);
     await limits.endTurn('ws_f', 'fit', holder);
+  });
+
+  it('is refused with CONFLICT while a fit of the workspace runs in this process, and the first completes', async () => {
+    const first = fit();
+    await expect(fit()).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(first).resolves.toMatchObject({ version: 1 });
   });
 
   it('is refused with RATE_LIMITED and a Retry-After past the plan’s daily cap, and ends its turn', async () => {
@@ -106,14 +124,15 @@ describe('a calibration fit', () => {
     expect(retryAfter).toBeLessThanOrEqual(86_400);
     expect(await db.query(`SELECT 1 FROM lab_turns WHERE workspace_id = 'ws_f'`)).toEqual([]);
     // A larger plan's cap is not spent yet.
-    await expect(fit('ws_f', 'developer')).resolves.toMatchObject({ version: 1 });
+    plan = 'developer';
+    await expect(fit()).resolves.toMatchObject({ version: 1 });
   });
 
   it('spends nothing when the caller’s request or draft is refused', async () => {
     await db.query(`UPDATE decisions SET draft_schema = '{"questions": 3}' WHERE id = 'dec_f'`);
     const before = await used('ws_f');
     await expect(fit()).rejects.toMatchObject({ code: 'INVALID_SCHEMA' });
-    await expect(quality.fit({ workspaceId: 'ws_f', decisionId: 'dec_f', version: 9, plan: 'developer' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(quality.fit({ workspaceId: 'ws_f', decisionId: 'dec_f', version: 9 })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     expect(await used('ws_f')).toBe(before);
     expect(await db.query(`SELECT 1 FROM lab_turns WHERE workspace_id = 'ws_f'`)).toEqual([]);
   });

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { createLogger } from '@ds/platform';
+import { createLogger, RpcClient } from '@ds/platform';
 import { singleKeyring } from '@ds/sealing';
 import { normalizeSchema, QualityCell } from '@ds/decision-schema';
 import { DecisionRunnerConfig, DEV_RUNNER_SECRETS_KEY } from '../config';
@@ -12,6 +12,13 @@ import { OutcomesService } from './outcomes.service';
 import { QualityService } from './quality.service';
 import { LabLimits } from '../lab/lab-limits';
 import { LabGate, LabPool } from '../lab/lab-pool';
+
+/** Only the report is read here; a fit would ask the ledger for the plan. */
+const NO_LEDGER = {
+  call: async () => {
+    throw new Error('no ledger here');
+  },
+} as unknown as RpcClient;
 
 /**
  * The per-day and per-hour rollup of the quality report against the labels it counts, in a real PostgreSQL with the runner's
@@ -48,7 +55,7 @@ beforeAll(async () => {
   db = database.dataSource;
   const versions = new VersionCache(db);
   outcomes = new OutcomesService(db, versions);
-  quality = new QualityService(db, versions, new LabLimits(db), new LabPool(1), new LabGate(1));
+  quality = new QualityService(db, NO_LEDGER, versions, new LabLimits(db), new LabPool(1), new LabGate(1));
   for (const [id, workspace] of [
     ['dec_r', 'ws_r'],
     ['dec_gone', 'ws_gone'],

@@ -1,7 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { DecisionRef, EXECUTION_SOURCES, FitCalibrationRequest, QualityReportRequest, ServiceError, ValidationIssue } from '@ds/contracts';
+import { DecisionRef, EXECUTION_SOURCES, FitCalibrationRequest, QualityReportRequest, ServiceError, SUBJECTS, ValidationIssue } from '@ds/contracts';
 import {
   Calibration,
   CalibrationFit,
@@ -16,7 +16,7 @@ import {
   secondsUntilNextUtcDay,
   validateSchema,
 } from '@ds/decision-schema';
-import { rowsReturned } from '@ds/platform';
+import { PLATFORM, RpcClient, rowsReturned } from '@ds/platform';
 import { DecisionEntity } from '../entities';
 import { VersionCache } from '../decisions/version-cache';
 import { LabLimits } from '../lab/lab-limits';
@@ -80,8 +80,12 @@ const LIVE_SOURCES = EXECUTION_SOURCES.map((source) => `'${source}'`).join(', ')
 
 @Injectable()
 export class QualityService {
+  /** Workspaces with a fit running in this process. */
+  private readonly fitting = new Set<string>();
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
+    @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
     private readonly versions: VersionCache,
     private readonly limits: LabLimits,
     private readonly pool: LabPool,
@@ -121,24 +125,31 @@ export class QualityService {
    * Fits each question of `version` with enough outcomes, per confidence source, and writes the maps into the
    * draft (a new revision). Questions the draft no longer has in the same form keep no map and are listed.
    *
-   * Everything the caller can get wrong is checked first; then the workspace's turn (409 while another fit of the
-   * workspace runs) and its daily budget (429), before any labelled execution is read. The rows arrive as one text
+   * The request is checked first; then the workspace's turn (409 while another fit of the workspace runs: a
+   * statement, nothing parsed), the draft, and the daily budget (429), before any labelled execution is read. The rows arrive as one text
    * value and are parsed, sampled and fitted on a lab thread.
    */
   async fit(request: FitCalibrationRequest): Promise<Record<string, unknown>> {
+    // A workspace with a fit running in this process is refused before any I/O: a loop of refused fits costs next to nothing.
+    if (this.fitting.has(request.workspaceId)) throw fitRunning();
     const decision = await this.find(request);
     const issues: ValidationIssue[] = [];
     const version = versionNumber(request.version, issues);
     if (version === null) issues.push({ path: 'version', message: 'is required' });
     if (issues.length > 0 || version === null) throw new ServiceError('INVALID_REQUEST', 'The calibration request is not valid.', issues);
     const schema = await this.version(decision, version);
-    const draft = validateSchema(decision.draftSchema);
-    if (!draft.valid) throw new ServiceError('INVALID_SCHEMA', 'The draft is not valid; fix it before fitting a calibration into it.', draft.issues);
 
+    // The turn in PostgreSQL holds across replicas.
     const turn = await this.limits.takeTurn(request.workspaceId, 'fit', FIT_LEASE_SECONDS);
-    if (turn === null) throw new ServiceError('CONFLICT', 'A calibration fit of this workspace is running; try again when it has finished.');
+    if (turn === null) throw fitRunning();
+    this.fitting.add(request.workspaceId);
     try {
-      const cap = fitDailyCap(String(request.plan));
+      // Checked before the budget: a draft the caller must fix first spends no fit.
+      const draft = validateSchema(decision.draftSchema);
+      if (!draft.valid) throw new ServiceError('INVALID_SCHEMA', 'The draft is not valid; fix it before fitting a calibration into it.', draft.issues);
+      // The plan is asked for only now, so that a refused fit never costs the ledger a call.
+      const account = await this.rpc.call(SUBJECTS.billing.account, { workspaceId: request.workspaceId });
+      const cap = fitDailyCap(account.plan.name);
       if (!(await this.limits.spend(request.workspaceId, 'fit', cap))) {
         const retryAfter = secondsUntilNextUtcDay(new Date());
         throw new ServiceError('RATE_LIMITED', `This plan allows ${cap} calibration fits a day; retry after ${retryAfter} seconds.`, { retryAfter });
@@ -154,6 +165,7 @@ export class QualityService {
       const revision = fit.fitted.length > 0 ? await this.saveCalibration(decision, draft.schema, fit.calibration) : decision.revision;
       return { version, revision, fitted: fit.fitted, not_fitted: fit.not_fitted };
     } finally {
+      this.fitting.delete(request.workspaceId);
       await this.limits.endTurn(request.workspaceId, 'fit', turn);
     }
   }
@@ -202,6 +214,10 @@ export class QualityService {
     if (version > newest) throw new ServiceError('NOT_FOUND', `The decision has no version ${version}.`);
     return this.versions.get(decision.id, version);
   }
+}
+
+function fitRunning(): ServiceError {
+  return new ServiceError('CONFLICT', 'A calibration fit of this workspace is running; try again when it has finished.');
 }
 
 /** A version query parameter or body field: a positive integer, or absent (null). */
