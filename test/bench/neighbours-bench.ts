@@ -1,3 +1,4 @@
+import { fork } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { Client } from 'pg';
 import { startOwnCluster } from '../e2e/support/cluster';
@@ -11,8 +12,8 @@ import { intEnv, percentile, say } from './bench-support';
  * live executions with distributions and outcomes, written straight into the runner's table. Workspace B's live
  * runs are then timed, BENCH_CLIENTS (2) at a time, in phases of BENCH_PHASE_S (15) seconds that alternate:
  * B alone, then B while BENCH_LOOPS (16) loops in A each ask for a fit, wait for its answer and ask again (refused
- * ones too), BENCH_ROUNDS (2) times. Alternating keeps a machine shared with other work from favouring either
- * side. Prints B's p50 and p95 alone and under the loops, their ratio, B's failures, and A's fits done and refused.
+ * ones too), BENCH_ROUNDS (2) times; the loops run in a process of their own, as another client would. Alternating
+ * keeps a machine shared with other work from favouring either side. Prints B's p50 and p95 alone and under the loops, their ratio, B's failures, and A's fits done and refused.
  */
 
 const OUTCOMES = intEnv('BENCH_OUTCOMES', 3_001);
@@ -126,6 +127,34 @@ async function liveRuns(base: string, b: Workspace, seconds: number): Promise<Ph
   return figures;
 }
 
+/**
+ * A's loops in a process of their own, as another client machine would be: B's timings are then never delayed by
+ * this process reading A's answers. Answers the counts by status once told to stop.
+ */
+function loopsElsewhere(base: string, a: Workspace): { stop: () => Promise<Map<number, number>> } {
+  const child = fork(__filename, ['--loops'], { env: { ...process.env, BENCH_LOOPS_TARGET: JSON.stringify({ base, a }) } });
+  const counted = new Promise<Map<number, number>>((resolve, reject) => {
+    child.once('message', (counts: Array<[number, number]>) => resolve(new Map(counts)));
+    child.once('exit', (code) => reject(new Error(`the loops exited with ${code} before answering`)));
+  });
+  counted.catch(() => undefined);
+  return {
+    stop: async () => {
+      child.send('stop');
+      return counted;
+    },
+  };
+}
+
+/** `neighbours-bench.js --loops`: runs A's loops until the parent says stop, then sends it the counts. */
+async function loopsMain(): Promise<void> {
+  const { base, a } = JSON.parse(process.env.BENCH_LOOPS_TARGET!) as { base: string; a: Workspace };
+  let stopped = false;
+  process.on('message', () => (stopped = true));
+  const counts = await fitLoops(base, a, () => stopped);
+  process.send!([...counts], () => process.exit(0));
+}
+
 /** LOOPS loops in A, each asking for a fit and waiting for its answer, until `stop` says so; counts answers by status. */
 function fitLoops(base: string, a: Workspace, stop: () => boolean): Promise<Map<number, number>> {
   const statuses = new Map<number, number>();
@@ -191,13 +220,11 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       const quiet = await liveRuns(base, b, PHASE_S);
       say(`  ${describe(`round ${round}: B alone`, quiet)}`);
-      let stopped = false;
-      const loops = fitLoops(base, a, () => stopped);
-      // The loops' first fits are under way before B is timed.
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const loops = loopsElsewhere(base, a);
+      // The loops' process has started and its first fits are under way before B is timed.
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
       const busy = await liveRuns(base, b, PHASE_S);
-      stopped = true;
-      const answered = await loops;
+      const answered = await loops.stop();
       say(`  ${describe(`round ${round}: B + A's fits`, busy)}  A: ${[...answered].map(([status, count]) => `${count}×${status}`).join(', ')}`);
       alone.latencies.push(...quiet.latencies);
       merge(alone.statuses, quiet.statuses);
@@ -225,7 +252,7 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
+(process.argv.includes('--loops') ? loopsMain() : main()).catch((error: unknown) => {
   say(`bench:neighbours failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   process.exitCode = 1;
 });
