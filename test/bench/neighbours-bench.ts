@@ -225,7 +225,7 @@ async function main(): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 2_000));
       const busy = await liveRuns(base, b, PHASE_S);
       const answered = await loops.stop();
-      say(`  ${describe(`round ${round}: B + A's fits`, busy)}  A: ${[...answered].map(([status, count]) => `${count}×${status}`).join(', ')}`);
+      say(`  ${describe(`round ${round}: B + A's loops`, busy)}  A: ${[...answered].map(([status, count]) => `${count}×${status}`).join(', ')}`);
       alone.latencies.push(...quiet.latencies);
       merge(alone.statuses, quiet.statuses);
       loaded.latencies.push(...busy.latencies);
@@ -240,13 +240,13 @@ async function main(): Promise<void> {
     const failures = (figures: PhaseFigures) => figures.latencies.length - (figures.statuses.get(200) ?? 0);
     say('');
     say(describe('B alone, all rounds', alone));
-    say(describe("B + A's fits, all rounds", loaded));
+    say(describe(`B + A's ${LOOP_KIND} loops`, loaded));
     say(`p50 under the loops / p50 alone: ${(p50(loaded) / p50(alone)).toFixed(2)} (target at most 1.25)`);
     say(
       `B's failures: ${failures(alone)} alone, ${failures(loaded)} under the loops; statuses under the loops: ${JSON.stringify(Object.fromEntries(loaded.statuses))}`,
     );
     const refused = [...fits].filter(([status]) => status !== 200).reduce((sum, [, count]) => sum + count, 0);
-    say(`A's fits: ${fits.get(200) ?? 0} done, ${refused} refused (${[...fits].map(([status, count]) => `${count}×${status}`).join(', ')})`);
+    say(`A's ${LOOP_KIND} requests: ${fits.get(200) ?? 0} done, ${refused} refused (${[...fits].map(([status, count]) => `${count}×${status}`).join(', ')})`);
   } finally {
     await own.stop();
   }
