@@ -37,6 +37,8 @@ const SHADOW_PAIRS = {
  */
 @Injectable()
 export class ShadowService {
+  private readonly comparing = new Map<string, Promise<ShadowComparison>>();
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly runnable: DecisionCache,
@@ -144,7 +146,20 @@ export class ShadowService {
     };
   }
 
-  private async comparison(decision: DecisionEntity, shadowVersion: number, since: Date): Promise<ShadowComparison> {
+  /**
+   * Reads of one comparison that arrive while it is being computed share it: a loop of reads costs one comparison
+   * at a time on the lab threads, and other workspaces' lab work does not queue behind copies of it.
+   */
+  private comparison(decision: DecisionEntity, shadowVersion: number, since: Date): Promise<ShadowComparison> {
+    const key = `${decision.id}:${decision.activeVersion}:${shadowVersion}:${since.getTime()}`;
+    const running = this.comparing.get(key);
+    if (running) return running;
+    const computed = this.compare(decision, shadowVersion, since).finally(() => this.comparing.delete(key));
+    this.comparing.set(key, computed);
+    return computed;
+  }
+
+  private async compare(decision: DecisionEntity, shadowVersion: number, since: Date): Promise<ShadowComparison> {
     const [live, shadow] = await Promise.all([
       decision.activeVersion === null ? Promise.resolve(null) : this.versions.get(decision.id, decision.activeVersion),
       this.versions.get(decision.id, shadowVersion),
