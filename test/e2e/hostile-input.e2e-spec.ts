@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { call, deployedDecision, expectError, newWorkspace, runDecision, triageSchema, Workspace } from './support/api';
+import { join } from 'node:path';
+import { call, createDecision, deployedDecision, expectError, newWorkspace, Reply, runDecision, triageSchema, uniqueMarker, Workspace } from './support/api';
+import { ROOT } from './support/cluster';
 
 /**
  * Input built to break the service rather than use it: each is refused at the edge with 400 INVALID_REQUEST
@@ -202,5 +205,80 @@ describe('hostile input at the HTTP edge', () => {
       });
     }
     await expectHealthy();
+  });
+});
+
+/** What no answer may name: the bus between the services, its limit, the database, byte counts of internal messages. */
+const INTERNALS = /NATS|max.?payload|1048576|1,048,576|PostgreSQL|TypeORM|QueryFailed|\d+ bytes; at most/i;
+
+/** A refusal of `total` issues as the caller gets it: 50 of them, the rest counted, a few kilobytes, nothing internal. */
+function expectSmallRefusal(reply: Reply, status: number, code: string, total: number): void {
+  expectError(reply, status, code);
+  expect(Buffer.byteLength(reply.text)).toBeLessThan(16 * 1024);
+  expect(reply.text).not.toMatch(INTERNALS);
+  expect(Object.keys(reply.body.error).sort()).toEqual(['code', 'details', 'message', 'request_id']);
+  expect(reply.body.error.details).toHaveLength(50);
+  for (const issue of reply.body.error.details) expect(Object.keys(issue).sort()).toEqual(['message', 'path']);
+  expect(reply.body.error.message).toMatch(new RegExp(`The first 50 issues are listed in details; ${(total - 50).toLocaleString('en-US')} more are not\\.$`));
+}
+
+/** The shared cluster's log lines (JSON, warn and above) of one request. */
+function logLinesOf(requestId: string): Array<{ level: string; msg: string; issues?: number }> {
+  return readFileSync(join(ROOT, '.data', 'e2e', 'shared.log'), 'utf8')
+    .split('\n')
+    .filter((line) => line.startsWith('{') && line.includes(requestId))
+    .map((line) => JSON.parse(line))
+    .filter((entry) => entry.request_id === requestId);
+}
+
+describe('errors that stay small whatever the input', () => {
+  let ws: Workspace;
+
+  beforeAll(async () => {
+    ws = await newWorkspace();
+    await deployedDecision(ws, 'small-errors', triageSchema());
+  });
+
+  it('an outcome naming 14,000 unknown questions is 400 with 50 issues and the count of the rest, logged as a warning', async () => {
+    const run = await runDecision(ws, 'small-errors', { message: 'hi' });
+    expect(run.status).toBe(200);
+    // About 110 KB; listed whole, the issues would be 1.3 MB, more than the services pass between them.
+    const answers = Object.fromEntries(Array.from({ length: 14_000 }, (_, i) => [i.toString(36), 0]));
+    const requestId = `small-errors.${uniqueMarker()}`;
+    const reply = await call('POST', `/v1/executions/${run.body.execution_id}/outcome`, {
+      token: ws.apiKey,
+      body: { answers },
+      headers: { 'x-request-id': requestId },
+    });
+    expectSmallRefusal(reply, 400, 'INVALID_REQUEST', 14_000);
+    expect(reply.body.error.details[0]).toEqual({ path: 'answers.0', message: 'is not a question of the version that answered this execution' });
+    // The log is written as the answer goes out; give it a moment to reach the file.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const lines = logLinesOf(requestId);
+    expect(lines).toContainEqual(expect.objectContaining({ level: 'warn', msg: 'refused a request with more issues than an error lists', issues: 14_000 }));
+    expect(lines.filter((line) => line.level === 'error' || line.level === 'fatal')).toEqual([]);
+  });
+
+  it('a key of 100 KB is not echoed whole: its path is cut to 200 characters', async () => {
+    const run = await runDecision(ws, 'small-errors', { message: 'hi' });
+    const reply = await call('POST', `/v1/executions/${run.body.execution_id}/outcome`, {
+      token: ws.apiKey,
+      body: { answers: { ['k'.repeat(100_000)]: 'x' } },
+    });
+    expectError(reply, 400, 'INVALID_REQUEST');
+    expect(reply.body.error.details).toHaveLength(1);
+    expect(reply.body.error.details[0].path).toHaveLength(200);
+    expect(reply.body.error.details[0].path).toMatch(/^answers\.k+…$/);
+    expect(Buffer.byteLength(reply.text)).toBeLessThan(2 * 1024);
+  });
+
+  it('a draft of 40,000 empty questions is 422 INVALID_SCHEMA with 50 issues and the count of the rest, and the draft is unchanged', async () => {
+    const { id } = await createDecision(ws, 'many-questions', triageSchema());
+    const draft = `/app/v1/workspaces/${ws.workspaceId}/decisions/${id}/draft`;
+    const reply = await call('PUT', draft, { token: ws.session, body: { revision: 1, schema: { questions: Array.from({ length: 40_000 }, () => ({})) } } });
+    expectSmallRefusal(reply, 422, 'INVALID_SCHEMA', 120_003);
+    const saved = await call('PUT', draft, { token: ws.session, body: { revision: 1, schema: triageSchema() } });
+    expect(saved.status).toBe(200);
+    expect(saved.body.revision).toBe(2);
   });
 });

@@ -22,6 +22,7 @@ let handled = 0;
 const PROBE = {
   echoSize: rpcSubject<{ size: number; padding?: string }, { text: string }>('probe.echo-size'),
   slow: rpcSubject<{ ms: number }, { done: true }>('probe.slow'),
+  refuse: rpcSubject<{ issues: number }, never>('probe.refuse'),
 };
 
 @Controller()
@@ -30,6 +31,14 @@ class ProbeHandlers {
   echoSize(@Payload() request: { size: number }) {
     handled++;
     return { text: 'x'.repeat(request.size) };
+  }
+
+  /** A validation that finds an issue per key of a large body, as an outcome of thousands of unknown answers does. */
+  @MessagePattern('probe.refuse')
+  refuse(@Payload() request: { issues: number }) {
+    handled++;
+    const issues = Array.from({ length: request.issues }, (_, i) => ({ path: `answers.k${i}`, message: 'is not a question of the version' }));
+    throw new ServiceError('INVALID_REQUEST', 'The outcome does not fit.', issues);
   }
 
   @MessagePattern('probe.slow')
@@ -86,6 +95,8 @@ describe('the NATS transport, on a server that carries at most 64 KB', () => {
     const oversize = rpc.call(PROBE.echoSize, { size: MAX_PAYLOAD * 2 });
     await expect(oversize).rejects.toBeInstanceOf(ServiceError);
     await expect(oversize).rejects.toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringMatching(/too large to send/) });
+    // The log names the limit; the answer names neither the bus nor a number.
+    expect(((await oversize.catch((error: unknown) => error)) as Error).message).not.toMatch(/NATS|\d/);
     expect(logLines).toContainEqual(
       expect.objectContaining({ msg: expect.stringMatching(/larger than NATS carries/), subject: 'probe.echo-size', max_payload: MAX_PAYLOAD }),
     );
@@ -95,8 +106,24 @@ describe('the NATS transport, on a server that carries at most 64 KB', () => {
   it('refuses a request NATS cannot carry before publishing it', async () => {
     const before = handled;
     await expect(rpc.call(PROBE.echoSize, { size: 1, padding: 'p'.repeat(MAX_PAYLOAD) })).rejects.toBeInstanceOf(RequestTooLarge);
-    await expect(rpc.call(PROBE.echoSize, { size: 1, padding: 'p'.repeat(MAX_PAYLOAD) })).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE', status: 413 });
+    const refused = (await rpc.call(PROBE.echoSize, { size: 1, padding: 'p'.repeat(MAX_PAYLOAD) }).catch((error: unknown) => error)) as ServiceError;
+    expect(refused).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', status: 413 });
+    expect(refused.message).not.toMatch(/NATS|\d/);
     expect(handled).toBe(before);
+  });
+
+  it('carries a refusal of 14,000 issues as 50 of them and the count of the rest, logged as a warning, not an error', async () => {
+    const before = logLines.length;
+    const refused = (await rpc.call(PROBE.refuse, { issues: 14_000 }).catch((error: unknown) => error)) as ServiceError;
+    expect(refused).toMatchObject({
+      code: 'INVALID_REQUEST',
+      status: 400,
+      message: 'The outcome does not fit. The first 50 issues are listed in details; 13,950 more are not.',
+    });
+    expect(refused.details).toHaveLength(50);
+    const lines = logLines.slice(before);
+    expect(lines).toContainEqual(expect.objectContaining({ level: 40, msg: 'refused a request with more issues than an error lists', issues: 14_000 }));
+    expect(lines.filter((line) => (line.level as number) >= 50)).toEqual([]);
   });
 
   it('reports a call that timed out as an unknown outcome, with no subject in its message', async () => {

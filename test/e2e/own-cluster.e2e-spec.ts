@@ -81,6 +81,7 @@ describe('a cluster of its own', () => {
     const reply = await api('POST', '/v1/decisions/oversize-answer', { token: key, body: { state: { message: 'x'.repeat(7_000) } } });
     expect({ status: reply.status, code: reply.body.error?.code }).toEqual({ status: 400, code: 'INVALID_REQUEST' });
     expect(reply.body.error.message).toMatch(/too large to send/);
+    expect(reply.body.error.message).not.toMatch(/NATS|bytes|\d/);
     const executions = await api('GET', '/v1/executions', { token: key });
     expect(executions.body.data.map((execution: { status: string }) => execution.status)).toEqual(['error']);
     const me = await api('GET', '/v1/me', { token: key });

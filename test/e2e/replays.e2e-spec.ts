@@ -12,6 +12,8 @@ const ADMIN_TOKEN = 'replays-admin-token-0123456789';
 const EXECUTIONS = 200;
 /** Each engine answer takes this long, so that a replay of 200 is still running when the test acts on it. */
 const ENGINE_DELAY_MS = 40;
+/** Slow enough that a cancel lands while the replay's engine calls are in flight. */
+const SLOW_ENGINE_DELAY_MS = 3_000;
 
 let own: OwnCluster;
 let cluster: Cluster;
@@ -65,20 +67,7 @@ async function decisionWithHistory(): Promise<Setup> {
   const decisionId = created.body.id;
   expect((await api('POST', `/app/v1/workspaces/${ws}/decisions/${decisionId}/deploy`, { token: session })).status).toBe(201);
 
-  for (let i = 0; i < EXECUTIONS; i++) {
-    const answers = {
-      intent: { refund: 0.9, exchange: 0.1, other: 0 },
-      urgency: { calm: 0, annoyed: 1, furious: 0 },
-      fraud: { yes: fraudOf(i), no: 1 - fraudOf(i) },
-    };
-    const scripted = await call(
-      'POST',
-      '/_sim/scripts',
-      { body: { match: message(marker, i), steps: [{ answers, delayMs: ENGINE_DELAY_MS }], repeat: true } },
-      own.simulator.url,
-    );
-    expect(scripted.status).toBe(201);
-  }
+  await scriptAnswers(marker, ENGINE_DELAY_MS);
   for (let start = 0; start < EXECUTIONS; start += 20) {
     const runs = await Promise.all(
       Array.from({ length: 20 }, (_, k) => api('POST', '/v1/decisions/triage', { token: apiKey, body: { state: { message: message(marker, start + k) } } })),
@@ -91,6 +80,21 @@ async function decisionWithHistory(): Promise<Setup> {
   });
   expect(saved.status).toBe(200);
   return { session, ws, decisionId, marker, base: `/app/v1/workspaces/${ws}/decisions/${decisionId}/replays` };
+}
+
+/** The engine's answer to each of the 200 states, after `delayMs`; a later call replaces the earlier scripts' delay. */
+async function scriptAnswers(marker: string, delayMs: number): Promise<void> {
+  const scripted = await Promise.all(
+    Array.from({ length: EXECUTIONS }, (_, i) => {
+      const answers = {
+        intent: { refund: 0.9, exchange: 0.1, other: 0 },
+        urgency: { calm: 0, annoyed: 1, furious: 0 },
+        fraud: { yes: fraudOf(i), no: 1 - fraudOf(i) },
+      };
+      return call('POST', '/_sim/scripts', { body: { match: message(marker, i), steps: [{ answers, delayMs }], repeat: true } }, own.simulator.url);
+    }),
+  );
+  expect(scripted.map((reply) => reply.status)).toEqual(Array(EXECUTIONS).fill(201));
 }
 
 async function finished(setup: Setup, id: string): Promise<Reply> {
@@ -173,7 +177,7 @@ describe('replays', () => {
 
     const done = await finished(setup, id);
     expect(done.body.status).toBe('completed');
-    expect(done.body.progress).toEqual({ total: EXECUTIONS, done: EXECUTIONS, failed: 0, cancelled: 0, pending: 0 });
+    expect(done.body.progress).toEqual({ total: EXECUTIONS, done: EXECUTIONS, failed: 0, cancelled: 0, pending: 0, running: 0 });
     expect(done.body.result).toEqual({ ...EXPECTED_RESULT, accuracy: { labelled: 6, old: 2 / 6, new: 1 } });
 
     // Each past execution has exactly one replay recorded, and it is the one its item names.
@@ -227,29 +231,45 @@ describe('replays', () => {
     expect(account.body.account.usage.used).toBe(EXECUTIONS);
   }, 300_000);
 
-  it('cancels: nothing more runs, the result counts what ran; bad requests and other workspaces are refused', async () => {
+  it('cancels: calls in flight finish, are recorded and count against the cap; nothing more runs; bad requests and other workspaces are refused', async () => {
     const setup = await decisionWithHistory();
     const started = await api('POST', setup.base, { token: setup.session, body: { version: 1, last: EXECUTIONS } });
     expect(started.status).toBe(201);
     const id = started.body.id;
     await waitFor(async () => (await api('GET', `${setup.base}/${id}`, { token: setup.session })).body.progress.done >= 4, 60_000, 'a few replayed');
+    // From here each engine call takes 3 s: once the fast calls still in flight are over, the cancel lands mid-call.
+    await scriptAnswers(setup.marker, SLOW_ENGINE_DELAY_MS);
+    await new Promise((done) => setTimeout(done, 500));
     const cancelled = await api('POST', `${setup.base}/${id}/cancel`, { token: setup.session });
     expect(cancelled.status).toBe(200);
     expect(cancelled.body.status).toBe('cancelled');
-    const ranAtCancel = cancelled.body.progress.done;
-    expect(cancelled.body.progress.cancelled).toBe(EXECUTIONS - ranAtCancel);
+    const { done: ranAtCancel, running: inFlight } = cancelled.body.progress;
+    expect(inFlight).toBeGreaterThan(0);
+    expect(cancelled.body.progress.cancelled).toBe(EXECUTIONS - ranAtCancel - inFlight);
+    expect(cancelled.body.progress.pending).toBe(0);
+
+    // The calls in flight finish and are recorded; nothing else runs.
+    await waitFor(async () => (await api('GET', `${setup.base}/${id}`, { token: setup.session })).body.progress.running === 0, 30_000, 'calls in flight over');
     await new Promise((done) => setTimeout(done, 1_000));
+    const spent = ranAtCancel + inFlight;
     const later = await api('GET', `${setup.base}/${id}`, { token: setup.session });
-    expect(later.body.progress).toEqual(cancelled.body.progress);
+    expect(later.body.status).toBe('cancelled');
+    expect(later.body.progress).toEqual({ ...cancelled.body.progress, done: spent, running: 0 });
     // Version 1 against its own history agrees with itself.
     expect(later.body.result.action.agreement).toBe(1);
-    expect(later.body.result.compared).toBe(ranAtCancel);
+    expect(later.body.result.compared).toBe(spent);
     expect(later.body.result.accuracy).toEqual({ labelled: 0, old: null, new: null });
     const recorded = await database((db) =>
       db.query(`SELECT count(*)::int AS n FROM decision_runner.executions WHERE workspace_id = $1 AND source = 'replay'`, [setup.ws]),
     );
-    expect(recorded.rows[0].n).toBe(ranAtCancel);
-    expect((await api('POST', `${setup.base}/${id}/cancel`, { token: setup.session })).body.progress).toEqual(cancelled.body.progress);
+    expect(recorded.rows[0].n).toBe(spent);
+    const rolledUp = await database((db) =>
+      db.query(`SELECT sum(runs)::int AS runs FROM decision_runner.execution_rollup_totals WHERE workspace_id = $1 AND source = 'replay' AND grain = 60`, [
+        setup.ws,
+      ]),
+    );
+    expect(rolledUp.rows[0].runs).toBe(spent);
+    expect((await api('POST', `${setup.base}/${id}/cancel`, { token: setup.session })).body.progress).toEqual(later.body.progress);
 
     const listed = await api('GET', setup.base, { token: setup.session });
     expect(listed.body.data.map((replay: { id: string }) => replay.id)).toEqual([id]);
@@ -265,23 +285,28 @@ describe('replays', () => {
     const badPage = await api('GET', `${setup.base}/${id}/executions?limit=201`, { token: setup.session });
     expect(badPage.status).toBe(400);
 
-    // The daily cap: on genesis, 1,000 replayed executions a day; what the cancelled replay ran counts, the rest not.
+    // The daily cap: on genesis, 1,000 replayed executions a day; what the cancelled replay ran counts, the calls in
+    // flight at the cancel included, the rest not.
     const genesis = await api('PUT', `/admin/v1/workspaces/${setup.ws}/plan`, {
       token: ADMIN_TOKEN,
       body: { plan: 'genesis', overrides: { rate_limit_per_minute: 1_000_000 } },
     });
     expect(genesis.status).toBe(200);
-    // 4 × 200 more fit beside the few the cancelled replay ran; a fifth 200 would pass 1,000.
+    // 4 × 200 more fit beside what the cancelled replay spent; then exactly 200 - spent are left.
     const more: string[] = [];
     for (let k = 0; k < 4; k++) {
       const fits = await api('POST', setup.base, { token: setup.session, body: { version: 1, last: EXECUTIONS } });
       expect(fits.status).toBe(201);
       more.push(fits.body.id);
     }
-    const capped = await api('POST', setup.base, { token: setup.session, body: { version: 1, last: EXECUTIONS } });
+    const capped = await api('POST', setup.base, { token: setup.session, body: { version: 1, last: EXECUTIONS - spent + 1 } });
     expect(capped.status).toBe(429);
     expect(capped.body.error.code).toBe('RATE_LIMITED');
+    expect(capped.body.error.message).toContain(`${EXECUTIONS - spent} are left`);
     expect(Number(capped.headers.get('retry-after'))).toBeGreaterThan(0);
+    const last = await api('POST', setup.base, { token: setup.session, body: { version: 1, last: EXECUTIONS - spent } });
+    expect(last.status).toBe(201);
+    more.push(last.body.id);
     for (const other of more) expect((await api('POST', `${setup.base}/${other}/cancel`, { token: setup.session })).status).toBe(200);
 
     // Another workspace's replay is not found, even by its own admin under their workspace.

@@ -22,6 +22,7 @@ import { RollupShards1796230000000 } from './migrations/1796230000000-rollup-sha
 import { LabLimits1796240381000 } from './migrations/1796240381000-lab-limits';
 import { LabGate, LabPool } from './lab/lab-pool';
 import { LabLimits } from './lab/lab-limits';
+import { LiveQualityLabels1796240000000 } from './migrations/1796240000000-live-quality-labels';
 import { ExecutionRetention1764400000000 } from './migrations/1764400000000-execution-retention';
 import { DecisionHooks1795448775114 } from './migrations/1795448775114-decision-hooks';
 import { SealedHookSecrets1795600000001 } from './migrations/1795600000001-sealed-hook-secrets';
@@ -29,6 +30,7 @@ import { PlaygroundReservations1796031470523 } from './migrations/1796031470523-
 import { ExecutionTraces1796041729301 } from './migrations/1796041729301-execution-traces';
 import { VersionHistory1796041729302 } from './migrations/1796041729302-version-history';
 import { Replays1796058314159 } from './migrations/1796058314159-replays';
+import { ReplayClaims1796318420000 } from './migrations/1796318420000-replay-claims';
 import { ExecutionOutcomes1796012873514 } from './migrations/1796012873514-execution-outcomes';
 import { ExecutionLeases1796100000000 } from './migrations/1796100000000-execution-leases';
 import { ExecutionRollups1796031415926 } from './migrations/1796031415926-execution-rollups';
@@ -72,7 +74,9 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       DeployNotes1796110000000,
       QualityRollups1796120000000,
       RollupShards1796230000000,
+      LiveQualityLabels1796240000000,
       LabLimits1796240381000,
+      ReplayClaims1796318420000,
     ],
   },
   readConfig: readDecisionRunnerConfig,

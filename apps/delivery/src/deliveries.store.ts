@@ -229,7 +229,7 @@ export class DeliveriesStore {
     };
   }
 
-  /** One delivery with the request it sends and what each attempt's receiver answered. */
+  /** One delivery with the request it sends and what each attempt's receiver answered, bodies included. */
   async get(workspaceId: string, deliveryId: string): Promise<DeliveryDetailView | null> {
     const rows = (await this.db.query(`SELECT * FROM deliveries WHERE id = $1 AND workspace_id = $2`, [deliveryId, workspaceId])) as DeliveryRow[];
     const [row] = rows;
@@ -238,7 +238,13 @@ export class DeliveriesStore {
     const [view] = await this.withAttempts(rows, true);
     return {
       ...view!,
-      request: { method: row.method, headers: shownRequestHeaders({ deliveryId: row.id, destinationHeaders: row.headers }), body: row.body },
+      bodies_shown: true,
+      request: {
+        method: row.method,
+        headers: shownRequestHeaders({ deliveryId: row.id, destinationHeaders: row.headers }),
+        body: row.body,
+        body_bytes: Buffer.byteLength(row.body),
+      },
       attempts: view!.attempts as DeliveryAttemptDetailView[],
     };
   }
@@ -328,7 +334,12 @@ export class DeliveriesStore {
           ? {
               ...view,
               response: answered
-                ? { content_type: attempt.response_content_type ?? null, body: attempt.response_body!, truncated: attempt.response_truncated === true }
+                ? {
+                    content_type: attempt.response_content_type ?? null,
+                    body: attempt.response_body!,
+                    body_bytes: Buffer.byteLength(attempt.response_body!),
+                    truncated: attempt.response_truncated === true,
+                  }
                 : null,
             }
           : view,

@@ -7,6 +7,7 @@ import { REDACTED } from '@ds/webhooks';
 import { DeliveryConfig } from './config';
 import { DeliveriesStore } from './deliveries.store';
 import { makeAttempt } from './delivery-worker';
+import { DeliveryHandlers } from './delivery.handlers';
 import { delivery } from './main';
 import { DeliveryPurge } from './purge';
 import { Sender } from './sender';
@@ -43,6 +44,20 @@ afterAll(async () => {
   await database?.drop();
 });
 
+/** The spellings a careless receiver echoes a value in (JSON strings, `\/` and `\u` escapes, come from the body it writes). */
+function echoedSpellings(value: string): Record<string, string> {
+  return {
+    plain: value,
+    url: encodeURIComponent(value),
+    form: new URLSearchParams({ v: value }).toString().slice(2),
+    base64: Buffer.from(value).toString('base64'),
+    base64url: Buffer.from(value).toString('base64url'),
+    upper: value.toUpperCase(),
+    first: value.slice(0, Math.ceil(value.length / 2)),
+    second: value.slice(Math.ceil(value.length / 2)),
+  };
+}
+
 /** Records the delivery, makes one attempt at it and records the outcome, as the worker does. */
 async function attemptOnce(message: DeliveryMessage): Promise<void> {
   await store.record(message);
@@ -76,14 +91,16 @@ describe('a delivery’s request and answers', () => {
     expect(receiver.received.at(-1)!.headers.authorization).toBe(`Bearer ${token}`);
 
     const view = (await store.get(ws, message.deliveryId))!;
+    expect(view.bodies_shown).toBe(true);
     expect(view.request).toEqual({
       method: 'POST',
       body: message.body,
+      body_bytes: Buffer.byteLength(message.body),
       headers: expect.objectContaining({ authorization: REDACTED, 'x-team': 'ops', 'service-signature': REDACTED, 'webhook-signature': REDACTED }),
     });
     const [attempt] = view.attempts;
     expect(attempt).toMatchObject({ outcome: 'succeeded', response_status: 202, response: { content_type: 'application/json', truncated: false } });
-    const answered = JSON.parse(attempt!.response!.body);
+    const answered = JSON.parse(attempt!.response!.body!);
     expect(answered).toEqual({ received: message.deliveryId, authorization: `Bearer ${REDACTED}`, signature: expect.any(String), webhook: expect.any(String) });
     expect(answered.signature).not.toMatch(/[0-9a-f]{64}/);
     expect(answered.webhook).not.toMatch(/v1,[A-Za-z0-9+/]{40}/);
@@ -98,6 +115,60 @@ describe('a delivery’s request and answers', () => {
     const listed = (await store.list({ workspaceId: ws, limit: 10, cursor: null, decisionId: null, status: null })).data[0]!;
     expect(listed).not.toHaveProperty('request');
     expect(listed.attempts[0]).not.toHaveProperty('response');
+  });
+
+  it('keep nothing of a secret or signing secret the receiver echoed encoded, halved or in its content type', async () => {
+    const ws = `ws_${randomUUID()}`;
+    const token = `crm/Tok+en/${randomBytes(12).toString('base64url')}`;
+    await workspaceSecrets.put(ws, 'CRM_TOKEN', token);
+    const [signingSecret] = await signing.signing(ws);
+    const message = webhookMessage(ws, receiver.url, { headers: { 'content-type': 'application/json', authorization: 'Bearer {{secrets.CRM_TOKEN}}' } });
+    receiver.answer = (request, _index, response) => {
+      const sent = request.headers.authorization!.slice('Bearer '.length);
+      const unicode = [...sent].map((char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+      // Every slash escaped as `\/`, as PHP's json_encode writes it, and the value once more in `\u` escapes.
+      const body = JSON.stringify({ ...echoedSpellings(sent), signing: Buffer.from(signingSecret!).toString('base64') })
+        .replace(/\//g, '\\/')
+        .replace(/}$/, `,"unicode":"${unicode}"}`);
+      response.writeHead(200, { 'content-type': `application/json; echo=${encodeURIComponent(sent)}` }).end(body);
+    };
+    await attemptOnce(message);
+    const [attempt] = (await store.get(ws, message.deliveryId))!.attempts;
+    const kept = `${attempt!.response!.content_type} ${attempt!.response!.body}`;
+    expect(attempt!.response!.content_type).toBe(`application/json; echo=${REDACTED}`);
+    for (const spelling of [...Object.values(echoedSpellings(token)), Buffer.from(signingSecret!).toString('base64').slice(0, 40)]) {
+      expect(kept).not.toContain(spelling);
+      expect(kept).not.toContain(spelling.replace(/\//g, '\\/'));
+    }
+    expect(JSON.parse(attempt!.response!.body!)).toEqual(
+      Object.fromEntries(
+        ['plain', 'url', 'form', 'base64', 'base64url', 'upper', 'first', 'second', 'signing', 'unicode'].map((key) => [
+          key,
+          expect.stringContaining(REDACTED),
+        ]),
+      ),
+    );
+  });
+
+  it('are read through the service only when the caller may read bodies; otherwise status, timing and sizes', async () => {
+    const ws = `ws_${randomUUID()}`;
+    receiver.answer = (_request, _index, response) => response.writeHead(200, { 'content-type': 'text/plain' }).end('answered ✓');
+    const message = webhookMessage(ws, receiver.url);
+    await attemptOnce(message);
+    // The handlers' get reads the store alone; resend, which publishes, is not called here.
+    const handlers = new DeliveryHandlers(store, signing, workspaceSecrets, undefined as never);
+    const shown = await handlers.get({ workspaceId: ws, deliveryId: message.deliveryId, bodies: true });
+    expect(shown.bodies_shown).toBe(true);
+    expect(shown.attempts[0]!.response).toEqual({ content_type: 'text/plain', body: 'answered ✓', body_bytes: 12, truncated: false });
+    for (const bodies of [false, undefined]) {
+      const withheld = await handlers.get({ workspaceId: ws, deliveryId: message.deliveryId, bodies });
+      expect(withheld).toEqual({
+        ...shown,
+        bodies_shown: false,
+        request: { method: 'POST', headers: null, body: null, body_bytes: Buffer.byteLength(message.body) },
+        attempts: [{ ...shown.attempts[0], response: { content_type: null, body: null, body_bytes: 12, truncated: false } }],
+      });
+    }
   });
 
   it('keep the first 8 KiB of a long answer marked truncated, and no answer for an attempt that got none', async () => {

@@ -2,7 +2,7 @@ import { ConsumerMessages, headers as natsHeaders, JetStreamManager, JsMsg, Nats
 import { DeliveryKind, DeliveryMessage, DELIVERY_STREAM } from '@ds/contracts';
 import { fillSecretsFrom, secretsNotSet } from '@ds/decision-schema';
 import { consumeTraced, Logger } from '@ds/platform';
-import { attemptHeaders, DELIVERY_HEADERS, DELIVERY_USER_AGENT, MAX_ATTEMPTS, redactValues, retryDelayMs } from '@ds/webhooks';
+import { attemptHeaders, DELIVERY_HEADERS, DELIVERY_USER_AGENT, MAX_ATTEMPTS, retryDelayMs, secretRedactor } from '@ds/webhooks';
 import { declareDeliveryStream } from './jetstream';
 import { DeliveriesStore } from './deliveries.store';
 import { DeliveryMetrics } from './metrics';
@@ -325,8 +325,9 @@ export interface AttemptParts {
 
 /**
  * Sends one attempt: the destination's headers with the workspace's secrets filled in, signed with `signing` at
- * `startedAt`. What the receiver answered comes back with every secret value and signature the request carried
- * redacted, since a receiver that echoes its request would otherwise have them stored and shown.
+ * `startedAt`. What the receiver answered (its body and its content type) comes back with every secret value,
+ * signing secret and signature the request carried redacted in every spelling `secretRedactor` knows, since a
+ * receiver that echoes its request would otherwise have them stored and shown.
  */
 export async function makeAttempt(
   parts: AttemptParts,
@@ -348,12 +349,13 @@ export async function makeAttempt(
   });
   const result = await parts.sender.send({ url: delivery.url, method: delivery.method, headers, body: delivery.body });
   if (!result.response) return result;
-  // Each header whole, and each signature in it alone (`t=…,v1=<hex>`, `v1,<base64> v1,<base64>`).
-  const signatures = [headers[DELIVERY_HEADERS.signature]!, headers[DELIVERY_HEADERS.webhookSignature]!].flatMap((value) => [
-    value,
-    ...value.split(/[ ,=]/).filter((part) => part.length >= 16),
-  ]);
-  return { ...result, response: { ...result.response, body: redactValues(result.response.body, [...filled.secretValues, ...signing, ...signatures]) } };
+  // Each signature alone (`t=…,v1=<hex>`, `v1,<base64> v1,<base64>`): the timestamp beside them is no secret.
+  const signatures = [headers[DELIVERY_HEADERS.signature]!, headers[DELIVERY_HEADERS.webhookSignature]!].flatMap((value) =>
+    value.split(/[ ,=]/).filter((part) => part.length >= 16),
+  );
+  const redact = secretRedactor([...filled.secretValues, ...signing, ...signatures]);
+  const { contentType, body } = result.response;
+  return { ...result, response: { ...result.response, contentType: contentType === null ? null : redact(contentType), body: redact(body) } };
 }
 
 /**

@@ -1,8 +1,8 @@
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
+  DeliveryDetailView,
   DeliveryRef,
-  DeliveryView,
   ListDeliveriesRequest,
   PutWorkspaceSecretRequest,
   ResolveWorkspaceSecretsRequest,
@@ -13,6 +13,7 @@ import {
 } from '@ds/contracts';
 import { looksLikeId } from '@ds/ids';
 import { NatsLink, PLATFORM } from '@ds/platform';
+import { withheldBodies } from '@ds/webhooks';
 import { DeliveriesStore } from './deliveries.store';
 import { publishResend } from './delivery-worker';
 import { SigningSecretsService } from './signing-secrets.service';
@@ -50,7 +51,7 @@ export class DeliveryHandlers {
     if (!looksLikeId('dlv', request.deliveryId)) throw notFound();
     const view = await this.store.get(request.workspaceId, request.deliveryId);
     if (!view) throw notFound();
-    return view;
+    return request.bodies === true ? view : withheldBodies(view);
   }
 
   /**
@@ -59,7 +60,7 @@ export class DeliveryHandlers {
    * changes nothing, and two resends of one failure are one (same message id).
    */
   @MessagePattern(SUBJECTS.delivery.resend)
-  async resend(@Payload() request: DeliveryRef): Promise<DeliveryView> {
+  async resend(@Payload() request: DeliveryRef): Promise<DeliveryDetailView> {
     if (!looksLikeId('dlv', request.deliveryId)) throw notFound();
     const found = await this.store.message(request.workspaceId, request.deliveryId);
     if (!found) throw notFound();
@@ -72,7 +73,8 @@ export class DeliveryHandlers {
       throw new ServiceError('SERVICE_UNAVAILABLE', 'The delivery could not be queued again; try again shortly.');
     }
     const view = (await this.store.get(request.workspaceId, found.message.deliveryId))!;
-    return { ...view, status: 'pending', sequence, attempt_count: 0, completed_at: null };
+    const resent: DeliveryDetailView = { ...view, status: 'pending', sequence, attempt_count: 0, completed_at: null };
+    return request.bodies === true ? resent : withheldBodies(resent);
   }
 
   @MessagePattern(SUBJECTS.delivery.getSigningSecret)

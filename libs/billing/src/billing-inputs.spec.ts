@@ -13,6 +13,7 @@ describe('parseGrant', () => {
       value: { kind: 'paid', amountCents: MAX_GRANT_CENTS, currency: 'brl', expiresAt: null },
     });
     expect(parseGrant({ ...valid, expires_at: null })).toMatchObject({ ok: true, value: { expiresAt: null } });
+    expect(parseGrant({ ...valid, expires_at: '2028-02-29' })).toMatchObject({ ok: true, value: { expiresAt: new Date('2028-02-29T00:00:00Z') } });
     expect(parseGrant({ ...valid, expires_at: '2026-06-01T00:00:00.123+02:00' })).toMatchObject({
       ok: true,
       value: { expiresAt: new Date('2026-05-31T22:00:00.123Z') },
@@ -26,12 +27,12 @@ describe('parseGrant', () => {
         { path: 'kind', message: 'must be one of promotional, paid' },
         { path: 'amount_cents', message: `must be an integer from 1 to ${MAX_GRANT_CENTS}` },
         { path: 'currency', message: 'must be one of usd, brl' },
-        { path: 'expires_at', message: 'must be an ISO 8601 timestamp with a time zone' },
+        { path: 'expires_at', message: 'must be an ISO 8601 date such as 2026-05-01 or a timestamp with a time zone such as 2026-05-01T12:00:00Z' },
       ],
     });
     for (const amount_cents of [1.5, '5', MAX_GRANT_CENTS + 1, -3, null])
       expect(parseGrant({ ...valid, amount_cents })).toMatchObject({ ok: false, issues: [{ path: 'amount_cents' }] });
-    for (const expires_at of ['2026-06-01', '2026-06-01T00:00:00', '2026-13-01T00:00:00Z', '2026-02-31T00:00:00Z', 5])
+    for (const expires_at of ['2026-06-01T00:00:00', '2026-13-01T00:00:00Z', '2026-02-31T00:00:00Z', '2026-06-01T24:00:00Z', '2026-06-01 00:00:00Z', 5])
       expect(parseGrant({ ...valid, expires_at })).toMatchObject({ ok: false, issues: [{ path: 'expires_at' }] });
   });
 

@@ -1,4 +1,5 @@
 import { Currency, integerIssue, ValidationIssue } from '@ds/contracts';
+import { parseInstant } from '@ds/decision-schema';
 
 export const CURRENCIES: readonly Currency[] = ['usd', 'brl'];
 export const GRANT_KINDS = ['promotional', 'paid'] as const;
@@ -14,19 +15,6 @@ export interface CreditGrant {
   expiresAt: Date | null;
 }
 
-const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
-
-/** JavaScript's parser rolls 31 February over into March; a timestamp must name a real calendar day. */
-function isIsoTimestamp(value: unknown): value is string {
-  if (typeof value !== 'string' || !ISO_TIMESTAMP.test(value) || Number.isNaN(Date.parse(value))) return false;
-  // The pattern just matched puts the date's fields at fixed places: YYYY-MM-DD.
-  const year = Number(value.slice(0, 4));
-  const month = Number(value.slice(5, 7));
-  const day = Number(value.slice(8, 10));
-  const calendar = new Date(Date.UTC(year, month - 1, day));
-  return calendar.getUTCMonth() === month - 1 && calendar.getUTCDate() === day;
-}
-
 export type Parsed<T> = { ok: true; value: T } | { ok: false; issues: ValidationIssue[] };
 
 /** Checks an operator's grant: only promotional credits may expire, because the paid balance never does. */
@@ -40,12 +28,13 @@ export function parseGrant(input: { kind: unknown; amount_cents: unknown; curren
   if (!CURRENCIES.includes(input.currency as Currency)) issues.push({ path: 'currency', message: `must be one of ${CURRENCIES.join(', ')}` });
   let expiresAt: Date | null = null;
   if (input.expires_at !== undefined && input.expires_at !== null) {
-    if (!isIsoTimestamp(input.expires_at)) {
-      issues.push({ path: 'expires_at', message: 'must be an ISO 8601 timestamp with a time zone' });
+    const expiry = parseInstant(input.expires_at, 'expires_at');
+    if (!expiry.ok) {
+      issues.push(expiry.issue);
     } else if (input.kind === 'paid') {
       issues.push({ path: 'expires_at', message: 'paid credits never expire; only promotional credits take expires_at' });
     } else {
-      expiresAt = new Date(input.expires_at);
+      expiresAt = expiry.value;
     }
   }
   if (issues.length > 0) return { ok: false, issues };

@@ -152,7 +152,8 @@ export interface ReplayView {
   started_by: Deployer | null;
   created_at: string;
   finished_at: string | null;
-  progress: { total: number; done: number; failed: number; cancelled: number; pending: number };
+  /** `running`: engine calls in flight, which a cancel lets finish (they are recorded and count against the cap). */
+  progress: { total: number; done: number; failed: number; cancelled: number; pending: number; running: number };
   result: {
     compared: number;
     failed: number;
@@ -172,7 +173,7 @@ export interface ReplayedExecutionView {
   execution_id: string;
   /** The execution the replay recorded (`source: "replay"`); null until it ran, or when it was cancelled. */
   replay_execution_id: string | null;
-  status: 'pending' | 'done' | 'failed' | 'cancelled';
+  status: 'pending' | 'running' | 'done' | 'failed' | 'cancelled';
   old: { action: string; answers: Record<string, string | number> | null };
   new: { action: string; answers: Record<string, string | number> | null } | null;
   outcome_action: string | null;

@@ -49,6 +49,11 @@ export interface ListDeliveriesRequest extends WorkspaceScoped {
 
 export interface DeliveryRef extends WorkspaceScoped {
   deliveryId: string;
+  /**
+   * Whether the caller may read what was sent and answered (request headers, request and response bodies, the
+   * response's content type): Admins and Owners. Absent or false, the reply carries their sizes only.
+   */
+  bodies?: boolean;
 }
 
 /** One attempt as the application shows it. */
@@ -65,9 +70,15 @@ export interface DeliveryAttemptView {
 
 /** What an attempt's receiver answered, as kept: its content type and at most the first 8 KiB of its body. */
 export interface DeliveryResponseView {
+  /** Null too when the caller may not read bodies. */
   content_type: string | null;
-  /** Secrets and signatures the receiver echoed are `[redacted]`. */
-  body: string;
+  /**
+   * Secrets and signatures the receiver echoed, in any spelling, are `[redacted]`. Null when the caller may not
+   * read bodies (below Admin).
+   */
+  body: string | null;
+  /** Bytes of the body as kept (UTF-8, after the 8 KiB cut and redaction), shown to every role. */
+  body_bytes: number;
   /** The body was longer than what is kept, or stopped coming before the attempt's time ran out. */
   truncated: boolean;
 }
@@ -81,10 +92,15 @@ export interface DeliveryAttemptDetailView extends DeliveryAttemptView {
 /** The request every attempt of a delivery sends, as shown: nothing secret in it. */
 export interface DeliveryRequestView {
   method: string;
-  /** The headers sent but the attempt's number and timestamp; signatures and values that use a workspace secret are `[redacted]`. */
-  headers: Record<string, string>;
-  /** The body exactly as sent, the same on every attempt. */
-  body: string;
+  /**
+   * The headers sent but the attempt's number and timestamp; signatures and values that use a workspace secret are
+   * `[redacted]`. Null when the caller may not read bodies (below Admin).
+   */
+  headers: Record<string, string> | null;
+  /** The body exactly as sent, the same on every attempt; null when the caller may not read bodies (below Admin). */
+  body: string | null;
+  /** Bytes of the body sent (its `Content-Length`), shown to every role. */
+  body_bytes: number;
 }
 
 /** One delivery as the application lists it; its request and the answers are on its own view only. */
@@ -109,6 +125,8 @@ export interface DeliveryView {
 
 /** One delivery on its own: the request sent and what each attempt's receiver answered. */
 export interface DeliveryDetailView extends DeliveryView {
+  /** Whether headers, bodies and content types are in this view: for Admins and Owners; others get their sizes. */
+  bodies_shown: boolean;
   request: DeliveryRequestView;
   attempts: DeliveryAttemptDetailView[];
 }

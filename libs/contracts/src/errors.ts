@@ -61,19 +61,80 @@ export interface ErrorInternals {
   model?: string;
 }
 
+/**
+ * How much of a refusal an error carries, whatever the input it refuses: `details` lists at most
+ * ERROR_ISSUES_MAX issues (the message says how many more there were), and every text is cut to a bound, so that
+ * an error stays a few kilobytes even for a body of thousands of bad keys or one key of 100 KB, and always fits
+ * the message bus between the services.
+ */
+export const ERROR_ISSUES_MAX = 50;
+/** Characters of an error's `message`, the sentence counting the issues not listed included. */
+export const ERROR_MESSAGE_MAX_CHARS = 1_000;
+/** Characters of an issue's `path`: the paths of the API's own fields are far shorter; a hostile key is cut. */
+export const ERROR_ISSUE_PATH_MAX_CHARS = 200;
+/** Characters of an issue's `message`. */
+export const ERROR_ISSUE_MESSAGE_MAX_CHARS = 300;
+
+/** What marks a cut text: the caller sees that there was more. */
+const CUT_MARK = '…';
+
+/** `text` if it is at most `max` characters, else its first characters and `…`, `max` in all; never half a surrogate pair. */
+export function boundedText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = Math.max(0, max - CUT_MARK.length);
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return text.slice(0, end) + CUT_MARK;
+}
+
+/** The message and details an error carries: issues past ERROR_ISSUES_MAX counted in the message, every text bounded. */
+export function boundedErrorContent(
+  message: string,
+  details: ErrorDetails | undefined,
+): { message: string; details: ErrorDetails | undefined; issuesNotListed: number } {
+  if (!Array.isArray(details)) return { message: boundedText(message, ERROR_MESSAGE_MAX_CHARS), details, issuesNotListed: 0 };
+  const { listed, notListed: issuesNotListed } = boundedIssues(details);
+  if (issuesNotListed === 0) return { message: boundedText(message, ERROR_MESSAGE_MAX_CHARS), details: listed, issuesNotListed };
+  const count = ` The first ${ERROR_ISSUES_MAX} issues are listed in details; ${issuesNotListed.toLocaleString('en-US')} more are not.`;
+  return { message: boundedText(message, ERROR_MESSAGE_MAX_CHARS - count.length) + count, details: listed, issuesNotListed };
+}
+
+/** The first ERROR_ISSUES_MAX issues, each bounded, and how many were left out: for any answer that lists issues. */
+export function boundedIssues(issues: readonly ValidationIssue[]): { listed: ValidationIssue[]; notListed: number } {
+  const listed = issues.slice(0, ERROR_ISSUES_MAX).map(boundedIssue);
+  return { listed, notListed: issues.length - listed.length };
+}
+
+/** One issue as an error may carry it; an entry that arrived over the wire is taken as text whatever it held. */
+function boundedIssue(issue: ValidationIssue): ValidationIssue {
+  return {
+    path: boundedText(typeof issue?.path === 'string' ? issue.path : '', ERROR_ISSUE_PATH_MAX_CHARS),
+    message: boundedText(typeof issue?.message === 'string' ? issue.message : '', ERROR_ISSUE_MESSAGE_MAX_CHARS),
+  };
+}
+
 export class ServiceError extends Error {
   readonly status: number;
+
+  readonly details?: ErrorDetails;
+
+  /** Issues left out of `details` (see ERROR_ISSUES_MAX); for the service's log, never for the caller. */
+  readonly issuesNotListed: number;
 
   internal?: ErrorInternals;
 
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly details?: ErrorDetails,
+    details?: ErrorDetails,
   ) {
-    super(message);
+    // Bounded where every error is made, so that no reply built from it, on the bus or to the caller, grows with the input.
+    const bounded = boundedErrorContent(message, details);
+    super(bounded.message);
     this.name = 'ServiceError';
     this.status = ERROR_STATUS[code];
+    this.details = bounded.details;
+    this.issuesNotListed = bounded.issuesNotListed;
   }
 
   toWire(): WireError {

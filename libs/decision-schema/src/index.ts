@@ -102,3 +102,4 @@ export {
   type ShadowSide,
   type ComparedQuestion,
 } from './shadow';
+export { parseInstant, parseVersionText, parseVersionNumber, VERSION_NUMBER_MAX, type ParsedValue } from './request-values';

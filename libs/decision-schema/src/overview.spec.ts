@@ -42,12 +42,24 @@ describe('parseOverviewRange', () => {
   });
 
   it.each([
-    [{ from: 'yesterday' }, '`from` must be an ISO 8601 date and time.'],
-    [{ to: ['2030-01-01T00:00:00Z'] }, '`to` must be an ISO 8601 date and time.'],
-    [{ from: '2030-06-01T00:00:00Z', to: '2030-06-01T00:00:00Z' }, '`from` must be before `to`.'],
-    [{ from: '2030-01-01T00:00:00Z', to: '2030-06-01T00:00:00Z' }, 'A range covers at most 70 days.'],
-  ])('refuses %j', (query, message) => {
-    expect(parseOverviewRange(query, NOW)).toEqual({ ok: false, message });
+    [{ from: 'yesterday' }, '`from` must be an ISO 8601 date or timestamp.', 'from'],
+    [{ to: ['2030-01-01T00:00:00Z'] }, '`to` must be an ISO 8601 date or timestamp.', 'to'],
+    [{ from: '2030-02-30T00:00:00Z' }, '`from` must be an ISO 8601 date or timestamp.', 'from'],
+    [{ to: '2030-06-01T24:00:00Z' }, '`to` must be an ISO 8601 date or timestamp.', 'to'],
+    [{ from: '2030-05-31 12:00:00' }, '`from` must be an ISO 8601 date or timestamp.', 'from'],
+    [{ from: '2030-06-01T00:00:00Z', to: '2030-06-01T00:00:00Z' }, '`from` must be before `to`.', 'from'],
+    [{ from: '2030-01-01T00:00:00Z', to: '2030-06-01T00:00:00Z' }, 'A range covers at most 70 days.', 'from'],
+  ])('refuses %j, naming the parameter', (query, message, path) => {
+    const checked = parseOverviewRange(query, NOW);
+    expect(checked).toMatchObject({ ok: false, message });
+    expect(checked.ok === false && checked.issues.map((issue) => issue.path)).toEqual([path]);
+  });
+
+  it('reads dates and timestamps with offsets', () => {
+    expect(parseOverviewRange({ from: '2030-05-31', to: '2030-06-01T02:00:00+02:00' }, NOW)).toEqual({
+      ok: true,
+      range: { from: new Date('2030-05-31T00:00:00Z'), to: new Date('2030-06-01T00:00:00Z') },
+    });
   });
 });
 

@@ -2,6 +2,8 @@
  * A decision's overview: how its executions are rolled up as they are written, and how the rollups are read
  * back into one answer for a range. Pure: the runner keeps the rollups, this decides what they mean.
  */
+import type { SchemaIssue } from './issues';
+import { parseInstant } from './request-values';
 
 /** Upper-open latency bins (ms): bin i (1-based, as SQL's width_bucket numbers them) covers [bounds[i-1], bounds[i]). */
 export const LATENCY_BOUNDS_MS = [
@@ -38,7 +40,7 @@ export interface OverviewPlan extends OverviewRange {
   grainSeconds: number;
 }
 
-export type RangeCheck = { ok: true; range: OverviewRange } | { ok: false; message: string };
+export type RangeCheck = { ok: true; range: OverviewRange } | { ok: false; message: string; issues: SchemaIssue[] };
 
 /** One key per rolled-up `action_reason`: the reason's type, and what it points at (rule, question, error code). */
 export function reasonKey(reason: unknown): string {
@@ -73,21 +75,21 @@ export function reasonKeySql(column: string): string {
     ELSE coalesce(${column}->>'type', '') END`;
 }
 
-function parseInstant(value: unknown): Date | null {
-  if (typeof value !== 'string' || value.length > 40) return null;
-  const parsed = new Date(value);
-  return Number.isNaN(parsed.getTime()) ? null : parsed;
-}
-
-/** `from` and `to` from a query (ISO 8601); `to` defaults to now and `from` to 24 hours before `to`. */
+/** `from` and `to` from a query (ISO 8601, read by `parseInstant`); `to` defaults to now and `from` to 24 hours before `to`. */
 export function parseOverviewRange(query: { from?: unknown; to?: unknown }, now: Date): RangeCheck {
-  const to = query.to === undefined ? now : parseInstant(query.to);
-  if (!to) return { ok: false, message: '`to` must be an ISO 8601 date and time.' };
-  const from = query.from === undefined ? new Date(to.getTime() - 86_400_000) : parseInstant(query.from);
-  if (!from) return { ok: false, message: '`from` must be an ISO 8601 date and time.' };
-  if (from.getTime() >= to.getTime()) return { ok: false, message: '`from` must be before `to`.' };
-  if (to.getTime() - from.getTime() > MAX_RANGE_DAYS * 86_400_000) return { ok: false, message: `A range covers at most ${MAX_RANGE_DAYS} days.` };
-  return { ok: true, range: { from, to } };
+  const to = query.to === undefined ? ({ ok: true, value: now } as const) : parseInstant(query.to, 'to');
+  if (!to.ok) return { ok: false, message: '`to` must be an ISO 8601 date or timestamp.', issues: [to.issue] };
+  const from = query.from === undefined ? ({ ok: true, value: new Date(to.value.getTime() - 86_400_000) } as const) : parseInstant(query.from, 'from');
+  if (!from.ok) return { ok: false, message: '`from` must be an ISO 8601 date or timestamp.', issues: [from.issue] };
+  if (from.value.getTime() >= to.value.getTime())
+    return { ok: false, message: '`from` must be before `to`.', issues: [{ path: 'from', message: 'must be before to' }] };
+  if (to.value.getTime() - from.value.getTime() > MAX_RANGE_DAYS * 86_400_000)
+    return {
+      ok: false,
+      message: `A range covers at most ${MAX_RANGE_DAYS} days.`,
+      issues: [{ path: 'from', message: `must be at most ${MAX_RANGE_DAYS} days before to` }],
+    };
+  return { ok: true, range: { from: from.value, to: to.value } };
 }
 
 /**

@@ -21,6 +21,10 @@ describe('checkReplayPlan', () => {
       { version: 2, from: '2026-11-01T00:00:00Z', to: '2026-11-02T00:00:00+01:00' },
       { version: 2, selection: { from: '2026-11-01T00:00:00.000Z', to: '2026-11-01T23:00:00.000Z' } },
     ],
+    [
+      { from: '2024-02-29', to: '2024-03-01' },
+      { version: null, selection: { from: '2024-02-29T00:00:00.000Z', to: '2024-03-01T00:00:00.000Z' } },
+    ],
   ])('takes %j', (body, plan) => {
     expect(checkReplayPlan(body)).toEqual({ ok: true, plan });
   });
@@ -38,7 +42,13 @@ describe('checkReplayPlan', () => {
     [{ version: '1', last: 1 }, 'version'],
     [{ last: 5, from: '2026-11-01T00:00:00Z' }, ''],
     [{ from: '2026-11-01T00:00:00Z' }, 'to'],
-    [{ from: '2026-11-01', to: '2026-11-02T00:00:00Z' }, 'from'],
+    [{ from: '2026-02-30', to: '2026-11-02T00:00:00Z' }, 'from'],
+    [{ from: '2026-02-29T00:00:00Z', to: '2026-11-02T00:00:00Z' }, 'from'],
+    [{ from: '2026-11-01T00:00:00Z', to: '2026-11-01T24:00:00Z' }, 'to'],
+    [{ from: '2026-11-01 00:00:00Z', to: '2026-11-02T00:00:00Z' }, 'from'],
+    [{ from: '2026-11-01T00:00:00', to: '2026-11-02T00:00:00Z' }, 'from'],
+    [{ version: '01', last: 1 }, 'version'],
+    [{ version: 1.5, last: 1 }, 'version'],
     [{ from: '2026-11-02T00:00:00Z', to: '2026-11-01T00:00:00Z' }, 'to'],
     [{ from: '2026-11-01T00:00:00Z', to: '2026-11-01T00:00:00Z' }, 'to'],
     [{ from: '2026-13-45T00:00:00Z', to: '2026-11-01T00:00:00Z' }, 'from'],
@@ -48,6 +58,13 @@ describe('checkReplayPlan', () => {
     const check = checkReplayPlan(body);
     expect(check.ok).toBe(false);
     expect(check.ok ? [] : check.issues.map((issue) => issue.path)).toContain(path);
+  });
+
+  it('says a version must be a JSON number, not a string', () => {
+    const check = checkReplayPlan({ version: '1', last: 1 });
+    expect(check.ok ? [] : check.issues).toEqual([
+      { path: 'version', message: 'must be a version number: a whole number from 1 to 2147483647, as a JSON number (1, not "1"), or null for the draft' },
+    ]);
   });
 
   it('names every bad path at once', () => {

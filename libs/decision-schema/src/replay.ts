@@ -1,6 +1,7 @@
 // Replaying a draft or a version against past executions: what a replay may ask for, and how its answers compare.
 import type { SchemaIssue } from './issues';
 import { isRecord } from './json';
+import { parseInstant, parseVersionNumber } from './request-values';
 import { ACTIONS, type NormalizedQuestion } from './schema-types';
 
 /** Executions one replay may take. */
@@ -30,19 +31,15 @@ export interface ReplayPlan {
 
 export type ReplayPlanCheck = { ok: true; plan: ReplayPlan } | { ok: false; issues: SchemaIssue[] };
 
-const INT4_MAX = 2_147_483_647;
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
-/** Instants PostgreSQL and toISOString both hold as four-digit years; no execution is older than the first. */
-const EARLIEST = Date.UTC(1970, 0, 1);
-const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
-
 /** Checks a replay request's body; every bad path is named at once. */
 export function checkReplayPlan(body: unknown): ReplayPlanCheck {
   if (!isRecord(body)) return { ok: false, issues: [{ path: '', message: 'must be an object with version and last, or from and to' }] };
   const issues: SchemaIssue[] = [];
-  const version = body.version ?? null;
-  if (version !== null && !(Number.isInteger(version) && (version as number) >= 1 && (version as number) <= INT4_MAX)) {
-    issues.push({ path: 'version', message: 'must be a version number, or null for the draft' });
+  let version: number | null = null;
+  if (body.version !== undefined && body.version !== null) {
+    const parsed = parseVersionNumber(body.version, 'version');
+    if (parsed.ok) version = parsed.value;
+    else issues.push({ path: 'version', message: `${parsed.issue.message}, or null for the draft` });
   }
   const byCount = body.last !== undefined;
   const byRange = body.from !== undefined || body.to !== undefined;
@@ -53,23 +50,17 @@ export function checkReplayPlan(body: unknown): ReplayPlanCheck {
     if (Number.isInteger(last) && (last as number) >= 1 && (last as number) <= REPLAY_MAX_EXECUTIONS) selection = { last: last as number };
     else issues.push({ path: 'last', message: `must be an integer from 1 to ${REPLAY_MAX_EXECUTIONS}` });
   } else if (byRange) {
-    const from = instant(body.from);
-    const to = instant(body.to);
-    if (from === null) issues.push({ path: 'from', message: 'must be an ISO 8601 date-time with a time zone' });
-    if (to === null) issues.push({ path: 'to', message: 'must be an ISO 8601 date-time with a time zone' });
-    if (from !== null && to !== null) {
-      if (Date.parse(from) >= Date.parse(to)) issues.push({ path: 'to', message: 'must be after from' });
-      else selection = { from, to };
+    const from = parseInstant(body.from, 'from');
+    const to = parseInstant(body.to, 'to');
+    if (!from.ok) issues.push(from.issue);
+    if (!to.ok) issues.push(to.issue);
+    if (from.ok && to.ok) {
+      if (from.value.getTime() >= to.value.getTime()) issues.push({ path: 'to', message: 'must be after from' });
+      else selection = { from: from.value.toISOString(), to: to.value.toISOString() };
     }
   } else issues.push({ path: '', message: 'needs last, or from and to' });
   if (issues.length > 0 || selection === null) return { ok: false, issues };
-  return { ok: true, plan: { version: version as number | null, selection } };
-}
-
-function instant(value: unknown): string | null {
-  if (typeof value !== 'string' || !ISO_INSTANT.test(value)) return null;
-  const time = Date.parse(value);
-  return Number.isFinite(time) && time >= EARLIEST && time <= LATEST ? new Date(time).toISOString() : null;
+  return { ok: true, plan: { version, selection } };
 }
 
 /** The answer of one question in a run's `result`: an option value, a level label or p(yes). */

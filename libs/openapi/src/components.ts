@@ -1,6 +1,18 @@
 // The shapes of the public API as JSON Schemas, built from the constants the services check with (slug and
 // caller-token patterns, limits, word lists, error codes), so a limit changed in code changes here too.
-import { API_KEY_MODES, ERROR_STATUS, EXECUTION_SOURCES, EXECUTION_STATUSES, EXECUTIONS_CURSOR_MAX_LENGTH, INT4_MAX, PLAN_NAMES } from '@ds/contracts';
+import {
+  API_KEY_MODES,
+  ERROR_ISSUE_MESSAGE_MAX_CHARS,
+  ERROR_ISSUE_PATH_MAX_CHARS,
+  ERROR_ISSUES_MAX,
+  ERROR_MESSAGE_MAX_CHARS,
+  ERROR_STATUS,
+  EXECUTION_SOURCES,
+  EXECUTION_STATUSES,
+  EXECUTIONS_CURSOR_MAX_LENGTH,
+  INT4_MAX,
+  PLAN_NAMES,
+} from '@ds/contracts';
 import { ACTIONS, DESTINATION_TYPES, ENGINES, limits, LIST_ITEM_TYPES, QUESTION_KINDS, SLUG_PATTERN, STATE_FIELD_TYPES } from '@ds/decision-schema';
 import { CALLER_TOKEN_PATTERN } from '@ds/ids';
 import type { JsonSchema } from './json-schema';
@@ -505,14 +517,24 @@ export function componentSchemas(): Record<string, JsonSchema> {
           required: ['code', 'message', 'request_id'],
           properties: {
             code: ref('ErrorCode'),
-            message: { type: 'string', description: 'human-readable; may change, never parsed' },
+            message: { type: 'string', maxLength: ERROR_MESSAGE_MAX_CHARS, description: 'human-readable; may change, never parsed' },
             request_id: { ...CALLER_TOKEN_SCHEMA, description: 'equal to the X-Request-ID header' },
             details: {
-              description: 'Array of `{ path, message }` for validation problems, or an object (402 details, `reason` of a 403, `currentRevision`).',
+              description:
+                `Array of \`{ path, message }\` for validation problems, at most ${ERROR_ISSUES_MAX} (when there were more, the message says how many), ` +
+                'or an object (402 details, `reason` of a 403, `currentRevision`). Texts past their bound end in `…`.',
               anyOf: [
                 {
                   type: 'array',
-                  items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } },
+                  maxItems: ERROR_ISSUES_MAX,
+                  items: {
+                    type: 'object',
+                    required: ['path', 'message'],
+                    properties: {
+                      path: { type: 'string', maxLength: ERROR_ISSUE_PATH_MAX_CHARS },
+                      message: { type: 'string', maxLength: ERROR_ISSUE_MESSAGE_MAX_CHARS },
+                    },
+                  },
                 },
                 { type: 'object' },
               ],

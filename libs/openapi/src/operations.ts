@@ -264,13 +264,15 @@ export const OPERATIONS: Operation[] = [
     tag: 'Executions',
     summary: 'Report what turned out to be right for an execution',
     description:
-      "Checked against the version that answered the execution: unknown question keys and values of the wrong kind answer 400 naming every bad path in `details`. A repeat replaces the earlier outcome. Outcomes feed the application's quality report and calibration, and are deleted with their execution. Counts in the reads window; not billed.",
+      'Checked against the version that answered the execution: unknown question keys and values of the wrong kind answer 400 naming the bad paths in `details` (the first 50; the message counts the rest). ' +
+      'Only live runs of a deployed version take an outcome (`source` `api`, `webhook` or `mcp`): a playground run, a replay’s run, a shadow run or a run of the draft answers 409 `CONFLICT`, before the body is checked. ' +
+      "A repeat replaces the earlier outcome. Outcomes feed the application's quality report and calibration, and are deleted with their execution. Counts in the reads window; not billed.",
     auth: 'api-key',
     windows: ['reads'],
     parameters: [param('ExecutionId'), param('RequestId')],
     requestBody: { required: true, content: json(ref('OutcomeRequest')) },
     success: [{ status: 200, description: 'The outcome as stored.', schema: ref('RecordedOutcome') }],
-    errors: [...API_KEY_ERRORS, 'INVALID_REQUEST', 'PAYLOAD_TOO_LARGE', 'NOT_FOUND'],
+    errors: [...API_KEY_ERRORS, 'INVALID_REQUEST', 'PAYLOAD_TOO_LARGE', 'NOT_FOUND', 'CONFLICT'],
   },
   {
     method: 'post',

@@ -1,7 +1,18 @@
 import { MessageHandler, NatsContext, ServerNats, WritePacket } from '@nestjs/microservices';
 import { Msg, MsgHdrs, NatsConnection, connect, createInbox, headers as natsHeaders } from 'nats';
 import { Subject } from 'rxjs';
-import { BroadcastSubject, DEADLINE_HEADER, inboxPrefixFor, REQUEST_ID_HEADER, ReplyOf, RequestOf, RpcSubject, ServiceError, isWireError } from '@ds/contracts';
+import {
+  BroadcastSubject,
+  DEADLINE_HEADER,
+  inboxPrefixFor,
+  REQUEST_ID_HEADER,
+  ReplyOf,
+  RequestOf,
+  RpcSubject,
+  ServiceError,
+  isWireError,
+  WireError,
+} from '@ds/contracts';
 import { ConfigError, NatsAuth, redact } from './config';
 import { Logger } from './logger';
 import { Metrics } from './metrics';
@@ -241,8 +252,9 @@ export class SharedConnectionNatsServer extends ServerNats {
       const bytes = messageBytes(outgoing);
       const limit = this.link.maxPayload;
       if (bytes <= limit) return outgoing;
+      // The log names the limit; the answer does not: the bus and its limits are this side's business.
       this.link.logger.error({ subject, bytes, max_payload: limit }, 'an answer is larger than NATS carries; answering an error instead');
-      refusal = new ServiceError('INVALID_REQUEST', `The answer to this request is too large to send (${bytes} bytes; at most ${limit}). Ask for less.`);
+      refusal = isWireError(packet.err) ? withoutDetails(packet.err) : answerTooLarge();
     } catch (error) {
       this.link.logger.error({ err: error, subject }, 'an answer could not be serialized; answering an error instead');
       refusal = internalError();
@@ -276,10 +288,29 @@ function messageBytes(message: { data: Uint8Array; headers?: MsgHdrs }): number 
   return message.data.length + (headers ? headers.encode().length : 0);
 }
 
-/** The request never left this process: it is larger than NATS carries. */
+/**
+ * An error answer too large to send goes as the same refusal without its details: the caller keeps the code and
+ * status it earned, and a message of bounded length (ServiceError bounds it).
+ */
+function withoutDetails(wire: WireError): ServiceError {
+  return new ServiceError(wire.code, wire.message);
+}
+
+/** A successful answer too large to send: the caller can ask for less (a smaller page, a shorter range). */
+function answerTooLarge(): ServiceError {
+  return new ServiceError('INVALID_REQUEST', 'The answer to this request is too large to send. Ask for less, such as a smaller page.');
+}
+
+/**
+ * The request never left this process: it is larger than the services pass between them. The caller learns that
+ * it was too large, not the limit of a component it never sees (the limits it can see are those of the API).
+ */
 export class RequestTooLarge extends ServiceError {
-  constructor(bytes: number, limit: number) {
-    super('PAYLOAD_TOO_LARGE', `The request is too large to pass on (${bytes} bytes; at most ${limit}).`);
+  constructor(
+    readonly bytes: number,
+    readonly limit: number,
+  ) {
+    super('PAYLOAD_TOO_LARGE', 'The request is too large to pass on. Send less.');
   }
 }
 
@@ -424,7 +455,10 @@ export class RpcClient {
       const data = encodeRequest(id, payload);
       // Refused before anything is published: nats.js would throw the same from inside the transport.
       const bytes = messageBytes({ data, headers: hdrs });
-      if (bytes > this.link.maxPayload) throw new RequestTooLarge(bytes, this.link.maxPayload);
+      if (bytes > this.link.maxPayload) {
+        this.link.logger.warn({ subject, bytes, max_payload: this.link.maxPayload }, 'a request is larger than NATS carries; refused before sending');
+        throw new RequestTooLarge(bytes, this.link.maxPayload);
+      }
       const answer = decodeAnswer((await this.request(id, subject, data, hdrs, timeoutMs)).data);
       if (answer.err !== undefined && answer.err !== null) throw answer.err;
       return answer.response as ReplyOf<S>;

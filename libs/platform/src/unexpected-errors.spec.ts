@@ -32,4 +32,18 @@ describe('answerForUnexpected', () => {
     expect(answerForUnexpected(verdict, logger, 'handling failed')).toBe(verdict);
     expect(lines).toEqual([]);
   });
+
+  it('passes a refusal of more issues than an error lists as it is, with a warning that counts them, never an error', () => {
+    const { logger, lines } = recordingLogger();
+    const issues = Array.from({ length: 14_000 }, (_, i) => ({ path: `answers.k${i}`, message: 'is not a question' }));
+    const refusal = new ServiceError('INVALID_REQUEST', 'The outcome does not fit.', issues);
+    expect(answerForUnexpected(refusal, logger, 'handling failed', { subject: 'v1.x' })).toBe(refusal);
+    expect(lines).toEqual([
+      {
+        level: 'warn',
+        fields: { subject: 'v1.x', code: 'INVALID_REQUEST', status: 400, issues: 14_000 },
+        message: 'refused a request with more issues than an error lists',
+      },
+    ]);
+  });
 });

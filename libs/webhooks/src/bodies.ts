@@ -1,5 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
+import type { DeliveryDetailView } from '@ds/contracts';
 import { mentionsSecrets } from '@ds/decision-schema';
+import { REDACTED } from './redaction';
 import { attemptHeaders, DELIVERY_HEADERS, DELIVERY_USER_AGENT } from './signing';
 
 /**
@@ -11,13 +13,6 @@ import { attemptHeaders, DELIVERY_HEADERS, DELIVERY_USER_AGENT } from './signing
 export const RESPONSE_BODY_LIMIT = 8 * 1024;
 /** Longest content type kept; a longer header is cut. */
 export const CONTENT_TYPE_LIMIT = 200;
-/** What stands in for a value never stored or shown: a secret, a signature. */
-export const REDACTED = '[redacted]';
-/**
- * Secret values shorter than this are not searched for in an answer: a two-letter secret would blank out every
- * occurrence of those letters. Header secrets are meant to be long tokens.
- */
-export const REDACT_MIN_LENGTH = 4;
 
 export interface KeptResponse {
   contentType: string | null;
@@ -47,17 +42,6 @@ export function keptContentType(header: string | string[] | undefined): string |
 }
 
 /**
- * The text with every occurrence of the given values replaced by REDACTED, longest first (so that a value that
- * contains another goes whole). A receiver that echoes the request echoes its secrets and signatures too.
- */
-export function redactValues(text: string, values: readonly string[]): string {
-  const wanted = [...new Set(values.filter((value) => value.length >= REDACT_MIN_LENGTH))].sort((a, b) => b.length - a.length);
-  let result = text;
-  for (const value of wanted) result = result.split(value).join(REDACTED);
-  return result;
-}
-
-/**
  * The headers a delivery's attempts carry, as the application shows them: the destination's own (a value that
  * refers to a workspace secret shown as REDACTED, whatever else it holds), the content type, the user agent and
  * the delivery's id; both signatures REDACTED. The attempt's number and timestamp change with each attempt and
@@ -81,4 +65,33 @@ export function shownRequestHeaders(input: { deliveryId: string; destinationHead
   headers[DELIVERY_HEADERS.signature] = REDACTED;
   headers[DELIVERY_HEADERS.webhookSignature] = REDACTED;
   return headers;
+}
+
+/**
+ * One delivery as a caller below Admin sees it: status, timing and sizes, but neither the request's headers and
+ * body nor any answer's body and content type. What a receiver answers can hold what the request carried (a
+ * receiver echoes; redaction finds the spellings it knows), and the request body can hold customers' data: the
+ * roles that manage destinations and secrets read them, the others see that they exist and how big they are.
+ * Sizes missing from a reply of an earlier version are counted from the bodies before they are dropped.
+ */
+export function withheldBodies(view: DeliveryDetailView): DeliveryDetailView {
+  return {
+    ...view,
+    bodies_shown: false,
+    request: {
+      method: view.request.method,
+      headers: null,
+      body: null,
+      body_bytes: view.request.body_bytes ?? Buffer.byteLength(view.request.body ?? ''),
+    },
+    attempts: view.attempts.map((attempt) => ({
+      ...attempt,
+      response: attempt.response && {
+        content_type: null,
+        body: null,
+        body_bytes: attempt.response.body_bytes ?? Buffer.byteLength(attempt.response.body ?? ''),
+        truncated: attempt.response.truncated,
+      },
+    })),
+  };
 }

@@ -4,3 +4,4 @@ export * from './signing';
 export * from './window';
 export * from './attempt-errors';
 export * from './bodies';
+export * from './redaction';

@@ -11,7 +11,7 @@ import {
   ServiceError,
   VersionListReply,
 } from '@ds/contracts';
-import { contractChanges, jsonDiff, NormalizedSchema } from '@ds/decision-schema';
+import { contractChanges, jsonDiff, NormalizedSchema, parseVersionText } from '@ds/decision-schema';
 import { rowsReturned } from '@ds/platform';
 import { DecisionEntity, DecisionVersionEntity } from '../entities';
 import { DecisionCache } from './decision-cache';
@@ -46,8 +46,8 @@ export class VersionsService {
 
   async compare(request: CompareVersionsRequest): Promise<CompareVersionsReply> {
     const decision = await this.find(request);
-    const from = await this.version(decision, versionNumber(request.from, 'from'));
-    const to = await this.version(decision, versionNumber(request.to, 'to'));
+    const from = await this.version(decision, versionText(request.from, 'from'));
+    const to = await this.version(decision, versionText(request.to, 'to'));
     return {
       from: { version: from.version, schema: from.schema },
       to: { version: to.version, schema: to.schema },
@@ -59,7 +59,7 @@ export class VersionsService {
   /** Deploys a copy of `version` as the next version, which becomes active; the draft is left as it is. */
   async rollback(request: RollbackRequest): Promise<DeployedReply> {
     const decision = await this.find(request);
-    const source = await this.version(decision, versionNumber(request.version, 'version'));
+    const source = await this.version(decision, versionText(request.version, 'version'));
     const deployed = await this.db.transaction((tx) => nextVersion(tx, decision, source.schema, request.deployedBy ?? null, source.version));
     this.runnable.changed(request.workspaceId, decision.slug);
     return deployed;
@@ -78,10 +78,11 @@ export class VersionsService {
   }
 }
 
-export function versionNumber(value: unknown, path: string): number {
-  const number = typeof value === 'string' && /^[1-9][0-9]{0,9}$/.test(value) ? Number(value) : value;
-  if (typeof number === 'number' && Number.isSafeInteger(number) && number >= 1 && number <= 2_147_483_647) return number;
-  throw new ServiceError('INVALID_REQUEST', `${path} must be a version number.`, [{ path, message: 'must be a positive integer' }]);
+/** A version named in a path or a query string (rollback, compare): canonical digits only, as every route reads them. */
+function versionText(value: unknown, path: string): number {
+  const parsed = parseVersionText(value, path);
+  if (parsed.ok) return parsed.value;
+  throw new ServiceError('INVALID_REQUEST', `${path} must be a version number.`, [parsed.issue]);
 }
 
 /**

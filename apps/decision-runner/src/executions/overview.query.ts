@@ -62,7 +62,7 @@ export class OverviewQuery {
 
   async overview(request: DecisionOverviewRequest, now = new Date()): Promise<DecisionOverview> {
     const checked = parseOverviewRange(request, now);
-    if (!checked.ok) throw new ServiceError('INVALID_REQUEST', checked.message);
+    if (!checked.ok) throw new ServiceError('INVALID_REQUEST', checked.message, checked.issues);
     const decisionId = await this.decisionId(request.workspaceId, request.decision);
     const plan = planOverview(checked.range, now);
     const values = [request.workspaceId, decisionId, plan.grainSeconds, plan.from, plan.to, plan.bucketSeconds];

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { AnswerQuestionsReply, isStorableInteger, PlaygroundRunRequest, ServiceError, SUBJECTS } from '@ds/contracts';
+import { AnswerQuestionsReply, PlaygroundRunRequest, ServiceError, SUBJECTS } from '@ds/contracts';
 import {
   planDestinations,
   DestinationEntry,
@@ -9,6 +9,7 @@ import {
   Evaluation,
   matchingDestinations,
   NormalizedSchema,
+  parseVersionNumber,
   validateSchema,
   validateState,
 } from '@ds/decision-schema';
@@ -114,14 +115,11 @@ export class PlaygroundService {
       if (!checked.valid) throw new ServiceError('INVALID_SCHEMA', 'The draft is not valid.', checked.issues);
       return { version: DRAFT_VERSION, schema: checked.schema };
     }
-    if (!isStorableInteger(version, 'integer', { min: 1 })) {
-      throw new ServiceError('INVALID_REQUEST', 'version must be a positive integer or null.', [
-        { path: 'version', message: 'must be a positive integer or null' },
-      ]);
-    }
-    const row = await this.db.getRepository(DecisionVersionEntity).findOneBy({ decisionId: decision.id, version: version as number });
-    if (!row) throw new ServiceError('NOT_FOUND', `The decision has no version ${String(version)}.`);
-    return { version: version as number, schema: row.schema as NormalizedSchema };
+    const parsed = parseVersionNumber(version, 'version');
+    if (!parsed.ok) throw new ServiceError('INVALID_REQUEST', 'version must be a version number, or null for the draft.', [parsed.issue]);
+    const row = await this.db.getRepository(DecisionVersionEntity).findOneBy({ decisionId: decision.id, version: parsed.value });
+    if (!row) throw new ServiceError('NOT_FOUND', `The decision has no version ${parsed.value}.`);
+    return { version: parsed.value, schema: row.schema as NormalizedSchema };
   }
 }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { OutcomeReply, RecordOutcomeRequest, ServiceError } from '@ds/contracts';
+import { isLiveExecution, OutcomeReply, RecordOutcomeRequest, ServiceError } from '@ds/contracts';
 import { checkOutcome, outcomeLabels, QualityLabel, RecordedDistributions } from '@ds/decision-schema';
 import { looksLikeId } from '@ds/ids';
 import { rowsReturned } from '@ds/platform';
@@ -10,6 +10,7 @@ import { VersionCache } from '../decisions/version-cache';
 interface ExecutionFacts {
   decision_id: string;
   version: number;
+  source: string;
   action: string | null;
   distributions: RecordedDistributions | null;
   created_at: Date;
@@ -34,6 +35,10 @@ export class OutcomesService {
 
   async record(request: RecordOutcomeRequest): Promise<OutcomeReply> {
     const execution = await this.find(request.workspaceId, request.executionId);
+    // What turned out to be right judges the version a caller was answered by: a playground run, a replay's copy or a
+    // shadow run answered nobody, and the draft (version 0) has no version to judge. Their outcomes would count for
+    // a version that never answered them live, so they are refused before anything is read or written.
+    if (!isLiveExecution(execution)) throw notLive(execution);
     const schema = await this.versions.get(execution.decision_id, execution.version);
     const check = checkOutcome(schema, request.body);
     if (!check.ok) throw new ServiceError('INVALID_REQUEST', check.message, check.issues);
@@ -62,13 +67,27 @@ export class OutcomesService {
 
   private async find(workspaceId: string, executionId: string): Promise<ExecutionFacts> {
     if (!looksLikeId('exec', executionId)) throw notFound();
-    const [row] = (await this.db.query('SELECT decision_id, version, action, distributions, created_at FROM executions WHERE workspace_id = $1 AND id = $2', [
-      workspaceId,
-      executionId,
-    ])) as ExecutionFacts[];
+    const [row] = (await this.db.query(
+      'SELECT decision_id, version, source, action, distributions, created_at FROM executions WHERE workspace_id = $1 AND id = $2',
+      [workspaceId, executionId],
+    )) as ExecutionFacts[];
     if (!row) throw notFound();
     return row;
   }
+}
+
+const NOT_LIVE: Record<string, string> = {
+  playground: 'a playground run',
+  replay: 'a replay’s run',
+  shadow: 'a shadow run',
+};
+
+function notLive(execution: ExecutionFacts): ServiceError {
+  const what = NOT_LIVE[execution.source] ?? (execution.version < 1 ? 'a run of the draft' : 'not a live run');
+  return new ServiceError(
+    'CONFLICT',
+    `This execution is ${what}. Outcomes are recorded only for live runs of a deployed version (through the API, the secret URL or MCP).`,
+  );
 }
 
 function notFound(): ServiceError {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { DecisionRef, EXECUTION_SOURCES, FitCalibrationRequest, QualityReportRequest, ServiceError, SUBJECTS, ValidationIssue } from '@ds/contracts';
+import { DecisionRef, EXECUTION_SOURCES_SQL, FitCalibrationRequest, QualityReportRequest, ServiceError, SUBJECTS, ValidationIssue } from '@ds/contracts';
 import {
   Calibration,
   CalibrationFit,
@@ -9,6 +9,10 @@ import {
   FIT_SAMPLE_MAX,
   fitDailyCap,
   NormalizedSchema,
+  ParsedValue,
+  parseInstant,
+  parseVersionNumber,
+  parseVersionText,
   QualityCell,
   qualityReport,
   ReportTerm,
@@ -75,9 +79,6 @@ export function reportCellsQuery(terms: readonly ReportTerm[]): { sql: string; p
   };
 }
 
-/** Executions that ran live; a fit learns from them only. */
-const LIVE_SOURCES = EXECUTION_SOURCES.map((source) => `'${source}'`).join(', ');
-
 @Injectable()
 export class QualityService {
   /** Workspaces with a fit running in this process. */
@@ -95,9 +96,9 @@ export class QualityService {
   async report(request: QualityReportRequest): Promise<Record<string, unknown>> {
     const decision = await this.find(request);
     const issues: ValidationIssue[] = [];
-    const from = timestamp(request.from, 'from', issues);
-    const to = timestamp(request.to, 'to', issues);
-    const version = request.version === undefined ? decision.activeVersion : versionNumber(request.version, issues);
+    const from = instantOrNull(request.from, 'from', issues);
+    const to = instantOrNull(request.to, 'to', issues);
+    const version = request.version === undefined ? decision.activeVersion : checked(parseVersionText(request.version, 'version'), issues);
     if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The query parameters are not valid.', issues);
     if (version === null) throw new ServiceError('DECISION_NOT_DEPLOYED', 'The decision has never been deployed: name a version.');
     const schema = await this.version(decision, version);
@@ -134,8 +135,8 @@ export class QualityService {
     if (this.fitting.has(request.workspaceId)) throw fitRunning();
     const decision = await this.find(request);
     const issues: ValidationIssue[] = [];
-    const version = versionNumber(request.version, issues);
-    if (version === null) issues.push({ path: 'version', message: 'is required' });
+    const version = request.version === undefined || request.version === null ? null : checked(parseVersionNumber(request.version, 'version'), issues);
+    if (version === null && issues.length === 0) issues.push({ path: 'version', message: 'is required' });
     if (issues.length > 0 || version === null) throw new ServiceError('INVALID_REQUEST', 'The calibration request is not valid.', issues);
     const schema = await this.version(decision, version);
 
@@ -179,7 +180,7 @@ export class QualityService {
       const [row] = (await this.db.query(
         `SELECT coalesce(json_agg(json_build_array(distributions, outcome->'answers') ORDER BY seq), '[]')::text AS executions
            FROM (SELECT seq, distributions, outcome FROM executions
-                  WHERE decision_id = $1 AND version = $2 AND source IN (${LIVE_SOURCES}) AND outcome IS NOT NULL AND distributions IS NOT NULL
+                  WHERE decision_id = $1 AND version = $2 AND source IN (${EXECUTION_SOURCES_SQL}) AND outcome IS NOT NULL AND distributions IS NOT NULL
                   ORDER BY seq DESC LIMIT ${FIT_SAMPLE_MAX}) AS newest`,
         [decisionId, version],
       )) as Array<{ executions: string }>;
@@ -220,19 +221,13 @@ function fitRunning(): ServiceError {
   return new ServiceError('CONFLICT', 'A calibration fit of this workspace is running; try again when it has finished.');
 }
 
-/** A version query parameter or body field: a positive integer, or absent (null). */
-function versionNumber(value: unknown, issues: ValidationIssue[]): number | null {
-  if (value === undefined || value === null) return null;
-  const number = typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value;
-  if (typeof number === 'number' && Number.isInteger(number) && number >= 1 && number <= 1e9) return number;
-  issues.push({ path: 'version', message: 'must be a version number (an integer of at least 1)' });
+/** The value, or null with its issue added. */
+function checked<T>(parsed: ParsedValue<T>, issues: ValidationIssue[]): T | null {
+  if (parsed.ok) return parsed.value;
+  issues.push(parsed.issue);
   return null;
 }
 
-function timestamp(value: unknown, path: string, issues: ValidationIssue[]): Date | null {
-  if (value === undefined) return null;
-  const date = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(value) ? new Date(value) : null;
-  if (date && !Number.isNaN(date.getTime())) return date;
-  issues.push({ path, message: 'must be an ISO 8601 date or timestamp, such as 2026-05-01 or 2026-05-01T12:00:00Z' });
-  return null;
+function instantOrNull(value: unknown, path: string, issues: ValidationIssue[]): Date | null {
+  return value === undefined ? null : checked(parseInstant(value, path), issues);
 }

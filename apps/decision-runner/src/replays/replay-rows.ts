@@ -18,7 +18,7 @@ export interface ItemRow {
   position: number;
   execution_id: string;
   replay_execution_id: string;
-  status: 'pending' | 'done' | 'failed' | 'cancelled';
+  status: 'pending' | 'running' | 'done' | 'failed' | 'cancelled';
   old_action: string;
   old_answers: Record<string, ReplayAnswer> | null;
   new_action: string | null;

@@ -1,33 +1,23 @@
+import { hostname } from 'node:os';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
 import { AnswerQuestionsReply, ServiceError, SUBJECTS } from '@ds/contracts';
 import { evaluate, Evaluation, NormalizedSchema, REPLAY_ENGINE_CONCURRENCY, validateState } from '@ds/decision-schema';
-import { newId } from '@ds/ids';
+import { newId, randomAlphanumeric } from '@ds/ids';
 import { Logger, PLATFORM, RpcClient } from '@ds/platform';
 import { errorRow, ExecutionBase, ExecutionRow, INSERT_EXECUTIONS, insertParameters, successRow, traceOf } from '../executions/execution-recorder';
 import { pgPool } from '../pg-pool';
-import { engineRequestFor, runMetrics } from '../runs/engine-request';
+import { ENGINE_REPLY_MARGIN_MS, engineRequestFor, runMetrics } from '../runs/engine-request';
+import { claimNextItem, ClaimedItem, completeIfFinished, releaseItem, takeBackAbandonedClaims } from './replay-queue';
 
-/** Room the worker gives engine-proxy beyond the decision's own deadline before it stops waiting. */
-const ENGINE_REPLY_MARGIN_MS = 2_000;
 /** How often an idle worker looks for work another replica started, and a waiting one retries the lock. */
 const POLL_MS = 1_000;
 /** After the shared key had no slot free: live runs come first, so the replay steps back this long. */
 const SLOTS_BUSY_BACKOFF_MS = 2_000;
 /** Replays of a draft may run while it changes: the schema is taken once per replay, at its start, and kept here. */
 const SCHEMAS_KEPT = 50;
-
-interface Claimed {
-  replay_id: string;
-  position: number;
-  execution_id: string;
-  replay_execution_id: string;
-  workspace_id: string;
-  decision_id: string;
-  version: number | null;
-}
 
 type Finished =
   | { status: 'done'; row: ExecutionRow; action: string; answers: object | null }
@@ -36,9 +26,10 @@ type Finished =
 /**
  * Runs replays in the background. One runner process at a time holds the worker's session lock, so however
  * many replicas run, replays take at most REPLAY_ENGINE_CONCURRENCY engine calls at once: live runs keep the
- * rest of the shared key's slots. Executions are taken oldest replay first, in order. Each one's replay is
- * recorded, and its item marked, in one transaction: a crash before it leaves the item pending, to be run
- * again by whichever process takes the lock next; after it, the item is never run again.
+ * rest of the shared key's slots. Each free slot claims the next item (`claimNextItem`: workspaces in turn), which
+ * is `running` until its replay is recorded and the item marked, in one transaction. A cancel leaves a running
+ * item alone: its engine call was made, so it is recorded and counts. A crash leaves the item running, taken back
+ * by whichever process holds the lock once the claim is older than its engine deadline and a margin.
  */
 @Injectable()
 export class ReplayWorker {
@@ -46,6 +37,12 @@ export class ReplayWorker {
   private stopping = false;
   private loop: Promise<void> | null = null;
   private wakeUp: (() => void) | null = null;
+  /** Set by a wake that came while the worker was not asleep: its next sleep ends at once. */
+  private woken = false;
+  private readonly inFlight = new Set<Promise<void>>();
+  private slotsFreeAt = 0;
+  private readonly claimant = `${hostname()}/${process.pid}/${randomAlphanumeric(8)}`;
+  private claims = 0;
   private readonly schemas = new Map<string, { slug: string; schema: NormalizedSchema }>();
 
   constructor(
@@ -58,8 +55,9 @@ export class ReplayWorker {
     this.loop ??= this.work();
   }
 
-  /** A replay started here: no need to wait for the next poll. */
+  /** A replay started or an execution finished here: no need to wait for the next poll. */
   wake(): void {
+    this.woken = true;
     this.wakeUp?.();
   }
 
@@ -68,6 +66,7 @@ export class ReplayWorker {
     this.stopping = true;
     this.wake();
     await this.loop;
+    await Promise.all(this.inFlight);
     this.releaseLock();
   }
 
@@ -75,28 +74,53 @@ export class ReplayWorker {
     while (!this.stopping) {
       let pause = POLL_MS;
       try {
-        if (await this.holdLock()) {
-          const claimed = await this.next();
-          if (claimed.length > 0) {
-            const outcomes = await Promise.all(claimed.map((item) => this.replayOne(item)));
-            pause = outcomes.includes('slots-busy') ? SLOTS_BUSY_BACKOFF_MS : 0;
-          }
-        }
+        if (await this.holdLock()) pause = await this.fillSlots();
       } catch (error) {
         this.logger.warn({ err: error }, 'replay worker step failed; trying again');
         this.releaseLock();
       }
-      if (pause > 0 && !this.stopping) await this.sleep(pause);
+      if (!this.stopping) await this.sleep(pause);
     }
   }
 
+  /** Claims an item for each free slot; answers how long to wait before looking again (a finished call wakes it sooner). */
+  private async fillSlots(): Promise<number> {
+    const backoff = this.slotsFreeAt - Date.now();
+    if (backoff > 0) return backoff;
+    if (this.inFlight.size >= REPLAY_ENGINE_CONCURRENCY) return POLL_MS;
+    await takeBackAbandonedClaims(this.lock!);
+    while (!this.stopping && this.inFlight.size < REPLAY_ENGINE_CONCURRENCY) {
+      const item = await claimNextItem(this.lock!, `${this.claimant}#${++this.claims}`);
+      if (!item) break;
+      const running: Promise<void> = this.replayOne(item)
+        .then((outcome) => {
+          if (outcome === 'slots-busy') this.slotsFreeAt = Date.now() + SLOTS_BUSY_BACKOFF_MS;
+        })
+        .catch((error: unknown) =>
+          this.logger.warn({ err: error, replayId: item.replay_id }, 'a replayed execution could not be recorded; it is taken back later'),
+        )
+        .finally(() => {
+          this.inFlight.delete(running);
+          this.wake();
+        });
+      this.inFlight.add(running);
+    }
+    return POLL_MS;
+  }
+
   private sleep(ms: number): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
     return new Promise((done) => {
-      const timer = setTimeout(finish, ms);
-      function finish() {
+      const finish = () => {
         clearTimeout(timer);
+        this.wakeUp = null;
+        this.woken = false;
         done();
-      }
+      };
+      const timer = setTimeout(finish, ms);
       this.wakeUp = finish;
     });
   }
@@ -127,21 +151,7 @@ export class ReplayWorker {
     client?.release(true);
   }
 
-  private async next(): Promise<Claimed[]> {
-    const { rows } = await this.lock!.query<Claimed>(
-      `SELECT i.replay_id, i.position, i.execution_id, i.replay_execution_id, r.workspace_id, r.decision_id, r.version
-         FROM replays r JOIN LATERAL (
-           SELECT * FROM replay_items i WHERE i.replay_id = r.id AND i.status = 'pending' ORDER BY i.position LIMIT $1
-         ) i ON true
-        WHERE r.status = 'running'
-        ORDER BY r.created_at, r.id, i.position
-        LIMIT $1`,
-      [REPLAY_ENGINE_CONCURRENCY],
-    );
-    return rows;
-  }
-
-  private async replayOne(item: Claimed): Promise<'finished' | 'slots-busy'> {
+  private async replayOne(item: ClaimedItem): Promise<'finished' | 'slots-busy'> {
     const { slug, schema } = await this.schemaOf(item);
     const [original] = (await this.db.query(`SELECT input FROM executions WHERE id = $1 AND workspace_id = $2`, [
       item.execution_id,
@@ -186,8 +196,11 @@ export class ReplayWorker {
       }
     } catch (error) {
       const failure = error instanceof ServiceError ? error : new ServiceError('INTERNAL_ERROR', 'The engine call failed.');
-      // Never asked the provider: the execution stays pending and is tried again once slots free up.
-      if (failure.code === 'ENGINE_RATE_LIMITED' || failure.code === 'SERVICE_UNAVAILABLE') return 'slots-busy';
+      // Never asked the provider: the execution waits again and is tried once slots free up.
+      if (failure.code === 'ENGINE_RATE_LIMITED' || failure.code === 'SERVICE_UNAVAILABLE') {
+        await releaseItem(pgPool(this.db), item);
+        return 'slots-busy';
+      }
       await this.finish(item, failed(failure));
       return 'finished';
     }
@@ -203,16 +216,18 @@ export class ReplayWorker {
   }
 
   /**
-   * Marks the item and records its execution together, unless the item is no longer pending (its replay was
-   * cancelled meanwhile): then nothing is recorded. Then completes the replay when this was its last item.
+   * Marks the item and records its execution together, whether or not its replay was cancelled meanwhile: the
+   * engine call was made, so it counts and shows in the rollups. Nothing is recorded when the claim is no longer
+   * this one's (taken back after the runner stalled past the claim's margin: the item runs again). Then completes
+   * the replay when this was its last item.
    */
-  private async finish(item: Claimed, finished: Finished): Promise<void> {
+  private async finish(item: ClaimedItem, finished: Finished): Promise<void> {
     const client = await pgPool(this.db).connect();
     try {
       await client.query('BEGIN');
       const marked = await client.query(
         `UPDATE replay_items SET status = $3, new_action = $4, new_answers = $5, error = $6
-          WHERE replay_id = $1 AND position = $2 AND status = 'pending'`,
+          WHERE replay_id = $1 AND position = $2 AND status = 'running' AND claimed_by = $7`,
         [
           item.replay_id,
           item.position,
@@ -220,10 +235,12 @@ export class ReplayWorker {
           finished.status === 'done' ? finished.action : null,
           finished.status === 'done' && finished.answers ? JSON.stringify(finished.answers) : null,
           finished.status === 'failed' ? JSON.stringify(finished.error) : null,
+          item.claim,
         ],
       );
       if (marked.rowCount === 0) {
         await client.query('ROLLBACK');
+        this.logger.warn({ replayId: item.replay_id, position: item.position }, 'a replayed execution finished after its claim was taken back; it runs again');
         return;
       }
       if (finished.row) await client.query({ ...INSERT_EXECUTIONS, values: insertParameters([finished.row]) });
@@ -235,14 +252,10 @@ export class ReplayWorker {
       client.release();
     }
     // After the commit, so that of two items finishing together the later one sees both.
-    await this.db.query(
-      `UPDATE replays SET status = 'completed', finished_at = now()
-        WHERE id = $1 AND status = 'running' AND NOT EXISTS (SELECT 1 FROM replay_items WHERE replay_id = $1 AND status = 'pending')`,
-      [item.replay_id],
-    );
+    await completeIfFinished(pgPool(this.db), item.replay_id);
   }
 
-  private async schemaOf(item: Claimed): Promise<{ slug: string; schema: NormalizedSchema }> {
+  private async schemaOf(item: ClaimedItem): Promise<{ slug: string; schema: NormalizedSchema }> {
     const kept = this.schemas.get(item.replay_id);
     if (kept) return kept;
     const [row] = (await this.db.query(`SELECT d.slug, r.schema FROM replays r JOIN decisions d ON d.id = r.decision_id WHERE r.id = $1`, [

@@ -48,6 +48,7 @@ export class ReplaysService {
           { path: 'last' in selection ? 'last' : 'from', message: 'selects no execution that kept its input' },
         ]);
       }
+      // Every item but those cancelled before their turn: a running item's engine call is spent, and a cancel never takes it back.
       const [usage] = (await tx.query(
         `SELECT count(i.*)::int AS used,
                   EXTRACT(EPOCH FROM min(r.created_at) + interval '1 day' - statement_timestamp())::float8 AS reset
@@ -110,7 +111,11 @@ export class ReplaysService {
     return this.view(await this.replayRow(ref, ref.replayId));
   }
 
-  /** Stops a running replay: executions not started are never run; one in flight is not recorded. Cancelling again changes nothing. */
+  /**
+   * Stops a running replay: executions not started are never run. One in flight (`running`) is left to finish and
+   * is recorded: its engine call was made, so it counts against the daily cap and shows in the rollups. Cancelling
+   * again changes nothing.
+   */
   async cancel(ref: ReplayRef): Promise<ReplayView> {
     const replay = await this.replayRow(ref, ref.replayId);
     await this.db.transaction(async (tx) => {
@@ -151,7 +156,14 @@ export class ReplaysService {
       started_by: row.started_by,
       created_at: row.created_at.toISOString(),
       finished_at: row.finished_at?.toISOString() ?? null,
-      progress: { total: items.length, done: count('done'), failed: count('failed'), cancelled: count('cancelled'), pending: count('pending') },
+      progress: {
+        total: items.length,
+        done: count('done'),
+        failed: count('failed'),
+        cancelled: count('cancelled'),
+        pending: count('pending'),
+        running: count('running'),
+      },
       result: compareReplay((row.schema as NormalizedSchema).questions, finished.map(toReplayed)),
     };
   }

@@ -211,9 +211,10 @@ export class RunService {
     if (body.length * 6 <= limit) return;
     const bytes = Buffer.byteLength(JSON.stringify(body));
     if (bytes <= limit) return;
+    // The caller learns what to change, not the size of a bus it never sees.
     const error = new ServiceError(
       'INVALID_REQUEST',
-      `The answer to this run is too large to send (${bytes} bytes; at most ${limit}); run it without include=probabilities.`,
+      'The answer to this run is too large to send; run it without include=probabilities, or with a smaller state.',
     );
     await this.recorder.recordError(base, error);
     throw error;

@@ -1,4 +1,4 @@
-import { ShadowQueue } from './shadow-queue';
+import { ShadowQueue, ShadowQueueLimits } from './shadow-queue';
 
 /** A job that finishes when the test says so. */
 function gate() {
@@ -81,5 +81,59 @@ describe('ShadowQueue', () => {
   it('refuses limits it cannot honour', () => {
     expect(() => new ShadowQueue({ queued: 1, concurrency: 0 }, async () => undefined)).toThrow(RangeError);
     expect(() => new ShadowQueue({ queued: -1, concurrency: 1 }, async () => undefined)).toThrow(RangeError);
+    expect(() => new ShadowQueue({ queued: 1, queuedPerKey: 0.5, concurrency: 1 }, async () => undefined)).toThrow(RangeError);
+  });
+
+  describe('with keys', () => {
+    /** Items named `<key><n>`; one worker that finishes each job on the next turn. Answers the start order. */
+    async function served(offers: string[], limits: ShadowQueueLimits = { queued: 100, concurrency: 1 }): Promise<{ started: string[]; accepted: boolean[] }> {
+      const started: string[] = [];
+      const queue = new ShadowQueue<string>(
+        limits,
+        async (item) => void started.push(item),
+        (item) => item[0]!,
+      );
+      const accepted = offers.map((item) => queue.offer(item));
+      for (let i = 0; i < offers.length * 3; i++) await turn();
+      return { started, accepted };
+    }
+
+    it("serves keys in turn: B's single item waits for one of A's, not for the 40 A offered first", async () => {
+      const offers = [...Array.from({ length: 40 }, (_, n) => `a${n}`), 'b0'];
+      const { started } = await served(offers);
+      expect(started.slice(0, 2)).toEqual(['a0', 'b0']);
+      expect(started).toHaveLength(41);
+    });
+
+    it('rotates over three keys, each in its own order', async () => {
+      const { started } = await served(['a0', 'a1', 'a2', 'a3', 'b0', 'b1', 'c0']);
+      expect(started).toEqual(['a0', 'b0', 'c0', 'a1', 'b1', 'a2', 'a3']);
+    });
+
+    it('a newcomer waits behind the keys already in rotation, one item each', async () => {
+      const g = gate();
+      const started: string[] = [];
+      const queue = new ShadowQueue<string>(
+        { queued: 100, concurrency: 1 },
+        async (item) => {
+          started.push(item);
+          if (item === 'a0') await g.opened;
+        },
+        (item) => item[0]!,
+      );
+      for (const item of ['a0', 'a1', 'a2', 'b0', 'b1']) queue.offer(item);
+      await turn();
+      expect(started).toEqual(['a0']);
+      queue.offer('c0');
+      g.open();
+      for (let i = 0; i < 20; i++) await turn();
+      expect(started).toEqual(['a0', 'b0', 'a1', 'c0', 'b1', 'a2']);
+    });
+
+    it("drops an offer past its key's share, while other keys still get in", async () => {
+      const { accepted, started } = await served(['a0', 'a1', 'a2', 'b0', 'a3', 'b1'], { queued: 5, queuedPerKey: 2, concurrency: 1 });
+      expect(accepted).toEqual([true, true, false, true, false, true]);
+      expect(started).toEqual(['a0', 'b0', 'a1', 'b1']);
+    });
   });
 });

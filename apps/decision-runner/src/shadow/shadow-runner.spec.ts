@@ -5,7 +5,7 @@ import { normalizeSchema, NormalizedSchema } from '@ds/decision-schema';
 import type { Logger, Metrics, RpcClient } from '@ds/platform';
 import type { RunnableDecision } from '../decisions/decision-cache';
 import type { VersionCache } from '../decisions/version-cache';
-import { SHADOW_CONCURRENCY, SHADOW_QUEUE_LIMIT, ShadowRunner } from './shadow-runner';
+import { SHADOW_CONCURRENCY, SHADOW_QUEUE_LIMIT, SHADOW_QUEUE_PER_WORKSPACE, ShadowRunner } from './shadow-runner';
 
 function schema(threshold: number, storeOutput = true): NormalizedSchema {
   return normalizeSchema({
@@ -123,13 +123,20 @@ describe('ShadowRunner', () => {
     expect(await h.metric('decision_service_shadow_runs_total')).toEqual(['decision_service_shadow_runs_total{status="error"} 2']);
   });
 
-  it('drops samples past its queue instead of waiting, and counts them', async () => {
+  it("drops samples past its workspace's share or the queue instead of waiting, and counts them", async () => {
     const h = harness({ engine: () => new Promise<AnswerQuestionsReply>(() => undefined) });
     for (let i = 0; i < SHADOW_CONCURRENCY; i++) h.runner.follow(REQUEST, DECISION, 3, `exec_${i}`);
     await turns();
     expect(h.engineCalls).toHaveLength(SHADOW_CONCURRENCY);
-    for (let i = 0; i < SHADOW_QUEUE_LIMIT + 3; i++) h.runner.follow(REQUEST, DECISION, 3, `exec_q${i}`);
-    expect(await h.metric('decision_service_shadow_dropped_total')).toEqual(['decision_service_shadow_dropped_total{reason="queue_full"} 3']);
+    const dropped = async () => h.metric('decision_service_shadow_dropped_total');
+    for (let i = 0; i < SHADOW_QUEUE_PER_WORKSPACE + 3; i++) h.runner.follow(REQUEST, DECISION, 3, `exec_q${i}`);
+    expect(await dropped()).toEqual(['decision_service_shadow_dropped_total{reason="queue_full"} 3']);
+    // Other workspaces still find room, up to the whole queue.
+    const others = SHADOW_QUEUE_LIMIT / SHADOW_QUEUE_PER_WORKSPACE;
+    for (let w = 2; w <= others + 1; w++) {
+      for (let i = 0; i < SHADOW_QUEUE_PER_WORKSPACE; i++) h.runner.follow({ ...REQUEST, workspaceId: `ws_${w}` }, DECISION, 3, `exec_${w}_${i}`);
+    }
+    expect(await dropped()).toEqual([`decision_service_shadow_dropped_total{reason="queue_full"} ${3 + SHADOW_QUEUE_PER_WORKSPACE}`]);
     expect(h.engineCalls).toHaveLength(SHADOW_CONCURRENCY);
   });
 

@@ -14,10 +14,12 @@ import { ENGINE_REPLY_MARGIN_MS, engineRequestFor, runMetrics } from '../runs/en
 import { ShadowQueue } from './shadow-queue';
 
 /**
- * Per replica: shadow runs waiting for a worker, and shadow runs at once. The second bounds how many shared-key
- * engine slots shadows can hold, and so how much they can compete with live runs for them.
+ * Per replica: shadow runs waiting for a worker, of them those of one workspace, and shadow runs at once. The last
+ * bounds how many shared-key engine slots shadows can hold, and so how much they can compete with live runs for
+ * them; the share keeps one workspace's busy shadow from filling the queue that all workspaces' shadows wait in.
  */
 export const SHADOW_QUEUE_LIMIT = 200;
+export const SHADOW_QUEUE_PER_WORKSPACE = 50;
 export const SHADOW_CONCURRENCY = 4;
 
 /** How long a stopping runner waits for shadow runs in flight before it lets them go unrecorded. */
@@ -56,8 +58,11 @@ const json = (value: unknown): string | null => (value === null || value === und
  */
 @Injectable()
 export class ShadowRunner implements OnModuleDestroy {
-  private readonly queue = new ShadowQueue<ShadowSample>({ queued: SHADOW_QUEUE_LIMIT, concurrency: SHADOW_CONCURRENCY }, (sample) =>
-    runWithRequestContext({ requestId: sample.requestId }, () => this.evaluate(sample)),
+  private readonly queue = new ShadowQueue<ShadowSample>(
+    { queued: SHADOW_QUEUE_LIMIT, queuedPerKey: SHADOW_QUEUE_PER_WORKSPACE, concurrency: SHADOW_CONCURRENCY },
+    (sample) => runWithRequestContext({ requestId: sample.requestId }, () => this.evaluate(sample)),
+    // Workspaces take turns for the workers.
+    (sample) => sample.workspaceId,
   );
   private readonly dropped: Counter<'reason'>;
   private readonly runs: Counter<'status'>;

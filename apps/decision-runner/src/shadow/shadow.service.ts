@@ -2,13 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DecisionRef, DeployedReply, PromoteShadowRequest, ServiceError, ShadowReply, StartShadowRequest } from '@ds/contracts';
-import { NormalizedSchema, ShadowComparison, shadowRate, sharedQuestions, SHADOW_RATE_MAX, SHADOW_RATE_MIN } from '@ds/decision-schema';
+import { NormalizedSchema, parseVersionNumber, ShadowComparison, shadowRate, sharedQuestions, SHADOW_RATE_MAX, SHADOW_RATE_MIN } from '@ds/decision-schema';
 import { rowsReturned } from '@ds/platform';
 import { DecisionEntity, DecisionVersionEntity } from '../entities';
 import { DecisionCache } from '../decisions/decision-cache';
 import { deployableDraft } from '../decisions/decisions.service';
 import { VersionCache } from '../decisions/version-cache';
-import { nextInactiveVersion, nextVersion, versionNumber } from '../decisions/versions.service';
+import { nextInactiveVersion, nextVersion } from '../decisions/versions.service';
 import { LabGate, LabPool } from '../lab/lab-pool';
 import { pgPool } from '../pg-pool';
 
@@ -64,7 +64,7 @@ export class ShadowService {
         { path: 'rate', message: `must be an integer from ${SHADOW_RATE_MIN} to ${SHADOW_RATE_MAX}` },
       ]);
     }
-    const named = request.version === undefined || request.version === null ? null : versionNumber(request.version, 'version');
+    const named = request.version === undefined || request.version === null ? null : bodyVersion(request.version);
     if (decision.activeVersion === null) throw new ServiceError('CONFLICT', 'The decision has no active version to shadow; deploy it first.');
     if (named !== null) {
       if (named === decision.activeVersion) throw new ServiceError('CONFLICT', `Version ${named} is the active version; a shadow must be another one.`);
@@ -179,3 +179,10 @@ export class ShadowService {
 }
 
 const CLEARED = 'shadow_version = NULL, shadow_rate = NULL, shadow_started_at = NULL, shadow_started_by = NULL';
+
+/** The version in a shadow's body: a JSON number, as every body takes a version (a string "2" is refused). */
+function bodyVersion(value: unknown): number {
+  const parsed = parseVersionNumber(value, 'version');
+  if (parsed.ok) return parsed.value;
+  throw new ServiceError('INVALID_REQUEST', 'version must be a version number, or absent to shadow the draft.', [parsed.issue]);
+}

@@ -1,12 +1,16 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
-import { DeliveryStatus, ServiceError, SUBJECTS, ValidationIssue } from '@ds/contracts';
+import { DeliveryDetailView, DeliveryStatus, ServiceError, SUBJECTS, ValidationIssue } from '@ds/contracts';
 import { PLATFORM, RpcClient } from '@ds/platform';
-import { MemberWorkspace, WorkspaceRole } from '../http/access';
+import { withheldBodies } from '@ds/webhooks';
+import { Role } from '../entities';
+import { MemberRole, MemberWorkspace, WorkspaceRole } from '../http/access';
 import { RequestId } from '../http/request-lifecycle';
+import { roleReaches } from '../workspaces/roles';
 
 /**
- * A workspace's outgoing deliveries and its signing secret. Reading deliveries is open to every member;
- * resending one is a change (Member); the signing secret is a secret (Admin).
+ * A workspace's outgoing deliveries and its signing secret. Reading deliveries is open to every member, but what
+ * was sent and answered (headers, bodies, content types) only to Admins and Owners: others see status, timing and
+ * sizes. Resending one is a change (Member); the signing secret is a secret (Admin).
  */
 @Controller('app/v1/workspaces/:ws')
 export class DeliveriesController {
@@ -26,15 +30,17 @@ export class DeliveriesController {
 
   @Get('deliveries/:id')
   @WorkspaceRole('viewer')
-  get(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') deliveryId: string) {
-    return this.rpc.call(SUBJECTS.delivery.get, { workspaceId: ws, deliveryId }, { requestId });
+  async get(@RequestId() requestId: string, @MemberWorkspace() ws: string, @MemberRole() role: Role, @Param('id') deliveryId: string) {
+    const bodies = mayReadBodies(role);
+    return shownTo(bodies, await this.rpc.call(SUBJECTS.delivery.get, { workspaceId: ws, deliveryId, bodies }, { requestId }));
   }
 
   @Post('deliveries/:id/resend')
   @WorkspaceRole('member')
   @HttpCode(202)
-  resend(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') deliveryId: string) {
-    return this.rpc.call(SUBJECTS.delivery.resend, { workspaceId: ws, deliveryId }, { requestId });
+  async resend(@RequestId() requestId: string, @MemberWorkspace() ws: string, @MemberRole() role: Role, @Param('id') deliveryId: string) {
+    const bodies = mayReadBodies(role);
+    return shownTo(bodies, await this.rpc.call(SUBJECTS.delivery.resend, { workspaceId: ws, deliveryId, bodies }, { requestId }));
   }
 
   @Get('signing-secret')
@@ -48,6 +54,15 @@ export class DeliveriesController {
   rotateSigningSecret(@RequestId() requestId: string, @MemberWorkspace() ws: string) {
     return this.rpc.call(SUBJECTS.delivery.rotateSigningSecret, { workspaceId: ws }, { requestId });
   }
+}
+
+function mayReadBodies(role: Role): boolean {
+  return roleReaches(role, 'admin');
+}
+
+/** Withheld here too, so that a delivery service of the previous version, which sends bodies to anyone, shows none. */
+function shownTo(bodies: boolean, view: DeliveryDetailView): DeliveryDetailView {
+  return bodies ? view : withheldBodies(view);
 }
 
 const STATUSES: readonly DeliveryStatus[] = ['pending', 'succeeded', 'failed'];

@@ -116,6 +116,13 @@ export const MemberWorkspace = createParamDecorator((_data: unknown, context: Ex
   return caller.membership.workspaceId;
 });
 
+/** The caller's role in the `:ws` workspace, as the route's role check found it. */
+export const MemberRole = createParamDecorator((_data: unknown, context: ExecutionContext): Role => {
+  const caller = callerOf(context);
+  if (caller.kind !== 'user' || !caller.membership) throw identityMissing('workspace membership');
+  return caller.membership.role;
+});
+
 export const EmbedSession = createParamDecorator((_data: unknown, context: ExecutionContext): EmbedSessionView => {
   const caller = callerOf(context);
   if (caller.kind !== 'embed') throw identityMissing('embed session');

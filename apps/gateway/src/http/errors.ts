@@ -26,9 +26,12 @@ function fastifyClientStatus(error: unknown): number | null {
 }
 
 export function toServiceError(error: unknown, logger: Logger): ServiceError {
-  if (error instanceof ServiceError) return error;
-  const mapped = error instanceof HttpException ? fromHttpStatus(error.getStatus()) : fromHttpStatus(fastifyClientStatus(error));
-  return mapped ?? answerForUnexpected(error, logger, 'unexpected failure while answering a request');
+  if (!(error instanceof ServiceError)) {
+    const mapped = error instanceof HttpException ? fromHttpStatus(error.getStatus()) : fromHttpStatus(fastifyClientStatus(error));
+    if (mapped) return mapped;
+  }
+  // A ServiceError passes through too, so that it is logged as the platform logs refusals.
+  return answerForUnexpected(error, logger, 'unexpected failure while answering a request');
 }
 
 /** Seconds a client waits before retrying a request that found a service behind the gateway unavailable. */

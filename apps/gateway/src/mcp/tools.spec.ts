@@ -206,6 +206,28 @@ describe('calling a tool', () => {
     expect(invalid.structuredContent).toMatchObject({ valid: false, issues: expect.arrayContaining([expect.objectContaining({ path: 'state' })]) });
   });
 
+  it('lists at most 50 issues of a schema and says how many more there were', async () => {
+    const schema = { questions: Array.from({ length: 5_000 }, () => ({})) };
+    const all = validateSchema(schema);
+    expect(all.valid).toBe(false);
+    const total = (all as { issues: unknown[] }).issues.length;
+    expect(total).toBeGreaterThan(5_000);
+    const result = await callTool('validate_schema', { schema }, { backend: unreachable, requestId: 'req_1', mapError: asIs });
+    const content = result.structuredContent as { issues: unknown[]; issues_not_listed: number };
+    expect(content.issues).toHaveLength(50);
+    expect(content.issues_not_listed).toBe(total - 50);
+    expect(JSON.stringify(result).length).toBeLessThan(16 * 1024);
+  });
+
+  it('lists at most 50 unknown arguments, each path cut to 200 characters', async () => {
+    const args = { id: 'x', ...Object.fromEntries(Array.from({ length: 1_000 }, (_, i) => [`${'k'.repeat(1_000)}${i}`, 1])) };
+    const result = await callTool('get_template', args, { backend: unreachable, requestId: 'req_1', mapError: asIs });
+    const error = (result.structuredContent as { error: { message: string; details: Array<{ path: string }> } }).error;
+    expect(error.details).toHaveLength(50);
+    expect(error.details.every((issue) => issue.path.length === 200 && issue.path.endsWith('…'))).toBe(true);
+    expect(error.message).toBe('The arguments of get_template are not valid. The first 50 issues are listed in details; 950 more are not.');
+  });
+
   it('answers an unknown tool and invalid arguments as tool errors with the API error object', async () => {
     const unknown = await callTool('delete_everything', {}, { backend: unreachable, requestId: 'req_9', mapError: asIs });
     expect(unknown).toMatchObject({ isError: true, structuredContent: { error: { code: 'NOT_FOUND', request_id: 'req_9' } } });

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { ListDecisionsReply, ListExecutionsReply, ListExecutionsRequest, MAX_DECISION_VERSION, ServiceError } from '@ds/contracts';
+import {
+  boundedIssues,
+  ERROR_ISSUES_MAX,
+  ListDecisionsReply,
+  ListExecutionsReply,
+  ListExecutionsRequest,
+  MAX_DECISION_VERSION,
+  ServiceError,
+} from '@ds/contracts';
 import { checkStateAlone, DecisionContract, isValidSlug, TEMPLATES, templateSummary, validateSchema } from '@ds/decision-schema';
 
 /**
@@ -202,12 +210,16 @@ const tools: Tool[] = [
     title: 'Validate a decision schema',
     description:
       'Checks a decision schema without saving it. Answers { valid: true, schema } with the normalized schema (other added, defaults filled in), ' +
-      'or { valid: false, issues: [{ path, message }] } with every issue found.',
+      `or { valid: false, issues: [{ path, message }] } with the first ${ERROR_ISSUES_MAX} issues found and, when there were more, ` +
+      'issues_not_listed: how many more.',
     input: z.strictObject({ schema: z.record(z.string(), z.unknown(), { error: presence('must be an object') }).describe('A decision schema.') }),
     readOnly: true,
     call: async (args) => {
       const result = validateSchema(args.schema);
-      return { json: result.valid ? { valid: true, schema: result.schema } : { valid: false, issues: result.issues } };
+      if (result.valid) return { json: { valid: true, schema: result.schema } };
+      // Bounded as an error's details are: a schema of thousands of empty questions would otherwise answer megabytes.
+      const { listed, notListed } = boundedIssues(result.issues);
+      return { json: notListed > 0 ? { valid: false, issues: listed, issues_not_listed: notListed } : { valid: false, issues: listed } };
     },
   }),
 ];

@@ -74,7 +74,7 @@ export const QUALITY_EN = {
   'oc.action': 'Right action',
   'oc.save': 'Record outcome',
   'oc.saved': 'Outcome recorded.',
-  'oc.playground': 'Playground runs of the draft take no outcome.',
+  'oc.notLive': 'Only live runs of a deployed version (API, secret URL, MCP) take an outcome; playground runs, replays and shadow runs do not.',
   'oc.olderVersion':
     'This execution was answered by version {version}; only admins can read that version’s questions here. Report its outcome with POST /v1/executions/{id}/outcome.',
 };

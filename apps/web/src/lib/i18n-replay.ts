@@ -25,6 +25,7 @@ export const REPLAY_EN = {
   'rpl.ran': '{ran} of {total} replayed',
   'rpl.failed': '{count} failed',
   'rpl.cancelledN': '{count} not run (cancelled)',
+  'rpl.inFlight': '{count} already sent to the engine, finishing',
   'rpl.cancel': 'Cancel replay',
   'rpl.actionAgreement': 'Same action',
   'rpl.agreedOf': '{agreed} of {compared}',

@@ -544,7 +544,9 @@ const en = {
   'dlv.emptyBody': 'Empty body.',
   'dlv.truncated': 'Truncated: only the first 8 KiB of the answer is kept, or it stopped coming before the attempt’s time ran out.',
   'dlv.bodiesKept':
-    'Signatures, and header values that use a workspace secret, are shown as [redacted]; so is a secret the receiver echoed. Bodies are deleted with the delivery, 30 days after it was queued.',
+    'Signatures, and header values that use a workspace secret, are shown as [redacted]; so is a secret the receiver echoed, in any encoding. Bodies are deleted with the delivery, 30 days after it was queued.',
+  'dlv.bodyBytes': 'Body: {bytes} bytes',
+  'dlv.bodiesForAdmins': 'Headers and bodies are visible to Admins and Owners; you see their sizes.',
   'sig.title': 'Signing secret',
   'sig.intro':
     'Every delivery is signed with this secret (Service-Signature and Standard Webhooks headers), so receivers can check it came from this workspace.',

@@ -13,8 +13,11 @@ interface Attempt {
   response_status: number | null;
   duration_ms: number | null;
   error: string | null;
-  /** On one delivery's own view only: what the receiver answered, null when no answer came. */
-  response?: { content_type: string | null; body: string; truncated: boolean } | null;
+  /**
+   * On one delivery's own view only: what the receiver answered, null when no answer came. The content type and
+   * the body are null for a role below Admin, which sees the body's size only.
+   */
+  response?: { content_type: string | null; body: string | null; body_bytes: number; truncated: boolean } | null;
 }
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
@@ -35,8 +38,10 @@ interface Delivery {
   created_at: string;
   completed_at: string | null;
   attempts: Attempt[];
-  /** On one delivery's own view only: the request every attempt sends, signatures and secrets redacted. */
-  request?: { method: string; headers: Record<string, string>; body: string };
+  /** On one delivery's own view only: whether headers and bodies are in it (Admins and Owners). */
+  bodies_shown?: boolean;
+  /** On one delivery's own view only: the request every attempt sends, signatures and secrets redacted; headers and body null below Admin. */
+  request?: { method: string; headers: Record<string, string> | null; body: string | null; body_bytes: number };
 }
 
 /** How often pending deliveries shown on screen are looked at again, so a retry or a resend shows its outcome. */
@@ -277,12 +282,16 @@ function Body({ text, contentType, label, testId }: { text: string; contentType:
   );
 }
 
-/** The request a delivery sends and what each attempt's receiver answered, on the delivery's own page. */
+/**
+ * The request a delivery sends and what each attempt's receiver answered, on the delivery's own page. A role below
+ * Admin gets sizes instead of headers and bodies, and a line saying who sees them.
+ */
 function DeliveryExchange({ delivery }: { delivery: Delivery }) {
   const { t } = useApp();
   const request = delivery.request;
   if (!request) return null;
   const answered = delivery.attempts.filter((attempt) => attempt.response);
+  const withheld = delivery.bodies_shown === false || request.body === null;
   return (
     <>
       <section className="delivery-exchange" aria-labelledby={`dlv-request-${delivery.id}`}>
@@ -292,22 +301,30 @@ function DeliveryExchange({ delivery }: { delivery: Delivery }) {
             {request.method} {delivery.url}
           </code>
         </p>
-        <details>
-          <summary>{t('dlv.headers', { count: Object.keys(request.headers).length })}</summary>
-          <dl className="facts">
-            {Object.entries(request.headers).map(([name, value]) => (
-              <Fragment key={name}>
-                <dt>
-                  <code>{name}</code>
-                </dt>
-                <dd className="break">
-                  <code>{value}</code>
-                </dd>
-              </Fragment>
-            ))}
-          </dl>
-        </details>
-        <Body text={request.body} contentType={request.headers['content-type']} label={t('dlv.requestBody')} testId="delivery-request-body" />
+        {request.headers && (
+          <details>
+            <summary>{t('dlv.headers', { count: Object.keys(request.headers).length })}</summary>
+            <dl className="facts">
+              {Object.entries(request.headers).map(([name, value]) => (
+                <Fragment key={name}>
+                  <dt>
+                    <code>{name}</code>
+                  </dt>
+                  <dd className="break">
+                    <code>{value}</code>
+                  </dd>
+                </Fragment>
+              ))}
+            </dl>
+          </details>
+        )}
+        {request.body === null ? (
+          <p className="muted small" data-testid="delivery-request-size">
+            {t('dlv.bodyBytes', { bytes: request.body_bytes })}
+          </p>
+        ) : (
+          <Body text={request.body} contentType={request.headers?.['content-type']} label={t('dlv.requestBody')} testId="delivery-request-body" />
+        )}
       </section>
       <section className="delivery-exchange" aria-labelledby={`dlv-responses-${delivery.id}`}>
         <h3 id={`dlv-responses-${delivery.id}`}>{t('dlv.responses')}</h3>
@@ -320,7 +337,11 @@ function DeliveryExchange({ delivery }: { delivery: Delivery }) {
               <h4>
                 {label} {response.content_type && <span className="muted small">{response.content_type}</span>}
               </h4>
-              {response.body === '' ? (
+              {response.body === null ? (
+                <p className="muted small" data-testid="delivery-response-size">
+                  {t('dlv.bodyBytes', { bytes: response.body_bytes })}
+                </p>
+              ) : response.body === '' ? (
                 <p className="muted small">{t('dlv.emptyBody')}</p>
               ) : (
                 <Body text={response.body} contentType={response.content_type} label={label} testId="delivery-response-body" />
@@ -329,7 +350,9 @@ function DeliveryExchange({ delivery }: { delivery: Delivery }) {
             </div>
           );
         })}
-        <p className="muted small">{t('dlv.bodiesKept')}</p>
+        <p className="muted small" data-testid={withheld ? 'delivery-bodies-withheld' : undefined}>
+          {t(withheld ? 'dlv.bodiesForAdmins' : 'dlv.bodiesKept')}
+        </p>
       </section>
     </>
   );

@@ -344,24 +344,31 @@ async function versionSchema(ws: string, slug: string, version: number, mayReadV
   return checked.valid ? checked.schema : null;
 }
 
+/** The sources whose runs take outcomes: the API's `EXECUTION_SOURCES` (libs/contracts), of a deployed version. */
+const LIVE_SOURCES = ['api', 'webhook', 'mcp'];
+
+function isLiveRun(execution: Execution): boolean {
+  return LIVE_SOURCES.includes(execution.source) && execution.version >= 1;
+}
+
 /** What turned out to be right for an execution, recorded by a person with the decision's own options. */
 function OutcomeSection({ execution }: { execution: Execution }) {
   const { t, workspace } = useApp();
   const ws = workspace!.id;
   const [outcome, setOutcome] = useState<RecordedOutcome | null>(execution.outcome ?? null);
   const writer = may(workspace, 'decisions:write');
-  const playground = execution.version === 0;
+  const live = isLiveRun(execution);
   const [schema] = useLoad(
-    async () => (writer && !playground ? versionSchema(ws, execution.decision, execution.version, may(workspace, 'decisions:deploy')) : null),
-    [ws, execution.decision, execution.version, writer, playground],
+    async () => (writer && live ? versionSchema(ws, execution.decision, execution.version, may(workspace, 'decisions:deploy')) : null),
+    [ws, execution.decision, execution.version, writer, live],
   );
   return (
     <section className="card stack" aria-labelledby="outcome-title">
       <h2 id="outcome-title">{t('oc.title')}</h2>
       <p className="muted small">{t('oc.lead')}</p>
       {outcome ? <OutcomeFacts outcome={outcome} /> : <p data-testid="outcome-none">{t('oc.none')}</p>}
-      {playground ? (
-        <p className="muted small">{t('oc.playground')}</p>
+      {!live ? (
+        <p className="muted small">{t('oc.notLive')}</p>
       ) : (
         writer && (
           <Loaded value={schema}>

@@ -14,7 +14,7 @@ interface ReplayView {
   status: 'running' | 'completed' | 'cancelled';
   created_at: string;
   finished_at: string | null;
-  progress: { total: number; done: number; failed: number; cancelled: number; pending: number };
+  progress: { total: number; done: number; failed: number; cancelled: number; pending: number; running?: number };
   result: {
     compared: number;
     failed: number;
@@ -28,7 +28,7 @@ interface ReplayView {
 interface ReplayedExecution {
   position: number;
   execution_id: string;
-  status: 'pending' | 'done' | 'failed' | 'cancelled';
+  status: 'pending' | 'running' | 'done' | 'failed' | 'cancelled';
   old: { action: string; answers: Answers };
   new: { action: string; answers: Answers } | null;
   error: { code: string; message: string } | null;
@@ -46,7 +46,8 @@ export function Replay({ decision }: { decision: DecisionDetails }) {
   const base = `/workspaces/${ws}/decisions/${decision.id}/replays`;
   const [replays, reload] = useLoad(() => api<{ data: ReplayView[] }>('GET', base), [base]);
   const [shown, setShown] = useState<string | null>(null);
-  const running = replays.state === 'ready' && replays.data.data.some((replay) => replay.status === 'running');
+  // A cancelled replay's calls already in flight still finish and are recorded: keep reading until they have.
+  const running = replays.state === 'ready' && replays.data.data.some((replay) => replay.status === 'running' || (replay.progress.running ?? 0) > 0);
 
   useEffect(() => {
     if (!running) return;
@@ -183,6 +184,7 @@ function ReplayCard({ replay, base, onChanged }: { replay: ReplayView; base: str
           {t('rpl.ran', { ran, total: progress.total })}
           {progress.failed > 0 && <> · {t('rpl.failed', { count: progress.failed })}</>}
           {progress.cancelled > 0 && <> · {t('rpl.cancelledN', { count: progress.cancelled })}</>}
+          {replay.status !== 'running' && (progress.running ?? 0) > 0 && <> · {t('rpl.inFlight', { count: progress.running ?? 0 })}</>}
         </p>
         {replay.status === 'running' && (
           <button type="button" disabled={busy} onClick={() => void act(() => api('POST', `${base}/${replay.id}/cancel`))}>
