@@ -563,6 +563,21 @@ const limitedRouteBody = fc.oneof(
   fc.constantFrom({ answers: { intent: 'refund' }, action: 'continue' }, { version: null, last: 1 }, { version: 1 }),
 );
 
+/** Not left to chance: bodies each of these routes is sure to meet, with valid credentials. */
+const FIXED_LIMITED_BODIES = [
+  ...['1', '01', 1.5, 2 ** 31, -1, 0, null, [1], {}, true].map((version) => JSON.stringify({ version })),
+  JSON.stringify({ answers: Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`unknown_${i}`, i])) }),
+  JSON.stringify({ answers: 'refund', action: 5 }),
+  JSON.stringify({ answers: { intent: 'x'.repeat(5000) } }),
+  ...[0, -1, 2 ** 53, '1'].map((last) => JSON.stringify({ version: null, last })),
+  JSON.stringify({ version: null, from: '2026-02-30', to: '2026-03-01' }),
+  JSON.stringify({ version: '1', last: 1 }),
+  '',
+  '{',
+  '[]',
+  'null',
+];
+
 describe('the routes of the limits and roles, with real ids', () => {
   let receiver: Receiver;
   const ids: Record<string, string> = {};
@@ -606,7 +621,7 @@ describe('the routes of the limits and roles, with real ids', () => {
     expect(LIMITED_ROUTES.filter((key) => !live.has(key))).toEqual([]);
   });
 
-  it('with generated bodies and queries: never a 5xx, never internals, the one error shape, at most 50 issues', async () => {
+  it('with generated bodies and queries, and a fixed list of hostile ones: never a 5xx, never internals, the one error shape, at most 50 issues', async () => {
     const limited = routes.filter((route) => LIMITED_ROUTES.includes(routeKey(route)));
     const tokens = (route: RouteEntry) => fc.oneof({ weight: 8, arbitrary: fc.constant(validFor(route)) }, { weight: 1, arbitrary: garbageToken });
     const body = fc.oneof({ weight: 4, arbitrary: limitedRouteBody.map((value) => JSON.stringify(value)) }, { weight: 1, arbitrary: bodyText });
@@ -631,6 +646,16 @@ describe('the routes of the limits and roles, with real ids', () => {
     );
     expect([...reached].sort()).toEqual([...LIMITED_ROUTES].sort());
     await expectStillHealthy();
+    await sendAll(
+      limited.flatMap((route) =>
+        FIXED_LIMITED_BODIES.map((text) => ({
+          method: route.method,
+          path: `${realPath(route)}?version=01&from=2026-02-30`,
+          headers: { authorization: validFor(route)!, 'content-type': 'application/json', 'x-request-id': 'fuzz-limited' },
+          body: route.method === 'GET' ? null : text,
+        })),
+      ),
+    );
     // No generated fit kept the workspace's turn: the next fit is not refused as running.
     const fit = await call('POST', `/app/v1/workspaces/${ws.workspaceId}/decisions/${ids.decision}/calibration`, { token: ws.session, body: { version: 1 } });
     expect({ status: fit.status, code: fit.body?.error?.code ?? null }).toEqual({ status: 200, code: null });
