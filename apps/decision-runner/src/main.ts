@@ -19,6 +19,9 @@ import { Initial1763780000000 } from './migrations/1763780000000-initial';
 import { DeployNotes1796110000000 } from './migrations/1796110000000-deploy-notes';
 import { QualityRollups1796120000000 } from './migrations/1796120000000-quality-rollups';
 import { RollupShards1796230000000 } from './migrations/1796230000000-rollup-shards';
+import { LabLimits1796240381000 } from './migrations/1796240381000-lab-limits';
+import { LabGate, LabPool } from './lab/lab-pool';
+import { LabLimits } from './lab/lab-limits';
 import { LiveQualityLabels1796240000000 } from './migrations/1796240000000-live-quality-labels';
 import { ExecutionRetention1764400000000 } from './migrations/1764400000000-execution-retention';
 import { DecisionHooks1795448775114 } from './migrations/1795448775114-decision-hooks';
@@ -73,6 +76,7 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       QualityRollups1796120000000,
       RollupShards1796230000000,
       LiveQualityLabels1796240000000,
+      LabLimits1796240381000,
       ReplayClaims1796318420000,
       OrderedInputs1796331739000,
     ],
@@ -106,6 +110,9 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       ExecutionsQuery,
       OutcomesService,
       QualityService,
+      LabLimits,
+      { provide: LabPool, useFactory: (config: DecisionRunnerConfig) => new LabPool(config.labWorkers), inject: [PLATFORM.config] },
+      { provide: LabGate, useFactory: (config: DecisionRunnerConfig) => new LabGate(config.labDbConnections), inject: [PLATFORM.config] },
       OverviewQuery,
       ExecutionRetention,
       HooksService,
@@ -132,6 +139,7 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
         await deletions.stop();
         await retention.stop();
         await replays.stop();
+        await app.get(LabPool).close();
         app.get<LeaseTaker | null>(LEASE_TAKER)?.close();
       },
     };
