@@ -184,6 +184,28 @@ export interface ReplayView {
     confusion: { actions: string[]; counts: number[][] };
     accuracy: { labelled: number; old: number | null; new: number | null };
   };
+  /**
+   * The active version (when the replay started) replayed on the same executions, compared with the recorded runs
+   * as `result` is: how far a version agrees with itself, the model's noise to read `result` against.
+   * `same_as_result`: the replay is of the active version, so it is its own baseline. null: no version was active,
+   * or the replay was started before baselines were kept.
+   */
+  baseline: (ReplayView['result'] & { version: number; same_as_result: boolean }) | null;
+}
+
+/** `last` (1 to 1000) or `from` and `to`, as the query string gives them. */
+export interface ReplayEligibleRequest extends DecisionRef {
+  query: Record<string, unknown>;
+}
+
+/** How many executions a replay of that selection would take (successful runs that kept their input), asked before it starts. */
+export interface ReplayEligibleReply {
+  selection: { last: number } | { from: string; to: string };
+  eligible: number;
+  /** Successful runs in the selection that did not keep their input (`settings.storeInput` was off). */
+  without_input: number;
+  /** Whether the active version keeps inputs (`settings.storeInput`); false with none deployed. */
+  store_input: boolean;
 }
 
 export interface ReplayListReply {
@@ -198,6 +220,8 @@ export interface ReplayedExecutionView {
   status: 'pending' | 'running' | 'done' | 'failed' | 'cancelled';
   old: { action: string; answers: Record<string, string | number> | null };
   new: { action: string; answers: Record<string, string | number> | null } | null;
+  /** The active version's answer to the same state; null until it ran, or when the replay is of the active version. */
+  baseline?: { action: string; answers: Record<string, string | number> | null } | null;
   outcome_action: string | null;
   error: { code: string; message: string } | null;
 }
@@ -455,6 +479,7 @@ export const RUNNER_SUBJECTS = {
   getReplay: rpcSubject<ReplayRef, ReplayView>('v1.decision-runner.replays.get'),
   replayExecutions: rpcSubject<ReplayExecutionsRequest, ReplayExecutionsReply>('v1.decision-runner.replays.executions'),
   cancelReplay: rpcSubject<ReplayRef, ReplayView>('v1.decision-runner.replays.cancel'),
+  replayEligible: rpcSubject<ReplayEligibleRequest, ReplayEligibleReply>('v1.decision-runner.replays.eligible'),
   /** A version evaluated after sampled live runs, compared with the active one; promoted or stopped in one step. */
   getShadow: rpcSubject<DecisionRef, ShadowReply>('v1.decision-runner.shadow.get'),
   startShadow: rpcSubject<StartShadowRequest, ShadowReply>('v1.decision-runner.shadow.start'),

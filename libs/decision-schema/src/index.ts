@@ -94,6 +94,8 @@ export {
   REPLAY_DAILY_CAP,
   REPLAY_ENGINE_CONCURRENCY,
   checkReplayPlan,
+  checkReplaySelectionQuery,
+  type ReplaySelectionCheck,
   compareReplay,
   answersAgree,
   replayAllowance,
