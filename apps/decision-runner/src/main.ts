@@ -19,6 +19,9 @@ import { Initial1763780000000 } from './migrations/1763780000000-initial';
 import { DeployNotes1796110000000 } from './migrations/1796110000000-deploy-notes';
 import { QualityRollups1796120000000 } from './migrations/1796120000000-quality-rollups';
 import { RollupShards1796230000000 } from './migrations/1796230000000-rollup-shards';
+import { LabLimits1796240381000 } from './migrations/1796240381000-lab-limits';
+import { LabGate, LabPool } from './lab/lab-pool';
+import { LabLimits } from './lab/lab-limits';
 import { LiveQualityLabels1796240000000 } from './migrations/1796240000000-live-quality-labels';
 import { ExecutionRetention1764400000000 } from './migrations/1764400000000-execution-retention';
 import { DecisionHooks1795448775114 } from './migrations/1795448775114-decision-hooks';
@@ -28,6 +31,7 @@ import { ExecutionTraces1796041729301 } from './migrations/1796041729301-executi
 import { VersionHistory1796041729302 } from './migrations/1796041729302-version-history';
 import { Replays1796058314159 } from './migrations/1796058314159-replays';
 import { ReplayClaims1796318420000 } from './migrations/1796318420000-replay-claims';
+import { OrderedInputs1796331739000 } from './migrations/1796331739000-ordered-inputs';
 import { ExecutionOutcomes1796012873514 } from './migrations/1796012873514-execution-outcomes';
 import { ExecutionLeases1796100000000 } from './migrations/1796100000000-execution-leases';
 import { ExecutionRollups1796031415926 } from './migrations/1796031415926-execution-rollups';
@@ -73,7 +77,9 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       QualityRollups1796120000000,
       RollupShards1796230000000,
       LiveQualityLabels1796240000000,
+      LabLimits1796240381000,
       ReplayClaims1796318420000,
+      OrderedInputs1796331739000,
       ExecutionSourceGroups1796400000000,
     ],
   },
@@ -106,6 +112,9 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       ExecutionsQuery,
       OutcomesService,
       QualityService,
+      LabLimits,
+      { provide: LabPool, useFactory: (config: DecisionRunnerConfig) => new LabPool(config.labWorkers), inject: [PLATFORM.config] },
+      { provide: LabGate, useFactory: (config: DecisionRunnerConfig) => new LabGate(config.labDbConnections), inject: [PLATFORM.config] },
       OverviewQuery,
       ExecutionRetention,
       HooksService,
@@ -132,6 +141,7 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
         await deletions.stop();
         await retention.stop();
         await replays.stop();
+        await app.get(LabPool).close();
         app.get<LeaseTaker | null>(LEASE_TAKER)?.close();
       },
     };

@@ -17,6 +17,7 @@ import {
 import { looksLikeId } from '@ds/ids';
 import { ExecutionEntity } from '../entities';
 import { ERROR_CODE_SQL, SOURCE_GROUP_SQL } from './source-groups';
+import { STORED_INPUT } from './execution-recorder';
 
 /**
  * How much JSON one page of executions may carry. Rows can hold mapped state values, so a hundred of them
@@ -106,7 +107,7 @@ export class ExecutionsQuery {
    */
   async input(request: ExecutionInputRequest): Promise<ExecutionInputReply> {
     if (!looksLikeId('exec', request.executionId)) throw noSuchExecution();
-    const [row] = (await this.db.query('SELECT decision_id, decision_slug, input FROM executions WHERE workspace_id = $1 AND id = $2', [
+    const [row] = (await this.db.query(`SELECT decision_id, decision_slug, ${STORED_INPUT} AS input FROM executions WHERE workspace_id = $1 AND id = $2`, [
       request.workspaceId,
       request.executionId,
     ])) as Array<{ decision_id: string; decision_slug: string; input: { state?: unknown } | null }>;
