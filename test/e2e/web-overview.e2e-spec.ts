@@ -49,7 +49,7 @@ async function executionsOf(ws: Workspace, slug: string): Promise<Array<{ status
   do {
     const page: { body: { data: typeof all; next_cursor: string | null } } = await call(
       'GET',
-      `/app/v1/workspaces/${ws.workspaceId}/executions?decision=${slug}&limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+      `/app/v1/workspaces/${ws.workspaceId}/executions?decision=${slug}&source=all&limit=100${cursor ? `&cursor=${cursor}` : ''}`,
       { token: ws.session },
     );
     all.push(...page.body.data);

@@ -46,6 +46,21 @@ export {
 export { validateState, checkStateAlone, exampleState, type StateCheck } from './state';
 export { estimateTokens, questionTokens, type QuestionTokens } from './tokens';
 export { jsonDiff, contractChanges, type Change } from './json-diff';
+export { breakingChanges, type BreakingChange } from './breaking';
+export {
+  reviewVersions,
+  describeSchema,
+  missingSecrets,
+  conditionText,
+  ruleText,
+  pairRules,
+  longestCommonSubsequence,
+  REVIEW_AREAS,
+  type ReviewArea,
+  type ReviewItem,
+  type VersionReview,
+  type MissingSecret,
+} from './version-review';
 export { decisionContract, type DecisionContract, type ContractQuestion, type ContractLevel } from './contract';
 export { isValidSlug, checkDecisionMeta, SLUG_PATTERN } from './meta';
 export { TEMPLATES, templateSummary, type Template, type TemplateSummary } from './templates';
@@ -82,6 +97,8 @@ export {
   REPLAY_DAILY_CAP,
   REPLAY_ENGINE_CONCURRENCY,
   checkReplayPlan,
+  checkReplaySelectionQuery,
+  type ReplaySelectionCheck,
   compareReplay,
   answersAgree,
   replayAllowance,

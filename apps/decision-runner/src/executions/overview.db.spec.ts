@@ -185,6 +185,8 @@ describe('decision overview', () => {
         secretsKeyIsDev: true,
         redisUrl: null,
         billingLeases: false,
+        labWorkers: 1,
+        labDbConnections: 1,
       },
       createLogger('decision-runner', 'silent'),
     );

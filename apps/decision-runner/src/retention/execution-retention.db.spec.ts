@@ -16,6 +16,8 @@ const config: DecisionRunnerConfig = {
   secretsKeyIsDev: true,
   redisUrl: null,
   billingLeases: false,
+  labWorkers: 1,
+  labDbConnections: 1,
 };
 const logger = createLogger('decision-runner', 'silent');
 const DAY = 86_400_000;

@@ -6,6 +6,7 @@ import { QUALITY_EN } from './i18n-quality';
 import { REPLAY_EN } from './i18n-replay';
 import { VERSIONS_EN } from './i18n-versions';
 import { RULES_EN } from './i18n-rules';
+import { EXPLORER_EN } from './i18n-explorer';
 
 export const LOCALES = ['en', 'pt', 'es', 'ru', 'zh'] as const;
 export type Locale = (typeof LOCALES)[number];
@@ -15,6 +16,7 @@ const en = {
   ...REPLAY_EN,
   ...QUALITY_EN,
   ...RULES_EN,
+  ...EXPLORER_EN,
   'app.name': 'Decision service',
   'nav.decisions': 'Decisions',
   'nav.executions': 'Executions',
@@ -288,9 +290,6 @@ const en = {
     'Playground runs use the draft or a version you choose, are recorded with source "playground", run in test mode and are not billed. Destinations that call out are shown as previews.',
   'pg.invalidDraft': 'Fix the schema issues before running the draft.',
   'dep.title': 'Deploy',
-  'dep.diff': 'Contract changes against the active version',
-  'dep.first': 'First deploy: this becomes version 1.',
-  'dep.noChanges': 'The contract does not change (settings, policies or destinations may).',
   'dep.deploy': 'Deploy the draft',
   'dep.deployed': 'Deployed version {version}.',
   'dep.endpoint': 'Endpoint enabled',
@@ -326,7 +325,6 @@ const en = {
   'dep.endpointOn': 'The endpoint is on: live calls run the active version.',
   'dep.endpointOff': 'The endpoint is off: live calls are refused with 409 DECISION_DISABLED.',
   'ex.title': 'Executions',
-  'ex.empty': 'No executions match.',
   'ex.decision': 'Decision',
   'ex.status': 'Status',
   'ex.status.any': 'Any',
