@@ -11,11 +11,9 @@ import { QualityService } from './quality.service';
 import { LabLimits } from '../lab/lab-limits';
 import { LabGate, LabPool } from '../lab/lab-pool';
 
-/** Only the report is read here; a fit would ask the ledger for the plan. */
-const NO_LEDGER = {
-  call: async () => {
-    throw new Error('no ledger here');
-  },
+/** The ledger's answer to the plan a fit asks for: the free plan, whose daily budget these tests stay under. */
+const LEDGER = {
+  call: async () => ({ plan: { name: 'genesis' } }),
 } as unknown as RpcClient;
 
 /** Outcomes and their labels against a real PostgreSQL with the runner's own migrations. */
@@ -39,7 +37,7 @@ beforeAll(async () => {
   db = database.dataSource;
   const versions = new VersionCache(db);
   outcomes = new OutcomesService(db, versions);
-  quality = new QualityService(db, NO_LEDGER, versions, new LabLimits(db), new LabPool(1), new LabGate(1));
+  quality = new QualityService(db, LEDGER, versions, new LabLimits(db), new LabPool(1), new LabGate(1));
   await db.query(
     `INSERT INTO decisions (id, workspace_id, slug, name, draft_schema, revision, active_version, endpoint_enabled) VALUES ('dec_q', 'ws_q', 'q', 'Q', $1, 1, 1, true)`,
     [schema],
