@@ -1,5 +1,6 @@
 import { defineConfig } from 'vite';
 import { resolve } from 'node:path';
+import { precompress } from './precompress.mts';
 
 const root = import.meta.dirname;
 
@@ -9,6 +10,7 @@ export default defineConfig({
   base: '/',
   publicDir: false,
   oxc: { jsx: { runtime: 'automatic' } },
+  plugins: [precompress()],
   resolve: {
     alias: { '@ds/decision-schema': resolve(root, '../../libs/decision-schema/src/index.ts') },
   },
@@ -22,6 +24,8 @@ export default defineConfig({
     sourcemap: false,
     reportCompressedSize: false,
     chunkSizeWarningLimit: 1000,
+    // Brotli at its strongest takes seconds on the script, once per build by design; rolldown would report it each time.
+    rolldownOptions: { checks: { bundlerTimings: false } },
   },
   logLevel: 'warn',
 });

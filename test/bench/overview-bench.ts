@@ -63,6 +63,8 @@ async function load(db: DataSource, now: Date): Promise<void> {
       secretsKeyIsDev: true,
       redisUrl: null,
       billingLeases: false,
+      labWorkers: 1,
+      labDbConnections: 1,
     },
     createLogger('decision-runner', 'silent'),
   );

@@ -1,10 +1,20 @@
+import { RpcClient } from '@ds/platform';
 import { cpus, loadavg } from 'node:os';
 import { normalizeSchema } from '@ds/decision-schema';
 import { decisionRunner } from '../../apps/decision-runner/src/main';
 import { VersionCache } from '../../apps/decision-runner/src/decisions/version-cache';
 import { QualityService } from '../../apps/decision-runner/src/quality/quality.service';
+import { LabLimits } from '../../apps/decision-runner/src/lab/lab-limits';
+import { LabGate, LabPool } from '../../apps/decision-runner/src/lab/lab-pool';
 import { migratedDatabase } from '../support/service-database';
 import { say } from './bench-support';
+
+/** Only the report is read here; a fit would ask the ledger for the plan. */
+const NO_LEDGER = {
+  call: async () => {
+    throw new Error('no ledger here');
+  },
+} as unknown as RpcClient;
 
 /**
  * `npm run bench:quality`: the quality report over a million executions with outcomes. A fresh test database gets
@@ -98,7 +108,7 @@ async function main(): Promise<void> {
     const [{ rollups }] = (await db.query('SELECT count(*)::int AS rollups FROM quality_rollups')) as [{ rollups: number }];
     say(`  ${rollups.toLocaleString('en-US')} rollup rows (days and hours)`);
 
-    const service = new QualityService(db, new VersionCache(db));
+    const service = new QualityService(db, NO_LEDGER, new VersionCache(db), new LabLimits(db), new LabPool(1), new LabGate(1));
     const day = (offset: number) => new Date(Math.floor(Date.now() / 86_400_000 + offset) * 86_400_000).toISOString().slice(0, 10);
     const ranges: Array<[string, string | undefined, string | undefined]> = [
       ['every execution', undefined, undefined],

@@ -79,7 +79,7 @@ describe('the playground', () => {
     expectError(await call('POST', path, { token: ws.session, body: { state: { amount: 3 } } }), 422, 'INVALID_STATE');
 
     const executions = await waitFor(async () => {
-      const reply = await call('GET', `/app/v1/workspaces/${ws.workspaceId}/executions?decision=pg`, { token: ws.session });
+      const reply = await call('GET', `/app/v1/workspaces/${ws.workspaceId}/executions?decision=pg&source=playground`, { token: ws.session });
       return reply.body.data.length >= 2 ? reply.body.data : null;
     });
     expect(executions.map((e: { source: string; livemode: boolean; version: number }) => [e.source, e.livemode, e.version])).toEqual([

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { request as httpRequest } from 'node:http';
 import { ERROR_STATUS } from '@ds/contracts';
-import { baseUrl, call, deployedDecision, newWorkspace, opsPort, signUp, triageSchema, Workspace } from './support/api';
+import { baseUrl, call, deployedDecision, newWorkspace, opsPort, runDecision, signUp, triageSchema, uniqueMarker, Workspace } from './support/api';
+import { eventually, Receiver, startReceiver } from './support/deliveries';
 
 /**
  * Property-based fuzzing of the whole HTTP edge: generated methods, paths, query strings, headers and bodies
@@ -172,6 +173,8 @@ const EXTREME_DATES = [
   '+010000-01-01T00:00:00.000Z',
   '2026-02-31T00:00:00Z',
 ];
+/** Days that do not exist, as a body's date. */
+const NOT_QUITE_DATES_FOR_BODIES = ['2026-02-30', '2026-04-31', '2026-13-01', '2026-05-01T24:00:00Z'];
 const base64url = (text: string) => Buffer.from(text).toString('base64url');
 const SOME_UUID = '00000000-0000-4000-8000-000000000000';
 /** Cursors in every form the services issue, holding numbers and dates past their columns. */
@@ -528,6 +531,138 @@ describe('fuzzing every route of the gateway', () => {
 });
 
 /**
+ * The routes behind the workspace's limits and the roles' rule, reached with real ids (a live execution, a
+ * delivery, a replay and the decision) and valid credentials, so that generated bodies and queries meet their
+ * handlers rather than a 404: fits, outcomes, replays and their cancel, a delivery and its resend.
+ */
+const LIMITED_ROUTES = [
+  'POST /app/v1/workspaces/:ws/decisions/:id/calibration',
+  'POST /v1/executions/:id/outcome',
+  'PUT /app/v1/workspaces/:ws/executions/:id/outcome',
+  'POST /app/v1/workspaces/:ws/decisions/:id/replays',
+  'POST /app/v1/workspaces/:ws/decisions/:id/replays/:replay/cancel',
+  'GET /app/v1/workspaces/:ws/deliveries/:id',
+  'POST /app/v1/workspaces/:ws/deliveries/:id/resend',
+];
+const RUNS_ON_LIMITED_ROUTES = 150;
+
+/** Bodies these routes read, each with a generated part. */
+const limitedRouteBody = fc.oneof(
+  fc.record({ version: hostileJson }, { requiredKeys: [] }),
+  fc.record({ version: fc.constantFrom(1, '1', '01', 0, null, ...EXTREME_NUMBERS) }),
+  fc.record({ answers: hostileJson, action: hostileJson }, { requiredKeys: [] }),
+  fc.record({ answers: fc.dictionary(hostileString, hostileJson, { maxKeys: 80 }) }),
+  fc.record({ version: hostileJson, last: hostileJson, from: hostileJson, to: hostileJson }, { requiredKeys: [] }),
+  fc.record({ version: fc.constantFrom(1, null), last: fc.constantFrom(1, 0, -1, 1e9, ...EXTREME_NUMBERS) }),
+  fc.record({
+    version: fc.constantFrom(1, null),
+    from: fc.constantFrom(...EXTREME_DATES, ...NOT_QUITE_DATES_FOR_BODIES),
+    to: fc.constantFrom(...EXTREME_DATES),
+  }),
+  // Valid ones too, so that outcomes are recorded and replays started while the rest is thrown at them.
+  fc.constantFrom({ answers: { intent: 'refund' }, action: 'continue' }, { version: null, last: 1 }, { version: 1 }),
+);
+
+/** Not left to chance: bodies each of these routes is sure to meet, with valid credentials. */
+const FIXED_LIMITED_BODIES = [
+  ...['1', '01', 1.5, 2 ** 31, -1, 0, null, [1], {}, true].map((version) => JSON.stringify({ version })),
+  JSON.stringify({ answers: Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`unknown_${i}`, i])) }),
+  JSON.stringify({ answers: 'refund', action: 5 }),
+  JSON.stringify({ answers: { intent: 'x'.repeat(5000) } }),
+  ...[0, -1, 2 ** 53, '1'].map((last) => JSON.stringify({ version: null, last })),
+  JSON.stringify({ version: null, from: '2026-02-30', to: '2026-03-01' }),
+  JSON.stringify({ version: '1', last: 1 }),
+  '',
+  '{',
+  '[]',
+  'null',
+];
+
+describe('the routes of the limits and roles, with real ids', () => {
+  let receiver: Receiver;
+  const ids: Record<string, string> = {};
+
+  beforeAll(async () => {
+    receiver = await startReceiver((_request, _index, response) => response.writeHead(410).end('gone'));
+    const destinations = [{ key: 'crm', type: 'webhook', url: receiver.url }];
+    ids.decision = await deployedDecision(ws, 'fuzz-limited', triageSchema(uniqueMarker(), { destinations, settings: { storeInput: true } }));
+    const run = await runDecision(ws, 'fuzz-limited', { message: 'a live run with a delivery, its input kept' });
+    expect(run.status).toBe(200);
+    ids.execution = run.body.execution_id;
+    ids.delivery = run.body.destinations[0].delivery_id;
+    await eventually(
+      async () => (await call('GET', `/app/v1/workspaces/${ws.workspaceId}/deliveries/${ids.delivery}`, { token: ws.session })).body.status === 'failed',
+      20_000,
+      'the delivery to fail',
+    );
+    const replay = await call('POST', `/app/v1/workspaces/${ws.workspaceId}/decisions/${ids.decision}/replays`, {
+      token: ws.session,
+      body: { version: null, last: 1 },
+    });
+    expect(replay.status).toBe(201);
+    ids.replay = replay.body.id;
+  });
+
+  afterAll(async () => {
+    await receiver?.close();
+  });
+
+  function realPath(route: RouteEntry): string {
+    const values: Record<string, string> = {
+      ws: ws.workspaceId,
+      id: route.url.includes('/executions/') ? ids.execution! : route.url.includes('/deliveries/') ? ids.delivery! : ids.decision!,
+      replay: ids.replay!,
+    };
+    return route.url.replace(/:([A-Za-z]+)/g, (_, name: string) => values[name]!);
+  }
+
+  it('are all in the live route table', () => {
+    const live = new Set(routes.map(routeKey));
+    expect(LIMITED_ROUTES.filter((key) => !live.has(key))).toEqual([]);
+  });
+
+  it('with generated bodies and queries, and a fixed list of hostile ones: never a 5xx, never internals, the one error shape, at most 50 issues', async () => {
+    const limited = routes.filter((route) => LIMITED_ROUTES.includes(routeKey(route)));
+    const tokens = (route: RouteEntry) => fc.oneof({ weight: 8, arbitrary: fc.constant(validFor(route)) }, { weight: 1, arbitrary: garbageToken });
+    const body = fc.oneof({ weight: 4, arbitrary: limitedRouteBody.map((value) => JSON.stringify(value)) }, { weight: 1, arbitrary: bodyText });
+    const request = fc.constantFrom(...limited).chain((route) =>
+      fc.record({ query: queryString, headers: headersArbitrary(tokens(route)), body }).map(({ query, headers, body: text }): FuzzRequest => ({
+        method: route.method,
+        path: `${realPath(route)}${query}`,
+        headers,
+        body: route.method === 'GET' ? null : text,
+      })),
+    );
+    const keyOfPath = new Map(limited.map((route) => [`${route.method} ${realPath(route)}`, routeKey(route)]));
+    const reached = new Set<string>();
+    await fc.assert(
+      fc.asyncProperty(request, async (generated) => {
+        const reply = await send(generated);
+        checkReply(generated, reply);
+        // Past the credential check: the handler (or the service behind it) answered.
+        if (reply.status !== 401 && reply.status !== 403) reached.add(keyOfPath.get(`${generated.method} ${generated.path.split('?')[0]}`)!);
+      }),
+      { seed: SEED + 2, numRuns: RUNS_ON_LIMITED_ROUTES },
+    );
+    expect([...reached].sort()).toEqual([...LIMITED_ROUTES].sort());
+    await expectStillHealthy();
+    await sendAll(
+      limited.flatMap((route) =>
+        FIXED_LIMITED_BODIES.map((text) => ({
+          method: route.method,
+          path: `${realPath(route)}?version=01&from=2026-02-30`,
+          headers: { authorization: validFor(route)!, 'content-type': 'application/json', 'x-request-id': 'fuzz-limited' },
+          body: route.method === 'GET' ? null : text,
+        })),
+      ),
+    );
+    // No generated fit kept the workspace's turn: the next fit is not refused as running.
+    const fit = await call('POST', `/app/v1/workspaces/${ws.workspaceId}/decisions/${ids.decision}/calibration`, { token: ws.session, body: { version: 1 } });
+    expect({ status: fit.status, code: fit.body?.error?.code ?? null }).toEqual({ status: 200, code: null });
+  }, 240_000);
+});
+
+/**
  * Not left to chance: every cursor and limit of every route that reads, and every numeric or date field of every
  * route that writes, at and past the ranges of the columns they land in. Each field is tried alone, on a body
  * otherwise valid, so that no other field's refusal hides what the value does further in.
@@ -566,6 +701,7 @@ const DATE_AND_VERSION_PARAMETERS: Record<string, { base: Record<string, string>
   'GET /app/v1/workspaces/:ws/decisions/:id/quality': { base: {}, dates: ['from', 'to'], versions: ['version'] },
   'GET /app/v1/workspaces/:ws/decisions/:id/overview': { base: {}, dates: ['from', 'to'], versions: [] },
   'GET /app/v1/workspaces/:ws/decisions/:id/versions/compare': { base: { from: '1', to: '1' }, dates: [], versions: ['from', 'to'] },
+  'GET /app/v1/workspaces/:ws/decisions/:id/review': { base: {}, dates: [], versions: ['version'] },
 };
 /** Days and times that do not exist, and spellings of real ones that are not ISO 8601's. */
 const NOT_QUITE_DATES = [

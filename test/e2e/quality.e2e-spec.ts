@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import {
   call,
   defined,
@@ -13,6 +14,7 @@ import {
   uniqueMarker,
   Workspace,
 } from './support/api';
+import { waitFor } from './support/cluster';
 
 /**
  * Outcomes, the quality report and calibration: outcomes recorded by API key and by session, replaced and refused;
@@ -305,6 +307,89 @@ describe('quality report and calibration', () => {
       ['intent', 'urgency', 'fraud'].map((question) => ({ question, source: 'model', outcomes: 0, reason: 'not_enough_outcomes', needed: 30 })),
     );
   });
+});
+
+describe('calibration fits share the runner fairly', () => {
+  it('refuses a second fit of the workspace at once, with 409, while the first is still running', async () => {
+    const ws = await roomyWorkspace();
+    const marker = uniqueMarker();
+    const schema = {
+      state: { type: 'object', fields: { message: { type: 'string', required: true } } },
+      context: marker,
+      questions: [
+        { key: 'verdict', kind: 'choice', instructions: 'Approve or reject `message`.', options: [{ value: 'approve' }, { value: 'reject' }] },
+        { key: 'spam', kind: 'probability', instructions: 'Judge `message`.', criterion: 'The message is spam' },
+      ],
+      fallbackAction: 'escalate',
+    };
+    const decisionId = await deployedDecision(ws, 'fitted-once', schema);
+    await scriptEngine(marker, [{ answers: { verdict: { approve: 0.9, reject: 0.1, other: 0 }, spam: { yes: 0.9, no: 0.1 } } }], true);
+    const runs = await runMany(ws, 'fitted-once', 40);
+    await reportOutcomes(
+      ws,
+      runs.map((run) => run.execution_id),
+      seeded(38),
+    );
+    const path = `/app/v1/workspaces/${ws.workspaceId}/decisions/${decisionId}/calibration`;
+    const db = new Client({ connectionString: process.env.E2E_DATABASE_URL });
+    const watcher = new Client({ connectionString: process.env.E2E_DATABASE_URL });
+    await Promise.all([db.connect(), watcher.connect()]);
+    try {
+      // Holding the decision's row keeps the first fit at its last step, writing the maps into the draft.
+      await db.query('BEGIN');
+      await db.query('SELECT 1 FROM decision_runner.decisions WHERE id = $1 FOR UPDATE', [decisionId]);
+      const first = call('POST', path, { token: ws.session, body: { version: 1 } });
+      const savingFits = async () =>
+        (
+          await watcher.query(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'UPDATE decisions SET draft_schema%'",
+          )
+        ).rows[0].n as number;
+      await waitFor(async () => (await savingFits()) === 1, 20_000, 'the first fit waiting to save');
+      const second = await call('POST', path, { token: ws.session, body: { version: 1 } });
+      expectError(second, 409, 'CONFLICT');
+      expect(second.body.error.message).toMatch(/calibration fit of this workspace is running/);
+      // The second was answered while the first still waited: it never got as far as the first.
+      expect(await savingFits()).toBe(1);
+      await db.query('COMMIT');
+      const done = await first;
+      expect(done.status).toBe(200);
+      expect(done.body.fitted.map((fit: { question: string; outcomes: number }) => [fit.question, fit.outcomes])).toEqual([
+        ['verdict', 40],
+        ['spam', 40],
+      ]);
+    } finally {
+      await db.query('ROLLBACK').catch(() => undefined);
+      await Promise.all([db.end(), watcher.end()]);
+    }
+    // The turn ended with the first: the next fit runs.
+    expect((await call('POST', path, { token: ws.session, body: { version: 1 } })).status).toBe(200);
+  }, 300_000);
+
+  it('refuses fits past the plan’s daily cap with 429 and a Retry-After until the next UTC day', async () => {
+    // A new workspace is on the free plan: 20 fits a day.
+    const ws = await newWorkspace();
+    const decisionId = await deployedDecision(ws, 'fitted-often', triageSchema(uniqueMarker()));
+    const path = `/app/v1/workspaces/${ws.workspaceId}/decisions/${decisionId}/calibration`;
+    for (let i = 0; i < 20; i++) {
+      const reply = await call('POST', path, { token: ws.session, body: { version: 1 } });
+      expect(reply.status).toBe(200);
+    }
+    const refused = await call('POST', path, { token: ws.session, body: { version: 1 } });
+    expectError(refused, 429, 'RATE_LIMITED');
+    expect(refused.body.error.message).toMatch(/20 calibration fits a day/);
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    const untilMidnight = Math.ceil((Math.floor(Date.now() / 86_400_000 + 1) * 86_400_000 - Date.now()) / 1000);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(Math.abs(retryAfter - untilMidnight)).toBeLessThanOrEqual(5);
+    // Another workspace's budget is its own.
+    const other = await newWorkspace();
+    const otherDecision = await deployedDecision(other, 'fitted-often', triageSchema(uniqueMarker()));
+    expect(
+      (await call('POST', `/app/v1/workspaces/${other.workspaceId}/decisions/${otherDecision}/calibration`, { token: other.session, body: { version: 1 } }))
+        .status,
+    ).toBe(200);
+  }, 120_000);
 });
 
 describe('token probabilities beside the model’s own numbers', () => {

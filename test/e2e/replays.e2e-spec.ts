@@ -179,6 +179,8 @@ describe('replays', () => {
     expect(done.body.status).toBe('completed');
     expect(done.body.progress).toEqual({ total: EXECUTIONS, done: EXECUTIONS, failed: 0, cancelled: 0, pending: 0, running: 0 });
     expect(done.body.result).toEqual({ ...EXPECTED_RESULT, accuracy: { labelled: 6, old: 2 / 6, new: 1 } });
+    // The active version, run beside the draft on each execution, agrees with itself.
+    expect(done.body.baseline).toMatchObject({ version: 1, same_as_result: false, compared: EXECUTIONS, action: { agreed: EXECUTIONS, agreement: 1 } });
 
     // Each past execution has exactly one replay recorded, and it is the one its item names.
     const recorded = await database((db) =>
@@ -316,6 +318,139 @@ describe('replays', () => {
   }, 300_000);
 });
 
+/** States whose keys come in orders jsonb would not keep: reverse alphabetical, nested, mixed, in arrays. */
+function unusualStates(marker: string): Array<Record<string, unknown>> {
+  return Array.from({ length: 24 }, (_, i) => {
+    const text = `${marker} ticket ${i}: the screen of my phone cracked after ${i + 2} days`;
+    switch (i % 4) {
+      case 0:
+        return { subject: `Broken screen ${i}`, previous_tickets: i, plan: 'pro', message: text, channel: 'email' };
+      case 1:
+        return {
+          message: text,
+          plan: 'basic',
+          channel: 'chat',
+          previous_tickets: [
+            { when: '2026-01-02', what: 'refund' },
+            { what: 'exchange', when: '2026-03-04' },
+          ],
+          subject: 'Order',
+        };
+      case 2:
+        return {
+          zone: 'eu',
+          customer: { tier: 'gold', name: `C${i}`, address: { zip: '1000', street: 'Main', city: 'Lisbon' }, age: 30 + i },
+          message: text,
+          amount: i * 10,
+        };
+      default:
+        return { plan: 'free', message: text, 'b-key': true, aa: { z: 1, y: { x: [3, { q: 1, p: 2 }] } }, a: null, channel: 'phone' };
+    }
+  });
+}
+
+describe('replays keep the state as it was sent', () => {
+  it('replays the active version against itself over states in unusual key orders: every action and answer is the live one; the baseline is there', async () => {
+    const marker = uniqueMarker();
+    const user = await api('POST', '/app/v1/auth/sign-up', { body: { email: `${marker}@example.com`, password: 'correcthorse42', name: 'x' } });
+    const session = user.body.session.token;
+    const ws = (await api('POST', '/app/v1/workspaces', { token: session, body: { name: 'order' } })).body.id;
+    expect(
+      (
+        await api('PUT', `/admin/v1/workspaces/${ws}/plan`, {
+          token: ADMIN_TOKEN,
+          body: { plan: 'enterprise', overrides: { rate_limit_per_minute: 1_000_000 } },
+        })
+      ).status,
+    ).toBe(200);
+    const apiKey = (await api('POST', `/app/v1/workspaces/${ws}/api-keys`, { token: session, body: { name: 'k', mode: 'live' } })).body.key;
+    // No scripted answers: the simulator answers from a digest of the prompt, so a state's key order moves its answers.
+    const created = await api('POST', `/app/v1/workspaces/${ws}/decisions`, {
+      token: session,
+      body: { slug: 'ordered', name: 'ordered', schema: schema(`${marker} order`, 0.5) },
+    });
+    const decisionId = created.body.id;
+    expect((await api('POST', `/app/v1/workspaces/${ws}/decisions/${decisionId}/deploy`, { token: session })).status).toBe(201);
+    const base = `/app/v1/workspaces/${ws}/decisions/${decisionId}/replays`;
+
+    const states = unusualStates(marker);
+    const live = new Map<string, { action: string; result: Record<string, unknown>; state: Record<string, unknown> }>();
+    for (const state of states) {
+      const run = await api('POST', '/v1/decisions/ordered', { token: apiKey, body: { state } });
+      expect(run.status).toBe(200);
+      live.set(run.body.execution_id, { action: run.body.action, result: run.body.result, state });
+    }
+    expect(new Set([...live.values()].map((run) => run.action)).size).toBeGreaterThan(1);
+
+    const started = await api('POST', base, { token: session, body: { version: 1, last: states.length } });
+    expect(started.status).toBe(201);
+    const done = await finished({ session, ws, decisionId, marker, base }, started.body.id);
+    expect(done.body.progress).toMatchObject({ total: states.length, done: states.length, failed: 0 });
+    const items = (await api('GET', `${base}/${started.body.id}/executions?limit=200`, { token: session })).body.data;
+    expect(items).toHaveLength(states.length);
+    for (const item of items) {
+      const run = live.get(item.execution_id)!;
+      expect({ execution: item.execution_id, action: item.new.action, answers: item.new.answers }).toEqual({
+        execution: item.execution_id,
+        action: run.action,
+        answers: run.result,
+      });
+    }
+    expect(done.body.result.action).toEqual({ agreed: states.length, agreement: 1 });
+    expect(done.body.result.questions.map((question: { agreement: number }) => question.agreement)).toEqual([1, 1, 1]);
+    // The input comes back in the caller's order, at every level.
+    for (const [executionId, run] of live) {
+      const input = await api('GET', `/app/v1/workspaces/${ws}/executions/${executionId}/input`, { token: session });
+      expect(input.status).toBe(200);
+      expect(JSON.stringify(input.body.state)).toBe(JSON.stringify(run.state));
+    }
+
+    // Asked before a replay starts: how many of a selection kept their input.
+    const eligible = await api('GET', `${base}/eligible?last=1000`, { token: session });
+    expect(eligible.status).toBe(200);
+    expect(eligible.body).toEqual({ selection: { last: 1000 }, eligible: states.length, without_input: 0, store_input: true });
+    const later = new Date(Date.now() + 60_000).toISOString();
+    const ranged = await api('GET', `${base}/eligible?from=2001-01-01&to=${encodeURIComponent(later)}`, { token: session });
+    expect(ranged.body.eligible).toBe(states.length);
+    expect((await api('GET', `${base}/eligible?from=2001-01-01&to=2001-01-02`, { token: session })).body.eligible).toBe(0);
+    for (const bad of ['last=0', 'last=01', 'last=1001', 'last=5&from=2001-01-01', 'from=2026-02-30&to=2026-03-02', 'lats=5', '']) {
+      const refused = await api('GET', `${base}/eligible?${bad}`, { token: session });
+      expect([bad, refused.status, refused.body.error?.code]).toEqual([bad, 400, 'INVALID_REQUEST']);
+    }
+
+    // A replay of the active version is its own baseline.
+    expect(done.body.baseline).toEqual({ ...done.body.result, version: 1, same_as_result: true });
+
+    // A draft's replay runs the active version beside it on each execution, as its baseline.
+    const draft = await api('PUT', `/app/v1/workspaces/${ws}/decisions/${decisionId}/draft`, {
+      token: session,
+      body: { schema: schema(`${marker} order`, 0.7), revision: 1 },
+    });
+    expect(draft.status).toBe(200);
+    const ofDraft = await api('POST', base, { token: session, body: { version: null, last: states.length } });
+    expect(ofDraft.status).toBe(201);
+    const draftDone = await finished({ session, ws, decisionId, marker, base }, ofDraft.body.id);
+    expect(draftDone.body.baseline).toMatchObject({
+      version: 1,
+      same_as_result: false,
+      compared: states.length,
+      failed: 0,
+      action: { agreed: states.length, agreement: 1 },
+    });
+    expect(draftDone.body.baseline.questions.map((question: { agreement: number }) => question.agreement)).toEqual([1, 1, 1]);
+    const draftItems = (await api('GET', `${base}/${ofDraft.body.id}/executions?limit=200`, { token: session })).body.data;
+    for (const item of draftItems) {
+      const run = live.get(item.execution_id)!;
+      expect(item.baseline).toEqual({ action: run.action, answers: run.result });
+    }
+    // Each of its executions took two engine calls against the daily cap.
+    const usage = await database((db) =>
+      db.query(`SELECT count(*)::int AS n FROM decision_runner.replay_items WHERE replay_id = $1 AND baseline_action IS NOT NULL`, [ofDraft.body.id]),
+    );
+    expect(usage.rows[0].n).toBe(states.length);
+  }, 300_000);
+});
+
 describe('the replay panel', () => {
   it('starts a replay of the draft, shows its progress, then its agreement and confusion table; axe clean, 360 px', async () => {
     const setup = await decisionWithHistory();
@@ -337,8 +472,23 @@ describe('the replay panel', () => {
       await page.goto(`/decisions/triage/replay`);
       await page.getByRole('heading', { name: 'Replay against past executions' }).waitFor();
       expect(await page.getByRole('link', { name: 'Replay' }).getAttribute('aria-current')).toBe('page');
+      // Before it starts, the form says how many executions of the selection kept their input, and what that costs.
+      const start = page.getByRole('button', { name: 'Start replay' });
+      await page.getByRole('combobox', { name: /^Executions/ }).selectOption('range');
+      await page.getByLabel('From', { exact: true }).fill('2001-01-01T00:00');
+      await page.getByLabel('To', { exact: true }).fill('2001-01-02T00:00');
+      await page.getByText('No execution in this selection kept its input').waitFor();
+      expect(await start.isDisabled()).toBe(true);
+      await page.getByRole('combobox', { name: /^Executions/ }).selectOption('last');
       await page.getByLabel('How many').fill(String(EXECUTIONS));
-      await page.getByRole('button', { name: 'Start replay' }).click();
+      await page
+        .getByText(
+          `${EXECUTIONS} executions in this selection kept their input and will be replayed. Each is run twice, by the draft and by the active version v1 as the baseline: ${2 * EXECUTIONS} engine calls counted against the daily cap.`,
+        )
+        .waitFor();
+      expect(await start.isDisabled()).toBe(false);
+      await checkScreen(page, 'replay-start', checked);
+      await start.click();
 
       const progress = page.getByRole('progressbar', { name: 'Replay progress' });
       await progress.waitFor();
@@ -352,7 +502,8 @@ describe('the replay panel', () => {
         .waitFor({ timeout: 120_000 });
       await page.getByText('completed', { exact: true }).waitFor();
       expect(await progress.getAttribute('value')).toBe(String(EXECUTIONS));
-      await page.getByText('80.0 %').first().waitFor();
+      await page.getByText('80.0 % (baseline, the active version against itself: 100.0 %)').waitFor();
+      await page.getByText('The baseline is the active version v1 replayed on the same executions').waitFor();
 
       const confusion = page.getByRole('table', { name: 'Action then (rows) against action in the replay (columns)' });
       const cells = await confusion

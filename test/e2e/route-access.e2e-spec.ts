@@ -1,5 +1,20 @@
-import { call, expectError, newWorkspace, opsPort, Reply, signUp, Workspace } from './support/api';
-import { GatewayProcess, startGateway } from './support/cluster';
+import { Client } from 'pg';
+import {
+  call,
+  deployedDecision,
+  expectError,
+  newWorkspace,
+  opsPort,
+  Reply,
+  roomyWorkspace,
+  runDecision,
+  signUp,
+  triageSchema,
+  uniqueMarker,
+  Workspace,
+} from './support/api';
+import { GatewayProcess, startGateway, waitFor } from './support/cluster';
+import { eventually, Receiver, startReceiver } from './support/deliveries';
 
 /**
  * Every route the gateway registered, taken from its own route table (so a new route is covered without
@@ -243,4 +258,195 @@ describe('without ADMIN_TOKEN', () => {
       expectError(await call('PUT', path, { token: 'e2e-admin-token-0123456789', body: { plan: 'enterprise' } }, gateway.baseUrl), 404, 'NOT_FOUND');
     }
   });
+});
+
+type Role = 'viewer' | 'member' | 'admin' | 'owner';
+/** From the least to the most a member may do: a route's `access.role` admits its own and every later one. */
+const ROLES: readonly Role[] = ['viewer', 'member', 'admin', 'owner'];
+const reaches = (role: Role, least: string | undefined) => least !== undefined && ROLES.indexOf(role) >= ROLES.indexOf(least as Role);
+
+/** A workspace with one member of each role, each with a session of their own. */
+async function teamWorkspace(): Promise<{ ws: Workspace; sessions: Record<Role, string> }> {
+  const ws = await roomyWorkspace();
+  const sessions = { owner: ws.session } as Record<Role, string>;
+  for (const role of ['admin', 'member', 'viewer'] as const) {
+    const user = await signUp();
+    const added = await call('POST', `/app/v1/workspaces/${ws.workspaceId}/members`, { token: ws.session, body: { email: user.email, role } });
+    expect(added.status).toBe(201);
+    sessions[role] = user.session;
+  }
+  return { ws, sessions };
+}
+
+function routeNamed(method: string, url: string): RouteEntry {
+  const route = routes.find((candidate) => candidate.method === method && candidate.url === url);
+  expect(route).toBeDefined();
+  return route!;
+}
+
+/**
+ * Headers and bodies a delivery sent and was answered are shown to Admins and Owners only. The routes that show
+ * them are found by walking the route table as the Owner with a delivery's id in every parameter, so that a new
+ * route answering with them is caught here, and each of those routes is tried by every role.
+ */
+describe("a delivery's headers and bodies", () => {
+  const BODY_ROUTES = ['GET /app/v1/workspaces/:ws/deliveries/:id', 'POST /app/v1/workspaces/:ws/deliveries/:id/resend'];
+  let receiver: Receiver;
+  let team: Workspace;
+  let sessions: Record<Role, string>;
+  let deliveryId: string;
+  /** Only in the receiver's answer: a reply that holds it shows what the delivery was answered. */
+  const answerMarker = uniqueMarker();
+  const path = (url: string) => url.replace(':ws', team.workspaceId).replace(/:\w+/g, deliveryId);
+  const delivery = () => call('GET', path('/app/v1/workspaces/:ws/deliveries/:id'), { token: team.session });
+  const failedAgain = () => eventually(async () => (await delivery()).body.status === 'failed', 20_000, 'the delivery to fail');
+
+  beforeAll(async () => {
+    receiver = await startReceiver((_request, _index, response) =>
+      response.writeHead(410, { 'content-type': `text/plain; note=${answerMarker}` }).end(`gone: ${answerMarker}`),
+    );
+    ({ ws: team, sessions } = await teamWorkspace());
+    const destinations = [{ key: 'crm', type: 'webhook', url: receiver.url, headers: { 'X-Team': 'walk' } }];
+    await deployedDecision(team, 'walked', triageSchema(uniqueMarker(), { destinations }));
+    const run = await runDecision(team, 'walked', { message: 'hello' });
+    expect(run.status).toBe(200);
+    deliveryId = run.body.destinations[0].delivery_id;
+    await failedAgain();
+  });
+
+  afterAll(async () => {
+    await receiver?.close();
+  });
+
+  it('are shown by each route that shows them to Owners and Admins only, and to Members and Viewers as sizes', async () => {
+    for (const key of BODY_ROUTES) {
+      const [method, url] = key.split(' ') as [string, string];
+      const least = routeNamed(method, url).access.role;
+      for (const role of ROLES) {
+        if (method === 'POST') await failedAgain();
+        const reply = await call(method, path(url), { token: sessions[role] });
+        const seen = { route: key, role, status: reply.status };
+        if (!reaches(role, least)) {
+          expect({ ...seen, code: reply.body?.error?.code }).toEqual({ ...seen, status: 403, code: 'FORBIDDEN' });
+          continue;
+        }
+        expect(seen).toEqual({ ...seen, status: method === 'POST' ? 202 : 200 });
+        const shown = reaches(role, 'admin');
+        const { request, attempts, bodies_shown } = reply.body;
+        const response = attempts[0].response;
+        expect({ ...seen, bodies_shown, holdsAnswer: reply.text.includes(answerMarker) }).toEqual({ ...seen, bodies_shown: shown, holdsAnswer: shown });
+        expect({ ...seen, bodyBytes: typeof request.body_bytes, answerBytes: response.body_bytes }).toEqual({
+          ...seen,
+          bodyBytes: 'number',
+          answerBytes: Buffer.byteLength(`gone: ${answerMarker}`),
+        });
+        if (shown) {
+          expect({ ...seen, headers: request.headers, body: typeof request.body, answer: response.body }).toEqual({
+            ...seen,
+            headers: expect.objectContaining({ 'x-team': 'walk' }),
+            body: 'string',
+            answer: `gone: ${answerMarker}`,
+          });
+        } else {
+          expect({ ...seen, headers: request.headers, body: request.body, answer: response.body, type: response.content_type }).toEqual({
+            ...seen,
+            headers: null,
+            body: null,
+            answer: null,
+            type: null,
+          });
+        }
+      }
+    }
+  }, 120_000);
+
+  it('are shown by no route of the table but those', async () => {
+    await failedAgain();
+    const candidates = routes.filter(
+      (route) =>
+        route.access.kind === 'session' &&
+        route.url.startsWith('/app/v1/workspaces/:ws') &&
+        (route.method === 'GET' ||
+          // A change is sent only where the path names something else than the workspace, which here is the delivery.
+          (['POST', 'PUT', 'PATCH'].includes(route.method) && /:ws\/.*:\w/.test(route.url) && !/\/leave$|\/ownership$|\/rotate$/.test(route.url))),
+    );
+    expect(candidates.length).toBeGreaterThan(30);
+    const showing: string[] = [];
+    const failing: string[] = [];
+    for (const route of candidates) {
+      const reply = await call(route.method, path(route.url), { token: team.session, ...(route.method === 'GET' ? {} : { body: {} }) });
+      if (reply.status >= 500) failing.push(`${route.method} ${route.url}: ${reply.status}`);
+      if (reply.text.includes(answerMarker)) showing.push(`${route.method} ${route.url}`);
+    }
+    expect(failing).toEqual([]);
+    expect(showing.sort()).toEqual([...BODY_ROUTES].sort());
+  }, 120_000);
+});
+
+/**
+ * A workspace fits one calibration at a time, within a daily budget: every role the route admits meets both
+ * limits, every other is refused before either.
+ */
+describe('the calibration fit', () => {
+  const FIT = { method: 'POST', url: '/app/v1/workspaces/:ws/decisions/:id/calibration' };
+  /** The free plan's fits a day (docs/quality.md). */
+  const DAILY_FITS = 20;
+
+  it('answers 409 to a second fit while one runs and 429 past the day’s budget to each role allowed to fit, and 403 to the others', async () => {
+    const least = routeNamed(FIT.method, FIT.url).access.role;
+    expect(least).toBeDefined();
+    const allowed = ROLES.filter((role) => reaches(role, least));
+    const refused = ROLES.filter((role) => !reaches(role, least));
+    expect(refused.length).toBeGreaterThan(0);
+    const { ws, sessions } = await teamWorkspace();
+    // The free plan's budget, so that the day's budget is a few fits away.
+    const plan = await call('PUT', `/admin/v1/workspaces/${ws.workspaceId}/plan`, { token: process.env.E2E_ADMIN_TOKEN, body: { plan: 'genesis' } });
+    expect(plan.status).toBe(200);
+    const decisionId = await deployedDecision(ws, 'fitted', triageSchema(uniqueMarker()));
+    const fitPath = FIT.url.replace(':ws', ws.workspaceId).replace(':id', decisionId);
+    const fit = (role: Role) => call(FIT.method, fitPath, { token: sessions[role], body: { version: 1 } });
+    const outcome = async (role: Role) => {
+      const reply = await fit(role);
+      return { role, status: reply.status, code: reply.body?.error?.code ?? null };
+    };
+
+    expect(await outcome('owner')).toEqual({ role: 'owner', status: 200, code: null });
+    const db = new Client({ connectionString: process.env.E2E_DATABASE_URL });
+    const watcher = new Client({ connectionString: process.env.E2E_DATABASE_URL });
+    await Promise.all([db.connect(), watcher.connect()]);
+    let fitsSpent = 1;
+    try {
+      // Holding the day's budget row keeps a fit inside its turn, spending from the budget.
+      await db.query('BEGIN');
+      await db.query(`SELECT 1 FROM decision_runner.lab_budgets WHERE workspace_id = $1 AND kind = 'fit' FOR UPDATE`, [ws.workspaceId]);
+      const held = fit('owner');
+      const spending = async () =>
+        (
+          await watcher.query(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO lab_budgets%'",
+          )
+        ).rows[0].n as number;
+      await waitFor(async () => (await spending()) === 1, 20_000, 'a fit waiting to spend');
+      const whileHeld = await Promise.all(ROLES.map(outcome));
+      expect(whileHeld).toEqual(
+        ROLES.map((role) => ({ role, status: reaches(role, least) ? 409 : 403, code: reaches(role, least) ? 'CONFLICT' : 'FORBIDDEN' })),
+      );
+      await db.query('COMMIT');
+      expect((await held).status).toBe(200);
+      fitsSpent++;
+    } finally {
+      await db.query('ROLLBACK').catch(() => undefined);
+      await Promise.all([db.end(), watcher.end()]);
+    }
+
+    for (; fitsSpent < DAILY_FITS; fitsSpent++) {
+      const role = allowed[fitsSpent % allowed.length]!;
+      expect(await outcome(role)).toEqual({ role, status: 200, code: null });
+    }
+    const pastBudget = [];
+    for (const role of ROLES) pastBudget.push(await outcome(role));
+    expect(pastBudget).toEqual(
+      ROLES.map((role) => ({ role, status: reaches(role, least) ? 429 : 403, code: reaches(role, least) ? 'RATE_LIMITED' : 'FORBIDDEN' })),
+    );
+  }, 120_000);
 });

@@ -41,7 +41,7 @@ describe('outcomes of executions that are not live runs', () => {
     let shadowed: string | null = null;
     await waitFor(
       async () => {
-        const listed = await call('GET', `/app/v1/workspaces/${ws.workspaceId}/executions?limit=100`, { token: ws.session });
+        const listed = await call('GET', `/app/v1/workspaces/${ws.workspaceId}/executions?limit=100&source=shadow`, { token: ws.session });
         shadowed = listed.body.data.find((execution: { source: string }) => execution.source === 'shadow')?.id ?? null;
         return shadowed !== null;
       },

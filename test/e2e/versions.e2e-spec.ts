@@ -251,3 +251,129 @@ describe('version history and rollback', () => {
     expectError(await call('POST', `${base}/1/rollback`, { token: member.session }), 403, 'FORBIDDEN');
   });
 });
+
+describe('deploy and rollback review', () => {
+  const rule = (question: string, value: number, action: string) => ({ when: { on: 'answer', question, op: 'gte', value }, action });
+  const escalateAngry = {
+    when: { on: 'answer', question: 'intent', op: 'eq', value: 'refund' },
+    and: [{ on: 'score', question: 'urgency', op: 'gte', value: 3 }],
+    action: 'escalate',
+  };
+
+  it('says in words what a deploy changes: a rule inserted at the top is one change, a missing secret is named, and compare and rollback read the same', async () => {
+    const ws = await newWorkspace();
+    const marker = uniqueMarker();
+    const first = triageSchema(marker, { policies: [rule('fraud', 0.9, 'block'), rule('fraud', 0.7, 'escalate'), rule('fraud', 0.5, 'continue')] });
+    const { body: created } = await call('POST', `/app/v1/workspaces/${ws.workspaceId}/decisions`, {
+      token: ws.session,
+      body: { slug: 'reviewed', name: 'Reviewed', schema: first },
+    });
+    const reviewUrl = `/app/v1/workspaces/${ws.workspaceId}/decisions/${created.id}/review`;
+
+    // Nothing deployed yet: the first version is described by what it holds.
+    const initial = await call('GET', reviewUrl, { token: ws.session });
+    expect(initial.status).toBe(200);
+    expect(initial.body).toEqual({
+      from: null,
+      to: null,
+      review: { first: true, summary: '3 questions (intent, urgency, fraud), 1 composite (risk), 3 rules', changes: 0, areas: [], breaking: [] },
+      missing_secrets: [],
+    });
+    expect(await deploy(ws, created.id)).toBe(1);
+
+    const hook = { key: 'crm_hook', type: 'webhook', url: 'https://crm.example.com/hook', headers: { Authorization: 'Bearer {{secrets.CRM_TOKEN}}' } };
+    const draft = { ...first, policies: [escalateAngry, ...first.policies], destinations: [hook] };
+    const saved = await call('PUT', `/app/v1/workspaces/${ws.workspaceId}/decisions/${created.id}/draft`, {
+      token: ws.session,
+      body: { schema: draft, revision: 1 },
+    });
+    expect(saved.status).toBe(200);
+
+    const reviewed = await call('GET', reviewUrl, { token: ws.session });
+    expect(reviewed.status).toBe(200);
+    expect(reviewed.body).toEqual({
+      from: 1,
+      to: null,
+      review: {
+        first: false,
+        summary: '3 questions (intent, urgency, fraud), 1 composite (risk), 4 rules, 1 destination (crm_hook)',
+        changes: 2,
+        areas: [
+          {
+            area: 'rules',
+            items: [
+              {
+                area: 'rules',
+                kind: 'added',
+                subject: 'rule 1',
+                text: 'Rule added at position 1: when `intent` = refund and score of `urgency` ≥ 3 → escalate',
+                breaking: false,
+              },
+            ],
+          },
+          {
+            area: 'destinations',
+            items: [
+              {
+                area: 'destinations',
+                kind: 'added',
+                subject: 'crm_hook',
+                text: 'Destination crm_hook added (webhook to https://crm.example.com/hook)',
+                breaking: false,
+              },
+            ],
+          },
+        ],
+        breaking: [],
+      },
+      missing_secrets: [{ destination: 'crm_hook', header: 'Authorization', secret: 'CRM_TOKEN' }],
+    });
+
+    // Once the secret exists the warning is gone; its value is never in a review.
+    const value = `tok-${uniqueMarker()}`;
+    expect((await call('PUT', `/app/v1/workspaces/${ws.workspaceId}/secrets/CRM_TOKEN`, { token: ws.session, body: { value } })).status).toBe(201);
+    const withSecret = await call('GET', reviewUrl, { token: ws.session });
+    expect(withSecret.body.missing_secrets).toEqual([]);
+    expect(withSecret.text).not.toContain(value);
+    expect(await deploy(ws, created.id)).toBe(2);
+
+    // History: compare keeps its fields and adds the same review; the list says what each version changed.
+    const base = `/app/v1/workspaces/${ws.workspaceId}/decisions/${created.id}/versions`;
+    const compared = await call('GET', `${base}/compare?from=1&to=2`, { token: ws.session });
+    expect(compared.status).toBe(200);
+    expect(Object.keys(compared.body).sort()).toEqual(['contract_changes', 'from', 'missing_secrets', 'review', 'schema_changes', 'to']);
+    expect(compared.body.schema_changes.length).toBeGreaterThan(1);
+    expect(compared.body.review).toEqual(reviewed.body.review);
+    expect(compared.body.missing_secrets).toEqual([]);
+    const listed = (await call('GET', base, { token: ws.session })).body.data;
+    expect(listed.map((row: { version: number; review: { first: boolean; changes: number } }) => [row.version, row.review.first, row.review.changes])).toEqual([
+      [2, false, 2],
+      [1, true, 0],
+    ]);
+    expect(listed[1].review.summary).toBe('3 questions (intent, urgency, fraud), 1 composite (risk), 3 rules');
+
+    // A rollback reads from the active version to its target; the secret removed since is named again.
+    expect((await call('DELETE', `/app/v1/workspaces/${ws.workspaceId}/secrets/CRM_TOKEN`, { token: ws.session })).status).toBe(204);
+    const back = await call('GET', `${reviewUrl}?version=1`, { token: ws.session });
+    expect(back.status).toBe(200);
+    expect({ from: back.body.from, to: back.body.to }).toEqual({ from: 2, to: 1 });
+    expect(back.body.review.areas.flatMap((group: { items: Array<{ text: string }> }) => group.items.map((item) => item.text))).toEqual([
+      'Rule removed from position 1: when `intent` = refund and score of `urgency` ≥ 3 → escalate',
+      'Destination crm_hook removed (webhook to https://crm.example.com/hook)',
+    ]);
+    expect(back.body.missing_secrets).toEqual([]);
+    const forward = await call('GET', `${reviewUrl}?version=2`, { token: ws.session });
+    expect(forward.body.missing_secrets).toEqual([{ destination: 'crm_hook', header: 'Authorization', secret: 'CRM_TOKEN' }]);
+    expect((await call('GET', `${base}/compare?from=1&to=2`, { token: ws.session })).body.missing_secrets).toHaveLength(1);
+
+    expectError(await call('GET', `${reviewUrl}?version=9`, { token: ws.session }), 404, 'NOT_FOUND');
+    const malformed = await call('GET', `${reviewUrl}?version=01`, { token: ws.session });
+    expectError(malformed, 400, 'INVALID_REQUEST');
+    expect(malformed.body.error.details).toEqual([expect.objectContaining({ path: 'version' })]);
+    const member = await signUp();
+    expect(
+      (await call('POST', `/app/v1/workspaces/${ws.workspaceId}/members`, { token: ws.session, body: { email: member.email, role: 'member' } })).status,
+    ).toBe(201);
+    expectError(await call('GET', reviewUrl, { token: member.session }), 403, 'FORBIDDEN');
+  });
+});

@@ -1,6 +1,8 @@
 import { mkdirSync, readFileSync } from 'node:fs';
+import { request as httpRequest, IncomingHttpHeaders } from 'node:http';
 import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { Browser, BrowserContext, chromium, Locator, Page } from 'playwright-core';
 import { baseUrl, call, expectError, signUp } from './support/api';
 import { waitForMail } from './support/mailbox';
@@ -76,6 +78,20 @@ async function screen(page: Page, name: string, part?: Locator): Promise<void> {
   await page.evaluate(() => ((globalThis as any).document.documentElement.dataset.theme = 'system'));
 }
 
+/** A GET (or HEAD) whose body is kept as the bytes sent: fetch would decode it and hide Content-Encoding's effect. */
+function rawGet(path: string, headers: Record<string, string>, method = 'GET'): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((done, fail) => {
+    const sent = httpRequest(`${baseUrl()}${path}`, { method, headers }, (reply) => {
+      const chunks: Buffer[] = [];
+      reply.on('data', (chunk: Buffer) => chunks.push(chunk));
+      reply.on('end', () => done({ status: reply.statusCode!, headers: reply.headers, body: Buffer.concat(chunks) }));
+      reply.on('error', fail);
+    });
+    sent.on('error', fail);
+    sent.end();
+  });
+}
+
 describe('the gateway serves the web application', () => {
   it('serves index.html for app routes with a strict CSP and no caching, and hashed assets for a year', async () => {
     for (const path of ['/', '/sign-in', '/decisions', '/decisions/dec_x/editor', '/executions/exec_1', '/keys']) {
@@ -93,6 +109,84 @@ describe('the gateway serves the web application', () => {
       expect(script.status).toBe(200);
       expect(script.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
       expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
+    }
+  });
+
+  it('answers the page and every asset in the brotli or gzip copy the client takes, and the copy decodes to the file', async () => {
+    const page = await rawGet('/sign-in', { 'accept-encoding': 'identity' });
+    const assets = [...page.body.toString().matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((match) => match[1]!);
+    expect(assets.filter((path) => path.endsWith('.js'))).toHaveLength(1);
+    expect(assets.filter((path) => path.endsWith('.css'))).toHaveLength(1);
+    for (const path of ['/sign-in', ...assets]) {
+      const caching = path.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
+      const plain = await rawGet(path, { 'accept-encoding': 'identity' });
+      const unasked = await rawGet(path, {});
+      const br = await rawGet(path, { 'accept-encoding': 'gzip, deflate, br, zstd' });
+      const gzip = await rawGet(path, { 'accept-encoding': 'gzip, br;q=0' });
+      const refused = await rawGet(path, { 'accept-encoding': 'br;q=0, gzip;q=0' });
+      const replies = { plain, unasked, br, gzip, refused };
+      for (const [name, reply] of Object.entries(replies)) {
+        expect({ path, name, status: reply.status }).toEqual({ path, name, status: 200 });
+        expect({ path, name, vary: reply.headers.vary }).toEqual({ path, name, vary: 'Accept-Encoding' });
+        expect({ path, name, caching: reply.headers['cache-control'] }).toEqual({ path, name, caching });
+        expect({ path, name, type: reply.headers['content-type'] }).toEqual({ path, name, type: plain.headers['content-type'] });
+        expect({ path, name, length: Number(reply.headers['content-length']) }).toEqual({ path, name, length: reply.body.length });
+      }
+      expect([plain, unasked, refused].map((reply) => reply.headers['content-encoding'])).toEqual([undefined, undefined, undefined]);
+      expect(unasked.body.equals(plain.body) && refused.body.equals(plain.body)).toBe(true);
+      expect(br.headers['content-encoding']).toBe('br');
+      expect(brotliDecompressSync(br.body).equals(plain.body)).toBe(true);
+      expect(gzip.headers['content-encoding']).toBe('gzip');
+      expect(gunzipSync(gzip.body).equals(plain.body)).toBe(true);
+      expect(br.body.length).toBeLessThan(plain.body.length / 2);
+
+      // Each copy has its own tag, and a client holding it is answered 304 without a body.
+      expect(new Set([plain.headers.etag, br.headers.etag, gzip.headers.etag]).size).toBe(3);
+      const revalidated = await rawGet(path, { 'accept-encoding': 'gzip, deflate, br', 'if-none-match': br.headers.etag! });
+      expect({ status: revalidated.status, length: revalidated.body.length, etag: revalidated.headers.etag }).toEqual({
+        status: 304,
+        length: 0,
+        etag: br.headers.etag,
+      });
+      expect(revalidated.headers.vary).toBe('Accept-Encoding');
+      expect((await rawGet(path, { 'accept-encoding': 'gzip', 'if-none-match': br.headers.etag! })).status).toBe(200);
+
+      const head = await rawGet(path, { 'accept-encoding': 'gzip, deflate, br' }, 'HEAD');
+      expect({ status: head.status, encoding: head.headers['content-encoding'], length: head.headers['content-length'], body: head.body.length }).toEqual({
+        status: 200,
+        encoding: 'br',
+        length: String(br.body.length),
+        body: 0,
+      });
+    }
+  });
+
+  it('paints the shell before the script runs, in the theme the system asks for', async () => {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const shellContext = await browser.newContext({ baseURL: baseUrl(), viewport: { width: 1280, height: 860 }, colorScheme });
+      try {
+        const page = await shellContext.newPage();
+        // As the page stands while the script is still on its way.
+        await page.route('**/assets/*.js', (route) => route.abort());
+        await page.goto('/sign-in');
+        await page.getByText('Decision service').waitFor();
+        expect(await page.getByRole('status').textContent()).toBe('Loading…');
+        const colours = await page.evaluate(() => {
+          const style = (selector: string) => (globalThis as any).getComputedStyle((globalThis as any).document.querySelector(selector));
+          return { page: style('body').backgroundColor, bar: style('header').backgroundColor, text: style('.loading').color };
+        });
+        expect(colours).toEqual(
+          colorScheme === 'dark'
+            ? { page: 'rgb(18, 19, 24)', bar: 'rgb(28, 30, 37)', text: 'rgb(169, 173, 186)' }
+            : { page: 'rgb(247, 247, 249)', bar: 'rgb(255, 255, 255)', text: 'rgb(90, 95, 109)' },
+        );
+        if (SCREENSHOTS) {
+          mkdirSync(SCREENSHOTS, { recursive: true });
+          await page.screenshot({ path: join(SCREENSHOTS, `loading-shell-${colorScheme}.png`) });
+        }
+      } finally {
+        await shellContext.close();
+      }
     }
   });
 
@@ -244,11 +338,13 @@ describe('an author’s journey in the browser', () => {
     const run = await call('POST', `/v1/decisions/${slug}`, { token: apiKey, body: { state: { message: 'How do I export a board to CSV?' } } });
     expect(run.status).toBe(200);
 
-    // The execution appears in the list, beside the playground run.
+    // The execution appears in the list of live runs; the playground run joins it once its source is chosen.
     await page.getByRole('link', { name: 'Executions' }).click();
     const row = page.locator('table.executions tbody tr', { hasText: 'api' });
     await row.waitFor();
-    expect(await page.locator('table.executions tbody tr', { hasText: 'playground' }).count()).toBe(1);
+    expect(await page.locator('table.executions tbody tr', { hasText: 'playground' }).count()).toBe(0);
+    await page.getByRole('checkbox', { name: 'Playground' }).check();
+    await page.locator('table.executions tbody tr', { hasText: 'playground' }).waitFor();
     await screen(page, 'executions');
     // The row's first link opens the execution; the others lead to its deliveries.
     await row.getByRole('link').first().click();
@@ -263,11 +359,12 @@ describe('an author’s journey in the browser', () => {
     const rows = page.locator('table.executions tbody tr');
     await until(async () => (await rows.count()) === 20);
     await page.getByLabel('Status').selectOption('error');
-    await expectText(page, 'No executions match.');
+    await expectText(page, 'No execution from the chosen sources matches Status: error.');
     await page.getByLabel('Status').selectOption('');
     await until(async () => (await rows.count()) === 20);
+    // The 21 live runs; the playground run is not among them.
     await page.getByRole('button', { name: 'Load more' }).click();
-    await until(async () => (await rows.count()) === 22);
+    await until(async () => (await rows.count()) === 21);
     expect(await page.getByRole('button', { name: 'Load more' }).count()).toBe(0);
 
     // The key revoked: "No" keeps it, "Yes" takes it off the list and its calls stop working.

@@ -1,6 +1,7 @@
 import { Browser, Page } from 'playwright-core';
-import { baseUrl, call, deployedDecision, expectError, newWorkspace, runDecision, signUp, triageSchema, uniqueMarker, Workspace } from './support/api';
+import { baseUrl, call, deployedDecision, expectError, newWorkspace, Reply, runDecision, signUp, triageSchema, uniqueMarker, Workspace } from './support/api';
 import { checkScreen, launchChromium, signedInContext, sticksOut, stripState, watchProblems } from './support/browser';
+import { waitFor } from './support/cluster';
 import { Receiver, startReceiver } from './support/deliveries';
 
 /**
@@ -83,16 +84,16 @@ describe('the executions screen', () => {
 
     // Filters live in the address: a reload keeps them, Back goes to the list before the filter.
     await page.getByLabel('Status').selectOption('error');
-    await page.getByText('No executions match.').waitFor();
+    await page.getByTestId('executions-empty').filter({ hasText: 'Status: error' }).waitFor();
     expect(new URL(page.url()).search).toBe('?status=error');
     await page.reload();
-    await page.getByText('No executions match.').waitFor();
+    await page.getByTestId('executions-empty').filter({ hasText: 'Status: error' }).waitFor();
     expect(await page.getByLabel('Status').inputValue()).toBe('error');
     await decisionFilter(page).selectOption(slug);
     expect(new URLSearchParams(new URL(page.url()).search).get('decision')).toBe(slug);
     await page.goto(`/decisions/${decisionId}`);
     await page.goBack();
-    await page.getByText('No executions match.').waitFor();
+    await page.getByTestId('executions-empty').waitFor();
     expect(await decisionFilter(page).inputValue()).toBe(slug);
     await page.getByLabel('Status').selectOption('');
 
@@ -274,6 +275,95 @@ describe('the executions screen', () => {
     await signedOut.goto('/decisions');
     await signedOut.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
     expect(asked).toEqual([]);
+
+    expect(Object.entries(checked).filter(([, violations]) => violations.length > 0)).toEqual([]);
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  it('lists live runs by default with their count, shows replayed runs once their source is chosen, filters by action, and says which filter hid everything', async () => {
+    const ws = await newWorkspace();
+    const slug = `explore-${uniqueMarker().slice(-8)}`;
+    const decisionId = await deployedDecision(ws, slug, triageSchema(uniqueMarker(), { settings: { storeInput: true } }));
+    const runs: Reply[] = [];
+    for (const message of ['Where is my parcel?', 'Refund me now', 'The lid is cracked']) runs.push(await runDecision(ws, slug, { message }));
+    expect(runs.map((run) => run.status)).toEqual([200, 200, 200]);
+    const replay = await call('POST', `/app/v1/workspaces/${ws.workspaceId}/decisions/${decisionId}/replays`, {
+      token: ws.session,
+      body: { version: 1, last: 3 },
+    });
+    expect(replay.status).toBe(201);
+    const list = (query: string) => call('GET', `/app/v1/workspaces/${ws.workspaceId}/executions?${query}`, { token: ws.session });
+    await waitFor(async () => (await list('source=replay')).body.data.length === 3, 30_000, 'the replayed runs');
+
+    // The application lists live runs unless told otherwise; the public list keeps listing every source.
+    const live = await list('include=total_count');
+    expect(live.body.data.map((row: { source: string }) => row.source)).toEqual(['api', 'api', 'api']);
+    expect(live.body).toMatchObject({ total_count: 3, total_capped: false });
+    expect((await call('GET', '/v1/executions?include=total_count', { token: ws.apiKey })).body.total_count).toBe(6);
+    expect((await call('GET', '/v1/executions?source=live', { token: ws.apiKey })).body.data).toHaveLength(3);
+    const refusals: Array<[string, string]> = [
+      ['source=replays', 'source'],
+      ['version=01', 'version'],
+      ['action=stop', 'action'],
+      ['reason=rule', 'reason'],
+      ['error_code=oops', 'error_code'],
+    ];
+    for (const [query, path] of refusals) {
+      const refused = await list(query);
+      expectError(refused, 400, 'INVALID_REQUEST');
+      expect(refused.body.error.details).toEqual([expect.objectContaining({ path })]);
+      expectError(await call('GET', `/v1/executions?${query}`, { token: ws.apiKey }), 400, 'INVALID_REQUEST');
+    }
+
+    const page = await signedIn(ws);
+    const rows = page.locator('table.executions tbody tr');
+    await page.goto('/executions');
+    await page.getByTestId('executions-total').filter({ hasText: '3 executions' }).waitFor();
+    expect(await rows.count()).toBe(3);
+    expect(await page.getByRole('checkbox', { name: 'Live' }).isChecked()).toBe(true);
+    expect(await rows.filter({ hasText: 'replay' }).count()).toBe(0);
+    // Each row says why its action was taken.
+    const headers = (await page.locator('table.executions thead th').allInnerTexts()).map((name) => name.trim());
+    expect(headers).toEqual(expect.arrayContaining(['Reason', 'Error code']));
+
+    // The replayed runs join the list once their source is chosen, and the choice is kept in the address.
+    await page.getByRole('checkbox', { name: 'Replays' }).check();
+    await page.getByTestId('executions-total').filter({ hasText: '6 executions' }).waitFor();
+    expect(await rows.filter({ hasText: 'replay' }).count()).toBe(3);
+    expect(new URLSearchParams(new URL(page.url()).search).get('source')).toBe('live,replay');
+    await page.reload();
+    await page.getByTestId('executions-total').filter({ hasText: '6 executions' }).waitFor();
+
+    // By action: the live and replayed runs that took the first run's action.
+    const action: string = runs[0]!.body.action;
+    const taken = runs.filter((run) => run.body.action === action).length;
+    await page.getByLabel('Action').selectOption(action);
+    await page
+      .getByTestId('executions-total')
+      .filter({ hasText: `${taken * 2} execution` })
+      .waitFor();
+    expect(new Set(await rows.locator('td:nth-child(5)').allInnerTexts())).toEqual(new Set([action]));
+    await checkScreen(page, 'executions-explorer', checked);
+
+    // An action no run took: the empty list names the filter and offers to clear it.
+    const untaken = ['continue', 'block', 'escalate', 'fallback'].find((name) => !runs.some((run) => run.body.action === name))!;
+    await page.getByLabel('Action').selectOption(untaken);
+    await page
+      .getByTestId('executions-empty')
+      .filter({ hasText: `Action: ${untaken}` })
+      .waitFor();
+    await page.getByRole('button', { name: 'Clear these filters' }).click();
+    await page.getByTestId('executions-total').filter({ hasText: '6 executions' }).waitFor();
+    // Only a source with nothing in it: the empty list says the other sources hold executions.
+    await page.goto('/executions?source=playground');
+    await page.getByTestId('executions-empty').filter({ hasText: 'No execution from Playground matches; 6 from other sources do.' }).waitFor();
+    await checkScreen(page, 'executions-empty', checked);
+
+    await page.setViewportSize({ width: 360, height: 780 });
+    await page.goto('/executions?source=live,replay');
+    await rows.first().waitFor();
+    expect(await overflow(page)).toEqual({ overflow: 0, wide: [] });
+    await checkScreen(page, 'narrow-explorer', checked);
 
     expect(Object.entries(checked).filter(([, violations]) => violations.length > 0)).toEqual([]);
     expect(problems).toEqual([]);

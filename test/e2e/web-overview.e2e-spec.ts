@@ -1,7 +1,7 @@
 import { Browser, Page } from 'playwright-core';
 import { call, deployedDecision, expectError, roomyWorkspace, runDecision, triageSchema, uniqueMarker, Workspace } from './support/api';
+import { axisScale } from '../../apps/web/src/charts/scale';
 import { chartTable, checkScreen, launchChromium, signedInContext, sticksOut, watchProblems } from './support/browser';
-import { fitLabel } from '../../apps/web/src/lib/labels';
 
 /**
  * The decision overview in a real headless Chromium against the shared cluster: a decision with a few hundred runs
@@ -14,6 +14,9 @@ const INVALID_RUNS = 24;
 const PLAYGROUND_RUNS = 6;
 /** Live runs of a second decision, so that the usage per decision has two rows to add up. */
 const OTHER_RUNS = 5;
+/** Runs that all fall in one minute, a fifth of them invalid states (errors): one bucket of an hour's sixty. */
+const ONE_MINUTE_RUNS = 20;
+const ONE_MINUTE_ERRORS = 4;
 
 let browser: Browser;
 const problems: string[] = [];
@@ -46,7 +49,7 @@ async function executionsOf(ws: Workspace, slug: string): Promise<Array<{ status
   do {
     const page: { body: { data: typeof all; next_cursor: string | null } } = await call(
       'GET',
-      `/app/v1/workspaces/${ws.workspaceId}/executions?decision=${slug}&limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+      `/app/v1/workspaces/${ws.workspaceId}/executions?decision=${slug}&source=all&limit=100${cursor ? `&cursor=${cursor}` : ''}`,
       { token: ws.session },
     );
     all.push(...page.body.data);
@@ -186,22 +189,24 @@ describe('the decision overview', () => {
     ]);
     expect(perDecision.reduce((sum, row) => sum + Number(row[1]), 0)).toBe(me.body.usage.used);
     expect(await chartTable(billing, 'Billed decisions per decision')).toEqual(perDecision);
-    // Names longer than the axis are cut in the middle there, start and end kept, instead of running off the chart.
+    // Names longer than the axis are wrapped onto lines there, whole and inside the chart, never cut.
     const nameAxis = billing
       .locator('figure', { has: billing.getByRole('heading', { name: 'Billed decisions per decision', level: 3 }) })
-      .locator('.recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value');
+      .locator('.recharts-yAxis-tick-labels text');
     await nameAxis.first().waitFor();
     const nameTicks = await nameAxis.evaluateAll((ticks) =>
       ticks.map((tick) => {
         const svg = (tick as any).ownerSVGElement.getBoundingClientRect();
-        return { text: (tick as any).textContent as string, inside: (tick as any).getBoundingClientRect().left >= svg.left };
+        const lines = Array.from((tick as any).querySelectorAll('tspan') as ArrayLike<{ textContent: string }>, (line) => line.textContent);
+        return { lines, inside: (tick as any).getBoundingClientRect().left >= svg.left };
       }),
     );
-    expect(nameTicks).toEqual([
-      { text: fitLabel(`Decision ${slug}`, 14), inside: true },
-      { text: fitLabel(`Decision ${otherSlug}`, 14), inside: true },
+    // Lines joined again, spaces aside: every character of the name is drawn.
+    expect(nameTicks.map((tick) => ({ name: tick.lines.join(''), inside: tick.inside }))).toEqual([
+      { name: `Decision${slug}`, inside: true },
+      { name: `Decision${otherSlug}`, inside: true },
     ]);
-    expect(nameTicks[1]!.text).toMatch(new RegExp(`^Decisio.*….*${otherSlug.slice(-5)}$`));
+    expect(nameTicks.every((tick) => tick.lines.length >= 1 && tick.lines.every((line) => !line.includes('…')))).toBe(true);
     // The per-decision part at the top of the screenshot, without the tooltip the last click left.
     await billing.mouse.move(0, 0);
     await billing
@@ -216,10 +221,103 @@ describe('the decision overview', () => {
     expect(usageOverflow).toBe(0);
   }, 180_000);
 
+  it('draws every chart of runs that all fell in one minute: lone points dotted, axes fitted to the data, names whole, the range shown', async () => {
+    const ws = await roomyWorkspace();
+    const slug = `minute-${uniqueMarker().slice(-8)}`;
+    await deployedDecision(
+      ws,
+      slug,
+      triageSchema(uniqueMarker(), { policies: [{ when: { on: 'answer', question: 'intent', op: 'neq', value: 'other' }, action: 'block' }] }),
+    );
+    // All in one minute: wait for the start of a minute when this one is nearly over.
+    if (new Date().getSeconds() > 30) await new Promise((resolve) => setTimeout(resolve, (61 - new Date().getSeconds()) * 1000));
+    const started = new Date();
+    const replies = await Promise.all([
+      ...Array.from({ length: ONE_MINUTE_RUNS - ONE_MINUTE_ERRORS }, (_, i) => runDecision(ws, slug, { message: `Minute ${i}: my parcel is late` })),
+      ...Array.from({ length: ONE_MINUTE_ERRORS }, (_, i) => runDecision(ws, slug, { amount: i })),
+    ]);
+    expect(new Date().getMinutes()).toBe(started.getMinutes());
+    expect(replies.filter((reply) => reply.status === 422)).toHaveLength(ONE_MINUTE_ERRORS);
+
+    const page = await signedIn(ws);
+    await page.goto(`/decisions/${slug}/overview?range=hour`);
+    await page
+      .getByTestId('ov-runs')
+      .filter({ hasText: String(ONE_MINUTE_RUNS) })
+      .waitFor();
+    const chartOf = (title: string) => page.locator('figure', { has: page.getByRole('heading', { name: title, level: 3 }) });
+
+    // Every chart with data draws a mark with a geometry: a bar, a line of two points or more, or a lone point's dot.
+    const titles = ['Runs by action', 'Error and fallback rate', 'Latency p50 and p95', 'Input tokens', 'Engine cost', 'Top action reasons'];
+    const marks: Record<string, number> = {};
+    for (const title of titles) {
+      marks[title] = await chartOf(title)
+        .locator('.recharts-wrapper > svg.recharts-surface')
+        .evaluate((svg) => {
+          const shapes = Array.from(
+            (svg as any).querySelectorAll('.recharts-bar-rectangle path, path.recharts-rectangle, path.recharts-curve, circle') as ArrayLike<any>,
+          );
+          return shapes.filter((shape) => {
+            if (shape.tagName === 'circle') return Number(shape.getAttribute('r')) > 0 && Number.isFinite(Number(shape.getAttribute('cy')));
+            const box = shape.getBBox();
+            // A line drawn through one point has a path with no extent; a bar or a line of two points has one.
+            return /\d/.test(shape.getAttribute('d') ?? '') && box.width + box.height > 0;
+          }).length;
+        });
+    }
+    expect(Object.entries(marks).filter(([, count]) => count === 0)).toEqual([]);
+    // The rates and latencies of the one busy minute are dots: one per series.
+    expect(await chartOf('Error and fallback rate').locator('circle.chart-lone-point').count()).toBe(2);
+    expect(await chartOf('Latency p50 and p95').locator('circle.chart-lone-point').count()).toBe(2);
+
+    // The cost axis ends at the first round tick above the minute's cost (or at its floor when it cost nothing).
+    const ticksOf = async (title: string) => (await chartOf(title).locator('.recharts-yAxis-tick-labels text').allTextContents()).map(Number);
+    const costTable = await chartTable(page, 'Engine cost');
+    const minuteCost = Math.max(...costTable.map((row) => Number(String(row[1]).replace('$', ''))));
+    const costTicks = await ticksOf('Engine cost');
+    expect(costTicks).toEqual(axisScale([minuteCost], { minSpan: 0.001 }).ticks);
+    expect(Math.max(...costTicks)).toBeLessThanOrEqual(Math.max(minuteCost * 2, 0.001));
+    // The rate axis: the minute's rates (a fifth of errors) under an axis ending near them, not at 100.
+    const rateTable = await chartTable(page, 'Error and fallback rate');
+    const rates = rateTable.flatMap((row) => row.slice(1).map((cell) => Number(String(cell).replace(' %', '')))).filter(Number.isFinite);
+    expect(rates).toContain((100 * ONE_MINUTE_ERRORS) / ONE_MINUTE_RUNS);
+    const rateTicks = await ticksOf('Error and fallback rate');
+    expect(rateTicks).toEqual(axisScale(rates, { minSpan: 10 }).ticks);
+    expect(Math.max(...rateTicks)).toBeLessThan(Math.max(...rates) * 2);
+
+    // No text of any chart is cut; the rule is named by its version and condition.
+    const chartTexts = await page.locator('.charts svg text').allTextContents();
+    expect(chartTexts.filter((text) => text.includes('…'))).toEqual([]);
+    const reasons = await chartTable(page, 'Top action reasons');
+    expect(reasons.map((row) => row[0])).toContain('v1 · rule 1: intent ≠ other → block');
+
+    // The From and To fields show the hour drawn, not a week.
+    const [from, to] = await page.locator('input[type="datetime-local"]').evaluateAll((inputs) => inputs.map((input) => (input as any).value as string));
+    const minutes = (new Date(to!).getTime() - new Date(from!).getTime()) / 60_000;
+    // The hour widened to whole minutes, as the runner answers and the charts draw it.
+    expect(minutes).toBeGreaterThanOrEqual(60);
+    expect(minutes).toBeLessThanOrEqual(61);
+    expect(Math.abs(new Date(to!).getTime() - Date.now())).toBeLessThan(3 * 60_000);
+
+    // Without the tooltip the table toggles' clicks left over the runs chart.
+    await page.mouse.move(0, 0);
+    await screen(page, 'overview-minute');
+    // The charts below the first two: latency's dots, the cost axis, the reasons named whole.
+    await page.mouse.move(0, 0);
+    await page
+      .getByRole('heading', { name: 'Latency p50 and p95', level: 3 })
+      .evaluate((heading) => (heading as unknown as { scrollIntoView(options: object): void }).scrollIntoView({ block: 'start' }));
+    await checkScreen(page, 'overview-minute-charts', checked, false);
+  }, 180_000);
+
   it('has no serious or critical accessibility violation in either theme, and logs no error (no CSP violation)', () => {
     expect(Object.keys(checked).sort()).toEqual([
       'overview (dark)',
       'overview (light)',
+      'overview-minute (dark)',
+      'overview-minute (light)',
+      'overview-minute-charts (dark)',
+      'overview-minute-charts (light)',
       'overview-narrow (dark)',
       'overview-narrow (light)',
       'usage (dark)',

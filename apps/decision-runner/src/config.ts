@@ -19,6 +19,10 @@ export interface DecisionRunnerConfig {
   redisUrl: string | null;
   /** Step 6 takes units of budget leases (BILLING_LEASES, on by default, with REDIS_URL); off, every run reserves on its own. */
   billingLeases: boolean;
+  /** Worker threads for heavy CPU work such as calibration fits (LAB_WORKERS, 1 by default: a small machine has few cores to spare). */
+  labWorkers: number;
+  /** Database connections heavy reads may hold at once (LAB_DB_CONNECTIONS, 1 by default); live runs keep the rest of the pool. */
+  labDbConnections: number;
 }
 
 export function readDecisionRunnerConfig(env: EnvReader): DecisionRunnerConfig {
@@ -31,5 +35,7 @@ export function readDecisionRunnerConfig(env: EnvReader): DecisionRunnerConfig {
     secretsKeyIsDev: secrets.development,
     redisUrl: env.url('REDIS_URL', undefined, ['redis', 'rediss']) ?? null,
     billingLeases: env.bool('BILLING_LEASES', true),
+    labWorkers: env.int('LAB_WORKERS', 1, 1, 16),
+    labDbConnections: env.int('LAB_DB_CONNECTIONS', 1, 1, 8),
   };
 }

@@ -19,6 +19,9 @@ import { Initial1763780000000 } from './migrations/1763780000000-initial';
 import { DeployNotes1796110000000 } from './migrations/1796110000000-deploy-notes';
 import { QualityRollups1796120000000 } from './migrations/1796120000000-quality-rollups';
 import { RollupShards1796230000000 } from './migrations/1796230000000-rollup-shards';
+import { LabLimits1796240381000 } from './migrations/1796240381000-lab-limits';
+import { LabGate, LabPool } from './lab/lab-pool';
+import { LabLimits } from './lab/lab-limits';
 import { LiveQualityLabels1796240000000 } from './migrations/1796240000000-live-quality-labels';
 import { ExecutionRetention1764400000000 } from './migrations/1764400000000-execution-retention';
 import { DecisionHooks1795448775114 } from './migrations/1795448775114-decision-hooks';
@@ -28,10 +31,13 @@ import { ExecutionTraces1796041729301 } from './migrations/1796041729301-executi
 import { VersionHistory1796041729302 } from './migrations/1796041729302-version-history';
 import { Replays1796058314159 } from './migrations/1796058314159-replays';
 import { ReplayClaims1796318420000 } from './migrations/1796318420000-replay-claims';
+import { RuleRollups1796330000000 } from './migrations/1796330000000-rule-rollups';
+import { OrderedInputs1796331739000 } from './migrations/1796331739000-ordered-inputs';
 import { ExecutionOutcomes1796012873514 } from './migrations/1796012873514-execution-outcomes';
 import { ExecutionLeases1796100000000 } from './migrations/1796100000000-execution-leases';
 import { ExecutionRollups1796031415926 } from './migrations/1796031415926-execution-rollups';
 import { ShadowVersions1796052483117 } from './migrations/1796052483117-shadow-versions';
+import { ExecutionSourceGroups1796400000000 } from './migrations/1796400000000-execution-source-groups';
 import { BillingRetention, ExecutionRetention, RETENTION_SOURCE } from './retention/execution-retention';
 import { PlaygroundReservations } from './playground/playground-reservations';
 import { PlaygroundService } from './playground/playground.service';
@@ -72,7 +78,11 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       QualityRollups1796120000000,
       RollupShards1796230000000,
       LiveQualityLabels1796240000000,
+      LabLimits1796240381000,
       ReplayClaims1796318420000,
+      RuleRollups1796330000000,
+      OrderedInputs1796331739000,
+      ExecutionSourceGroups1796400000000,
     ],
   },
   readConfig: readDecisionRunnerConfig,
@@ -104,6 +114,9 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       ExecutionsQuery,
       OutcomesService,
       QualityService,
+      LabLimits,
+      { provide: LabPool, useFactory: (config: DecisionRunnerConfig) => new LabPool(config.labWorkers), inject: [PLATFORM.config] },
+      { provide: LabGate, useFactory: (config: DecisionRunnerConfig) => new LabGate(config.labDbConnections), inject: [PLATFORM.config] },
       OverviewQuery,
       ExecutionRetention,
       HooksService,
@@ -130,6 +143,7 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
         await deletions.stop();
         await retention.stop();
         await replays.stop();
+        await app.get(LabPool).close();
         app.get<LeaseTaker | null>(LEASE_TAKER)?.close();
       },
     };

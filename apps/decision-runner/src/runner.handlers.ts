@@ -9,6 +9,7 @@ import {
   DecisionRef,
   DeployRequest,
   RollbackRequest,
+  ReviewVersionRequest,
   ExecutionOutcomesRequest,
   LeaseExecutionsRequest,
   FitCalibrationRequest,
@@ -86,6 +87,11 @@ export class RunnerHandlers {
   @MessagePattern(SUBJECTS.runner.compareVersions)
   compareVersions(@Payload() request: CompareVersionsRequest) {
     return this.versions.compare(request);
+  }
+
+  @MessagePattern(SUBJECTS.runner.reviewVersion)
+  reviewVersion(@Payload() request: ReviewVersionRequest) {
+    return this.versions.review(request);
   }
 
   @MessagePattern(SUBJECTS.runner.rollback)

@@ -2,7 +2,7 @@
  * The decision runner's subjects and their payloads. Bodies that reach the public API are already
  * snake_case and final here, so the gateway passes them through untouched.
  */
-import type { DecisionContract, DecisionOverview, ShadowComparison } from '@ds/decision-schema';
+import type { DecisionContract, DecisionOverview, MissingSecret, ShadowComparison, VersionReview } from '@ds/decision-schema';
 import type { WorkspaceScoped } from './common';
 import { broadcastSubject, rpcSubject } from './typed-subjects';
 
@@ -112,6 +112,8 @@ export interface VersionSummary {
   shadow: boolean;
   /** The contract against the version before (every field added for the first). */
   contract_changes: JsonChange[];
+  /** What it changed against the version before, in the editor's words; the first says what it holds. */
+  review: VersionReview;
 }
 
 export interface VersionListReply {
@@ -123,6 +125,26 @@ export interface CompareVersionsReply {
   to: { version: number; schema: unknown };
   schema_changes: JsonChange[];
   contract_changes: JsonChange[];
+  /** What deploying `to` where `from` is active changes, in the editor's words. */
+  review: VersionReview;
+  /** Headers of `to` naming a secret the workspace does not have; null when the secrets could not be read. */
+  missing_secrets: MissingSecret[] | null;
+}
+
+/** The review of deploying the draft (no `version`) or of rolling back to `version`, against the active version. */
+export interface ReviewVersionRequest extends DecisionRef {
+  version?: unknown;
+}
+
+export interface ReviewVersionReply {
+  /** The active version; null before the first deploy. */
+  from: number | null;
+  /** The version rolled back to; null for the draft. */
+  to: number | null;
+  /** Null when the draft does not validate (it cannot be deployed). */
+  review: VersionReview | null;
+  /** Headers naming a secret the workspace does not have; null when the secrets could not be read. */
+  missing_secrets: MissingSecret[] | null;
 }
 
 /** Starts a replay; `body` is checked by the runner (`checkReplayPlan`), `plan` is the workspace's plan name. */
@@ -162,6 +184,28 @@ export interface ReplayView {
     confusion: { actions: string[]; counts: number[][] };
     accuracy: { labelled: number; old: number | null; new: number | null };
   };
+  /**
+   * The active version (when the replay started) replayed on the same executions, compared with the recorded runs
+   * as `result` is: how far a version agrees with itself, the model's noise to read `result` against.
+   * `same_as_result`: the replay is of the active version, so it is its own baseline. null: no version was active,
+   * or the replay was started before baselines were kept.
+   */
+  baseline: (ReplayView['result'] & { version: number; same_as_result: boolean }) | null;
+}
+
+/** `last` (1 to 1000) or `from` and `to`, as the query string gives them. */
+export interface ReplayEligibleRequest extends DecisionRef {
+  query: Record<string, unknown>;
+}
+
+/** How many executions a replay of that selection would take (successful runs that kept their input), asked before it starts. */
+export interface ReplayEligibleReply {
+  selection: { last: number } | { from: string; to: string };
+  eligible: number;
+  /** Successful runs in the selection that did not keep their input (`settings.storeInput` was off). */
+  without_input: number;
+  /** Whether the active version keeps inputs (`settings.storeInput`); false with none deployed. */
+  store_input: boolean;
 }
 
 export interface ReplayListReply {
@@ -176,6 +220,8 @@ export interface ReplayedExecutionView {
   status: 'pending' | 'running' | 'done' | 'failed' | 'cancelled';
   old: { action: string; answers: Record<string, string | number> | null };
   new: { action: string; answers: Record<string, string | number> | null } | null;
+  /** The active version's answer to the same state; null until it ran, or when the replay is of the active version. */
+  baseline?: { action: string; answers: Record<string, string | number> | null } | null;
   outcome_action: string | null;
   error: { code: string; message: string } | null;
 }
@@ -225,7 +271,23 @@ export interface ListExecutionsRequest extends WorkspaceScoped {
   status: 'success' | 'error' | null;
   /** `include=trace`: each execution with how its action was reached. Absent (older callers) reads as false. */
   includeTrace?: boolean;
+  /** The source groups to list (`EXECUTION_SOURCE_GROUPS`); absent or null lists every source. */
+  sources?: ExecutionSourceGroup[] | null;
+  version?: number | null;
+  action?: string | null;
+  /** An `action_reason.type`. */
+  reason?: string | null;
+  /** The code of a failed run's error, or of the engine error an `engine_error` fallback stood in for. */
+  errorCode?: string | null;
+  /** `include=total_count`: how many executions match the filters, counted up to `EXECUTIONS_COUNT_CAP`. */
+  includeTotal?: boolean;
 }
+
+/**
+ * Where an execution came from, as a person reads it: `live` and `test` are the API, secret-URL and agent runs of
+ * live and test keys; the others are their own sources.
+ */
+export type ExecutionSourceGroup = 'live' | 'test' | 'playground' | 'replay' | 'shadow';
 
 /** Asked by the billing ledger about reservations left unsettled (for example when a runner died mid-run). */
 export interface ExecutionOutcomesRequest extends WorkspaceScoped {
@@ -263,6 +325,9 @@ export interface ListExecutionsReply {
   data: Record<string, unknown>[];
   has_more: boolean;
   next_cursor: string | null;
+  /** With `include=total_count`: the executions matching the filters, at most the cap; `total_capped` when more match. */
+  total_count?: number;
+  total_capped?: boolean;
 }
 
 /** A decision's overview over `from`..`to` (ISO 8601 text as the caller sent it; the runner checks it). */
@@ -425,12 +490,15 @@ export const RUNNER_SUBJECTS = {
   listVersions: rpcSubject<DecisionRef, VersionListReply>('v1.decision-runner.versions.list'),
   compareVersions: rpcSubject<CompareVersionsRequest, CompareVersionsReply>('v1.decision-runner.versions.compare'),
   rollback: rpcSubject<RollbackRequest, DeployedReply>('v1.decision-runner.versions.rollback'),
+  /** What a deploy of the draft, or a rollback, would change, with the headers that name missing secrets. */
+  reviewVersion: rpcSubject<ReviewVersionRequest, ReviewVersionReply>('v1.decision-runner.versions.review'),
   /** Replays of a draft or version against past executions: start, list, read, their executions, cancel. */
   startReplay: rpcSubject<StartReplayRequest, ReplayView>('v1.decision-runner.replays.start'),
   listReplays: rpcSubject<DecisionRef, ReplayListReply>('v1.decision-runner.replays.list'),
   getReplay: rpcSubject<ReplayRef, ReplayView>('v1.decision-runner.replays.get'),
   replayExecutions: rpcSubject<ReplayExecutionsRequest, ReplayExecutionsReply>('v1.decision-runner.replays.executions'),
   cancelReplay: rpcSubject<ReplayRef, ReplayView>('v1.decision-runner.replays.cancel'),
+  replayEligible: rpcSubject<ReplayEligibleRequest, ReplayEligibleReply>('v1.decision-runner.replays.eligible'),
   /** A version evaluated after sampled live runs, compared with the active one; promoted or stopped in one step. */
   getShadow: rpcSubject<DecisionRef, ShadowReply>('v1.decision-runner.shadow.get'),
   startShadow: rpcSubject<StartShadowRequest, ShadowReply>('v1.decision-runner.shadow.start'),

@@ -47,6 +47,7 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
       runner.deploy,
       runner.listVersions,
       runner.compareVersions,
+      runner.reviewVersion,
       runner.rollback,
       runner.startReplay,
       runner.listReplays,
@@ -106,6 +107,8 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
       billing.account,
       billing.retention,
       delivery.resolveSecrets,
+      // Names only: a review warns of headers that name a secret the workspace does not have.
+      delivery.listSecrets,
       ...DELIVERY_STREAM.subjects,
       ...SETTLEMENT_STREAM.subjects,
       BROADCAST_SUBJECTS.runnerDecisionChanged,

@@ -1,7 +1,7 @@
 // Numbers and word lists of the public HTTP API that the gateway enforces and the OpenAPI document publishes:
 // one definition, so the description cannot drift from the checks.
 import type { PlanName } from './billing-ledger';
-import type { ExecutionSource } from './decision-runner';
+import type { ExecutionSource, ExecutionSourceGroup } from './decision-runner';
 import { INT4_MAX } from './column-ranges';
 
 /** "128 KB" is 131,072 bytes (ARCHITECTURE.md): every request body. */
@@ -18,6 +18,12 @@ export const EXECUTIONS_CURSOR_MAX_LENGTH = 200;
 export const MAX_DECISION_VERSION = INT4_MAX;
 
 export const EXECUTION_STATUSES = ['success', 'error'] as const;
+/** The `source` filter of the executions lists; `all` stands for every group. */
+export const EXECUTION_SOURCE_GROUPS = ['live', 'test', 'playground', 'replay', 'shadow'] as const satisfies readonly ExecutionSourceGroup[];
+/** The `reason` filter: the types of `action_reason`. */
+export const EXECUTION_REASONS = ['policy', 'other_option', 'low_confidence', 'engine_error', 'default'] as const;
+/** How far `include=total_count` counts: past it the total reads "10,000+", so a count never reads a whole table. */
+export const EXECUTIONS_COUNT_CAP = 10_000;
 /**
  * The sources of live runs: a caller's request through the API, the secret URL or an agent. Only these executions
  * (of a deployed version) take outcomes and count in the quality report and the calibration fit; playground runs,

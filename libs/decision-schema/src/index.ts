@@ -46,6 +46,21 @@ export {
 export { validateState, checkStateAlone, exampleState, type StateCheck } from './state';
 export { estimateTokens, questionTokens, type QuestionTokens } from './tokens';
 export { jsonDiff, contractChanges, type Change } from './json-diff';
+export { breakingChanges, type BreakingChange } from './breaking';
+export {
+  reviewVersions,
+  describeSchema,
+  missingSecrets,
+  conditionText,
+  ruleText,
+  pairRules,
+  longestCommonSubsequence,
+  REVIEW_AREAS,
+  type ReviewArea,
+  type ReviewItem,
+  type VersionReview,
+  type MissingSecret,
+} from './version-review';
 export { decisionContract, type DecisionContract, type ContractQuestion, type ContractLevel } from './contract';
 export { isValidSlug, checkDecisionMeta, SLUG_PATTERN } from './meta';
 export { TEMPLATES, templateSummary, type Template, type TemplateSummary } from './templates';
@@ -65,6 +80,8 @@ export {
   planOverview,
   latencyPercentile,
   foldOverview,
+  splitPolicyReasons,
+  type PolicyRuleRow,
   type OverviewPlan,
   type CountRow,
   type HistogramRow,
@@ -74,11 +91,14 @@ export {
   type QuestionConfidence,
   type ReasonCount,
 } from './overview';
+export { summarizePolicy, summarizeCondition } from './policy-summary';
 export {
   REPLAY_MAX_EXECUTIONS,
   REPLAY_DAILY_CAP,
   REPLAY_ENGINE_CONCURRENCY,
   checkReplayPlan,
+  checkReplaySelectionQuery,
+  type ReplaySelectionCheck,
   compareReplay,
   answersAgree,
   replayAllowance,

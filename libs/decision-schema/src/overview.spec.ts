@@ -1,4 +1,5 @@
 import {
+  splitPolicyReasons,
   CountRow,
   foldOverview,
   HistogramRow,
@@ -9,6 +10,7 @@ import {
   planOverview,
   reasonKey,
 } from './overview';
+import { summarizePolicy } from './policy-summary';
 
 const NOW = new Date('2030-06-01T12:34:56Z');
 const HOUR = 3_600_000;
@@ -172,5 +174,50 @@ describe('foldOverview', () => {
       { reason: 'low_confidence:intent', runs: 3 },
       { reason: 'policy:0', runs: 2 },
     ]);
+  });
+});
+
+describe('splitPolicyReasons', () => {
+  it('counts a rule apart per version, and keeps runs no rule rollup covers as one entry without a version', () => {
+    const counted = new Map([
+      ['policy:0', 12],
+      ['default', 5],
+    ]);
+    expect(
+      splitPolicyReasons(counted, [
+        { livemode: true, version: 3, rule: 0, runs: 4 },
+        { livemode: true, version: 4, rule: 0, runs: 6 },
+      ]),
+    ).toEqual([
+      { reason: 'policy:0', runs: 6, version: 4 },
+      { reason: 'policy:0', runs: 4, version: 3 },
+      { reason: 'policy:0', runs: 2 },
+      { reason: 'default', runs: 5 },
+    ]);
+  });
+
+  it('never counts more per version than the reason counted (a straddling bucket), and leaves other reasons alone', () => {
+    expect(splitPolicyReasons(new Map([['policy:1', 3]]), [{ livemode: true, version: 2, rule: 1, runs: 5 }])).toEqual([
+      { reason: 'policy:1', runs: 3, version: 2 },
+    ]);
+    expect(splitPolicyReasons(new Map([['policy:1', 3]]), [])).toEqual([{ reason: 'policy:1', runs: 3 }]);
+  });
+});
+
+describe('summarizePolicy', () => {
+  it('names a rule by its conditions and action, in the schema terms', () => {
+    expect(summarizePolicy({ when: { on: 'answer', question: 'intent', op: 'eq', value: 'refund' }, and: [], action: 'block' })).toBe(
+      'intent = refund → block',
+    );
+    expect(
+      summarizePolicy({
+        when: { on: 'score', question: 'urgency', op: 'gte', value: 3 },
+        and: [
+          { on: 'confidence', question: 'urgency', op: 'lt', value: 0.6 },
+          { on: 'composite', composite: 'risk', op: 'neq', value: 0 },
+        ],
+        action: 'escalate',
+      }),
+    ).toBe('score(urgency) ≥ 3 and confidence(urgency) < 0.6 and risk ≠ 0 → escalate');
   });
 });

@@ -183,6 +183,51 @@ export interface ReasonCount {
   /** `policy:0`, `low_confidence:<question>`, `other_option:<question>`, `engine_error:<code>`, `default`. */
   reason: string;
   runs: number;
+  /**
+   * A policy reason's version: rule 0 of v3 and rule 0 of v4 may be different rules, so a policy reason is one entry
+   * per version (rules carry no identity of their own). Absent on runs recorded before versions were kept with it.
+   */
+  version?: number;
+  /** The rule's condition in words (`summarizePolicy`), where the version's schema is at hand. */
+  rule_summary?: string;
+}
+
+/** Runs a policy rule of one version decided, as the rule rollups keep them. */
+export interface PolicyRuleRow {
+  livemode: boolean;
+  version: number;
+  rule: number;
+  runs: number;
+}
+
+/**
+ * Splits each `policy:<rule>` count into one entry per version, from the rule rollups; what those do not cover (runs
+ * written before they were, or by a runner that did not yet write them) stays one entry without a version.
+ */
+export function splitPolicyReasons(counted: ReadonlyMap<string, number>, rules: readonly PolicyRuleRow[]): ReasonCount[] {
+  const byRule = new Map<string, Map<number, number>>();
+  for (const row of rules) {
+    const key = `policy:${row.rule}`;
+    const versions = byRule.get(key) ?? new Map<number, number>();
+    byRule.set(key, versions);
+    versions.set(row.version, (versions.get(row.version) ?? 0) + row.runs);
+  }
+  const entries: ReasonCount[] = [];
+  for (const [reason, runs] of counted) {
+    const versions = byRule.get(reason);
+    if (!versions) {
+      entries.push({ reason, runs });
+      continue;
+    }
+    let left = runs;
+    for (const [version, versionRuns] of [...versions.entries()].sort(([a], [b]) => b - a)) {
+      const taken = Math.min(versionRuns, left);
+      if (taken > 0) entries.push({ reason, runs: taken, version });
+      left -= taken;
+    }
+    if (left > 0) entries.push({ reason, runs: left });
+  }
+  return entries;
 }
 
 export interface DecisionOverview {
@@ -231,7 +276,13 @@ function kind(livemode: boolean): 'live' | 'test' {
 }
 
 /** Folds grain rows into the plan's buckets: every bucket present (zero when idle), totals over the whole range. */
-export function foldOverview(decisionId: string, plan: OverviewPlan, counts: readonly CountRow[], histograms: readonly HistogramRow[]): DecisionOverview {
+export function foldOverview(
+  decisionId: string,
+  plan: OverviewPlan,
+  counts: readonly CountRow[],
+  histograms: readonly HistogramRow[],
+  rules: readonly PolicyRuleRow[] = [],
+): DecisionOverview {
   const width = plan.bucketSeconds;
   const first = plan.from.getTime() / 1000;
   const points: OverviewPoint[] = [];
@@ -278,11 +329,13 @@ export function foldOverview(decisionId: string, plan: OverviewPlan, counts: rea
   setLatency(totals.live, totalLatency.live);
   setLatency(totals.test, totalLatency.test);
 
-  const topReasons = (counted: Map<string, number>): ReasonCount[] =>
-    [...counted.entries()]
-      .sort(([a, x], [b, y]) => y - x || a.localeCompare(b))
-      .slice(0, TOP_REASONS)
-      .map(([reason, runs]) => ({ reason, runs }));
+  const topReasons = (counted: Map<string, number>, livemode: boolean): ReasonCount[] =>
+    splitPolicyReasons(
+      counted,
+      rules.filter((row) => row.livemode === livemode),
+    )
+      .sort((a, b) => b.runs - a.runs || a.reason.localeCompare(b.reason) || (b.version ?? -1) - (a.version ?? -1))
+      .slice(0, TOP_REASONS);
   const questions = (byQuestion: Map<string, number[]>): QuestionConfidence[] =>
     [...byQuestion.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([question, bins]) => ({ question, bins }));
   const rank = (action: string): number => (ACTION_ORDER.includes(action) ? ACTION_ORDER.indexOf(action) : ACTION_ORDER.length);
@@ -296,6 +349,6 @@ export function foldOverview(decisionId: string, plan: OverviewPlan, counts: rea
     totals,
     timeline: points,
     confidence: { live: questions(confidence.live), test: questions(confidence.test) },
-    reasons: { live: topReasons(reasons.live), test: topReasons(reasons.test) },
+    reasons: { live: topReasons(reasons.live, true), test: topReasons(reasons.test, false) },
   };
 }

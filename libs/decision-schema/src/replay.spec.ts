@@ -1,4 +1,4 @@
-import { answersAgree, checkReplayPlan, compareReplay, REPLAY_DAILY_CAP, replayAllowance, type ReplayedExecution } from './replay';
+import { answersAgree, checkReplayPlan, checkReplaySelectionQuery, compareReplay, REPLAY_DAILY_CAP, replayAllowance, type ReplayedExecution } from './replay';
 import type { NormalizedQuestion } from './schema-types';
 
 const intent = { key: 'intent', kind: 'choice' } as NormalizedQuestion;
@@ -70,6 +70,41 @@ describe('checkReplayPlan', () => {
   it('names every bad path at once', () => {
     const check = checkReplayPlan({ version: -1, last: 0 });
     expect(check.ok ? [] : check.issues.map((issue) => issue.path)).toEqual(['version', 'last']);
+  });
+});
+
+describe('checkReplaySelectionQuery', () => {
+  it('reads last in canonical digits, as a replay would take it', () => {
+    expect(checkReplaySelectionQuery({ last: '1' })).toEqual({ ok: true, selection: { last: 1 } });
+    expect(checkReplaySelectionQuery({ last: '1000' })).toEqual({ ok: true, selection: { last: 1000 } });
+    for (const last of ['0', '01', '1001', '1.5', '-3', ' 5', '5 ', '1e2', '', ['5', '6']]) {
+      expect(checkReplaySelectionQuery({ last })).toEqual({ ok: false, issues: [{ path: 'last', message: 'must be an integer from 1 to 1000' }] });
+    }
+  });
+
+  it('reads from and to by the strict date parser, and to after from', () => {
+    expect(checkReplaySelectionQuery({ from: '2026-01-01', to: '2026-01-02T12:00:00+01:00' })).toEqual({
+      ok: true,
+      selection: { from: '2026-01-01T00:00:00.000Z', to: '2026-01-02T11:00:00.000Z' },
+    });
+    const impossible = checkReplaySelectionQuery({ from: '2026-02-30', to: '2026-03-02' });
+    expect(impossible.ok).toBe(false);
+    expect(!impossible.ok && impossible.issues.map((issue) => issue.path)).toEqual(['from']);
+    expect(checkReplaySelectionQuery({ from: '2026-01-02', to: '2026-01-01' })).toEqual({ ok: false, issues: [{ path: 'to', message: 'must be after from' }] });
+    const half = checkReplaySelectionQuery({ from: '2026-01-01' });
+    expect(!half.ok && half.issues.map((issue) => issue.path)).toEqual(['to']);
+  });
+
+  it('refuses both ways at once, neither, and parameters it does not know', () => {
+    expect(checkReplaySelectionQuery({ last: '5', from: '2026-01-01', to: '2026-01-02' })).toEqual({
+      ok: false,
+      issues: [{ path: '', message: 'give either last, or from and to, not both' }],
+    });
+    expect(checkReplaySelectionQuery({})).toEqual({ ok: false, issues: [{ path: '', message: 'needs last, or from and to' }] });
+    expect(checkReplaySelectionQuery({ lats: '5', last: '5' })).toEqual({
+      ok: false,
+      issues: [{ path: 'lats', message: 'is not a parameter of this request; give last, or from and to' }],
+    });
   });
 });
 

@@ -41,14 +41,38 @@ export function checkReplayPlan(body: unknown): ReplayPlanCheck {
     if (parsed.ok) version = parsed.value;
     else issues.push({ path: 'version', message: `${parsed.issue.message}, or null for the draft` });
   }
+  const selection = checkSelection(body, body.last, issues);
+  if (issues.length > 0 || selection === null) return { ok: false, issues };
+  return { ok: true, plan: { version, selection } };
+}
+
+export type ReplaySelectionCheck = { ok: true; selection: ReplaySelection } | { ok: false; issues: SchemaIssue[] };
+
+/**
+ * A selection as a query string gives it (`?last=50`, or `?from=…&to=…`), read as a replay's body would be: `last`
+ * in canonical digits, dates by the strict parser. Any other parameter is refused, so a typo is not a silent default.
+ */
+export function checkReplaySelectionQuery(query: Record<string, unknown>): ReplaySelectionCheck {
+  const issues: SchemaIssue[] = [];
+  for (const name of Object.keys(query)) {
+    if (name !== 'last' && name !== 'from' && name !== 'to')
+      issues.push({ path: name, message: 'is not a parameter of this request; give last, or from and to' });
+  }
+  const lastText = query.last;
+  // One value each: a repeated parameter arrives as an array and is refused by the checks below.
+  const last = typeof lastText === 'string' && /^[1-9][0-9]{0,9}$/.test(lastText) ? Number(lastText) : lastText;
+  const selection = checkSelection(query, last, issues);
+  if (issues.length > 0 || selection === null) return { ok: false, issues };
+  return { ok: true, selection };
+}
+
+function checkSelection(body: Record<string, unknown>, last: unknown, issues: SchemaIssue[]): ReplaySelection | null {
   const byCount = body.last !== undefined;
   const byRange = body.from !== undefined || body.to !== undefined;
-  let selection: ReplaySelection | null = null;
   if (byCount && byRange) issues.push({ path: '', message: 'give either last, or from and to, not both' });
   else if (byCount) {
-    const last = body.last;
-    if (Number.isInteger(last) && (last as number) >= 1 && (last as number) <= REPLAY_MAX_EXECUTIONS) selection = { last: last as number };
-    else issues.push({ path: 'last', message: `must be an integer from 1 to ${REPLAY_MAX_EXECUTIONS}` });
+    if (Number.isInteger(last) && (last as number) >= 1 && (last as number) <= REPLAY_MAX_EXECUTIONS) return { last: last as number };
+    issues.push({ path: 'last', message: `must be an integer from 1 to ${REPLAY_MAX_EXECUTIONS}` });
   } else if (byRange) {
     const from = parseInstant(body.from, 'from');
     const to = parseInstant(body.to, 'to');
@@ -56,11 +80,10 @@ export function checkReplayPlan(body: unknown): ReplayPlanCheck {
     if (!to.ok) issues.push(to.issue);
     if (from.ok && to.ok) {
       if (from.value.getTime() >= to.value.getTime()) issues.push({ path: 'to', message: 'must be after from' });
-      else selection = { from: from.value.toISOString(), to: to.value.toISOString() };
+      else return { from: from.value.toISOString(), to: to.value.toISOString() };
     }
   } else issues.push({ path: '', message: 'needs last, or from and to' });
-  if (issues.length > 0 || selection === null) return { ok: false, issues };
-  return { ok: true, plan: { version, selection } };
+  return null;
 }
 
 /** The answer of one question in a run's `result`: an option value, a level label or p(yes). */

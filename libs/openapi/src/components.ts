@@ -601,6 +601,8 @@ export function componentSchemas(): Record<string, JsonSchema> {
         data: { type: 'array', items: ref('Execution') },
         has_more: { type: 'boolean' },
         next_cursor: { type: ['string', 'null'], maxLength: EXECUTIONS_CURSOR_MAX_LENGTH, description: 'pass as `cursor` for the next page' },
+        total_count: { type: 'integer', minimum: 0, description: 'with `include=total_count`: the executions matching the filters, at most the cap' },
+        total_capped: { type: 'boolean', description: 'with `include=total_count`: more executions match than `total_count`' },
       },
     },
     HookBody: {

@@ -1,6 +1,16 @@
 // Every public operation: path, method, who may call it, what it takes, what it answers and which error codes it
 // can answer with. The document (document.ts) is rendered from this table; statuses come from ERROR_STATUS.
-import { EXECUTION_STATUSES, EXECUTIONS_CURSOR_MAX_LENGTH, EXECUTIONS_PAGE, MAX_DECISION_VERSION, type ErrorCode } from '@ds/contracts';
+import {
+  ERROR_STATUS,
+  EXECUTION_REASONS,
+  EXECUTION_SOURCE_GROUPS,
+  EXECUTION_STATUSES,
+  EXECUTIONS_COUNT_CAP,
+  EXECUTIONS_CURSOR_MAX_LENGTH,
+  EXECUTIONS_PAGE,
+  MAX_DECISION_VERSION,
+  type ErrorCode,
+} from '@ds/contracts';
 import { CALLER_TOKEN_SCHEMA, ref, SLUG_SCHEMA } from './components';
 import type { JsonSchema } from './json-schema';
 
@@ -102,8 +112,34 @@ export const PARAMETERS: Record<string, Parameter> = {
   ExecutionsInclude: {
     name: 'include',
     in: 'query',
-    description: "Comma-separated; `trace` adds each execution's rule trace. Other values are ignored.",
+    description: `Comma-separated; \`trace\` adds each execution's rule trace; \`total_count\` adds \`total_count\`, how many executions match the filters, counted up to ${EXECUTIONS_COUNT_CAP.toLocaleString('en-US')} (\`total_capped\` says when more match). Other values are ignored.`,
     schema: { type: 'string' },
+  },
+  ExecutionsSource: {
+    name: 'source',
+    in: 'query',
+    description:
+      'Only executions from these source groups, comma-separated or repeated: `live` and `test` are the API, secret-URL and agent runs of live and test keys; `playground`, `replay` and `shadow` are runs of those sources; `all` is every source. Absent: every source.',
+    schema: { type: 'string', pattern: `^(${[...EXECUTION_SOURCE_GROUPS, 'all'].join('|')})(,(${[...EXECUTION_SOURCE_GROUPS, 'all'].join('|')}))*$` },
+  },
+  ExecutionsVersion: {
+    name: 'version',
+    in: 'query',
+    description: 'Only executions of this version (digits, no sign or leading zeros).',
+    schema: { type: 'integer', minimum: 1, maximum: MAX_DECISION_VERSION },
+  },
+  ExecutionsAction: { name: 'action', in: 'query', description: 'Only executions that took this action.', schema: ref('Action') },
+  ExecutionsReason: {
+    name: 'reason',
+    in: 'query',
+    description: 'Only executions whose `action_reason.type` is this.',
+    schema: { enum: [...EXECUTION_REASONS] },
+  },
+  ExecutionsErrorCode: {
+    name: 'error_code',
+    in: 'query',
+    description: 'Only failed executions with this `error.code`, and engine-error fallbacks whose `action_reason.code` is this.',
+    schema: { enum: Object.keys(ERROR_STATUS) },
   },
   ExecutionId: {
     name: 'id',
@@ -251,6 +287,11 @@ export const OPERATIONS: Operation[] = [
       param('ExecutionsCursor'),
       param('ExecutionsDecision'),
       param('ExecutionsStatus'),
+      param('ExecutionsSource'),
+      param('ExecutionsVersion'),
+      param('ExecutionsAction'),
+      param('ExecutionsReason'),
+      param('ExecutionsErrorCode'),
       param('ExecutionsInclude'),
       param('RequestId'),
     ],

@@ -212,6 +212,8 @@ export class DecisionsService {
     const slugs = await this.db.transaction(async (tx) => {
       await tx.query('DELETE FROM executions WHERE workspace_id = $1', [workspaceId]);
       await tx.query('DELETE FROM playground_reservations WHERE workspace_id = $1', [workspaceId]);
+      await tx.query('DELETE FROM lab_turns WHERE workspace_id = $1', [workspaceId]);
+      await tx.query('DELETE FROM lab_budgets WHERE workspace_id = $1', [workspaceId]);
       for (const table of ROLLUP_TABLES) await tx.query(`DELETE FROM ${table} WHERE workspace_id = $1`, [workspaceId]);
       // Versions go with their decision (ON DELETE CASCADE).
       return rowsReturned<{ slug: string }>(await tx.query('DELETE FROM decisions WHERE workspace_id = $1 RETURNING slug', [workspaceId]));

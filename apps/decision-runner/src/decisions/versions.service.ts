@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import {
@@ -7,12 +7,25 @@ import {
   DecisionRef,
   Deployer,
   DeployedReply,
+  ReviewVersionReply,
+  ReviewVersionRequest,
   RollbackRequest,
   ServiceError,
+  SUBJECTS,
   VersionListReply,
 } from '@ds/contracts';
-import { contractChanges, jsonDiff, NormalizedSchema, parseVersionText } from '@ds/decision-schema';
-import { rowsReturned } from '@ds/platform';
+import {
+  contractChanges,
+  headerSecretNames,
+  jsonDiff,
+  MissingSecret,
+  missingSecrets,
+  NormalizedSchema,
+  parseVersionText,
+  reviewVersions,
+  validateSchema,
+} from '@ds/decision-schema';
+import { PLATFORM, RpcClient, rowsReturned } from '@ds/platform';
 import { DecisionEntity, DecisionVersionEntity } from '../entities';
 import { DecisionCache } from './decision-cache';
 
@@ -22,12 +35,15 @@ import { DecisionCache } from './decision-cache';
  */
 @Injectable()
 export class VersionsService {
+  private readonly logger = new Logger(VersionsService.name);
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
+    @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
     private readonly runnable: DecisionCache,
   ) {}
 
-  /** Newest first, each with its contract changes against the version before it. */
+  /** Newest first, each with its contract changes and its review against the version before it. */
   async list(ref: DecisionRef): Promise<VersionListReply> {
     const decision = await this.find(ref);
     const rows = await this.db.getRepository(DecisionVersionEntity).find({ where: { decisionId: decision.id }, order: { version: 'ASC' } });
@@ -40,6 +56,7 @@ export class VersionsService {
       active: row.version === decision.activeVersion,
       shadow: row.version === decision.shadowVersion,
       contract_changes: contractChanges(i === 0 ? null : (rows[i - 1]!.schema as NormalizedSchema), row.schema as NormalizedSchema),
+      review: reviewVersions(i === 0 ? null : (rows[i - 1]!.schema as NormalizedSchema), row.schema as NormalizedSchema),
     }));
     return { data: data.reverse() };
   }
@@ -53,7 +70,47 @@ export class VersionsService {
       to: { version: to.version, schema: to.schema },
       schema_changes: jsonDiff(from.schema, to.schema),
       contract_changes: contractChanges(from.schema as NormalizedSchema, to.schema as NormalizedSchema),
+      review: reviewVersions(from.schema as NormalizedSchema, to.schema as NormalizedSchema),
+      missing_secrets: await this.missingSecrets(request.workspaceId, to.schema as NormalizedSchema),
     };
+  }
+
+  /** What deploying the draft (no `version`) or rolling back to `version` changes against the active version. */
+  async review(request: ReviewVersionRequest): Promise<ReviewVersionReply> {
+    const decision = await this.find(request);
+    const target = request.version === undefined ? null : await this.version(decision, versionText(request.version, 'version'));
+    const active = decision.activeVersion === null ? null : await this.version(decision, decision.activeVersion);
+    let schema: NormalizedSchema | null;
+    if (target !== null) schema = target.schema as NormalizedSchema;
+    else {
+      // Validated as a deploy validates it: a draft that would be refused has nothing to review.
+      const checked = validateSchema(decision.draftSchema);
+      schema = checked.valid ? checked.schema : null;
+    }
+    return {
+      from: active?.version ?? null,
+      to: target?.version ?? null,
+      review: schema === null ? null : reviewVersions((active?.schema as NormalizedSchema | undefined) ?? null, schema),
+      missing_secrets: schema === null ? [] : await this.missingSecrets(request.workspaceId, schema),
+    };
+  }
+
+  /**
+   * The headers naming a secret the workspace does not have, from the names the delivery service lists (never a
+   * value). Null when it does not answer: a review is still worth reading without the check.
+   */
+  private async missingSecrets(workspaceId: string, schema: NormalizedSchema): Promise<MissingSecret[] | null> {
+    if (schema.destinations.every((destination) => headerSecretNames(destination.headers).length === 0)) return [];
+    try {
+      const { data } = await this.rpc.call(SUBJECTS.delivery.listSecrets, { workspaceId });
+      return missingSecrets(
+        schema,
+        data.map((secret) => secret.name),
+      );
+    } catch (error) {
+      this.logger.warn(`The workspace's secret names could not be read for a review: ${(error as Error).message}`);
+      return null;
+    }
   }
 
   /** Deploys a copy of `version` as the next version, which becomes active; the draft is left as it is. */

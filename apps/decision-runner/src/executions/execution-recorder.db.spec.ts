@@ -5,7 +5,8 @@ import { Evaluation } from '@ds/decision-schema';
 import { decisionRunner } from '../main';
 import { defined } from '../../../../test/e2e/support/api';
 import { waitFor } from '../../../../test/e2e/support/cluster';
-import { ExecutionBase, ExecutionRecorder } from './execution-recorder';
+import { ExecutionBase, ExecutionRecorder, STORED_INPUT } from './execution-recorder';
+import { ExecutionsQuery } from './executions.query';
 import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
 
 /** Group commit against a real PostgreSQL with the runner's own migrations. */
@@ -155,6 +156,36 @@ describe('ExecutionRecorder', () => {
         result_is_sql_null: true,
       },
     ]);
+  });
+
+  it('keeps the input in the order it was sent at every level, reads it back so, and falls back to the jsonb copy for rows without it', async () => {
+    const state = {
+      subject: 's',
+      previous_tickets: [{ when: 'x', what: 'y' }],
+      plan: 'pro',
+      message: 'm',
+      customer: { zip: '1', address: { street: 'a', city: 'b' } },
+    };
+    await recorder.recordSuccess({ ...base('ordered', 1, { state }), id: 'exec_ordered1' }, evaluation, { latency_ms: 1 }, null, true);
+    const [row] = (await db.query(`SELECT input_json::text AS kept, input::text AS sorted FROM executions WHERE id = 'exec_ordered1'`)) as Array<{
+      kept: string;
+      sorted: string;
+    }>;
+    // One text, sent once: kept as sent in input_json; the jsonb copy reorders it (shorter keys first).
+    expect(row!.kept).toBe(JSON.stringify({ state }));
+    expect(JSON.stringify(JSON.parse(row!.sorted))).not.toBe(JSON.stringify({ state }));
+    const reads = new ExecutionsQuery(db);
+    const read = await reads.input({ workspaceId: 'ordered', executionId: 'exec_ordered1' } as never);
+    expect(JSON.stringify(read.state)).toBe(JSON.stringify(state));
+
+    // A row the previous version wrote has only the jsonb copy: it is still read, in jsonb's order.
+    await db.query(
+      `INSERT INTO executions (id, workspace_id, decision_id, decision_slug, version, source, status, request_id, livemode, input)
+                    VALUES ('exe_ordered_2', 'ordered', 'dec_1', 'triage', 3, 'api', 'success', 'req_2', true, $1::jsonb)`,
+      [JSON.stringify({ state })],
+    );
+    const [older] = (await db.query(`SELECT ${STORED_INPUT} AS input FROM executions WHERE id = 'exe_ordered_2'`)) as Array<{ input: { state: unknown } }>;
+    expect(older!.input.state).toEqual(state);
   });
 
   it('answers a record only once its row is committed, so a run cannot answer before its execution exists', async () => {

@@ -32,21 +32,34 @@ const MAX_ROWS_PER_INSERT = 256;
  * One multi-row INSERT for a whole batch: one array parameter per column, unnested side by side. The SQL text
  * is fixed whatever the batch size, so it is prepared once per connection. The batch's rollups are added in the
  * same statement, to the rollup shard of parameter $23: one round trip, and the charts never count a run the log
- * lost or miss one it kept.
+ * lost or miss one it kept. The input is sent once, as text, and kept twice: `input_json` as that text (the
+ * caller's key order, which the engine's prompt follows) and `input` as jsonb (what the previous version reads).
  */
 export const INSERT_EXECUTIONS = {
   name: 'decision-runner.insert-executions',
   text: `WITH written AS (
            INSERT INTO executions (id, workspace_id, decision_id, decision_slug, version, source, status, request_id, livemode,
-                                   result, confidence, scores, composites, action, action_reason, metrics, destinations, error, input, trace,
-                                   distributions, lease_id)
-           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::text[], $7::text[], $8::text[], $9::boolean[],
-                                $10::jsonb[], $11::jsonb[], $12::jsonb[], $13::jsonb[], $14::text[], $15::jsonb[], $16::jsonb[], $17::jsonb[],
-                                $18::jsonb[], $19::jsonb[], $20::jsonb[], $21::jsonb[], $22::text[])
+                                   result, confidence, scores, composites, action, action_reason, metrics, destinations, error, input, input_json,
+                                   trace, distributions, lease_id)
+           SELECT id, workspace_id, decision_id, decision_slug, version, source, status, request_id, livemode,
+                  result, confidence, scores, composites, action, action_reason, metrics, destinations, error, input::jsonb, input::json,
+                  trace, distributions, lease_id
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::text[], $7::text[], $8::text[], $9::boolean[],
+                         $10::jsonb[], $11::jsonb[], $12::jsonb[], $13::jsonb[], $14::text[], $15::jsonb[], $16::jsonb[], $17::jsonb[],
+                         $18::jsonb[], $19::text[], $20::jsonb[], $21::jsonb[], $22::text[])
+                  AS batch(id, workspace_id, decision_id, decision_slug, version, source, status, request_id, livemode,
+                           result, confidence, scores, composites, action, action_reason, metrics, destinations, error, input,
+                           trace, distributions, lease_id)
            RETURNING ${ROLLED_UP_COLUMNS}
          ),${rollupStatements('written', '$23::smallint')}
          SELECT count(*) AS written FROM written`,
 };
+
+/**
+ * An execution's input as SQL reads it: the text the run kept (its keys in the caller's order), or, for rows
+ * written before that text was kept, the jsonb copy (its keys in jsonb's order).
+ */
+export const STORED_INPUT = 'COALESCE(input_json, input::json)';
 
 /** A jsonb column's value as the statement takes it: JSON text, or SQL NULL. */
 function jsonb(value: unknown): string | null {

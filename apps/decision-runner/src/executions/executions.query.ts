@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, SelectQueryBuilder } from 'typeorm';
 import {
   ExecutionInputReply,
   ExecutionInputRequest,
   ExecutionOutcomesReply,
   ExecutionOutcomesRequest,
+  EXECUTIONS_COUNT_CAP,
   isBigintText,
   LeaseExecutionsReply,
   LeaseExecutionsRequest,
@@ -15,6 +16,8 @@ import {
 } from '@ds/contracts';
 import { looksLikeId } from '@ds/ids';
 import { ExecutionEntity } from '../entities';
+import { ERROR_CODE_SQL, SOURCE_GROUP_SQL } from './source-groups';
+import { STORED_INPUT } from './execution-recorder';
 
 /**
  * How much JSON one page of executions may carry. Rows can hold mapped state values, so a hundred of them
@@ -34,16 +37,8 @@ export class ExecutionsQuery {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   async list(request: ListExecutionsRequest): Promise<ListExecutionsReply> {
-    const query = this.db
-      .getRepository(ExecutionEntity)
-      .createQueryBuilder('e')
-      .where('e.workspace_id = :workspaceId', { workspaceId: request.workspaceId })
-      .orderBy('e.seq', 'DESC')
-      .limit(request.limit + 1);
-    if (request.cursor !== null) query.andWhere('e.seq < :before', { before: decodeCursor(request.cursor) });
-    if (request.decision !== null) query.andWhere('e.decision_slug = :slug', { slug: request.decision });
-    if (request.status !== null) query.andWhere('e.status = :status', { status: request.status });
-    const rows = await query.getMany();
+    const query = this.pageQuery(request);
+    const [rows, total] = await Promise.all([query.getMany(), request.includeTotal === true ? this.count(request) : null]);
     const { page, hasMore } = pageWithin(
       rows.slice(0, request.limit).map((row) => ({ row, body: toPublicExecution(row, request.includeTrace === true) })),
       EXECUTIONS_PAGE_BYTES,
@@ -54,7 +49,56 @@ export class ExecutionsQuery {
       has_more: more,
       // The limit is at least 1 and pageWithin keeps at least one item, so a page with more after it has a last row.
       next_cursor: more ? encodeCursor(page.at(-1)!.row.seq) : null,
+      ...(total === null ? {} : { total_count: Math.min(total, EXECUTIONS_COUNT_CAP), total_capped: total > EXECUTIONS_COUNT_CAP }),
     };
+  }
+
+  /** One page's statement: one row past the limit says whether more follow. */
+  pageQuery(request: ListExecutionsRequest): SelectQueryBuilder<ExecutionEntity> {
+    const query = this.filtered(request)
+      .orderBy('e.seq', 'DESC')
+      .limit(request.limit + 1);
+    if (request.cursor !== null) query.andWhere('e.seq < :before', { before: decodeCursor(request.cursor) });
+    return query;
+  }
+
+  /**
+   * The executions matching the filters, whatever the cursor, counted through the same index as the page and no
+   * further than one past the cap: an exact count of a busy workspace would read every row it ever kept.
+   */
+  private async count(request: ListExecutionsRequest): Promise<number> {
+    const [sql, parameters] = this.countStatement(request);
+    const [row] = (await this.db.query(`SELECT count(*)::int AS n FROM (${sql}) matching`, parameters)) as Array<{ n: number }>;
+    return row!.n;
+  }
+
+  countStatement(request: ListExecutionsRequest): [string, unknown[]] {
+    // Ordered as the page is, so that the count walks the page's index and stops at the cap, rather than a
+    // sequential scan the planner may prefer for a common filter, which reads as far for a rare one.
+    return this.filtered(request)
+      .orderBy('e.seq', 'DESC')
+      .select('1')
+      .limit(EXECUTIONS_COUNT_CAP + 1)
+      .getQueryAndParameters();
+  }
+
+  /**
+   * The workspace's executions narrowed by every filter of the request. The source groups are compared through
+   * SOURCE_GROUP_SQL over the bare columns (the only table of the statement), which is what the list indexes hold.
+   */
+  private filtered(request: ListExecutionsRequest): SelectQueryBuilder<ExecutionEntity> {
+    const query = this.db.getRepository(ExecutionEntity).createQueryBuilder('e').where('e.workspace_id = :workspaceId', { workspaceId: request.workspaceId });
+    if (request.decision !== null) query.andWhere('e.decision_slug = :slug', { slug: request.decision });
+    if (request.sources !== undefined && request.sources !== null) {
+      query.andWhere(`(${SOURCE_GROUP_SQL}) IN (:...sources)`, { sources: request.sources.length > 0 ? request.sources : ['none'] });
+    }
+    if (request.status !== null) query.andWhere('e.status = :status', { status: request.status });
+    if (request.version != null) query.andWhere('e.version = :version', { version: request.version });
+    if (request.action != null) query.andWhere('e.action = :action', { action: request.action });
+    if (request.reason != null) query.andWhere(`e.action_reason->>'type' = :reason`, { reason: request.reason });
+    // A failed run's own error, or the engine error an engine_error fallback answered instead of.
+    if (request.errorCode != null) query.andWhere(`(${ERROR_CODE_SQL}) = :errorCode`, { errorCode: request.errorCode });
+    return query;
   }
 
   /**
@@ -63,7 +107,7 @@ export class ExecutionsQuery {
    */
   async input(request: ExecutionInputRequest): Promise<ExecutionInputReply> {
     if (!looksLikeId('exec', request.executionId)) throw noSuchExecution();
-    const [row] = (await this.db.query('SELECT decision_id, decision_slug, input FROM executions WHERE workspace_id = $1 AND id = $2', [
+    const [row] = (await this.db.query(`SELECT decision_id, decision_slug, ${STORED_INPUT} AS input FROM executions WHERE workspace_id = $1 AND id = $2`, [
       request.workspaceId,
       request.executionId,
     ])) as Array<{ decision_id: string; decision_slug: string; input: { state?: unknown } | null }>;

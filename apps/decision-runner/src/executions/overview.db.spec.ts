@@ -6,6 +6,7 @@ import { singleKeyring } from '@ds/sealing';
 import { DEV_RUNNER_SECRETS_KEY } from '../config';
 import { decisionRunner } from '../main';
 import { RollupShards1796230000000 } from '../migrations/1796230000000-rollup-shards';
+import { RuleRollups1796330000000 } from '../migrations/1796330000000-rule-rollups';
 import { ExecutionRetention } from '../retention/execution-retention';
 import { ExecutionBase, ExecutionRecorder, INSERT_EXECUTIONS, insertParameters, successRow } from './execution-recorder';
 import { OverviewQuery } from './overview.query';
@@ -30,6 +31,7 @@ beforeAll(async () => {
     ['ws_live', 'dec_live', 'triage'],
     ['ws_bulk', 'dec_bulk', 'bulk'],
     ['ws_shards', 'dec_shards', 'sharded'],
+    ['ws_rules', 'dec_rules', 'ruled'],
   ]) {
     await db.query(`INSERT INTO decisions (id, workspace_id, slug, name, draft_schema, revision) VALUES ($1, $2, $3, $3, '{}', 1)`, [id, workspace, slug]);
   }
@@ -183,6 +185,8 @@ describe('decision overview', () => {
         secretsKeyIsDev: true,
         redisUrl: null,
         billingLeases: false,
+        labWorkers: 1,
+        labDbConnections: 1,
       },
       createLogger('decision-runner', 'silent'),
     );
@@ -272,5 +276,56 @@ describe('decision overview', () => {
     expect(await totals()).toEqual(before);
     const overview = await overviews.overview({ workspaceId: 'ws_shards', decision: 'sharded', from: new Date(Date.now() - HOUR).toISOString() });
     expect(overview.totals.live.runs).toBe(3);
+  });
+  it('counts a policy rule per version, named from that version, and shows what a runner of the previous version wrote without one', async () => {
+    const refund = { when: { on: 'answer', question: 'intent', op: 'eq', value: 'refund' }, and: [], action: 'block' };
+    const angry = {
+      when: { on: 'answer', question: 'intent', op: 'eq', value: 'billing' },
+      and: [{ on: 'confidence', question: 'intent', op: 'gte', value: 0.6 }],
+      action: 'escalate',
+    };
+    // Rule 0 of v3 is the refund rule; v4 inserted another rule at the top, so its rule 0 is another rule.
+    await db.query(`INSERT INTO decision_versions (decision_id, version, schema) VALUES ('dec_rules', 3, $1), ('dec_rules', 4, $2)`, [
+      JSON.stringify({ policies: [refund] }),
+      JSON.stringify({ policies: [angry, refund] }),
+    ]);
+    const run = (n: number, version: number, rule: number) =>
+      recorder.recordSuccess(
+        { ...base(n), id: `exe_rules_${n}`, workspaceId: 'ws_rules', decisionId: 'dec_rules', decisionSlug: 'ruled', version, source: 'api', livemode: true },
+        { ...evaluation(n), action: 'block', action_reason: { type: 'policy', rule } } as unknown as Evaluation,
+        { latency_ms: 10, input_tokens: 1, output_tokens: 1, estimated_cost_usd: 0 },
+        null,
+        true,
+      );
+    await Promise.all([
+      ...Array.from({ length: 4 }, (_, n) => run(n, 3, 0)),
+      ...Array.from({ length: 6 }, (_, n) => run(10 + n, 4, 0)),
+      ...Array.from({ length: 2 }, (_, n) => run(20 + n, 4, 1)),
+    ]);
+    // Two runs counted as a runner of the previous version counts them: in the count rollups only.
+    await db.query(
+      `INSERT INTO execution_rollup_shards (workspace_id, decision_id, grain, bucket, livemode, source, status, action, reason, shard, runs, input_tokens, output_tokens, cost_usd)
+       VALUES ('ws_rules', 'dec_rules', 60, date_trunc('minute', now()), true, 'api', 'success', 'block', 'policy:0', 9, 2, 0, 0, 0)`,
+    );
+    const read = () => overviews.overview({ workspaceId: 'ws_rules', decision: 'ruled', from: new Date(Date.now() - HOUR).toISOString() });
+    const expected = [
+      { reason: 'policy:0', runs: 6, version: 4, rule_summary: 'intent = billing and confidence(intent) ≥ 0.6 → escalate' },
+      { reason: 'policy:0', runs: 4, version: 3, rule_summary: 'intent = refund → block' },
+      { reason: 'policy:0', runs: 2 },
+      { reason: 'policy:1', runs: 2, version: 4, rule_summary: 'intent = refund → block' },
+    ];
+    expect((await read()).reasons.live).toEqual(expected);
+    expect((await read()).totals.live.runs).toBe(14);
+
+    // The migration fills the rule rollups from the execution log: reverted and run again, the same reasons.
+    const runner = db.createQueryRunner();
+    try {
+      const migration = new RuleRollups1796330000000();
+      await migration.down(runner);
+      await migration.up(runner);
+    } finally {
+      await runner.release();
+    }
+    expect((await read()).reasons.live).toEqual(expected);
   });
 });

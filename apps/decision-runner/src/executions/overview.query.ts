@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DecisionOverviewRequest, ServiceError } from '@ds/contracts';
-import { CountRow, DecisionOverview, foldOverview, HistogramRow, parseOverviewRange, planOverview } from '@ds/decision-schema';
+import { CountRow, DecisionOverview, foldOverview, HistogramRow, parseOverviewRange, planOverview, PolicyRuleRow, summarizePolicy } from '@ds/decision-schema';
 import { pgPool } from '../pg-pool';
-import { ROLLUP_READS } from './rollups';
+import { ROLLUP_READS, RULE_ROLLUPS } from './rollups';
 
 /**
  * Both reads sum the grain rows into the chart's buckets inside PostgreSQL ($6 is the bucket width in seconds), so
@@ -32,6 +32,15 @@ const HISTOGRAMS = {
          FROM ${ROLLUP_READS.histograms}
          WHERE workspace_id = $1 AND decision_id = $2 AND grain = $3 AND bucket >= $4 AND bucket < $5 AND metric = 'confidence'
          GROUP BY 2, 3, 4, 5`,
+};
+
+/** Policy-decided runs per rule and version over the whole range (the reasons chart ranks the range, not buckets). */
+const RULES = {
+  name: 'decision-runner.overview-rules',
+  text: `SELECT livemode, version, rule, sum(runs)::bigint AS runs
+         FROM ${RULE_ROLLUPS}
+         WHERE workspace_id = $1 AND decision_id = $2 AND grain = $3 AND bucket >= $4 AND bucket < $5
+         GROUP BY 1, 2, 3`,
 };
 
 interface CountRecord {
@@ -67,8 +76,12 @@ export class OverviewQuery {
     const plan = planOverview(checked.range, now);
     const values = [request.workspaceId, decisionId, plan.grainSeconds, plan.from, plan.to, plan.bucketSeconds];
     const pool = pgPool(this.db);
-    const [counts, histograms] = await Promise.all([pool.query<CountRecord>({ ...COUNTS, values }), pool.query<HistogramRecord>({ ...HISTOGRAMS, values })]);
-    return foldOverview(
+    const [counts, histograms, rules] = await Promise.all([
+      pool.query<CountRecord>({ ...COUNTS, values }),
+      pool.query<HistogramRecord>({ ...HISTOGRAMS, values }),
+      pool.query<{ livemode: boolean; version: number; rule: number; runs: string }>({ ...RULES, values: values.slice(0, 5) }),
+    ]);
+    const overview = foldOverview(
       decisionId,
       plan,
       counts.rows.map((row): CountRow => ({
@@ -90,7 +103,28 @@ export class OverviewQuery {
         bin: row.bin,
         runs: Number(row.runs),
       })),
+      rules.rows.map((row): PolicyRuleRow => ({ livemode: row.livemode, version: row.version, rule: row.rule, runs: Number(row.runs) })),
     );
+    await this.nameRules(decisionId, overview);
+    return overview;
+  }
+
+  /** Each versioned policy reason gets its rule's condition in words, from that version's schema. */
+  private async nameRules(decisionId: string, overview: DecisionOverview): Promise<void> {
+    const reasons = [...overview.reasons.live, ...overview.reasons.test].filter((reason) => reason.version !== undefined);
+    const versions = [...new Set(reasons.map((reason) => reason.version!))];
+    if (versions.length === 0) return;
+    const rows = (await this.db.query(`SELECT version, schema->'policies' AS policies FROM decision_versions WHERE decision_id = $1 AND version = ANY($2)`, [
+      decisionId,
+      versions,
+    ])) as Array<{ version: number; policies: unknown }>;
+    const policiesOf = new Map(rows.map((row) => [row.version, Array.isArray(row.policies) ? (row.policies as unknown[]) : []]));
+    for (const reason of reasons) {
+      const policy = policiesOf.get(reason.version!)?.[Number(reason.reason.slice('policy:'.length))];
+      if (policy && typeof policy === 'object' && 'when' in policy && 'action' in policy) {
+        reason.rule_summary = summarizePolicy(policy as Parameters<typeof summarizePolicy>[0]);
+      }
+    }
   }
 
   /** The decision named by id (`dec_…`) or slug, in this workspace. */

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { LATENCY_BOUNDS_MS, CONFIDENCE_BINS, DAY_GRAIN, HOUR_GRAIN, MINUTE_GRAIN, reasonKeySql } from '@ds/decision-schema';
 
 /** The columns a source of executions must offer for `rollupStatements` to roll it up. */
-export const ROLLED_UP_COLUMNS = 'workspace_id, decision_id, source, status, livemode, action, action_reason, metrics, confidence, created_at';
+export const ROLLED_UP_COLUMNS = 'workspace_id, decision_id, version, source, status, livemode, action, action_reason, metrics, confidence, created_at';
 
 const ROLLUP_KEY = 'workspace_id, decision_id, grain, bucket, livemode, source, status, action, reason';
 const HISTOGRAM_KEY = 'workspace_id, decision_id, grain, bucket, livemode, metric, question, bin';
@@ -26,11 +26,19 @@ export const ROLLUP_WRITES = {
   sharded: { counts: 'execution_rollup_shards', histograms: 'execution_histogram_shards' },
 } as const;
 
+/**
+ * Runs per policy rule and version: a rule has no identity of its own, so rule 0 of v3 and rule 0 of v4 are counted
+ * apart. A table beside the counts rather than a column of their key: runners of the previous version go on upserting
+ * the counts on the key they know while a rolling update replaces them (`RuleRollups1796330000000`).
+ */
+export const RULE_ROLLUPS = 'execution_rule_rollups';
+const RULE_KEY = 'workspace_id, decision_id, grain, bucket, livemode, version, rule, shard';
+
 /** Where rollups are read: views adding up both kinds of table (readers sum rows into buckets anyway). */
 export const ROLLUP_READS = { counts: 'execution_rollup_totals', histograms: 'execution_histogram_totals' } as const;
 
 /** Every table of rollups: what retention and workspace deletion clear along with the executions. */
-export const ROLLUP_TABLES = [...Object.values(ROLLUP_WRITES.unsharded), ...Object.values(ROLLUP_WRITES.sharded)];
+export const ROLLUP_TABLES = [...Object.values(ROLLUP_WRITES.unsharded), ...Object.values(ROLLUP_WRITES.sharded), RULE_ROLLUPS];
 
 /** The unsharded tables as their migration created them; `RollupShards1796230000000` added the sharded ones. */
 export const CREATE_ROLLUP_TABLES = [
@@ -114,5 +122,18 @@ export function rollupStatements(source: string, shard: string | null): string {
     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
     ORDER BY 1, 2, 3, 4, 5, 6, 7, 8
     ON CONFLICT (${histogramKey}) DO UPDATE SET runs = h.runs + EXCLUDED.runs
+  )${shard === null ? '' : `,\n  ${ruleRollupStatement('grained', shard)}`}`;
+}
+
+/** The CTE adding policy-decided runs of relation `grained` (ROLLED_UP_COLUMNS, grain, bucket) to the rule rollups. */
+export function ruleRollupStatement(grained: string, shard: string): string {
+  return `ruled AS (
+    INSERT INTO ${RULE_ROLLUPS} AS p (${RULE_KEY}, runs)
+    SELECT workspace_id, decision_id, grain, bucket, livemode, version, (action_reason->>'rule')::numeric::integer, ${shard}, count(*)
+    FROM ${grained}
+    WHERE action_reason->>'type' = 'policy' AND jsonb_typeof(action_reason->'rule') = 'number'
+    GROUP BY 1, 2, 3, 4, 5, 6, 7
+    ORDER BY 1, 2, 3, 4, 5, 6, 7
+    ON CONFLICT (${RULE_KEY}) DO UPDATE SET runs = p.runs + EXCLUDED.runs
   )`;
 }

@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { RpcClient } from '@ds/platform';
 import { normalizeSchema, outcomeLabels } from '@ds/decision-schema';
 import { decisionRunner } from '../main';
 import { LiveQualityLabels1796240000000 } from '../migrations/1796240000000-live-quality-labels';
@@ -7,6 +8,13 @@ import { VersionCache } from '../decisions/version-cache';
 import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
 import { OutcomesService } from './outcomes.service';
 import { QualityService } from './quality.service';
+import { LabLimits } from '../lab/lab-limits';
+import { LabGate, LabPool } from '../lab/lab-pool';
+
+/** The ledger's answer to the plan a fit asks for: the free plan, whose daily budget these tests stay under. */
+const LEDGER = {
+  call: async () => ({ plan: { name: 'genesis' } }),
+} as unknown as RpcClient;
 
 /** Outcomes and their labels against a real PostgreSQL with the runner's own migrations. */
 
@@ -29,7 +37,7 @@ beforeAll(async () => {
   db = database.dataSource;
   const versions = new VersionCache(db);
   outcomes = new OutcomesService(db, versions);
-  quality = new QualityService(db, versions);
+  quality = new QualityService(db, LEDGER, versions, new LabLimits(db), new LabPool(1), new LabGate(1));
   await db.query(
     `INSERT INTO decisions (id, workspace_id, slug, name, draft_schema, revision, active_version, endpoint_enabled) VALUES ('dec_q', 'ws_q', 'q', 'Q', $1, 1, 1, true)`,
     [schema],

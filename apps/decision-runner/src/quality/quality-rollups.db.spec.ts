@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { createLogger } from '@ds/platform';
+import { createLogger, RpcClient } from '@ds/platform';
 import { singleKeyring } from '@ds/sealing';
 import { normalizeSchema, QualityCell } from '@ds/decision-schema';
 import { DecisionRunnerConfig, DEV_RUNNER_SECRETS_KEY } from '../config';
@@ -10,6 +10,15 @@ import { QualityRollups1796120000000 } from '../migrations/1796120000000-quality
 import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
 import { OutcomesService } from './outcomes.service';
 import { QualityService } from './quality.service';
+import { LabLimits } from '../lab/lab-limits';
+import { LabGate, LabPool } from '../lab/lab-pool';
+
+/** Only the report is read here; a fit would ask the ledger for the plan. */
+const NO_LEDGER = {
+  call: async () => {
+    throw new Error('no ledger here');
+  },
+} as unknown as RpcClient;
 
 /**
  * The per-day and per-hour rollup of the quality report against the labels it counts, in a real PostgreSQL with the runner's
@@ -46,7 +55,7 @@ beforeAll(async () => {
   db = database.dataSource;
   const versions = new VersionCache(db);
   outcomes = new OutcomesService(db, versions);
-  quality = new QualityService(db, versions);
+  quality = new QualityService(db, NO_LEDGER, versions, new LabLimits(db), new LabPool(1), new LabGate(1));
   for (const [id, workspace] of [
     ['dec_r', 'ws_r'],
     ['dec_gone', 'ws_gone'],
@@ -246,5 +255,7 @@ const runnerConfig: DecisionRunnerConfig = {
   secretsKeyIsDev: true,
   redisUrl: null,
   billingLeases: false,
+  labWorkers: 1,
+  labDbConnections: 1,
 };
 const silent = createLogger('decision-runner', 'silent');

@@ -1,30 +1,30 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { DecisionRef, FitCalibrationRequest, EXECUTION_SOURCES_SQL, QualityReportRequest, ServiceError, ValidationIssue } from '@ds/contracts';
+import { DecisionRef, EXECUTION_SOURCES_SQL, FitCalibrationRequest, QualityReportRequest, ServiceError, SUBJECTS, ValidationIssue } from '@ds/contracts';
 import {
   Calibration,
-  CONFIDENCE_SOURCES,
-  FitSample,
-  fitQuestion,
+  CalibrationFit,
+  FIT_LEASE_SECONDS,
+  FIT_SAMPLE_MAX,
+  fitDailyCap,
   NormalizedSchema,
-  outcomesOf,
   ParsedValue,
   parseInstant,
   parseVersionNumber,
   parseVersionText,
   QualityCell,
   qualityReport,
-  QuestionFit,
-  RecordedDistributions,
   ReportTerm,
   reportTerms,
-  truthIndex,
+  secondsUntilNextUtcDay,
   validateSchema,
 } from '@ds/decision-schema';
-import { rowsReturned } from '@ds/platform';
+import { PLATFORM, RpcClient, rowsReturned } from '@ds/platform';
 import { DecisionEntity } from '../entities';
 import { VersionCache } from '../decisions/version-cache';
+import { LabLimits } from '../lab/lab-limits';
+import { LabGate, LabPool } from '../lab/lab-pool';
 
 /**
  * What one label adds to its cell, as numeric: the same values the rollup's triggers add, so days read from the
@@ -79,16 +79,18 @@ export function reportCellsQuery(terms: readonly ReportTerm[]): { sql: string; p
   };
 }
 
-/** The newest labelled executions a fit reads: enough for a stable map, bounded in time and memory. */
-export const FIT_SAMPLE_MAX = 20_000;
-
-type NotFitted = { question: string; source: string; outcomes: number; reason: 'not_enough_outcomes' | 'changed_in_draft'; needed?: number };
-
 @Injectable()
 export class QualityService {
+  /** Workspaces with a fit running in this process. */
+  private readonly fitting = new Set<string>();
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
+    @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
     private readonly versions: VersionCache,
+    private readonly limits: LabLimits,
+    private readonly pool: LabPool,
+    private readonly gate: LabGate,
   ) {}
 
   async report(request: QualityReportRequest): Promise<Record<string, unknown>> {
@@ -138,54 +140,67 @@ export class QualityService {
   /**
    * Fits each question of `version` with enough outcomes, per confidence source, and writes the maps into the
    * draft (a new revision). Questions the draft no longer has in the same form keep no map and are listed.
+   *
+   * The request is checked first; then the workspace's turn (409 while another fit of the workspace runs: a
+   * statement, nothing parsed), the draft, and the daily budget (429), before any labelled execution is read. The rows arrive as one text
+   * value and are parsed, sampled and fitted on a lab thread.
    */
   async fit(request: FitCalibrationRequest): Promise<Record<string, unknown>> {
+    // A workspace with a fit running in this process is refused before any I/O: a loop of refused fits costs next to nothing.
+    if (this.fitting.has(request.workspaceId)) throw fitRunning();
     const decision = await this.find(request);
     const issues: ValidationIssue[] = [];
     const version = request.version === undefined || request.version === null ? null : checked(parseVersionNumber(request.version, 'version'), issues);
     if (version === null && issues.length === 0) issues.push({ path: 'version', message: 'is required' });
     if (issues.length > 0 || version === null) throw new ServiceError('INVALID_REQUEST', 'The calibration request is not valid.', issues);
     const schema = await this.version(decision, version);
-    const rows = (await this.db.query(
-      `SELECT distributions, outcome->'answers' AS answers FROM executions
-        WHERE decision_id = $1 AND version = $2 AND outcome IS NOT NULL AND distributions IS NOT NULL AND source IN (${EXECUTION_SOURCES_SQL})
-        ORDER BY seq DESC LIMIT ${FIT_SAMPLE_MAX}`,
-      [decision.id, version],
-    )) as Array<{ distributions: RecordedDistributions; answers: Record<string, string | boolean> }>;
 
-    const draft = validateSchema(decision.draftSchema);
-    if (!draft.valid) throw new ServiceError('INVALID_SCHEMA', 'The draft is not valid; fix it before fitting a calibration into it.', draft.issues);
-    const calibration: Calibration = structuredClone(draft.schema.calibration ?? {});
-    const fitted: Array<QuestionFit & { source: string }> = [];
-    const notFitted: NotFitted[] = [];
-    for (const source of CONFIDENCE_SOURCES) {
-      // Every question is listed for the model's own numbers; token probabilities only where some run recorded them.
-      if (source !== 'model' && !rows.some((row) => row.distributions[source])) continue;
-      for (const question of schema.questions) {
-        // Token probabilities are read for choice and score questions only: a probability question never has them.
-        if (source === 'tokens' && question.kind === 'probability') continue;
-        const samples = samplesOf(schema, question.key, source, rows);
-        const fit = fitQuestion(question, samples);
-        if (fit.status !== 'fitted') {
-          notFitted.push({ question: question.key, source, outcomes: fit.outcomes, reason: 'not_enough_outcomes', needed: fit.needed });
-          continue;
-        }
-        const inDraft = draft.schema.questions.find((candidate) => candidate.key === question.key);
-        if (!inDraft || inDraft.kind !== question.kind || outcomesOf(inDraft).join('\n') !== outcomesOf(question).join('\n')) {
-          notFitted.push({ question: question.key, source, outcomes: fit.outcomes, reason: 'changed_in_draft' });
-          continue;
-        }
-        (calibration[source] ??= {})[question.key] = fit.map;
-        fitted.push({ ...fit, source });
+    // The turn in PostgreSQL holds across replicas.
+    const turn = await this.limits.takeTurn(request.workspaceId, 'fit', FIT_LEASE_SECONDS);
+    if (turn === null) throw fitRunning();
+    this.fitting.add(request.workspaceId);
+    try {
+      // Checked before the budget: a draft the caller must fix first spends no fit.
+      const draft = validateSchema(decision.draftSchema);
+      if (!draft.valid) throw new ServiceError('INVALID_SCHEMA', 'The draft is not valid; fix it before fitting a calibration into it.', draft.issues);
+      // The plan is asked for only now, so that a refused fit never costs the ledger a call.
+      const account = await this.rpc.call(SUBJECTS.billing.account, { workspaceId: request.workspaceId });
+      const cap = fitDailyCap(account.plan.name);
+      if (!(await this.limits.spend(request.workspaceId, 'fit', cap))) {
+        const retryAfter = secondsUntilNextUtcDay(new Date());
+        throw new ServiceError('RATE_LIMITED', `This plan allows ${cap} calibration fits a day; retry after ${retryAfter} seconds.`, { retryAfter });
       }
+      let fit: CalibrationFit;
+      try {
+        fit = await this.pool.run({ kind: 'fit', version: schema, draft: draft.schema, executions: await this.labelledExecutions(decision.id, version) });
+      } catch (error) {
+        // Nothing the caller did: the run is given back.
+        await this.limits.giveBack(request.workspaceId, 'fit');
+        throw error;
+      }
+      const revision = fit.fitted.length > 0 ? await this.saveCalibration(decision, draft.schema, fit.calibration) : decision.revision;
+      return { version, revision, fitted: fit.fitted, not_fitted: fit.not_fitted };
+    } finally {
+      this.fitting.delete(request.workspaceId);
+      await this.limits.endTurn(request.workspaceId, 'fit', turn);
     }
-    const revision = fitted.length > 0 ? await this.saveCalibration(decision, draft.schema, calibration) : decision.revision;
-    return {
-      version,
-      revision,
-      fitted: fitted.map(({ status: _status, ...fit }) => fit),
-      not_fitted: notFitted,
-    };
+  }
+
+  /**
+   * The newest FIT_SAMPLE_MAX live executions of a version with an outcome, oldest first, as one JSON text of
+   * `[distributions, answers]` pairs: PostgreSQL writes it and the lab thread parses it.
+   */
+  private labelledExecutions(decisionId: string, version: number): Promise<string> {
+    return this.gate.run(async () => {
+      const [row] = (await this.db.query(
+        `SELECT coalesce(json_agg(json_build_array(distributions, outcome->'answers') ORDER BY seq), '[]')::text AS executions
+           FROM (SELECT seq, distributions, outcome FROM executions
+                  WHERE decision_id = $1 AND version = $2 AND source IN (${EXECUTION_SOURCES_SQL}) AND outcome IS NOT NULL AND distributions IS NOT NULL
+                  ORDER BY seq DESC LIMIT ${FIT_SAMPLE_MAX}) AS newest`,
+        [decisionId, version],
+      )) as Array<{ executions: string }>;
+      return row?.executions ?? '[]';
+    });
   }
 
   private async saveCalibration(decision: DecisionEntity, draft: NormalizedSchema, calibration: Calibration): Promise<number> {
@@ -217,25 +232,8 @@ export class QualityService {
   }
 }
 
-function samplesOf(
-  schema: NormalizedSchema,
-  key: string,
-  source: (typeof CONFIDENCE_SOURCES)[number],
-  rows: ReadonlyArray<{ distributions: RecordedDistributions; answers: Record<string, string | boolean> }>,
-): FitSample[] {
-  const question = schema.questions.find((candidate) => candidate.key === key)!;
-  const outcomes = outcomesOf(question);
-  const samples: FitSample[] = [];
-  // Oldest first, so the folds of a cross-validation do not depend on how many newer rows arrived.
-  for (const row of [...rows].reverse()) {
-    const distribution = row.distributions[source]?.[key];
-    const value = row.answers?.[key];
-    if (!distribution || value === undefined) continue;
-    const truth = truthIndex(question, value);
-    if (truth < 0) continue;
-    samples.push({ ps: outcomes.map((outcome) => distribution[outcome] ?? 0), truth });
-  }
-  return samples;
+function fitRunning(): ServiceError {
+  return new ServiceError('CONFLICT', 'A calibration fit of this workspace is running; try again when it has finished.');
 }
 
 /** The value, or null with its issue added. */

@@ -9,6 +9,9 @@ export interface ReplayRow {
   schema: object;
   selection: object;
   status: 'running' | 'completed' | 'cancelled';
+  /** The active version when the replay started; with no `baseline_schema`, the replay was of it and is its own baseline. */
+  baseline_version: number | null;
+  baseline_schema: object | null;
   started_by: Deployer | null;
   created_at: Date;
   finished_at: Date | null;
@@ -24,13 +27,15 @@ export interface ItemRow {
   new_action: string | null;
   new_answers: Record<string, ReplayAnswer> | null;
   error: { code: string; message: string } | null;
+  baseline_action: string | null;
+  baseline_answers: Record<string, ReplayAnswer> | null;
   /** The action reported as right for the replayed execution since (null while none was, or once it was purged). */
   outcome_action: string | null;
 }
 
 /** Items (`i`) joined with the execution they replay (`e`), for its outcome. */
 export const ITEM_COLUMNS = `i.position, i.execution_id, i.replay_execution_id, i.status, i.old_action, i.old_answers, i.new_action, i.new_answers,
-  i.error, e.outcome->>'action' AS outcome_action`;
+  i.error, i.baseline_action, i.baseline_answers, e.outcome->>'action' AS outcome_action`;
 
 export function toReplayed(item: ItemRow): ReplayedExecution {
   return {
@@ -38,6 +43,19 @@ export function toReplayed(item: ItemRow): ReplayedExecution {
     new: item.status === 'done' && item.new_action !== null ? { action: item.new_action, answers: item.new_answers } : null,
     outcomeAction: item.outcome_action,
   };
+}
+
+/** The same execution replayed by the active version, compared with the recorded run as the replay is. */
+export function toBaseline(item: ItemRow): ReplayedExecution {
+  return {
+    old: { action: item.old_action, answers: item.old_answers },
+    new: item.status === 'done' || item.status === 'failed' ? baselineOf(item) : null,
+    outcomeAction: item.outcome_action,
+  };
+}
+
+function baselineOf(item: ItemRow): ReplayedExecution['new'] {
+  return item.baseline_action === null ? null : { action: item.baseline_action, answers: item.baseline_answers };
 }
 
 export function itemView(item: ItemRow): ReplayedExecutionView {
@@ -49,6 +67,7 @@ export function itemView(item: ItemRow): ReplayedExecutionView {
     status: item.status,
     old: { action: item.old_action, answers: item.old_answers },
     new: item.status === 'done' && item.new_action !== null ? { action: item.new_action, answers: item.new_answers } : null,
+    baseline: baselineOf(item),
     outcome_action: item.outcome_action,
     error: item.error,
   };

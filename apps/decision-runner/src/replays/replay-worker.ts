@@ -7,7 +7,16 @@ import { AnswerQuestionsReply, ServiceError, SUBJECTS } from '@ds/contracts';
 import { evaluate, Evaluation, NormalizedSchema, REPLAY_ENGINE_CONCURRENCY, validateState } from '@ds/decision-schema';
 import { newId, randomAlphanumeric } from '@ds/ids';
 import { Logger, PLATFORM, RpcClient } from '@ds/platform';
-import { errorRow, ExecutionBase, ExecutionRow, INSERT_EXECUTIONS, insertParameters, successRow, traceOf } from '../executions/execution-recorder';
+import {
+  errorRow,
+  ExecutionBase,
+  ExecutionRow,
+  INSERT_EXECUTIONS,
+  insertParameters,
+  STORED_INPUT,
+  successRow,
+  traceOf,
+} from '../executions/execution-recorder';
 import { pgPool } from '../pg-pool';
 import { ENGINE_REPLY_MARGIN_MS, engineRequestFor, runMetrics } from '../runs/engine-request';
 import { claimNextItem, ClaimedItem, completeIfFinished, releaseItem, takeBackAbandonedClaims } from './replay-queue';
@@ -18,6 +27,25 @@ const POLL_MS = 1_000;
 const SLOTS_BUSY_BACKOFF_MS = 2_000;
 /** Replays of a draft may run while it changes: the schema is taken once per replay, at its start, and kept here. */
 const SCHEMAS_KEPT = 50;
+
+/** What a replay runs: its own schema, and the active version's for the baseline (null when the replay is of the active version). */
+interface ReplaySchemas {
+  slug: string;
+  schema: NormalizedSchema;
+  baseline: NormalizedSchema | null;
+}
+
+type Asked =
+  | { status: 'answered'; answer: AnswerQuestionsReply; evaluation: Evaluation; started: number }
+  | { status: 'failed'; error: ServiceError }
+  | { status: 'slots-busy' };
+
+/** The active version's answer to the same state: kept on the item, not recorded as an execution of its own. */
+interface BaselineAnswer {
+  action: string | null;
+  answers: object | null;
+  error: { code: string; message: string } | null;
+}
 
 type Finished =
   | { status: 'done'; row: ExecutionRow; action: string; answers: object | null }
@@ -43,7 +71,7 @@ export class ReplayWorker {
   private slotsFreeAt = 0;
   private readonly claimant = `${hostname()}/${process.pid}/${randomAlphanumeric(8)}`;
   private claims = 0;
-  private readonly schemas = new Map<string, { slug: string; schema: NormalizedSchema }>();
+  private readonly schemas = new Map<string, ReplaySchemas>();
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
@@ -152,8 +180,8 @@ export class ReplayWorker {
   }
 
   private async replayOne(item: ClaimedItem): Promise<'finished' | 'slots-busy'> {
-    const { slug, schema } = await this.schemaOf(item);
-    const [original] = (await this.db.query(`SELECT input FROM executions WHERE id = $1 AND workspace_id = $2`, [
+    const { slug, schema, baseline } = await this.schemaOf(item);
+    const [original] = (await this.db.query(`SELECT ${STORED_INPUT} AS input FROM executions WHERE id = $1 AND workspace_id = $2`, [
       item.execution_id,
       item.workspace_id,
     ])) as Array<{ input: { state?: unknown } | null }>;
@@ -174,45 +202,68 @@ export class ReplayWorker {
       livemode: false,
       input: null,
     };
-    const failed = (error: ServiceError): Finished => ({ status: 'failed', row: errorRow(base, error), error: { code: error.code, message: error.message } });
 
-    const stateCheck = validateState(schema, state);
-    if (!stateCheck.ok) {
-      await this.finish(item, failed(new ServiceError('INVALID_STATE', stateCheck.message)));
+    // The active version on the same state, first: when the shared key has no slot free, nothing of the item was spent.
+    let baselineAnswer: BaselineAnswer | null = null;
+    if (baseline) {
+      const asked = await this.ask(item, baseline, state, base.requestId);
+      if (asked.status === 'slots-busy') {
+        await releaseItem(pgPool(this.db), item);
+        return 'slots-busy';
+      }
+      baselineAnswer =
+        asked.status === 'answered'
+          ? { action: asked.evaluation.action, answers: baseline.settings.storeOutput ? asked.evaluation.result : null, error: null }
+          : { action: null, answers: null, error: { code: asked.error.code, message: asked.error.message } };
+    }
+
+    const asked = await this.ask(item, schema, state, base.requestId);
+    if (asked.status === 'slots-busy') {
+      await releaseItem(pgPool(this.db), item);
+      return 'slots-busy';
+    }
+    if (asked.status === 'failed') {
+      const error = asked.error;
+      await this.finish(item, { status: 'failed', row: errorRow(base, error), error: { code: error.code, message: error.message } }, baselineAnswer);
       return 'finished';
     }
+    const { evaluation, answer, started } = asked;
+    const metrics = runMetrics(started, answer);
+    const storeOutput = schema.settings.storeOutput;
+    await this.finish(
+      item,
+      {
+        status: 'done',
+        row: successRow(base, evaluation, metrics, null, storeOutput, traceOf(schema, evaluation)),
+        action: evaluation.action,
+        answers: storeOutput ? evaluation.result : null,
+      },
+      baselineAnswer,
+    );
+    return 'finished';
+  }
+
+  /** One engine call of `schema` about `state`, evaluated; `slots-busy` when the provider was never asked. */
+  private async ask(item: ClaimedItem, schema: NormalizedSchema, state: unknown, requestId: string): Promise<Asked> {
+    const stateCheck = validateState(schema, state);
+    if (!stateCheck.ok) return { status: 'failed', error: new ServiceError('INVALID_STATE', stateCheck.message) };
     const started = performance.now();
-    let answer: AnswerQuestionsReply;
-    let evaluation: Evaluation;
     try {
-      answer = await this.rpc.call(SUBJECTS.engine.answer, engineRequestFor(item.workspace_id, schema, state), {
+      const answer = await this.rpc.call(SUBJECTS.engine.answer, engineRequestFor(item.workspace_id, schema, state), {
         timeoutMs: schema.settings.timeoutMs + ENGINE_REPLY_MARGIN_MS,
-        requestId: base.requestId,
+        requestId,
       });
       try {
-        evaluation = evaluate(schema, answer.distributions);
+        return { status: 'answered', answer, evaluation: evaluate(schema, answer.distributions), started };
       } catch {
         throw new ServiceError('ENGINE_ERROR', 'The engine answered outside the decision contract.');
       }
     } catch (error) {
       const failure = error instanceof ServiceError ? error : new ServiceError('INTERNAL_ERROR', 'The engine call failed.');
       // Never asked the provider: the execution waits again and is tried once slots free up.
-      if (failure.code === 'ENGINE_RATE_LIMITED' || failure.code === 'SERVICE_UNAVAILABLE') {
-        await releaseItem(pgPool(this.db), item);
-        return 'slots-busy';
-      }
-      await this.finish(item, failed(failure));
-      return 'finished';
+      if (failure.code === 'ENGINE_RATE_LIMITED' || failure.code === 'SERVICE_UNAVAILABLE') return { status: 'slots-busy' };
+      return { status: 'failed', error: failure };
     }
-    const metrics = runMetrics(started, answer);
-    const storeOutput = schema.settings.storeOutput;
-    await this.finish(item, {
-      status: 'done',
-      row: successRow(base, evaluation, metrics, null, storeOutput, traceOf(schema, evaluation)),
-      action: evaluation.action,
-      answers: storeOutput ? evaluation.result : null,
-    });
-    return 'finished';
   }
 
   /**
@@ -221,12 +272,13 @@ export class ReplayWorker {
    * this one's (taken back after the runner stalled past the claim's margin: the item runs again). Then completes
    * the replay when this was its last item.
    */
-  private async finish(item: ClaimedItem, finished: Finished): Promise<void> {
+  private async finish(item: ClaimedItem, finished: Finished, baseline: BaselineAnswer | null = null): Promise<void> {
     const client = await pgPool(this.db).connect();
     try {
       await client.query('BEGIN');
       const marked = await client.query(
-        `UPDATE replay_items SET status = $3, new_action = $4, new_answers = $5, error = $6
+        `UPDATE replay_items SET status = $3, new_action = $4, new_answers = $5, error = $6,
+                                 baseline_action = $8, baseline_answers = $9, baseline_error = $10
           WHERE replay_id = $1 AND position = $2 AND status = 'running' AND claimed_by = $7`,
         [
           item.replay_id,
@@ -236,6 +288,9 @@ export class ReplayWorker {
           finished.status === 'done' && finished.answers ? JSON.stringify(finished.answers) : null,
           finished.status === 'failed' ? JSON.stringify(finished.error) : null,
           item.claim,
+          baseline?.action ?? null,
+          baseline?.answers ? JSON.stringify(baseline.answers) : null,
+          baseline?.error ? JSON.stringify(baseline.error) : null,
         ],
       );
       if (marked.rowCount === 0) {
@@ -255,12 +310,13 @@ export class ReplayWorker {
     await completeIfFinished(pgPool(this.db), item.replay_id);
   }
 
-  private async schemaOf(item: ClaimedItem): Promise<{ slug: string; schema: NormalizedSchema }> {
+  private async schemaOf(item: ClaimedItem): Promise<ReplaySchemas> {
     const kept = this.schemas.get(item.replay_id);
     if (kept) return kept;
-    const [row] = (await this.db.query(`SELECT d.slug, r.schema FROM replays r JOIN decisions d ON d.id = r.decision_id WHERE r.id = $1`, [
-      item.replay_id,
-    ])) as Array<{ slug: string; schema: NormalizedSchema }>;
+    const [row] = (await this.db.query(
+      `SELECT d.slug, r.schema, r.baseline_schema AS baseline FROM replays r JOIN decisions d ON d.id = r.decision_id WHERE r.id = $1`,
+      [item.replay_id],
+    )) as Array<ReplaySchemas>;
     if (this.schemas.size >= SCHEMAS_KEPT) this.schemas.delete(this.schemas.keys().next().value!);
     this.schemas.set(item.replay_id, row!);
     return row!;

@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { DecisionRef, ReplayExecutionsRequest, ReplayRef, StartReplayRequest, SUBJECTS } from '@ds/contracts';
+import { DecisionRef, ReplayEligibleRequest, ReplayExecutionsRequest, ReplayRef, StartReplayRequest, SUBJECTS } from '@ds/contracts';
 import { ReplaysService } from './replays.service';
 
 @Controller()
@@ -25,6 +25,11 @@ export class ReplaysHandlers {
   @MessagePattern(SUBJECTS.runner.replayExecutions)
   executions(@Payload() request: ReplayExecutionsRequest) {
     return this.replays.executions(request);
+  }
+
+  @MessagePattern(SUBJECTS.runner.replayEligible)
+  eligible(@Payload() request: ReplayEligibleRequest) {
+    return this.replays.eligible(request);
   }
 
   @MessagePattern(SUBJECTS.runner.cancelReplay)

@@ -3,6 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import {
   DecisionRef,
+  ReplayEligibleReply,
+  ReplayEligibleRequest,
   ReplayExecutionsReply,
   ReplayExecutionsRequest,
   ReplayListReply,
@@ -11,15 +13,27 @@ import {
   ServiceError,
   StartReplayRequest,
 } from '@ds/contracts';
-import { checkReplayPlan, compareReplay, NormalizedSchema, replayAllowance, REPLAY_DAILY_CAP, ReplaySelection, validateSchema } from '@ds/decision-schema';
+import {
+  checkReplayPlan,
+  checkReplaySelectionQuery,
+  compareReplay,
+  NormalizedSchema,
+  replayAllowance,
+  REPLAY_DAILY_CAP,
+  REPLAY_MAX_EXECUTIONS,
+  ReplaySelection,
+  validateSchema,
+} from '@ds/decision-schema';
 import { newId } from '@ds/ids';
 import { rowsReturned } from '@ds/platform';
 import { DecisionEntity, DecisionVersionEntity } from '../entities';
 import { ReplayWorker } from './replay-worker';
-import { ITEM_COLUMNS, ItemRow, itemView, ReplayRow, toReplayed } from './replay-rows';
+import { ITEM_COLUMNS, ItemRow, itemView, ReplayRow, toBaseline, toReplayed } from './replay-rows';
 
-/** Executions a replay may take: successful runs that kept their input, never a replay's or a shadow's own. */
-const REPLAYABLE = `workspace_id = $1 AND decision_id = $2 AND status = 'success' AND input IS NOT NULL AND source NOT IN ('replay', 'shadow')`;
+/** Runs a replay may take, whether or not they kept their input: successful, never a replay's or a shadow's own. */
+const REPLAY_SOURCES = `workspace_id = $1 AND decision_id = $2 AND status = 'success' AND source NOT IN ('replay', 'shadow')`;
+/** Executions a replay may take: those of them that kept their input (written to `input` and `input_json` alike). */
+const REPLAYABLE = `${REPLAY_SOURCES} AND input IS NOT NULL`;
 
 const PAGE_MAX = 200;
 
@@ -37,6 +51,10 @@ export class ReplaysService {
     if (!check.ok) throw new ServiceError('INVALID_REQUEST', 'The replay request is not valid.', check.issues);
     const { version, selection } = check.plan;
     const schema = await this.schemaOf(decision, version);
+    // The active version replayed beside it is the baseline; a replay of the active version is its own.
+    const baselineVersion = decision.activeVersion;
+    const baselineSchema = baselineVersion === null || baselineVersion === version ? null : await this.schemaOf(decision, baselineVersion);
+    const callsPerExecution = baselineSchema ? 2 : 1;
     const id = newId('rpl');
 
     await this.db.transaction(async (tx) => {
@@ -48,26 +66,29 @@ export class ReplaysService {
           { path: 'last' in selection ? 'last' : 'from', message: 'selects no execution that kept its input' },
         ]);
       }
-      // Every item but those cancelled before their turn: a running item's engine call is spent, and a cancel never takes it back.
+      // Engine calls of every item but those cancelled before their turn: a running item's calls are spent, and a
+      // cancel never takes them back. An item with a baseline makes two.
       const [usage] = (await tx.query(
-        `SELECT count(i.*)::int AS used,
+        `SELECT coalesce(sum(CASE WHEN r.baseline_schema IS NULL THEN 1 ELSE 2 END), 0)::int AS used,
                   EXTRACT(EPOCH FROM min(r.created_at) + interval '1 day' - statement_timestamp())::float8 AS reset
              FROM replays r JOIN replay_items i ON i.replay_id = r.id AND i.status <> 'cancelled'
             WHERE r.workspace_id = $1 AND r.created_at > statement_timestamp() - interval '1 day'`,
         [request.workspaceId],
       )) as Array<{ used: number; reset: number | null }>;
       const allowed = replayAllowance(request.plan, usage?.used ?? 0);
-      if (candidates.length > allowed) {
+      const needed = candidates.length * callsPerExecution;
+      if (needed > allowed) {
         const cap = REPLAY_DAILY_CAP[request.plan] ?? REPLAY_DAILY_CAP.genesis!;
+        const twice = callsPerExecution === 2 ? `, each run twice (by this version and, for the baseline, by the active version v${baselineVersion})` : '';
         throw new ServiceError(
           'RATE_LIMITED',
-          `Replays may take ${cap} executions a day on this plan; ${allowed} are left and this selection has ${candidates.length}.`,
+          `Replays may take ${cap} engine calls a day on this plan; ${allowed} are left and this selection needs ${needed}: ${candidates.length} executions${twice}.`,
           { retryAfter: Math.min(86_400, Math.max(1, Math.ceil(usage?.reset ?? 86_400))) },
         );
       }
       await tx.query(
-        `INSERT INTO replays (id, workspace_id, decision_id, version, schema, selection, status, started_by)
-         VALUES ($1, $2, $3, $4, $5, $6, 'running', $7)`,
+        `INSERT INTO replays (id, workspace_id, decision_id, version, schema, selection, status, started_by, baseline_version, baseline_schema)
+         VALUES ($1, $2, $3, $4, $5, $6, 'running', $7, $8, $9)`,
         [
           id,
           request.workspaceId,
@@ -76,6 +97,8 @@ export class ReplaysService {
           JSON.stringify(schema),
           JSON.stringify(selection),
           request.startedBy ? JSON.stringify(request.startedBy) : null,
+          baselineVersion,
+          baselineSchema ? JSON.stringify(baselineSchema) : null,
         ],
       );
       // Oldest first, as they happened.
@@ -95,6 +118,34 @@ export class ReplaysService {
     });
     this.worker.wake();
     return this.view(await this.replayRow(request, id));
+  }
+
+  /**
+   * What a replay of a selection would take, asked while the selection is chosen: the executions that kept their
+   * input, and how many successful runs in it did not. The count stops where a replay stops (REPLAY_MAX_EXECUTIONS).
+   */
+  async eligible(request: ReplayEligibleRequest): Promise<ReplayEligibleReply> {
+    const decision = await this.decision(request);
+    const check = checkReplaySelectionQuery(request.query ?? {});
+    if (!check.ok) throw new ServiceError('INVALID_REQUEST', 'The selection is not valid.', check.issues);
+    const { selection } = check;
+    const byRange = 'from' in selection;
+    // As a start selects: the last N that kept their input, or those in the range; beside them, the runs that did not.
+    const range = byRange ? 'AND created_at >= $4 AND created_at < $5' : '';
+    const [counts] = (await this.db.query(
+      `SELECT (SELECT count(*) FROM (SELECT 1 FROM executions WHERE ${REPLAYABLE} ${range} LIMIT $3) AS kept)::int AS eligible,
+              (SELECT count(*) FILTER (WHERE NOT kept) FROM (
+                 SELECT input IS NOT NULL AS kept FROM executions WHERE ${REPLAY_SOURCES} ${range}
+                  ORDER BY created_at DESC, seq DESC LIMIT $3) AS selected)::int AS without_input`,
+      byRange ? [request.workspaceId, decision.id, REPLAY_MAX_EXECUTIONS, selection.from, selection.to] : [request.workspaceId, decision.id, selection.last],
+    )) as Array<{ eligible: number; without_input: number }>;
+    const active = decision.activeVersion === null ? null : await this.schemaOf(decision, decision.activeVersion);
+    return {
+      selection,
+      eligible: counts?.eligible ?? 0,
+      without_input: counts?.without_input ?? 0,
+      store_input: active?.settings.storeInput ?? false,
+    };
   }
 
   /** The decision's replays, newest first (the last 20). */
@@ -147,6 +198,7 @@ export class ReplaysService {
     ])) as Array<ItemRow>;
     const count = (status: ItemRow['status']) => items.filter((item) => item.status === status).length;
     const finished = items.filter((item) => item.status === 'done' || item.status === 'failed');
+    const result = compareReplay((row.schema as NormalizedSchema).questions, finished.map(toReplayed));
     return {
       id: row.id,
       decision_id: row.decision_id,
@@ -164,7 +216,19 @@ export class ReplaysService {
         pending: count('pending'),
         running: count('running'),
       },
-      result: compareReplay((row.schema as NormalizedSchema).questions, finished.map(toReplayed)),
+      result,
+      baseline: this.baseline(row, items, result),
+    };
+  }
+
+  private baseline(row: ReplayRow, items: ItemRow[], result: ReplayView['result']): ReplayView['baseline'] {
+    if (row.baseline_version === null) return null;
+    if (row.baseline_schema === null) return { ...result, version: row.baseline_version, same_as_result: true };
+    const ran = items.filter((item) => item.status === 'done' || item.status === 'failed');
+    return {
+      ...compareReplay((row.baseline_schema as NormalizedSchema).questions, ran.map(toBaseline)),
+      version: row.baseline_version,
+      same_as_result: false,
     };
   }
 

@@ -4,7 +4,7 @@ import { singleKeyring } from '@ds/sealing';
 import { DecisionRunnerConfig, DEV_RUNNER_SECRETS_KEY } from '../config';
 import { decisionRunner } from '../main';
 import { ExecutionRetention, RetentionSource } from './execution-retention';
-import { ROLLUP_TABLES, ROLLUP_WRITES } from '../executions/rollups';
+import { ROLLUP_TABLES, ROLLUP_WRITES, RULE_ROLLUPS } from '../executions/rollups';
 import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
 
 /** The purge against a real PostgreSQL with the runner's own migrations; only the ledger's answer is stubbed. */
@@ -16,6 +16,8 @@ const config: DecisionRunnerConfig = {
   secretsKeyIsDev: true,
   redisUrl: null,
   billingLeases: false,
+  labWorkers: 1,
+  labDbConnections: 1,
 };
 const logger = createLogger('decision-runner', 'silent');
 const DAY = 86_400_000;
@@ -43,7 +45,7 @@ async function executions(workspaceId: string, ageDays: number, count: number): 
   );
 }
 
-/** One hour rollup row and one latency histogram row of a decision in each table, the sharded ones in shard 3. */
+/** One hour rollup row, one latency histogram row and one rule row of a decision in each table, the sharded ones in shard 3. */
 async function rollupRows(workspaceId: string, decisionId: string): Promise<void> {
   const bucket = new Date(NOW.getTime() - DAY);
   for (const [table, sharded] of [
@@ -66,6 +68,10 @@ async function rollupRows(workspaceId: string, decisionId: string): Promise<void
       [workspaceId, decisionId, bucket],
     );
   }
+  await db.query(
+    `INSERT INTO ${RULE_ROLLUPS} (workspace_id, decision_id, grain, bucket, livemode, version, rule, shard, runs) VALUES ($1, $2, 3600, $3, true, 1, 0, 3, 5)`,
+    [workspaceId, decisionId, bucket],
+  );
 }
 
 /** Rollup rows of a workspace, by table. */

@@ -117,6 +117,9 @@ export class ExecutionRetention {
       after = last;
     }
     await this.purgeMinuteRollups(now);
+    // Budgets count one UTC day; a lapsed turn is taken over by the next run anyway, and gone here otherwise.
+    await this.db.query(`DELETE FROM lab_budgets WHERE day < ($1::timestamptz AT TIME ZONE 'UTC')::date`, [now]);
+    await this.db.query(`DELETE FROM lab_turns WHERE expires_at < $1`, [now]);
     report.deletedWorkspaceRollups = await this.purgeRollupsOfDeletedWorkspaces();
     if (report.deleted > 0) this.logger.info(report, 'purged executions past their retention');
     if (report.deletedWorkspaceRollups > 0) this.logger.info(report, 'purged the rollups of deleted workspaces');

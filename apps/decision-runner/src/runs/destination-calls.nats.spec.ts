@@ -20,6 +20,8 @@ const config: DecisionRunnerConfig = {
   secretsKeyIsDev: true,
   redisUrl: null,
   billingLeases: false,
+  labWorkers: 1,
+  labDbConnections: 1,
 };
 
 beforeAll(async () => {

@@ -2,49 +2,34 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DecisionRef, DeployedReply, PromoteShadowRequest, ServiceError, ShadowReply, StartShadowRequest } from '@ds/contracts';
-import {
-  compareShadow,
-  NormalizedSchema,
-  parseVersionNumber,
-  ShadowComparison,
-  ShadowPair,
-  shadowRate,
-  sharedQuestions,
-  SHADOW_RATE_MAX,
-  SHADOW_RATE_MIN,
-} from '@ds/decision-schema';
+import { NormalizedSchema, parseVersionNumber, ShadowComparison, shadowRate, sharedQuestions, SHADOW_RATE_MAX, SHADOW_RATE_MIN } from '@ds/decision-schema';
 import { rowsReturned } from '@ds/platform';
 import { DecisionEntity, DecisionVersionEntity } from '../entities';
 import { DecisionCache } from '../decisions/decision-cache';
 import { deployableDraft } from '../decisions/decisions.service';
 import { VersionCache } from '../decisions/version-cache';
 import { nextInactiveVersion, nextVersion } from '../decisions/versions.service';
+import { LabGate, LabPool } from '../lab/lab-pool';
 import { pgPool } from '../pg-pool';
 
 /** The comparison reads at most this many of the shadow's most recent runs: its cost stays flat as traffic flows. */
 export const COMPARED_RUNS = 5_000;
 
+/**
+ * The compared pairs as one JSON text, newest first: PostgreSQL writes it and a lab thread parses and compares it,
+ * so that a read of the comparison never parses thousands of runs on the thread answering live runs.
+ */
 const SHADOW_PAIRS = {
   name: 'decision-runner.shadow-pairs',
-  text: `SELECT l.status AS live_status, l.action AS live_action, l.result AS live_result, l.metrics AS live_metrics, l.outcome,
-                s.status, s.action, s.result, s.metrics
-         FROM executions s JOIN executions l ON l.id = s.shadow_of
-         WHERE s.decision_id = $1 AND s.source = 'shadow' AND s.version = $2 AND s.created_at >= $3
-         ORDER BY s.seq DESC
-         LIMIT ${COMPARED_RUNS}`,
+  text: `SELECT coalesce(json_agg(json_build_array(live_status, live_action, live_result, live_metrics, outcome, status, action, result, metrics)
+                              ORDER BY seq DESC), '[]')::text AS pairs
+           FROM (SELECT s.seq, l.status AS live_status, l.action AS live_action, l.result AS live_result, l.metrics AS live_metrics, l.outcome,
+                        s.status, s.action, s.result, s.metrics
+                   FROM executions s JOIN executions l ON l.id = s.shadow_of
+                  WHERE s.decision_id = $1 AND s.source = 'shadow' AND s.version = $2 AND s.created_at >= $3
+                  ORDER BY s.seq DESC
+                  LIMIT ${COMPARED_RUNS}) AS pairs`,
 };
-
-interface PairRow {
-  live_status: 'success' | 'error';
-  live_action: string | null;
-  live_result: Record<string, unknown> | null;
-  live_metrics: Record<string, unknown> | null;
-  outcome: ShadowPair['outcome'] & { recorded_at?: string };
-  status: 'success' | 'error';
-  action: string | null;
-  result: Record<string, unknown> | null;
-  metrics: Record<string, unknown> | null;
-}
 
 /**
  * A decision's shadow: a deployed version that sampled live runs of the active version also go through, compared
@@ -52,10 +37,14 @@ interface PairRow {
  */
 @Injectable()
 export class ShadowService {
+  private readonly comparing = new Map<string, Promise<ShadowComparison>>();
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly runnable: DecisionCache,
     private readonly versions: VersionCache,
+    private readonly pool: LabPool,
+    private readonly gate: LabGate,
   ) {}
 
   async get(ref: DecisionRef): Promise<ShadowReply> {
@@ -157,18 +146,29 @@ export class ShadowService {
     };
   }
 
-  private async comparison(decision: DecisionEntity, shadowVersion: number, since: Date): Promise<ShadowComparison> {
+  /**
+   * Reads of one comparison that arrive while it is being computed share it: a loop of reads costs one comparison
+   * at a time on the lab threads, and other workspaces' lab work does not queue behind copies of it.
+   */
+  private comparison(decision: DecisionEntity, shadowVersion: number, since: Date): Promise<ShadowComparison> {
+    const key = `${decision.id}:${decision.activeVersion}:${shadowVersion}:${since.getTime()}`;
+    const running = this.comparing.get(key);
+    if (running) return running;
+    const computed = this.compare(decision, shadowVersion, since).finally(() => this.comparing.delete(key));
+    this.comparing.set(key, computed);
+    return computed;
+  }
+
+  private async compare(decision: DecisionEntity, shadowVersion: number, since: Date): Promise<ShadowComparison> {
     const [live, shadow] = await Promise.all([
       decision.activeVersion === null ? Promise.resolve(null) : this.versions.get(decision.id, decision.activeVersion),
       this.versions.get(decision.id, shadowVersion),
     ]);
-    const { rows } = await pgPool(this.db).query<PairRow>({ ...SHADOW_PAIRS, values: [decision.id, shadowVersion, since] });
-    const pairs: ShadowPair[] = rows.map((row) => ({
-      live: { status: row.live_status, action: row.live_action, result: row.live_result, metrics: row.live_metrics },
-      shadow: { status: row.status, action: row.action, result: row.result, metrics: row.metrics },
-      outcome: row.outcome ? { answers: row.outcome.answers ?? {}, action: row.outcome.action ?? null } : null,
-    }));
-    return compareShadow(sharedQuestions((live as NormalizedSchema | null)?.questions ?? [], shadow.questions), pairs);
+    const pairs = await this.gate.run(async () => {
+      const { rows } = await pgPool(this.db).query<{ pairs: string }>({ ...SHADOW_PAIRS, values: [decision.id, shadowVersion, since] });
+      return rows[0]?.pairs ?? '[]';
+    });
+    return this.pool.run({ kind: 'shadow', questions: sharedQuestions((live as NormalizedSchema | null)?.questions ?? [], shadow.questions), pairs });
   }
 
   private async find(ref: DecisionRef): Promise<DecisionEntity> {

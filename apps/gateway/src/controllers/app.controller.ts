@@ -16,6 +16,9 @@ import { executionQuery } from './public.controller';
 /** The application's programmatic surface (design/application-api.md): sessions, workspaces, keys, decisions. */
 @Controller('app/v1')
 export class AppController {
+  /** Workspaces with a calibration fit this replica is waiting on. */
+  private readonly fitsInFlight = new Set<string>();
+
   constructor(
     private readonly sessions: SessionsService,
     private readonly signInCodes: SignInCodesService,
@@ -244,6 +247,16 @@ export class AppController {
     return this.rpc.call(SUBJECTS.runner.compareVersions, { workspaceId: ws, decisionId: id, from: query.from, to: query.to }, { requestId });
   }
 
+  /**
+   * What deploying the draft, or rolling back to `?version=N`, would change against the active version, in the
+   * editor's words, with the headers that name a secret the workspace does not have.
+   */
+  @Get('workspaces/:ws/decisions/:id/review')
+  @WorkspaceRole('admin', 'decisions:deploy')
+  reviewVersion(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Query() query: Record<string, unknown>) {
+    return this.rpc.call(SUBJECTS.runner.reviewVersion, { workspaceId: ws, decisionId: id, version: query.version }, { requestId });
+  }
+
   /** Deploys a copy of an earlier version as the next version. */
   @Post('workspaces/:ws/decisions/:id/versions/:version/rollback')
   @WorkspaceRole('admin', 'decisions:deploy')
@@ -336,7 +349,8 @@ export class AppController {
   @Get('workspaces/:ws/executions')
   @WorkspaceRole('viewer', 'executions:read')
   listExecutions(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Query() query: Record<string, unknown>) {
-    return this.rpc.call(SUBJECTS.runner.listExecutions, { workspaceId: ws, ...executionQuery(query) }, { requestId });
+    // A person reading the list is looking at callers' runs first; the other sources are a filter away.
+    return this.rpc.call(SUBJECTS.runner.listExecutions, { workspaceId: ws, ...executionQuery(query, ['live']) }, { requestId });
   }
 
   /** The state an execution was called with (where its version stores inputs), to try again in the playground. */
@@ -366,7 +380,16 @@ export class AppController {
   @Post('workspaces/:ws/decisions/:id/calibration')
   @WorkspaceRole('member', 'decisions:write')
   @HttpCode(200)
-  fitCalibration(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Body() body: unknown) {
-    return this.rpc.call(SUBJECTS.runner.fitCalibration, { workspaceId: ws, decisionId: id, version: objectBody(body).version }, { requestId });
+  async fitCalibration(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Body() body: unknown) {
+    const version = objectBody(body).version;
+    // The runner refuses a second fit of a workspace across every replica; one this gateway is waiting on is
+    // refused here, so that a loop of refused fits never reaches NATS or the runner.
+    if (this.fitsInFlight.has(ws)) throw new ServiceError('CONFLICT', 'A calibration fit of this workspace is running; try again when it has finished.');
+    this.fitsInFlight.add(ws);
+    try {
+      return await this.rpc.call(SUBJECTS.runner.fitCalibration, { workspaceId: ws, decisionId: id, version }, { requestId });
+    } finally {
+      this.fitsInFlight.delete(ws);
+    }
   }
 }

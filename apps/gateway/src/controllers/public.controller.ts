@@ -1,8 +1,12 @@
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import {
+  ERROR_STATUS,
+  EXECUTION_REASONS,
+  EXECUTION_SOURCE_GROUPS,
   EXECUTION_STATUSES,
   EXECUTIONS_CURSOR_MAX_LENGTH,
+  ExecutionSourceGroup,
   EXECUTIONS_PAGE,
   RunDecisionReply,
   RunDecisionRequest,
@@ -10,7 +14,7 @@ import {
   SUBJECTS,
   ValidationIssue,
 } from '@ds/contracts';
-import { isValidSlug } from '@ds/decision-schema';
+import { ACTIONS, isValidSlug, parseVersionText } from '@ds/decision-schema';
 import { JsonText, parseIdempotencyKey, PLATFORM, RpcClient } from '@ds/platform';
 import { AuthenticatedKey } from '../auth/api-keys.service';
 import { GatewayConfig } from '../config';
@@ -135,8 +139,11 @@ export function includes(include: string | string[] | undefined, wanted: string)
 /**
  * `limit` (1..100, default 20), `cursor`, `decision` (slug) and `status` (success or error), as Stripe-style list
  * parameters; `include=trace` adds each execution's trace (other include values are ignored, as on the run endpoint).
+ * Added filters: `source` (groups, comma-separated or repeated; `all` for every one), `version`, `action`, `reason`
+ * (an `action_reason.type`) and `error_code`; `include=total_count` adds the bounded count of what matches.
+ * `defaultSources` is what an absent `source` lists: every source on the public API, live runs in the application.
  */
-export function executionQuery(query: Record<string, unknown>) {
+export function executionQuery(query: Record<string, unknown>, defaultSources: ExecutionSourceGroup[] | null = null) {
   const issues: ValidationIssue[] = [];
   let limit: number = EXECUTIONS_PAGE.default;
   if (query.limit !== undefined) {
@@ -152,12 +159,51 @@ export function executionQuery(query: Record<string, unknown>) {
   const status = query.status;
   if (status !== undefined && !EXECUTION_STATUSES.includes(status as never))
     issues.push({ path: 'status', message: `must be ${EXECUTION_STATUSES.join(' or ')}` });
+  const sources = sourceGroups(query.source, defaultSources, issues);
+  let version: number | null = null;
+  if (query.version !== undefined) {
+    const parsed = parseVersionText(query.version, 'version');
+    if (parsed.ok) version = parsed.value;
+    else issues.push(parsed.issue);
+  }
+  const action = oneOf(query.action, 'action', ACTIONS, issues);
+  const reason = oneOf(query.reason, 'reason', EXECUTION_REASONS, issues);
+  const errorCode = oneOf(query.error_code, 'error_code', Object.keys(ERROR_STATUS), issues);
   if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The query parameters are not valid.', issues);
+  const include = query.include as string | string[] | undefined;
   return {
     limit,
     cursor: (cursor as string | undefined) ?? null,
     decision: (decision as string | undefined) ?? null,
     status: (status as (typeof EXECUTION_STATUSES)[number] | undefined) ?? null,
-    includeTrace: includes(query.include as string | string[] | undefined, 'trace'),
+    includeTrace: includes(include, 'trace'),
+    sources,
+    version,
+    action,
+    reason,
+    errorCode,
+    includeTotal: includes(include, 'total_count'),
   };
+}
+
+/** A filter that takes one value of a fixed list; a repeated parameter is refused like a value not in the list. */
+function oneOf(value: unknown, path: string, allowed: readonly string[], issues: ValidationIssue[]): string | null {
+  if (value === undefined) return null;
+  if (typeof value === 'string' && allowed.includes(value)) return value;
+  issues.push({ path, message: `must be one of ${allowed.join(', ')}` });
+  return null;
+}
+
+/** `source=live,replay` or `source=live&source=replay`; `all` lists every source; null means every source. */
+function sourceGroups(value: unknown, defaults: ExecutionSourceGroup[] | null, issues: ValidationIssue[]): ExecutionSourceGroup[] | null {
+  if (value === undefined) return defaults;
+  const texts = Array.isArray(value) ? value : [value];
+  const parts = texts.every((text) => typeof text === 'string') ? (texts as string[]).flatMap((text) => text.split(',')) : [];
+  const allowed: readonly string[] = [...EXECUTION_SOURCE_GROUPS, 'all'];
+  if (parts.length === 0 || parts.some((part) => !allowed.includes(part))) {
+    issues.push({ path: 'source', message: `must be one or more of ${allowed.join(', ')}, separated by commas` });
+    return null;
+  }
+  if (parts.includes('all')) return null;
+  return EXECUTION_SOURCE_GROUPS.filter((group) => parts.includes(group));
 }

@@ -37,6 +37,16 @@ export class ReplaysController {
     return this.rpc.call(SUBJECTS.runner.listReplays, { workspaceId: ws, decisionId: id }, { requestId });
   }
 
+  /**
+   * How many executions a replay of `?last=N` or `?from=…&to=…` would take (they kept their input), and how many
+   * in it did not: asked while the selection is chosen, before anything is spent.
+   */
+  @Get('eligible')
+  @WorkspaceRole('admin', 'decisions:deploy')
+  eligible(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Query() query: Record<string, unknown>) {
+    return this.rpc.call(SUBJECTS.runner.replayEligible, { workspaceId: ws, decisionId: id, query: { ...query } }, { requestId });
+  }
+
   /** Progress and result so far: what a client polls while the replay runs. */
   @Get(':replay')
   @WorkspaceRole('admin', 'decisions:deploy')

@@ -1,44 +1,96 @@
+import { ReactElement } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { useApp } from '../context';
-import { fitLabel } from '../lib/labels';
-import { formatCompact } from '../lib/numbers';
+import { wrapLabel } from '../lib/labels';
+import { formatAxisValue } from '../lib/numbers';
 import { CHART_HEIGHT } from './chart-frame';
 import { ChartColours, useChartColours } from './colours';
+import { AxisOptions, AxisScale, axisScale, lonePoints, stackedTotals } from './scale';
 
 export interface Series {
   key: string;
   label: string;
+  /** The series' own colour where it means something (errors, fallbacks); otherwise the palette's next one. */
+  colour?: string;
 }
 
 export type Datum = Record<string, string | number | null>;
 
-const MARGIN = { top: 8, right: 8, bottom: 0, left: 0 };
-/** The category axis of horizontal bars, and the characters of a name that fit it at the ticks' 12 px, capitals included. */
-const NAME_AXIS_WIDTH = 120;
-const NAME_AXIS_CHARS = 14;
+/** How a chart's value axis is fitted to its data (see `axisScale`); counts by default. */
+export type ValueAxis = Partial<AxisOptions>;
 
-function axes(colours: ChartColours, categoryKey: string, locale: string, vertical = false) {
+const MARGIN = { top: 8, right: 8, bottom: 0, left: 0 };
+/** Horizontal bars end their value axis at the right edge: room for its last tick's figure ("300") to be read whole. */
+const VERTICAL_MARGIN = { ...MARGIN, right: 24 };
+/** The category axis of horizontal bars, and the characters of a line that fit it at the ticks' 12 px, capitals included. */
+const NAME_AXIS_WIDTH = 132;
+const NAME_AXIS_CHARS = 18;
+/** Height of one line of a wrapped name, and the room a horizontal bar chart keeps for its value axis and margins. */
+const NAME_LINE_HEIGHT = 14;
+const NAME_ROW_PADDING = 8;
+const VALUE_AXIS_HEIGHT = 40;
+
+function scaleOf(values: Iterable<number | null | undefined>, axis: ValueAxis = {}): AxisScale {
+  return axisScale(values, { minSpan: axis.minSpan ?? 1, integer: axis.integer ?? true, intervals: axis.intervals });
+}
+
+/** A category name on lines of whole words (tspans), so "Low confidence: intent" is read whole, never cut. */
+function WrappedTick(props: { x?: number; y?: number; payload?: { value: unknown }; fill: string }): ReactElement {
+  const lines = wrapLabel(String(props.payload?.value ?? ''), NAME_AXIS_CHARS);
+  const first = -((lines.length - 1) * NAME_LINE_HEIGHT) / 2;
+  return (
+    <text x={props.x} y={props.y} textAnchor="end" fill={props.fill} fontSize={12} className="chart-name">
+      {lines.map((line, index) => (
+        <tspan key={index} x={props.x} dx={-4} dy={index === 0 ? first : NAME_LINE_HEIGHT} dominantBaseline="central">
+          {line}
+        </tspan>
+      ))}
+    </text>
+  );
+}
+
+/** The height horizontal bars need so that every name's lines fit its band. */
+export function namedBarsHeight(names: string[]): number {
+  const lines = Math.max(1, ...names.map((name) => wrapLabel(name, NAME_AXIS_CHARS).length));
+  const band = lines * NAME_LINE_HEIGHT + NAME_ROW_PADDING;
+  return Math.max(CHART_HEIGHT, names.length * band + VALUE_AXIS_HEIGHT);
+}
+
+/** Room for the widest figure of a vertical value axis ("0.0075" needs more than "300"), at the ticks' 12 px. */
+function valueAxisWidth(labels: string[]): number {
+  return Math.max(40, 12 + 7 * Math.max(0, ...labels.map((label) => Array.from(label).length)));
+}
+
+function axes(colours: ChartColours, categoryKey: string, locale: string, scale: AxisScale, vertical = false) {
   const tick = { fill: colours.muted, fontSize: 12 };
-  // "1M" fits the axis where "1000000" is cut off; the frame's table has the exact figures.
-  const compact = (value: unknown) => (typeof value === 'number' ? formatCompact(value, locale) : String(value));
+  const compact = (value: unknown) => (typeof value === 'number' ? formatAxisValue(value, locale) : String(value));
   const category = vertical ? (
-    // A long name would run off the chart's left edge; the tooltip and the frame's table give it whole.
     <YAxis
       key="category"
       type="category"
       dataKey={categoryKey}
-      tick={tick}
+      tick={<WrappedTick fill={colours.muted} />}
       stroke={colours.grid}
       width={NAME_AXIS_WIDTH}
-      tickFormatter={(value: unknown) => fitLabel(String(value), NAME_AXIS_CHARS)}
+      interval={0}
     />
   ) : (
     <XAxis key="category" dataKey={categoryKey} tick={tick} stroke={colours.grid} minTickGap={16} />
   );
+  // The axis is fitted to the data (round ticks from 0): recharts' own would round $0.15 up to a 0–4 axis.
   const value = vertical ? (
-    <XAxis key="value" type="number" tick={tick} stroke={colours.grid} allowDecimals={false} tickFormatter={compact} />
+    <XAxis key="value" type="number" tick={tick} stroke={colours.grid} domain={scale.domain} ticks={scale.ticks} interval={0} tickFormatter={compact} />
   ) : (
-    <YAxis key="value" tick={tick} stroke={colours.grid} width={48} allowDecimals={false} tickFormatter={compact} />
+    <YAxis
+      key="value"
+      tick={tick}
+      stroke={colours.grid}
+      width={valueAxisWidth(scale.ticks.map(compact))}
+      domain={scale.domain}
+      ticks={scale.ticks}
+      interval={0}
+      tickFormatter={compact}
+    />
   );
   return [<CartesianGrid key="grid" stroke={colours.grid} strokeDasharray="3 3" vertical={false} horizontal={!vertical} />, category, value];
 }
@@ -59,10 +111,16 @@ function legend(colours: ChartColours) {
   return <Legend wrapperStyle={{ color: colours.text, fontSize: 12 }} />;
 }
 
+/** Each series its own colour: a meaningful one where given, else the palette's next one unused by this chart. */
+export function seriesColours(series: Series[], palette: string[]): string[] {
+  let next = 0;
+  return series.map((one) => one.colour ?? palette[next++ % palette.length]!);
+}
+
 /**
  * Bars over a category axis: stacked when `stacked` (runs by action), side by side otherwise; horizontal bars
- * with `vertical` (ranked lists). The picture is decoration for the frame's accessible name and table, so the
- * chart's own keyboard layer is off.
+ * with `vertical` (ranked lists, their names wrapped whole on the category axis, the chart as tall as they need).
+ * The picture is decoration for the frame's accessible name and table, so the chart's own keyboard layer is off.
  */
 export function BarsChart({
   data,
@@ -70,32 +128,35 @@ export function BarsChart({
   series,
   stacked = false,
   vertical = false,
-  colourOf,
+  valueAxis,
 }: {
   data: Datum[];
   categoryKey: string;
   series: Series[];
   stacked?: boolean;
   vertical?: boolean;
-  colourOf?: (key: string, index: number) => string;
+  valueAxis?: ValueAxis;
 }) {
   const colours = useChartColours();
   const { locale } = useApp();
+  const scale = scaleOf(
+    stackedTotals(
+      data,
+      series.map((one) => one.key),
+      stacked,
+    ),
+    valueAxis,
+  );
+  const fills = seriesColours(series, colours.series);
+  const height = vertical ? namedBarsHeight(data.map((datum) => String(datum[categoryKey] ?? ''))) : CHART_HEIGHT;
   return (
-    <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
-      <BarChart data={data} margin={MARGIN} layout={vertical ? 'vertical' : 'horizontal'} accessibilityLayer={false}>
-        {axes(colours, categoryKey, locale, vertical)}
+    <ResponsiveContainer width="100%" height={height}>
+      <BarChart data={data} margin={vertical ? VERTICAL_MARGIN : MARGIN} layout={vertical ? 'vertical' : 'horizontal'} accessibilityLayer={false}>
+        {axes(colours, categoryKey, locale, scale, vertical)}
         {tooltip(colours)}
         {series.length > 1 && legend(colours)}
         {series.map((one, index) => (
-          <Bar
-            key={one.key}
-            dataKey={one.key}
-            name={one.label}
-            stackId={stacked ? 'stack' : undefined}
-            fill={colourOf?.(one.key, index) ?? colours.series[index % colours.series.length]}
-            isAnimationActive={false}
-          />
+          <Bar key={one.key} dataKey={one.key} name={one.label} stackId={stacked ? 'stack' : undefined} fill={fills[index]} isAnimationActive={false} />
         ))}
       </BarChart>
     </ResponsiveContainer>
@@ -108,36 +169,68 @@ export interface Reference {
   label: string;
 }
 
-/** Lines over time (rates, percentiles); gaps where a bucket has no value. */
+/** How far above the data's top a reference level may be and still be drawn (and stretch the axis). */
+const REFERENCE_REACH = 4;
+
+/** Dot radius of a lone point: a line of one point draws nothing, so the point is drawn itself. */
+const LONE_DOT_RADIUS = 4;
+
+/**
+ * A dot only where the line cannot be seen: a value with no value on either side (one busy minute in an idle
+ * hour). Elsewhere nothing, so a busy line is not a row of beads.
+ */
+function loneDot(values: Array<number | null | undefined>, colour: string, radius: number) {
+  const lone = new Set(lonePoints(values));
+  // recharts calls this for every point of the line; an empty group keeps the key it asks for.
+  return function LoneDot(props: { cx?: number; cy?: number; index?: number }): ReactElement {
+    const { cx, cy, index } = props;
+    if (index === undefined || !lone.has(index) || typeof cx !== 'number' || typeof cy !== 'number') return <g key={`none-${index}`} />;
+    return <circle key={`lone-${index}`} className="chart-lone-point" cx={cx} cy={cy} r={radius} fill={colour} stroke={colour} />;
+  };
+}
+
+/**
+ * Lines over time (rates, percentiles); gaps where a bucket has no value, and a dot for a value alone between
+ * gaps. The value axis is fitted to the data and the reference levels (`valueAxis` sets its floor span).
+ */
 export function LinesChart({
   data,
   categoryKey,
   series,
   unit,
   references = [],
+  valueAxis,
 }: {
   data: Datum[];
   categoryKey: string;
   series: Series[];
   unit?: string;
   references?: Reference[];
+  valueAxis?: ValueAxis;
 }) {
   const colours = useChartColours();
   const { locale } = useApp();
+  const columns = series.map((one) => data.map((datum) => (typeof datum[one.key] === 'number' ? (datum[one.key] as number) : null)));
+  // A level far above the data (100,000,000 included, 245 used) would flatten the line at 0: it is drawn only within
+  // reach of the data, and named in the frame's summary either way.
+  const reach = REFERENCE_REACH * Math.max(valueAxis?.minSpan ?? 1, ...columns.flat().filter((value): value is number => value !== null));
+  const drawn = references.filter((reference) => reference.value <= reach);
+  const scale = scaleOf([...columns.flat(), ...drawn.map((reference) => reference.value)], valueAxis);
+  const strokes = seriesColours(series, colours.series);
   return (
     <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
       <LineChart data={data} margin={MARGIN} accessibilityLayer={false}>
-        {axes(colours, categoryKey, locale)}
+        {axes(colours, categoryKey, locale, scale)}
         {tooltip(colours)}
         {legend(colours)}
-        {references.map((reference) => (
+        {drawn.map((reference) => (
           <ReferenceLine
             key={reference.label}
             y={reference.value}
             stroke={colours.danger}
             strokeDasharray="6 4"
             label={{ value: reference.label, fill: colours.text, fontSize: 12, position: 'insideTopLeft' }}
-            ifOverflow="extendDomain"
+            ifOverflow="discard"
           />
         ))}
         {series.map((one, index) => (
@@ -146,9 +239,11 @@ export function LinesChart({
             dataKey={one.key}
             name={one.label}
             unit={unit}
-            stroke={colours.series[index % colours.series.length]}
+            stroke={strokes[index]}
             strokeWidth={2}
-            dot={false}
+            // Earlier series' dots are larger, so two equal values (20 % errors, 20 % fallbacks) both show, one ringing the other.
+            dot={loneDot(columns[index]!, strokes[index]!, LONE_DOT_RADIUS + 2 * (series.length - 1 - index))}
+            activeDot={{ r: LONE_DOT_RADIUS }}
             connectNulls={false}
             isAnimationActive={false}
           />

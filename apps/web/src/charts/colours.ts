@@ -7,6 +7,10 @@ export interface ChartColours {
   muted: string;
   grid: string;
   danger: string;
+  /** Errors as a series: red, and no other series of the palette is. */
+  error: string;
+  /** Fallbacks as a series: amber, apart from errors and from every action. */
+  warn: string;
   surface: string;
 }
 
@@ -21,6 +25,8 @@ function read(): ChartColours {
     muted: value('--muted', '#5a5f6d'),
     grid: value('--border', '#c9ccd6'),
     danger: value('--danger', '#b3261e'),
+    error: value('--chart-error', '#b3261e'),
+    warn: value('--chart-warn', '#a16207'),
     surface: value('--surface', '#ffffff'),
   };
 }

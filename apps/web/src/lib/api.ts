@@ -1,3 +1,4 @@
+import type { MissingSecret, VersionReview } from '@ds/decision-schema';
 import type { EmbedPermission } from './access';
 import { local } from './storage';
 
@@ -106,6 +107,14 @@ export interface DecisionSummary {
   status: 'draft' | 'deployed';
   active_version: number | null;
   endpoint_enabled: boolean;
+}
+
+/** What deploying the draft, or rolling back to `to`, changes against the active version (`from`). */
+export interface ReviewReply {
+  from: number | null;
+  to: number | null;
+  review: VersionReview | null;
+  missing_secrets: MissingSecret[] | null;
 }
 
 export interface DecisionDetails extends DecisionSummary {

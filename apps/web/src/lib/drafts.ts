@@ -1,3 +1,4 @@
+import { type NormalizedSchema, validateSchema } from '@ds/decision-schema';
 import { local, tabStorage } from './storage';
 
 /**
@@ -63,4 +64,11 @@ export function dropLocalDraft(workspaceId: string, decisionId: string): void {
 
 export function sameJson(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** The schema as the service stores it once deployed; null when it does not validate. */
+export function normalizedOf(schema: unknown): NormalizedSchema | null {
+  if (schema === null || schema === undefined) return null;
+  const checked = validateSchema(schema);
+  return checked.valid ? checked.schema : null;
 }

@@ -49,4 +49,21 @@ export const REPLAY_EN = {
   'rpl.statusCol': 'Status',
   'rpl.show': 'Show',
   'rpl.showAt': 'Show the replay started {at}',
+  'rpl.theDraft': 'the draft',
+  'rpl.eligibleReading': 'Counting the executions in this selection that kept their input…',
+  'rpl.eligible': '{count} executions in this selection kept their input and will be replayed.',
+  'rpl.eligibleOne': '1 execution in this selection kept its input and will be replayed.',
+  'rpl.eligibleSkipped': '{count} more in it did not keep their input and are left out.',
+  'rpl.eligibleCalls':
+    'Each is run twice, by {subject} and by the active version v{active} as the baseline: {calls} engine calls counted against the daily cap.',
+  'rpl.eligibleSelf': 'The active version is replayed against itself, so it is its own baseline: {calls} engine calls counted against the daily cap.',
+  'rpl.noneEligibleOff':
+    'No execution in this selection kept its input: settings.storeInput is off on the active version. Turn it on and deploy; runs from then on can be replayed.',
+  'rpl.noneEligible':
+    'No execution in this selection kept its input (they ran while settings.storeInput was off, or there are none in it). Choose another selection.',
+  'rpl.actionAgreementBaseline': '{replay} (baseline, the active version against itself: {baseline})',
+  'rpl.baselineLead':
+    'The baseline is the active version v{active} replayed on the same executions: how often the model agrees with itself. Read the replay against it: a change the baseline also shows is the model’s noise, not the version’s.',
+  'rpl.baselineSelf': 'This replay is of the active version v{active}, so it is its own baseline.',
+  'rpl.baselineAgreement': 'Baseline',
 };

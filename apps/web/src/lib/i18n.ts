@@ -7,6 +7,7 @@ import { REPLAY_EN } from './i18n-replay';
 import { VERSIONS_EN } from './i18n-versions';
 import { RULES_EN } from './i18n-rules';
 import { FAILURE_EN } from './i18n-failures';
+import { EXPLORER_EN } from './i18n-explorer';
 
 export const LOCALES = ['en', 'pt', 'es', 'ru', 'zh'] as const;
 export type Locale = (typeof LOCALES)[number];
@@ -17,6 +18,7 @@ const en = {
   ...QUALITY_EN,
   ...RULES_EN,
   ...FAILURE_EN,
+  ...EXPLORER_EN,
   'app.name': 'Decision service',
   'nav.decisions': 'Decisions',
   'nav.executions': 'Executions',
@@ -298,9 +300,6 @@ const en = {
     'Playground runs use the draft or a version you choose, are recorded with source "playground", run in test mode and are not billed. Destinations that call out are shown as previews.',
   'pg.invalidDraft': 'Fix the schema issues before running the draft.',
   'dep.title': 'Deploy',
-  'dep.diff': 'Contract changes against the active version',
-  'dep.first': 'First deploy: this becomes version 1.',
-  'dep.noChanges': 'The contract does not change (settings, policies or destinations may).',
   'dep.deploy': 'Deploy the draft',
   'dep.deployed': 'Deployed version {version}.',
   'dep.endpoint': 'Endpoint enabled',
@@ -336,7 +335,6 @@ const en = {
   'dep.endpointOn': 'The endpoint is on: live calls run the active version.',
   'dep.endpointOff': 'The endpoint is off: live calls are refused with 409 DECISION_DISABLED.',
   'ex.title': 'Executions',
-  'ex.empty': 'No executions match.',
   'ex.decision': 'Decision',
   'ex.status': 'Status',
   'ex.status.any': 'Any',
@@ -663,7 +661,10 @@ const en = {
   'ov.summary.confidence': '{runs} answers of {question}, by tenth of confidence.',
   'ov.summary.reasons': 'Most frequent: {reason}, {runs} runs.',
   'ov.summary.noReasons': 'No reasons recorded.',
-  'ov.reason.policy': 'Policy rule {rule}',
+  'ov.reason.policy': 'Rule {rule} (version not recorded)',
+  'ov.reason.policyOf': 'v{version} · rule {rule}: {summary}',
+  'ov.reason.policyDraft': 'Draft · rule {rule}',
+  'ov.reason.policyUnnamed': 'v{version} · rule {rule}',
   'ov.reason.default': 'No rule matched (default)',
   'ov.reason.lowConfidence': 'Low confidence: {question}',
   'ov.reason.otherOption': 'Other option: {question}',

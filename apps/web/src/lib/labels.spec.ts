@@ -1,34 +1,45 @@
-import { fitLabel } from './labels';
+import { wrapLabel } from './labels';
 
-describe('fitLabel', () => {
-  it('leaves a label that fits as it is', () => {
-    expect(fitLabel('triage', 17)).toBe('triage');
-    expect(fitLabel('exactly-seventeen', 17)).toBe('exactly-seventeen');
-    expect(fitLabel('', 17)).toBe('');
+const widest = (lines: string[]) => Math.max(...lines.map((line) => Array.from(line).length));
+
+describe('wrapLabel', () => {
+  it('leaves a label that fits on one line', () => {
+    expect(wrapLabel('triage', 17)).toEqual(['triage']);
+    expect(wrapLabel('exactly-seventeen', 17)).toEqual(['exactly-seventeen']);
+    expect(wrapLabel('', 17)).toEqual([]);
   });
 
-  it('cuts a long label in the middle so that its start and end both show', () => {
-    const europe = fitLabel('refund-triage-for-europe', 17);
-    const asia = fitLabel('refund-triage-for-asia', 17);
-    expect(Array.from(europe)).toHaveLength(17);
-    expect(europe).toBe('refund-t…r-europe');
-    expect(asia).toBe('refund-t…for-asia');
-    expect(europe).not.toBe(asia);
+  it('breaks between words and keeps every word whole', () => {
+    expect(wrapLabel('Low confidence: intent', 16)).toEqual(['Low confidence:', 'intent']);
+    expect(wrapLabel('v3 · rule 1: intent equals refund', 16)).toEqual(['v3 · rule 1:', 'intent equals', 'refund']);
+    expect(wrapLabel('Refund triage for enterprise customers', 14)).toEqual(['Refund triage', 'for enterprise', 'customers']);
+  });
+
+  it('breaks a slug after its hyphens, so names sharing a prefix stay told apart by what follows', () => {
+    const europe = wrapLabel('Decision refund-triage-for-europe', 14);
+    expect(europe).toEqual(['Decision', 'refund-triage-', 'for-europe']);
+    expect(europe.join('').replace('Decisionrefund', 'Decision refund')).toBe('Decision refund-triage-for-europe');
+    expect(wrapLabel('Decision refund-triage-for-asia', 14)).toEqual(['Decision', 'refund-triage-', 'for-asia']);
+  });
+
+  it('splits a run with no break where the line is full, dropping nothing and never adding an ellipsis', () => {
+    const lines = wrapLabel('Deleted decision dec_01HX8Q3ZK4N7V2B9', 14);
+    expect(widest(lines)).toBeLessThanOrEqual(14);
+    expect(lines.join(' ').replace(/\s+/g, '')).toBe('Deleteddecisiondec_01HX8Q3ZK4N7V2B9');
+    expect(lines.some((line) => line.includes('…'))).toBe(false);
   });
 
   it('never splits a character made of two code units', () => {
-    const label = fitLabel('🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂', 5);
-    expect(label).toBe('🙂🙂…🙂🙂');
+    expect(wrapLabel('🙂🙂🙂🙂🙂🙂🙂', 3)).toEqual(['🙂🙂🙂', '🙂🙂🙂', '🙂']);
   });
 
-  it('drops the spaces next to the ellipsis', () => {
-    expect(fitLabel('Refund triage for enterprise customers', 15)).toBe('Refund…stomers');
-    expect(fitLabel('Refund triage for all customers', 13)).toBe('Refund…tomers');
-    expect(fitLabel('Alpha beta gamma delta', 13)).toBe('Alpha…delta');
-  });
-
-  it('gives an ellipsis alone when nothing else fits', () => {
-    expect(fitLabel('anything', 1)).toBe('…');
-    expect(fitLabel('anything', 0)).toBe('…');
+  it('keeps every line within the width for any label', () => {
+    for (const label of ['Engine error: ENGINE_TIMEOUT', 'Other option: previous_tickets_and_more', 'a b c d e f g h', 'x'.repeat(40)]) {
+      for (const width of [6, 10, 18]) {
+        const lines = wrapLabel(label, width);
+        expect(widest(lines)).toBeLessThanOrEqual(width);
+        expect(lines.join('').replace(/\s+/g, '')).toBe(label.replace(/\s+/g, ''));
+      }
+    }
   });
 });

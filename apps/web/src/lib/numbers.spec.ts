@@ -1,4 +1,4 @@
-import { formatAnswer, formatCompact, formatCount, formatDecimal, formatShare, formatUsd } from './numbers';
+import { formatAnswer, formatAxisValue, formatCompact, formatCount, formatDecimal, formatShare, formatUsd } from './numbers';
 
 describe('numbers for people', () => {
   it('groups thousands in the reader’s language', () => {
@@ -34,6 +34,13 @@ describe('numbers for people', () => {
     expect(formatCompact(750_000, 'en')).toBe('750K');
     expect(formatCompact(1_250, 'en')).toBe('1.3K');
     expect(formatCompact(12, 'en')).toBe('12');
+  });
+
+  it('keeps the small steps of an axis apart instead of rounding them all to 0', () => {
+    expect([0, 0.0025, 0.005, 0.0075, 0.01].map((tick) => formatAxisValue(tick, 'en'))).toEqual(['0', '0.0025', '0.005', '0.0075', '0.01']);
+    expect(formatAxisValue(0.15, 'en')).toBe('0.15');
+    expect(formatAxisValue(250, 'en')).toBe('250');
+    expect(formatAxisValue(1_000_000, 'en')).toBe('1M');
   });
 
   it('shows a run’s cost in dollars to two significant digits, not rounded to cents', () => {

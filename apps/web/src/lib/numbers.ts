@@ -29,6 +29,15 @@ export function formatCompact(value: number, locale: string): string {
   return new Intl.NumberFormat(locale, { notation: 'compact', maximumFractionDigits: 1 }).format(value);
 }
 
+/**
+ * A value axis' tick: compact from a thousand up ("1M" fits the axis where "1000000" is cut off), three significant
+ * digits below, so the small steps of a cost axis ($0.0025) are not all read as 0. The frame's table has the exact figures.
+ */
+export function formatAxisValue(value: number, locale: string): string {
+  if (Math.abs(value) >= 1000) return formatCompact(value, locale);
+  return new Intl.NumberFormat(locale, { maximumSignificantDigits: 3 }).format(value);
+}
+
 /** An estimated cost in US dollars: a run costs fractions of a cent, so two significant digits rather than cents. */
 export function formatUsd(value: number, locale: string): string {
   if (value === 0) return new Intl.NumberFormat(locale, { style: 'currency', currency: 'USD' }).format(0);

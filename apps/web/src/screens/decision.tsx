@@ -1,8 +1,8 @@
-import { useId, useMemo, useState } from 'react';
-import { decisionContract, jsonDiff, NormalizedSchema, validateSchema } from '@ds/decision-schema';
-import { api, DecisionDetails } from '../lib/api';
-import { BreakingChange, breakingChanges } from '../lib/breaking';
-import { sameJson } from '../lib/drafts';
+import { useMemo, useState } from 'react';
+import { breakingChanges, reviewVersions } from '@ds/decision-schema';
+import { api, DecisionDetails, ReviewReply } from '../lib/api';
+
+import { normalizedOf, sameJson } from '../lib/drafts';
 import { may, useApp } from '../context';
 import { Link } from '../router';
 import { DECISION_VIEWS, decisionView, offersView } from '../lib/access';
@@ -10,10 +10,10 @@ import { ConfirmDialog, Loaded, Outcome, Page, useAction, useLoad } from '../ui'
 import { useScrollStrip } from '../components/scroll-strip';
 import { Editor } from './editor';
 import { Playground } from './playground';
-import { ExecutionsTable } from './executions';
+import { ExecutionsTable } from './execution-list';
 import { DeliveriesTable } from './deliveries';
 import { SecretUrl } from './secret-url';
-import { ChangeList } from './changes';
+import { BreakingList, MissingSecretsNote, ReviewView } from './changes';
 import { History } from './history';
 import { Replay } from './replay';
 import { Overview } from './overview';
@@ -67,43 +67,6 @@ export function DecisionPage({ id, view }: { id: string; view: string }) {
   );
 }
 
-/** The schema as the service stores it once deployed; null when it does not validate. */
-function normalizedOf(schema: unknown): NormalizedSchema | null {
-  if (schema === null || schema === undefined) return null;
-  const checked = validateSchema(schema);
-  return checked.valid ? checked.schema : null;
-}
-
-function contractOf(schema: unknown): unknown {
-  if (schema === null || schema === undefined) return null;
-  const checked = validateSchema(schema);
-  const normalized = checked.valid ? checked.schema : (schema as NormalizedSchema);
-  try {
-    const { slug: _slug, status: _status, version: _version, ...rest } = decisionContract({ slug: '', status: '', version: 0, schema: normalized });
-    return rest;
-  } catch {
-    return null;
-  }
-}
-
-/** The changes that break callers, each said in words. */
-function BreakingList({ changes }: { changes: BreakingChange[] }) {
-  const { t } = useApp();
-  const titleId = useId();
-  return (
-    <div className="breaking" role="note" aria-labelledby={titleId}>
-      <p id={titleId}>
-        <span className="badge error">{t('dep.breaking')}</span> {t('dep.breakingLead')}
-      </p>
-      <ul>
-        {changes.map((change, i) => (
-          <li key={i}>{t(`dep.break.${change.kind}`, { subject: change.subject, values: (change.values ?? []).join(', ') })}</li>
-        ))}
-      </ul>
-    </div>
-  );
-}
-
 /** The API's limit on a deploy note (`deployNote` in libs/contracts); the field stops there rather than failing the deploy. */
 const DEPLOY_NOTE_MAX_LENGTH = 500;
 
@@ -115,12 +78,20 @@ function Deploy({ decision, reload }: { decision: DecisionDetails; reload: () =>
   const [note, setNote] = useState('');
   const [switchingOff, setSwitchingOff] = useState(false);
   const { busy, error, act: run } = useAction(reload);
-  const changes = useMemo(() => jsonDiff(contractOf(decision.active_schema), contractOf(decision.draft)), [decision]);
   const active = useMemo(() => normalizedOf(decision.active_schema), [decision.active_schema]);
   const draft = useMemo(() => normalizedOf(decision.draft), [decision.draft]);
   const breaking = useMemo(() => (active && draft ? breakingChanges(active, draft) : []), [active, draft]);
   const unchanged = active !== null && draft !== null && sameJson(active, draft);
   const admin = may(workspace, 'decisions:deploy');
+  // The service's review adds the secret check; the same words are computed here at once, and for those who may not ask.
+  const local = useMemo(() => (draft ? reviewVersions(active, draft) : null), [active, draft]);
+  const [served] = useLoad(
+    () => (admin ? api<ReviewReply>('GET', `/workspaces/${ws}/decisions/${decision.id}/review`) : Promise.resolve(null)),
+    [ws, decision.id, decision.revision, decision.active_version, admin],
+  );
+  const reply = served.state === 'ready' ? served.data : null;
+  const review = reply?.review ?? local;
+  const missing = reply ? reply.missing_secrets : [];
 
   const act = async (work: () => Promise<string | null>) => {
     setMessage(null);
@@ -150,17 +121,10 @@ function Deploy({ decision, reload }: { decision: DecisionDetails; reload: () =>
     <div className="stack">
       <Outcome error={error} message={message} />
       <section className="card" aria-labelledby="diff-title">
-        <h2 id="diff-title">{t('dep.diff')}</h2>
-        {decision.active_schema === null ? (
-          <p>{t('dep.first')}</p>
-        ) : unchanged ? (
-          <p>{t('dep.same', { version: decision.active_version ?? 0 })}</p>
-        ) : changes.length === 0 ? (
-          <p>{t('dep.noChanges')}</p>
-        ) : (
-          <ChangeList changes={changes} />
-        )}
+        <h2 id="diff-title">{t('review.title')}</h2>
+        {unchanged ? <p>{t('dep.same', { version: decision.active_version ?? 0 })}</p> : review !== null && <ReviewView review={review} />}
         {breaking.length > 0 && <BreakingList changes={breaking} />}
+        {!unchanged && <MissingSecretsNote missing={missing} />}
         <button type="button" className="primary" disabled={!admin || busy || unchanged || draft === null} onClick={() => setConfirming(true)}>
           {t('dep.deploy')}
         </button>
@@ -178,6 +142,7 @@ function Deploy({ decision, reload }: { decision: DecisionDetails; reload: () =>
           onConfirm={deploy}
         >
           {breaking.length > 0 ? <BreakingList changes={breaking} /> : <p>{t('dep.confirmBody')}</p>}
+          <MissingSecretsNote missing={missing} />
           <label className="field">
             <span>{t('dep.note')}</span>
             <textarea

@@ -27,7 +27,7 @@ export function DecisionsList() {
     const [decisions, executions] = await Promise.all([
       api<{ data: DecisionSummary[] }>('GET', `/workspaces/${ws}/decisions`),
       runs
-        ? api<{ data: Array<{ decision: string; created_at: string }> }>('GET', `/workspaces/${ws}/executions?limit=100`).catch(() => ({ data: [] }))
+        ? api<{ data: Array<{ decision: string; created_at: string }> }>('GET', `/workspaces/${ws}/executions?limit=100&source=all`).catch(() => ({ data: [] }))
         : { data: [] },
     ]);
     const lastRun = new Map<string, string>();

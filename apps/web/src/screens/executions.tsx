@@ -1,66 +1,38 @@
 import { Fragment, useId, useState } from 'react';
 import { ACTIONS, NormalizedSchema, outcomesOf, validateSchema } from '@ds/decision-schema';
-import { api, DecisionDetails, DecisionSummary } from '../lib/api';
+import { api, DecisionDetails } from '../lib/api';
 import { may, useApp } from '../context';
 import { formatCount, formatUsd } from '../lib/numbers';
-import { Link, navigate, useLocation } from '../router';
-import { CursorListBody, ErrorBox, formatDate, ListToolbar, Loaded, Page, useAction, useCursorList, useLoad } from '../ui';
-import { DataTable } from '../components/data-table';
+import { Link } from '../router';
+import { ErrorBox, formatDate, Loaded, Page, useAction, useLoad } from '../ui';
 import { ExecutionFailure } from '../components/execution-failure';
 import { DeliveryStatus, useDeliveryStatuses } from './deliveries';
 import { RunResult } from './playground';
 import { TraceTable } from './trace';
 
-type Execution = Record<string, any> & { id: string; decision: string; status: string; source: string; created_at: string };
+export type Execution = Record<string, any> & { id: string; decision: string; status: string; source: string; created_at: string };
 
 /** Executions already fetched in this tab, so the detail view opens without another round of paging. */
 const seen = new Map<string, Execution>();
 
-async function page(ws: string, params: Record<string, string>): Promise<{ data: Execution[]; has_more: boolean; next_cursor: string | null }> {
-  const query = new URLSearchParams(Object.entries(params).filter(([, value]) => value !== ''));
-  const reply = await api<{ data: Execution[]; has_more: boolean; next_cursor: string | null }>('GET', `/workspaces/${ws}/executions?${query}`);
+export interface ExecutionPage {
+  data: Execution[];
+  has_more: boolean;
+  next_cursor: string | null;
+  /** With `include=total_count`: what matches, counted up to a cap, and whether more match. */
+  total_count?: number;
+  total_capped?: boolean;
+}
+
+export async function page(ws: string, params: Record<string, string>): Promise<ExecutionPage> {
+  // Without a source the application lists live runs only; a lookup by id must find a run of any source.
+  const query = new URLSearchParams(Object.entries({ source: 'all', ...params }).filter(([, value]) => value !== ''));
+  const reply = await api<ExecutionPage>('GET', `/workspaces/${ws}/executions?${query}`);
   for (const execution of reply.data) seen.set(execution.id, execution);
   return reply;
 }
 
-/** The list's filters live in the address, so a reload, a shared link and Back all show the same list. */
-function useFilter(name: string): [string, (value: string) => void] {
-  const { path, search } = useLocation();
-  const value = new URLSearchParams(search).get(name) ?? '';
-  const set = (next: string) => {
-    const query = new URLSearchParams(search);
-    if (next === '') query.delete(name);
-    else query.set(name, next);
-    const text = query.toString();
-    navigate(text ? `${path}?${text}` : path, true);
-  };
-  return [value, set];
-}
-
-export function Executions() {
-  const { t, workspace } = useApp();
-  const [decisions] = useLoad(() => api<{ data: DecisionSummary[] }>('GET', `/workspaces/${workspace!.id}/decisions`), [workspace!.id]);
-  const [decision, setDecision] = useFilter('decision');
-  return (
-    <Page title={t('ex.title')}>
-      <label className="field narrow">
-        <span>{t('ex.decision')}</span>
-        <select value={decision} onChange={(event) => setDecision(event.target.value)}>
-          <option value="">{t('ex.all')}</option>
-          {decisions.state === 'ready' &&
-            decisions.data.data.map((item) => (
-              <option key={item.slug} value={item.slug}>
-                {item.name}
-              </option>
-            ))}
-        </select>
-      </label>
-      <ExecutionsTable decision={decision} />
-    </Page>
-  );
-}
-
-interface Metrics {
+export interface Metrics {
   latency_ms?: number;
   model?: string;
   estimated_cost_usd?: number;
@@ -68,109 +40,22 @@ interface Metrics {
   output_tokens?: number;
 }
 
-export function ExecutionsTable({ decision }: { decision: string }) {
-  const { t, workspace, locale } = useApp();
-  const ws = workspace!.id;
-  const [status, setStatus] = useFilter('status');
-  const list = useCursorList<Execution>((cursor) => page(ws, { limit: '20', decision, status, ...(cursor ? { cursor } : {}) }), [ws, decision, status]);
-  const deliveryIds = (list.rows ?? []).flatMap((row) => queuedDeliveries(row));
-  const deliveries = useDeliveryStatuses(ws, deliveryIds);
-
-  return (
-    <div className="stack">
-      <ListToolbar
-        label={t('ex.status')}
-        value={status}
-        options={(['any', 'success', 'error'] as const).map((value) => ({ value: value === 'any' ? '' : value, label: t(`ex.status.${value}`) }))}
-        onChange={setStatus}
-        onRefresh={() => void list.load(null)}
-        busy={list.busy}
-      />
-      <CursorListBody list={list} empty={t('ex.empty')}>
-        {(rows) => (
-          <DataTable
-            label={t('ex.title')}
-            caption="none"
-            className="executions"
-            rows={rows}
-            rowKey={(row) => row.id}
-            columns={[
-              { key: 'created', header: t('ex.created'), cell: (row) => <Link href={`/executions/${row.id}`}>{formatDate(row.created_at)}</Link> },
-              {
-                key: 'decision',
-                header: t('ex.decision'),
-                cell: (row) => (
-                  <>
-                    <code>{row.decision}</code> <VersionLabel version={row.version} />
-                  </>
-                ),
-              },
-              {
-                key: 'status',
-                header: t('ex.status'),
-                cell: (row) => (
-                  <>
-                    <span className={`badge ${row.status}`}>{row.status}</span> <span className="muted small">{row.source}</span>
-                  </>
-                ),
-              },
-              { key: 'mode', header: t('ex.mode'), cell: (row) => <ModeBadge livemode={row.livemode} /> },
-              { key: 'action', header: t('ex.action'), cell: (row) => row.action ?? '—' },
-              { key: 'model', header: t('ex.model'), cell: (row) => (metricsOf(row).model ? <code>{metricsOf(row).model}</code> : '—') },
-              {
-                key: 'latency',
-                header: t('ex.latency'),
-                className: 'number',
-                cell: (row) => {
-                  const { latency_ms } = metricsOf(row);
-                  return latency_ms === undefined ? '—' : t('dlv.ms', { ms: formatCount(latency_ms, locale) });
-                },
-              },
-              {
-                key: 'tokens',
-                header: t('ex.tokens'),
-                className: 'number',
-                cell: (row) => {
-                  const metrics = metricsOf(row);
-                  return metrics.input_tokens === undefined
-                    ? '—'
-                    : t('ex.tokensInOut', { in: formatCount(metrics.input_tokens, locale), out: formatCount(metrics.output_tokens ?? 0, locale) });
-                },
-              },
-              {
-                key: 'cost',
-                header: t('ex.cost'),
-                className: 'number',
-                cell: (row) => {
-                  const { estimated_cost_usd } = metricsOf(row);
-                  return estimated_cost_usd === undefined ? '—' : formatUsd(estimated_cost_usd, locale);
-                },
-              },
-              { key: 'deliveries', header: t('ex.deliveries'), cell: (row) => <DeliveryLinks ids={queuedDeliveries(row)} statuses={deliveries} /> },
-            ]}
-          />
-        )}
-      </CursorListBody>
-    </div>
-  );
-}
-
-function metricsOf(execution: Execution): Metrics {
+export function metricsOf(execution: Execution): Metrics {
   return execution.metrics ?? {};
 }
 
 /** The deliveries an execution queued: its destination entries that carry a `dlv_…` id. */
-function queuedDeliveries(execution: Execution): string[] {
+export function queuedDeliveries(execution: Execution): string[] {
   const entries: Array<{ delivery_id?: unknown }> = Array.isArray(execution.destinations) ? execution.destinations : [];
   return entries.flatMap((entry) => (typeof entry.delivery_id === 'string' ? [entry.delivery_id] : []));
 }
 
-function ModeBadge({ livemode }: { livemode: unknown }) {
+export function ModeBadge({ livemode }: { livemode: unknown }) {
   const { t } = useApp();
   return livemode === false ? <span className="badge">{t('ex.test')}</span> : <span className="badge success">{t('ex.live')}</span>;
 }
 
-function DeliveryLinks({ ids, statuses }: { ids: string[]; statuses: Record<string, DeliveryStatus> }) {
+export function DeliveryLinks({ ids, statuses }: { ids: string[]; statuses: Record<string, DeliveryStatus> }) {
   const { t } = useApp();
   if (ids.length === 0) return <>—</>;
   return (
@@ -320,7 +205,7 @@ function TryState({ execution }: { execution: Execution }) {
 }
 
 /** Playground runs of the draft are recorded with version 0. */
-function VersionLabel({ version }: { version: number }) {
+export function VersionLabel({ version }: { version: number }) {
   const { t } = useApp();
   return <span className="muted small">{version === 0 ? t('pg.draft') : t('pg.versionN', { version })}</span>;
 }

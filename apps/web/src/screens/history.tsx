@@ -1,10 +1,10 @@
 import { useState } from 'react';
-import type { Change } from '@ds/decision-schema';
-import { api, DecisionDetails } from '../lib/api';
+import type { Change, MissingSecret, VersionReview } from '@ds/decision-schema';
+import { api, DecisionDetails, ReviewReply } from '../lib/api';
 import { may, useApp } from '../context';
-import { ErrorBox, formatDate, Loaded, Outcome, useAction, useLoad } from '../ui';
-import { confirmColumn, DataTable } from '../components/data-table';
-import { ChangeList } from './changes';
+import { ConfirmDialog, ErrorBox, formatDate, Loaded, Outcome, useAction, useLoad } from '../ui';
+import { DataTable } from '../components/data-table';
+import { BreakingList, MissingSecretsNote, ReviewView } from './changes';
 import { ShadowPanel } from './shadow';
 
 interface VersionSummary {
@@ -16,6 +16,7 @@ interface VersionSummary {
   active: boolean;
   shadow: boolean;
   contract_changes: Change[];
+  review: VersionReview;
 }
 
 interface Comparison {
@@ -23,15 +24,18 @@ interface Comparison {
   to: { version: number };
   schema_changes: Change[];
   contract_changes: Change[];
+  review: VersionReview;
+  missing_secrets: MissingSecret[] | null;
 }
 
-/** A decision's deployed versions: who deployed each and what its contract changed; compare two; roll back. */
+/** A decision's deployed versions: who deployed each and what it changed; compare two; roll back after reading what it changes. */
 export function History({ decision, reload }: { decision: DecisionDetails; reload: () => void }) {
   const { t, workspace } = useApp();
   const ws = workspace!.id;
   const base = `/workspaces/${ws}/decisions/${decision.id}/versions`;
   const [versions, reloadVersions] = useLoad(() => api<{ data: VersionSummary[] }>('GET', base), [base, decision.active_version]);
   const [message, setMessage] = useState<string | null>(null);
+  const [rollingBack, setRollingBack] = useState<number | null>(null);
   const after = () => {
     reloadVersions();
     reload();
@@ -40,6 +44,7 @@ export function History({ decision, reload }: { decision: DecisionDetails; reloa
   const admin = may(workspace, 'decisions:deploy');
 
   const rollback = async (version: number) => {
+    setRollingBack(null);
     setMessage(null);
     const done = await act(() => api<{ version: number }>('POST', `${base}/${version}/rollback`));
     if (done) setMessage(t('hist.rolledBack', { version: done.version, from: version }));
@@ -84,35 +89,90 @@ export function History({ decision, reload }: { decision: DecisionDetails; reloa
                   { key: 'by', header: t('hist.by'), cell: (row) => row.deployed_by?.email ?? row.deployed_by?.user_id ?? t('hist.unknown') },
                   {
                     key: 'changes',
-                    header: t('hist.changes'),
+                    header: t('hist.review'),
                     cell: (row) =>
-                      row.contract_changes.length === 0 ? (
+                      row.review.first ? (
+                        t('review.holds', { summary: row.review.summary })
+                      ) : row.review.changes === 0 ? (
                         t('hist.noChanges')
                       ) : (
                         <details>
-                          <summary>
-                            {row.contract_changes.length === 1 ? t('hist.oneChange') : t('hist.nChanges', { count: row.contract_changes.length })}
-                          </summary>
-                          <ChangeList changes={row.contract_changes} />
+                          <summary>{row.review.changes === 1 ? t('hist.oneChange') : t('hist.nChanges', { count: row.review.changes })}</summary>
+                          <ReviewView review={row.review} headingLevel={4} />
                         </details>
                       ),
                   },
-                  confirmColumn<VersionSummary>({
-                    label: t('hist.rollback'),
-                    subject: (row) => t('pg.versionN', { version: row.version }),
-                    question: (row) => t('hist.rollbackQuestion', { version: row.version }),
-                    busy,
-                    offered: (row) => !row.active,
-                    onConfirm: (row) => void rollback(row.version),
-                  }),
+                  {
+                    key: 'rollback',
+                    header: t('hist.rollback'),
+                    headerHidden: true,
+                    cell: (row) =>
+                      row.active ? null : (
+                        <button
+                          type="button"
+                          disabled={busy}
+                          aria-label={`${t('hist.rollback')} ${t('pg.versionN', { version: row.version })}`}
+                          onClick={() => setRollingBack(row.version)}
+                        >
+                          {t('hist.rollback')}
+                        </button>
+                      ),
+                  },
                 ]}
               />
             </section>
+            {rollingBack !== null && (
+              <RollbackDialog
+                reviewUrl={`/workspaces/${ws}/decisions/${decision.id}/review?version=${rollingBack}`}
+                version={rollingBack}
+                busy={busy}
+                onCancel={() => setRollingBack(null)}
+                onConfirm={() => void rollback(rollingBack)}
+              />
+            )}
             {data.length > 0 && <Compare base={base} versions={data.map((row) => row.version)} />}
           </>
         )}
       </Loaded>
     </div>
+  );
+}
+
+/** A rollback is a deploy: it says first what it changes against the active version, in the same words. */
+function RollbackDialog({
+  reviewUrl,
+  version,
+  busy,
+  onCancel,
+  onConfirm,
+}: {
+  reviewUrl: string;
+  version: number;
+  busy: boolean;
+  onCancel: () => void;
+  onConfirm: () => void;
+}) {
+  const { t } = useApp();
+  const [reply, reload] = useLoad(() => api<ReviewReply>('GET', reviewUrl), [reviewUrl]);
+  return (
+    <ConfirmDialog
+      title={t('hist.rollbackTitle', { version })}
+      confirmLabel={t('hist.rollbackTo', { version })}
+      busy={busy}
+      onCancel={onCancel}
+      onConfirm={onConfirm}
+    >
+      <p>{t('hist.rollbackQuestion', { version })}</p>
+      <Loaded value={reply} reload={reload}>
+        {(data) => (
+          <>
+            {data.from !== null && <p>{t('hist.rollbackReview', { version: data.from })}</p>}
+            {data.review !== null && <ReviewView review={data.review} />}
+            <MissingSecretsNote missing={data.missing_secrets} />
+          </>
+        )}
+      </Loaded>
+    </ConfirmDialog>
   );
 }
 
@@ -155,10 +215,9 @@ function Compare({ base, versions }: { base: string; versions: number[] }) {
             <p>{t('hist.same')}</p>
           ) : (
             <>
-              <h3>{t('hist.changes')}</h3>
-              {result.contract_changes.length === 0 ? <p className="muted">{t('dep.noChanges')}</p> : <ChangeList changes={result.contract_changes} />}
-              <h3>{t('hist.schemaChanges')}</h3>
-              <ChangeList changes={result.schema_changes} />
+              <ReviewView review={result.review} />
+              {result.review.breaking.length > 0 && <BreakingList changes={result.review.breaking} />}
+              <MissingSecretsNote missing={result.missing_secrets} />
             </>
           )}
         </div>

@@ -1,7 +1,7 @@
-import { useMemo, useState } from 'react';
-import type { DecisionOverview, OverviewPoint, OverviewSlice } from '@ds/decision-schema';
+import { useEffect, useMemo, useState } from 'react';
+import type { DecisionOverview, OverviewPoint, OverviewSlice, ReasonCount } from '@ds/decision-schema';
 import { ChartFrame } from '../charts/chart-frame';
-import { BarsChart, Datum, LinesChart } from '../charts/charts';
+import { BarsChart, Datum, LinesChart, Series } from '../charts/charts';
 import { useChartColours } from '../charts/colours';
 import { useApp } from '../context';
 import { api, DecisionDetails } from '../lib/api';
@@ -78,6 +78,20 @@ function usd(value: number): string {
   return `$${value.toFixed(value !== 0 && value < 0.01 ? 6 : 2)}`;
 }
 
+/** A policy reason by version and rule (the draft's playground runs are version 0), with the rule's condition where known. */
+export function policyReasonLabel(
+  t: (key: MessageKey, vars?: Record<string, string | number>) => string,
+  rule: number,
+  version: number | undefined,
+  summary: string | undefined,
+): string {
+  if (version === undefined) return t('ov.reason.policy', { rule });
+  // The draft changes after its runs, so its rules are not named by today's conditions.
+  if (version === 0) return t('ov.reason.policyDraft', { rule });
+  if (summary === undefined) return t('ov.reason.policyUnnamed', { version, rule });
+  return t('ov.reason.policyOf', { version, rule, summary });
+}
+
 export function Overview({ decision }: { decision: DecisionDetails }) {
   const { t, workspace } = useApp();
   const ws = workspace!.id;
@@ -97,6 +111,14 @@ export function Overview({ decision }: { decision: DecisionDetails }) {
     }
     return api<DecisionOverview>('GET', `/workspaces/${ws}/decisions/${decision.id}/overview?${params.toString()}`);
   }, [ws, decision.id, query.range, query.from, query.to]);
+
+  // The fields show the range drawn: a preset's, as the runner answered it, so "Last hour" never sits over 7 days.
+  const shownRange = value.state === 'ready' && query.range !== 'custom' ? value.data : null;
+  useEffect(() => {
+    if (!shownRange) return;
+    setCustomFrom(localInput(new Date(shownRange.from)));
+    setCustomTo(localInput(new Date(shownRange.to)));
+  }, [shownRange]);
 
   const presets: Array<[Preset, MessageKey]> = [
     ['hour', 'ov.range.hour'],
@@ -168,7 +190,8 @@ function OverviewCharts({ overview, traffic }: { overview: DecisionOverview; tra
     ...Object.fromEntries(actions.map((action) => [action, slice.by_action[action] ?? 0])),
     [ERRORS]: slice.errors,
   }));
-  const runsSeries = [...actions.map((action) => ({ key: action, label: action })), { key: ERRORS, label: t('ov.errors') }];
+  // Errors are red and only errors are: actions take the palette's other colours, in the decision's order of actions.
+  const runsSeries: Series[] = [...actions.map((action) => ({ key: action, label: action })), { key: ERRORS, label: t('ov.errors'), colour: colours.error }];
   const rateData: Datum[] = points.map(({ label, slice }) => ({
     label,
     errors: percent(slice.errors, slice.runs),
@@ -182,16 +205,17 @@ function OverviewCharts({ overview, traffic }: { overview: DecisionOverview; tra
   const binLabels = Array.from({ length: 10 }, (_, bin) => `${(bin / 10).toFixed(1)}–${((bin + 1) / 10).toFixed(1)}`);
   const confidenceData: Datum[] = shown ? shown.bins.map((runs, bin) => ({ label: binLabels[bin]!, runs })) : [];
   const reasons = overview.reasons[traffic];
-  const reasonLabel = (key: string): string => {
+  const reasonLabel = ({ reason: key, version, rule_summary: summary }: ReasonCount): string => {
     const [type, detail] = key.split(/:(.*)/s);
-    if (type === 'policy') return t('ov.reason.policy', { rule: Number(detail) + 1 });
+    // Rule numbers mean nothing across versions (rule 1 of v3 may be another rule than v4's): the version names it.
+    if (type === 'policy') return policyReasonLabel(t, Number(detail) + 1, version, summary);
     if (type === 'default') return t('ov.reason.default');
     if (type === 'low_confidence') return t('ov.reason.lowConfidence', { question: detail ?? '' });
     if (type === 'other_option') return t('ov.reason.otherOption', { question: detail ?? '' });
     if (type === 'engine_error') return t('ov.reason.engineError', { code: detail ?? '' });
     return key;
   };
-  const reasonData: Datum[] = reasons.map((reason) => ({ label: reasonLabel(reason.reason), runs: reason.runs }));
+  const reasonData: Datum[] = reasons.map((reason) => ({ label: reasonLabel(reason), runs: reason.runs }));
   const bucket = t('ov.bucket');
 
   return (
@@ -250,13 +274,7 @@ function OverviewCharts({ overview, traffic }: { overview: DecisionOverview; tra
             rows: runsData.map((row) => [row.label!, ...runsSeries.map((one) => row[one.key] ?? 0)]),
           }}
         >
-          <BarsChart
-            data={runsData}
-            categoryKey="label"
-            series={runsSeries}
-            stacked
-            colourOf={(key, index) => (key === ERRORS ? colours.danger : colours.series[index % colours.series.length]!)}
-          />
+          <BarsChart data={runsData} categoryKey="label" series={runsSeries} stacked />
         </ChartFrame>
         <ChartFrame
           title={t('ov.chart.rates')}
@@ -273,9 +291,10 @@ function OverviewCharts({ overview, traffic }: { overview: DecisionOverview; tra
             data={rateData}
             categoryKey="label"
             unit=" %"
+            valueAxis={{ minSpan: 10, integer: false }}
             series={[
-              { key: 'errors', label: t('ov.errorRate') },
-              { key: 'fallbacks', label: t('ov.fallbackRate') },
+              { key: 'errors', label: t('ov.errorRate'), colour: colours.error },
+              { key: 'fallbacks', label: t('ov.fallbackRate'), colour: colours.warn },
             ]}
           />
         </ChartFrame>
@@ -291,6 +310,7 @@ function OverviewCharts({ overview, traffic }: { overview: DecisionOverview; tra
             data={latencyData}
             categoryKey="label"
             unit=" ms"
+            valueAxis={{ minSpan: 10 }}
             series={[
               { key: 'p50', label: 'p50' },
               { key: 'p95', label: 'p95' },
@@ -309,7 +329,13 @@ function OverviewCharts({ overview, traffic }: { overview: DecisionOverview; tra
           summary={t('ov.summary.cost', { cost: usd(totals.cost_usd) })}
           table={{ columns: [bucket, t('ov.cost')], rows: costData.map((row) => [row.label!, usd(row.cost as number)]) }}
         >
-          <LinesChart data={costData} categoryKey="label" unit=" USD" series={[{ key: 'cost', label: t('ov.cost') }]} />
+          <LinesChart
+            data={costData}
+            categoryKey="label"
+            unit=" USD"
+            valueAxis={{ minSpan: 0.001, integer: false }}
+            series={[{ key: 'cost', label: t('ov.cost') }]}
+          />
         </ChartFrame>
         {shown && (
           <ChartFrame

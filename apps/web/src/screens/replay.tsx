@@ -7,6 +7,21 @@ import { DataTable } from '../components/data-table';
 
 type Answers = Record<string, string | number> | null;
 
+type Comparison = {
+  compared: number;
+  failed: number;
+  action: { agreed: number; agreement: number | null };
+  questions: Array<{ key: string; compared: number; agreed: number; agreement: number | null }>;
+  confusion: { actions: string[]; counts: number[][] };
+  accuracy: { labelled: number; old: number | null; new: number | null };
+};
+
+interface Eligible {
+  eligible: number;
+  without_input: number;
+  store_input: boolean;
+}
+
 interface ReplayView {
   id: string;
   version: number | null;
@@ -15,14 +30,9 @@ interface ReplayView {
   created_at: string;
   finished_at: string | null;
   progress: { total: number; done: number; failed: number; cancelled: number; pending: number; running?: number };
-  result: {
-    compared: number;
-    failed: number;
-    action: { agreed: number; agreement: number | null };
-    questions: Array<{ key: string; compared: number; agreed: number; agreement: number | null }>;
-    confusion: { actions: string[]; counts: number[][] };
-    accuracy: { labelled: number; old: number | null; new: number | null };
-  };
+  result: Comparison;
+  /** The active version replayed on the same executions; absent from replays started before baselines were kept. */
+  baseline?: (Comparison & { version: number; same_as_result: boolean }) | null;
 }
 
 interface ReplayedExecution {
@@ -36,6 +46,8 @@ interface ReplayedExecution {
 
 /** How often a running replay's progress is read again. */
 const POLL_MS = 1_500;
+/** A selection being typed is counted once it has rested this long. */
+const ELIGIBLE_PAUSE_MS = 300;
 
 const percent = (rate: number | null) => (rate === null ? '—' : `${(rate * 100).toFixed(1)} %`);
 
@@ -93,12 +105,23 @@ function StartReplay({ decision, base, onStarted }: { decision: DecisionDetails;
   const { busy, error, act } = useAction();
   const hintId = useId();
 
+  const rangeValid = by === 'last' || (from !== '' && to !== '' && !Number.isNaN(Date.parse(from)) && !Number.isNaN(Date.parse(to)));
+  const lastValid = by === 'range' || /^[1-9][0-9]*$/.test(last);
+  const query =
+    !rangeValid || !lastValid
+      ? null
+      : by === 'last'
+        ? `last=${Number(last)}`
+        : `from=${encodeURIComponent(new Date(from).toISOString())}&to=${encodeURIComponent(new Date(to).toISOString())}`;
+  const eligible = useEligible(base, query);
   const start = async () => {
     const selection = by === 'last' ? { last: Number(last) } : { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
     const started = await act(() => api<ReplayView>('POST', base, { version: version === 'draft' ? null : Number(version), ...selection }));
     if (started) onStarted(started.id);
   };
-  const rangeValid = by === 'last' || (from !== '' && to !== '' && !Number.isNaN(Date.parse(from)) && !Number.isNaN(Date.parse(to)));
+  const noneEligible = eligible.state === 'ready' && eligible.data.eligible === 0;
+  const active = decision.active_version;
+  const replayed = version === 'draft' ? t('rpl.theDraft') : t('pg.versionN', { version: Number(version) });
 
   return (
     <section className="card" aria-labelledby="replay-start-title">
@@ -149,13 +172,59 @@ function StartReplay({ decision, base, onStarted }: { decision: DecisionDetails;
             </label>
           </>
         )}
-        <button type="submit" className="primary" disabled={busy || !rangeValid}>
+        <button type="submit" className="primary" disabled={busy || !rangeValid || !lastValid || eligible.state !== 'ready' || noneEligible}>
           {t('rpl.start')}
         </button>
       </form>
+      <p className="muted" role="status" aria-live="polite">
+        {eligible.state === 'reading' && t('rpl.eligibleReading')}
+        {eligible.state === 'ready' &&
+          (noneEligible ? (
+            t(eligible.data.store_input ? 'rpl.noneEligible' : 'rpl.noneEligibleOff')
+          ) : (
+            <>
+              {eligible.data.eligible === 1 ? t('rpl.eligibleOne') : t('rpl.eligible', { count: eligible.data.eligible })}
+              {eligible.data.without_input > 0 && <> {t('rpl.eligibleSkipped', { count: eligible.data.without_input })}</>}{' '}
+              {active === null || String(active) === version
+                ? t('rpl.eligibleSelf', { calls: eligible.data.eligible })
+                : t('rpl.eligibleCalls', {
+                    subject: replayed,
+                    active,
+                    calls: eligible.data.eligible * 2,
+                  })}
+            </>
+          ))}
+      </p>
+      {eligible.state === 'failed' && <ErrorBox error={eligible.error} />}
       {error !== null && <ErrorBox error={error} />}
     </section>
   );
+}
+
+type EligibleState = { state: 'idle' | 'reading' } | { state: 'ready'; data: Eligible } | { state: 'failed'; error: unknown };
+
+/** What a replay of the selection would take, counted again whenever the selection changes and rests. */
+function useEligible(base: string, query: string | null): EligibleState {
+  const [eligible, setEligible] = useState<EligibleState>({ state: 'idle' });
+  useEffect(() => {
+    if (query === null) {
+      setEligible({ state: 'idle' });
+      return;
+    }
+    let current = true;
+    setEligible({ state: 'reading' });
+    const timer = setTimeout(() => {
+      api<Eligible>('GET', `${base}/eligible?${query}`).then(
+        (data) => current && setEligible({ state: 'ready', data }),
+        (error: unknown) => current && setEligible({ state: 'failed', error }),
+      );
+    }, ELIGIBLE_PAUSE_MS);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [base, query]);
+  return eligible;
 }
 
 function ReplayCard({ replay, base, onChanged }: { replay: ReplayView; base: string; onChanged: () => void }) {
@@ -163,6 +232,8 @@ function ReplayCard({ replay, base, onChanged }: { replay: ReplayView; base: str
   const { busy, error, act } = useAction(onChanged);
   const titleId = useId();
   const { progress, result } = replay;
+  const baseline = replay.baseline ?? null;
+  const baselineByKey = new Map((baseline?.questions ?? []).map((question) => [question.key, question]));
   const ran = progress.done + progress.failed;
   const subject = replay.version === null ? t('rpl.draft') : t('pg.versionN', { version: replay.version });
   const selection =
@@ -199,7 +270,9 @@ function ReplayCard({ replay, base, onChanged }: { replay: ReplayView; base: str
             <div>
               <dt>{t('rpl.actionAgreement')}</dt>
               <dd>
-                {percent(result.action.agreement)}{' '}
+                {baseline !== null && baseline.compared > 0
+                  ? t('rpl.actionAgreementBaseline', { replay: percent(result.action.agreement), baseline: percent(baseline.action.agreement) })
+                  : percent(result.action.agreement)}{' '}
                 <span className="muted small">({t('rpl.agreedOf', { agreed: result.action.agreed, compared: result.compared })})</span>
               </dd>
             </div>
@@ -210,6 +283,11 @@ function ReplayCard({ replay, base, onChanged }: { replay: ReplayView; base: str
               </div>
             )}
           </dl>
+          {baseline !== null && (
+            <p className="muted">
+              {baseline.same_as_result ? t('rpl.baselineSelf', { active: baseline.version }) : t('rpl.baselineLead', { active: baseline.version })}
+            </p>
+          )}
           <ConfusionTable actions={result.confusion.actions} counts={result.confusion.counts} />
           <DataTable
             label={t('rpl.questions')}
@@ -220,6 +298,15 @@ function ReplayCard({ replay, base, onChanged }: { replay: ReplayView; base: str
             columns={[
               { key: 'question', header: t('rpl.question'), rowHeader: true, cell: (question) => <code>{question.key}</code> },
               { key: 'agreement', header: t('rpl.agreement'), cell: (question) => percent(question.agreement) },
+              ...(baseline === null
+                ? []
+                : [
+                    {
+                      key: 'baseline',
+                      header: t('rpl.baselineAgreement'),
+                      cell: (question: Comparison['questions'][number]) => percent(baselineByKey.get(question.key)?.agreement ?? null),
+                    },
+                  ]),
               { key: 'compared', header: t('rpl.compared'), cell: (question) => question.compared },
             ]}
           />

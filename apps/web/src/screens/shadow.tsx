@@ -1,6 +1,8 @@
-import { useEffect, useState, type FormEvent } from 'react';
-import type { ShadowComparison } from '@ds/decision-schema';
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { type BreakingChange, breakingChanges, type ShadowComparison } from '@ds/decision-schema';
 import { api, DecisionDetails } from '../lib/api';
+import { normalizedOf } from '../lib/drafts';
+import { BreakingList } from './changes';
 import { useApp } from '../context';
 import { ConfirmDialog, formatDate, Loaded, Outcome, TableWrap, useAction, useLoad } from '../ui';
 import { DataTable } from '../components/data-table';
@@ -40,6 +42,11 @@ export function ShadowPanel({ decision, versions, onChanged }: { decision: Decis
   const { busy, error, act } = useAction(after);
   const [asking, setAsking] = useState<'promote' | 'stop' | null>(null);
   const [message, setMessage] = useState<string | null>(null);
+  const draftBreaking = useMemo(() => {
+    const active = normalizedOf(decision.active_schema);
+    const draft = normalizedOf(decision.draft);
+    return active && draft ? breakingChanges(active, draft) : [];
+  }, [decision.active_schema, decision.draft]);
 
   const start = async (version: number | null, rate: number) => {
     setMessage(null);
@@ -69,6 +76,7 @@ export function ShadowPanel({ decision, versions, onChanged }: { decision: Decis
           data.shadow === null ? (
             <StartForm
               versions={versions.filter((version) => version !== data.active_version)}
+              draftBreaking={draftBreaking}
               busy={busy}
               onStart={(version, rate) => void start(version, rate)}
             />
@@ -124,7 +132,18 @@ export function ShadowPanel({ decision, versions, onChanged }: { decision: Decis
   );
 }
 
-function StartForm({ versions, busy, onStart }: { versions: number[]; busy: boolean; onStart: (version: number | null, rate: number) => void }) {
+function StartForm({
+  versions,
+  draftBreaking,
+  busy,
+  onStart,
+}: {
+  versions: number[];
+  /** What the draft breaks for callers against the active version: a shadow of it is fine, promoting it is not. */
+  draftBreaking: BreakingChange[];
+  busy: boolean;
+  onStart: (version: number | null, rate: number) => void;
+}) {
   const { t } = useApp();
   const [candidate, setCandidate] = useState<string>(DRAFT);
   const [rate, setRate] = useState(10);
@@ -133,23 +152,26 @@ function StartForm({ versions, busy, onStart }: { versions: number[]; busy: bool
     onStart(candidate === DRAFT ? null : Number(candidate), rate);
   };
   return (
-    <form className="inline-form" onSubmit={submit}>
-      <label className="field narrow">
-        <span>{t('shadow.candidate')}</span>
-        <select value={candidate} onChange={(event) => setCandidate(event.target.value)}>
-          <option value={DRAFT}>{t('shadow.draft')}</option>
-          {versions.map((version) => (
-            <option key={version} value={String(version)}>
-              {t('pg.versionN', { version })}
-            </option>
-          ))}
-        </select>
-      </label>
-      <RateInput rate={rate} onRate={setRate} />
-      <button type="submit" className="primary" disabled={busy}>
-        {t('shadow.start')}
-      </button>
-    </form>
+    <>
+      <form className="inline-form" onSubmit={submit}>
+        <label className="field narrow">
+          <span>{t('shadow.candidate')}</span>
+          <select value={candidate} onChange={(event) => setCandidate(event.target.value)}>
+            <option value={DRAFT}>{t('shadow.draft')}</option>
+            {versions.map((version) => (
+              <option key={version} value={String(version)}>
+                {t('pg.versionN', { version })}
+              </option>
+            ))}
+          </select>
+        </label>
+        <RateInput rate={rate} onRate={setRate} />
+        <button type="submit" className="primary" disabled={busy}>
+          {t('shadow.start')}
+        </button>
+      </form>
+      {candidate === DRAFT && draftBreaking.length > 0 && <BreakingList changes={draftBreaking} title="shadow.breaking" lead="shadow.breakingLead" />}
+    </>
   );
 }
 

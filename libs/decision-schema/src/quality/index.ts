@@ -15,3 +15,14 @@ export {
 } from './calibration';
 export { fitQuestion, MIN_OUTCOMES_TO_FIT, FOLDS, type FitSample, type QuestionFit } from './fit';
 export { reportTerms, DAY_MS, HOUR_MS, type ReportTerm } from './ranges';
+export {
+  FIT_SAMPLE_MAX,
+  FIT_DAILY_CAP,
+  FIT_LEASE_SECONDS,
+  fitDailyCap,
+  fitCalibration,
+  secondsUntilNextUtcDay,
+  type CalibrationFit,
+  type LabelledExecution,
+  type NotFitted,
+} from './fit-run';

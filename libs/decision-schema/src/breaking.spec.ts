@@ -1,5 +1,5 @@
-import { validateSchema } from '@ds/decision-schema';
-import { fullSchema } from '../../../../libs/decision-schema/src/__fixtures__/schemas';
+import { validateSchema } from './validate-schema';
+import { fullSchema } from './__fixtures__/schemas';
 import { breakingChanges } from './breaking';
 
 function normalize(schema: unknown) {

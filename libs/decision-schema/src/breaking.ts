@@ -1,4 +1,4 @@
-import type { NormalizedSchema, StateField } from '@ds/decision-schema';
+import type { NormalizedSchema, StateField } from './schema-types';
 
 /**
  * A change between the active version and the draft that makes a call that works today fail or read differently
