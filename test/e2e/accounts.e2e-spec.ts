@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { call, expectError, newWorkspace, signUp } from './support/api';
+import { eventually } from './support/deliveries';
 import { waitForMail } from './support/mailbox';
 
 /**
@@ -126,7 +127,10 @@ describe('sessions', () => {
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       method: 'password',
       user_agent: 'Second browser/1.0',
+      // Where the gateway saw the sign-in come from; not used since it was opened.
+      address: expect.stringMatching(/^(::ffff:)?127\.0\.0\.1$/),
       created_at: expect.any(String),
+      last_active_at: null,
       expires_at: expect.any(String),
       current: false,
     });
@@ -142,6 +146,18 @@ describe('sessions', () => {
     expect((await call('DELETE', `/app/v1/auth/sessions/${secondRow.id}`, { token: user.session })).status).toBe(204);
     expectError(await account(second.body.session.token), 401, 'UNAUTHORIZED');
     expect((await account(third)).status).toBe(200);
+    // A signed-in request marks its session active, without holding up the request.
+    const thirdActive = await eventually(
+      async () => {
+        const rows: Array<{ current: boolean; method: string; last_active_at: string | null }> = (
+          await call('GET', '/app/v1/auth/sessions', { token: user.session })
+        ).body.data;
+        return rows.find((row) => !row.current && row.last_active_at !== null)?.last_active_at;
+      },
+      5_000,
+      'the used session to be marked active',
+    );
+    expect(Math.abs(Date.parse(thirdActive) - Date.now())).toBeLessThan(60_000);
 
     const revoked = await call('POST', '/app/v1/auth/sessions/revoke-others', { token: user.session });
     expect(revoked.status).toBe(200);

@@ -26,6 +26,9 @@ export class SessionEntity {
   @Column({ name: 'user_id', type: 'text' }) userId: string;
   @Column({ type: 'text' }) method: SessionMethod;
   @Column({ name: 'user_agent', type: 'text', nullable: true }) userAgent: string | null;
+  /** The client address the gateway saw when the session was opened (after `TRUSTED_PROXIES`). */
+  @Column({ type: 'text', nullable: true }) address: string | null;
+  @Column({ name: 'last_active_at', type: 'timestamptz', nullable: true }) lastActiveAt: Date | null;
   @Column({ name: 'expires_at', type: 'timestamptz' }) expiresAt: Date;
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' }) createdAt: Date;
 }

@@ -43,6 +43,7 @@ import { SignInCodes1795800000000 } from './migrations/1795800000000-sign-in-cod
 import { VerifiedAddresses1796041733120 } from './migrations/1796041733120-verified-addresses';
 import { AccountController } from './controllers/account.controller';
 import { ApiKeyHints1796000374215 } from './migrations/1796000374215-api-key-hints';
+import { SessionActivity1796100000000 } from './migrations/1796100000000-session-activity';
 import { WorkspaceDeletionService } from './workspaces/workspace-deletion.service';
 import { InvitationsService } from './workspaces/invitations.service';
 
@@ -65,6 +66,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
       SignInCodes1795800000000,
       VerifiedAddresses1796041733120,
       ApiKeyHints1796000374215,
+      SessionActivity1796100000000,
     ],
   },
   readConfig: readGatewayConfig,

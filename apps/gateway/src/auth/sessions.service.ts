@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, MoreThan } from 'typeorm';
 import { ServiceError, ValidationIssue } from '@ds/contracts';
 import { newId } from '@ds/ids';
-import { isUniqueViolation, rowsReturned } from '@ds/platform';
+import { isUniqueViolation, Logger, PLATFORM, rowsReturned } from '@ds/platform';
 import { SessionEntity, SessionMethod, UserEntity } from '../entities';
 import { CredentialLimits, rateLimited } from '../limits/credential-limits';
 import { UUID_PATTERN } from '../workspaces/workspaces.service';
@@ -15,6 +15,8 @@ const SESSION_DAYS = 30;
 const MAX_FAILED_SIGN_INS = 5;
 const LOCK_MINUTES = 15;
 const USER_AGENT_MAX = 256;
+/** Last activity moves at most this often per session, so signed-in requests rarely write. */
+const ACTIVITY_RESOLUTION_MS = 60_000;
 export const EMAIL_PATTERN = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
 export const PASSWORDS = Symbol('passwords');
@@ -35,13 +37,19 @@ interface TakenAttempt {
 export interface SessionOrigin {
   method: SessionMethod;
   userAgent: string | null;
+  /** The client address the gateway saw (after `TRUSTED_PROXIES`). */
+  address: string | null;
 }
 
 export interface SessionView {
   id: string;
   method: SessionMethod;
   user_agent: string | null;
+  /** Null for sessions opened before addresses were kept. */
+  address: string | null;
   created_at: string;
+  /** Null until the session is used after it was opened (or for sessions opened before activity was kept). */
+  last_active_at: string | null;
   expires_at: string;
   current: boolean;
 }
@@ -71,6 +79,7 @@ export class SessionsService {
     @InjectDataSource() private readonly db: DataSource,
     @Inject(PASSWORDS) private readonly passwords: PasswordHasher,
     @Inject(CREDENTIAL_LIMITS) private readonly limits: CredentialLimits,
+    @Inject(PLATFORM.logger) private readonly logger: Logger,
   ) {}
 
   /** `address` is the client's; the per-address and per-e-mail ceilings are checked before anything is hashed. */
@@ -98,7 +107,7 @@ export class SessionsService {
       if (isUniqueViolation(error)) throw new ServiceError('CONFLICT', 'An account with this e-mail already exists.');
       throw error;
     }
-    return this.openSession(user, { method: 'sign_up', userAgent });
+    return this.openSession(user, { method: 'sign_up', userAgent, address });
   }
 
   async signIn(input: { email?: unknown; password?: unknown }, address: string, userAgent: string | null = null): Promise<SignedIn> {
@@ -126,7 +135,7 @@ export class SessionsService {
     await this.db
       .getRepository(UserEntity)
       .update({ id: attempt.id }, { failedSignIns: 0, lockedUntil: null, ...(rehashed ? { passwordHash: rehashed } : {}) });
-    return this.openSession(attempt, { method: 'password', userAgent });
+    return this.openSession(attempt, { method: 'password', userAgent, address });
   }
 
   /**
@@ -185,7 +194,22 @@ export class SessionsService {
     if (!token) throw new ServiceError('UNAUTHORIZED', 'Sign in first: no session was sent.');
     const session = await this.db.getRepository(SessionEntity).findOneBy({ tokenHash: sha256(token), expiresAt: MoreThan(new Date()) });
     if (!session) throw new ServiceError('UNAUTHORIZED', 'The session is unknown or has expired; sign in again.');
+    if (session.lastActiveAt === null || session.lastActiveAt.getTime() < Date.now() - ACTIVITY_RESOLUTION_MS) this.touch(session.tokenHash);
     return session.userId;
+  }
+
+  /**
+   * Records activity without holding up the request; the condition repeats the minute check in the database, so
+   * replicas and concurrent requests that all saw a stale time write it once.
+   */
+  private touch(tokenHash: string): void {
+    this.db
+      .query(
+        `UPDATE sessions SET last_active_at = now()
+          WHERE token_hash = $1 AND (last_active_at IS NULL OR last_active_at < now() - make_interval(secs => $2))`,
+        [tokenHash, ACTIVITY_RESOLUTION_MS / 1000],
+      )
+      .catch((error: unknown) => this.logger.debug({ err: error }, 'could not record when a session was last active'));
   }
 
   async openSession(user: { id: string; email: string; name: string }, origin: SessionOrigin, manager: EntityManager = this.db.manager): Promise<SignedIn> {
@@ -197,6 +221,7 @@ export class SessionsService {
       expiresAt,
       method: origin.method,
       userAgent: origin.userAgent?.slice(0, USER_AGENT_MAX) ?? null,
+      address: origin.address,
     });
     return { user: { id: user.id, email: user.email, name: user.name }, session: { token, expires_at: expiresAt.toISOString() } };
   }
@@ -213,7 +238,9 @@ export class SessionsService {
         id: row.id,
         method: row.method,
         user_agent: row.userAgent,
+        address: row.address,
         created_at: row.createdAt.toISOString(),
+        last_active_at: row.lastActiveAt?.toISOString() ?? null,
         expires_at: row.expiresAt.toISOString(),
         current: row.tokenHash === currentHash,
       })),

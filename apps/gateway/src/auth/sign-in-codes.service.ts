@@ -141,7 +141,7 @@ export class SignInCodesService {
     const user = await this.spend('sign_in', canonicalEmail(input.email), input.code);
     return this.db.transaction(async (tx) => {
       await this.sessions.proveAddress(tx, user.id, null);
-      return this.sessions.openSession(user, { method: 'sign_in_code', userAgent }, tx);
+      return this.sessions.openSession(user, { method: 'sign_in_code', userAgent, address }, tx);
     });
   }
 
@@ -158,7 +158,7 @@ export class SignInCodesService {
       await this.sessions.proveAddress(tx, user.id, null);
       await tx.query('UPDATE users SET password_hash = $2, failed_sign_ins = 0, locked_until = NULL WHERE id = $1', [user.id, passwordHash]);
       await tx.query('DELETE FROM sessions WHERE user_id = $1', [user.id]);
-      return this.sessions.openSession(user, { method: 'password_reset', userAgent }, tx);
+      return this.sessions.openSession(user, { method: 'password_reset', userAgent, address }, tx);
     });
   }
 
