@@ -102,6 +102,7 @@ const en = {
   'acct.current': 'This session',
   'acct.unknownDevice': 'Unknown',
   'acct.deviceOn': '{browser} on {system}',
+  'acct.lastActive': 'Last active {when}',
   'acct.sessionsNewest': 'The {shown} newest of {count} sessions.',
   'acct.sessionsAll': 'All {count} sessions.',
   'acct.showAll': 'Show all {count}',

@@ -5,6 +5,7 @@ import type { MessageKey } from '../lib/i18n';
 import { ConfirmButton, ErrorBox, formatDate, Loaded, Page, useAction, useLoad } from '../ui';
 import { DataTable } from '../components/data-table';
 import { describeDevice } from '../lib/user-agent';
+import { formatTimeAgo } from '../lib/relative-time';
 
 export interface Account {
   id: string;
@@ -18,7 +19,10 @@ interface SessionRow {
   id: string;
   method: 'sign_up' | 'password' | 'sign_in_code' | 'password_reset';
   user_agent: string | null;
+  /** Where the gateway saw the sign-in come from; null for sessions opened before it was kept. */
+  address: string | null;
   created_at: string;
+  last_active_at: string | null;
   expires_at: string;
   current: boolean;
 }
@@ -96,7 +100,7 @@ function newestSessions(rows: SessionRow[], shown: number): SessionRow[] {
 
 /** The account's address and its verification, and every session: end one, or all but this one. */
 export function AccountPage() {
-  const { t } = useApp();
+  const { t, locale } = useApp();
   const [state, reloadAccount] = useAccount();
   const [sessions, reloadSessions] = useLoad(() => api<{ data: SessionRow[] }>('GET', '/auth/sessions'), []);
   const [notice, setNotice] = useState<string | null>(null);
@@ -156,11 +160,23 @@ export function AccountPage() {
                     key: 'device',
                     header: t('acct.device'),
                     className: 'wrap',
-                    cell: (row) => (
-                      <span title={row.user_agent ?? undefined}>
-                        {describeDevice(row.user_agent, { on: (browser, system) => t('acct.deviceOn', { browser, system }), unknown: t('acct.unknownDevice') })}
-                      </span>
-                    ),
+                    cell: (row) => {
+                      const lastActive = formatTimeAgo(row.last_active_at, new Date(), locale);
+                      const whereAndWhen = [lastActive === null ? null : t('acct.lastActive', { when: lastActive }), row.address].filter(
+                        (part): part is string => part !== null,
+                      );
+                      return (
+                        <>
+                          <span title={row.user_agent ?? undefined}>
+                            {describeDevice(row.user_agent, {
+                              on: (browser, system) => t('acct.deviceOn', { browser, system }),
+                              unknown: t('acct.unknownDevice'),
+                            })}
+                          </span>
+                          {whereAndWhen.length > 0 && <span className="muted small session-activity">{whereAndWhen.join(' · ')}</span>}
+                        </>
+                      );
+                    },
                   },
                   { key: 'expires', header: t('acct.expires'), cell: (row) => formatDate(row.expires_at) },
                   {
