@@ -81,6 +81,8 @@ describe('the account screens', () => {
     await run.screen(page, 'account');
 
     const otherRow = rows.filter({ hasText: 'Other device' });
+    // Under the browser: where it signed in from (it has not been used since, so no activity is shown).
+    expect(await otherRow.locator('.session-activity').innerText()).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
     await otherRow.getByRole('button', { name: /^Sign out/ }).click();
     await otherRow.getByRole('button', { name: 'Yes' }).click();
     await otherRow.waitFor({ state: 'detached' });
