@@ -654,7 +654,7 @@ const en = {
   'ov.chart.cost': 'Engine cost',
   'ov.chart.confidence': 'Confidence of {question}',
   'ov.chart.reasons': 'Top action reasons',
-  'ov.summary.runs': '{runs} runs: {actions}; {errors} errors.',
+  'ov.summary.runs': '{runs, plural, one {# run} other {# runs}}{actions}; {errors, plural, one {# error} other {# errors}}.',
   'ov.summary.rates': 'Errors {errors}, fallbacks {fallbacks} over the range.',
   'ov.summary.latency': 'p50 {p50}, p95 {p95} over the range.',
   'ov.summary.tokens': '{tokens} input tokens over the range.',

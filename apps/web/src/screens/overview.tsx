@@ -267,7 +267,8 @@ function OverviewCharts({ overview, traffic }: { overview: DecisionOverview; tra
           summary={t('ov.summary.runs', {
             runs: totals.runs,
             errors: totals.errors,
-            actions: actions.map((action) => `${action} ${totals.by_action[action]}`).join(', '),
+            // No action taken (every run failed) reads "3 runs; 3 errors.", not "3 runs: ; 3 errors.".
+            actions: actions.length === 0 ? '' : `: ${actions.map((action) => `${action} ${totals.by_action[action]}`).join(', ')}`,
           })}
           table={{
             columns: [bucket, ...runsSeries.map((one) => one.label)],
