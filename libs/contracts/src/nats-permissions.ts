@@ -54,6 +54,7 @@ export const NATS_PERMISSIONS: Record<ServiceName, NatsPermissions> = {
       runner.getReplay,
       runner.replayExecutions,
       runner.cancelReplay,
+      runner.replayEligible,
       runner.getShadow,
       runner.startShadow,
       runner.promoteShadow,
