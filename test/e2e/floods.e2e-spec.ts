@@ -13,6 +13,10 @@ const FAILURES_PER_ADDRESS = 300;
 const SIGN_UPS_PER_ADDRESS = 3;
 const OPERATOR_REQUESTS_PER_ADDRESS = 3;
 const FLOODING_SCRYPT_N = 32_768;
+/** A session's pace on this replica: a burst of 5, then 10 a second, a request held at most 5 s (the gateway's bound). */
+const SESSION_BURST = 5;
+const SESSION_PER_SECOND = 10;
+const SESSION_MAX_WAIT_S = 5;
 /** The shared cluster runs with the gateway's default ceiling on attempts per e-mail and minute. */
 const ATTEMPTS_PER_EMAIL_DEFAULT = 60;
 
@@ -28,6 +32,8 @@ beforeAll(async () => {
     // The lock alone decides here, not the per-e-mail window.
     SIGN_IN_ATTEMPTS_PER_ACCOUNT: '1000',
     PASSWORD_SCRYPT_N: String(FLOODING_SCRYPT_N),
+    APP_REQUEST_BURST: String(SESSION_BURST),
+    APP_REQUESTS_PER_SECOND: String(SESSION_PER_SECOND),
   });
 }, 60_000);
 
@@ -213,6 +219,41 @@ describe('a sign-in flood for one e-mail', () => {
     expect((await signIn(clientAddress(), user.email, user.password, process.env.E2E_BASE_URL)).status).toBe(200);
     expect((await userRow(user.email)).password_hash).toBe(rehashed);
   });
+});
+
+describe('a session asking in a tight loop', () => {
+  it('is held to its pace, is refused with Retry-After past the longest wait, and leaves other sessions served at once', async () => {
+    const [flooding, other] = await Promise.all([newWorkspace(), newWorkspace()]);
+    const me = async (token: string) => {
+      const reply = await call('GET', '/app/v1/workspaces', { token }, gateway.baseUrl);
+      return { reply, at: performance.now() };
+    };
+    const [heldBefore, refusedBefore] = await Promise.all([
+      metric('decision_service_application_paced_total', { outcome: 'held' }).catch(() => 0),
+      metric('decision_service_application_paced_total', { outcome: 'refused' }).catch(() => 0),
+    ]);
+    const flood = Promise.all(Array.from({ length: 100 }, () => me(flooding.session)));
+    // Asked after the whole flood was sent: served without waiting behind any of it.
+    const bystander = await me(other.session);
+    const replies = await flood;
+
+    const answered = replies.filter(({ reply }) => reply.status === 200);
+    const refused = replies.filter(({ reply }) => reply.status !== 200);
+    // The burst at once and as many as fit in the longest wait at the steady rate; the rest refused.
+    expect(answered.length).toBeGreaterThanOrEqual(SESSION_BURST + SESSION_PER_SECOND * SESSION_MAX_WAIT_S);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const { reply } of refused) {
+      expectError(reply, 429, 'RATE_LIMITED');
+      expect(reply.body.error.message).toMatch(/^Too many requests from this session; retry after \d+ seconds\.$/);
+      expectRetryAfter(reply, 1, SESSION_MAX_WAIT_S + 1);
+    }
+    expect(bystander.reply.status).toBe(200);
+    expect(bystander.at).toBeLessThan(Math.max(...answered.map(({ at }) => at)));
+    expect(await metric('decision_service_application_paced_total', { outcome: 'held' })).toBeGreaterThanOrEqual(
+      heldBefore + SESSION_PER_SECOND * SESSION_MAX_WAIT_S - 1,
+    );
+    expect(await metric('decision_service_application_paced_total', { outcome: 'refused' })).toBe(refusedBefore + refused.length);
+  }, 60_000);
 });
 
 describe('per-address ceilings', () => {

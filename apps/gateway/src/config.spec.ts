@@ -23,6 +23,13 @@ describe('gateway configuration', () => {
       operatorRequestsPerAddress: 6_000,
       attemptsPerAccount: 60,
     });
+    expect(config.sessionPace).toEqual({ perSecond: 50, burst: 200, maxWaitMs: 5_000 });
+  });
+
+  it('reads a session’s pace from the environment, and refuses a pace of zero', () => {
+    expect(read({ APP_REQUESTS_PER_SECOND: '5', APP_REQUEST_BURST: '1' }).sessionPace).toEqual({ perSecond: 5, burst: 1, maxWaitMs: 5_000 });
+    expect(() => read({ APP_REQUESTS_PER_SECOND: '0' })).toThrow(/APP_REQUESTS_PER_SECOND/);
+    expect(() => read({ APP_REQUEST_BURST: '0' })).toThrow(/APP_REQUEST_BURST/);
   });
 
   it('reads every ceiling and the proxies from the environment', () => {

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { EnvReader } from '@ds/platform';
+import { EnvReader, Pace } from '@ds/platform';
 
 /** Per-address and per-account ceilings on presenting credentials (counted in the rate-limit store). */
 export interface CredentialLimitsConfig {
@@ -32,6 +32,8 @@ export interface GatewayConfig {
   apiKeyCacheMax: number;
   passwordScryptN: number;
   credentialLimits: CredentialLimitsConfig;
+  /** The pace of each application session on this replica (see limits/session-pacing.ts). */
+  sessionPace: Pace;
   /** How often expired application sessions are deleted; 0 turns the purge off. */
   sessionPurgeIntervalMs: number;
   /** The whole request, headers and body, must arrive within this time. */
@@ -41,6 +43,9 @@ export interface GatewayConfig {
   /** The From of every e-mail sent. */
   mailFrom: string;
 }
+
+/** A request held longer than this is refused instead: well inside any client's timeout and the request timeout. */
+export const SESSION_PACE_MAX_WAIT_MS = 5_000;
 
 /** OWASP's current minimum for scrypt (N=2^17, r=8, p=1). */
 export const DEFAULT_SCRYPT_N = 131_072;
@@ -97,6 +102,11 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
       signInsPerAddress: env.int('SIGN_INS_PER_ADDRESS', 2_000, 1, 10_000_000),
       operatorRequestsPerAddress: env.int('OPERATOR_REQUESTS_PER_ADDRESS', 6_000, 1, 10_000_000),
       attemptsPerAccount: env.int('SIGN_IN_ATTEMPTS_PER_ACCOUNT', 60, 1, 10_000_000),
+    },
+    sessionPace: {
+      perSecond: env.int('APP_REQUESTS_PER_SECOND', 50, 1, 1_000_000),
+      burst: env.int('APP_REQUEST_BURST', 200, 1, 1_000_000),
+      maxWaitMs: SESSION_PACE_MAX_WAIT_MS,
     },
     sessionPurgeIntervalMs: env.int('SESSION_PURGE_INTERVAL_MS', 3_600_000, 0, 86_400_000),
     requestTimeoutMs: env.int('HTTP_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),

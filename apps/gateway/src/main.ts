@@ -28,6 +28,7 @@ import { HookProofLimits } from './hooks/proof-limits';
 import { IdempotencyService } from './idempotency/idempotency.service';
 import { CredentialLimits } from './limits/credential-limits';
 import { RateLimiter } from './limits/rate-limiter';
+import { SessionPacing } from './limits/session-pacing';
 import { openRateLimitStore, RateLimitStore } from './limits/storage';
 import { Idempotency1763790000000 } from './migrations/1763790000000-idempotency';
 import { HttpErrorFilter } from './http/errors';
@@ -156,6 +157,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
         workspaces: app.get(WorkspacesService),
         routes: app.get(RouteTable),
         rateLimiter: app.get(RateLimiter),
+        sessionPacing: new SessionPacing(runtime.config.sessionPace, runtime.metrics),
         hookTokens: app.get(HookTokens),
         hookProofLimits: app.get(HookProofLimits),
         metrics: runtime.metrics,

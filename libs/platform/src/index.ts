@@ -23,3 +23,4 @@ export * from './sealing-keys';
 export * from './sealing-sweep';
 export * from './periodic-job';
 export * from './outage-log';
+export * from './pacing';

@@ -15,6 +15,7 @@ import { HookProofLimits } from '../hooks/proof-limits';
 import { embedToken, isCrossSiteWrite, lookUpEmbedSession, setFrameAncestors } from '../embed/embed-cookie';
 import { CredentialLimits } from '../limits/credential-limits';
 import { RateLimiter } from '../limits/rate-limiter';
+import { SessionPacing } from '../limits/session-pacing';
 import { allowed, rateLimitHeaders, retryAfterSeconds } from '../limits/windows';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { Access, RouteAccessConfig, WORKSPACE_PARAM } from './access';
@@ -43,6 +44,7 @@ interface EdgeDependencies {
   credentialLimits: CredentialLimits;
   workspaces: WorkspacesService;
   rateLimiter: RateLimiter;
+  sessionPacing: SessionPacing;
   metrics: Metrics;
   routes: RouteTable;
   hookTokens: HookTokens;
@@ -204,6 +206,7 @@ async function checkAccess(access: Access, request: FastifyRequest, reply: Fasti
     request.caller = { kind: 'operator' };
     return;
   }
+  if (token !== null) await deps.sessionPacing.wait(token);
   const userId = await deps.credentialLimits.authenticate(request.ip, token, () => deps.sessions.userFor(token));
   request.caller = { kind: 'user', userId, membership: null };
   if (access.role !== undefined) {
@@ -219,6 +222,7 @@ async function checkAccess(access: Access, request: FastifyRequest, reply: Fasti
  */
 async function checkEmbedSession(access: Access, request: FastifyRequest, reply: FastifyReply, deps: EdgeDependencies): Promise<void> {
   const token = embedToken(request.headers.cookie);
+  if (token !== null) await deps.sessionPacing.wait(token);
   const session = await deps.credentialLimits.authenticate(request.ip, token, async () => {
     const found = token === null ? null : await lookUpEmbedSession(deps.rpc, token, request.id);
     if (!found) throw new ServiceError('UNAUTHORIZED', 'The embed session has ended; reopen the editor from your app.');
