@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { request as httpRequest } from 'node:http';
 import { ERROR_STATUS } from '@ds/contracts';
-import { baseUrl, call, deployedDecision, newWorkspace, opsPort, runDecision, signUp, triageSchema, uniqueMarker, Workspace } from './support/api';
+import { baseUrl, call, deployedDecision, endFitRest, newWorkspace, opsPort, runDecision, signUp, triageSchema, uniqueMarker, Workspace } from './support/api';
 import { eventually, Receiver, startReceiver } from './support/deliveries';
 
 /**
@@ -656,7 +656,8 @@ describe('the routes of the limits and roles, with real ids', () => {
         })),
       ),
     );
-    // No generated fit kept the workspace's turn: the next fit is not refused as running.
+    // No generated fit kept the workspace's turn: once the rest after the last one has passed, the next fit runs.
+    await endFitRest(ws.workspaceId);
     const fit = await call('POST', `/app/v1/workspaces/${ws.workspaceId}/decisions/${ids.decision}/calibration`, { token: ws.session, body: { version: 1 } });
     expect({ status: fit.status, code: fit.body?.error?.code ?? null }).toEqual({ status: 200, code: null });
   }, 240_000);

@@ -4,6 +4,7 @@ import {
   defined,
   deploy,
   deployedDecision,
+  endFitRest,
   engineRequests,
   expectError,
   newWorkspace,
@@ -362,7 +363,14 @@ describe('calibration fits share the runner fairly', () => {
       await db.query('ROLLBACK').catch(() => undefined);
       await Promise.all([db.end(), watcher.end()]);
     }
-    // The turn ended with the first: the next fit runs.
+    // The turn ended with the first, and the workspace rests in proportion to the fit before its next one runs.
+    const resting = await call('POST', path, { token: ws.session, body: { version: 1 } });
+    expectError(resting, 429, 'RATE_LIMITED');
+    expect(resting.body.error.message).toMatch(/fitted a calibration a moment ago/);
+    const rest = Number(resting.headers.get('retry-after'));
+    expect(rest).toBeGreaterThanOrEqual(1);
+    expect(rest).toBeLessThanOrEqual(120);
+    await endFitRest(ws.workspaceId);
     expect((await call('POST', path, { token: ws.session, body: { version: 1 } })).status).toBe(200);
   }, 300_000);
 
@@ -374,6 +382,7 @@ describe('calibration fits share the runner fairly', () => {
     for (let i = 0; i < 20; i++) {
       const reply = await call('POST', path, { token: ws.session, body: { version: 1 } });
       expect(reply.status).toBe(200);
+      await endFitRest(ws.workspaceId);
     }
     const refused = await call('POST', path, { token: ws.session, body: { version: 1 } });
     expectError(refused, 429, 'RATE_LIMITED');

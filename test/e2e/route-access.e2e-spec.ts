@@ -2,6 +2,7 @@ import { Client } from 'pg';
 import {
   call,
   deployedDecision,
+  endFitRest,
   expectError,
   newWorkspace,
   opsPort,
@@ -395,7 +396,7 @@ describe('the calibration fit', () => {
   /** The free plan's fits a day (docs/quality.md). */
   const DAILY_FITS = 20;
 
-  it('answers 409 to a second fit while one runs and 429 past the day’s budget to each role allowed to fit, and 403 to the others', async () => {
+  it('answers 409 to a second fit while one runs, 429 while the workspace rests and past the day’s budget to each role allowed to fit, and 403 to the others', async () => {
     const least = routeNamed(FIT.method, FIT.url).access.role;
     expect(least).toBeDefined();
     const allowed = ROLES.filter((role) => reaches(role, least));
@@ -414,6 +415,7 @@ describe('the calibration fit', () => {
     };
 
     expect(await outcome('owner')).toEqual({ role: 'owner', status: 200, code: null });
+    await endFitRest(ws.workspaceId);
     const db = new Client({ connectionString: process.env.E2E_DATABASE_URL });
     const watcher = new Client({ connectionString: process.env.E2E_DATABASE_URL });
     await Promise.all([db.connect(), watcher.connect()]);
@@ -442,10 +444,18 @@ describe('the calibration fit', () => {
       await Promise.all([db.end(), watcher.end()]);
     }
 
+    // After a fit the workspace rests before the next, for every role alike.
+    const resting = [];
+    for (const role of ROLES) resting.push(await outcome(role));
+    expect(resting).toEqual(
+      ROLES.map((role) => ({ role, status: reaches(role, least) ? 429 : 403, code: reaches(role, least) ? 'RATE_LIMITED' : 'FORBIDDEN' })),
+    );
     for (; fitsSpent < DAILY_FITS; fitsSpent++) {
+      await endFitRest(ws.workspaceId);
       const role = allowed[fitsSpent % allowed.length]!;
       expect(await outcome(role)).toEqual({ role, status: 200, code: null });
     }
+    await endFitRest(ws.workspaceId);
     const pastBudget = [];
     for (const role of ROLES) pastBudget.push(await outcome(role));
     expect(pastBudget).toEqual(

@@ -86,6 +86,17 @@ export async function markVerified(userId: string): Promise<void> {
   }
 }
 
+/** As if the workspace's rest after its last calibration fit had passed (docs/quality.md, "Fitting"). */
+export async function endFitRest(workspaceId: string): Promise<void> {
+  const db = new Client({ connectionString: process.env.E2E_DATABASE_URL });
+  await db.connect();
+  try {
+    await db.query(`UPDATE decision_runner.lab_turns SET expires_at = now() WHERE workspace_id = $1 AND holder = 'resting'`, [workspaceId]);
+  } finally {
+    await db.end();
+  }
+}
+
 /** A new user with a new workspace and a live API key: every test works in one of its own. */
 export async function newWorkspace(mode: 'live' | 'test' = 'live'): Promise<Workspace> {
   const user = await signUp();

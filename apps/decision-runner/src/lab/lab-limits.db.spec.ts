@@ -6,7 +6,7 @@ import { decisionRunner } from '../main';
 import { VersionCache } from '../decisions/version-cache';
 import { QualityService } from '../quality/quality.service';
 import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
-import { LabLimits } from './lab-limits';
+import { LabLimits, LabTurn } from './lab-limits';
 import { LabGate, LabPool } from './lab-pool';
 
 /** A workspace's turn and daily budget for fits, against a real PostgreSQL with the runner's own migrations. */
@@ -60,24 +60,43 @@ const fit = (workspaceId = 'ws_f') => quality.fit({ workspaceId, decisionId: 'de
 const used = async (workspaceId: string) =>
   ((await db.query(`SELECT coalesce(sum(used), 0)::int AS used FROM lab_budgets WHERE workspace_id = $1`, [workspaceId])) as Array<{ used: number }>)[0]!.used;
 
+const holderOf = (turn: LabTurn): string | null => (turn.kind === 'taken' ? turn.holder : null);
+/** As if the workspace's rest after its last fit had passed. */
+const restOver = (workspaceId: string) => db.query(`UPDATE lab_turns SET expires_at = now() WHERE workspace_id = $1 AND holder = 'resting'`, [workspaceId]);
+
 describe('lab turns', () => {
   it('go to exactly one of many takers at once, and to the next once ended', async () => {
-    const holders = await Promise.all(Array.from({ length: 8 }, () => limits.takeTurn('ws_turn', 'fit', 60)));
-    const taken = holders.filter((holder): holder is string => holder !== null);
+    const turns = await Promise.all(Array.from({ length: 8 }, () => limits.takeTurn('ws_turn', 'fit', 60)));
+    const taken = turns.map(holderOf).filter((holder): holder is string => holder !== null);
     expect(taken).toHaveLength(1);
-    expect(await limits.takeTurn('ws_turn', 'fit', 60)).toBeNull();
+    expect(turns.filter((turn) => turn.kind === 'running')).toHaveLength(7);
+    expect(await limits.takeTurn('ws_turn', 'fit', 60)).toEqual({ kind: 'running' });
     // Another workspace has a turn of its own.
-    expect(await limits.takeTurn('ws_turn_other', 'fit', 60)).not.toBeNull();
+    expect((await limits.takeTurn('ws_turn_other', 'fit', 60)).kind).toBe('taken');
     await limits.endTurn('ws_turn', 'fit', 'someone else');
-    expect(await limits.takeTurn('ws_turn', 'fit', 60)).toBeNull();
+    expect(await limits.takeTurn('ws_turn', 'fit', 60)).toEqual({ kind: 'running' });
     await limits.endTurn('ws_turn', 'fit', taken[0]!);
-    expect(await limits.takeTurn('ws_turn', 'fit', 60)).not.toBeNull();
+    expect((await limits.takeTurn('ws_turn', 'fit', 60)).kind).toBe('taken');
   });
 
   it('lapse when their lease does, so a process that died holding one blocks nobody for good', async () => {
-    expect(await limits.takeTurn('ws_lapse', 'fit', 60)).not.toBeNull();
+    expect((await limits.takeTurn('ws_lapse', 'fit', 60)).kind).toBe('taken');
     await db.query(`UPDATE lab_turns SET expires_at = now() - interval '1 second' WHERE workspace_id = 'ws_lapse'`);
-    expect(await limits.takeTurn('ws_lapse', 'fit', 60)).not.toBeNull();
+    expect((await limits.takeTurn('ws_lapse', 'fit', 60)).kind).toBe('taken');
+  });
+
+  it('rest after they end for the time given, saying how long is left, then go to the next', async () => {
+    const holder = holderOf(await limits.takeTurn('ws_rest', 'fit', 60))!;
+    await limits.endTurn('ws_rest', 'fit', holder, 30);
+    const resting = await limits.takeTurn('ws_rest', 'fit', 60);
+    expect(resting).toEqual({ kind: 'resting', retryAfterSeconds: expect.any(Number) });
+    expect((resting as { retryAfterSeconds: number }).retryAfterSeconds).toBeGreaterThanOrEqual(29);
+    expect((resting as { retryAfterSeconds: number }).retryAfterSeconds).toBeLessThanOrEqual(30);
+    // Ending a resting turn again changes nothing: only the holder could, and it no longer holds it.
+    await limits.endTurn('ws_rest', 'fit', holder);
+    expect((await limits.takeTurn('ws_rest', 'fit', 60)).kind).toBe('resting');
+    await restOver('ws_rest');
+    expect((await limits.takeTurn('ws_rest', 'fit', 60)).kind).toBe('taken');
   });
 });
 
@@ -93,16 +112,28 @@ describe('lab budgets', () => {
 });
 
 describe('a calibration fit', () => {
-  it('fits the live runs only, spends one run of the budget and ends its turn', async () => {
+  // Each case starts once the workspace's rest after the case before has passed; the rest has a case of its own.
+  beforeEach(() => restOver('ws_f'));
+
+  it('fits the live runs only, spends one run of the budget and ends its turn, leaving the workspace to rest', async () => {
     const reply = (await fit()) as { fitted: Array<{ question: string; outcomes: number }>; revision: number };
     expect(reply.fitted).toEqual([expect.objectContaining({ question: 'intent', source: 'model', outcomes: 40 })]);
     expect(reply.revision).toBe(2);
     expect(await used('ws_f')).toBe(1);
-    expect(await db.query(`SELECT 1 FROM lab_turns WHERE workspace_id = 'ws_f'`)).toEqual([]);
+    expect(await db.query(`SELECT holder FROM lab_turns WHERE workspace_id = 'ws_f'`)).toEqual([{ holder: 'resting' }]);
+  });
+
+  it('is refused with RATE_LIMITED and a Retry-After while the workspace rests after its last fit, spending nothing', async () => {
+    await expect(fit()).resolves.toMatchObject({ version: 1 });
+    const before = [await used('ws_f'), planLookups];
+    const refusal = await fit().catch((error: unknown) => error);
+    expect(refusal).toMatchObject({ code: 'RATE_LIMITED', message: expect.stringMatching(/a moment ago/), details: { retryAfter: expect.any(Number) } });
+    expect((refusal as { details: { retryAfter: number } }).details.retryAfter).toBeGreaterThanOrEqual(1);
+    expect([await used('ws_f'), planLookups]).toEqual(before);
   });
 
   it('is refused with CONFLICT while another replica’s fit of the workspace holds the turn, spending nothing', async () => {
-    const holder = (await limits.takeTurn('ws_f', 'fit', 60))!;
+    const holder = holderOf(await limits.takeTurn('ws_f', 'fit', 60))!;
     const before = [await used('ws_f'), planLookups];
     await expect(fit()).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/fit of this workspace is running/) });
     expect([await used('ws_f'), planLookups]).toEqual(before);

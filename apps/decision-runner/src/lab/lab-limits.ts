@@ -5,6 +5,16 @@ import { DataSource } from 'typeorm';
 
 export type LabKind = 'fit';
 
+/** A turn that ended and rests until its `expires_at`: not a holder's id, which are UUIDs. */
+const RESTING = 'resting';
+
+export type LabTurn =
+  | { kind: 'taken'; holder: string }
+  /** Another run of the workspace holds the turn. */
+  | { kind: 'running' }
+  /** The workspace's last run ended and it rests for `retryAfterSeconds` more. */
+  | { kind: 'resting'; retryAfterSeconds: number };
+
 /**
  * A workspace's turn and daily budget for heavy work, in PostgreSQL so that every runner replica sees the same
  * ones. Each is one atomic statement: two requests at once never both get the turn or both take the last run.
@@ -13,8 +23,8 @@ export type LabKind = 'fit';
 export class LabLimits {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /** The workspace's turn for `kind`, or null while another holds it and its lease has not lapsed. */
-  async takeTurn(workspaceId: string, kind: LabKind, leaseSeconds: number): Promise<string | null> {
+  /** The workspace's turn for `kind`, unless another run holds it or the last one's rest has not ended. */
+  async takeTurn(workspaceId: string, kind: LabKind, leaseSeconds: number): Promise<LabTurn> {
     const holder = randomUUID();
     // An INSERT answers its RETURNING rows alone, ON CONFLICT DO UPDATE or not.
     const [taken] = (await this.db.query(
@@ -24,12 +34,31 @@ export class LabLimits {
          RETURNING holder`,
       [workspaceId, kind, holder, leaseSeconds],
     )) as Array<{ holder: string }>;
-    return taken ? holder : null;
+    if (taken) return { kind: 'taken', holder };
+    const [held] = (await this.db.query(
+      `SELECT holder = $3 AS resting, greatest(1, ceil(extract(epoch FROM expires_at - now())))::int AS seconds_left
+         FROM lab_turns WHERE workspace_id = $1 AND kind = $2`,
+      [workspaceId, kind, RESTING],
+    )) as Array<{ resting: boolean; seconds_left: number }>;
+    // The turn ended between the two statements: it is free now, but the caller asked while it was held.
+    if (!held || !held.resting) return { kind: 'running' };
+    return { kind: 'resting', retryAfterSeconds: held.seconds_left };
   }
 
-  /** Ends a turn; one that lapsed and was taken by another run stays that run's. */
-  async endTurn(workspaceId: string, kind: LabKind, holder: string): Promise<void> {
-    await this.db.query(`DELETE FROM lab_turns WHERE workspace_id = $1 AND kind = $2 AND holder = $3`, [workspaceId, kind, holder]);
+  /**
+   * Ends a turn, leaving the workspace to rest for `restSeconds` (0: free at once); a turn that lapsed and was taken
+   * by another run stays that run's.
+   */
+  async endTurn(workspaceId: string, kind: LabKind, holder: string, restSeconds = 0): Promise<void> {
+    if (restSeconds <= 0) {
+      await this.db.query(`DELETE FROM lab_turns WHERE workspace_id = $1 AND kind = $2 AND holder = $3`, [workspaceId, kind, holder]);
+      return;
+    }
+    await this.db.query(
+      `UPDATE lab_turns SET holder = $4, expires_at = now() + make_interval(secs => $5)
+        WHERE workspace_id = $1 AND kind = $2 AND holder = $3`,
+      [workspaceId, kind, holder, RESTING, restSeconds],
+    );
   }
 
   /** Counts one run against today's (UTC) budget of `cap`; false when the budget is spent. */

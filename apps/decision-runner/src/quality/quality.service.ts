@@ -8,6 +8,7 @@ import {
   FIT_LEASE_SECONDS,
   FIT_SAMPLE_MAX,
   fitDailyCap,
+  fitRestSeconds,
   NormalizedSchema,
   ParsedValue,
   parseInstant,
@@ -157,8 +158,10 @@ export class QualityService {
 
     // The turn in PostgreSQL holds across replicas.
     const turn = await this.limits.takeTurn(request.workspaceId, 'fit', FIT_LEASE_SECONDS);
-    if (turn === null) throw fitRunning();
+    if (turn.kind === 'running') throw fitRunning();
+    if (turn.kind === 'resting') throw fitResting(turn.retryAfterSeconds);
     this.fitting.add(request.workspaceId);
+    let restSeconds = 0;
     try {
       // Checked before the budget: a draft the caller must fix first spends no fit.
       const draft = validateSchema(decision.draftSchema);
@@ -171,18 +174,22 @@ export class QualityService {
         throw new ServiceError('RATE_LIMITED', `This plan allows ${cap} calibration fits a day; retry after ${retryAfter} seconds.`, { retryAfter });
       }
       let fit: CalibrationFit;
+      const started = performance.now();
       try {
         fit = await this.pool.run({ kind: 'fit', version: schema, draft: draft.schema, executions: await this.labelledExecutions(decision.id, version) });
       } catch (error) {
         // Nothing the caller did: the run is given back.
         await this.limits.giveBack(request.workspaceId, 'fit');
         throw error;
+      } finally {
+        // The work was done, whatever its answer: the workspace rests in proportion to it.
+        restSeconds = fitRestSeconds(performance.now() - started);
       }
       const revision = fit.fitted.length > 0 ? await this.saveCalibration(decision, draft.schema, fit.calibration) : decision.revision;
       return { version, revision, fitted: fit.fitted, not_fitted: fit.not_fitted };
     } finally {
       this.fitting.delete(request.workspaceId);
-      await this.limits.endTurn(request.workspaceId, 'fit', turn);
+      await this.limits.endTurn(request.workspaceId, 'fit', turn.holder, restSeconds);
     }
   }
 
@@ -230,6 +237,10 @@ export class QualityService {
     if (version > newest) throw new ServiceError('NOT_FOUND', `The decision has no version ${version}.`);
     return this.versions.get(decision.id, version);
   }
+}
+
+function fitResting(retryAfter: number): ServiceError {
+  return new ServiceError('RATE_LIMITED', `This workspace fitted a calibration a moment ago; retry after ${retryAfter} seconds.`, { retryAfter });
 }
 
 function fitRunning(): ServiceError {

@@ -1,6 +1,6 @@
 import { fullSchema, normalized } from '../__fixtures__/schemas';
 import type { NormalizedSchema } from '../schema-types';
-import { FIT_DAILY_CAP, fitCalibration, fitDailyCap, LabelledExecution, secondsUntilNextUtcDay } from './fit-run';
+import { FIT_DAILY_CAP, FIT_LEASE_SECONDS, fitCalibration, fitDailyCap, fitRestSeconds, LabelledExecution, secondsUntilNextUtcDay } from './fit-run';
 import { MIN_OUTCOMES_TO_FIT } from './fit';
 
 // fullSchema: intent (choice: refund, exchange, other), urgency (score: calm, annoyed, furious), fraud (probability).
@@ -33,6 +33,18 @@ describe('fit caps', () => {
     expect(secondsUntilNextUtcDay(new Date('2026-05-01T23:00:00.000Z'))).toBe(3_600);
     expect(secondsUntilNextUtcDay(new Date('2026-05-01T23:59:59.999Z'))).toBe(1);
     expect(secondsUntilNextUtcDay(new Date('2026-05-01T12:00:00.500Z'))).toBe(43_200);
+  });
+});
+
+describe('fit rest', () => {
+  it('is four times the fit, in whole seconds rounded up, at least a second and at most the lease', () => {
+    expect(fitRestSeconds(600)).toBe(3);
+    expect(fitRestSeconds(250)).toBe(1);
+    expect(fitRestSeconds(251)).toBe(2);
+    expect(fitRestSeconds(0)).toBe(1);
+    expect(fitRestSeconds(-5)).toBe(1);
+    expect(fitRestSeconds(10_000)).toBe(40);
+    expect(fitRestSeconds(3_600_000)).toBe(FIT_LEASE_SECONDS);
   });
 });
 

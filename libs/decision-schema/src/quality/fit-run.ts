@@ -30,6 +30,20 @@ export const FIT_DAILY_CAP: Readonly<Record<string, number>> = {
  */
 export const FIT_LEASE_SECONDS = 120;
 
+/**
+ * After a fit, a workspace rests this many times the fit's own duration before its next fit may start, so that one
+ * workspace's fits keep the lab busy at most a fifth of the time however quickly they are asked for.
+ */
+export const FIT_REST_FACTOR = 4;
+/** The rest is at least a second and at most the lease. */
+export const FIT_REST_MIN_SECONDS = 1;
+
+/** Whole seconds a workspace rests after a fit that took `durationMs`. */
+export function fitRestSeconds(durationMs: number): number {
+  const seconds = Math.ceil((Math.max(0, durationMs) * FIT_REST_FACTOR) / 1000);
+  return Math.min(FIT_LEASE_SECONDS, Math.max(FIT_REST_MIN_SECONDS, seconds));
+}
+
 export function fitDailyCap(plan: string): number {
   return Object.hasOwn(FIT_DAILY_CAP, plan) ? FIT_DAILY_CAP[plan]! : FIT_DAILY_CAP.genesis!;
 }

@@ -21,6 +21,8 @@ export {
   FIT_LEASE_SECONDS,
   fitDailyCap,
   fitCalibration,
+  fitRestSeconds,
+  FIT_REST_FACTOR,
   secondsUntilNextUtcDay,
   type CalibrationFit,
   type LabelledExecution,
