@@ -4,12 +4,14 @@ import {
   compareShadow,
   fitCalibration,
   LabelledExecution,
+  NormalizedQuestion,
   NormalizedSchema,
   OutcomeValue,
   RecordedDistributions,
   ShadowComparison,
   ShadowPair,
 } from '@ds/decision-schema';
+import { ReplaySummary, summarizeReplay } from '../replays/replay-rows';
 
 /**
  * Work a runner hands to its lab threads: CPU-bound steps over many rows, whose input arrives as text so that the
@@ -24,13 +26,27 @@ export type LabTask =
       executions: string;
     }
   | {
+      kind: 'replay';
+      questions: NormalizedQuestion[];
+      /** The baseline version's questions; null where the replay is its own baseline or has none. */
+      baselineQuestions: NormalizedQuestion[] | null;
+      /** The replay's items as `ITEMS_SUMMARY_TEXT` reads them. */
+      items: string;
+    }
+  | {
       kind: 'shadow';
       questions: ComparedQuestion[];
       /** A JSON array of `[live status, action, result, metrics, outcome, shadow status, action, result, metrics]`. */
       pairs: string;
     };
 
-export type LabResult<T extends LabTask> = T extends { kind: 'fit' } ? CalibrationFit : T extends { kind: 'shadow' } ? ShadowComparison : never;
+export type LabResult<T extends LabTask> = T extends { kind: 'fit' }
+  ? CalibrationFit
+  : T extends { kind: 'shadow' }
+    ? ShadowComparison
+    : T extends { kind: 'replay' }
+      ? ReplaySummary
+      : never;
 
 type PairColumns = [
   ShadowPair['live']['status'],
@@ -54,6 +70,8 @@ export function runLabTask(task: LabTask): LabResult<LabTask> {
         pairs.map(([distributions, answers]) => ({ distributions, answers })),
       );
     }
+    case 'replay':
+      return summarizeReplay(task.questions, task.baselineQuestions, task.items);
     case 'shadow': {
       const rows = JSON.parse(task.pairs) as PairColumns[];
       const pairs: ShadowPair[] = rows.map(([liveStatus, liveAction, liveResult, liveMetrics, outcome, status, action, result, metrics]) => ({

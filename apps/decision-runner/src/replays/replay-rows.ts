@@ -1,5 +1,5 @@
-import type { Deployer, ReplayedExecutionView } from '@ds/contracts';
-import type { ReplayAnswer, ReplayedExecution } from '@ds/decision-schema';
+import type { Deployer, ReplayedExecutionView, ReplayView } from '@ds/contracts';
+import { compareReplay, type NormalizedQuestion, type ReplayAnswer, type ReplayedExecution } from '@ds/decision-schema';
 
 export interface ReplayRow {
   id: string;
@@ -37,7 +37,57 @@ export interface ItemRow {
 export const ITEM_COLUMNS = `i.position, i.execution_id, i.replay_execution_id, i.status, i.old_action, i.old_answers, i.new_action, i.new_answers,
   i.error, i.baseline_action, i.baseline_answers, e.outcome->>'action' AS outcome_action`;
 
-export function toReplayed(item: ItemRow): ReplayedExecution {
+/** What a replay's summary reads of an item. */
+type ComparedItem = Pick<
+  ItemRow,
+  'status' | 'old_action' | 'old_answers' | 'new_action' | 'new_answers' | 'baseline_action' | 'baseline_answers' | 'outcome_action'
+>;
+
+/**
+ * A replay's items as one JSON text that PostgreSQL writes (for a lab thread to parse), each item an array of the
+ * `ComparedItem` columns in `SUMMARY_COLUMNS` order. `$1` is the replay's id.
+ */
+export const ITEMS_SUMMARY_TEXT = `SELECT coalesce(json_agg(json_build_array(i.status, i.old_action, i.old_answers, i.new_action, i.new_answers,
+    i.baseline_action, i.baseline_answers, e.outcome->>'action') ORDER BY i.position), '[]')::text AS items
+  FROM replay_items i LEFT JOIN executions e ON e.id = i.execution_id WHERE i.replay_id = $1`;
+const SUMMARY_COLUMNS = ['status', 'old_action', 'old_answers', 'new_action', 'new_answers', 'baseline_action', 'baseline_answers', 'outcome_action'] as const;
+
+export interface ReplaySummary {
+  progress: ReplayView['progress'];
+  result: ReplayView['result'];
+  /** The baseline version's comparison; null where the replay has no baseline of its own (none, or itself). */
+  baseline: ReplayView['result'] | null;
+}
+
+/**
+ * Counts a replay's items by status and compares the finished ones with the recorded runs, for the replayed version
+ * and, given its questions, for the baseline version replayed beside it. `items` is the text `ITEMS_SUMMARY_TEXT` reads.
+ */
+export function summarizeReplay(
+  questions: readonly NormalizedQuestion[],
+  baselineQuestions: readonly NormalizedQuestion[] | null,
+  items: string,
+): ReplaySummary {
+  const rows = (JSON.parse(items) as unknown[][]).map(
+    (columns) => Object.fromEntries(SUMMARY_COLUMNS.map((name, index) => [name, columns[index] ?? null])) as unknown as ComparedItem,
+  );
+  const count = (status: ItemRow['status']) => rows.filter((item) => item.status === status).length;
+  const finished = rows.filter((item) => item.status === 'done' || item.status === 'failed');
+  return {
+    progress: {
+      total: rows.length,
+      done: count('done'),
+      failed: count('failed'),
+      cancelled: count('cancelled'),
+      pending: count('pending'),
+      running: count('running'),
+    },
+    result: compareReplay(questions, finished.map(toReplayed)),
+    baseline: baselineQuestions === null ? null : compareReplay(baselineQuestions, finished.map(toBaseline)),
+  };
+}
+
+export function toReplayed(item: ComparedItem): ReplayedExecution {
   return {
     old: { action: item.old_action, answers: item.old_answers },
     new: item.status === 'done' && item.new_action !== null ? { action: item.new_action, answers: item.new_answers } : null,
@@ -46,7 +96,7 @@ export function toReplayed(item: ItemRow): ReplayedExecution {
 }
 
 /** The same execution replayed by the active version, compared with the recorded run as the replay is. */
-export function toBaseline(item: ItemRow): ReplayedExecution {
+export function toBaseline(item: ComparedItem): ReplayedExecution {
   return {
     old: { action: item.old_action, answers: item.old_answers },
     new: item.status === 'done' || item.status === 'failed' ? baselineOf(item) : null,
@@ -54,7 +104,7 @@ export function toBaseline(item: ItemRow): ReplayedExecution {
   };
 }
 
-function baselineOf(item: ItemRow): ReplayedExecution['new'] {
+function baselineOf(item: ComparedItem): ReplayedExecution['new'] {
   return item.baseline_action === null ? null : { action: item.baseline_action, answers: item.baseline_answers };
 }
 

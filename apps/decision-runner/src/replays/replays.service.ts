@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import {
@@ -16,7 +17,6 @@ import {
 import {
   checkReplayPlan,
   checkReplaySelectionQuery,
-  compareReplay,
   NormalizedSchema,
   replayAllowance,
   REPLAY_DAILY_CAP,
@@ -28,7 +28,8 @@ import { newId } from '@ds/ids';
 import { rowsReturned } from '@ds/platform';
 import { DecisionEntity, DecisionVersionEntity } from '../entities';
 import { ReplayWorker } from './replay-worker';
-import { ITEM_COLUMNS, ItemRow, itemView, ReplayRow, toBaseline, toReplayed } from './replay-rows';
+import { LabGate, LabPool } from '../lab/lab-pool';
+import { ITEM_COLUMNS, ItemRow, ITEMS_SUMMARY_TEXT, itemView, ReplayRow, ReplaySummary } from './replay-rows';
 
 /** Runs a replay may take, whether or not they kept their input: successful, never a replay's or a shadow's own. */
 const REPLAY_SOURCES = `workspace_id = $1 AND decision_id = $2 AND status = 'success' AND source NOT IN ('replay', 'shadow')`;
@@ -37,12 +38,24 @@ const REPLAYABLE = `${REPLAY_SOURCES} AND input IS NOT NULL`;
 
 const PAGE_MAX = 200;
 
+/**
+ * How long a replay's summary is served again: shorter than the web application's poll, so a running replay's
+ * progress moves at every poll, and long enough that a loop of reads costs a few summaries a second.
+ */
+const SUMMARY_FRESH_MS = 1_000;
+const SUMMARIES_MAX = 1_000;
+
 /** Starting, reading and cancelling replays; `ReplayWorker` runs them. */
 @Injectable()
 export class ReplaysService {
+  /** Summaries computed or being computed, by replay and status, for `SUMMARY_FRESH_MS`. */
+  private readonly summaries = new LRUCache<string, Promise<ReplaySummary>>({ max: SUMMARIES_MAX, ttl: SUMMARY_FRESH_MS });
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly worker: ReplayWorker,
+    private readonly pool: LabPool,
+    private readonly gate: LabGate,
   ) {}
 
   async start(request: StartReplayRequest): Promise<ReplayView> {
@@ -193,12 +206,7 @@ export class ReplaysService {
   }
 
   private async view(row: ReplayRow): Promise<ReplayView> {
-    const items = (await this.db.query(`SELECT ${ITEM_COLUMNS} FROM replay_items i LEFT JOIN executions e ON e.id = i.execution_id WHERE i.replay_id = $1`, [
-      row.id,
-    ])) as Array<ItemRow>;
-    const count = (status: ItemRow['status']) => items.filter((item) => item.status === status).length;
-    const finished = items.filter((item) => item.status === 'done' || item.status === 'failed');
-    const result = compareReplay((row.schema as NormalizedSchema).questions, finished.map(toReplayed));
+    const summary = await this.summary(row);
     return {
       id: row.id,
       decision_id: row.decision_id,
@@ -208,28 +216,45 @@ export class ReplaysService {
       started_by: row.started_by,
       created_at: row.created_at.toISOString(),
       finished_at: row.finished_at?.toISOString() ?? null,
-      progress: {
-        total: items.length,
-        done: count('done'),
-        failed: count('failed'),
-        cancelled: count('cancelled'),
-        pending: count('pending'),
-        running: count('running'),
-      },
-      result,
-      baseline: this.baseline(row, items, result),
+      progress: summary.progress,
+      result: summary.result,
+      baseline:
+        row.baseline_version === null
+          ? null
+          : summary.baseline === null
+            ? { ...summary.result, version: row.baseline_version, same_as_result: true }
+            : { ...summary.baseline, version: row.baseline_version, same_as_result: false },
     };
   }
 
-  private baseline(row: ReplayRow, items: ItemRow[], result: ReplayView['result']): ReplayView['baseline'] {
-    if (row.baseline_version === null) return null;
-    if (row.baseline_schema === null) return { ...result, version: row.baseline_version, same_as_result: true };
-    const ran = items.filter((item) => item.status === 'done' || item.status === 'failed');
-    return {
-      ...compareReplay((row.baseline_schema as NormalizedSchema).questions, ran.map(toBaseline)),
-      version: row.baseline_version,
-      same_as_result: false,
-    };
+  /**
+   * A replay's progress and comparisons grow with its items (up to 1,000, two answers each): PostgreSQL writes them
+   * as one text and a lab thread parses, counts and compares them, so a loop of reads never holds up live runs on
+   * this thread. Reads of one replay within `SUMMARY_FRESH_MS` share one summary: a loop of reads costs one
+   * summary per replay that often, and other workspaces' lab work never queues behind copies of it.
+   */
+  private summary(row: ReplayRow): Promise<ReplaySummary> {
+    // A replay that changed status (finished, cancelled) is summed up afresh at once.
+    const key = `${row.id}:${row.status}`;
+    const known = this.summaries.get(key);
+    if (known) return known;
+    const summed = this.sum(row);
+    this.summaries.set(key, summed);
+    summed.catch(() => this.summaries.delete(key));
+    return summed;
+  }
+
+  private async sum(row: ReplayRow): Promise<ReplaySummary> {
+    const items = await this.gate.run(async () => {
+      const [read] = (await this.db.query(ITEMS_SUMMARY_TEXT, [row.id])) as Array<{ items: string }>;
+      return read?.items ?? '[]';
+    });
+    return this.pool.run({
+      kind: 'replay',
+      questions: (row.schema as NormalizedSchema).questions,
+      baselineQuestions: row.baseline_version !== null && row.baseline_schema !== null ? (row.baseline_schema as NormalizedSchema).questions : null,
+      items,
+    });
   }
 
   private async candidates(tx: EntityManager, request: StartReplayRequest, selection: ReplaySelection) {
