@@ -4,7 +4,7 @@ import { engineErrorEvaluation, evaluate, Evaluation, NormalizedSchema, outcomes
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { errorRow, ExecutionBase, ExecutionRow } from '../executions/execution-recorder';
 
-/** Room the runner gives engine-proxy beyond the decision's own deadline before it stops waiting. */
+/** Room the runner gives engine-proxy beyond a call's own deadline (a run's, an llm destination's) before it stops waiting. */
 export const ENGINE_REPLY_MARGIN_MS = 2_000;
 
 /**
