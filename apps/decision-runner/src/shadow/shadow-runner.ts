@@ -38,8 +38,8 @@ interface ShadowSample {
 
 /**
  * Evaluates the shadow version on the state of sampled live runs, after their answer has gone: the live run is
- * handed over in one synchronous call that only samples and queues. The shadow's run goes through engine-proxy
- * like the live one, with no destinations, no billing and no rate-limit windows (it never passes the gateway), and
+ * handed over in one synchronous call that only samples and queues. The shadow's run goes through the live run's
+ * executor, with no destinations, no billing and no rate-limit windows (it never passes the gateway), and
  * is recorded as an execution of its own (`source` = `shadow`, `shadow_of` = the live execution). A failure is
  * recorded as that execution's error and goes no further.
  */
