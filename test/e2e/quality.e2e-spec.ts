@@ -23,6 +23,18 @@ import { waitFor } from './support/cluster';
  * and then answers with confidences that match the truth.
  */
 
+/** A decision approving or rejecting a message, and judging whether it is spam. */
+const verdictSchema = (context: string, settings?: Record<string, unknown>) => ({
+  state: { type: 'object', fields: { message: { type: 'string', required: true } } },
+  context,
+  questions: [
+    { key: 'verdict', kind: 'choice', instructions: 'Approve or reject `message`.', options: [{ value: 'approve' }, { value: 'reject' }] },
+    { key: 'spam', kind: 'probability', instructions: 'Judge `message`.', criterion: 'The message is spam' },
+  ],
+  fallbackAction: 'escalate',
+  ...(settings ? { settings } : {}),
+});
+
 const executionsOf = async (ws: Workspace) => (await call('GET', '/v1/executions?limit=100', { token: ws.apiKey })).body.data as Array<Record<string, any>>;
 
 describe('outcomes', () => {
@@ -314,15 +326,7 @@ describe('calibration fits share the runner fairly', () => {
   it('refuses a second fit of the workspace at once, with 409, while the first is still running', async () => {
     const ws = await roomyWorkspace();
     const marker = uniqueMarker();
-    const schema = {
-      state: { type: 'object', fields: { message: { type: 'string', required: true } } },
-      context: marker,
-      questions: [
-        { key: 'verdict', kind: 'choice', instructions: 'Approve or reject `message`.', options: [{ value: 'approve' }, { value: 'reject' }] },
-        { key: 'spam', kind: 'probability', instructions: 'Judge `message`.', criterion: 'The message is spam' },
-      ],
-      fallbackAction: 'escalate',
-    };
+    const schema = verdictSchema(marker);
     const decisionId = await deployedDecision(ws, 'fitted-once', schema);
     await scriptEngine(marker, [{ answers: { verdict: { approve: 0.9, reject: 0.1, other: 0 }, spam: { yes: 0.9, no: 0.1 } } }], true);
     const runs = await runMany(ws, 'fitted-once', 40);
@@ -405,16 +409,7 @@ describe('token probabilities beside the model’s own numbers', () => {
   it('are asked for by a decision that answers from them, recorded beside the model’s, and compared in the report', async () => {
     const ws = await newWorkspace();
     const marker = uniqueMarker();
-    const schema = {
-      state: { type: 'object', fields: { message: { type: 'string', required: true } } },
-      context: marker,
-      questions: [
-        { key: 'verdict', kind: 'choice', instructions: 'Approve or reject `message`.', options: [{ value: 'approve' }, { value: 'reject' }] },
-        { key: 'spam', kind: 'probability', instructions: 'Judge `message`.', criterion: 'The message is spam' },
-      ],
-      fallbackAction: 'escalate',
-      settings: { confidenceSource: 'tokens' },
-    };
+    const schema = verdictSchema(marker, { confidenceSource: 'tokens' });
     const decisionId = await deployedDecision(ws, 'by-tokens', schema);
     const modelMarker = uniqueMarker();
     await deployedDecision(ws, 'by-model', { ...schema, context: modelMarker, settings: {} });
@@ -461,4 +456,66 @@ describe('token probabilities beside the model’s own numbers', () => {
     expect(verdict.sources.model.ece).toBeCloseTo(0.4, 6);
     expect(verdict.sources.tokens.ece).toBeCloseTo(0.81 / 0.82 - 0.5, 6);
   });
+});
+
+describe('token probabilities in every run mode', () => {
+  it('are what a shadow and a replay of a decision answering from them use, exactly as its live runs do', async () => {
+    const ws = await roomyWorkspace();
+    const marker = uniqueMarker();
+    const schema = verdictSchema(marker, { confidenceSource: 'tokens', storeInput: true });
+    const decisionId = await deployedDecision(ws, 'tokens-everywhere', schema);
+    await scriptEngine(marker, [{ answers: { verdict: { approve: 0.9, reject: 0.1, other: 0 }, spam: { yes: 0.9, no: 0.1 } } }], true);
+    const decision = `/app/v1/workspaces/${ws.workspaceId}/decisions/${decisionId}`;
+    // The shadowed version asks the same questions; only its fallback differs.
+    const current = await call('GET', decision, { token: ws.session });
+    const draft = { ...schema, fallbackAction: 'block' };
+    expect((await call('PUT', `${decision}/draft`, { token: ws.session, body: { schema: draft, revision: current.body.revision } })).status).toBe(200);
+    expect((await call('POST', `${decision}/shadow`, { token: ws.session, body: { rate: 100 } })).status).toBe(201);
+
+    const live = [];
+    for (let i = 0; i < 2; i++) {
+      const run = await runDecision(ws, 'tokens-everywhere', { message: `case ${i}` }, {}, '?include=probabilities');
+      expect(run.status).toBe(200);
+      expect(run.body.probabilities.verdict.approve).toBeCloseTo(0.81 / 0.82, 6);
+      live.push(run.body.execution_id);
+    }
+    const replay = await call('POST', `${decision}/replays`, { token: ws.session, body: { version: 1, last: 2 } });
+    expect(replay.status).toBe(201);
+    await waitFor(
+      async () => (await call('GET', `${decision}/replays/${replay.body.id}`, { token: ws.session })).body.status === 'completed',
+      30_000,
+      'the replay',
+    );
+
+    const db = new Client({ connectionString: process.env.E2E_DATABASE_URL });
+    await db.connect();
+    try {
+      const rows = async () =>
+        (
+          await db.query(
+            `SELECT e.id, e.source, e.confidence, e.distributions, COALESCE(e.shadow_of, i.execution_id) AS of
+               FROM decision_runner.executions e LEFT JOIN decision_runner.replay_items i ON i.replay_execution_id = e.id
+              WHERE e.workspace_id = $1 ORDER BY e.source`,
+            [ws.workspaceId],
+          )
+        ).rows as Array<{ id: string; source: string; confidence: unknown; distributions: { model: unknown; tokens?: unknown }; of: string | null }>;
+      let all: Awaited<ReturnType<typeof rows>> = [];
+      await waitFor(async () => (all = await rows()).length === 6, 15_000, 'two shadow runs');
+      expect(all.map((row) => row.source)).toEqual(['api', 'api', 'replay', 'replay', 'shadow', 'shadow']);
+      const byId = new Map(all.map((row) => [row.id, row]));
+      for (const row of all.filter((row) => row.source !== 'api')) {
+        const original = byId.get(row.of!)!;
+        expect(live).toContain(original.id);
+        expect(original.distributions.tokens).toBeDefined();
+        // The same confidences from the same token distributions, and those distributions kept for calibration.
+        expect({ source: row.source, confidence: row.confidence, distributions: row.distributions }).toEqual({
+          source: row.source,
+          confidence: original.confidence,
+          distributions: original.distributions,
+        });
+      }
+    } finally {
+      await db.end();
+    }
+  }, 120_000);
 });

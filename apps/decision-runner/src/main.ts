@@ -49,6 +49,7 @@ import { ReservationClient } from './runs/reservation-client';
 import { DestinationCalls } from './runs/destination-calls';
 import { RUNNER_JETSTREAM, runnerJetStream } from './runs/jetstream';
 import { LEASE_TAKER, LeaseTaker } from './runs/lease-taker';
+import { RunExecutor } from './runs/run-executor';
 import { RunService } from './runs/run.service';
 import { ShadowHandlers } from './shadow/shadow.handlers';
 import { ShadowRunner } from './shadow/shadow-runner';
@@ -92,6 +93,7 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
     controllers: [RunnerHandlers, HooksHandlers, ReplaysHandlers, ShadowHandlers],
     providers: [
       RunService,
+      RunExecutor,
       ShadowRunner,
       ShadowService,
       ReservationClient,

@@ -20,6 +20,21 @@ export type ExecutionRow = ExecutionBase &
     'status' | 'result' | 'confidence' | 'scores' | 'composites' | 'action' | 'actionReason' | 'metrics' | 'destinations' | 'error' | 'trace' | 'distributions'
   >;
 
+/** An execution row's identity: run `id` of `decision` at `version` in a workspace, where it came from and for whom. */
+export function executionBase(
+  id: string,
+  workspaceId: string,
+  decision: { id: string; slug: string },
+  version: number,
+  source: string,
+  requestId: string,
+  livemode: boolean,
+  input: ExecutionBase['input'] = null,
+  leaseId: string | null = null,
+): ExecutionBase {
+  return { id, workspaceId, decisionId: decision.id, decisionSlug: decision.slug, version, source, requestId, livemode, input, leaseId };
+}
+
 /** A run's trace as recorded: without the run's own values when the decision does not store its output. */
 export function traceOf(schema: NormalizedSchema, evaluation: Evaluation): EvaluationTrace {
   return traceEvaluation(schema, evaluation, schema.settings.storeOutput);
@@ -28,31 +43,44 @@ export function traceOf(schema: NormalizedSchema, evaluation: Evaluation): Evalu
 /** Rows per INSERT: bounds the statement's size (each row's JSON included) and the time one write holds a connection. */
 const MAX_ROWS_PER_INSERT = 256;
 
+/** An execution row's columns as the INSERT statements take them: one array parameter each, unnested side by side. */
+const BATCH_COLUMNS = `id, workspace_id, decision_id, decision_slug, version, source, status, request_id, livemode,
+  result, confidence, scores, composites, action, action_reason, metrics, destinations, error, input, trace, distributions, lease_id`;
+const INSERT_BATCH = `INSERT INTO executions (id, workspace_id, decision_id, decision_slug, version, source, status, request_id, livemode,
+                                   result, confidence, scores, composites, action, action_reason, metrics, destinations, error, input, input_json,
+                                   trace, distributions, lease_id`;
+const SELECT_BATCH = `SELECT id, workspace_id, decision_id, decision_slug, version, source, status, request_id, livemode,
+                  result, confidence, scores, composites, action, action_reason, metrics, destinations, error, input::jsonb, input::json,
+                  trace, distributions, lease_id`;
+const UNNEST_BATCH = `FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::text[], $7::text[], $8::text[], $9::boolean[],
+                         $10::jsonb[], $11::jsonb[], $12::jsonb[], $13::jsonb[], $14::text[], $15::jsonb[], $16::jsonb[], $17::jsonb[],
+                         $18::jsonb[], $19::text[], $20::jsonb[], $21::jsonb[], $22::text[]) AS batch(${BATCH_COLUMNS})`;
+
 /**
- * One multi-row INSERT for a whole batch: one array parameter per column, unnested side by side. The SQL text
- * is fixed whatever the batch size, so it is prepared once per connection. The batch's rollups are added in the
- * same statement, to the rollup shard of parameter $23: one round trip, and the charts never count a run the log
- * lost or miss one it kept. The input is sent once, as text, and kept twice: `input_json` as that text (the
- * caller's key order, which the engine's prompt follows) and `input` as jsonb (what the previous version reads).
+ * One multi-row INSERT for a whole batch. The SQL text is fixed whatever the batch size, so it is prepared once
+ * per connection. The batch's rollups are added in the same statement, to the rollup shard of parameter $23: one
+ * round trip, and the charts never count a run the log lost or miss one it kept. The input is sent once, as text,
+ * and kept twice: `input_json` as that text (the caller's key order, which the engine's prompt follows) and
+ * `input` as jsonb (what the previous version reads).
  */
 export const INSERT_EXECUTIONS = {
   name: 'decision-runner.insert-executions',
   text: `WITH written AS (
-           INSERT INTO executions (id, workspace_id, decision_id, decision_slug, version, source, status, request_id, livemode,
-                                   result, confidence, scores, composites, action, action_reason, metrics, destinations, error, input, input_json,
-                                   trace, distributions, lease_id)
-           SELECT id, workspace_id, decision_id, decision_slug, version, source, status, request_id, livemode,
-                  result, confidence, scores, composites, action, action_reason, metrics, destinations, error, input::jsonb, input::json,
-                  trace, distributions, lease_id
-             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::text[], $7::text[], $8::text[], $9::boolean[],
-                         $10::jsonb[], $11::jsonb[], $12::jsonb[], $13::jsonb[], $14::text[], $15::jsonb[], $16::jsonb[], $17::jsonb[],
-                         $18::jsonb[], $19::text[], $20::jsonb[], $21::jsonb[], $22::text[])
-                  AS batch(id, workspace_id, decision_id, decision_slug, version, source, status, request_id, livemode,
-                           result, confidence, scores, composites, action, action_reason, metrics, destinations, error, input,
-                           trace, distributions, lease_id)
+           ${INSERT_BATCH})
+           ${SELECT_BATCH}
+             ${UNNEST_BATCH}
            RETURNING ${ROLLED_UP_COLUMNS}
          ),${rollupStatements('written', '$23::smallint')}
          SELECT count(*) AS written FROM written`,
+};
+
+/**
+ * A shadow run's row, linked to the live run of parameter $23. Written alone, outside the rollups: shadow rows are
+ * few (bounded by the shadow workers), and the decision's overview and usage keep describing the live traffic only.
+ */
+export const INSERT_SHADOW_EXECUTION = {
+  name: 'decision-runner.insert-shadow-execution',
+  text: `${INSERT_BATCH}, shadow_of) ${SELECT_BATCH}, $23::text ${UNNEST_BATCH}`,
 };
 
 /**
@@ -66,8 +94,8 @@ function jsonb(value: unknown): string | null {
   return value === null || value === undefined ? null : JSON.stringify(value);
 }
 
-/** The batch as one array per column, in the statement's order, then the rollup shard it adds to. */
-export function insertParameters(rows: readonly ExecutionRow[], rollupShard: number = PROCESS_ROLLUP_SHARD): unknown[] {
+/** The batch as one array per column, in the statement's order, then the last parameter: the rollup shard it adds to, or the live run a shadow row follows. */
+export function insertParameters(rows: readonly ExecutionRow[], last: number | string = PROCESS_ROLLUP_SHARD): unknown[] {
   return [
     rows.map((row) => row.id),
     rows.map((row) => row.workspaceId),
@@ -91,7 +119,7 @@ export function insertParameters(rows: readonly ExecutionRow[], rollupShard: num
     rows.map((row) => jsonb(row.trace)),
     rows.map((row) => jsonb(row.distributions)),
     rows.map((row) => row.leaseId ?? null),
-    rollupShard,
+    last,
   ];
 }
 
@@ -123,6 +151,17 @@ export function successRow(
         ? { model: evaluation.recorded, ...(evaluation.recordedTokens ? { tokens: evaluation.recordedTokens } : {}) }
         : null,
   };
+}
+
+/** A run its version answered, as that version records it: its trace, and its answers when it stores its output. */
+export function answeredRow(
+  base: ExecutionBase,
+  schema: NormalizedSchema,
+  evaluation: Evaluation,
+  metrics: object,
+  destinations: object[] | null,
+): ExecutionRow {
+  return successRow(base, evaluation, metrics, destinations, schema.settings.storeOutput, traceOf(schema, evaluation));
 }
 
 export function errorRow(base: ExecutionBase, error: ServiceError): ExecutionRow {
@@ -163,6 +202,10 @@ export class ExecutionRecorder implements OnModuleDestroy {
       },
       { maxBatch: MAX_ROWS_PER_INSERT },
     );
+  }
+
+  record(row: ExecutionRow): Promise<void> {
+    return this.batches.add(row);
   }
 
   recordSuccess(

@@ -1,12 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { AnswerQuestionsReply, PlaygroundRunRequest, ServiceError, SUBJECTS } from '@ds/contracts';
+import { PlaygroundRunRequest, ServiceError } from '@ds/contracts';
 import {
   planDestinations,
   DestinationEntry,
-  evaluate,
-  Evaluation,
   matchingDestinations,
   NormalizedSchema,
   parseVersionNumber,
@@ -14,14 +12,12 @@ import {
   validateState,
 } from '@ds/decision-schema';
 import { newId } from '@ds/ids';
-import { currentRequestId, PLATFORM, RpcClient } from '@ds/platform';
+import { currentRequestId } from '@ds/platform';
 import { DecisionEntity, DecisionVersionEntity } from '../entities';
-import { ExecutionRecorder, traceOf } from '../executions/execution-recorder';
-import { engineRequestFor, runMetrics } from '../runs/engine-request';
+import { answeredRow, executionBase, ExecutionRecorder } from '../executions/execution-recorder';
+import { responseHead, RunExecutor } from '../runs/run-executor';
 import { engineCallNotMade } from './playground-limits';
 import { PlaygroundReservations } from './playground-reservations';
-
-const ENGINE_REPLY_MARGIN_MS = 2_000;
 
 /** Executions of the draft carry version 0: the draft has no version number of its own. */
 export const DRAFT_VERSION = 0;
@@ -35,7 +31,7 @@ export const DRAFT_VERSION = 0;
 export class PlaygroundService {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
-    @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
+    private readonly executor: RunExecutor,
     private readonly recorder: ExecutionRecorder,
     private readonly reservations: PlaygroundReservations,
   ) {}
@@ -44,66 +40,25 @@ export class PlaygroundService {
     const decision = await this.db.getRepository(DecisionEntity).findOneBy({ id: request.decisionId, workspaceId: request.workspaceId });
     if (!decision) throw new ServiceError('NOT_FOUND', 'No such decision in this workspace.');
     const { version, schema } = await this.schemaFor(decision, request.version);
+    // Before the lab's limits are spent: a state the version refuses costs the author nothing.
     const stateCheck = validateState(schema, request.state);
     if (!stateCheck.ok) throw new ServiceError('INVALID_STATE', stateCheck.message);
     const executionId = newId('exec');
     await this.reservations.reserve(request.workspaceId, executionId);
-    const base = {
-      id: executionId,
-      workspaceId: request.workspaceId,
-      decisionId: decision.id,
-      decisionSlug: decision.slug,
-      version,
-      source: 'playground',
-      requestId: currentRequestId()!,
-      livemode: false,
-      input: null,
-    };
-
-    const started = performance.now();
-    let answer: AnswerQuestionsReply;
-    let evaluation: Evaluation;
-    try {
-      answer = await this.rpc.call(SUBJECTS.engine.answer, engineRequestFor(request.workspaceId, schema, request.state), {
-        timeoutMs: schema.settings.timeoutMs + ENGINE_REPLY_MARGIN_MS,
-      });
-      try {
-        evaluation = evaluate(schema, answer.distributions, answer.tokenDistributions);
-      } catch {
-        throw new ServiceError('ENGINE_ERROR', 'The engine answered outside the decision contract.');
-      }
-    } catch (error) {
-      const failure = error instanceof ServiceError ? error : new ServiceError('INTERNAL_ERROR', 'The engine call failed.');
-      if (engineCallNotMade(failure)) await this.reservations.release(executionId);
-      await this.recorder.recordError(base, failure);
-      throw failure;
+    const base = executionBase(executionId, request.workspaceId, decision, version, 'playground', currentRequestId()!, false);
+    const executed = await this.executor.execute('playground', base, schema, request.state);
+    if (executed.status === 'failed') {
+      if (engineCallNotMade(executed.error)) await this.reservations.release(executionId);
+      await this.recorder.record(executed.row);
+      throw executed.error;
     }
-    const metrics = runMetrics(started, answer);
+    const { evaluation, metrics } = executed;
     const destinations =
       schema.destinations.length === 0
         ? null
         : previews(schema, matchingDestinations(schema, evaluation, { state: request.state, decisionId: decision.id, executionId }));
-    await this.recorder.recordSuccess(
-      base,
-      evaluation,
-      metrics,
-      destinations && destinations.map(recordedPreview),
-      schema.settings.storeOutput,
-      traceOf(schema, evaluation),
-    );
-    const body: Record<string, unknown> = {
-      decision_id: decision.id,
-      execution_id: executionId,
-      schema: decision.slug,
-      version: version === DRAFT_VERSION ? null : version,
-      result: evaluation.result,
-      confidence: evaluation.confidence,
-    };
-    if (evaluation.scores) body.scores = evaluation.scores;
-    if (evaluation.composites) body.composites = evaluation.composites;
-    body.action = evaluation.action;
-    body.action_reason = evaluation.action_reason;
-    body.probabilities = evaluation.probabilities;
+    await this.recorder.record(answeredRow(base, schema, evaluation, metrics, destinations && destinations.map(recordedPreview)));
+    const body = responseHead(decision, version === DRAFT_VERSION ? null : version, executionId, evaluation, true);
     if (destinations !== null) body.destinations = destinations;
     body.metrics = metrics;
     return body;

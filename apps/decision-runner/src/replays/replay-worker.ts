@@ -3,22 +3,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
-import { AnswerQuestionsReply, ServiceError, SUBJECTS } from '@ds/contracts';
-import { evaluate, Evaluation, NormalizedSchema, REPLAY_ENGINE_CONCURRENCY, validateState } from '@ds/decision-schema';
+import { NormalizedSchema, REPLAY_ENGINE_CONCURRENCY } from '@ds/decision-schema';
 import { newId, randomAlphanumeric } from '@ds/ids';
-import { Logger, PLATFORM, RpcClient } from '@ds/platform';
-import {
-  errorRow,
-  ExecutionBase,
-  ExecutionRow,
-  INSERT_EXECUTIONS,
-  insertParameters,
-  STORED_INPUT,
-  successRow,
-  traceOf,
-} from '../executions/execution-recorder';
+import { Logger, PLATFORM } from '@ds/platform';
+import { answeredRow, executionBase, ExecutionRow, INSERT_EXECUTIONS, insertParameters, STORED_INPUT } from '../executions/execution-recorder';
 import { pgPool } from '../pg-pool';
-import { ENGINE_REPLY_MARGIN_MS, engineRequestFor, runMetrics } from '../runs/engine-request';
+import { Executed, RunExecutor } from '../runs/run-executor';
 import { claimNextItem, ClaimedItem, completeIfFinished, releaseItem, takeBackAbandonedClaims } from './replay-queue';
 
 /** How often an idle worker looks for work another replica started, and a waiting one retries the lock. */
@@ -35,10 +25,9 @@ interface ReplaySchemas {
   baseline: NormalizedSchema | null;
 }
 
-type Asked =
-  | { status: 'answered'; answer: AnswerQuestionsReply; evaluation: Evaluation; started: number }
-  | { status: 'failed'; error: ServiceError }
-  | { status: 'slots-busy' };
+/** Never asked the provider: the execution waits again and is tried once slots free up. */
+const slotsBusy = (executed: Executed) =>
+  executed.status === 'failed' && (executed.error.code === 'ENGINE_RATE_LIMITED' || executed.error.code === 'SERVICE_UNAVAILABLE');
 
 /** The active version's answer to the same state: kept on the item, not recorded as an execution of its own. */
 interface BaselineAnswer {
@@ -75,7 +64,7 @@ export class ReplayWorker {
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
-    @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
+    private readonly executor: RunExecutor,
     @Inject(PLATFORM.logger) private readonly logger: Logger,
   ) {}
 
@@ -190,80 +179,39 @@ export class ReplayWorker {
       return 'finished';
     }
     const state = original.input.state ?? null;
-    const base: ExecutionBase = {
-      id: item.replay_execution_id,
-      workspaceId: item.workspace_id,
-      decisionId: item.decision_id,
-      decisionSlug: slug,
-      version: item.version ?? 0,
-      source: 'replay',
-      requestId: newId('req'),
-      // As the playground's: never billed, and apart from live traffic in the overview, where their tokens show as test traffic.
-      livemode: false,
-      input: null,
-    };
+    // As the playground's: never billed, and apart from live traffic in the overview, where their tokens show as test traffic.
+    const base = executionBase(item.replay_execution_id, item.workspace_id, { id: item.decision_id, slug }, item.version ?? 0, 'replay', newId('req'), false);
 
     // The active version on the same state, first: when the shared key has no slot free, nothing of the item was spent.
     let baselineAnswer: BaselineAnswer | null = null;
     if (baseline) {
-      const asked = await this.ask(item, baseline, state, base.requestId);
-      if (asked.status === 'slots-busy') {
+      const asked = await this.executor.execute('replay', base, baseline, state);
+      if (slotsBusy(asked)) {
         await releaseItem(pgPool(this.db), item);
         return 'slots-busy';
       }
       baselineAnswer =
-        asked.status === 'answered'
-          ? { action: asked.evaluation.action, answers: baseline.settings.storeOutput ? asked.evaluation.result : null, error: null }
-          : { action: null, answers: null, error: { code: asked.error.code, message: asked.error.message } };
+        asked.status === 'failed'
+          ? { action: null, answers: null, error: { code: asked.error.code, message: asked.error.message } }
+          : { action: asked.evaluation.action, answers: baseline.settings.storeOutput ? asked.evaluation.result : null, error: null };
     }
 
-    const asked = await this.ask(item, schema, state, base.requestId);
-    if (asked.status === 'slots-busy') {
+    const asked = await this.executor.execute('replay', base, schema, state);
+    if (slotsBusy(asked)) {
       await releaseItem(pgPool(this.db), item);
       return 'slots-busy';
     }
-    if (asked.status === 'failed') {
-      const error = asked.error;
-      await this.finish(item, { status: 'failed', row: errorRow(base, error), error: { code: error.code, message: error.message } }, baselineAnswer);
-      return 'finished';
-    }
-    const { evaluation, answer, started } = asked;
-    const metrics = runMetrics(started, answer);
-    const storeOutput = schema.settings.storeOutput;
-    await this.finish(
-      item,
-      {
-        status: 'done',
-        row: successRow(base, evaluation, metrics, null, storeOutput, traceOf(schema, evaluation)),
-        action: evaluation.action,
-        answers: storeOutput ? evaluation.result : null,
-      },
-      baselineAnswer,
-    );
+    const finished: Finished =
+      asked.status === 'failed'
+        ? { status: 'failed', row: asked.row, error: { code: asked.error.code, message: asked.error.message } }
+        : {
+            status: 'done',
+            row: answeredRow(base, schema, asked.evaluation, asked.metrics, null),
+            action: asked.evaluation.action,
+            answers: schema.settings.storeOutput ? asked.evaluation.result : null,
+          };
+    await this.finish(item, finished, baselineAnswer);
     return 'finished';
-  }
-
-  /** One engine call of `schema` about `state`, evaluated; `slots-busy` when the provider was never asked. */
-  private async ask(item: ClaimedItem, schema: NormalizedSchema, state: unknown, requestId: string): Promise<Asked> {
-    const stateCheck = validateState(schema, state);
-    if (!stateCheck.ok) return { status: 'failed', error: new ServiceError('INVALID_STATE', stateCheck.message) };
-    const started = performance.now();
-    try {
-      const answer = await this.rpc.call(SUBJECTS.engine.answer, engineRequestFor(item.workspace_id, schema, state), {
-        timeoutMs: schema.settings.timeoutMs + ENGINE_REPLY_MARGIN_MS,
-        requestId,
-      });
-      try {
-        return { status: 'answered', answer, evaluation: evaluate(schema, answer.distributions), started };
-      } catch {
-        throw new ServiceError('ENGINE_ERROR', 'The engine answered outside the decision contract.');
-      }
-    } catch (error) {
-      const failure = error instanceof ServiceError ? error : new ServiceError('INTERNAL_ERROR', 'The engine call failed.');
-      // Never asked the provider: the execution waits again and is tried once slots free up.
-      if (failure.code === 'ENGINE_RATE_LIMITED' || failure.code === 'SERVICE_UNAVAILABLE') return { status: 'slots-busy' };
-      return { status: 'failed', error: failure };
-    }
   }
 
   /**

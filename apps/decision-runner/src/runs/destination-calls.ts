@@ -16,9 +16,7 @@ import {
 import { Logger, Metrics, OutboundFailed, outboundRequest, OutboundRefused, PLATFORM, publishTraced, RpcClient } from '@ds/platform';
 import { DecisionRunnerConfig } from '../config';
 import { RUNNER_JETSTREAM } from './jetstream';
-
-/** Room the runner gives engine-proxy beyond an llm destination's own timeout before it stops waiting. */
-const LLM_REPLY_MARGIN_MS = 2_000;
+import { ENGINE_REPLY_MARGIN_MS } from './run-executor';
 
 /**
  * Bytes of a sync agent's answer read at most. The spec returns answers up to 16,000 characters and `reply`
@@ -126,7 +124,7 @@ export class DestinationCalls {
       timeoutMs: destination.timeoutMs,
     };
     try {
-      const answer = await this.rpc.call(SUBJECTS.engine.complete, request, { timeoutMs: destination.timeoutMs + LLM_REPLY_MARGIN_MS });
+      const answer = await this.rpc.call(SUBJECTS.engine.complete, request, { timeoutMs: destination.timeoutMs + ENGINE_REPLY_MARGIN_MS });
       return llmCompletedEntry(entry, answer);
     } catch (error) {
       if (!(error instanceof ServiceError)) this.logger.error({ err: error, destination: destination.key }, 'an llm destination failed unexpectedly');

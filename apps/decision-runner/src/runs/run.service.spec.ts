@@ -14,9 +14,10 @@ import { normalizeSchema, NormalizedSchema } from '@ds/decision-schema';
 import { CallOptions, Logger, NatsLink, RequestContext, RpcClient, runWithRequestContext } from '@ds/platform';
 import type { DecisionCache, RunnableDecision } from '../decisions/decision-cache';
 import type { VersionCache } from '../decisions/version-cache';
-import type { ExecutionRecorder } from '../executions/execution-recorder';
+import type { ExecutionRecorder, ExecutionRow } from '../executions/execution-recorder';
 import { ReservationClient } from './reservation-client';
 import type { DestinationCalls } from './destination-calls';
+import { RunExecutor } from './run-executor';
 import { RunService } from './run.service';
 import type { ShadowRunner } from '../shadow/shadow-runner';
 import { defined } from '../../../../test/e2e/support/api';
@@ -109,7 +110,8 @@ function harness(options: { schema?: NormalizedSchema; answers?: Record<string, 
   const decisions = { get: async (workspaceId: string, slug: string) => (slug === DECISION.slug ? DECISION : null) } as unknown as DecisionCache;
   const versions = { get: async () => schema } as unknown as VersionCache;
   const recorder = {
-    recordSuccess: async () => {
+    record: async (row: ExecutionRow) => {
+      if (row.status === 'error') return void steps.push(`record error ${(row.error as ServiceError).code}`);
       steps.push('record success');
       options.whileRecording?.();
     },
@@ -130,7 +132,7 @@ function harness(options: { schema?: NormalizedSchema; answers?: Record<string, 
     },
   } as unknown as ShadowRunner;
 
-  const service = new RunService(decisions, rpc, nats, versions, recorder, new ReservationClient(rpc, jetstream, logger), calls, shadows);
+  const service = new RunService(decisions, new RunExecutor(rpc), nats, versions, recorder, new ReservationClient(rpc, jetstream, logger), calls, shadows);
   const context: RequestContext = { requestId: 'req_run_service_spec', deadline: Date.now() + 60_000 };
   const run = (request: Partial<RunDecisionRequest> = {}) =>
     runWithRequestContext(context, () =>

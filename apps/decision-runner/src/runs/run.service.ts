@@ -1,27 +1,24 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AnswerQuestionsReply, AnswerQuestionsRequest, DeliveryMessage, RunDecisionReply, RunDecisionRequest, ServiceError, SUBJECTS } from '@ds/contracts';
+import { DeliveryMessage, RunDecisionReply, RunDecisionRequest, ServiceError } from '@ds/contracts';
 import {
   deliveryBody,
   deliveryRequest,
   DestinationEntry,
-  engineErrorEvaluation,
-  evaluate,
   Evaluation,
   matchingDestinations,
   NormalizedSchema,
   planDestinations,
   queuedEntry,
   unavailableEntry,
-  validateState,
 } from '@ds/decision-schema';
 import { newId } from '@ds/ids';
-import { CallerGaveUp, callerGaveUp, currentRequestId, NatsLink, PLATFORM, RpcClient } from '@ds/platform';
+import { CallerGaveUp, callerGaveUp, currentRequestId, NatsLink, PLATFORM } from '@ds/platform';
 import { DecisionCache, RunnableDecision } from '../decisions/decision-cache';
 import { VersionCache } from '../decisions/version-cache';
-import { ExecutionBase, ExecutionRecorder, traceOf } from '../executions/execution-recorder';
+import { answeredRow, ExecutionBase, executionBase, ExecutionRecorder } from '../executions/execution-recorder';
 import { ReservationClient } from './reservation-client';
 import { DestinationCalls, entryAt } from './destination-calls';
-import { ENGINE_REPLY_MARGIN_MS, engineRequestFor, RunMetrics, runMetrics } from './engine-request';
+import { responseHead, RunExecutor, RunMetrics } from './run-executor';
 import { ShadowRunner } from '../shadow/shadow-runner';
 
 /** Room left in a NATS message for the reply's envelope and headers around the run response. */
@@ -34,7 +31,7 @@ type ResponseBody = Record<string, unknown> & { destinations?: DestinationEntry[
 export class RunService {
   constructor(
     private readonly decisions: DecisionCache,
-    @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
+    private readonly executor: RunExecutor,
     @Inject(PLATFORM.nats) private readonly nats: NatsLink,
     private readonly versions: VersionCache,
     private readonly recorder: ExecutionRecorder,
@@ -50,7 +47,20 @@ export class RunService {
     const leaseId = await this.billing.reserve(request.workspaceId, executionId);
     let billable = false;
     try {
-      const reply = await this.execute(request, decision, version, schema, executionId, leaseId);
+      // Steps 7 to 10, recorded as an execution whatever their outcome.
+      const input = schema.settings.storeInput ? { state: request.body.state ?? null } : null;
+      const base = executionBase(executionId, request.workspaceId, decision, version, request.source, currentRequestId()!, request.livemode, input, leaseId);
+      const executed = await this.executor.execute('live', base, schema, request.body.state);
+      if (executed.status === 'failed') {
+        await this.recorder.record(executed.row);
+        throw executed.error;
+      }
+      if (executed.status === 'answered' && callerGaveUp()) {
+        const late = new CallerGaveUp();
+        await this.recorder.recordError(base, late);
+        throw late;
+      }
+      const reply = await this.answer(request, decision, version, schema, base, executed.evaluation, executed.metrics, executed.status === 'answered');
       billable = reply.billable;
       if (billable) this.shadows.follow(request, decision, version, executionId);
       return reply;
@@ -58,73 +68,6 @@ export class RunService {
       // Nobody is told about an answer finished after the caller stopped waiting, so it is not billed.
       await this.billing.settle(request.workspaceId, executionId, decision.id, billable && !callerGaveUp(), leaseId);
     }
-  }
-
-  /** Steps 7 to 10, recorded as an execution whatever their outcome. */
-  private async execute(
-    request: RunDecisionRequest,
-    decision: RunnableDecision,
-    version: number,
-    schema: NormalizedSchema,
-    executionId: string,
-    leaseId: string | null,
-  ): Promise<RunDecisionReply> {
-    // metrics.latency_ms covers the service's own share: state validation, the engine call, composites and policies.
-    const started = performance.now();
-    const base = {
-      id: executionId,
-      workspaceId: request.workspaceId,
-      decisionId: decision.id,
-      decisionSlug: decision.slug,
-      version,
-      source: request.source,
-      requestId: currentRequestId()!,
-      livemode: request.livemode,
-      input: schema.settings.storeInput ? { state: request.body.state ?? null } : null,
-      leaseId,
-    };
-
-    const stateCheck = validateState(schema, request.body.state);
-    if (!stateCheck.ok) {
-      const error = new ServiceError('INVALID_STATE', stateCheck.message);
-      // The caller's answer keeps the spec's one message; the record also names the field it concerns.
-      await this.recorder.recordError(
-        base,
-        new ServiceError('INVALID_STATE', stateCheck.message, [{ path: stateCheck.field ?? 'state', message: stateCheck.message }]),
-      );
-      throw error;
-    }
-
-    let answer: AnswerQuestionsReply;
-    let evaluation: Evaluation;
-    try {
-      answer = await this.rpc.call(SUBJECTS.engine.answer, this.engineRequest(request, schema), {
-        timeoutMs: schema.settings.timeoutMs + ENGINE_REPLY_MARGIN_MS,
-      });
-      evaluation = this.evaluate(schema, answer);
-    } catch (error) {
-      const failure = error instanceof ServiceError ? error : new ServiceError('INTERNAL_ERROR', 'The engine call failed.');
-      if (schema.settings.onEngineError === 'fallback' && failure.code.startsWith('ENGINE_') && failure.code !== 'ENGINE_NOT_CONFIGURED') {
-        const evaluation = engineErrorEvaluation(schema, failure.code);
-        // engine-proxy says where it routed the call: the decision's engine, the workspace's default or the service's.
-        const routed = failure.internal;
-        const metrics = runMetrics(started, {
-          engine: routed?.engine ?? schema.settings.engine ?? 'llm',
-          model: routed?.model ?? schema.settings.model ?? 'unknown',
-        });
-        return this.answer(request, decision, version, schema, base, evaluation, metrics, false);
-      }
-      await this.recorder.recordError(base, failure);
-      throw failure;
-    }
-
-    if (callerGaveUp()) {
-      const late = new CallerGaveUp();
-      await this.recorder.recordError(base, late);
-      throw late;
-    }
-    const metrics = runMetrics(started, answer);
-    return this.answer(request, decision, version, schema, base, evaluation, metrics, true);
   }
 
   /** Step 10 and the answer: the response serialised once, recorded, and what the caller and a replay receive. */
@@ -138,12 +81,12 @@ export class RunService {
     metrics: RunMetrics,
     billable: boolean,
   ): Promise<RunDecisionReply> {
-    const response = this.responseHead(request, decision, version, base.id, evaluation);
+    const response = responseHead(decision, version, base.id, evaluation, request.includeProbabilities) as ResponseBody;
     if (schema.destinations.length === 0) {
       response.metrics = metrics;
       const body = JSON.stringify(response);
       await this.refuseUnsendable(base, body);
-      await this.recorder.recordSuccess(base, evaluation, metrics, null, schema.settings.storeOutput, traceOf(schema, evaluation));
+      await this.recorder.record(answeredRow(base, schema, evaluation, metrics, null));
       return { body, billable };
     }
 
@@ -200,7 +143,7 @@ export class RunService {
         body = JSON.stringify(response);
       }
     }
-    await this.recorder.recordSuccess(base, evaluation, metrics, entries, schema.settings.storeOutput, traceOf(schema, evaluation));
+    await this.recorder.record(answeredRow(base, schema, evaluation, metrics, entries));
     return { body, billable };
   }
 
@@ -239,35 +182,5 @@ export class RunService {
     const schema = Number.isSafeInteger(pinned) && pinned >= 1 ? await this.versions.find(decision.id, pinned) : null;
     if (schema === null) throw new ServiceError('DECISION_NOT_FOUND', `The decision ${request.slug} has no version ${pinned}.`);
     return { version: pinned, schema };
-  }
-
-  private engineRequest(request: RunDecisionRequest, schema: NormalizedSchema): AnswerQuestionsRequest {
-    return engineRequestFor(request.workspaceId, schema, request.body.state);
-  }
-
-  private evaluate(schema: NormalizedSchema, answer: AnswerQuestionsReply): Evaluation {
-    try {
-      return evaluate(schema, answer.distributions, answer.tokenDistributions);
-    } catch {
-      throw new ServiceError('ENGINE_ERROR', 'The engine answered outside the decision contract.');
-    }
-  }
-
-  /** The response up to its destinations and metrics, which the caller appends in that order. */
-  private responseHead(request: RunDecisionRequest, decision: RunnableDecision, version: number, executionId: string, evaluation: Evaluation): ResponseBody {
-    const body: ResponseBody = {
-      decision_id: decision.id,
-      execution_id: executionId,
-      schema: decision.slug,
-      version,
-      result: evaluation.result,
-      confidence: evaluation.confidence,
-    };
-    if (evaluation.scores) body.scores = evaluation.scores;
-    if (evaluation.composites) body.composites = evaluation.composites;
-    body.action = evaluation.action;
-    body.action_reason = evaluation.action_reason;
-    if (request.includeProbabilities) body.probabilities = evaluation.probabilities;
-    return body;
   }
 }

@@ -5,6 +5,7 @@ import { normalizeSchema, NormalizedSchema } from '@ds/decision-schema';
 import type { Logger, Metrics, RpcClient } from '@ds/platform';
 import type { RunnableDecision } from '../decisions/decision-cache';
 import type { VersionCache } from '../decisions/version-cache';
+import { RunExecutor } from '../runs/run-executor';
 import { SHADOW_CONCURRENCY, SHADOW_QUEUE_LIMIT, SHADOW_QUEUE_PER_WORKSPACE, ShadowRunner } from './shadow-runner';
 
 function schema(threshold: number, storeOutput = true): NormalizedSchema {
@@ -52,19 +53,23 @@ function harness(options: { engine?: (request: AnswerQuestionsRequest) => Promis
       return (options.engine ?? (async () => REPLY))(payload);
     },
   } as unknown as RpcClient;
-  const db = { driver: { master: { query: async (query: { values: unknown[] }) => void rows.push(query.values) } } } as unknown as DataSource;
+  const db = {
+    driver: {
+      master: { query: async (query: { values: unknown[] }) => void rows.push(query.values.map((value) => (Array.isArray(value) ? value[0] : value))) },
+    },
+  } as unknown as DataSource;
   const registry = new Registry();
   const versions = {
     get: async (_id: string, version: number) => (version === 4 ? (options.shadowSchema ?? schema(0.5)) : schema(0.95)),
   } as unknown as VersionCache;
   const logger = { warn: () => undefined } as unknown as Logger;
-  const runner = new ShadowRunner(db, rpc, logger, { registry } as Metrics, versions);
+  const runner = new ShadowRunner(db, new RunExecutor(rpc), logger, { registry } as Metrics, versions);
   const metric = async (name: string) => (await registry.getSingleMetricAsString(name)).split('\n').filter((line) => !line.startsWith('#'));
   return { runner, engineCalls, rows, metric };
 }
 
-/** Columns of the shadow INSERT, in its order. */
-const COLUMN = { id: 0, version: 4, status: 5, livemode: 7, result: 8, action: 12, metrics: 14, error: 15, trace: 16, shadowOf: 17 };
+/** Parameters of the shadow INSERT, in its order (one row's value of each column, then the live run). */
+const COLUMN = { id: 0, version: 4, status: 6, livemode: 8, result: 9, action: 13, metrics: 15, error: 17, trace: 19, distributions: 20, shadowOf: 22 };
 
 describe('ShadowRunner', () => {
   it('evaluates the shadow version on the live state after the call returns, and records it linked to the live run', async () => {
@@ -87,6 +92,7 @@ describe('ShadowRunner', () => {
     expect(JSON.parse(row[COLUMN.result] as string)).toEqual({ fraud: 0.9 });
     expect(JSON.parse(row[COLUMN.metrics] as string)).toMatchObject({ input_tokens: 100, output_tokens: 20, estimated_cost_usd: 0.001 });
     expect(row[COLUMN.trace]).not.toBeNull();
+    expect(JSON.parse(row[COLUMN.distributions] as string)).toEqual({ model: REPLY.distributions });
     expect(await h.metric('decision_service_shadow_runs_total')).toEqual(['decision_service_shadow_runs_total{status="success"} 1']);
   });
 

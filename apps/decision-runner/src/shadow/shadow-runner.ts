@@ -2,15 +2,15 @@ import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Counter } from 'prom-client';
 import { DataSource } from 'typeorm';
-import { AnswerQuestionsReply, RunDecisionRequest, ServiceError, SUBJECTS } from '@ds/contracts';
-import { evaluate, Evaluation, NormalizedSchema, shadowSampled, validateState } from '@ds/decision-schema';
+import { RunDecisionRequest, ServiceError } from '@ds/contracts';
+import { shadowSampled } from '@ds/decision-schema';
 import { newId } from '@ds/ids';
-import { currentRequestId, Logger, Metrics, PLATFORM, RpcClient, runWithRequestContext } from '@ds/platform';
+import { currentRequestId, Logger, Metrics, PLATFORM, runWithRequestContext } from '@ds/platform';
 import { RunnableDecision } from '../decisions/decision-cache';
 import { VersionCache } from '../decisions/version-cache';
-import { traceOf } from '../executions/execution-recorder';
+import { answeredRow, errorRow, executionBase, ExecutionRow, INSERT_SHADOW_EXECUTION, insertParameters } from '../executions/execution-recorder';
 import { pgPool } from '../pg-pool';
-import { ENGINE_REPLY_MARGIN_MS, engineRequestFor, runMetrics } from '../runs/engine-request';
+import { RunExecutor } from '../runs/run-executor';
 import { ShadowQueue } from './shadow-queue';
 
 /**
@@ -37,22 +37,9 @@ interface ShadowSample {
 }
 
 /**
- * One row, written alone: shadow rows are few (bounded by the workers), and they stay out of the rollups, so the
- * decision's overview and usage keep describing the live traffic only.
- */
-const INSERT_SHADOW_EXECUTION = {
-  name: 'decision-runner.insert-shadow-execution',
-  text: `INSERT INTO executions (id, workspace_id, decision_id, decision_slug, version, source, status, request_id, livemode,
-                                result, confidence, scores, composites, action, action_reason, metrics, error, trace, shadow_of)
-         VALUES ($1, $2, $3, $4, $5, 'shadow', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
-};
-
-const json = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
-
-/**
  * Evaluates the shadow version on the state of sampled live runs, after their answer has gone: the live run is
- * handed over in one synchronous call that only samples and queues. The shadow's run goes through engine-proxy
- * like the live one, with no destinations, no billing and no rate-limit windows (it never passes the gateway), and
+ * handed over in one synchronous call that only samples and queues. The shadow's run goes through the live run's
+ * executor, with no destinations, no billing and no rate-limit windows (it never passes the gateway), and
  * is recorded as an execution of its own (`source` = `shadow`, `shadow_of` = the live execution). A failure is
  * recorded as that execution's error and goes no further.
  */
@@ -69,7 +56,7 @@ export class ShadowRunner implements OnModuleDestroy {
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
-    @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
+    private readonly executor: RunExecutor,
     @Inject(PLATFORM.logger) private readonly logger: Logger,
     @Inject(PLATFORM.metrics) metrics: Metrics,
     private readonly versions: VersionCache,
@@ -113,66 +100,21 @@ export class ShadowRunner implements OnModuleDestroy {
   }
 
   private async evaluate(sample: ShadowSample): Promise<void> {
-    const started = performance.now();
-    let schema: NormalizedSchema | null = null;
+    const decision = { id: sample.decisionId, slug: sample.decisionSlug };
+    const base = executionBase(newId('exec'), sample.workspaceId, decision, sample.version, 'shadow', sample.requestId, sample.livemode);
+    let row: ExecutionRow;
     try {
-      schema = await this.versions.get(sample.decisionId, sample.version);
-      const stateCheck = validateState(schema, sample.state);
-      if (!stateCheck.ok) throw new ServiceError('INVALID_STATE', stateCheck.message);
-      const answer: AnswerQuestionsReply = await this.rpc.call(SUBJECTS.engine.answer, engineRequestFor(sample.workspaceId, schema, sample.state), {
-        timeoutMs: schema.settings.timeoutMs + ENGINE_REPLY_MARGIN_MS,
-      });
-      let evaluation: Evaluation;
-      try {
-        evaluation = evaluate(schema, answer.distributions);
-      } catch {
-        throw new ServiceError('ENGINE_ERROR', 'The engine answered outside the decision contract.');
-      }
-      const metrics = runMetrics(started, answer);
-      await this.record(sample, 'success', schema.settings.storeOutput ? evaluation : null, evaluation, metrics, null, traceOf(schema, evaluation));
-      this.runs.inc({ status: 'success' });
+      const schema = await this.versions.get(sample.decisionId, sample.version);
+      const executed = await this.executor.execute('shadow', base, schema, sample.state);
+      row = executed.status === 'failed' ? executed.row : answeredRow(base, schema, executed.evaluation, executed.metrics, null);
     } catch (error) {
-      const failure = error instanceof ServiceError ? error : new ServiceError('INTERNAL_ERROR', 'The shadow run failed.');
-      try {
-        await this.record(sample, 'error', null, null, null, { code: failure.code, message: failure.message }, null);
-        this.runs.inc({ status: 'error' });
-      } catch (recordError) {
-        this.logger.warn({ err: recordError, decisionId: sample.decisionId, shadowOf: sample.liveExecutionId }, 'a shadow run could not be recorded');
-      }
+      row = errorRow(base, error instanceof ServiceError ? error : new ServiceError('INTERNAL_ERROR', 'The shadow run failed.'));
     }
-  }
-
-  private async record(
-    sample: ShadowSample,
-    status: 'success' | 'error',
-    output: Evaluation | null,
-    evaluation: Evaluation | null,
-    metrics: object | null,
-    error: object | null,
-    trace: object | null,
-  ): Promise<void> {
-    await pgPool(this.db).query({
-      ...INSERT_SHADOW_EXECUTION,
-      values: [
-        newId('exec'),
-        sample.workspaceId,
-        sample.decisionId,
-        sample.decisionSlug,
-        sample.version,
-        status,
-        sample.requestId,
-        sample.livemode,
-        json(output?.result),
-        json(output?.confidence),
-        json(output?.scores),
-        json(output?.composites),
-        evaluation?.action ?? null,
-        json(evaluation?.action_reason),
-        json(metrics),
-        json(error),
-        json(trace),
-        sample.liveExecutionId,
-      ],
-    });
+    try {
+      await pgPool(this.db).query({ ...INSERT_SHADOW_EXECUTION, values: insertParameters([row], sample.liveExecutionId) });
+      this.runs.inc({ status: row.status });
+    } catch (recordError) {
+      this.logger.warn({ err: recordError, decisionId: sample.decisionId, shadowOf: sample.liveExecutionId }, 'a shadow run could not be recorded');
+    }
   }
 }
