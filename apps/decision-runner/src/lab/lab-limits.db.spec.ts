@@ -141,9 +141,26 @@ describe('a calibration fit', () => {
   });
 
   it('is refused with CONFLICT while a fit of the workspace runs in this process, and the first completes', async () => {
-    const first = fit();
-    await expect(fit()).rejects.toMatchObject({ code: 'CONFLICT' });
-    await expect(first).resolves.toMatchObject({ version: 1 });
+    // Holding the decision's row keeps the first fit at its last step, writing the maps into the draft, so that the
+    // second is asked while the first surely runs.
+    const blocker = db.createQueryRunner();
+    await blocker.connect();
+    await blocker.startTransaction();
+    try {
+      await blocker.query(`SELECT 1 FROM decisions WHERE id = 'dec_f' FOR UPDATE`);
+      const first = fit();
+      const held = async () => ((await db.query(`SELECT holder FROM lab_turns WHERE workspace_id = 'ws_f'`)) as Array<{ holder: string }>)[0]?.holder;
+      for (let tries = 0; (await held()) === 'resting' || (await held()) === undefined; tries++) {
+        if (tries > 500) throw new Error('the first fit never took its turn');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      await expect(fit()).rejects.toMatchObject({ code: 'CONFLICT' });
+      await blocker.commitTransaction();
+      await expect(first).resolves.toMatchObject({ version: 1 });
+    } finally {
+      if (blocker.isTransactionActive) await blocker.rollbackTransaction();
+      await blocker.release();
+    }
   });
 
   it('is refused with RATE_LIMITED and a Retry-After past the plan’s daily cap, and ends its turn', async () => {
