@@ -105,7 +105,7 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
     },
     sessionPace: {
       perSecond: env.int('APP_REQUESTS_PER_SECOND', 50, 1, 1_000_000),
-      burst: env.int('APP_REQUEST_BURST', 200, 1, 1_000_000),
+      burst: env.int('APP_REQUEST_BURST', 500, 1, 1_000_000),
       maxWaitMs: SESSION_PACE_MAX_WAIT_MS,
     },
     sessionPurgeIntervalMs: env.int('SESSION_PURGE_INTERVAL_MS', 3_600_000, 0, 86_400_000),
