@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { leaseCounterKey, PUT_LEASE_SCRIPT, RECLAIM_LEASE_SCRIPT } from '@ds/billing';
-import { Logger, redact } from '@ds/platform';
+import { Logger, redisClient } from '@ds/platform';
 
 /** The ledger's side of the lease counter in Redis: putting a lease in, and reclaiming what runs did not take. */
 export interface LeaseCounter {
@@ -26,10 +26,10 @@ export class RedisLeaseCounter implements LeaseCounter {
 
   constructor(url: string, logger: Logger) {
     // A grant that cannot reach Redis fails at once: runs then reserve one by one until it is back.
-    this.redis = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000 }) as LeaseCommands;
-    this.redis.defineCommand('putLease', { numberOfKeys: 1, lua: PUT_LEASE_SCRIPT });
-    this.redis.defineCommand('reclaimLease', { numberOfKeys: 1, lua: RECLAIM_LEASE_SCRIPT });
-    this.redis.on('error', (error) => logger.debug({ err: error, url: redact(url) }, 'lease counter: Redis connection error'));
+    this.redis = redisClient<LeaseCommands>(url, logger, {
+      purpose: 'lease counter',
+      scripts: { putLease: PUT_LEASE_SCRIPT, reclaimLease: RECLAIM_LEASE_SCRIPT },
+    });
     this.redis.connect().catch((error: unknown) => logger.warn({ err: error }, 'lease counter: Redis is not reachable yet; runs reserve one by one'));
   }
 

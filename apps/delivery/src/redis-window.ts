@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
-import { Logger, redact } from '@ds/platform';
+import { Logger, redact, redisClient } from '@ds/platform';
 import { WindowDecision, windowDecision, workspaceWindowKey } from '@ds/webhooks';
 
 /**
@@ -48,19 +48,15 @@ export class RedisWindow {
   ) {
     // Commands fail at once while Redis is away instead of queueing behind the outage, and a Redis that
     // stops answering costs a take at most a second: the caller then counts in its own process.
-    this.redis = new Redis(url, {
-      lazyConnect: true,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-      connectTimeout: 2_000,
-      commandTimeout: 1_000,
+    this.redis = redisClient<WindowCommands>(url, logger, {
+      purpose: 'delivery windows',
+      commandTimeoutMs: 1_000,
       // A take given up on was counted here instead; resending it after a reconnect would count it twice.
-      autoResendUnfulfilledCommands: false,
+      resendAfterReconnect: false,
       // Takes of attempts started in one event-loop turn go to Redis in one write.
-      enableAutoPipelining: true,
-    }) as WindowCommands;
-    this.redis.defineCommand('takeWindow', { numberOfKeys: 1, lua: TAKE_SCRIPT });
-    this.redis.on('error', (error) => this.logger.debug({ err: error }, 'Redis connection error'));
+      pipelined: true,
+      scripts: { takeWindow: TAKE_SCRIPT },
+    });
   }
 
   /** Connects; false when Redis does not answer now (the connection keeps trying in the background). */

@@ -24,3 +24,4 @@ export * from './sealing-sweep';
 export * from './periodic-job';
 export * from './outage-log';
 export * from './pacing';
+export * from './redis-client';

@@ -2,7 +2,7 @@ import Redis from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import { HAND_BACK_SCRIPT, leaseCounterKey, TAKE_UNIT_SCRIPT } from '@ds/billing';
 import { SUBJECTS } from '@ds/contracts';
-import { Logger, redact, RpcClient } from '@ds/platform';
+import { Logger, redisClient, RpcClient } from '@ds/platform';
 
 export const LEASE_TAKER = Symbol('lease-taker');
 
@@ -37,12 +37,11 @@ export class LeaseTaker {
     private readonly rpc: RpcClient,
     private readonly logger: Logger,
   ) {
-    // Fails at once while Redis is away instead of queueing the run behind the outage.
-    const options = { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000, enableAutoPipelining: true };
-    this.redis = new Redis(url, options) as LeaseCommands;
-    this.redis.defineCommand('takeUnit', { numberOfKeys: 1, lua: TAKE_UNIT_SCRIPT });
-    this.redis.defineCommand('handBack', { numberOfKeys: 1, lua: HAND_BACK_SCRIPT });
-    this.redis.on('error', (error) => logger.debug({ err: error, url: redact(url) }, 'lease counter: Redis connection error'));
+    this.redis = redisClient<LeaseCommands>(url, logger, {
+      purpose: 'lease counter',
+      pipelined: true,
+      scripts: { takeUnit: TAKE_UNIT_SCRIPT, handBack: HAND_BACK_SCRIPT },
+    });
     this.redis.connect().catch((error: unknown) => logger.warn({ err: error }, 'lease counter: Redis is not reachable yet; runs reserve one by one'));
   }
 

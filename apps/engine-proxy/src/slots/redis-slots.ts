@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { slotFreedChannel, slotLeaseMs, slotPollDelayMs, slotSetKey } from '@ds/engine';
-import { Logger, redact } from '@ds/platform';
+import { Logger, redact, redisClient } from '@ds/platform';
 import { SlotLease } from './local-semaphore';
 
 /**
@@ -64,14 +64,13 @@ export class RedisSlots {
     readonly url: string,
     private readonly logger: Logger,
   ) {
-    // Commands fail at once while Redis is away instead of queueing behind the outage: a waiting call has a deadline.
-    const options = { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000 };
     // Acquires and releases of calls handled in one event-loop turn go to Redis in one write.
-    this.redis = new Redis(url, { ...options, enableAutoPipelining: true }) as SlotCommands;
-    this.redis.defineCommand('acquireSlot', { numberOfKeys: 1, lua: ACQUIRE_SCRIPT });
-    this.redis.defineCommand('releaseSlot', { numberOfKeys: 1, lua: RELEASE_SCRIPT });
-    this.subscriber = new Redis(url, options);
-    for (const connection of [this.redis, this.subscriber]) connection.on('error', (error) => this.logger.debug({ err: error }, 'Redis connection error'));
+    this.redis = redisClient<SlotCommands>(url, logger, {
+      purpose: 'engine slots',
+      pipelined: true,
+      scripts: { acquireSlot: ACQUIRE_SCRIPT, releaseSlot: RELEASE_SCRIPT },
+    });
+    this.subscriber = redisClient(url, logger, { purpose: 'engine slot releases' });
     // One release frees one slot: waking one waiter per replica, not all, keeps a crowd of waiters from
     // stampeding Redis on every release. The others keep polling.
     this.subscriber.on('message', (channel: string) => this.wakers.get(channel)?.[0]?.());

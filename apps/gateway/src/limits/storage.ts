@@ -2,7 +2,7 @@ import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis'
 import { ThrottlerStorage, ThrottlerStorageService } from '@nestjs/throttler';
 import Redis from 'ioredis';
 import { ServiceError } from '@ds/contracts';
-import { ConfigError, Logger, redact } from '@ds/platform';
+import { ConfigError, Logger, redact, redisClient } from '@ds/platform';
 
 /** One request counted in a fixed window. */
 export interface WindowHit {
@@ -105,16 +105,8 @@ export async function openRateLimitStore(kind: 'redis' | 'memory', redisUrl: str
     logger.warn('rate-limit windows are counted in this process only (RATE_LIMIT_STORE=memory): run one gateway replica');
     return { windows: new MemoryWindowCounter(storage), storage, onApplicationShutdown: async () => storage.onApplicationShutdown() };
   }
-  // Commands fail at once while Redis is away instead of queueing behind the outage. The windows of
-  // requests arriving in one event-loop turn go to Redis in one write (auto-pipelining).
-  const redis = new Redis(redisUrl, {
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    connectTimeout: 3_000,
-    enableAutoPipelining: true,
-  });
-  redis.on('error', (error) => logger.debug({ err: error }, 'Redis connection error'));
+  // The windows of requests arriving in one event-loop turn go to Redis in one write.
+  const redis = redisClient(redisUrl, logger, { purpose: 'rate-limit windows', pipelined: true, connectTimeoutMs: 3_000 });
   try {
     await redis.connect();
   } catch (error) {
