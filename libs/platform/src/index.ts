@@ -25,3 +25,4 @@ export * from './periodic-job';
 export * from './outage-log';
 export * from './pacing';
 export * from './redis-client';
+export * from './one-replica';

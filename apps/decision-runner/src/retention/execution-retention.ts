@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { RETENTION_BATCH_MAX, RetentionRequest, SUBJECTS } from '@ds/contracts';
-import { deleteInBatches, Logger, PeriodicJob, PLATFORM, RpcClient } from '@ds/platform';
+import { deleteInBatches, Logger, onOneReplica, PeriodicJob, PLATFORM, RpcClient } from '@ds/platform';
 import { MINUTE_GRAIN, MINUTE_GRAIN_KEPT_MS } from '@ds/decision-schema';
 import { DecisionRunnerConfig } from '../config';
 import { ROLLUP_TABLES } from '../executions/rollups';
@@ -63,21 +63,8 @@ export class ExecutionRetention {
   }
 
   /** One round; answers null when another replica holds the round. */
-  async purge(now = new Date()): Promise<PurgeReport | null> {
-    const lock = this.db.createQueryRunner();
-    await lock.connect();
-    try {
-      const [answer] = (await lock.query('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [LOCK_KEY])) as Array<{ locked: boolean }>;
-      // A SELECT without FROM answers exactly one row.
-      if (!answer!.locked) return null;
-      try {
-        return await this.purgeAll(now);
-      } finally {
-        await lock.query('SELECT pg_advisory_unlock(hashtext($1))', [LOCK_KEY]);
-      }
-    } finally {
-      await lock.release();
-    }
+  purge(now = new Date()): Promise<PurgeReport | null> {
+    return onOneReplica(this.db, LOCK_KEY, () => this.purgeAll(now));
   }
 
   /**

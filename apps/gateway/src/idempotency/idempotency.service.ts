@@ -2,7 +2,7 @@ import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ServiceError } from '@ds/contracts';
-import { Logger, OutcomeUnknown, PLATFORM } from '@ds/platform';
+import { Logger, OutcomeUnknown, PeriodicJob, PLATFORM } from '@ds/platform';
 
 /** How long a stored response is replayed. */
 const REPLAY_HOURS = 24;
@@ -29,20 +29,24 @@ export class StillRunning extends ServiceError {
  */
 @Injectable()
 export class IdempotencyService implements OnModuleInit, OnModuleDestroy {
-  private cleanup: NodeJS.Timeout | null = null;
+  private readonly cleanup: PeriodicJob;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
-    @Inject(PLATFORM.logger) private readonly logger: Logger,
-  ) {}
-
-  onModuleInit(): void {
-    this.cleanup = setInterval(() => void this.deleteExpired(), CLEANUP_EVERY_MS);
-    this.cleanup.unref();
+    @Inject(PLATFORM.logger) logger: Logger,
+  ) {
+    // One replica deletes at a time: the others would only wait on the same rows.
+    this.cleanup = new PeriodicJob(CLEANUP_EVERY_MS, () => this.deleteExpired(), logger, 'could not delete expired idempotency keys', {
+      oneReplica: { db, lockKey: 'gateway:idempotency-cleanup' },
+    });
   }
 
-  onModuleDestroy(): void {
-    if (this.cleanup) clearInterval(this.cleanup);
+  onModuleInit(): void {
+    this.cleanup.start();
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.cleanup.stop();
   }
 
   /**
@@ -119,10 +123,6 @@ export class IdempotencyService implements OnModuleInit, OnModuleDestroy {
   }
 
   private async deleteExpired(): Promise<void> {
-    try {
-      await this.db.query(`DELETE FROM idempotency_keys WHERE ctid IN (SELECT ctid FROM idempotency_keys WHERE expires_at < now() LIMIT 10000)`);
-    } catch (error) {
-      this.logger.warn({ err: error }, 'could not delete expired idempotency keys');
-    }
+    await this.db.query(`DELETE FROM idempotency_keys WHERE ctid IN (SELECT ctid FROM idempotency_keys WHERE expires_at < now() LIMIT 10000)`);
   }
 }
