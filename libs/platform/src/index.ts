@@ -26,3 +26,4 @@ export * from './outage-log';
 export * from './pacing';
 export * from './redis-client';
 export * from './one-replica';
+export * from './group-commit';

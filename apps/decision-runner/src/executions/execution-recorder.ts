@@ -3,9 +3,9 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ServiceError } from '@ds/contracts';
 import { Evaluation, EvaluationTrace, NormalizedSchema, traceEvaluation } from '@ds/decision-schema';
+import { GroupCommit } from '@ds/platform';
 import { ExecutionEntity } from '../entities';
 import { pgPool } from '../pg-pool';
-import { GroupCommit } from './group-commit';
 import { PROCESS_ROLLUP_SHARD, ROLLED_UP_COLUMNS, rollupStatements } from './rollups';
 
 export type ExecutionBase = Pick<

@@ -1,9 +1,9 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { JetStreamClient } from 'nats';
 import { BillingSettlement, BillingSettlementBatch, SETTLEMENT_STREAM, SUBJECTS } from '@ds/contracts';
-import { Logger, PLATFORM, publishTraced, RpcClient } from '@ds/platform';
+import { GroupCommit, Logger, PLATFORM, publishTraced, RpcClient } from '@ds/platform';
 import { RUNNER_JETSTREAM } from './jetstream';
-import { GroupCommit } from '../executions/group-commit';
+
 import { LEASE_TAKER, LeaseTaker } from './lease-taker';
 
 /** Settlements one message carries at most: well inside NATS's 1 MB, and one ledger transaction's worth. */
