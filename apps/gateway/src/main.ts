@@ -8,7 +8,17 @@ import { CREDENTIAL_LIMITS, PASSWORDS, SessionsService } from './auth/sessions.s
 import { appAddressWarning } from './app-address';
 import { GatewayConfig, readGatewayConfig } from './config';
 import { AdminController } from './controllers/admin.controller';
-import { AppController } from './controllers/app.controller';
+import { ApiKeysController } from './controllers/api-keys.controller';
+import { AuthController } from './controllers/auth.controller';
+import { BillingController } from './controllers/billing.controller';
+import { DecisionsController } from './controllers/decisions.controller';
+import { ExecutionsController } from './controllers/executions.controller';
+import { MembersController } from './controllers/members.controller';
+import { QualityController } from './controllers/quality.controller';
+import { ShadowController } from './controllers/shadow.controller';
+import { TemplatesController } from './controllers/templates.controller';
+import { VersionsController } from './controllers/versions.controller';
+import { WorkspacesController } from './controllers/workspaces.controller';
 import { ReplaysController } from './controllers/replays.controller';
 import { InvitationsController } from './controllers/invitations.controller';
 import { DeliveriesController } from './controllers/deliveries.controller';
@@ -79,7 +89,17 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
       PublicController,
       OpenApiController,
       McpController,
-      AppController,
+      AuthController,
+      WorkspacesController,
+      BillingController,
+      MembersController,
+      TemplatesController,
+      ApiKeysController,
+      DecisionsController,
+      VersionsController,
+      ShadowController,
+      ExecutionsController,
+      QualityController,
       ReplaysController,
       AccountController,
       InvitationsController,

@@ -1,10 +1,8 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
-import { FastifyRequest } from 'fastify';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { Deployer, SUBJECTS } from '@ds/contracts';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { MemberWorkspace, WorkspaceRole } from '../http/access';
-import { RequestId } from '../http/request-lifecycle';
-import { WorkspacesService } from '../workspaces/workspaces.service';
+import { ActingUser, RequestId } from '../http/request-lifecycle';
 
 /**
  * Replays of a draft or a deployed version against the decision's past executions. Like deploy and the version
@@ -12,20 +10,23 @@ import { WorkspacesService } from '../workspaces/workspaces.service';
  */
 @Controller('app/v1/workspaces/:ws/decisions/:id/replays')
 export class ReplaysController {
-  constructor(
-    private readonly workspaces: WorkspacesService,
-    @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
-  ) {}
+  constructor(@Inject(PLATFORM.rpc) private readonly rpc: RpcClient) {}
 
   /** `{ version: N | null, last: N }` or `{ version, from, to }`; 201 with the replay, which runs in the background. */
   @Post()
   @WorkspaceRole('admin', 'decisions:deploy')
-  async start(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Body() body: unknown, @Req() request: FastifyRequest) {
+  async start(
+    @RequestId() requestId: string,
+    @MemberWorkspace() ws: string,
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @ActingUser() startedBy: Deployer | null,
+  ) {
     // The daily cap is the plan's; the runner checks the body.
     const account = await this.rpc.call(SUBJECTS.billing.account, { workspaceId: ws }, { requestId });
     return this.rpc.call(
       SUBJECTS.runner.startReplay,
-      { workspaceId: ws, decisionId: id, body: body ?? null, plan: account.plan.name, startedBy: await this.startedBy(request) },
+      { workspaceId: ws, decisionId: id, body: body ?? null, plan: account.plan.name, startedBy },
       { requestId },
     );
   }
@@ -76,12 +77,5 @@ export class ReplaysController {
   @HttpCode(200)
   cancel(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Param('replay') replay: string) {
     return this.rpc.call(SUBJECTS.runner.cancelReplay, { workspaceId: ws, decisionId: id, replayId: replay }, { requestId });
-  }
-
-  private async startedBy(request: FastifyRequest): Promise<Deployer | null> {
-    const caller = request.caller;
-    if (caller.kind === 'embed') return { user_id: caller.session.user.id, email: caller.session.user.email };
-    if (caller.kind === 'user') return { user_id: caller.userId, email: await this.workspaces.emailOf(caller.userId) };
-    return null;
   }
 }

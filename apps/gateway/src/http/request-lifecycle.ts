@@ -1,8 +1,8 @@
-import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import { createParamDecorator, ExecutionContext, Injectable, PipeTransform } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { errorCodes, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
-import { REQUEST_BODY_MAX_BYTES, ServiceError } from '@ds/contracts';
+import { Deployer, REQUEST_BODY_MAX_BYTES, ServiceError } from '@ds/contracts';
 import { isValidSlug } from '@ds/decision-schema';
 import { isValidCallerToken, newId } from '@ds/ids';
 import { endSpan, httpSpans, Metrics, RpcClient, SpanKind, startSpan, tracer } from '@ds/platform';
@@ -18,7 +18,7 @@ import { RateLimiter } from '../limits/rate-limiter';
 import { SessionPacing } from '../limits/session-pacing';
 import { allowed, rateLimitHeaders, retryAfterSeconds } from '../limits/windows';
 import { WorkspacesService } from '../workspaces/workspaces.service';
-import { Access, RouteAccessConfig, WORKSPACE_PARAM } from './access';
+import { Access, Caller, RouteAccessConfig, WORKSPACE_PARAM } from './access';
 import { parseJsonBody } from './json-body';
 import { queryTextIssues } from './query-text';
 import { RouteTable } from './route-table';
@@ -289,6 +289,23 @@ function sameSecret(given: string, expected: string): boolean {
 export const RequestId = createParamDecorator((_data: unknown, context: ExecutionContext): string => {
   return context.switchToHttp().getRequest<FastifyRequest>().id;
 });
+
+/** The signed-in user's address is read only by the handlers that record who acted, never at the edge. */
+@Injectable()
+export class ActingUserPipe implements PipeTransform<Caller, Promise<Deployer | null>> {
+  constructor(private readonly workspaces: WorkspacesService) {}
+
+  async transform(caller: Caller): Promise<Deployer | null> {
+    if (caller.kind === 'embed') return { user_id: caller.session.user.id, email: caller.session.user.email };
+    if (caller.kind === 'user') return { user_id: caller.userId, email: await this.workspaces.emailOf(caller.userId) };
+    return null;
+  }
+}
+
+const CallerParam = createParamDecorator((_data: unknown, context: ExecutionContext): Caller => context.switchToHttp().getRequest<FastifyRequest>().caller);
+
+/** Who deploys, starts a shadow or a replay: the signed-in user, or the embedded editor's user; null for anyone else. */
+export const ActingUser = () => CallerParam(ActingUserPipe);
 
 /** The body, which must be a JSON object: an empty body, an array or a scalar is refused with 400. */
 export function objectBody(body: unknown): Record<string, unknown> {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { ServiceError } from '@ds/contracts';
 import { MembershipEntity, UserEntity, WorkspaceEntity } from '../entities';
+import { ActingUserPipe } from '../http/request-lifecycle';
 import { gateway } from '../main';
 import { WorkspacesService } from './workspaces.service';
 import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
@@ -43,6 +44,21 @@ describe('queries without their owner', () => {
     expect(refused).not.toBe('granted');
     await expect(workspaces.requireRole(workspaceId, 'usr_owner', 'admin')).resolves.toBe('owner');
     await expect(workspaces.requireRole(workspaceId, 'usr_other', 'viewer')).rejects.toMatchObject({ code: 'FORBIDDEN' });
+  });
+});
+
+describe('the acting user a deploy, a shadow or a replay records', () => {
+  it('is the signed-in user with the address on file, the embedded editor’s user, and nobody for other callers', async () => {
+    const acting = new ActingUserPipe(new WorkspacesService(db));
+    await expect(acting.transform({ kind: 'user', userId: 'usr_owner', membership: null })).resolves.toEqual({
+      user_id: 'usr_owner',
+      email: 'owner@example.com',
+    });
+    await expect(acting.transform({ kind: 'user', userId: 'usr_gone', membership: null })).resolves.toEqual({ user_id: 'usr_gone', email: null });
+    const user = { id: 'ext-7', name: 'Seven', email: 'seven@partner.example' };
+    const session = { id: 'emb_1', workspaceId, user, permissions: [], origins: [], startPath: '/', locale: null, theme: null, expiresAt: '' };
+    await expect(acting.transform({ kind: 'embed', session })).resolves.toEqual({ user_id: 'ext-7', email: 'seven@partner.example' });
+    await expect(acting.transform({ kind: 'operator' })).resolves.toBeNull();
   });
 });
 
