@@ -8,16 +8,20 @@ import { Link } from '../router';
 import { DECISION_VIEWS, decisionView, offersView } from '../lib/access';
 import { ConfirmDialog, Loaded, Outcome, Page, useAction, useLoad } from '../ui';
 import { useScrollStrip } from '../components/scroll-strip';
-import { Editor } from './editor';
-import { Playground } from './playground';
-import { ExecutionsTable } from './execution-list';
-import { DeliveriesTable } from './deliveries';
-import { SecretUrl } from './secret-url';
+import { lazyScreen, ScreenSlot } from '../components/lazy-screen';
 import { BreakingList, MissingSecretsNote, ReviewView } from './changes';
-import { History } from './history';
-import { Replay } from './replay';
-import { Overview } from './overview';
-import { Quality } from './quality';
+
+// A tab's code is fetched when the tab is first opened: the charts come with Overview and Quality, CodeMirror and
+// drag and drop with the editor.
+const Overview = lazyScreen(() => import('./overview'), 'Overview');
+const Quality = lazyScreen(() => import('./quality'), 'Quality');
+const Editor = lazyScreen(() => import('./editor'), 'Editor');
+const Playground = lazyScreen(() => import('./playground'), 'Playground');
+const ExecutionsTable = lazyScreen(() => import('./execution-list'), 'ExecutionsTable');
+const DeliveriesTable = lazyScreen(() => import('./deliveries'), 'DeliveriesTable');
+const SecretUrl = lazyScreen(() => import('./secret-url'), 'SecretUrl');
+const History = lazyScreen(() => import('./history'), 'History');
+const Replay = lazyScreen(() => import('./replay'), 'Replay');
 
 export function DecisionPage({ id, view }: { id: string; view: string }) {
   const { t, workspace } = useApp();
@@ -50,17 +54,19 @@ export function DecisionPage({ id, view }: { id: string; view: string }) {
               </Link>
             ))}
           </nav>
-          {current === 'overview' && views.includes('overview') && <Overview decision={decision} />}
-          {current === 'quality' && views.includes('quality') && <Quality decision={decision} onDraftChanged={reload} />}
-          {current === 'editor' && views.includes('editor') && <Editor decision={decision} onSaved={set} />}
-          {current === 'playground' && views.includes('playground') && <Playground decision={decision} />}
-          {current === 'deploy' && views.includes('deploy') && <Deploy decision={decision} reload={reload} />}
-          {current === 'executions' && views.includes('executions') && <ExecutionsTable decision={decision.slug} />}
-          {current === 'deliveries' && views.includes('deliveries') && <DeliveriesTable decisionId={decision.id} />}
-          {current === 'secret-url' && views.includes('secret-url') && <SecretUrl decision={decision} />}
-          {current === 'history' && views.includes('history') && <History decision={decision} reload={reload} />}
-          {current === 'replay' && views.includes('replay') && <Replay decision={decision} />}
-          {(current === null || !views.includes(current)) && <p role="alert">{t('error.notFound')}</p>}
+          <ScreenSlot place={view}>
+            {current === 'overview' && views.includes('overview') && <Overview decision={decision} />}
+            {current === 'quality' && views.includes('quality') && <Quality decision={decision} onDraftChanged={reload} />}
+            {current === 'editor' && views.includes('editor') && <Editor decision={decision} onSaved={set} />}
+            {current === 'playground' && views.includes('playground') && <Playground decision={decision} />}
+            {current === 'deploy' && views.includes('deploy') && <Deploy decision={decision} reload={reload} />}
+            {current === 'executions' && views.includes('executions') && <ExecutionsTable decision={decision.slug} />}
+            {current === 'deliveries' && views.includes('deliveries') && <DeliveriesTable decisionId={decision.id} />}
+            {current === 'secret-url' && views.includes('secret-url') && <SecretUrl decision={decision} />}
+            {current === 'history' && views.includes('history') && <History decision={decision} reload={reload} />}
+            {current === 'replay' && views.includes('replay') && <Replay decision={decision} />}
+            {(current === null || !views.includes(current)) && <p role="alert">{t('error.notFound')}</p>}
+          </ScreenSlot>
         </Page>
       )}
     </Loaded>

@@ -14,9 +14,12 @@ import { CompositesEditor } from '../editors/composites';
 import { DestinationsEditor } from '../editors/destinations';
 import { PoliciesEditor } from '../editors/policies';
 import { CheckField, Confirmation, describedBy, EditorContext, FieldIssues, NumberField, SelectField, TextField, Update } from '../editors/fields';
-import { JsonView } from '../editors/json-view';
 import { ItemControls } from '../editors/parts';
 import { SortableList } from '../editors/sortable';
+import { lazyScreen, ScreenSlot } from '../components/lazy-screen';
+
+/** CodeMirror comes only with the JSON view, the first time it is opened. */
+const JsonView = lazyScreen(() => import('../editors/json-view'), 'JsonView');
 
 type Json = any;
 
@@ -311,7 +314,9 @@ export function Editor({ decision, onSaved }: { decision: DecisionDetails; onSav
           <fieldset disabled={!editable} className="plain">
             <legend className="visually-hidden">{decision.name}</legend>
             {view === 'json' ? (
-              <JsonView text={text} onChange={editText} issues={shownIssues} doc={doc} readOnly={!editable} />
+              <ScreenSlot place="json">
+                <JsonView text={text} onChange={editText} issues={shownIssues} doc={doc} readOnly={!editable} />
+              </ScreenSlot>
             ) : jsonError ? (
               <p className="issue">{t('ed.jsonError', { message: jsonError })}</p>
             ) : (
