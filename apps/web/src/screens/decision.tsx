@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react';
-import { breakingChanges, reviewVersions } from '@ds/decision-schema';
-import { api, DecisionDetails, ReviewReply } from '../lib/api';
+import { reviewVersions } from '@ds/decision-schema';
+import { api, DecisionDetails, DeployedReply, ReviewReply } from '../lib/api';
 
 import { normalizedOf, sameJson } from '../lib/drafts';
 import { may, useApp } from '../context';
@@ -86,7 +86,6 @@ function Deploy({ decision, reload }: { decision: DecisionDetails; reload: () =>
   const { busy, error, act: run } = useAction(reload);
   const active = useMemo(() => normalizedOf(decision.active_schema), [decision.active_schema]);
   const draft = useMemo(() => normalizedOf(decision.draft), [decision.draft]);
-  const breaking = useMemo(() => (active && draft ? breakingChanges(active, draft) : []), [active, draft]);
   const unchanged = active !== null && draft !== null && sameJson(active, draft);
   const admin = may(workspace, 'decisions:deploy');
   // The service's review adds the secret check; the same words are computed here at once, and for those who may not ask.
@@ -98,6 +97,10 @@ function Deploy({ decision, reload }: { decision: DecisionDetails; reload: () =>
   const reply = served.state === 'ready' ? served.data : null;
   const review = reply?.review ?? local;
   const missing = reply ? reply.missing_secrets : [];
+  // The list the API answers (and reports again in the deploy's answer), once it is in; the page's own until then.
+  const breaking = review?.breaking ?? [];
+  // A deploy is confirmed against the service's list, so it waits for the review the service is asked for.
+  const reviewing = admin && served.state === 'loading';
 
   const act = async (work: () => Promise<string | null>) => {
     setMessage(null);
@@ -109,7 +112,7 @@ function Deploy({ decision, reload }: { decision: DecisionDetails; reload: () =>
     setConfirming(false);
     void act(async () => {
       const body = note.trim() === '' ? undefined : { note };
-      const { version } = await api<{ version: number }>('POST', `/workspaces/${ws}/decisions/${decision.id}/deploy`, body);
+      const { version } = await api<DeployedReply>('POST', `/workspaces/${ws}/decisions/${decision.id}/deploy`, body);
       setNote('');
       return t('dep.deployed', { version });
     });
@@ -131,7 +134,7 @@ function Deploy({ decision, reload }: { decision: DecisionDetails; reload: () =>
         {unchanged ? <p>{t('dep.same', { version: decision.active_version ?? 0 })}</p> : review !== null && <ReviewView review={review} />}
         {breaking.length > 0 && <BreakingList changes={breaking} />}
         {!unchanged && <MissingSecretsNote missing={missing} />}
-        <button type="button" className="primary" disabled={!admin || busy || unchanged || draft === null} onClick={() => setConfirming(true)}>
+        <button type="button" className="primary" disabled={!admin || busy || reviewing || unchanged || draft === null} onClick={() => setConfirming(true)}>
           {t('dep.deploy')}
         </button>
         {draft === null && <p className="muted small">{t('dep.invalidDraft')}</p>}
