@@ -280,8 +280,8 @@ describe('deploy and rollback review', () => {
     expect((await call('PUT', `${decisionUrl}/draft`, { token: ws.session, body: { schema: stricter, revision: 1 } })).status).toBe(200);
     const reviewed = await call('GET', `${decisionUrl}/review`, { token: ws.session });
     expect(reviewed.body.review.breaking).toEqual([
-      { kind: 'fieldRequired', subject: 'amount' },
       { kind: 'fieldAdded', subject: 'order' },
+      { kind: 'fieldRequired', subject: 'amount' },
     ]);
     const second = await call('POST', `${decisionUrl}/deploy`, { token: ws.session });
     expect({ status: second.status, body: second.body }).toEqual({ status: 201, body: { version: 2, breaking: reviewed.body.review.breaking } });
