@@ -9,6 +9,7 @@ import { leaveThen, Link, match, navigate, useLocation } from './router';
 import { Loading } from './ui';
 import { useScrollStrip } from './components/scroll-strip';
 import { lazyScreen, ScreenSlot } from './components/lazy-screen';
+import { screenKey } from './lib/screen-key';
 
 // Each screen is its own file, fetched when its route is first drawn: signing in loads the shell and that form alone.
 const SignIn = lazyScreen(() => import('./screens/auth'), 'SignIn');
@@ -294,7 +295,7 @@ function AuthShell({ children }: { children: ReactNode }) {
         <Preferences />
       </header>
       <main id="main">
-        <ScreenSlot place={path}>{children}</ScreenSlot>
+        <ScreenSlot key={screenKey(path)}>{children}</ScreenSlot>
       </main>
     </div>
   );
@@ -390,7 +391,7 @@ function Shell({ children }: { children: ReactNode }) {
         </nav>
       )}
       <main id="main" tabIndex={-1}>
-        <ScreenSlot place={path}>{children}</ScreenSlot>
+        <ScreenSlot key={screenKey(path)}>{children}</ScreenSlot>
       </main>
     </div>
   );

@@ -11,26 +11,22 @@ export function lazyScreen<M extends Record<K, ComponentType<any>>, K extends ke
 
 /**
  * Where a lazy screen is drawn: the shared loading line while its file is fetched, and the error, with a reload,
- * when it cannot be (the connection dropped, or a newer build replaced the file since the page was loaded). `place`
- * names what is shown; when it changes, an error shown for the previous place is dropped.
+ * when it cannot be (the connection dropped, or a newer build replaced the file since the page was loaded). Keyed by
+ * the screen it holds (`screenKey`), so that another screen starts in a slot of its own.
  */
-export function ScreenSlot({ place, children }: { place: string; children: ReactNode }) {
+export function ScreenSlot({ children }: { children: ReactNode }) {
   return (
-    <ScreenBoundary place={place}>
+    <ScreenBoundary>
       <Suspense fallback={<Loading />}>{children}</Suspense>
     </ScreenBoundary>
   );
 }
 
-class ScreenBoundary extends Component<{ place: string; children: ReactNode }, { error: unknown; place: string | null }> {
-  state = { error: null as unknown, place: null as string | null };
+class ScreenBoundary extends Component<{ children: ReactNode }, { error: unknown }> {
+  state = { error: null as unknown };
 
   static getDerivedStateFromError(error: unknown) {
     return { error };
-  }
-
-  static getDerivedStateFromProps(props: { place: string }, state: { error: unknown; place: string | null }) {
-    return state.place === props.place ? null : { error: null, place: props.place };
   }
 
   render() {

@@ -54,7 +54,7 @@ export function DecisionPage({ id, view }: { id: string; view: string }) {
               </Link>
             ))}
           </nav>
-          <ScreenSlot place={view}>
+          <ScreenSlot key={view}>
             {current === 'overview' && views.includes('overview') && <Overview decision={decision} />}
             {current === 'quality' && views.includes('quality') && <Quality decision={decision} onDraftChanged={reload} />}
             {current === 'editor' && views.includes('editor') && <Editor decision={decision} onSaved={set} />}

@@ -251,7 +251,7 @@ export function Editor({ decision, onSaved }: { decision: DecisionDetails; onSav
           <fieldset disabled={!editable} className="plain">
             <legend className="visually-hidden">{decision.name}</legend>
             {view === 'json' ? (
-              <ScreenSlot place="json">
+              <ScreenSlot>
                 <JsonView text={text} onChange={editText} issues={shownIssues} doc={doc} readOnly={!editable} />
               </ScreenSlot>
             ) : jsonError ? (
