@@ -72,13 +72,24 @@ class ImportGraph {
     this.edges = new Map();
     /** @type {Map<string, string>} file → its text when read, so that an edited file is noticed */
     this.texts = new Map();
-    // Tarjan's state, kept between files: a component found once is final.
+    this.forgetComponents();
+  }
+
+  /** Tarjan's state, kept between files (a component found once is final) until a file's imports change. */
+  forgetComponents() {
     /** @type {Map<string, number>} */ this.index = new Map();
     /** @type {Map<string, number>} */ this.low = new Map();
     /** @type {Map<string, number>} */ this.component = new Map();
     /** @type {string[]} */ this.stack = [];
     /** @type {Set<string>} */ this.onStack = new Set();
     this.counter = 0;
+  }
+
+  /** `file` now reads `text` (an editor lints as one types): its imports are read again, the components found anew. */
+  changed(file, text) {
+    this.edges.delete(file);
+    this.importsOf(file, text);
+    this.forgetComponents();
   }
 
   /** @param {string} specifier @param {string} from */
@@ -172,17 +183,18 @@ class ImportGraph {
 /** @type {Map<string, ImportGraph>} */
 const graphs = new Map();
 
-/** The graph for `file`'s repository, read afresh when the file's text is not the one it was built from. */
+/** The graph for `file`'s repository, with `file`'s imports as its text holds them now. */
 function graphFor(file, text) {
   const config = rootConfigOf(file);
   if (config === null) return null;
   let graph = graphs.get(config);
-  const seen = graph?.texts.get(file);
-  if (!graph || (seen !== undefined && seen !== text)) {
+  if (!graph) {
     graph = new ImportGraph(config);
     graphs.set(config, graph);
   }
-  graph.importsOf(file, text);
+  const seen = graph.texts.get(file);
+  if (seen !== undefined && seen !== text) graph.changed(file, text);
+  else graph.importsOf(file, text);
   return graph;
 }
 

@@ -66,6 +66,19 @@ describe('local/no-import-cycle', () => {
     expect(lintFile('src/d.ts')).toEqual([]);
   });
 
+  it('sees a file as its text is now, as an editor lints while one types', () => {
+    const files = {
+      'src/a.ts': "import { b } from './b';\nexport const a = b;\n",
+      'src/b.ts': "import { a } from './a';\nexport const b = () => a;\n",
+    };
+    const built = repository(files);
+    made.push(built.dir);
+    expect(built.lintFile('src/a.ts')).toHaveLength(1);
+    // b.ts edited (not saved): it no longer imports a.ts, and the circle is gone for both.
+    expect(lint(built.dir, join(built.dir, 'src/b.ts'), 'export const b = () => 1;\n')).toEqual([]);
+    expect(built.lintFile('src/a.ts')).toEqual([]);
+  });
+
   it('lets import() lead back: a screen loaded by route is meant to be reached that way', () => {
     const lintFile = repo({
       'src/app.tsx': "import { shell } from './shell';\nexport const app = () => import('./screen').then((m) => m.screen + shell);\n",
