@@ -1,6 +1,7 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import local from './eslint-rules/no-import-cycle.cjs';
 
 const APPS = ['gateway', 'decision-runner', 'engine-proxy', 'delivery', 'billing-ledger', 'partner', 'all-in-one'];
 
@@ -132,9 +133,15 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.js', '**/*.mjs'],
+    files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly', __dirname: 'readonly', process: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    // A circle of imports, type-only ones too, is one idea spread over files that cannot be read one at a time.
+    files: ['**/*.ts', '**/*.tsx', '**/*.mts'],
+    plugins: { local },
+    rules: { 'local/no-import-cycle': 'error' },
   },
   ...boundaries,
   ...pureLayers,

@@ -37,7 +37,8 @@ export function precompress(): Plugin {
       },
     },
     async writeBundle(_options, bundle) {
-      const files = Object.keys(bundle).filter((name) => COMPRESSIBLE.has(extname(name)));
+      // The manifest (.vite/) is read by the size report, never served.
+      const files = Object.keys(bundle).filter((name) => COMPRESSIBLE.has(extname(name)) && !name.startsWith('.vite/'));
       await Promise.all(
         files.map(async (name) => {
           const path = join(outDir, name);

@@ -23,7 +23,8 @@ export default defineConfig({
     assetsInlineLimit: 0,
     sourcemap: false,
     reportCompressedSize: false,
-    chunkSizeWarningLimit: 1000,
+    // Which file each screen is in, for `npm run web:size`; under .vite/, which the gateway never serves.
+    manifest: true,
     // Brotli at its strongest takes seconds on the script, once per build by design; rolldown would report it each time.
     rolldownOptions: { checks: { bundlerTimings: false } },
   },

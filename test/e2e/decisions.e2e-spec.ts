@@ -150,7 +150,7 @@ describe('decision definitions', () => {
       await db.query('COMMIT');
       const replies = await Promise.all(deploys);
       expect(replies.map((r) => r.status).sort()).toEqual([201, 409]);
-      expect(replies.find((r) => r.status === 201)!.body).toEqual({ version: 1 });
+      expect(replies.find((r) => r.status === 201)!.body).toEqual({ version: 1, breaking: [] });
       expectError(
         replies.find((r) => r.status === 409)!,
         409,

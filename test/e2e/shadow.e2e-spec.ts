@@ -197,14 +197,14 @@ describe('shadow', () => {
     // A shadow newer than the active version becomes active as it is.
     const promoted = await call('POST', app(ws, id, '/shadow/promote'), { token: ws.session });
     expect(promoted.status).toBe(201);
-    expect(promoted.body).toEqual({ version: 2 });
+    expect(promoted.body).toEqual({ version: 2, breaking: [] });
     expect(await shadowOf(ws, id)).toMatchObject({ active_version: 2, shadow: null, comparison: null });
     expect((await call('GET', '/v1/decisions/candidate', { token: ws.apiKey })).body.version).toBe(2);
 
     // An older version is promoted as a copy, so numbers only grow.
     expect((await call('POST', app(ws, id, '/shadow'), { token: ws.session, body: { rate: 100, version: 1 } })).status).toBe(201);
     const copied = await call('POST', app(ws, id, '/shadow/promote'), { token: ws.session });
-    expect(copied.body).toEqual({ version: 3 });
+    expect(copied.body).toEqual({ version: 3, breaking: [] });
     const history = (await call('GET', app(ws, id, '/versions'), { token: ws.session })).body.data;
     expect(history[0]).toMatchObject({ version: 3, active: true, rolled_back_from: 1 });
 

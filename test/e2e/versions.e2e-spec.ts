@@ -260,6 +260,44 @@ describe('deploy and rollback review', () => {
     action: 'escalate',
   };
 
+  it('answers a deploy, a rollback and a promoted shadow with what breaks callers, the list the review showed before', async () => {
+    const ws = await newWorkspace();
+    const marker = uniqueMarker();
+    const { body: created } = await call('POST', `/app/v1/workspaces/${ws.workspaceId}/decisions`, {
+      token: ws.session,
+      body: { slug: 'breaks', name: 'Breaks', schema: triageSchema(marker) },
+    });
+    const decisionUrl = `/app/v1/workspaces/${ws.workspaceId}/decisions/${created.id}`;
+    const first = await call('POST', `${decisionUrl}/deploy`, { token: ws.session });
+    expect({ status: first.status, body: first.body }).toEqual({ status: 201, body: { version: 1, breaking: [] } });
+
+    const stricter = triageSchema(marker, {
+      state: {
+        type: 'object',
+        fields: { message: { type: 'string', required: true }, amount: { type: 'number', required: true }, order: { type: 'string', required: true } },
+      },
+    });
+    expect((await call('PUT', `${decisionUrl}/draft`, { token: ws.session, body: { schema: stricter, revision: 1 } })).status).toBe(200);
+    const reviewed = await call('GET', `${decisionUrl}/review`, { token: ws.session });
+    expect(reviewed.body.review.breaking).toEqual([
+      { kind: 'fieldAdded', subject: 'order' },
+      { kind: 'fieldRequired', subject: 'amount' },
+    ]);
+    const second = await call('POST', `${decisionUrl}/deploy`, { token: ws.session });
+    expect({ status: second.status, body: second.body }).toEqual({ status: 201, body: { version: 2, breaking: reviewed.body.review.breaking } });
+
+    // Back to version 1: the field added required is removed, which breaks the callers that now send it.
+    const back = await call('GET', `${decisionUrl}/review?version=1`, { token: ws.session });
+    expect(back.body.review.breaking).toEqual([{ kind: 'fieldRemoved', subject: 'order' }]);
+    const rolled = await call('POST', `${decisionUrl}/versions/1/rollback`, { token: ws.session });
+    expect({ status: rolled.status, body: rolled.body }).toEqual({ status: 201, body: { version: 3, breaking: back.body.review.breaking } });
+
+    // A shadow of the stricter draft, promoted: the same changes against the version it replaces.
+    expect((await call('POST', `${decisionUrl}/shadow`, { token: ws.session, body: { rate: 50 } })).status).toBe(201);
+    const promoted = await call('POST', `${decisionUrl}/shadow/promote`, { token: ws.session });
+    expect({ status: promoted.status, body: promoted.body }).toEqual({ status: 201, body: { version: 4, breaking: reviewed.body.review.breaking } });
+  });
+
   it('says in words what a deploy changes: a rule inserted at the top is one change, a missing secret is named, and compare and rollback read the same', async () => {
     const ws = await newWorkspace();
     const marker = uniqueMarker();

@@ -271,7 +271,12 @@ describe('the decision overview', () => {
     expect(await chartOf('Latency p50 and p95').locator('circle.chart-lone-point').count()).toBe(2);
 
     // The cost axis ends at the first round tick above the minute's cost (or at its floor when it cost nothing).
-    const ticksOf = async (title: string) => (await chartOf(title).locator('.recharts-yAxis-tick-labels text').allTextContents()).map(Number);
+    // Read once drawn: the chart is drawn again after its table is closed, and measures its box before its axes.
+    const ticksOf = async (title: string) => {
+      const labels = chartOf(title).locator('.recharts-yAxis-tick-labels text');
+      await labels.first().waitFor();
+      return (await labels.allTextContents()).map(Number);
+    };
     const costTable = await chartTable(page, 'Engine cost');
     const minuteCost = Math.max(...costTable.map((row) => Number(String(row[1]).replace('$', ''))));
     const costTicks = await ticksOf('Engine cost');

@@ -8,20 +8,28 @@ import { AppContext, AppState, useApp } from './context';
 import { leaveThen, Link, match, navigate, useLocation } from './router';
 import { Loading } from './ui';
 import { useScrollStrip } from './components/scroll-strip';
-import { SignIn, SignUp } from './screens/auth';
-import { Workspaces } from './screens/workspaces';
-import { DecisionsList, NewDecision } from './screens/decisions';
-import { DecisionPage } from './screens/decision';
-import { ExecutionDetail } from './screens/executions';
-import { Executions } from './screens/execution-list';
-import { ApiKeys } from './screens/keys';
-import { Secrets } from './screens/secrets';
-import { Members } from './screens/members';
-import { AcceptInvitation } from './screens/invitations';
-import { AccountPage } from './screens/account';
-import { Billing } from './screens/billing';
-import { Settings } from './screens/settings';
-import { Deliveries, DeliveryDetail, SigningSecret } from './screens/deliveries';
+import { lazyScreen, ScreenSlot } from './components/lazy-screen';
+import { screenKey } from './lib/screen-key';
+
+// Each screen is its own file, fetched when its route is first drawn: signing in loads the shell and that form alone.
+const SignIn = lazyScreen(() => import('./screens/auth'), 'SignIn');
+const SignUp = lazyScreen(() => import('./screens/auth'), 'SignUp');
+const Workspaces = lazyScreen(() => import('./screens/workspaces'), 'Workspaces');
+const DecisionsList = lazyScreen(() => import('./screens/decisions'), 'DecisionsList');
+const NewDecision = lazyScreen(() => import('./screens/decisions'), 'NewDecision');
+const DecisionPage = lazyScreen(() => import('./screens/decision'), 'DecisionPage');
+const ExecutionDetail = lazyScreen(() => import('./screens/executions'), 'ExecutionDetail');
+const Executions = lazyScreen(() => import('./screens/execution-list'), 'Executions');
+const ApiKeys = lazyScreen(() => import('./screens/keys'), 'ApiKeys');
+const Secrets = lazyScreen(() => import('./screens/secrets'), 'Secrets');
+const Members = lazyScreen(() => import('./screens/members'), 'Members');
+const AcceptInvitation = lazyScreen(() => import('./screens/invitations'), 'AcceptInvitation');
+const AccountPage = lazyScreen(() => import('./screens/account'), 'AccountPage');
+const Billing = lazyScreen(() => import('./screens/billing'), 'Billing');
+const Settings = lazyScreen(() => import('./screens/settings'), 'Settings');
+const Deliveries = lazyScreen(() => import('./screens/deliveries'), 'Deliveries');
+const DeliveryDetail = lazyScreen(() => import('./screens/deliveries'), 'DeliveryDetail');
+const SigningSecret = lazyScreen(() => import('./screens/deliveries'), 'SigningSecret');
 
 const WORKSPACE_KEY = 'ds.workspace';
 
@@ -279,13 +287,16 @@ const LANGUAGE_NAMES: Record<Locale, string> = { en: 'English', pt: 'Português'
 
 function AuthShell({ children }: { children: ReactNode }) {
   const { t } = useApp();
+  const { path } = useLocation();
   return (
     <div className="auth-shell">
       <header className="auth-head">
         <span className="brand">{t('app.name')}</span>
         <Preferences />
       </header>
-      <main id="main">{children}</main>
+      <main id="main">
+        <ScreenSlot key={screenKey(path)}>{children}</ScreenSlot>
+      </main>
     </div>
   );
 }
@@ -380,7 +391,7 @@ function Shell({ children }: { children: ReactNode }) {
         </nav>
       )}
       <main id="main" tabIndex={-1}>
-        {children}
+        <ScreenSlot key={screenKey(path)}>{children}</ScreenSlot>
       </main>
     </div>
   );

@@ -2,7 +2,7 @@
  * The decision runner's subjects and their payloads. Bodies that reach the public API are already
  * snake_case and final here, so the gateway passes them through untouched.
  */
-import type { DecisionContract, DecisionOverview, MissingSecret, ShadowComparison, VersionReview } from '@ds/decision-schema';
+import type { BreakingChange, DecisionContract, DecisionOverview, MissingSecret, ShadowComparison, VersionReview } from '@ds/decision-schema';
 import type { WorkspaceScoped } from './common';
 import { broadcastSubject, rpcSubject } from './typed-subjects';
 
@@ -398,8 +398,11 @@ export interface DraftSavedReply {
   revision: number;
 }
 
+/** A deploy, a rollback or a promoted shadow: the version now active. */
 export interface DeployedReply {
   version: number;
+  /** What breaks a caller's call that worked against the version it replaced (`breakingChanges`); empty for a first deploy. */
+  breaking: BreakingChange[];
 }
 
 export interface EndpointReply {

@@ -45,8 +45,8 @@ export {
 } from './secret-references';
 export { validateState, checkStateAlone, exampleState, type StateCheck } from './state';
 export { estimateTokens, questionTokens, type QuestionTokens } from './tokens';
-export { jsonDiff, contractChanges, type Change } from './json-diff';
-export { breakingChanges, type BreakingChange } from './breaking';
+export { jsonDiff, type Change } from './json-diff';
+export { contractChanges, breakingChanges, type BreakingChange } from './contract-changes';
 export {
   reviewVersions,
   describeSchema,

@@ -1,6 +1,3 @@
-import { decisionContract } from './contract';
-import type { NormalizedSchema } from './schema-types';
-
 /** One difference between two JSON values, at a dotted path ("" for the root). */
 export interface Change {
   path: string;
@@ -60,14 +57,4 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function isKeyedList(value: unknown): value is Array<Record<string, unknown>> {
   return Array.isArray(value) && value.length > 0 && value.every((item) => isObject(item) && typeof item.key === 'string');
-}
-
-/** What a version's callers see change: the contract of `after` against the one of `before` (null before a first deploy). */
-export function contractChanges(before: NormalizedSchema | null, after: NormalizedSchema): Change[] {
-  return jsonDiff(before === null ? null : contractBody(before), contractBody(after));
-}
-
-function contractBody(schema: NormalizedSchema): unknown {
-  const { slug: _slug, status: _status, version: _version, ...rest } = decisionContract({ slug: '', status: '', version: 0, schema });
-  return rest;
 }

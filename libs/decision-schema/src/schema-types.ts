@@ -1,4 +1,3 @@
-import type { Calibration } from './quality/calibration';
 // Shapes of a decision schema. `Normalized*` types are what validateSchema returns and what is stored and
 // versioned: every optional part present, every default filled in, `other` appended to every choice question.
 // `*Input` types describe what an author may write; a normalized schema is itself a valid input.
@@ -148,6 +147,20 @@ export type EngineErrorMode = (typeof ENGINE_ERROR_MODES)[number];
 /** Which distribution answers a run: the numbers the model states (`model`) or its answer tokens' probabilities. */
 export const CONFIDENCE_SOURCE_SETTINGS = ['model', 'tokens'] as const;
 export type ConfidenceSourceSetting = (typeof CONFIDENCE_SOURCE_SETTINGS)[number];
+
+/** The distributions a run may be answered from, and that calibration maps are kept for. */
+export const CONFIDENCE_SOURCES = ['model', 'tokens'] as const;
+export type ConfidenceSource = (typeof CONFIDENCE_SOURCES)[number];
+
+export const CALIBRATION_METHODS = ['temperature', 'platt', 'isotonic'] as const;
+export type CalibrationMethod = (typeof CALIBRATION_METHODS)[number];
+
+/** One question's stored map (applied by `quality/calibration.ts`). */
+export type CalibrationMap =
+  { method: 'temperature'; temperature: number } | { method: 'platt'; a: number; b: number } | { method: 'isotonic'; points: [number, number][] };
+
+/** Per confidence source, per question key: the map applied to that source's distribution of that question. */
+export type Calibration = Partial<Record<ConfidenceSource, Record<string, CalibrationMap>>>;
 
 export interface Settings {
   /** null: the workspace default engine. */

@@ -2,7 +2,7 @@
 // Questions, composites and destinations are matched by their key; rules have no identity of their own, so they
 // are matched by content (a longest common subsequence over each rule's canonical form): inserting one rule at
 // the top reads as one rule added, not as every later rule changed.
-import { type BreakingChange, breakingChanges } from './breaking';
+import { type BreakingChange, breakingChanges } from './contract-changes';
 import { referencedSecrets } from './secret-references';
 import type {
   Composite,

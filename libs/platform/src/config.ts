@@ -1,6 +1,17 @@
 import { isIP } from 'node:net';
 import { ServiceName } from '@ds/contracts';
-import { DEFAULT_SESSION_TIMEOUTS, SessionTimeouts } from './database';
+
+/** Server-side limits of every database session, in milliseconds (0 turns one off); read here, applied by database.ts. */
+export interface SessionTimeouts {
+  /** Longest single statement: a runaway query is cancelled instead of holding a connection. */
+  statementMs: number;
+  /** Longest wait for a row or table lock: a blocked request fails instead of queueing behind another. */
+  lockMs: number;
+  /** Longest a transaction may sit idle: a stuck caller cannot keep its locks. */
+  idleInTransactionMs: number;
+}
+
+export const DEFAULT_SESSION_TIMEOUTS: SessionTimeouts = { statementMs: 30_000, lockMs: 10_000, idleInTransactionMs: 60_000 };
 
 /** A configuration problem worth exactly one line on stderr and a non-zero exit, never a stack trace. */
 export class ConfigError extends Error {

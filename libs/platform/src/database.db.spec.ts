@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { DataSource } from 'typeorm';
-import { dataSourceOptions, DEFAULT_SESSION_TIMEOUTS, MIGRATION_SESSION_TIMEOUTS, SessionTimeouts } from './database';
+import { DEFAULT_SESSION_TIMEOUTS, SessionTimeouts } from './config';
+import { dataSourceOptions, MIGRATION_SESSION_TIMEOUTS } from './database';
 import { createLogger } from './logger';
 
 /** Real PostgreSQL sessions (the e2e server), no tables: only the session settings and real driver errors. */

@@ -1,5 +1,5 @@
 import { DataSource, DataSourceOptions, EntitySchema, MixedList } from 'typeorm';
-import { ConfigError, redact } from './config';
+import { ConfigError, DEFAULT_SESSION_TIMEOUTS, redact, SessionTimeouts } from './config';
 import { Logger } from './logger';
 import { currentSpan } from './request-context';
 import { inSpan, SpanKind } from './tracing';
@@ -10,18 +10,6 @@ export interface DatabaseDefinition {
   entities: MixedList<Function | string | EntitySchema>;
   migrations: MixedList<Function | string>;
 }
-
-/** Server-side limits of every session, in milliseconds (0 turns one off). */
-export interface SessionTimeouts {
-  /** Longest single statement: a runaway query is cancelled instead of holding a connection. */
-  statementMs: number;
-  /** Longest wait for a row or table lock: a blocked request fails instead of queueing behind another. */
-  lockMs: number;
-  /** Longest a transaction may sit idle: a stuck caller cannot keep its locks. */
-  idleInTransactionMs: number;
-}
-
-export const DEFAULT_SESSION_TIMEOUTS: SessionTimeouts = { statementMs: 30_000, lockMs: 10_000, idleInTransactionMs: 60_000 };
 
 /**
  * Migrations take their time (an index on a large table) and wait for each other's advisory lock while a

@@ -9,6 +9,7 @@ import {
   DecisionRef,
   DecisionSummary,
   integerIssue,
+  DeployedReply,
   DeployRequest,
   SaveDraftRequest,
   ServiceError,
@@ -103,7 +104,7 @@ export class DecisionsService {
     return { revision: saved.revision };
   }
 
-  async deploy(ref: DeployRequest): Promise<{ version: number }> {
+  async deploy(ref: DeployRequest): Promise<DeployedReply> {
     const decision = await this.find(ref);
     // Deploying re-validates the draft: rules may have become stricter since it was saved.
     const schema = deployableDraft(decision.draftSchema);

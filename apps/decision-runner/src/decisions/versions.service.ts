@@ -15,6 +15,8 @@ import {
   VersionListReply,
 } from '@ds/contracts';
 import {
+  BreakingChange,
+  breakingChanges,
   contractChanges,
   headerSecretNames,
   jsonDiff,
@@ -171,7 +173,17 @@ export async function nextVersion(
   const version = updated?.active_version;
   if (version === undefined) throw new ServiceError('CONFLICT', 'Another deploy of this decision finished first; reload and deploy again.');
   await tx.getRepository(DecisionVersionEntity).insert({ decisionId: decision.id, version, schema, deployedBy, rolledBackFrom, note });
-  return { version };
+  return { version, breaking: await breakingAgainstActive(tx, decision, schema) };
+}
+
+/**
+ * What `schema` breaks for callers of the version active when `decision` was read, which the deploy's conditional
+ * update has just confirmed is the one replaced; nothing when no version was active.
+ */
+export async function breakingAgainstActive(tx: EntityManager, decision: DecisionEntity, schema: object): Promise<BreakingChange[]> {
+  if (decision.activeVersion === null) return [];
+  const active = await tx.getRepository(DecisionVersionEntity).findOneByOrFail({ decisionId: decision.id, version: decision.activeVersion });
+  return breakingChanges(active.schema as NormalizedSchema, schema as NormalizedSchema);
 }
 
 /**

@@ -8,7 +8,7 @@ import { DecisionEntity, DecisionVersionEntity } from '../entities';
 import { DecisionCache } from '../decisions/decision-cache';
 import { deployableDraft } from '../decisions/decisions.service';
 import { VersionCache } from '../decisions/version-cache';
-import { nextInactiveVersion, nextVersion } from '../decisions/versions.service';
+import { breakingAgainstActive, nextInactiveVersion, nextVersion } from '../decisions/versions.service';
 import { LabGate, LabPool } from '../lab/lab-pool';
 import { pgPool } from '../pg-pool';
 
@@ -108,7 +108,8 @@ export class ShadowService {
           ),
         );
         if (!updated) throw new ServiceError('CONFLICT', 'The decision changed meanwhile; reload and promote again.');
-        return { version: shadow };
+        const promoted = await tx.getRepository(DecisionVersionEntity).findOneByOrFail({ decisionId: decision.id, version: shadow });
+        return { version: shadow, breaking: await breakingAgainstActive(tx, decision, promoted.schema) };
       }
       const source = await tx.getRepository(DecisionVersionEntity).findOneByOrFail({ decisionId: decision.id, version: shadow });
       const copy = await nextVersion(tx, decision, source.schema, request.deployedBy ?? null, shadow);

@@ -1,6 +1,7 @@
 import { createContext, ReactNode } from 'react';
 import type { SchemaIssue } from '@ds/decision-schema';
 import { fieldId, issuesAt } from '../lib/issues';
+import type { Confirmation } from '../lib/editor-state';
 
 // The form's controls: each edits one path of the draft through `update`, carries the id an issue links to, and
 // shows the validator's issues for its path beside it.
@@ -9,12 +10,6 @@ import { fieldId, issuesAt } from '../lib/issues';
 export type Update = (path: Array<string | number>, value: unknown, rewrite?: (doc: any) => any) => void;
 
 /** What the form asks of the editor around it: confirming a change that discards content. */
-export interface Confirmation {
-  title: string;
-  body: string;
-  confirmLabel: string;
-  run: () => void;
-}
 export interface EditorHelpers {
   ask(request: Confirmation): void;
   /** An item just added: its issues wait until the author edits it or tries to save. */

@@ -1,4 +1,4 @@
-import type { MissingSecret, VersionReview } from '@ds/decision-schema';
+import type { BreakingChange, MissingSecret, VersionReview } from '@ds/decision-schema';
 import type { EmbedPermission } from './access';
 import { local } from './storage';
 
@@ -110,6 +110,12 @@ export interface DecisionSummary {
 }
 
 /** What deploying the draft, or rolling back to `to`, changes against the active version (`from`). */
+/** A deploy, a rollback or a promoted shadow: the version now active and what it breaks for callers of the one it replaced. */
+export interface DeployedReply {
+  version: number;
+  breaking: BreakingChange[];
+}
+
 export interface ReviewReply {
   from: number | null;
   to: number | null;

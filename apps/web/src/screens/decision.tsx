@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react';
-import { breakingChanges, reviewVersions } from '@ds/decision-schema';
-import { api, DecisionDetails, ReviewReply } from '../lib/api';
+import { reviewVersions } from '@ds/decision-schema';
+import { api, DecisionDetails, DeployedReply, ReviewReply } from '../lib/api';
 
 import { normalizedOf, sameJson } from '../lib/drafts';
 import { may, useApp } from '../context';
@@ -8,16 +8,20 @@ import { Link } from '../router';
 import { DECISION_VIEWS, decisionView, offersView } from '../lib/access';
 import { ConfirmDialog, Loaded, Outcome, Page, useAction, useLoad } from '../ui';
 import { useScrollStrip } from '../components/scroll-strip';
-import { Editor } from './editor';
-import { Playground } from './playground';
-import { ExecutionsTable } from './execution-list';
-import { DeliveriesTable } from './deliveries';
-import { SecretUrl } from './secret-url';
+import { lazyScreen, ScreenSlot } from '../components/lazy-screen';
 import { BreakingList, MissingSecretsNote, ReviewView } from './changes';
-import { History } from './history';
-import { Replay } from './replay';
-import { Overview } from './overview';
-import { Quality } from './quality';
+
+// A tab's code is fetched when the tab is first opened: the charts come with Overview and Quality, CodeMirror and
+// drag and drop with the editor.
+const Overview = lazyScreen(() => import('./overview'), 'Overview');
+const Quality = lazyScreen(() => import('./quality'), 'Quality');
+const Editor = lazyScreen(() => import('./editor'), 'Editor');
+const Playground = lazyScreen(() => import('./playground'), 'Playground');
+const ExecutionsTable = lazyScreen(() => import('./execution-list'), 'ExecutionsTable');
+const DeliveriesTable = lazyScreen(() => import('./deliveries'), 'DeliveriesTable');
+const SecretUrl = lazyScreen(() => import('./secret-url'), 'SecretUrl');
+const History = lazyScreen(() => import('./history'), 'History');
+const Replay = lazyScreen(() => import('./replay'), 'Replay');
 
 export function DecisionPage({ id, view }: { id: string; view: string }) {
   const { t, workspace } = useApp();
@@ -50,17 +54,19 @@ export function DecisionPage({ id, view }: { id: string; view: string }) {
               </Link>
             ))}
           </nav>
-          {current === 'overview' && views.includes('overview') && <Overview decision={decision} />}
-          {current === 'quality' && views.includes('quality') && <Quality decision={decision} onDraftChanged={reload} />}
-          {current === 'editor' && views.includes('editor') && <Editor decision={decision} onSaved={set} />}
-          {current === 'playground' && views.includes('playground') && <Playground decision={decision} />}
-          {current === 'deploy' && views.includes('deploy') && <Deploy decision={decision} reload={reload} />}
-          {current === 'executions' && views.includes('executions') && <ExecutionsTable decision={decision.slug} />}
-          {current === 'deliveries' && views.includes('deliveries') && <DeliveriesTable decisionId={decision.id} />}
-          {current === 'secret-url' && views.includes('secret-url') && <SecretUrl decision={decision} />}
-          {current === 'history' && views.includes('history') && <History decision={decision} reload={reload} />}
-          {current === 'replay' && views.includes('replay') && <Replay decision={decision} />}
-          {(current === null || !views.includes(current)) && <p role="alert">{t('error.notFound')}</p>}
+          <ScreenSlot key={view}>
+            {current === 'overview' && views.includes('overview') && <Overview decision={decision} />}
+            {current === 'quality' && views.includes('quality') && <Quality decision={decision} onDraftChanged={reload} />}
+            {current === 'editor' && views.includes('editor') && <Editor decision={decision} onSaved={set} />}
+            {current === 'playground' && views.includes('playground') && <Playground decision={decision} />}
+            {current === 'deploy' && views.includes('deploy') && <Deploy decision={decision} reload={reload} />}
+            {current === 'executions' && views.includes('executions') && <ExecutionsTable decision={decision.slug} />}
+            {current === 'deliveries' && views.includes('deliveries') && <DeliveriesTable decisionId={decision.id} />}
+            {current === 'secret-url' && views.includes('secret-url') && <SecretUrl decision={decision} />}
+            {current === 'history' && views.includes('history') && <History decision={decision} reload={reload} />}
+            {current === 'replay' && views.includes('replay') && <Replay decision={decision} />}
+            {(current === null || !views.includes(current)) && <p role="alert">{t('error.notFound')}</p>}
+          </ScreenSlot>
         </Page>
       )}
     </Loaded>
@@ -80,7 +86,6 @@ function Deploy({ decision, reload }: { decision: DecisionDetails; reload: () =>
   const { busy, error, act: run } = useAction(reload);
   const active = useMemo(() => normalizedOf(decision.active_schema), [decision.active_schema]);
   const draft = useMemo(() => normalizedOf(decision.draft), [decision.draft]);
-  const breaking = useMemo(() => (active && draft ? breakingChanges(active, draft) : []), [active, draft]);
   const unchanged = active !== null && draft !== null && sameJson(active, draft);
   const admin = may(workspace, 'decisions:deploy');
   // The service's review adds the secret check; the same words are computed here at once, and for those who may not ask.
@@ -92,6 +97,10 @@ function Deploy({ decision, reload }: { decision: DecisionDetails; reload: () =>
   const reply = served.state === 'ready' ? served.data : null;
   const review = reply?.review ?? local;
   const missing = reply ? reply.missing_secrets : [];
+  // The list the API answers (and reports again in the deploy's answer), once it is in; the page's own until then.
+  const breaking = review?.breaking ?? [];
+  // A deploy is confirmed against the service's list, so it waits for the review the service is asked for.
+  const reviewing = admin && served.state === 'loading';
 
   const act = async (work: () => Promise<string | null>) => {
     setMessage(null);
@@ -103,7 +112,7 @@ function Deploy({ decision, reload }: { decision: DecisionDetails; reload: () =>
     setConfirming(false);
     void act(async () => {
       const body = note.trim() === '' ? undefined : { note };
-      const { version } = await api<{ version: number }>('POST', `/workspaces/${ws}/decisions/${decision.id}/deploy`, body);
+      const { version } = await api<DeployedReply>('POST', `/workspaces/${ws}/decisions/${decision.id}/deploy`, body);
       setNote('');
       return t('dep.deployed', { version });
     });
@@ -125,7 +134,7 @@ function Deploy({ decision, reload }: { decision: DecisionDetails; reload: () =>
         {unchanged ? <p>{t('dep.same', { version: decision.active_version ?? 0 })}</p> : review !== null && <ReviewView review={review} />}
         {breaking.length > 0 && <BreakingList changes={breaking} />}
         {!unchanged && <MissingSecretsNote missing={missing} />}
-        <button type="button" className="primary" disabled={!admin || busy || unchanged || draft === null} onClick={() => setConfirming(true)}>
+        <button type="button" className="primary" disabled={!admin || busy || reviewing || unchanged || draft === null} onClick={() => setConfirming(true)}>
           {t('dep.deploy')}
         </button>
         {draft === null && <p className="muted small">{t('dep.invalidDraft')}</p>}

@@ -1,9 +1,9 @@
-import { ReactNode, useCallback, useContext, useEffect, useMemo, useRef, useState } from 'react';
+import { ReactNode, useCallback, useContext, useEffect, useMemo, useReducer, useRef } from 'react';
 import { Change, jsonDiff, limits, SchemaIssue, STATE_FIELD_TYPES, validateSchema } from '@ds/decision-schema';
 import { api, ApiError, DecisionDetails } from '../lib/api';
 import { fieldId, issuesAt, setIn } from '../lib/issues';
 import { draftToRestore, dropLocalDraft, HEARTBEAT_MS, keepLocalDraft, readLocalDraft, sameJson, thisTab } from '../lib/drafts';
-import { record, redo, startHistory, undo } from '../lib/history';
+import { Conflict, editorReducer, initialEditorState } from '../lib/editor-state';
 import { threeWayMerge } from '../lib/merge';
 import { moveItem, renameReferences } from '../lib/rules';
 import { describePath } from '../lib/wording';
@@ -13,21 +13,15 @@ import { ConfirmButton, ConfirmDialog, Dialog, ErrorBox, formatDate } from '../u
 import { CompositesEditor } from '../editors/composites';
 import { DestinationsEditor } from '../editors/destinations';
 import { PoliciesEditor } from '../editors/policies';
-import { CheckField, Confirmation, describedBy, EditorContext, FieldIssues, NumberField, SelectField, TextField, Update } from '../editors/fields';
-import { JsonView } from '../editors/json-view';
+import { CheckField, describedBy, EditorContext, FieldIssues, NumberField, SelectField, TextField, Update } from '../editors/fields';
 import { ItemControls } from '../editors/parts';
 import { SortableList } from '../editors/sortable';
+import { lazyScreen, ScreenSlot } from '../components/lazy-screen';
+
+/** CodeMirror comes only with the JSON view, the first time it is opened. */
+const JsonView = lazyScreen(() => import('../editors/json-view'), 'JsonView');
 
 type Json = any;
-
-interface Conflict {
-  revision: number;
-  theirs: Json;
-  merged: Json;
-  both: string[];
-  theirChanges: Change[];
-  myChanges: Change[];
-}
 
 function getIn(root: unknown, path: Array<string | number>): unknown {
   let node: any = root;
@@ -45,28 +39,16 @@ export function Editor({ decision, onSaved }: { decision: DecisionDetails; onSav
   const { t, workspace } = useApp();
   const ws = workspace!.id;
   const editable = may(workspace, 'decisions:write');
-  const [start] = useState(() => {
+  const [state, dispatch] = useReducer(editorReducer, null, () => {
+    // Unsaved edits kept in this browser open where they were left, unless the saved draft already holds them.
     const stored = editable ? draftToRestore(readLocalDraft(ws, decision.id), thisTab(), Date.now()) : null;
-    return stored && !sameJson(stored.doc, decision.draft) ? stored : null;
+    return stored && !sameJson(stored.doc, decision.draft)
+      ? initialEditorState(stored.doc, stored.base, stored.revision, stored.at)
+      : initialEditorState(decision.draft, decision.draft, decision.revision, null);
   });
-  const [history, setHistory] = useState(() => startHistory<Json>(start ? start.doc : decision.draft));
+  const { history, base, revision, restoredAt, text, jsonError, view, conflict, error, notice, busy, touched, fresh, showAll, asking, leaving, discarding } =
+    state;
   const doc = history.present;
-  const [base, setBase] = useState<Json>(start ? start.base : decision.draft);
-  const [revision, setRevision] = useState(start ? start.revision : decision.revision);
-  const [restoredAt, setRestoredAt] = useState<string | null>(start ? start.at : null);
-  const [text, setText] = useState(() => JSON.stringify(doc, null, 2));
-  const [jsonError, setJsonError] = useState<string | null>(null);
-  const [view, setView] = useState<'form' | 'json'>('form');
-  const [conflict, setConflict] = useState<Conflict | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [touched] = useState(() => new Set<string>());
-  const [fresh] = useState(() => new Set<string>());
-  const [showAll, setShowAll] = useState(false);
-  const [asking, setAsking] = useState<Confirmation | null>(null);
-  const [leaving, setLeaving] = useState<(() => void) | null>(null);
-  const [discarding, setDiscarding] = useState(false);
 
   const dirty = jsonError !== null || !sameJson(doc, base);
 
@@ -77,7 +59,7 @@ export function Editor({ decision, onSaved }: { decision: DecisionDetails; onSav
       showAll
         ? issues
         : issues.filter((issue) => ![...fresh].some((prefix) => within(issue.path, prefix)) || [...touched].some((path) => within(path, issue.path))),
-    [issues, showAll, history],
+    [issues, showAll, fresh, touched],
   );
   const httpHooks = useMemo(() => plainHttpDestinations(doc), [doc]);
 
@@ -103,75 +85,36 @@ export function Editor({ decision, onSaved }: { decision: DecisionDetails; onSav
       event.returnValue = '';
     };
     window.addEventListener('beforeunload', warn);
-    const release = guardNavigation((proceed) => setLeaving(() => proceed));
+    const release = guardNavigation((proceed) => dispatch({ type: 'leaving', proceed }));
     return () => {
       window.removeEventListener('beforeunload', warn);
       release();
     };
   }, [dirty, editable]);
 
-  const replaceDoc = (next: Json, group: string | null) => {
-    setHistory((current) => record(current, next, group, Date.now()));
-    setText(JSON.stringify(next, null, 2));
-    setJsonError(null);
-    setNotice(null);
-  };
-
   const update: Update = (path, value, rewrite) => {
-    const dotted = path.join('.');
-    if (getIn(doc, path) === undefined && value !== null && typeof value === 'object') fresh.add(dotted);
-    else touched.add(dotted);
+    const added = getIn(doc, path) === undefined && value !== null && typeof value === 'object';
     const next = setIn(doc, path, value);
-    replaceDoc(rewrite ? rewrite(next) : next, dotted);
+    dispatch({ type: 'edit', doc: rewrite ? rewrite(next) : next, path: path.join('.'), added, at: Date.now() });
   };
 
-  const step = (move: typeof undo) => {
-    const next = move(history);
-    if (next === history) return;
-    setHistory(next);
-    setText(JSON.stringify(next.present, null, 2));
-    setJsonError(null);
-  };
+  const editText = (value: string) => dispatch({ type: 'typeJson', text: value, at: Date.now() });
 
-  const editText = (value: string) => {
-    setText(value);
-    setNotice(null);
-    try {
-      const parsed = JSON.parse(value);
-      setHistory((current) => record(current, parsed, 'json', Date.now()));
-      setJsonError(null);
-    } catch (failure) {
-      setJsonError((failure as Error).message);
-    }
-  };
-
-  const adopt = (fresh: DecisionDetails) => {
-    setHistory((current) => record(current, fresh.draft, null, Date.now()));
-    setText(JSON.stringify(fresh.draft, null, 2));
-    setJsonError(null);
-    setBase(fresh.draft);
-    setRevision(fresh.revision);
-    setConflict(null);
-    setRestoredAt(null);
-    onSaved(fresh);
+  const adopt = (theirs: DecisionDetails) => {
+    dispatch({ type: 'adopt', draft: theirs.draft, revision: theirs.revision, at: Date.now() });
+    onSaved(theirs);
   };
 
   const save = async (baseRevision: number): Promise<boolean> => {
     if (issues.length > 0 || jsonError !== null) {
-      setShowAll(true);
-      setNotice(null);
+      dispatch({ type: 'showIssues' });
       document.getElementById('editor-issues')?.focus();
       return false;
     }
-    setBusy(true);
-    setError(null);
+    dispatch({ type: 'saving' });
     try {
       const reply = await api<{ revision: number }>('PUT', `/workspaces/${ws}/decisions/${decision.id}/draft`, { schema: doc, revision: baseRevision });
-      setRevision(reply.revision);
-      setBase(doc);
-      setConflict(null);
-      setRestoredAt(null);
-      setNotice(t('ed.saved', { revision: reply.revision }));
+      dispatch({ type: 'saved', doc, revision: reply.revision, notice: t('ed.saved', { revision: reply.revision }) });
       dropLocalDraft(ws, decision.id);
       onSaved({ ...decision, draft: doc, revision: reply.revision });
       return true;
@@ -180,25 +123,26 @@ export function Editor({ decision, onSaved }: { decision: DecisionDetails; onSav
         try {
           const current = await api<DecisionDetails>('GET', `/workspaces/${ws}/decisions/${decision.id}`);
           const { merged, conflicts } = threeWayMerge(base, doc, current.draft);
-          setConflict({
+          const conflict: Conflict = {
             revision: current.revision,
             theirs: current,
             merged,
             both: conflicts,
             theirChanges: jsonDiff(base, current.draft),
             myChanges: jsonDiff(base, doc),
-          });
+          };
+          dispatch({ type: 'conflict', conflict });
         } catch (reading) {
-          setError(reading);
+          dispatch({ type: 'failed', error: reading });
         }
       } else {
-        setError(failure);
+        dispatch({ type: 'failed', error: failure });
       }
       return false;
-    } finally {
-      setBusy(false);
     }
   };
+
+  const showForm = () => dispatch({ type: 'view', view: 'form' });
 
   // Ctrl/Cmd+S saves, Ctrl/Cmd+Z undoes, Ctrl/Cmd+Shift+Z or Ctrl+Y redoes, wherever the focus is on the page.
   const keys = useRef<(event: KeyboardEvent) => void>(() => undefined);
@@ -210,7 +154,7 @@ export function Editor({ decision, onSaved }: { decision: DecisionDetails; onSav
       if (!busy && conflict === null) void save(revision);
     } else if ((key === 'z' || key === 'y') && !(event.target as Element | null)?.closest?.('.cm-editor')) {
       event.preventDefault();
-      step(key === 'y' || event.shiftKey ? redo : undo);
+      dispatch({ type: key === 'y' || event.shiftKey ? 'redo' : 'undo' });
     }
   };
   useEffect(() => {
@@ -222,31 +166,33 @@ export function Editor({ decision, onSaved }: { decision: DecisionDetails; onSav
   const questions: Json[] = Array.isArray(doc?.questions) ? doc.questions : [];
   const barHeight = useStickyBarHeight();
   return (
-    <EditorContext.Provider value={{ ask: setAsking, markFresh: (path) => fresh.add(path) }}>
+    <EditorContext.Provider
+      value={{ ask: (confirmation) => dispatch({ type: 'ask', confirmation }), markFresh: (path) => dispatch({ type: 'markFresh', path }) }}
+    >
       <div className="editor">
         <div className="editor-bar" role="region" aria-label={t('ed.save')} ref={barHeight}>
           <div role="group" aria-label={t('ed.view')} className="segmented">
-            <button type="button" aria-pressed={view === 'form'} onClick={() => setView('form')}>
+            <button type="button" aria-pressed={view === 'form'} onClick={() => dispatch({ type: 'view', view: 'form' })}>
               {t('ed.form')}
             </button>
-            <button type="button" aria-pressed={view === 'json'} onClick={() => setView('json')}>
+            <button type="button" aria-pressed={view === 'json'} onClick={() => dispatch({ type: 'view', view: 'json' })}>
               {t('ed.json')}
             </button>
           </div>
           {editable && (
             <div className="actions">
-              <button type="button" onClick={() => step(undo)} disabled={history.past.length === 0} aria-keyshortcuts="Control+Z Meta+Z">
+              <button type="button" onClick={() => dispatch({ type: 'undo' })} disabled={history.past.length === 0} aria-keyshortcuts="Control+Z Meta+Z">
                 {t('ed.undo')}
               </button>
               <button
                 type="button"
-                onClick={() => step(redo)}
+                onClick={() => dispatch({ type: 'redo' })}
                 disabled={history.future.length === 0}
                 aria-keyshortcuts="Control+Shift+Z Meta+Shift+Z Control+Y"
               >
                 {t('ed.redo')}
               </button>
-              <button type="button" onClick={() => setDiscarding(true)} disabled={!dirty}>
+              <button type="button" onClick={() => dispatch({ type: 'discarding', open: true })} disabled={!dirty}>
                 {t('ed.discard')}
               </button>
               <button
@@ -281,24 +227,18 @@ export function Editor({ decision, onSaved }: { decision: DecisionDetails; onSav
             conflict={conflict}
             doc={doc}
             busy={busy}
-            onMerge={() => {
-              replaceDoc(conflict.merged, null);
-              setBase(conflict.theirs.draft);
-              setRevision(conflict.revision);
-              setConflict(null);
-              setNotice(t('ed.conflict.merged'));
-            }}
+            onMerge={() => dispatch({ type: 'merge', notice: t('ed.conflict.merged'), at: Date.now() })}
             onLoadTheirs={() => adopt(conflict.theirs)}
             onOverwrite={() => void save(conflict.revision)}
           />
         )}
         {error !== null && <ErrorBox error={error} />}
-        <IssueList issues={shownIssues} hidden={issues.length - shownIssues.length} jsonError={jsonError} doc={doc} onShow={() => setView('form')} />
+        <IssueList issues={shownIssues} hidden={issues.length - shownIssues.length} jsonError={jsonError} doc={doc} onShow={showForm} />
         {httpHooks.length > 0 && (
           <ul className="issues warn" aria-label={t('ed.destinations')}>
             {httpHooks.map((index) => (
               <li key={index}>
-                <FocusLink path={`destinations.${index}.url`} onShow={() => setView('form')}>
+                <FocusLink path={`destinations.${index}.url`} onShow={showForm}>
                   {describePath(`destinations.${index}.url`, doc, t)}
                 </FocusLink>{' '}
                 {t('ed.webhookHttps')}
@@ -311,7 +251,9 @@ export function Editor({ decision, onSaved }: { decision: DecisionDetails; onSav
           <fieldset disabled={!editable} className="plain">
             <legend className="visually-hidden">{decision.name}</legend>
             {view === 'json' ? (
-              <JsonView text={text} onChange={editText} issues={shownIssues} doc={doc} readOnly={!editable} />
+              <ScreenSlot>
+                <JsonView text={text} onChange={editText} issues={shownIssues} doc={doc} readOnly={!editable} />
+              </ScreenSlot>
             ) : jsonError ? (
               <p className="issue">{t('ed.jsonError', { message: jsonError })}</p>
             ) : (
@@ -325,10 +267,10 @@ export function Editor({ decision, onSaved }: { decision: DecisionDetails; onSav
           title={asking.title}
           confirmLabel={asking.confirmLabel}
           danger
-          onCancel={() => setAsking(null)}
+          onCancel={() => dispatch({ type: 'ask', confirmation: null })}
           onConfirm={() => {
             asking.run();
-            setAsking(null);
+            dispatch({ type: 'ask', confirmation: null });
           }}
         >
           <p>{asking.body}</p>
@@ -339,12 +281,8 @@ export function Editor({ decision, onSaved }: { decision: DecisionDetails; onSav
           title={t('ed.discardQuestion')}
           confirmLabel={t('ed.discard')}
           danger
-          onCancel={() => setDiscarding(false)}
-          onConfirm={() => {
-            setDiscarding(false);
-            replaceDoc(base, null);
-            setRestoredAt(null);
-          }}
+          onCancel={() => dispatch({ type: 'discarding', open: false })}
+          onConfirm={() => dispatch({ type: 'discard', at: Date.now() })}
         >
           <p>{t('ed.discardBody', { revision })}</p>
         </ConfirmDialog>
@@ -352,10 +290,10 @@ export function Editor({ decision, onSaved }: { decision: DecisionDetails; onSav
       {leaving && (
         <Dialog
           title={t('ed.leave.title')}
-          onCancel={() => setLeaving(null)}
+          onCancel={() => dispatch({ type: 'leaving', proceed: null })}
           actions={
             <>
-              <button type="button" autoFocus onClick={() => setLeaving(null)}>
+              <button type="button" autoFocus onClick={() => dispatch({ type: 'leaving', proceed: null })}>
                 {t('ed.leave.stay')}
               </button>
               <button
@@ -364,7 +302,7 @@ export function Editor({ decision, onSaved }: { decision: DecisionDetails; onSav
                 disabled={busy || issues.length > 0 || jsonError !== null || conflict !== null}
                 onClick={() => {
                   const proceed = leaving;
-                  setLeaving(null);
+                  dispatch({ type: 'leaving', proceed: null });
                   void save(revision).then((ok) => ok && proceed());
                 }}
               >
@@ -374,7 +312,7 @@ export function Editor({ decision, onSaved }: { decision: DecisionDetails; onSav
                 type="button"
                 onClick={() => {
                   const proceed = leaving;
-                  setLeaving(null);
+                  dispatch({ type: 'leaving', proceed: null });
                   proceed();
                 }}
               >
@@ -385,9 +323,9 @@ export function Editor({ decision, onSaved }: { decision: DecisionDetails; onSav
                 className="danger"
                 onClick={() => {
                   const proceed = leaving;
-                  setLeaving(null);
+                  dispatch({ type: 'leaving', proceed: null });
                   dropLocalDraft(ws, decision.id);
-                  replaceDoc(base, null);
+                  dispatch({ type: 'discard', at: Date.now() });
                   proceed();
                 }}
               >

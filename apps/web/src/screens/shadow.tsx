@@ -1,7 +1,6 @@
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
-import { type BreakingChange, breakingChanges, type ShadowComparison } from '@ds/decision-schema';
-import { api, DecisionDetails } from '../lib/api';
-import { normalizedOf } from '../lib/drafts';
+import { useEffect, useState, type FormEvent } from 'react';
+import type { BreakingChange, ShadowComparison } from '@ds/decision-schema';
+import { api, DecisionDetails, DeployedReply, ReviewReply } from '../lib/api';
 import { BreakingList } from './changes';
 import { useApp } from '../context';
 import { ConfirmDialog, formatDate, Loaded, Outcome, TableWrap, useAction, useLoad } from '../ui';
@@ -42,18 +41,19 @@ export function ShadowPanel({ decision, versions, onChanged }: { decision: Decis
   const { busy, error, act } = useAction(after);
   const [asking, setAsking] = useState<'promote' | 'stop' | null>(null);
   const [message, setMessage] = useState<string | null>(null);
-  const draftBreaking = useMemo(() => {
-    const active = normalizedOf(decision.active_schema);
-    const draft = normalizedOf(decision.draft);
-    return active && draft ? breakingChanges(active, draft) : [];
-  }, [decision.active_schema, decision.draft]);
+  // What the draft would break, as the service's review of deploying it says.
+  const [draftReview] = useLoad(
+    () => api<ReviewReply>('GET', `/workspaces/${workspace!.id}/decisions/${decision.id}/review`),
+    [workspace!.id, decision.id, decision.revision, decision.active_version],
+  );
+  const draftBreaking = draftReview.state === 'ready' ? (draftReview.data.review?.breaking ?? []) : [];
 
   const start = async (version: number | null, rate: number) => {
     setMessage(null);
     await act(() => api<ShadowState>('POST', base, version === null ? { rate } : { rate, version }));
   };
   const promote = async () => {
-    const done = await act(() => api<{ version: number }>('POST', `${base}/promote`));
+    const done = await act(() => api<DeployedReply>('POST', `${base}/promote`));
     setAsking(null);
     if (done) setMessage(t('shadow.promoted', { version: done.version }));
   };

@@ -6,19 +6,7 @@
 // straight lines and flat beyond the first and the last.
 import type { Distribution, Distributions } from '../distributions';
 import { outcomesOf } from '../outcomes';
-import type { NormalizedQuestion, NormalizedSchema } from '../schema-types';
-
-export const CONFIDENCE_SOURCES = ['model', 'tokens'] as const;
-export type ConfidenceSource = (typeof CONFIDENCE_SOURCES)[number];
-
-export const CALIBRATION_METHODS = ['temperature', 'platt', 'isotonic'] as const;
-export type CalibrationMethod = (typeof CALIBRATION_METHODS)[number];
-
-export type CalibrationMap =
-  { method: 'temperature'; temperature: number } | { method: 'platt'; a: number; b: number } | { method: 'isotonic'; points: [number, number][] };
-
-/** Per confidence source, per question key: the map applied to that source's distribution of that question. */
-export type Calibration = Partial<Record<ConfidenceSource, Record<string, CalibrationMap>>>;
+import type { CalibrationMap, ConfidenceSource, NormalizedQuestion, NormalizedSchema } from '../schema-types';
 
 /** Probabilities are kept this far from 0 and 1 where a logarithm or a logit is taken. */
 export const PROBABILITY_FLOOR = 1e-6;

@@ -1,8 +1,7 @@
 // A calibration fit as a whole: which labelled executions it reads, how often a workspace may ask for one, and the
 // fit of every question and confidence source of a version into the draft's calibration.
 import { outcomesOf } from '../outcomes';
-import type { NormalizedSchema } from '../schema-types';
-import { type Calibration, CONFIDENCE_SOURCES, type ConfidenceSource } from './calibration';
+import { type Calibration, CONFIDENCE_SOURCES, type ConfidenceSource, type NormalizedSchema } from '../schema-types';
 import { type FitSample, fitQuestion, type QuestionFit } from './fit';
 import { type RecordedDistributions, truthIndex } from './labels';
 import type { OutcomeValue } from './outcome';

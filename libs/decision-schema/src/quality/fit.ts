@@ -2,9 +2,9 @@
 // expected calibration error under 5-fold cross-validation (each prediction made by a map fitted without it);
 // the lowest wins, the parametric map on a tie.
 import { binSumsOf, expectedCalibrationError } from './bins';
-import { calibrateDistribution, type CalibrationMap, type CalibrationMethod, logit, sigmoid, topIndex } from './calibration';
+import { calibrateDistribution, logit, sigmoid, topIndex } from './calibration';
 import { outcomesOf } from '../outcomes';
-import type { NormalizedQuestion, QuestionKind } from '../schema-types';
+import type { CalibrationMap, CalibrationMethod, NormalizedQuestion, QuestionKind } from '../schema-types';
 
 /** Questions with fewer labelled executions than this are listed, not fitted. */
 export const MIN_OUTCOMES_TO_FIT = 30;

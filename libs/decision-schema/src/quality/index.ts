@@ -2,17 +2,7 @@ export { checkOutcome, type Outcome, type OutcomeValue, type OutcomeCheck } from
 export { outcomeLabels, truthIndex, type QualityLabel, type RecordedDistributions } from './labels';
 export { qualityReport, type QualityCell, type QualityReport, type QuestionQuality, type SourceQuality } from './report';
 export { BIN_COUNT, THRESHOLD_STEPS, binOf, stepOf, binSumsOf, binsOf, expectedCalibrationError, thresholdsOf, type Bin, type Threshold } from './bins';
-export {
-  CONFIDENCE_SOURCES,
-  CALIBRATION_METHODS,
-  PROBABILITY_FLOOR,
-  calibrateDistribution,
-  calibrateDistributions,
-  type Calibration,
-  type CalibrationMap,
-  type CalibrationMethod,
-  type ConfidenceSource,
-} from './calibration';
+export { PROBABILITY_FLOOR, calibrateDistribution, calibrateDistributions } from './calibration';
 export { fitQuestion, MIN_OUTCOMES_TO_FIT, FOLDS, type FitSample, type QuestionFit } from './fit';
 export { reportTerms, DAY_MS, HOUR_MS, type ReportTerm } from './ranges';
 export {

@@ -1,8 +1,8 @@
 import type { Distributions } from '../distributions';
 import { entropyConfidence } from '../evaluate';
 import { outcomesOf } from '../outcomes';
-import type { NormalizedQuestion, NormalizedSchema, QuestionKind } from '../schema-types';
-import { calibrateDistributions, CONFIDENCE_SOURCES, type ConfidenceSource, topIndex } from './calibration';
+import { CONFIDENCE_SOURCES, type ConfidenceSource, type NormalizedQuestion, type NormalizedSchema, type QuestionKind } from '../schema-types';
+import { calibrateDistributions, topIndex } from './calibration';
 import { predictionOf } from './fit';
 import type { Outcome, OutcomeValue } from './outcome';
 

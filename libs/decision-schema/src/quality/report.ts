@@ -1,6 +1,5 @@
-import type { NormalizedSchema, QuestionKind } from '../schema-types';
+import type { ConfidenceSource, NormalizedSchema, QuestionKind } from '../schema-types';
 import { type Bin, binsOf, emptyBinSums, emptyStepSums, expectedCalibrationError, type Threshold, thresholdsOf } from './bins';
-import type { ConfidenceSource } from './calibration';
 
 /**
  * Sums over the labels of one question and source that share a bin of the predicted probability and a

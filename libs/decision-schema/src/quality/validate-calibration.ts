@@ -1,7 +1,6 @@
 import { expectArray, expectMap, expectNumber, expectObject, expectOneOf, isGiven } from '../field-checks';
 import type { Issues, Path } from '../issues';
-import type { QuestionKind } from '../schema-types';
-import { CONFIDENCE_SOURCES, type Calibration, type CalibrationMap } from './calibration';
+import { CONFIDENCE_SOURCES, type Calibration, type CalibrationMap, type QuestionKind } from '../schema-types';
 import { candidateMethods, ISOTONIC_POINTS_MAX } from './fit';
 
 const TEMPERATURE_RANGE = { min: 0.01, max: 100 };

@@ -1,6 +1,6 @@
 import { validateSchema } from './validate-schema';
 import { fullSchema } from './__fixtures__/schemas';
-import { breakingChanges } from './breaking';
+import { breakingChanges } from './contract-changes';
 
 function normalize(schema: unknown) {
   const checked = validateSchema(schema);

@@ -1,4 +1,19 @@
+// What a new version changes for the callers of a decision: its public contract, field by field, and which of those
+// changes break a call that works today. The deploy, rollback and promote answers, the review and the version
+// history all report them from here; the web application shows the lists the API returns.
+import { decisionContract } from './contract';
+import { type Change, jsonDiff } from './json-diff';
 import type { NormalizedSchema, StateField } from './schema-types';
+
+/** What a version's callers see change: the contract of `after` against the one of `before` (null before a first deploy). */
+export function contractChanges(before: NormalizedSchema | null, after: NormalizedSchema): Change[] {
+  return jsonDiff(before === null ? null : contractBody(before), contractBody(after));
+}
+
+function contractBody(schema: NormalizedSchema): unknown {
+  const { slug: _slug, status: _status, version: _version, ...rest } = decisionContract({ slug: '', status: '', version: 0, schema });
+  return rest;
+}
 
 /**
  * A change between the active version and the draft that makes a call that works today fail or read differently
