@@ -115,7 +115,11 @@ async function main() {
   console.log(`image-check: engine ${engine.name} (${run(['--version'])})`);
   await step('base image', async () => {
     if (pullOfficial()) return OFFICIAL_BASE;
-    const made = execFileSync('bash', [join(ROOT, 'deploy', 'lib', 'node-base-image.sh'), engine.name], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    const made = execFileSync('bash', [join(ROOT, 'deploy', 'lib', 'node-base-image.sh'), engine.name], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     baseImage = made.trim().split('\n').pop();
     return `${OFFICIAL_BASE} not pulled within ${PULL_TIMEOUT_S} s; made ${baseImage}`;
   });
@@ -124,7 +128,21 @@ async function main() {
   await step(`build ${IMAGE}`, async () => {
     const ignore = engine.name === 'podman' ? ['--ignorefile', 'docker/Dockerfile.dockerignore'] : [];
     await runLogged(
-      ['build', '--network', 'host', ...ignore, '-f', 'docker/Dockerfile', '--build-arg', `BUILD_IMAGE=${baseImage}`, '--build-arg', `RUNTIME_IMAGE=${baseImage}`, '-t', IMAGE, '.'],
+      [
+        'build',
+        '--network',
+        'host',
+        ...ignore,
+        '-f',
+        'docker/Dockerfile',
+        '--build-arg',
+        `BUILD_IMAGE=${baseImage}`,
+        '--build-arg',
+        `RUNTIME_IMAGE=${baseImage}`,
+        '-t',
+        IMAGE,
+        '.',
+      ],
       'the build',
     );
     size = Number(run(['image', 'inspect', '--format', '{{.Size}}', IMAGE]));
@@ -132,7 +150,12 @@ async function main() {
   });
 
   const [databaseUrl, nats, simulator, receiver] = await Promise.all([freshDatabase('ds_image_check'), startNats(), startSimulator(), startReceiver()]);
-  cleanups.push(() => dropDatabase(databaseUrl), () => nats.stop(), () => simulator.close(), () => receiver.close());
+  cleanups.push(
+    () => dropDatabase(databaseUrl),
+    () => nats.stop(),
+    () => simulator.close(),
+    () => receiver.close(),
+  );
   const adminToken = `image-check-${randomBytes(12).toString('hex')}`;
   const port = await freePort();
   const opsPorts = Object.fromEntries(await Promise.all(SERVICES.map(async (name) => [name, await freePort()])));
@@ -180,7 +203,14 @@ async function main() {
         const name = `${prefix}-${service}`;
         containers.push(name);
         const t = Date.now();
-        run(['run', '-d', ...containerArgs(name, { ...env, PORT: String(port), OPS_PORT: String(opsPorts[service]) }), IMAGE, 'node', `/app/dist/apps/${service}/src/main.js`]);
+        run([
+          'run',
+          '-d',
+          ...containerArgs(name, { ...env, PORT: String(port), OPS_PORT: String(opsPorts[service]) }),
+          IMAGE,
+          'node',
+          `/app/dist/apps/${service}/src/main.js`,
+        ]);
         await waitFor(
           async () => {
             if (run(['inspect', '--format', '{{.State.Running}}', name]) !== 'true') throw new CheckFailed(`${service} exited:\n${logsOf(name)}`);
@@ -217,7 +247,10 @@ async function main() {
   await step('the web application (GET / and one asset)', async () => {
     const page = await fetch(`${base}/`);
     const html = await page.text();
-    expect(page.status === 200 && /text\/html/.test(page.headers.get('content-type') ?? ''), `GET / answered ${page.status} ${page.headers.get('content-type')}`);
+    expect(
+      page.status === 200 && /text\/html/.test(page.headers.get('content-type') ?? ''),
+      `GET / answered ${page.status} ${page.headers.get('content-type')}`,
+    );
     const asset = /(?:src|href)="(\/assets\/[^"]+\.(?:js|css))"/.exec(html)?.[1];
     expect(asset, 'the page names no asset under /assets/');
     const reply = await fetch(`${base}${asset}`);
@@ -233,7 +266,11 @@ async function main() {
       call(base, 'POST', `/v1/decisions/${seededWorkspace.slug}`, { token: seededWorkspace.apiKey, body: { state: { message: `burst ${i}` } } }),
     );
     // Every run is with the engine (held for ENGINE_DELAY_MS) when the signals arrive.
-    await waitFor(async () => (await call(simulator.url, 'GET', `/_sim/requests?match=${encodeURIComponent(marker)}`)).body?.data?.length >= BURST, 20_000, 'the burst reaching the engine');
+    await waitFor(
+      async () => (await call(simulator.url, 'GET', `/_sim/requests?match=${encodeURIComponent(marker)}`)).body?.data?.length >= BURST,
+      20_000,
+      'the burst reaching the engine',
+    );
     const signalled = Date.now();
     run(['kill', '--signal', 'TERM', `${prefix}-gateway`]);
     run(['kill', '--signal', 'TERM', `${prefix}-decision-runner`]);
@@ -268,7 +305,10 @@ function logsOf(name) {
 }
 
 async function cleanUp() {
-  for (const cleanup of cleanups.reverse()) await Promise.resolve().then(cleanup).catch(() => undefined);
+  for (const cleanup of cleanups.reverse())
+    await Promise.resolve()
+      .then(cleanup)
+      .catch(() => undefined);
 }
 
 let code = 0;

@@ -208,7 +208,11 @@ export async function seedWorkspace({ base, adminToken, databaseUrl, slug = 'tri
     200,
     'plan change',
   );
-  const apiKey = must(await call(base, 'POST', `/app/v1/workspaces/${ws}/api-keys`, { token: session, body: { name: 'check', mode: 'live' } }), 201, 'API key').key;
+  const apiKey = must(
+    await call(base, 'POST', `/app/v1/workspaces/${ws}/api-keys`, { token: session, body: { name: 'check', mode: 'live' } }),
+    201,
+    'API key',
+  ).key;
   const destinations = webhookUrl ? [{ key: 'hook', type: 'webhook', url: webhookUrl }] : [];
   const decision = must(
     await call(base, 'POST', `/app/v1/workspaces/${ws}/decisions`, { token: session, body: { slug, name: slug, schema: triageSchema(marker, destinations) } }),
