@@ -71,8 +71,24 @@ function latestRelease() {
       return false;
     }
   });
-  if (before.length === 0) throw new CheckFailed('deploy/releases.json names no release before HEAD');
+  if (before.length === 0) {
+    const missing = releases.filter((release) => release.commit !== head && !hasCommit(release.commit));
+    throw new CheckFailed(
+      missing.length > 0
+        ? `this clone lacks the commit of ${missing.map((release) => `v${release.version} (${release.commit.slice(0, 7)})`).join(', ')}: fetch the history (git fetch --unshallow)`
+        : 'deploy/releases.json names no release before HEAD',
+    );
+  }
   return before[before.length - 1];
+}
+
+function hasCommit(commit) {
+  try {
+    execFileSync('git', ['cat-file', '-e', `${commit}^{commit}`], { cwd: ROOT, stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function run(command, args, cwd, what) {
