@@ -73,5 +73,8 @@ tar -C "$rootfs" -c . | "$engine" import \
   --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
   --change 'ENV NODE_VERSION='"$node_version" \
   --change 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt' \
-  --change 'CMD ["node"]' - "$image" >/dev/null
+  --change 'CMD ["node"]' - "$image" >"$work/import.log" 2>&1 || {
+  cat "$work/import.log" >&2
+  exit 1
+}
 echo "$image"
