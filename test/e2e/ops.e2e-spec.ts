@@ -1,5 +1,5 @@
 import { call, newWorkspace, opsPort, runDecision, deployedDecision, triageSchema } from './support/api';
-import { startGateway } from './support/cluster';
+import { startGateway, waitFor } from './support/cluster';
 
 const SERVICES = ['gateway', 'decision-runner', 'engine-proxy', 'delivery', 'billing-ledger', 'partner'];
 const ops = (index: number) => `http://127.0.0.1:${opsPort(index)}`;
@@ -38,7 +38,7 @@ describe('a gateway told to stop', () => {
     const exited = new Promise<number | null>((done) => replica.process.once('exit', (code) => done(code)));
     replica.process.kill('SIGTERM');
     let readiness = await call('GET', '/readyz', {}, replica.opsUrl);
-    for (let i = 0; i < 50 && readiness.status === 200; i++) readiness = await call('GET', '/readyz', {}, replica.opsUrl);
+    await waitFor(async () => (readiness = await call('GET', '/readyz', {}, replica.opsUrl)).status !== 200, 3_000, 'readiness to turn');
     expect(readiness.status).toBe(503);
     expect(readiness.body).toMatchObject({ status: 'shutting_down' });
     // Out of the balancer's set, still answering what reaches it on a new connection.
