@@ -9,12 +9,15 @@
 // 2. The cluster at the release on a fresh database, a private nats-server, the machine's Redis and the engine
 //    simulator: its migrations, then every service twice as processes (ports of their own), and a balancer in
 //    this script in front of the two gateways that sends a request only to a gateway whose /readyz answered 200 at
-//    its last poll (every POLL_MS, as a Kubernetes Service follows readiness).
+//    its last poll (every POLL_MS, as a Kubernetes Service follows readiness) and that is not being terminated; it
+//    never retries, so a refused or reset connection is a failed request.
 // 3. Steady load through the balancer: runs with idempotency keys (each key sent twice: the second answer must be
-//    the first's), a webhook per run to a receiver here, an outcome per run, and a replay of past runs.
+//    the first's), a webhook per run to a receiver here, an outcome per run, a read, and a replay of past runs.
 // 4. The upgrade as a Helm rolling update makes it: the new version's migrations first while the old services
-//    serve, then service by service each replica in turn: start the new one, wait until ready, SIGTERM the old
-//    one, wait until it has exited (status 0).
+//    serve, then service by service each replica in turn: start the new one, wait until ready, stop the old one
+//    and wait until it has exited (status 0). A gateway whose version knows SHUTDOWN_DELAY_MS just gets SIGTERM
+//    and must leave the balancer by readiness alone; an older one is stopped as Kubernetes stops a pod (out of
+//    the endpoints, the preStop sleep, SIGTERM).
 // 5. The same from HEAD back to the release (a rollback: no down-migrations, as `helm rollback` runs none).
 // Passes when no request failed (every answer 200 and what it would have been without the upgrade), every run
 // billed once (the usage the ledger reports equals the runs), every webhook received exactly once by id, the
@@ -356,6 +359,7 @@ async function main() {
   const release = latestRelease();
   const head = { version: `HEAD ${git('rev-parse', '--short', 'HEAD')}`, dir: ROOT };
   expect(existsSync(join(ROOT, 'dist', 'apps', 'gateway', 'src', 'main.js')), 'dist/ is missing: run npm run build first');
+  rmSync(logDir, { recursive: true, force: true });
   mkdirSync(logDir, { recursive: true });
   const old = { version: `v${release.version}`, dir: '' };
   await step(`build v${release.version} (${release.commit.slice(0, 7)})`, async () => {
