@@ -198,7 +198,7 @@ async function main() {
     OPS_HOST: '127.0.0.1',
   };
   cleanups.push(async () => {
-    for (const name of containers) runQuiet(['rm', '-f', '-t', '0', name]);
+    for (const name of containers) runQuiet(engine.name === 'podman' ? ['rm', '-f', '-t', '0', name] : ['rm', '-f', name]);
   });
 
   await step('migrate from the image, each service', async () => {
