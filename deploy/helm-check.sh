@@ -9,8 +9,9 @@
 #   1. values.schema.json is what deploy/tools/values-schema.mjs generates
 #   2. every value in values.yaml has a `## @param` line right above it
 #   3. helm lint --strict, with the default values and with deploy/ci-values-all.yaml
-#   4. helm template with both: the expected objects per kind, the probes, preStop, migrations and
-#      security context on every Deployment; the output parses (fed through kustomize)
+#   4. helm template with both: the expected objects per kind, the probes, preStop, migrations, the rolling
+#      update (maxSurge 1, maxUnavailable 0) and security context on every Deployment; the output parses (fed
+#      through kustomize)
 #   5. templates/validate.yaml and the schema reject impossible values (helm template must fail
 #      with the expected message)
 #   6. the kustomize base is what deploy/render-kustomize-base.sh renders from the chart
@@ -108,6 +109,13 @@ expect_occurrences "$tmp/default.yaml" '^ +port: ops$' 18 "probes on the ops por
 expect_occurrences "$tmp/default.yaml" '^ +- name: migrate$' 6 "migrate init container"
 expect_occurrences "$tmp/default.yaml" 'args: \["node", "/app/dist/apps/[a-z-]+/src/main.js", "migrate"\]' 6 "migrate command"
 expect_occurrences "$tmp/default.yaml" '^ +preStop:$' 6 "preStop hook"
+expect_occurrences "$tmp/default.yaml" 'command: \["sleep", "5"\]$' 6 "preStop sleep of 5 s (endpoints forget the pod before SIGTERM)"
+# Rolling updates as the upgrade check runs them: one surge pod, never one fewer than asked for.
+expect_occurrences "$tmp/default.yaml" '^    type: RollingUpdate$' 6 "RollingUpdate strategy"
+expect_occurrences "$tmp/default.yaml" '^      maxSurge: 1$' 6 "maxSurge 1"
+expect_occurrences "$tmp/default.yaml" '^      maxUnavailable: 0$' 6 "maxUnavailable 0"
+# Migrations run in each pod's init container, before its service starts, under the service's advisory lock.
+expect_occurrences "$tmp/default.yaml" '"helm.sh/hook"' 0 "Helm hooks (migrations run in init containers)"
 expect_occurrences "$tmp/default.yaml" '^ +readOnlyRootFilesystem: true$' 12 "read-only root file system"
 expect_occurrences "$tmp/default.yaml" '^ +runAsNonRoot: true$' 18 "runAsNonRoot"
 # preStop 5 s + the service's drain + 5 s: the gateway outlasts its 65 s run reply timeout.

@@ -1,4 +1,5 @@
 import { call, newWorkspace, opsPort, runDecision, deployedDecision, triageSchema } from './support/api';
+import { startGateway, waitFor } from './support/cluster';
 
 const SERVICES = ['gateway', 'decision-runner', 'engine-proxy', 'delivery', 'billing-ledger', 'partner'];
 const ops = (index: number) => `http://127.0.0.1:${opsPort(index)}`;
@@ -27,5 +28,22 @@ describe('probes and metrics of every service', () => {
     expect(runner).toContain('decision_service_rpc_handle_duration_seconds_bucket');
     const engine = (await call('GET', '/metrics', {}, ops(2))).text;
     expect(engine).toMatch(/decision_service_rpc_handled_total\{subject="v1\.engine-proxy\.answer",outcome="ok",service="engine-proxy"\} [1-9]/);
+  });
+});
+
+describe('a gateway told to stop', () => {
+  it('answers 503 shutting_down on readiness at once and keeps taking requests for SHUTDOWN_DELAY_MS, then stops cleanly', async () => {
+    const replica = await startGateway(undefined, { SHUTDOWN_DELAY_MS: '4000' });
+    expect((await call('GET', '/readyz', {}, replica.opsUrl)).status).toBe(200);
+    const exited = new Promise<number | null>((done) => replica.process.once('exit', (code) => done(code)));
+    replica.process.kill('SIGTERM');
+    let readiness = await call('GET', '/readyz', {}, replica.opsUrl);
+    await waitFor(async () => (readiness = await call('GET', '/readyz', {}, replica.opsUrl)).status !== 200, 3_000, 'readiness to turn');
+    expect(readiness.status).toBe(503);
+    expect(readiness.body).toMatchObject({ status: 'shutting_down' });
+    // Out of the balancer's set, still answering what reaches it on a new connection.
+    const health = await fetch(`${replica.baseUrl}/health`, { headers: { connection: 'close' } });
+    expect(health.status).toBe(200);
+    expect(await exited).toBe(0);
   });
 });

@@ -59,8 +59,9 @@ spec:
   strategy:
     type: RollingUpdate
     rollingUpdate:
-      # Keep full capacity during a rollout: new pods become ready before old ones drain.
-      maxSurge: 25%
+      # Keep full capacity during a rollout: one new pod at a time becomes ready before an old one drains, which
+      # is the order `npm run upgrade:check` proves under load (docs/upgrading.md).
+      maxSurge: 1
       maxUnavailable: 0
   selector:
     matchLabels:

@@ -181,13 +181,20 @@ export async function startService<TConfig>(definition: ServiceDefinition<TConfi
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
-      logger.info('shutting down: draining in-flight work');
       ops.markShuttingDown();
-      const deadline = setTimeout(() => {
-        logger.error('graceful shutdown took too long; exiting');
-        process.exit(1);
-      }, base.shutdownGraceMs + 5_000);
+      const deadline = setTimeout(
+        () => {
+          logger.error('graceful shutdown took too long; exiting');
+          process.exit(1);
+        },
+        base.shutdownDelayMs + base.shutdownGraceMs + 5_000,
+      );
       deadline.unref();
+      if (base.shutdownDelayMs > 0) {
+        logger.info({ delayMs: base.shutdownDelayMs }, 'shutting down: not ready, still taking work until balancers have seen it');
+        await new Promise((resolve) => setTimeout(resolve, base.shutdownDelayMs));
+      }
+      logger.info('shutting down: draining in-flight work');
       try {
         if (natsServer) await natsServer.drain(base.shutdownGraceMs);
         logger.debug('shutdown: requests drained');

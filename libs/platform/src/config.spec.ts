@@ -179,12 +179,20 @@ describe('readBaseConfig', () => {
       opsPort: 9401,
       opsHost: '0.0.0.0',
       shutdownGraceMs: 65_000,
+      shutdownDelayMs: 0,
       runMigrations: true,
       databasePoolSize: 10,
       natsAuth: { user: null, password: null, tls: null },
       otlpEndpoint: undefined,
     });
     expect(problemsOf(env)).toBeNull();
+  });
+
+  it('takes a delay before the drain of up to a minute, and refuses a longer one', () => {
+    expect(readBaseConfig('gateway', new EnvReader({ SHUTDOWN_DELAY_MS: '2000' })).shutdownDelayMs).toBe(2000);
+    const env = new EnvReader({ SHUTDOWN_DELAY_MS: '120000' });
+    readBaseConfig('gateway', env);
+    expect(problemsOf(env)).toBe('invalid configuration: SHUTDOWN_DELAY_MS must be an integer from 0 to 60000 (got 120000)');
   });
 
   it('refuses a NATS user without its password, and a client certificate without its key', () => {

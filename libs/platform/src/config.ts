@@ -156,6 +156,11 @@ export interface BaseConfig {
   /** The address the ops port listens on: every interface for a pod's probes, loopback in the all-in-one launcher. */
   opsHost: string;
   shutdownGraceMs: number;
+  /**
+   * From SIGTERM, how long the service keeps taking new work while its readiness already answers 503, so that a
+   * balancer that polls readiness stops sending before the listener closes; 0 drains at once.
+   */
+  shutdownDelayMs: number;
   runMigrations: boolean;
   databasePoolSize: number;
   databaseTimeouts: SessionTimeouts;
@@ -193,6 +198,7 @@ export function readBaseConfig(service: ServiceName, env: EnvReader): BaseConfig
     opsPort: env.int('OPS_PORT', DEFAULT_OPS_PORTS[service], 0, 65535),
     opsHost: readOpsHost(env),
     shutdownGraceMs: env.int('SHUTDOWN_GRACE_MS', DEFAULT_SHUTDOWN_GRACE_MS[service], 0, 600_000),
+    shutdownDelayMs: env.int('SHUTDOWN_DELAY_MS', 0, 0, 60_000),
     runMigrations: env.bool('MIGRATIONS_RUN', true),
     databasePoolSize: env.int('DATABASE_POOL_SIZE', 10, 1, 200),
     databaseTimeouts: {

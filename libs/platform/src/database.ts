@@ -81,14 +81,35 @@ export async function migrateDatabase(url: string, definition: DatabaseDefinitio
   }
 }
 
+/**
+ * During a rolling update a migration's DDL runs beside the previous version's writes, which may take the same
+ * tables' locks in the other order (a replay's item, then its execution): PostgreSQL then aborts one of the two,
+ * and when that is the migration, its transaction is rolled back whole, so applying what is left again is safe.
+ */
+const MIGRATION_ATTEMPTS = 5;
+
+function isDeadlock(error: unknown): boolean {
+  const failed = error as { code?: string; driverError?: { code?: string } };
+  return failed?.driverError?.code === '40P01' || failed?.code === '40P01';
+}
+
 async function migrateWith(dataSource: DataSource, schema: string, logger: Logger): Promise<void> {
   const lockRunner = dataSource.createQueryRunner();
   await lockRunner.connect();
   try {
     await lockRunner.query('SELECT pg_advisory_lock(hashtext($1))', [`decision-service:migrate:${schema}`]);
     await lockRunner.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-    const applied = await dataSource.runMigrations({ transaction: 'each' });
-    if (applied.length > 0) logger.info({ schema, migrations: applied.map((m) => m.name) }, 'applied migrations');
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const applied = await dataSource.runMigrations({ transaction: 'each' });
+        if (applied.length > 0) logger.info({ schema, migrations: applied.map((m) => m.name) }, 'applied migrations');
+        break;
+      } catch (error) {
+        if (attempt >= MIGRATION_ATTEMPTS || !isDeadlock(error)) throw error;
+        logger.warn({ schema, attempt, err: error }, 'a migration deadlocked with the running version; applying the rest again');
+        await new Promise((resolve) => setTimeout(resolve, attempt * 250));
+      }
+    }
   } finally {
     await lockRunner.query('SELECT pg_advisory_unlock(hashtext($1))', [`decision-service:migrate:${schema}`]).catch(() => undefined);
     await lockRunner.release();
