@@ -1,6 +1,6 @@
-import { AckPolicy, ConsumerMessages, DeliverPolicy, JetStreamManager, JsMsg, NatsConnection, RetentionPolicy, StorageType, StreamConfig } from 'nats';
+import { ConsumerMessages, JetStreamManager, JsMsg, NatsConnection, RetentionPolicy, StorageType, StreamConfig } from 'nats';
 import { BillingSettlement, ServiceError, SETTLEMENT_STREAM } from '@ds/contracts';
-import { consumeBatchTraced, Logger } from '@ds/platform';
+import { consumeBatchTraced, consumeDurable, declareDurable, declareStream, Logger } from '@ds/platform';
 import { ReservationsService } from './reservations.service';
 
 /**
@@ -8,7 +8,7 @@ import { ReservationsService } from './reservations.service';
  * republished settlement a duplicate for 2 minutes, and the reservation's state machine makes any later one a
  * repeat that changes nothing.
  */
-const STREAM_CONFIG: Partial<StreamConfig> = {
+const STREAM_CONFIG: Partial<StreamConfig> & { name: string } = {
   name: SETTLEMENT_STREAM.name,
   subjects: [...SETTLEMENT_STREAM.subjects],
   retention: RetentionPolicy.Workqueue,
@@ -47,27 +47,13 @@ export const SETTLEMENT_BACKLOG = Symbol('settlement-backlog');
  */
 export async function declareSettlementStream(connection: NatsConnection, ackWaitMs = SETTLEMENT_ACK_WAIT_MS): Promise<JetStreamManager> {
   const manager = await connection.jetstreamManager();
-  try {
-    await manager.streams.info(SETTLEMENT_STREAM.name);
-    await manager.streams.update(SETTLEMENT_STREAM.name, STREAM_CONFIG);
-  } catch (error) {
-    if (!isNotFound(error)) throw error;
-    await manager.streams.add(STREAM_CONFIG);
-  }
-  try {
-    await manager.consumers.info(SETTLEMENT_STREAM.name, SETTLEMENT_STREAM.consumer);
-  } catch (error) {
-    if (!isNotFound(error)) throw error;
-    await manager.consumers.add(SETTLEMENT_STREAM.name, {
-      durable_name: SETTLEMENT_STREAM.consumer,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      ack_wait: ackWaitMs * 1e6,
-      // A settlement is never dropped: a batch that cannot be posted is retried until it can.
-      max_deliver: -1,
-      max_ack_pending: 4 * SETTLEMENT_BATCH_MAX,
-    });
-  }
+  await declareStream(manager, STREAM_CONFIG, true);
+  await declareDurable(manager, SETTLEMENT_STREAM.name, SETTLEMENT_STREAM.consumer, {
+    ack_wait: ackWaitMs * 1e6,
+    // A settlement is never dropped: a batch that cannot be posted is retried until it can.
+    max_deliver: -1,
+    max_ack_pending: 4 * SETTLEMENT_BATCH_MAX,
+  });
   return manager;
 }
 
@@ -96,8 +82,9 @@ export class SettlementConsumer implements SettlementBacklog {
 
   async start(): Promise<void> {
     this.manager = await declareSettlementStream(this.connection);
-    const consumer = await this.connection.jetstream().consumers.get(SETTLEMENT_STREAM.name, SETTLEMENT_STREAM.consumer);
-    this.messages = await consumer.consume({ max_messages: 2 * SETTLEMENT_BATCH_MAX, callback: (message) => this.receive(message) });
+    this.messages = await consumeDurable(this.connection, SETTLEMENT_STREAM.name, SETTLEMENT_STREAM.consumer, 2 * SETTLEMENT_BATCH_MAX, (message) =>
+      this.receive(message),
+    );
   }
 
   async stop(): Promise<void> {
@@ -238,8 +225,4 @@ function asSettlement(input: unknown): BillingSettlement | null {
   // Settlements published before the decision rode along have none: they are booked under no decision.
   if (value.decisionId !== undefined) settlement.decisionId = value.decisionId;
   return settlement;
-}
-
-function isNotFound(error: unknown): boolean {
-  return /not found/i.test((error as Error)?.message ?? '');
 }

@@ -1,7 +1,7 @@
 import { ConsumerMessages, headers as natsHeaders, JetStreamManager, JsMsg, NatsConnection } from 'nats';
 import { DeliveryKind, DeliveryMessage, DELIVERY_STREAM } from '@ds/contracts';
 import { fillSecretsFrom, secretsNotSet } from '@ds/decision-schema';
-import { consumeTraced, Logger } from '@ds/platform';
+import { consumeDurable, consumeTraced, Logger } from '@ds/platform';
 import { attemptHeaders, DELIVERY_HEADERS, DELIVERY_USER_AGENT, MAX_ATTEMPTS, retryDelayMs, secretRedactor } from '@ds/webhooks';
 import { declareDeliveryStream } from './jetstream';
 import { DeliveriesStore } from './deliveries.store';
@@ -76,8 +76,7 @@ export class DeliveryWorker {
   async start(): Promise<void> {
     await this.windows.connect();
     this.manager = await declareDeliveryStream(this.connection);
-    const consumer = await this.connection.jetstream().consumers.get(DELIVERY_STREAM.name, DELIVERY_STREAM.consumer);
-    this.messages = await consumer.consume({ max_messages: 256, callback: (message) => this.receive(message) });
+    this.messages = await consumeDurable(this.connection, DELIVERY_STREAM.name, DELIVERY_STREAM.consumer, 256, (message) => this.receive(message));
     this.heartbeat = setInterval(() => {
       for (const message of this.held) {
         try {

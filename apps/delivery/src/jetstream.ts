@@ -1,8 +1,9 @@
-import { AckPolicy, ConsumerConfig, DeliverPolicy, JetStreamManager, NatsConnection, RetentionPolicy, StorageType, StreamConfig } from 'nats';
+import { ConsumerConfig, JetStreamManager, NatsConnection, RetentionPolicy, StorageType, StreamConfig } from 'nats';
 import { DELIVERY_STREAM } from '@ds/contracts';
+import { declareDurable, declareStream } from '@ds/platform';
 
 /** Deliveries are retained 30 days (the spec's retention), and a message's id deduplicates republishing for 2 minutes. */
-const STREAM_CONFIG: Partial<StreamConfig> = {
+const STREAM_CONFIG: Partial<StreamConfig> & { name: string } = {
   name: DELIVERY_STREAM.name,
   subjects: [...DELIVERY_STREAM.subjects],
   retention: RetentionPolicy.Limits,
@@ -31,28 +32,7 @@ const CONSUMER_SETTINGS: Partial<ConsumerConfig> = {
  */
 export async function declareDeliveryStream(connection: NatsConnection): Promise<JetStreamManager> {
   const manager = await connection.jetstreamManager();
-  try {
-    await manager.streams.info(DELIVERY_STREAM.name);
-    await manager.streams.update(DELIVERY_STREAM.name, STREAM_CONFIG);
-  } catch (error) {
-    if (!isNotFound(error)) throw error;
-    await manager.streams.add(STREAM_CONFIG);
-  }
-  try {
-    await manager.consumers.info(DELIVERY_STREAM.name, DELIVERY_STREAM.consumer);
-    await manager.consumers.update(DELIVERY_STREAM.name, DELIVERY_STREAM.consumer, CONSUMER_SETTINGS);
-  } catch (error) {
-    if (!isNotFound(error)) throw error;
-    await manager.consumers.add(DELIVERY_STREAM.name, {
-      durable_name: DELIVERY_STREAM.consumer,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      ...CONSUMER_SETTINGS,
-    });
-  }
+  await declareStream(manager, STREAM_CONFIG, true);
+  await declareDurable(manager, DELIVERY_STREAM.name, DELIVERY_STREAM.consumer, CONSUMER_SETTINGS, CONSUMER_SETTINGS);
   return manager;
-}
-
-function isNotFound(error: unknown): boolean {
-  return /not found/i.test((error as Error)?.message ?? '');
 }

@@ -27,3 +27,4 @@ export * from './pacing';
 export * from './redis-client';
 export * from './one-replica';
 export * from './group-commit';
+export * from './jetstream-durables';

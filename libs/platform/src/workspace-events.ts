@@ -1,12 +1,13 @@
-import { AckPolicy, ConsumerMessages, DeliverPolicy, JsMsg, NatsConnection, RetentionPolicy, StorageType, StreamConfig } from 'nats';
+import { ConsumerMessages, JsMsg, NatsConnection, RetentionPolicy, StorageType, StreamConfig } from 'nats';
 import { ServiceName, WORKSPACE_EVENTS_STREAM, WorkspaceDeletedEvent } from '@ds/contracts';
+import { consumeDurable, declareDurable, declareStream } from './jetstream-durables';
 import { Logger } from './logger';
 
 /**
  * Workspace events are kept 30 days whoever has read them, so that a service whose consumer is created after
  * a deletion (a new deployment, a replica down for a while) still removes that workspace's rows.
  */
-const STREAM_CONFIG: Partial<StreamConfig> = {
+const STREAM_CONFIG: Partial<StreamConfig> & { name: string } = {
   name: WORKSPACE_EVENTS_STREAM.name,
   subjects: [...WORKSPACE_EVENTS_STREAM.subjects],
   retention: RetentionPolicy.Limits,
@@ -20,18 +21,7 @@ const RETRY_DELAY_MS = 2_000;
 
 /** Declares the stream when it does not exist yet; every participant calls it, whoever starts first. */
 export async function declareWorkspaceEvents(connection: NatsConnection): Promise<void> {
-  const manager = await connection.jetstreamManager();
-  try {
-    await manager.streams.info(WORKSPACE_EVENTS_STREAM.name);
-  } catch (error) {
-    if (!isNotFound(error)) throw error;
-    try {
-      await manager.streams.add(STREAM_CONFIG);
-    } catch (raced) {
-      // Another service declared it meanwhile.
-      if (!/already in use|exists/i.test((raced as Error)?.message ?? '')) throw raced;
-    }
-  }
+  await declareStream(await connection.jetstreamManager(), STREAM_CONFIG, false);
 }
 
 /** Publishes a deletion once (JetStream drops a duplicate with the same message id within two minutes). */
@@ -59,26 +49,10 @@ export class WorkspaceDeletions {
 
   async start(): Promise<void> {
     await declareWorkspaceEvents(this.connection);
-    const manager = await this.connection.jetstreamManager();
     const durable = WORKSPACE_EVENTS_STREAM.consumerFor(this.service);
-    try {
-      await manager.consumers.info(WORKSPACE_EVENTS_STREAM.name, durable);
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-      await manager.consumers.add(WORKSPACE_EVENTS_STREAM.name, {
-        durable_name: durable,
-        ack_policy: AckPolicy.Explicit,
-        deliver_policy: DeliverPolicy.All,
-        ack_wait: ACK_WAIT_NS,
-        max_deliver: -1,
-      });
-    }
-    const consumer = await this.connection.jetstream().consumers.get(WORKSPACE_EVENTS_STREAM.name, durable);
-    this.messages = await consumer.consume({
-      max_messages: 16,
-      callback: (message) => {
-        this.running = this.running.then(() => this.handle(message));
-      },
+    await declareDurable(await this.connection.jetstreamManager(), WORKSPACE_EVENTS_STREAM.name, durable, { ack_wait: ACK_WAIT_NS, max_deliver: -1 });
+    this.messages = await consumeDurable(this.connection, WORKSPACE_EVENTS_STREAM.name, durable, 16, (message) => {
+      this.running = this.running.then(() => this.handle(message));
     });
   }
 
@@ -120,8 +94,4 @@ export function parseWorkspaceEvent(data: Uint8Array): WorkspaceDeletedEvent | n
   } catch {
     return null;
   }
-}
-
-function isNotFound(error: unknown): boolean {
-  return /not found/i.test((error as Error)?.message ?? '');
 }
