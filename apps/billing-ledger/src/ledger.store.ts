@@ -85,6 +85,41 @@ export class LedgerStore {
     );
   }
 
+  /** Inserts the reservation unless one exists for the execution id, which it then answers. */
+  async claimReservation(reservation: Pick<ReservationEntity, 'executionId' | 'workspaceId' | 'state' | 'periodStart'>): Promise<ReservationEntity | null> {
+    const inserted = await this.manager
+      .createQueryBuilder()
+      .insert()
+      .into(ReservationEntity)
+      .values(reservation)
+      .orIgnore()
+      .returning(['execution_id'])
+      .execute();
+    if (inserted.raw.length > 0) return null;
+    return this.manager.getRepository(ReservationEntity).findOneByOrFail({ executionId: reservation.executionId });
+  }
+
+  /** Writes reservations settled as they are made (runs taken from budget leases), in one statement. */
+  async insertSettled(
+    rows: Array<Pick<ReservationEntity, 'executionId' | 'workspaceId' | 'state' | 'periodStart' | 'leaseId'>>,
+    settledBy: 'runner' | 'sweeper',
+  ): Promise<void> {
+    if (rows.length === 0) return;
+    await this.manager.query(
+      `INSERT INTO reservations (execution_id, workspace_id, state, period_start, settled_at, settled_by, lease_id)
+       SELECT execution_id, workspace_id, state, period_start, now(), $6, lease_id
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[]) AS settled (execution_id, workspace_id, state, period_start, lease_id)`,
+      [
+        rows.map((row) => row.executionId),
+        rows.map((row) => row.workspaceId),
+        rows.map((row) => row.state),
+        rows.map((row) => row.periodStart.toISOString()),
+        rows.map((row) => row.leaseId),
+        settledBy,
+      ],
+    );
+  }
+
   /** Records how executions were settled, in one statement. */
   async markSettled(states: Map<string, ReservationState>, settledBy: 'runner' | 'sweeper'): Promise<void> {
     if (states.size === 0) return;
