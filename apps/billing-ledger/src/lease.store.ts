@@ -1,4 +1,5 @@
 import { EntityManager, In, LessThan } from 'typeorm';
+import { Currency } from '@ds/contracts';
 import { consumptionOrder, Lease, mayHoldFromFront, moneyLeaseOf, periodAccounts, reholdLease, Transfer } from '@ds/billing';
 import { LeaseEntity } from './entities';
 import { LedgerStore } from './ledger.store';
@@ -57,6 +58,27 @@ export class LeaseStore {
   /** The workspace's most recently granted lease. */
   latest(workspaceId: string): Promise<Lease | null> {
     return this.manager.getRepository(LeaseEntity).findOne({ where: { workspaceId }, order: { grantedAt: 'DESC' } });
+  }
+
+  /** The decisions the period's leases not closed still hold. */
+  async heldInPeriod(workspaceId: string, periodStart: Date): Promise<number> {
+    const [leased] = (await this.manager.query(
+      `SELECT COALESCE(sum(held), 0)::int AS units FROM leases WHERE workspace_id = $1 AND period_start = $2 AND state <> 'closed'`,
+      [workspaceId, periodStart],
+    )) as Array<{ units: number }>;
+    return leased?.units ?? 0;
+  }
+
+  /** The money the period's money leases not closed still hold, by credit source account. */
+  async moneyHeldInPeriod(workspaceId: string, periodStart: Date, currency: Currency): Promise<Map<string, bigint>> {
+    const rows = (await this.manager.query(
+      `SELECT held.account_id, sum(held.micros::bigint)::text AS micros
+         FROM leases CROSS JOIN LATERAL jsonb_to_recordset(leases.money_held) AS held (account_id text, micros text)
+         WHERE leases.workspace_id = $1 AND leases.period_start = $2 AND leases.state <> 'closed' AND leases.funding = 'credits' AND leases.currency = $3
+         GROUP BY 1`,
+      [workspaceId, periodStart, currency],
+    )) as Array<{ account_id: string; micros: string }>;
+    return new Map(rows.map((row) => [row.account_id, BigInt(row.micros)]));
   }
 
   /** Whether the workspace has an included lease whose counter may still give units. */
