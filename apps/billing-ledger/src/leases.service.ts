@@ -96,11 +96,12 @@ export class LeasesService {
     let replaced: { leaseId: string; left: number } | null;
     try {
       const put = await this.db.transaction(async (manager) => {
-        const locked = (await new LeaseStore(manager).lock([lease.id])).get(lease.id);
+        const leases = new LeaseStore(manager);
+        const locked = (await leases.lock([lease.id])).get(lease.id);
         const ttlMs = locked ? locked.takesUntil.getTime() - Date.now() : 0;
         if (!locked || locked.state !== 'open' || ttlMs <= 0) return null;
         const replaced = await counter.put(workspaceId, lease.id, lease.units, ttlMs);
-        await new LeaseStore(manager).markCounted(lease.id);
+        await leases.markCounted(lease.id);
         return { replaced };
       });
       if (!put) return NO_LEASE;
