@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import {
   AccountReply,
   UsageByDayReply,
@@ -30,6 +30,7 @@ import {
 } from '@ds/billing';
 import { NatsLink, PLATFORM, publishBroadcast } from '@ds/platform';
 import { AccountEntity } from './entities';
+import { LeaseStore } from './lease.store';
 import { LedgerStore } from './ledger.store';
 import { checkOverrides, DEFAULT_PLAN, effectivePlan, PLAN_NAMES, PlanOverrides, PLANS } from './plans';
 import { checkIds } from './id-checks';
@@ -72,36 +73,20 @@ export class AccountsService {
     await new LedgerStore(this.db.manager).ensureAccount(workspaceId, now);
     return this.db.transaction('REPEATABLE READ', async (manager) => {
       const ledger = new LedgerStore(manager);
-      const account = await manager.getRepository(AccountEntity).findOneByOrFail({ workspaceId });
+      const leases = new LeaseStore(manager);
+      const account = await ledger.account(workspaceId);
       const period = currentPeriod(account.periodAnchor, now);
       const accounts = periodAccounts(workspaceId, account.currency, period.start);
       const view = await ledger.periodView(accounts, workspaceId, account.currency);
-      const days = withDays
-        ? ((await manager.query(
-            `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, sum(amount)::bigint AS billed
-             FROM transfers WHERE debit_account_id = ANY($1::text[]) AND phase IN ('single', 'post')
-             GROUP BY 1 ORDER BY 1`,
-            [[accounts.includedVolume.id, accounts.overageVolume.id]],
-          )) as Array<{ date: string; billed: string }>)
-        : [];
-      const decisions = withDays ? await this.byDecision(manager, accounts) : [];
-      const [leased] = (await manager.query(
-        `SELECT COALESCE(sum(held), 0)::int AS units FROM leases WHERE workspace_id = $1 AND period_start = $2 AND state <> 'closed'`,
-        [workspaceId, period.start],
-      )) as Array<{ units: number }>;
+      const days = withDays ? await ledger.billedByDay(accounts) : [];
+      const decisions = withDays ? await byDecision(ledger, accounts) : [];
+      const leasedUnits = await leases.heldInPeriod(workspaceId, period.start);
       // The money the period's leases hold, per source: not spent, and still the workspace's to spend.
-      const leasedMoney = (await manager.query(
-        `SELECT held.account_id, sum(held.micros::bigint)::text AS micros
-         FROM leases CROSS JOIN LATERAL jsonb_to_recordset(leases.money_held) AS held (account_id text, micros text)
-         WHERE leases.workspace_id = $1 AND leases.period_start = $2 AND leases.state <> 'closed' AND leases.funding = 'credits' AND leases.currency = $3
-         GROUP BY 1`,
-        [workspaceId, period.start, account.currency],
-      )) as Array<{ account_id: string; micros: string }>;
-      const leasedMicros = new Map(leasedMoney.map((row) => [row.account_id, BigInt(row.micros)]));
+      const leasedMicros = await leases.moneyHeldInPeriod(workspaceId, period.start, account.currency);
       const sources = await ledger.sourcesWithLeased(view.sources, leasedMicros);
       return {
         account: accountView({
-          leasedUnits: leased?.units ?? 0,
+          leasedUnits,
           leasedMicros: [...leasedMicros.values()].reduce((sum, micros) => sum + micros, 0n),
           plan: effectivePlan(account.plan, account.overrides),
           period,
@@ -112,26 +97,10 @@ export class AccountsService {
           spend: view.spend,
           sources: consumptionOrder(sources, now),
         }),
-        days: days.map((day) => ({ date: day.date, billed: Number(day.billed) })),
+        days,
         decisions,
       };
     });
-  }
-
-  /** Inside the snapshot: the period's posted decisions and posted charges, each summed by the decision that ran. */
-  private async byDecision(manager: EntityManager, accounts: PeriodAccounts): Promise<DecisionUsage[]> {
-    const billed = (await manager.query(
-      `SELECT decision_id, sum(amount)::bigint AS amount FROM transfers
-       WHERE debit_account_id = ANY($1::text[]) AND phase IN ('single', 'post') GROUP BY 1`,
-      [[accounts.includedVolume.id, accounts.overageVolume.id]],
-    )) as Array<{ decision_id: string | null; amount: string }>;
-    const charged = (await manager.query(
-      `SELECT decision_id, sum(amount)::bigint AS amount FROM transfers
-       WHERE credit_account_id = $1 AND code = 'decision_charge' AND phase IN ('single', 'post') GROUP BY 1`,
-      [accounts.spend.id],
-    )) as Array<{ decision_id: string | null; amount: string }>;
-    const sums = (rows: typeof billed) => rows.map((row) => ({ decisionId: row.decision_id, amount: row.amount }));
-    return usageByDecision(sums(billed), sums(charged));
   }
 
   /**
@@ -146,9 +115,7 @@ export class AccountsService {
       ]);
     }
     ids.forEach((workspaceId) => checkIds({ workspaceId }));
-    const rows = (await this.db.query('SELECT workspace_id, plan, overrides, execution_retention_days FROM accounts WHERE workspace_id = ANY($1::text[])', [
-      ids,
-    ])) as Array<{ workspace_id: string; plan: PlanName; overrides: PlanOverrides; execution_retention_days: number | null }>;
+    const rows = await new LedgerStore(this.db.manager).retentionSettings(ids as string[]);
     const retentionDays = new Map<string, number>((ids as string[]).map((id) => [id, PLANS[DEFAULT_PLAN].retention_days]));
     for (const row of rows) {
       retentionDays.set(row.workspace_id, effectiveRetentionDays(effectivePlan(row.plan, row.overrides).retention_days, row.execution_retention_days));
@@ -159,18 +126,18 @@ export class AccountsService {
   async executionRetention(request: WorkspaceScoped): Promise<ExecutionRetentionReply> {
     checkIds({ workspaceId: request.workspaceId });
     await new LedgerStore(this.db.manager).ensureAccount(request.workspaceId, new Date());
-    const account = await this.db.getRepository(AccountEntity).findOneByOrFail({ workspaceId: request.workspaceId });
-    return retentionView(account);
+    return retentionView(await new LedgerStore(this.db.manager).account(request.workspaceId));
   }
 
   /** Checked against the plan under the account's lock, so that a plan change cannot slip between check and write. */
   async setExecutionRetention(request: SetExecutionRetentionRequest): Promise<ExecutionRetentionReply> {
     checkIds({ workspaceId: request.workspaceId });
     return this.db.transaction(async (manager) => {
-      const account = await new LedgerStore(manager).lockAccount(request.workspaceId, new Date());
+      const ledger = new LedgerStore(manager);
+      const account = await ledger.lockAccount(request.workspaceId, new Date());
       const setting = parseRetentionSetting(request.days, effectivePlan(account.plan, account.overrides).retention_days);
       if (!setting.ok) throw new ServiceError('INVALID_REQUEST', 'The execution-log retention is not valid.', setting.issues);
-      await manager.getRepository(AccountEntity).update({ workspaceId: request.workspaceId }, { executionRetentionDays: setting.value });
+      await ledger.updateAccount(request.workspaceId, { executionRetentionDays: setting.value });
       return retentionView({ ...account, executionRetentionDays: setting.value });
     });
   }
@@ -212,14 +179,20 @@ export class AccountsService {
 
   private async update(workspaceId: string, changes: Partial<Pick<AccountEntity, 'plan' | 'overrides' | 'spendCapCents'>>): Promise<void> {
     await this.db.transaction(async (manager) => {
-      await new LedgerStore(manager).lockAccount(workspaceId, new Date());
-      await manager.getRepository(AccountEntity).update({ workspaceId }, changes);
+      const ledger = new LedgerStore(manager);
+      await ledger.lockAccount(workspaceId, new Date());
+      await ledger.updateAccount(workspaceId, changes);
     });
     // Units leased under the old plan or cap are not taken under the new one: their untaken rest (and its money)
     // goes back before the answer, and the next lease is sized by the new limits. Runs that took a unit before
     // are in flight, as runs that reserved on their own before the change are.
     await this.leases?.reclaimOpen(workspaceId);
   }
+}
+
+/** Inside the snapshot: the period's posted decisions and posted charges, each summed by the decision that ran. */
+async function byDecision(ledger: LedgerStore, accounts: PeriodAccounts): Promise<DecisionUsage[]> {
+  return usageByDecision(await ledger.billedByDecision(accounts), await ledger.chargedByDecision(accounts));
 }
 
 function retentionView(account: Pick<AccountEntity, 'plan' | 'overrides' | 'executionRetentionDays'>): ExecutionRetentionReply {

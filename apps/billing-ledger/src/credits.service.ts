@@ -2,13 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { CreditGrantReply, GrantCreditsRequest, ServiceError, ValidationIssue } from '@ds/contracts';
-import { CreditGrant, expiryEntries, expiryIssues, grantEntries, LedgerAccountKind, parseGrant, sameGrant } from '@ds/billing';
-import { AccountEntity, CreditGrantEntity, LedgerAccountEntity } from './entities';
+import { CreditGrant, expiryEntries, expiryIssues, grantEntries, parseGrant, sameGrant } from '@ds/billing';
+import { CreditGrantEntity } from './entities';
 import { LedgerStore } from './ledger.store';
 import { checkIds } from './id-checks';
 
 const EXPIRY_BATCH = 500;
-const PROMOTIONAL_GRANT: LedgerAccountKind = 'promotional_grant';
 
 @Injectable()
 export class CreditsService {
@@ -28,8 +27,7 @@ export class CreditsService {
     return this.db.transaction(async (manager) => {
       const ledger = new LedgerStore(manager);
       const account = await ledger.lockAccount(request.workspaceId, now);
-      const grants = manager.getRepository(CreditGrantEntity);
-      const existing = await grants.findOneBy({ workspaceId: request.workspaceId, grantId: request.grantId });
+      const existing = await ledger.creditGrant(request.workspaceId, request.grantId);
       if (existing) {
         if (sameGrant(grantOf(existing), grant)) return view(existing);
         throw new ServiceError('CONFLICT', `Grant ${request.grantId} was already made with other fields.`);
@@ -37,30 +35,29 @@ export class CreditsService {
       const issues = expiryIssues(grant, now);
       if (issues.length > 0) throw invalid(issues);
       if (grant.currency !== account.currency) {
-        if ((await grants.countBy({ workspaceId: request.workspaceId })) > 0) {
+        if (await ledger.hasCreditGrants(request.workspaceId)) {
           throw new ServiceError('CONFLICT', `This workspace is billed in ${account.currency}; credits must be granted in ${account.currency}.`);
         }
-        await manager.getRepository(AccountEntity).update({ workspaceId: request.workspaceId }, { currency: grant.currency });
+        await ledger.updateAccount(request.workspaceId, { currency: grant.currency });
       }
       const entries = grantEntries(request.workspaceId, request.grantId, grant);
       await ledger.ensureLedgerAccounts(entries.accounts);
       await ledger.post([entries.transfer]);
-      const row = grants.create({ workspaceId: request.workspaceId, grantId: request.grantId, ...grant, transferId: entries.transfer.id, createdAt: now });
-      await grants.insert(row);
-      return view(row);
+      return view(
+        await ledger.insertCreditGrant({
+          workspaceId: request.workspaceId,
+          grantId: request.grantId,
+          ...grant,
+          transferId: entries.transfer.id,
+          createdAt: now,
+        }),
+      );
     });
   }
 
   /** Moves what is left of expired promotional grants to the expired account; returns how many grants it expired. */
   async expireDue(now: Date): Promise<number> {
-    const due = await this.db
-      .getRepository(LedgerAccountEntity)
-      .createQueryBuilder('account')
-      .where('account.kind = :kind AND account.expires_at <= :now', { kind: PROMOTIONAL_GRANT, now })
-      .andWhere('account.credits_posted - account.debits_posted - account.debits_pending > 0')
-      .orderBy('account.expires_at')
-      .limit(EXPIRY_BATCH)
-      .getMany();
+    const due = await new LedgerStore(this.db.manager).expiredGrantsWithMoney(now, EXPIRY_BATCH);
     let expired = 0;
     for (const grant of due) {
       const done = await this.db.transaction(async (manager) => {

@@ -1,6 +1,6 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn, ValueTransformer } from 'typeorm';
 import { Currency, PlanName } from '@ds/contracts';
-import { LedgerAccountKind, LedgerName, Transfer, TransferCode, TransferPhase } from '@ds/billing';
+import { Lease, LeaseMoneyRow, LeaseState, LedgerAccountKind, LedgerName, Transfer, TransferCode, TransferPhase } from '@ds/billing';
 import { PlanOverrides } from './plans';
 
 /** PostgreSQL bigint arrives as a string; the ledger computes in bigint so that no amount is ever rounded. */
@@ -79,22 +79,9 @@ export class ReservationEntity {
   @Column({ name: 'lease_id', type: 'text', nullable: true }) leaseId: string | null;
 }
 
-/**
- * A budget lease. `open`: its counter in Redis gives units until `takes_until`. `draining`: its counter is gone
- * and its untaken rest freed; it still holds the units taken by runs not settled yet. `closed`: it holds nothing.
- */
-export type LeaseState = 'open' | 'draining' | 'closed';
-
-/** What a money lease still holds of one credit source (micro-cents as text: jsonb has no bigint). */
-export interface LeaseMoneyRow {
-  account_id: string;
-  kind: 'promotional' | 'paid';
-  grant_id: string | null;
-  micros: string;
-}
-
+/** A budget lease (see Lease in `@ds/billing`). */
 @Entity({ name: 'leases' })
-export class LeaseEntity {
+export class LeaseEntity implements Lease {
   @PrimaryColumn({ type: 'text' }) id: string;
   @Column({ name: 'workspace_id', type: 'text' }) workspaceId: string;
   @Column({ name: 'period_start', type: 'timestamptz' }) periodStart: Date;

@@ -24,6 +24,9 @@ const INCLUDED_LIMIT = `COALESCE((account.overrides->>'included_decisions')::big
  * hands it the newest row version after waiting for a concurrent writer, so the room is exact across replicas,
  * and the lock lasts only for this statement.
  *
+ * Its room is includedRoom of `@ds/billing` (the included decisions less the debits, pending and posted), written
+ * here in SQL because it must be read under the row lock it is taken with.
+ *
  * No 402 is possible while the included volume has room, so the spec's order of refusals is untouched: every
  * other case (an execution id seen before, a new account or period, included volume used up) takes nothing here
  * and goes to the locked path.

@@ -1,12 +1,13 @@
 import { EntityManager, In } from 'typeorm';
-import { Currency, ServiceError } from '@ds/contracts';
-import { DEFAULT_PLAN } from './plans';
+import { Currency, PlanName, ServiceError } from '@ds/contracts';
+import { DEFAULT_PLAN, PlanOverrides } from './plans';
 import {
   availableOf,
   Balances,
   ChargedAccount,
   compareWithExisting,
   CreditSource,
+  LedgerAccountKind,
   LedgerAccountSpec,
   LedgerError,
   netChanges,
@@ -16,8 +17,10 @@ import {
   withLeasedMoney,
   ZERO_BALANCES,
 } from '@ds/billing';
-import { rowsAffected } from '@ds/platform';
-import { AccountEntity, LedgerAccountEntity, ReservationEntity, ReservationState, TransferEntity } from './entities';
+import { rowsAffected, rowsReturned } from '@ds/platform';
+import { AccountEntity, CreditGrantEntity, LedgerAccountEntity, ReservationEntity, ReservationState, TransferEntity } from './entities';
+
+const PROMOTIONAL_GRANT: LedgerAccountKind = 'promotional_grant';
 
 /**
  * The ledger's persistence inside one transaction. Every write of a workspace happens under the lock on its
@@ -83,6 +86,147 @@ export class LedgerStore {
         { executionId: row.execution_id, workspaceId: row.workspace_id, state: row.state, periodStart: row.period_start, leaseId: row.lease_id },
       ]),
     );
+  }
+
+  /** Inserts the reservation unless one exists for the execution id, which it then answers. */
+  async claimReservation(reservation: Pick<ReservationEntity, 'executionId' | 'workspaceId' | 'state' | 'periodStart'>): Promise<ReservationEntity | null> {
+    const inserted = await this.manager
+      .createQueryBuilder()
+      .insert()
+      .into(ReservationEntity)
+      .values(reservation)
+      .orIgnore()
+      .returning(['execution_id'])
+      .execute();
+    if (inserted.raw.length > 0) return null;
+    return this.manager.getRepository(ReservationEntity).findOneByOrFail({ executionId: reservation.executionId });
+  }
+
+  /** Writes reservations settled as they are made (runs taken from budget leases), in one statement. */
+  async insertSettled(
+    rows: Array<Pick<ReservationEntity, 'executionId' | 'workspaceId' | 'state' | 'periodStart' | 'leaseId'>>,
+    settledBy: 'runner' | 'sweeper',
+  ): Promise<void> {
+    if (rows.length === 0) return;
+    await this.manager.query(
+      `INSERT INTO reservations (execution_id, workspace_id, state, period_start, settled_at, settled_by, lease_id)
+       SELECT execution_id, workspace_id, state, period_start, now(), $6, lease_id
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[]) AS settled (execution_id, workspace_id, state, period_start, lease_id)`,
+      [
+        rows.map((row) => row.executionId),
+        rows.map((row) => row.workspaceId),
+        rows.map((row) => row.state),
+        rows.map((row) => row.periodStart.toISOString()),
+        rows.map((row) => row.leaseId),
+        settledBy,
+      ],
+    );
+  }
+
+  /** The workspace's account, which must exist. */
+  account(workspaceId: string): Promise<AccountEntity> {
+    return this.manager.getRepository(AccountEntity).findOneByOrFail({ workspaceId });
+  }
+
+  async updateAccount(
+    workspaceId: string,
+    changes: Partial<Pick<AccountEntity, 'plan' | 'overrides' | 'spendCapCents' | 'executionRetentionDays' | 'currency'>>,
+  ): Promise<void> {
+    await this.manager.getRepository(AccountEntity).update({ workspaceId }, changes);
+  }
+
+  /** An operator's grant as asked for, to recognise the same grant id again. */
+  creditGrant(workspaceId: string, grantId: string): Promise<CreditGrantEntity | null> {
+    return this.manager.getRepository(CreditGrantEntity).findOneBy({ workspaceId, grantId });
+  }
+
+  async hasCreditGrants(workspaceId: string): Promise<boolean> {
+    return (await this.manager.getRepository(CreditGrantEntity).countBy({ workspaceId })) > 0;
+  }
+
+  async insertCreditGrant(fields: CreditGrantEntity): Promise<CreditGrantEntity> {
+    const grants = this.manager.getRepository(CreditGrantEntity);
+    const row = grants.create(fields);
+    await grants.insert(row);
+    return row;
+  }
+
+  /** Promotional grants past their expiry that still hold money, the earliest first. */
+  expiredGrantsWithMoney(now: Date, limit: number): Promise<LedgerAccountEntity[]> {
+    return this.manager
+      .getRepository(LedgerAccountEntity)
+      .createQueryBuilder('account')
+      .where('account.kind = :kind AND account.expires_at <= :now', { kind: PROMOTIONAL_GRANT, now })
+      .andWhere('account.credits_posted - account.debits_posted - account.debits_pending > 0')
+      .orderBy('account.expires_at')
+      .limit(limit)
+      .getMany();
+  }
+
+  /** The plan, overrides and retention setting of those of these workspaces that have an account. */
+  async retentionSettings(
+    workspaceIds: string[],
+  ): Promise<Array<{ workspace_id: string; plan: PlanName; overrides: PlanOverrides; execution_retention_days: number | null }>> {
+    return (await this.manager.query('SELECT workspace_id, plan, overrides, execution_retention_days FROM accounts WHERE workspace_id = ANY($1::text[])', [
+      workspaceIds,
+    ])) as Array<{ workspace_id: string; plan: PlanName; overrides: PlanOverrides; execution_retention_days: number | null }>;
+  }
+
+  /** The period's billed decisions (posted debits of its included and overage volume) per UTC day. */
+  async billedByDay(accounts: PeriodAccounts): Promise<Array<{ date: string; billed: number }>> {
+    const days = (await this.manager.query(
+      `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, sum(amount)::bigint AS billed
+             FROM transfers WHERE debit_account_id = ANY($1::text[]) AND phase IN ('single', 'post')
+             GROUP BY 1 ORDER BY 1`,
+      [[accounts.includedVolume.id, accounts.overageVolume.id]],
+    )) as Array<{ date: string; billed: string }>;
+    return days.map((day) => ({ date: day.date, billed: Number(day.billed) }));
+  }
+
+  /** The period's billed decisions summed by the decision that ran. */
+  async billedByDecision(accounts: PeriodAccounts): Promise<Array<{ decisionId: string | null; amount: string }>> {
+    const rows = (await this.manager.query(
+      `SELECT decision_id, sum(amount)::bigint AS amount FROM transfers
+       WHERE debit_account_id = ANY($1::text[]) AND phase IN ('single', 'post') GROUP BY 1`,
+      [[accounts.includedVolume.id, accounts.overageVolume.id]],
+    )) as Array<{ decision_id: string | null; amount: string }>;
+    return rows.map((row) => ({ decisionId: row.decision_id, amount: row.amount }));
+  }
+
+  /** The period's posted charges summed by the decision that ran. */
+  async chargedByDecision(accounts: PeriodAccounts): Promise<Array<{ decisionId: string | null; amount: string }>> {
+    const rows = (await this.manager.query(
+      `SELECT decision_id, sum(amount)::bigint AS amount FROM transfers
+       WHERE credit_account_id = $1 AND code = 'decision_charge' AND phase IN ('single', 'post') GROUP BY 1`,
+      [accounts.spend.id],
+    )) as Array<{ decision_id: string | null; amount: string }>;
+    return rows.map((row) => ({ decisionId: row.decision_id, amount: row.amount }));
+  }
+
+  /**
+   * Claims for `claimMs` up to `limit` reservations still pending `settleAfterMs` after they were made, the oldest
+   * first, skipping those another sweeper holds, so that replicas sweep disjoint batches.
+   */
+  async claimUnsettled(settleAfterMs: number, limit: number, claimMs: number): Promise<Array<{ execution_id: string; workspace_id: string }>> {
+    const result: unknown = await this.manager.query(
+      `UPDATE reservations SET sweep_claimed_until = now() + make_interval(secs => $3::double precision / 1000)
+       WHERE execution_id IN (
+         SELECT execution_id FROM reservations
+         WHERE state = 'pending' AND created_at <= now() - make_interval(secs => $1::double precision / 1000)
+           AND (sweep_claimed_until IS NULL OR sweep_claimed_until <= now())
+         ORDER BY created_at
+         LIMIT $2
+         FOR UPDATE SKIP LOCKED)
+       RETURNING execution_id, workspace_id`,
+      [settleAfterMs, limit, claimMs],
+    );
+    return rowsReturned<{ execution_id: string; workspace_id: string }>(result);
+  }
+
+  /** Gives back the claims on reservations still pending, for the next sweep. */
+  async unclaimUnsettled(executionIds: string[]): Promise<void> {
+    if (executionIds.length === 0) return;
+    await this.manager.query(`UPDATE reservations SET sweep_claimed_until = NULL WHERE execution_id = ANY($1::text[]) AND state = 'pending'`, [executionIds]);
   }
 
   /** Records how executions were settled, in one statement. */

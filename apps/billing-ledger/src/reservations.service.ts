@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { BillingReserveReply, BillingReserveRequest, BillingSettleReply, BillingSettleRequest, ServiceError } from '@ds/contracts';
 import {
   chart,
@@ -9,23 +9,29 @@ import {
   currentPeriod,
   decideReservation,
   holdTransfers,
+  Lease,
   leaseChargeAt,
   leaseChargesPaidBy,
   MoneyLease,
+  moneyLeaseOf,
   paidBy,
   periodAccounts,
+  ReservationVerdict,
+  settleLease,
   settlementTransfers,
   Transfer,
 } from '@ds/billing';
 import { PLATFORM } from '@ds/platform';
-import { looksLikeId } from '@ds/ids';
+import { isNewId, looksLikeId } from '@ds/ids';
 import { BillingConfig } from './config';
-import { LeaseEntity, ReservationEntity, ReservationState } from './entities';
+import { ReservationEntity, ReservationState } from './entities';
 import { FastReserve } from './fast-reserve';
+import { LeaseStore } from './lease.store';
 import { LedgerStore } from './ledger.store';
 import { effectivePlan } from './plans';
 import { checkIds } from './id-checks';
-import { holdLeaseMoneyFromFront, isLeaseId, LeasesService, lockLeases, moneyLeaseOf, moveLease, saveLeases } from './leases.service';
+import { LeasesService } from './leases.service';
+import { transactionUnless } from './transaction';
 
 /** Workspaces whose period anchor this process remembers; an anchor never changes once the account exists. */
 const ANCHOR_CACHE_SIZE = 10_000;
@@ -66,19 +72,19 @@ export class ReservationsService {
       });
       if (held) return { reserved: true };
     }
-    try {
-      return await this.reserveLocked(request, now, true);
-    } catch (error) {
-      // Units leased but not taken are budget nobody uses: they are freed before a refusal stands, and before a
-      // decision is paid past the included volume while some of it sits in a lease.
-      const reclaim = error === RECLAIM_FIRST || (error instanceof ServiceError && error.status === 402);
-      if (!reclaim || !((await this.leases?.reclaimOpen(request.workspaceId)) || error === RECLAIM_FIRST)) throw error;
-      return this.reserveLocked(request, now, false);
+    let attempt = await this.reserveLocked(request, now, true);
+    // Units leased but not taken are budget nobody uses: they are freed before a refusal stands, and before a
+    // decision is paid past the included volume while some of it sits in a lease.
+    if (attempt.kind !== 'reserved' && ((await this.leases?.reclaimOpen(request.workspaceId)) || attempt.kind === 'reclaim-first')) {
+      attempt = await this.reserveLocked(request, now, false);
     }
+    if (attempt.kind === 'refused') throw new ServiceError(attempt.verdict.code, attempt.verdict.message, attempt.verdict.details);
+    return { reserved: true };
   }
 
-  private reserveLocked(request: BillingReserveRequest, now: Date, mayReclaim: boolean): Promise<BillingReserveReply> {
-    return this.db.transaction(async (manager) => {
+  /** The locked path; a refusal, or a reserve to decide again once open leases are reclaimed, is rolled back. */
+  private reserveLocked(request: BillingReserveRequest, now: Date, mayReclaim: boolean): Promise<LockedReserve> {
+    return transactionUnless(this.db, async (manager) => {
       const ledger = new LedgerStore(manager);
       const account = await ledger.lockAccount(request.workspaceId, now);
       this.anchors.set(request.workspaceId, account.periodAnchor);
@@ -88,13 +94,16 @@ export class ReservationsService {
       // order as that path, so that two reserves of one execution cannot deadlock.
       await ledger.lockBudget(chart.includedVolume(request.workspaceId, period.start).id);
       // Written first, so that it doubles as the duplicate check; a refusal rolls it back.
-      const existing = await claimReservation(manager, {
+      const existing = await ledger.claimReservation({
         executionId: request.executionId,
         workspaceId: request.workspaceId,
         state: 'pending',
         periodStart: period.start,
       });
-      if (existing) return reserveAgain(existing, request.workspaceId);
+      if (existing) {
+        reserveAgain(existing, request.workspaceId);
+        return { commit: true, value: RESERVED };
+      }
 
       const plan = effectivePlan(account.plan, account.overrides);
       const accounts = periodAccounts(request.workspaceId, account.currency, period.start);
@@ -111,12 +120,14 @@ export class ReservationsService {
         billingUrl: this.config.billingUrl,
         upgradeUrl: this.config.upgradeUrl,
       });
-      if (verdict.kind === 'refused') throw new ServiceError(verdict.code, verdict.message, verdict.details);
-      if (verdict.kind === 'credits' && mayReclaim && this.leases?.enabled && (await openIncludedLease(manager, request.workspaceId))) throw RECLAIM_FIRST;
+      if (verdict.kind === 'refused') return { commit: false, value: { kind: 'refused', verdict } };
+      if (verdict.kind === 'credits' && mayReclaim && this.leases?.enabled && (await new LeaseStore(manager).hasOpenIncluded(request.workspaceId))) {
+        return { commit: false, value: { kind: 'reclaim-first' } };
+      }
 
       await ledger.ensureLedgerAccounts(view.missing);
       await ledger.post(holdTransfers(request.executionId, request.workspaceId, account.currency, verdict, accounts));
-      return { reserved: true };
+      return { commit: true, value: RESERVED };
     });
   }
 
@@ -148,13 +159,12 @@ export class ReservationsService {
       await ledger.lockAccounts([...new Set(valid.map((request) => request.workspaceId))]);
       const reservations = await ledger.lockReservations([...new Set(valid.map((request) => request.executionId))]);
       const holds = await ledger.holdsOfMany([...reservations.keys()]);
-      const leases = await lockLeases(
-        manager,
-        valid.flatMap((request) => (request.leaseId === undefined ? [] : [request.leaseId])),
-      );
+      const leaseStore = new LeaseStore(manager);
+      const locked = await leaseStore.lock(valid.flatMap((request) => (request.leaseId === undefined ? [] : [request.leaseId])));
       // Runs billed against a money lease pay from the front of the consumption order as it is now.
-      const entries: Transfer[] = await holdLeaseMoneyFromFront(manager, ledger, [...leases.values()]);
-      const fromLeases = new LeaseSettlements(leases);
+      const held = await leaseStore.holdMoneyFromFront(ledger, [...locked.values()]);
+      const entries: Transfer[] = held.transfers;
+      const fromLeases = new LeaseSettlements(new Map(held.leases.map((lease) => [lease.id, lease])));
       // A repeated commit of a leased run is answered with what its entries say paid for it.
       const leasedCommitted = [...reservations.values()].filter((row) => row.leaseId !== null && row.state === 'committed').map((row) => row.executionId);
       const leasedEntries = await ledger.holdsOfMany(leasedCommitted, 'single');
@@ -200,7 +210,7 @@ export class ReservationsService {
       });
       // The balances last: their rows include the budget rows that reservations update, kept locked until commit.
       await ledger.markSettled(transitions, settledBy);
-      entries.push(...(await fromLeases.write(manager, settledBy)));
+      entries.push(...(await fromLeases.write(ledger, leaseStore, settledBy)));
       await ledger.post(entries);
       return outcomes as Array<BillingSettleReply | ServiceError>;
     });
@@ -208,6 +218,11 @@ export class ReservationsService {
 }
 
 export type SettledBy = 'runner' | 'sweeper';
+
+/** What the locked path of a reserve decided. */
+type LockedReserve = { kind: 'reserved' } | { kind: 'refused'; verdict: Extract<ReservationVerdict, { kind: 'refused' }> } | { kind: 'reclaim-first' };
+
+const RESERVED: LockedReserve = { kind: 'reserved' };
 
 type SettledReservation = Pick<ReservationEntity, 'executionId' | 'workspaceId' | 'state' | 'periodStart' | 'leaseId'>;
 
@@ -230,7 +245,7 @@ class LeaseSettlements {
   /** The decision each execution billed against a lease ran, as its settlement named it. */
   private readonly decisions = new Map<string, string | null>();
 
-  constructor(private readonly leases: Map<string, LeaseEntity>) {}
+  constructor(private readonly leases: Map<string, Lease>) {}
 
   /** A reservation written earlier in this batch. */
   settledNow(executionId: string): SettledReservation | undefined {
@@ -279,38 +294,16 @@ class LeaseSettlements {
   }
 
   /** Writes the reservation rows and the leases, and answers the entries that move the leases' holds. */
-  async write(manager: EntityManager, settledBy: SettledBy): Promise<Transfer[]> {
+  async write(ledger: LedgerStore, leaseStore: LeaseStore, settledBy: SettledBy): Promise<Transfer[]> {
     if (this.rows.size === 0) return [];
-    const rows = [...this.rows.values()];
-    await manager.query(
-      `INSERT INTO reservations (execution_id, workspace_id, state, period_start, settled_at, settled_by, lease_id)
-       SELECT execution_id, workspace_id, state, period_start, now(), $6, lease_id
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[]) AS settled (execution_id, workspace_id, state, period_start, lease_id)`,
-      [
-        rows.map((row) => row.executionId),
-        rows.map((row) => row.workspaceId),
-        rows.map((row) => row.state),
-        rows.map((row) => row.periodStart.toISOString()),
-        rows.map((row) => row.leaseId),
-        settledBy,
-      ],
+    await ledger.insertSettled([...this.rows.values()], settledBy);
+    const now = new Date();
+    const moved = [...new Set([...this.billed.keys(), ...this.freed.keys()])].map((id) =>
+      settleLease(this.leases.get(id)!, { billed: this.billed.get(id) ?? [], freed: this.freed.get(id) ?? 0, decisions: this.decisions }, now),
     );
-    const moved = [...new Set([...this.billed.keys(), ...this.freed.keys()])].map((id) => this.leases.get(id)!);
-    const transfers = moved.flatMap((lease) => moveLease(lease, this.billed.get(lease.id) ?? [], this.freed.get(lease.id) ?? 0, lease.state, this.decisions));
-    await saveLeases(manager, moved);
-    return transfers;
+    await leaseStore.save(moved.map((move) => move.lease));
+    return moved.flatMap((move) => move.transfers);
   }
-}
-
-/** Thrown out of the locked reserve to reclaim open leases and decide again. */
-const RECLAIM_FIRST = Symbol('reclaim-open-leases-first');
-
-/** Whether the workspace has an included lease whose counter may still give units. */
-async function openIncludedLease(manager: EntityManager, workspaceId: string): Promise<boolean> {
-  const rows: unknown[] = await manager.query(`SELECT 1 FROM leases WHERE workspace_id = $1 AND state = 'open' AND funding = 'included' LIMIT 1`, [
-    workspaceId,
-  ]);
-  return rows.length > 0;
 }
 
 function settleRequestError(request: BillingSettleRequest): ServiceError | null {
@@ -321,25 +314,15 @@ function settleRequestError(request: BillingSettleRequest): ServiceError | null 
   }
   if (typeof request.billable !== 'boolean')
     return new ServiceError('INVALID_REQUEST', 'The billing request is not valid.', [{ path: 'billable', message: 'must be a boolean' }]);
-  if (request.leaseId !== undefined && !isLeaseId(request.leaseId))
+  if (request.leaseId !== undefined && !isNewId('lease', request.leaseId))
     return new ServiceError('INVALID_REQUEST', 'The billing request is not valid.', [{ path: 'leaseId', message: 'must be a lease id' }]);
   if (request.decisionId !== undefined && !looksLikeId('dec', request.decisionId))
     return new ServiceError('INVALID_REQUEST', 'The billing request is not valid.', [{ path: 'decisionId', message: 'must be a decision id' }]);
   return null;
 }
 
-function reserveAgain(existing: ReservationEntity, workspaceId: string): BillingReserveReply {
+/** A reserve asked again for the same execution holds nothing more; one that cannot go ahead is a CONFLICT. */
+function reserveAgain(existing: ReservationEntity, workspaceId: string): void {
   if (existing.workspaceId !== workspaceId) throw new ServiceError('CONFLICT', `Execution ${existing.executionId} belongs to another workspace.`);
   if (existing.state === 'released') throw new ServiceError('CONFLICT', `The reservation of execution ${existing.executionId} was already released.`);
-  return { reserved: true };
-}
-
-/** Inserts the reservation unless one exists for the execution id, which it then answers. */
-async function claimReservation(
-  manager: EntityManager,
-  reservation: Pick<ReservationEntity, 'executionId' | 'workspaceId' | 'state' | 'periodStart'>,
-): Promise<ReservationEntity | null> {
-  const inserted = await manager.createQueryBuilder().insert().into(ReservationEntity).values(reservation).orIgnore().returning(['execution_id']).execute();
-  if (inserted.raw.length > 0) return null;
-  return manager.getRepository(ReservationEntity).findOneByOrFail({ executionId: reservation.executionId });
 }

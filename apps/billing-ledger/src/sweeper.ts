@@ -2,13 +2,14 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Counter } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { Lease } from '@ds/billing';
 import { ExecutionOutcomesReply, ExecutionOutcomesRequest, LeaseExecutionsRequest, ServiceError, SUBJECTS } from '@ds/contracts';
 import { looksLikeId } from '@ds/ids';
-import { Logger, Metrics, PeriodicJob, PLATFORM, rowsReturned, RpcClient } from '@ds/platform';
+import { Logger, Metrics, PeriodicJob, PLATFORM, RpcClient } from '@ds/platform';
 import { BillingConfig } from './config';
 import { CreditsService } from './credits.service';
-import { LeaseEntity } from './entities';
 import { LeasesService } from './leases.service';
+import { LedgerStore } from './ledger.store';
 import { ReservationsService } from './reservations.service';
 
 export type Outcomes = ExecutionOutcomesReply['outcomes'];
@@ -125,7 +126,7 @@ export class Sweeper {
    * each is settled against the lease (a repeat of a settlement that did arrive changes nothing). The window runs
    * from the grant to the longest a run may last after the lease's time, widened for the clocks of two hosts.
    */
-  private async settleLostLeaseRuns(lease: LeaseEntity): Promise<boolean> {
+  private async settleLostLeaseRuns(lease: Lease): Promise<boolean> {
     const from = new Date(lease.grantedAt.getTime() - CLOCK_SKEW_MS);
     const to = new Date(lease.takesUntil.getTime() + this.config.settleAfterMs + CLOCK_SKEW_MS);
     let billable: string[];
@@ -154,19 +155,7 @@ export class Sweeper {
   }
 
   private async claim(): Promise<Map<string, string[]>> {
-    const result: unknown = await this.db.query(
-      `UPDATE reservations SET sweep_claimed_until = now() + make_interval(secs => $3::double precision / 1000)
-       WHERE execution_id IN (
-         SELECT execution_id FROM reservations
-         WHERE state = 'pending' AND created_at <= now() - make_interval(secs => $1::double precision / 1000)
-           AND (sweep_claimed_until IS NULL OR sweep_claimed_until <= now())
-         ORDER BY created_at
-         LIMIT $2
-         FOR UPDATE SKIP LOCKED)
-       RETURNING execution_id, workspace_id`,
-      [this.config.settleAfterMs, CLAIM_BATCH, CLAIM_LEASE_MS],
-    );
-    const rows = rowsReturned<{ execution_id: string; workspace_id: string }>(result);
+    const rows = await new LedgerStore(this.db.manager).claimUnsettled(this.config.settleAfterMs, CLAIM_BATCH, CLAIM_LEASE_MS);
     const byWorkspace = new Map<string, string[]>();
     for (const row of rows) byWorkspace.set(row.workspace_id, [...(byWorkspace.get(row.workspace_id) ?? []), row.execution_id]);
     return byWorkspace;
@@ -211,8 +200,7 @@ export class Sweeper {
   }
 
   private async unclaim(executionIds: string[]): Promise<void> {
-    if (executionIds.length === 0) return;
-    await this.db.query(`UPDATE reservations SET sweep_claimed_until = NULL WHERE execution_id = ANY($1::text[]) AND state = 'pending'`, [executionIds]);
+    await new LedgerStore(this.db.manager).unclaimUnsettled(executionIds);
   }
 }
 

@@ -11,3 +11,5 @@ export * from './usage';
 export * from './leases';
 export * from './lease-counter-scripts';
 export * from './money-leases';
+export * from './room';
+export * from './lease-rules';

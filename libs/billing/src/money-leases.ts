@@ -1,8 +1,8 @@
 import { Charge } from './holds';
-import { allocate, CreditSource, totalAvailable } from './consumption';
+import { allocate, CreditSource } from './consumption';
 import { LedgerError, resolvePending, Transfer } from './ledger';
 import { LEASE_LIMITS } from './leases';
-import { centsToMicros } from './units';
+import { overageRoom, OverageRoomInput } from './room';
 
 /**
  * Money leases: past the included volume, a lease holds N overage decisions and the money for them, taken from
@@ -41,19 +41,13 @@ export interface MoneyLease {
 }
 
 /**
- * How many decisions past the included volume the credits and the spend cap still allow, as step 6 would let
- * them through one by one (credits first, then the cap): what the usable sources can pay for, and what fits
- * under the cap with what is spent and held. A price of 0 takes no credits, so only a cap already passed stops it.
- * `Infinity` when nothing limits the count.
+ * How many decisions past the included volume a money lease may hold: as many as step 6 would let through one by
+ * one (credits first, then the cap), the smaller of the two limits of overageRoom. `Infinity` when nothing
+ * limits the count.
  */
-export function moneyLeaseRoom(input: { unitPriceMicros: bigint; sources: CreditSource[]; spentMicros: bigint; spendCapCents: number | null }): number {
-  const price = input.unitPriceMicros;
-  const cap = input.spendCapCents === null ? null : centsToMicros(input.spendCapCents);
-  if (price === 0n) return cap !== null && input.spentMicros > cap ? 0 : Infinity;
-  const affordable = totalAvailable(input.sources) / price;
-  const underCap = cap === null ? affordable : cap > input.spentMicros ? (cap - input.spentMicros) / price : 0n;
-  const room = affordable < underCap ? affordable : underCap;
-  return Number(room > BigInt(Number.MAX_SAFE_INTEGER) ? BigInt(Number.MAX_SAFE_INTEGER) : room);
+export function moneyLeaseRoom(input: OverageRoomInput): number {
+  const room = overageRoom(input);
+  return Math.min(room.credits, room.underCap);
 }
 
 /** The money for `units` decisions taken from the sources in the order given; null when they do not cover it. */

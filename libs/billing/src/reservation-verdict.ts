@@ -1,6 +1,7 @@
 import { Currency, PlanView } from '@ds/contracts';
 import { Allocation, allocate, CreditSource, totalAvailable } from './consumption';
-import { centsToMicros, decisionPriceMicros, microsToCents } from './units';
+import { includedRoom, overageRoom } from './room';
+import { decisionPriceMicros, microsToCents } from './units';
 
 export interface ReservationContext {
   plan: Pick<PlanView, 'included_decisions' | 'hard_cap' | 'price_per_million_cents'>;
@@ -33,7 +34,7 @@ export type ReservationVerdict =
  */
 export function decideReservation(context: ReservationContext): ReservationVerdict {
   const { plan } = context;
-  if (context.includedUsed < plan.included_decisions) return { kind: 'included' };
+  if (includedRoom(plan.included_decisions, context.includedUsed) > 0) return { kind: 'included' };
   const used = context.includedUsed + context.overageUsed;
   if (plan.hard_cap || plan.price_per_million_cents === null) {
     return refused('QUOTA_EXCEEDED', 'The included decisions of this period are used up and the plan allows no more.', {
@@ -44,8 +45,9 @@ export function decideReservation(context: ReservationContext): ReservationVerdi
     });
   }
   const cost = decisionPriceMicros(plan.price_per_million_cents);
+  const room = overageRoom({ unitPriceMicros: cost, sources: context.sources, spentMicros: context.spentMicros, spendCapCents: context.spendCapCents });
   const allocations = allocate(context.sources, cost);
-  if (allocations === null) {
+  if (room.credits < 1 || allocations === null) {
     return refused('CREDITS_EXHAUSTED', 'The included decisions of this period are used up and no credits are left.', {
       used,
       included: plan.included_decisions,
@@ -54,7 +56,7 @@ export function decideReservation(context: ReservationContext): ReservationVerdi
       billingUrl: context.billingUrl,
     });
   }
-  if (context.spendCapCents !== null && context.spentMicros + cost > centsToMicros(context.spendCapCents)) {
+  if (room.underCap < 1) {
     return refused('SPEND_CAP_REACHED', 'The spend cap of this billing cycle is reached.', {
       spendCapCents: context.spendCapCents,
       spentCents: microsToCents(context.spentMicros),

@@ -9,10 +9,18 @@ export function randomAlphanumeric(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'dec' | 'exec' | 'key' | 'dlv' | 'req' | 'emb' | 'usr' | 'ws' | 'ses' | 'ent' | 'inv' | 'rpl';
+export type IdPrefix = 'dec' | 'exec' | 'key' | 'dlv' | 'req' | 'emb' | 'usr' | 'ws' | 'ses' | 'ent' | 'inv' | 'rpl' | 'lease';
+
+/** Letters and digits after the prefix of every id newId makes. */
+const ID_RANDOM_LENGTH = 20;
 
 export function newId(prefix: IdPrefix): string {
-  return `${prefix}_${randomAlphanumeric(20)}`;
+  return `${prefix}_${randomAlphanumeric(ID_RANDOM_LENGTH)}`;
+}
+
+/** Whether a value has exactly the shape newId gives ids of this kind (where only ids made here are ever valid). */
+export function isNewId(prefix: IdPrefix, value: unknown): value is string {
+  return typeof value === 'string' && value.length === prefix.length + 1 + ID_RANDOM_LENGTH && looksLikeId(prefix, value);
 }
 
 /** Caller-supplied ids (X-Request-ID, Idempotency-Key): 1..128 of A-Za-z0-9._:- */
