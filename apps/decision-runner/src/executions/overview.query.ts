@@ -5,6 +5,7 @@ import { DecisionOverviewRequest, ServiceError } from '@ds/contracts';
 import { CountRow, DecisionOverview, foldOverview, HistogramRow, parseOverviewRange, planOverview, PolicyRuleRow, summarizePolicy } from '@ds/decision-schema';
 import { pgPool } from '../pg-pool';
 import { ROLLUP_READS, RULE_ROLLUPS } from './rollups';
+import { DecisionStore } from '../decisions/decision.store';
 
 /**
  * Both reads sum the grain rows into the chart's buckets inside PostgreSQL ($6 is the bucket width in seconds), so
@@ -67,12 +68,16 @@ interface HistogramRecord {
 /** A decision's overview over a range, read from the rollups the run path keeps (never from the execution log). */
 @Injectable()
 export class OverviewQuery {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  private readonly decisions: DecisionStore;
+
+  constructor(@InjectDataSource() private readonly db: DataSource) {
+    this.decisions = DecisionStore.of(db);
+  }
 
   async overview(request: DecisionOverviewRequest, now = new Date()): Promise<DecisionOverview> {
     const checked = parseOverviewRange(request, now);
     if (!checked.ok) throw new ServiceError('INVALID_REQUEST', checked.message, checked.issues);
-    const decisionId = await this.decisionId(request.workspaceId, request.decision);
+    const decisionId = await this.decisions.requireId(request.workspaceId, request.decision.startsWith('dec_') ? 'id' : 'slug', request.decision);
     const plan = planOverview(checked.range, now);
     const values = [request.workspaceId, decisionId, plan.grainSeconds, plan.from, plan.to, plan.bucketSeconds];
     const pool = pgPool(this.db);
@@ -114,10 +119,7 @@ export class OverviewQuery {
     const reasons = [...overview.reasons.live, ...overview.reasons.test].filter((reason) => reason.version !== undefined);
     const versions = [...new Set(reasons.map((reason) => reason.version!))];
     if (versions.length === 0) return;
-    const rows = (await this.db.query(`SELECT version, schema->'policies' AS policies FROM decision_versions WHERE decision_id = $1 AND version = ANY($2)`, [
-      decisionId,
-      versions,
-    ])) as Array<{ version: number; policies: unknown }>;
+    const rows = await this.decisions.policies(decisionId, versions);
     const policiesOf = new Map(rows.map((row) => [row.version, Array.isArray(row.policies) ? (row.policies as unknown[]) : []]));
     for (const reason of reasons) {
       const policy = policiesOf.get(reason.version!)?.[Number(reason.reason.slice('policy:'.length))];
@@ -125,14 +127,5 @@ export class OverviewQuery {
         reason.rule_summary = summarizePolicy(policy as Parameters<typeof summarizePolicy>[0]);
       }
     }
-  }
-
-  /** The decision named by id (`dec_…`) or slug, in this workspace. */
-  private async decisionId(workspaceId: string, decision: string): Promise<string> {
-    const column = decision.startsWith('dec_') ? 'id' : 'slug';
-    const rows = (await this.db.query(`SELECT id FROM decisions WHERE workspace_id = $1 AND ${column} = $2`, [workspaceId, decision])) as Array<{ id: string }>;
-    const found = rows[0];
-    if (!found) throw new ServiceError('NOT_FOUND', 'No such decision in this workspace.');
-    return found.id;
   }
 }

@@ -7,6 +7,7 @@ import { openWithKeyring, rowAad, sealWithKeyring } from '@ds/sealing';
 import { DecisionRunnerConfig } from '../config';
 import { pgPool } from '../pg-pool';
 import { newHookSecret, newHookToken, tokenHash } from './hook-credentials';
+import { DecisionStore } from '../decisions/decision.store';
 
 /** A URL's secret as stored: none, sealed, or still in plaintext until the start-up sweep reaches it. */
 interface StoredSecret {
@@ -38,11 +39,15 @@ export function hookSecretAad(workspaceId: string, decisionId: string): Buffer {
  */
 @Injectable()
 export class HooksService implements OnModuleInit, OnApplicationBootstrap {
+  private readonly decisions: DecisionStore;
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     @Inject(PLATFORM.config) private readonly config: DecisionRunnerConfig,
     @Inject(PLATFORM.logger) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.decisions = DecisionStore.of(db);
+  }
 
   onModuleInit(): void {
     if (this.config.secretsKeyIsDev) {
@@ -108,7 +113,7 @@ export class HooksService implements OnModuleInit, OnApplicationBootstrap {
 
   /** On or off, with or without a secret, and the last run it started. */
   async state(ref: DecisionRef): Promise<HookStateReply> {
-    await this.requireDecision(ref);
+    await this.decisions.requireExists(ref);
     const [row] = (await this.db.query(
       `SELECT h.created_at, h.updated_at, num_nonnulls(h.unsealed_secret, h.sealed_secret) > 0 AS secret_set,
               (SELECT max(e.created_at) FROM executions e WHERE e.decision_id = $1 AND e.workspace_id = $2 AND e.source = 'webhook') AS last_call_at
@@ -127,7 +132,7 @@ export class HooksService implements OnModuleInit, OnApplicationBootstrap {
 
   /** Off → on. A URL that is already on is not replaced here: that is a rotation, which needs the Admin role. */
   async enable(ref: DecisionRef): Promise<HookChangeReply> {
-    await this.requireDecision(ref);
+    await this.decisions.requireExists(ref);
     const token = newHookToken();
     try {
       await this.db.query('INSERT INTO decision_hooks (decision_id, workspace_id, token_hash) VALUES ($1, $2, $3)', [
@@ -146,7 +151,7 @@ export class HooksService implements OnModuleInit, OnApplicationBootstrap {
 
   /** On → off: the URL and its secret are gone; turning it on again gives a new URL without a secret. */
   async disable(ref: DecisionRef): Promise<HookChangeReply> {
-    await this.requireDecision(ref);
+    await this.decisions.requireExists(ref);
     const [removed] = rowsReturned<{ token_hash: string }>(
       await this.db.query('DELETE FROM decision_hooks WHERE decision_id = $1 AND workspace_id = $2 RETURNING token_hash', [ref.decisionId, ref.workspaceId]),
     );
@@ -156,7 +161,7 @@ export class HooksService implements OnModuleInit, OnApplicationBootstrap {
 
   /** A new URL for the same decision, keeping its secret; the old token stops resolving when this commits. */
   async rotate(ref: DecisionRef): Promise<HookChangeReply> {
-    await this.requireDecision(ref);
+    await this.decisions.requireExists(ref);
     const token = newHookToken();
     const [rotated] = rowsReturned<{ old_hash: string }>(
       await this.db.query(
@@ -173,7 +178,7 @@ export class HooksService implements OnModuleInit, OnApplicationBootstrap {
 
   /** Generates the URL's secret, replacing one that exists (which stops working at once). */
   async createSecret(ref: DecisionRef): Promise<HookChangeReply> {
-    await this.requireDecision(ref);
+    await this.decisions.requireExists(ref);
     const secret = newHookSecret();
     const { sealed, keyId } = sealWithKeyring(this.config.secretsKeys, secret, hookSecretAad(ref.workspaceId, ref.decisionId));
     const [updated] = rowsReturned<{ token_hash: string }>(
@@ -189,7 +194,7 @@ export class HooksService implements OnModuleInit, OnApplicationBootstrap {
 
   /** Removes the secret: unsigned calls are accepted again. */
   async deleteSecret(ref: DecisionRef): Promise<HookChangeReply> {
-    await this.requireDecision(ref);
+    await this.decisions.requireExists(ref);
     const [updated] = rowsReturned<{ token_hash: string; had_secret: boolean }>(
       await this.db.query(
         `UPDATE decision_hooks h SET unsealed_secret = NULL, sealed_secret = NULL, secret_key_id = NULL, updated_at = now()
@@ -214,10 +219,5 @@ export class HooksService implements OnModuleInit, OnApplicationBootstrap {
 
   private off(): ServiceError {
     return new ServiceError('CONFLICT', 'The secret URL of this decision is off; turn it on first.');
-  }
-
-  private async requireDecision(ref: DecisionRef): Promise<void> {
-    const rows: unknown[] = await this.db.query('SELECT 1 FROM decisions WHERE id = $1 AND workspace_id = $2', [ref.decisionId, ref.workspaceId]);
-    if (rows.length === 0) throw new ServiceError('NOT_FOUND', 'No such decision in this workspace.');
   }
 }

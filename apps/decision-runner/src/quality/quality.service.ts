@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { DecisionRef, EXECUTION_SOURCES_SQL, FitCalibrationRequest, QualityReportRequest, ServiceError, SUBJECTS, ValidationIssue } from '@ds/contracts';
+import { EXECUTION_SOURCES_SQL, FitCalibrationRequest, QualityReportRequest, ServiceError, SUBJECTS, ValidationIssue } from '@ds/contracts';
 import {
   Calibration,
   CalibrationFit,
@@ -26,6 +26,7 @@ import { DecisionEntity } from '../entities';
 import { VersionCache } from '../decisions/version-cache';
 import { LabLimits } from '../lab/lab-limits';
 import { LabGate, LabPool } from '../lab/lab-pool';
+import { DecisionStore } from '../decisions/decision.store';
 
 /**
  * What one label adds to its cell, as numeric: the same values the rollup's triggers add, so days read from the
@@ -85,6 +86,8 @@ export class QualityService {
   /** Workspaces with a fit running in this process. */
   private readonly fitting = new Set<string>();
 
+  private readonly decisions: DecisionStore;
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
@@ -92,10 +95,12 @@ export class QualityService {
     private readonly limits: LabLimits,
     private readonly pool: LabPool,
     private readonly gate: LabGate,
-  ) {}
+  ) {
+    this.decisions = DecisionStore.of(db);
+  }
 
   async report(request: QualityReportRequest): Promise<Record<string, unknown>> {
-    const decision = await this.find(request);
+    const decision = await this.decisions.require(request);
     const issues: ValidationIssue[] = [];
     const from = instantOrNull(request.from, 'from', issues);
     const to = instantOrNull(request.to, 'to', issues);
@@ -149,7 +154,7 @@ export class QualityService {
   async fit(request: FitCalibrationRequest): Promise<Record<string, unknown>> {
     // A workspace with a fit running in this process is refused before any I/O: a loop of refused fits costs next to nothing.
     if (this.fitting.has(request.workspaceId)) throw fitRunning();
-    const decision = await this.find(request);
+    const decision = await this.decisions.require(request);
     const issues: ValidationIssue[] = [];
     const version = request.version === undefined || request.version === null ? null : checked(parseVersionNumber(request.version, 'version'), issues);
     if (version === null && issues.length === 0) issues.push({ path: 'version', message: 'is required' });
@@ -223,12 +228,6 @@ export class QualityService {
     );
     if (!saved) throw new ServiceError('CONFLICT', 'The draft was saved by someone else meanwhile; fit again.');
     return saved.revision;
-  }
-
-  private async find(ref: DecisionRef): Promise<DecisionEntity> {
-    const decision = await this.db.getRepository(DecisionEntity).findOneBy({ id: ref.decisionId, workspaceId: ref.workspaceId });
-    if (!decision) throw new ServiceError('NOT_FOUND', 'No such decision in this workspace.');
-    return decision;
   }
 
   private async version(decision: DecisionEntity, version: number): Promise<NormalizedSchema> {

@@ -30,6 +30,7 @@ import { DecisionEntity, DecisionVersionEntity } from '../entities';
 import { ReplayWorker } from './replay-worker';
 import { LabGate, LabPool } from '../lab/lab-pool';
 import { ITEM_COLUMNS, ItemRow, ITEMS_SUMMARY_TEXT, itemView, ReplayRow, ReplaySummary } from './replay-rows';
+import { DecisionStore } from '../decisions/decision.store';
 
 /** Runs a replay may take, whether or not they kept their input: successful, never a replay's or a shadow's own. */
 const REPLAY_SOURCES = `workspace_id = $1 AND decision_id = $2 AND status = 'success' AND source NOT IN ('replay', 'shadow')`;
@@ -51,15 +52,19 @@ export class ReplaysService {
   /** Summaries computed or being computed, by replay and status, for `SUMMARY_FRESH_MS`. */
   private readonly summaries = new LRUCache<string, Promise<ReplaySummary>>({ max: SUMMARIES_MAX, ttl: SUMMARY_FRESH_MS });
 
+  private readonly decisions: DecisionStore;
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly worker: ReplayWorker,
     private readonly pool: LabPool,
     private readonly gate: LabGate,
-  ) {}
+  ) {
+    this.decisions = DecisionStore.of(db);
+  }
 
   async start(request: StartReplayRequest): Promise<ReplayView> {
-    const decision = await this.decision(request);
+    const decision = await this.decisions.require(request);
     const check = checkReplayPlan(request.body);
     if (!check.ok) throw new ServiceError('INVALID_REQUEST', 'The replay request is not valid.', check.issues);
     const { version, selection } = check.plan;
@@ -138,7 +143,7 @@ export class ReplaysService {
    * input, and how many successful runs in it did not. The count stops where a replay stops (REPLAY_MAX_EXECUTIONS).
    */
   async eligible(request: ReplayEligibleRequest): Promise<ReplayEligibleReply> {
-    const decision = await this.decision(request);
+    const decision = await this.decisions.require(request);
     const check = checkReplaySelectionQuery(request.query ?? {});
     if (!check.ok) throw new ServiceError('INVALID_REQUEST', 'The selection is not valid.', check.issues);
     const { selection } = check;
@@ -163,7 +168,7 @@ export class ReplaysService {
 
   /** The decision's replays, newest first (the last 20). */
   async list(ref: DecisionRef): Promise<ReplayListReply> {
-    await this.decision(ref);
+    await this.decisions.require(ref);
     const rows = (await this.db.query(`SELECT * FROM replays WHERE workspace_id = $1 AND decision_id = $2 ORDER BY created_at DESC, id DESC LIMIT 20`, [
       ref.workspaceId,
       ref.decisionId,
@@ -276,12 +281,6 @@ export class ReplaysService {
     const row = await this.db.getRepository(DecisionVersionEntity).findOneBy({ decisionId: decision.id, version });
     if (!row) throw new ServiceError('NOT_FOUND', `The decision ${decision.slug} has no version ${version}.`);
     return row.schema as NormalizedSchema;
-  }
-
-  private async decision(ref: DecisionRef): Promise<DecisionEntity> {
-    const decision = await this.db.getRepository(DecisionEntity).findOneBy({ id: ref.decisionId, workspaceId: ref.workspaceId });
-    if (!decision) throw new ServiceError('NOT_FOUND', 'No such decision in this workspace.');
-    return decision;
   }
 
   private async replayRow(ref: DecisionRef, replayId: string): Promise<ReplayRow> {
