@@ -3,12 +3,28 @@ import { DecisionRef, Deployer, DeployedReply, ServiceError } from '@ds/contract
 import { rowsReturned } from '@ds/platform';
 import { DecisionEntity, DecisionVersionEntity } from '../entities';
 import { ROLLUP_TABLES } from '../executions/rollups';
+import { pgPool } from '../pg-pool';
 
 /** A decision named by its slug, as runs and contracts name it. */
 export interface DecisionSlugRef {
   workspaceId: string;
   slug: string;
 }
+
+/** What a run needs of a decision row. */
+export interface RunnableDecision {
+  id: string;
+  slug: string;
+  activeVersion: number | null;
+  endpointEnabled: boolean;
+  /** The version evaluated after sampled runs of the active one, and the percent sampled. */
+  shadow: { version: number; rate: number } | null;
+}
+
+const FIND_DECISION = {
+  name: 'decision-runner.find-decision',
+  text: 'SELECT id, slug, active_version, endpoint_enabled, shadow_version, shadow_rate FROM decisions WHERE workspace_id = $1 AND slug = $2',
+};
 
 /** The fields a new decision row is written with; the rest take their column defaults. */
 export type NewDecision = Pick<
@@ -42,6 +58,25 @@ export class DecisionStore {
 
   find(ref: DecisionRef): Promise<DecisionEntity | null> {
     return this.db.getRepository(DecisionEntity).findOneBy({ id: ref.decisionId, workspaceId: ref.workspaceId });
+  }
+
+  /** The decision a run by slug needs, or null: a prepared statement straight on the pool, as it is read on the run path. */
+  async runnable(workspaceId: string, slug: string): Promise<RunnableDecision | null> {
+    const { rows } = await pgPool(this.db.connection).query<{
+      id: string;
+      slug: string;
+      active_version: number | null;
+      endpoint_enabled: boolean;
+      shadow_version: number | null;
+      shadow_rate: number | null;
+    }>({
+      ...FIND_DECISION,
+      values: [workspaceId, slug],
+    });
+    const row = rows[0];
+    if (!row) return null;
+    const shadow = row.shadow_version !== null && row.shadow_rate !== null ? { version: row.shadow_version, rate: row.shadow_rate } : null;
+    return { id: row.id, slug: row.slug, activeVersion: row.active_version, endpointEnabled: row.endpoint_enabled, shadow };
   }
 
   /** The decision, or the 404 every route that names a decision by id answers. */
