@@ -5,7 +5,7 @@ import { ServiceError } from '@ds/contracts';
 import { Evaluation, EvaluationTrace, NormalizedSchema, traceEvaluation } from '@ds/decision-schema';
 import { GroupCommit } from '@ds/platform';
 import { ExecutionEntity } from '../entities';
-import { pgPool } from '../pg-pool';
+import { ExecutionStore } from './execution.store';
 import { PROCESS_ROLLUP_SHARD, ROLLED_UP_COLUMNS, rollupStatements } from './rollups';
 
 export type ExecutionBase = Pick<
@@ -196,12 +196,8 @@ export class ExecutionRecorder implements OnModuleDestroy {
   private readonly batches: GroupCommit<ExecutionRow>;
 
   constructor(@InjectDataSource() db: DataSource) {
-    this.batches = new GroupCommit<ExecutionRow>(
-      async (rows) => {
-        await pgPool(db).query({ ...INSERT_EXECUTIONS, values: insertParameters(rows) });
-      },
-      { maxBatch: MAX_ROWS_PER_INSERT },
-    );
+    const store = new ExecutionStore(db);
+    this.batches = new GroupCommit<ExecutionRow>((rows) => store.insert(rows), { maxBatch: MAX_ROWS_PER_INSERT });
   }
 
   record(row: ExecutionRow): Promise<void> {

@@ -9,26 +9,7 @@ import { DecisionStore } from '../decisions/decision.store';
 import { deployableDraft } from '../decisions/deployable-draft';
 import { VersionCache } from '../decisions/version-cache';
 import { LabGate, LabPool } from '../lab/lab-pool';
-import { pgPool } from '../pg-pool';
-
-/** The comparison reads at most this many of the shadow's most recent runs: its cost stays flat as traffic flows. */
-export const COMPARED_RUNS = 5_000;
-
-/**
- * The compared pairs as one JSON text, newest first: PostgreSQL writes it and a lab thread parses and compares it,
- * so that a read of the comparison never parses thousands of runs on the thread answering live runs.
- */
-const SHADOW_PAIRS = {
-  name: 'decision-runner.shadow-pairs',
-  text: `SELECT coalesce(json_agg(json_build_array(live_status, live_action, live_result, live_metrics, outcome, status, action, result, metrics)
-                              ORDER BY seq DESC), '[]')::text AS pairs
-           FROM (SELECT s.seq, l.status AS live_status, l.action AS live_action, l.result AS live_result, l.metrics AS live_metrics, l.outcome,
-                        s.status, s.action, s.result, s.metrics
-                   FROM executions s JOIN executions l ON l.id = s.shadow_of
-                  WHERE s.decision_id = $1 AND s.source = 'shadow' AND s.version = $2 AND s.created_at >= $3
-                  ORDER BY s.seq DESC
-                  LIMIT ${COMPARED_RUNS}) AS pairs`,
-};
+import { ExecutionStore } from '../executions/execution.store';
 
 /**
  * A decision's shadow: a deployed version that sampled live runs of the active version also go through, compared
@@ -38,15 +19,17 @@ const SHADOW_PAIRS = {
 export class ShadowService {
   private readonly comparing = new Map<string, Promise<ShadowComparison>>();
   private readonly decisions: DecisionStore;
+  private readonly executions: ExecutionStore;
 
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    @InjectDataSource() db: DataSource,
     private readonly runnable: DecisionCache,
     private readonly versions: VersionCache,
     private readonly pool: LabPool,
     private readonly gate: LabGate,
   ) {
     this.decisions = DecisionStore.of(db);
+    this.executions = new ExecutionStore(db);
   }
 
   async get(ref: DecisionRef): Promise<ShadowReply> {
@@ -149,10 +132,7 @@ export class ShadowService {
       decision.activeVersion === null ? Promise.resolve(null) : this.versions.get(decision.id, decision.activeVersion),
       this.versions.get(decision.id, shadowVersion),
     ]);
-    const pairs = await this.gate.run(async () => {
-      const { rows } = await pgPool(this.db).query<{ pairs: string }>({ ...SHADOW_PAIRS, values: [decision.id, shadowVersion, since] });
-      return rows[0]?.pairs ?? '[]';
-    });
+    const pairs = await this.gate.run(() => this.executions.shadowPairs(decision.id, shadowVersion, since));
     return this.pool.run({ kind: 'shadow', questions: sharedQuestions((live as NormalizedSchema | null)?.questions ?? [], shadow.questions), pairs });
   }
 }
