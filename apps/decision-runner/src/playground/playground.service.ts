@@ -18,7 +18,7 @@ import { DecisionStore } from '../decisions/decision.store';
 import { answeredRow, executionBase, ExecutionRecorder } from '../executions/execution-recorder';
 import { responseHead, RunExecutor } from '../runs/run-executor';
 import { engineCallNotMade } from './playground-limits';
-import { PlaygroundReservations } from './playground-reservations';
+import { PlaygroundReservations } from './playground-reservations.store';
 
 /** Executions of the draft carry version 0: the draft has no version number of its own. */
 export const DRAFT_VERSION = 0;

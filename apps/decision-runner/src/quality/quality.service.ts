@@ -23,7 +23,7 @@ import {
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { DecisionEntity } from '../entities';
 import { VersionCache } from '../decisions/version-cache';
-import { LabLimits } from '../lab/lab-limits';
+import { LabLimits } from '../lab/lab-limits.store';
 import { LabGate, LabPool } from '../lab/lab-pool';
 import { DecisionStore } from '../decisions/decision.store';
 import { QualityStore } from './quality.store';
