@@ -2,6 +2,7 @@ import type { Pool, PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
 import { NormalizedSchema } from '@ds/decision-schema';
 import { ExecutionRow, INSERT_EXECUTIONS, insertParameters, STORED_INPUT } from '../executions/execution-recorder';
+import { pgPool } from '../pg-pool';
 
 /** What runs statements: a pool, or one connection of it (the worker's, which holds its lock). */
 export type Queryable = Pick<PoolClient, 'query'>;
@@ -114,11 +115,8 @@ export async function completeIfFinished(db: Queryable, replayId: string): Promi
   );
 }
 
-/**
- * Takes the worker's session lock on `client`, without waiting: one runner process at a time runs replays. The lock
- * lasts as long as the connection's session.
- */
-export async function tryWorkerLock(client: Queryable): Promise<boolean> {
+/** Takes the worker's session lock on `client`, without waiting. */
+async function tryWorkerLock(client: Queryable): Promise<boolean> {
   const { rows } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(hashtext('decision_runner.replay_worker')) AS locked`);
   return rows[0]?.locked === true;
 }
@@ -201,5 +199,50 @@ export async function finishItem(
     throw error;
   } finally {
     client.release();
+  }
+}
+
+/** The queue as the worker uses it: on the runner's pool, or on the connection that holds the worker's lock. */
+export class ReplayQueue {
+  constructor(private readonly db: DataSource) {}
+
+  /**
+   * A connection of its own holding the worker's session lock: one runner process at a time runs replays, and the
+   * lock ends with the session, however the process ends. Null when another process holds it. `lost` is called
+   * when the connection fails (and the lock with it).
+   */
+  async holdWorkerLock(lost: () => void): Promise<PoolClient | null> {
+    const client = await pgPool(this.db).connect();
+    try {
+      if (await tryWorkerLock(client)) {
+        client.on('error', lost);
+        return client;
+      }
+    } catch (error) {
+      client.release(true);
+      throw error;
+    }
+    client.release();
+    return null;
+  }
+
+  release(item: Pick<ClaimedItem, 'replay_id' | 'position' | 'claim'>): Promise<void> {
+    return releaseItem(pgPool(this.db), item);
+  }
+
+  finish(item: Pick<ClaimedItem, 'replay_id' | 'position' | 'claim'>, result: ItemResult, row: ExecutionRow | null): Promise<boolean> {
+    return finishItem(pgPool(this.db), item, result, row);
+  }
+
+  completeIfFinished(replayId: string): Promise<void> {
+    return completeIfFinished(pgPool(this.db), replayId);
+  }
+
+  schemas(replayId: string): Promise<ReplaySchemas | undefined> {
+    return replaySchemas(this.db, replayId);
+  }
+
+  input(item: Pick<ClaimedItem, 'execution_id' | 'workspace_id'>): Promise<{ state?: unknown } | null> {
+    return replayedInput(this.db, item);
   }
 }

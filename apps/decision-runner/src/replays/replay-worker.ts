@@ -7,20 +7,8 @@ import { REPLAY_ENGINE_CONCURRENCY } from '@ds/decision-schema';
 import { newId, randomAlphanumeric } from '@ds/ids';
 import { Logger, PLATFORM } from '@ds/platform';
 import { answeredRow, executionBase, ExecutionRow } from '../executions/execution-recorder';
-import { pgPool } from '../pg-pool';
 import { Executed, RunExecutor } from '../runs/run-executor';
-import {
-  claimNextItem,
-  ClaimedItem,
-  completeIfFinished,
-  finishItem,
-  releaseItem,
-  replayedInput,
-  ReplaySchemas,
-  replaySchemas,
-  takeBackAbandonedClaims,
-  tryWorkerLock,
-} from './replay-queue.store';
+import { claimNextItem, ClaimedItem, ReplayQueue, ReplaySchemas, takeBackAbandonedClaims } from './replay-queue.store';
 
 /** How often an idle worker looks for work another replica started, and a waiting one retries the lock. */
 const POLL_MS = 1_000;
@@ -66,11 +54,15 @@ export class ReplayWorker {
   private claims = 0;
   private readonly schemas = new Map<string, ReplaySchemas>();
 
+  private readonly queue: ReplayQueue;
+
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    @InjectDataSource() db: DataSource,
     private readonly executor: RunExecutor,
     @Inject(PLATFORM.logger) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.queue = new ReplayQueue(db);
+  }
 
   start(): void {
     this.loop ??= this.work();
@@ -149,19 +141,8 @@ export class ReplayWorker {
   /** A session lock held on a connection of its own: it ends with the process, however the process ends. */
   private async holdLock(): Promise<boolean> {
     if (this.lock) return true;
-    const client = await pgPool(this.db).connect();
-    try {
-      if (await tryWorkerLock(client)) {
-        client.on('error', () => this.releaseLock());
-        this.lock = client;
-        return true;
-      }
-    } catch (error) {
-      client.release(true);
-      throw error;
-    }
-    client.release();
-    return false;
+    this.lock = await this.queue.holdWorkerLock(() => this.releaseLock());
+    return this.lock !== null;
   }
 
   private releaseLock(): void {
@@ -173,7 +154,7 @@ export class ReplayWorker {
 
   private async replayOne(item: ClaimedItem): Promise<'finished' | 'slots-busy'> {
     const { slug, schema, baseline } = await this.schemaOf(item);
-    const input = await replayedInput(this.db, item);
+    const input = await this.queue.input(item);
     if (!input) {
       await this.finish(item, { status: 'failed', row: null, error: { code: 'NOT_FOUND', message: 'The execution was purged before it was replayed.' } });
       return 'finished';
@@ -187,7 +168,7 @@ export class ReplayWorker {
     if (baseline) {
       const asked = await this.executor.execute('replay', base, baseline, state);
       if (slotsBusy(asked)) {
-        await releaseItem(pgPool(this.db), item);
+        await this.queue.release(item);
         return 'slots-busy';
       }
       baselineAnswer =
@@ -198,7 +179,7 @@ export class ReplayWorker {
 
     const asked = await this.executor.execute('replay', base, schema, state);
     if (slotsBusy(asked)) {
-      await releaseItem(pgPool(this.db), item);
+      await this.queue.release(item);
       return 'slots-busy';
     }
     const finished: Finished =
@@ -221,8 +202,7 @@ export class ReplayWorker {
    * the replay when this was its last item.
    */
   private async finish(item: ClaimedItem, finished: Finished, baseline: BaselineAnswer | null = null): Promise<void> {
-    const recorded = await finishItem(
-      pgPool(this.db),
+    const recorded = await this.queue.finish(
       item,
       {
         status: finished.status,
@@ -240,13 +220,13 @@ export class ReplayWorker {
       return;
     }
     // After the commit, so that of two items finishing together the later one sees both.
-    await completeIfFinished(pgPool(this.db), item.replay_id);
+    await this.queue.completeIfFinished(item.replay_id);
   }
 
   private async schemaOf(item: ClaimedItem): Promise<ReplaySchemas> {
     const kept = this.schemas.get(item.replay_id);
     if (kept) return kept;
-    const row = await replaySchemas(this.db, item.replay_id);
+    const row = await this.queue.schemas(item.replay_id);
     if (this.schemas.size >= SCHEMAS_KEPT) this.schemas.delete(this.schemas.keys().next().value!);
     this.schemas.set(item.replay_id, row!);
     return row!;
