@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
 import { NormalizedSchema } from '@ds/decision-schema';
-import { ExecutionRow, INSERT_EXECUTIONS, insertParameters, STORED_INPUT } from '../executions/execution-recorder';
+import { ExecutionRow, INSERT_EXECUTIONS, insertParameters, STORED_INPUT } from '../executions/execution.store';
 import { pgPool } from '../pg-pool';
 
 /** What runs statements: a pool, or one connection of it (the worker's, which holds its lock). */

@@ -2,7 +2,19 @@ import { DataSource, EntityManager } from 'typeorm';
 import { DecisionRef, Deployer, ServiceError } from '@ds/contracts';
 import { ReplaySelection } from '@ds/decision-schema';
 import { rowsReturned } from '@ds/platform';
-import { ITEM_COLUMNS, ItemRow, ITEMS_SUMMARY_TEXT, ReplayRow } from './replay-rows';
+import { ItemRow, ReplayRow } from './replay-rows';
+
+/** Items (`i`) joined with the execution they replay (`e`), for its outcome. */
+const ITEM_COLUMNS = `i.position, i.execution_id, i.replay_execution_id, i.status, i.old_action, i.old_answers, i.new_action, i.new_answers,
+  i.error, i.baseline_action, i.baseline_answers, e.outcome->>'action' AS outcome_action`;
+
+/**
+ * A replay's items as one JSON text that PostgreSQL writes (for a lab thread to parse), each item an array of the
+ * `ComparedItem` columns in `SUMMARY_COLUMNS` order (replay-rows.ts). `$1` is the replay's id.
+ */
+const ITEMS_SUMMARY_TEXT = `SELECT coalesce(json_agg(json_build_array(i.status, i.old_action, i.old_answers, i.new_action, i.new_answers,
+    i.baseline_action, i.baseline_answers, e.outcome->>'action') ORDER BY i.position), '[]')::text AS items
+  FROM replay_items i LEFT JOIN executions e ON e.id = i.execution_id WHERE i.replay_id = $1`;
 
 /** Runs a replay may take, whether or not they kept their input: successful, never a replay's or a shadow's own. */
 const REPLAY_SOURCES = `workspace_id = $1 AND decision_id = $2 AND status = 'success' AND source NOT IN ('replay', 'shadow')`;
