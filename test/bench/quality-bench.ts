@@ -4,7 +4,7 @@ import { normalizeSchema } from '@ds/decision-schema';
 import { decisionRunner } from '../../apps/decision-runner/src/main';
 import { VersionCache } from '../../apps/decision-runner/src/decisions/version-cache';
 import { QualityService } from '../../apps/decision-runner/src/quality/quality.service';
-import { LabLimits } from '../../apps/decision-runner/src/lab/lab-limits';
+import { LabLimits } from '../../apps/decision-runner/src/lab/lab-limits.store';
 import { LabGate, LabPool } from '../../apps/decision-runner/src/lab/lab-pool';
 import { migratedDatabase } from '../support/service-database';
 import { say } from './bench-support';

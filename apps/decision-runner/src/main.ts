@@ -21,7 +21,7 @@ import { QualityRollups1796120000000 } from './migrations/1796120000000-quality-
 import { RollupShards1796230000000 } from './migrations/1796230000000-rollup-shards';
 import { LabLimits1796240381000 } from './migrations/1796240381000-lab-limits';
 import { LabGate, LabPool } from './lab/lab-pool';
-import { LabLimits } from './lab/lab-limits';
+import { LabLimits } from './lab/lab-limits.store';
 import { LiveQualityLabels1796240000000 } from './migrations/1796240000000-live-quality-labels';
 import { ExecutionRetention1764400000000 } from './migrations/1764400000000-execution-retention';
 import { DecisionHooks1795448775114 } from './migrations/1795448775114-decision-hooks';
@@ -39,7 +39,7 @@ import { ExecutionRollups1796031415926 } from './migrations/1796031415926-execut
 import { ShadowVersions1796052483117 } from './migrations/1796052483117-shadow-versions';
 import { ExecutionSourceGroups1796400000000 } from './migrations/1796400000000-execution-source-groups';
 import { BillingRetention, ExecutionRetention, RETENTION_SOURCE } from './retention/execution-retention';
-import { PlaygroundReservations } from './playground/playground-reservations';
+import { PlaygroundReservations } from './playground/playground-reservations.store';
 import { PlaygroundService } from './playground/playground.service';
 import { ReplayWorker } from './replays/replay-worker';
 import { ReplaysHandlers } from './replays/replays.handlers';

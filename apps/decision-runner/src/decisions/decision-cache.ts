@@ -3,27 +3,14 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { BROADCAST_SUBJECTS } from '@ds/contracts';
 import { BroadcastInvalidatedCache, NatsLink, natsNotices, NoticeCodec, PLATFORM } from '@ds/platform';
-import { pgPool } from '../pg-pool';
+import { DecisionStore, RunnableDecision } from './decision.store';
 
-/** What a run needs of a decision row. */
-export interface RunnableDecision {
-  id: string;
-  slug: string;
-  activeVersion: number | null;
-  endpointEnabled: boolean;
-  /** The version evaluated after sampled runs of the active one, and the percent sampled. */
-  shadow: { version: number; rate: number } | null;
-}
+export type { RunnableDecision } from './decision.store';
 
 const MAX_ENTRIES = 10_000;
 /** Bounds how long a replica can miss a change whose broadcast it never received. */
 const ENTRY_TTL_MS = 5_000;
 const CHANGED_SUBJECT = BROADCAST_SUBJECTS.runnerDecisionChanged;
-
-const FIND_DECISION = {
-  name: 'decision-runner.find-decision',
-  text: 'SELECT id, slug, active_version, endpoint_enabled, shadow_version, shadow_rate FROM decisions WHERE workspace_id = $1 AND slug = $2',
-};
 
 interface DecisionChange {
   workspaceId: string;
@@ -66,11 +53,13 @@ const DECISION_NOTICE: NoticeCodec<string> = {
 @Injectable()
 export class DecisionCache implements OnModuleDestroy {
   private readonly decisions: BroadcastInvalidatedCache<string, RunnableDecision>;
+  private readonly store: DecisionStore;
 
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    @InjectDataSource() db: DataSource,
     @Inject(PLATFORM.nats) private readonly nats: NatsLink,
   ) {
+    this.store = DecisionStore.of(db);
     this.decisions = new BroadcastInvalidatedCache({
       bus: natsNotices(nats),
       subject: CHANGED_SUBJECT,
@@ -84,7 +73,7 @@ export class DecisionCache implements OnModuleDestroy {
   }
 
   get(workspaceId: string, slug: string): Promise<RunnableDecision | null> {
-    return this.decisions.get(keyOf(workspaceId, slug), () => this.read(workspaceId, slug));
+    return this.decisions.get(keyOf(workspaceId, slug), () => this.store.runnable(workspaceId, slug));
   }
 
   /** Called once a change to the decision has committed: every replica, this one included, drops it. */
@@ -98,23 +87,5 @@ export class DecisionCache implements OnModuleDestroy {
 
   onModuleDestroy(): void {
     this.decisions.close();
-  }
-
-  private async read(workspaceId: string, slug: string): Promise<RunnableDecision | null> {
-    const { rows } = await pgPool(this.db).query<{
-      id: string;
-      slug: string;
-      active_version: number | null;
-      endpoint_enabled: boolean;
-      shadow_version: number | null;
-      shadow_rate: number | null;
-    }>({
-      ...FIND_DECISION,
-      values: [workspaceId, slug],
-    });
-    const row = rows[0];
-    if (!row) return null;
-    const shadow = row.shadow_version !== null && row.shadow_rate !== null ? { version: row.shadow_version, rate: row.shadow_rate } : null;
-    return { id: row.id, slug: row.slug, activeVersion: row.active_version, endpointEnabled: row.endpoint_enabled, shadow };
   }
 }

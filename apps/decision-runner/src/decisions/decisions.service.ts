@@ -6,7 +6,6 @@ import {
   CopyDecisionsRequest,
   CreateDecisionRequest,
   DecisionCreatedReply,
-  DecisionRef,
   DecisionSummary,
   integerIssue,
   DeployedReply,
@@ -16,25 +15,28 @@ import {
   SetEndpointRequest,
   SUBJECTS,
 } from '@ds/contracts';
-import { checkDecisionMeta, decisionContract, NormalizedSchema, validateSchema } from '@ds/decision-schema';
+import { checkDecisionMeta, decisionContract } from '@ds/decision-schema';
 import { newId } from '@ds/ids';
-import { isUniqueViolation, PLATFORM, RpcClient, rowsReturned } from '@ds/platform';
-import { DecisionEntity, DecisionVersionEntity } from '../entities';
+import { isUniqueViolation, PLATFORM, RpcClient } from '@ds/platform';
 import { DecisionRunnerConfig } from '../config';
 import { DecisionCache } from './decision-cache';
+import { decisionNotFound, DecisionStore } from './decision.store';
+import { deployableDraft } from './deployable-draft';
 import { VersionCache } from './version-cache';
-import { nextVersion } from './versions.service';
-import { ROLLUP_TABLES } from '../executions/rollups';
 
 @Injectable()
 export class DecisionsService {
+  private readonly decisions: DecisionStore;
+
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    @InjectDataSource() db: DataSource,
     @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
     @Inject(PLATFORM.config) private readonly config: DecisionRunnerConfig,
     private readonly versions: VersionCache,
     private readonly runnable: DecisionCache,
-  ) {}
+  ) {
+    this.decisions = DecisionStore.of(db);
+  }
 
   async create(request: CreateDecisionRequest): Promise<DecisionCreatedReply> {
     const metaIssues = checkDecisionMeta({ slug: request.slug, name: request.name, description: request.description });
@@ -43,11 +45,10 @@ export class DecisionsService {
     const account = await this.rpc.call(SUBJECTS.billing.account, { workspaceId: request.workspaceId });
     const limit = account.plan.max_decisions;
 
-    const created = await this.db.transaction(async (tx) => {
-      // Serializes creates per workspace so that the plan's decision count holds under concurrency.
-      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`decisions:${request.workspaceId}`]);
+    const created = await this.decisions.transaction(async (tx) => {
+      await tx.lockCreates(request.workspaceId);
       if (limit !== null) {
-        const used = await tx.getRepository(DecisionEntity).countBy({ workspaceId: request.workspaceId });
+        const used = await tx.count(request.workspaceId);
         if (used >= limit) {
           throw new ServiceError('PLAN_LIMIT_REACHED', `The ${account.plan.name} plan allows ${limit} decisions.`, {
             limit,
@@ -56,7 +57,7 @@ export class DecisionsService {
           });
         }
       }
-      const entity = tx.getRepository(DecisionEntity).create({
+      const fields = {
         id: newId('dec'),
         workspaceId: request.workspaceId,
         slug: request.slug as string,
@@ -66,16 +67,16 @@ export class DecisionsService {
         revision: 1,
         activeVersion: null,
         endpointEnabled: true,
-      });
+      };
       try {
-        await tx.getRepository(DecisionEntity).insert(entity);
+        await tx.insert(fields);
       } catch (error) {
         if (isUniqueViolation(error)) {
-          throw new ServiceError('CONFLICT', `The slug ${entity.slug} is already taken in this workspace.`);
+          throw new ServiceError('CONFLICT', `The slug ${fields.slug} is already taken in this workspace.`);
         }
         throw error;
       }
-      return { id: entity.id, slug: entity.slug, name: entity.name, status: 'draft', revision: entity.revision } satisfies DecisionCreatedReply;
+      return { id: fields.id, slug: fields.slug, name: fields.name, status: 'draft', revision: fields.revision } satisfies DecisionCreatedReply;
     });
     // Replicas may hold this slug as not found.
     this.runnable.changed(request.workspaceId, created.slug);
@@ -88,15 +89,9 @@ export class DecisionsService {
       throw new ServiceError('INVALID_REQUEST', 'revision must be a whole number.', [revisionIssue]);
     }
     const schema = deployableDraft(request.schema);
-    const [saved] = rowsReturned<{ revision: number }>(
-      await this.db.query(
-        `UPDATE decisions SET draft_schema = $1, revision = revision + 1, updated_at = now()
-          WHERE id = $2 AND workspace_id = $3 AND revision = $4 RETURNING revision`,
-        [schema, request.decisionId, request.workspaceId, request.revision],
-      ),
-    );
+    const saved = await this.decisions.saveDraft(request, schema, request.revision);
     if (!saved) {
-      const current = await this.find(request);
+      const current = await this.decisions.require(request);
       throw new ServiceError('CONFLICT', 'The draft was saved by someone else meanwhile; reload it and save again.', {
         currentRevision: current.revision,
       });
@@ -105,10 +100,10 @@ export class DecisionsService {
   }
 
   async deploy(ref: DeployRequest): Promise<DeployedReply> {
-    const decision = await this.find(ref);
+    const decision = await this.decisions.require(ref);
     // Deploying re-validates the draft: rules may have become stricter since it was saved.
     const schema = deployableDraft(decision.draftSchema);
-    const deployed = await this.db.transaction((tx) => nextVersion(tx, decision, schema, ref.deployedBy ?? null, null, ref.note ?? null));
+    const deployed = await this.decisions.transaction((tx) => tx.nextVersion(decision, schema, ref.deployedBy ?? null, null, ref.note ?? null));
     this.runnable.changed(ref.workspaceId, decision.slug);
     return deployed;
   }
@@ -117,24 +112,14 @@ export class DecisionsService {
     if (typeof request.enabled !== 'boolean') {
       throw new ServiceError('INVALID_REQUEST', 'enabled must be a boolean.', [{ path: 'enabled', message: 'must be a boolean' }]);
     }
-    const [updated] = rowsReturned<{ slug: string }>(
-      await this.db.query('UPDATE decisions SET endpoint_enabled = $1, updated_at = now() WHERE id = $2 AND workspace_id = $3 RETURNING slug', [
-        request.enabled,
-        request.decisionId,
-        request.workspaceId,
-      ]),
-    );
-    if (!updated) throw new ServiceError('NOT_FOUND', 'No such decision in this workspace.');
-    this.runnable.changed(request.workspaceId, updated.slug);
+    const slug = await this.decisions.setEndpoint(request, request.enabled);
+    if (slug === undefined) throw decisionNotFound();
+    this.runnable.changed(request.workspaceId, slug);
     return { enabled: request.enabled };
   }
 
   async list(workspaceId: string): Promise<{ data: DecisionSummary[] }> {
-    const rows = await this.db.getRepository(DecisionEntity).find({
-      where: { workspaceId },
-      order: { createdAt: 'ASC', id: 'ASC' },
-      select: { id: true, slug: true, name: true, activeVersion: true, endpointEnabled: true },
-    });
+    const rows = await this.decisions.list(workspaceId);
     return {
       data: rows.map((row) => ({
         id: row.id,
@@ -148,7 +133,7 @@ export class DecisionsService {
   }
 
   async contract(workspaceId: string, slug: string): Promise<Record<string, unknown>> {
-    const decision = await this.db.getRepository(DecisionEntity).findOneBy({ workspaceId, slug });
+    const decision = await this.decisions.findBySlug({ workspaceId, slug });
     if (!decision) throw new ServiceError('DECISION_NOT_FOUND', `No decision ${slug} in this workspace.`);
     if (decision.activeVersion === null) throw new ServiceError('DECISION_NOT_DEPLOYED', `The decision ${slug} has never been deployed.`);
     const schema = await this.versions.get(decision.id, decision.activeVersion);
@@ -165,11 +150,11 @@ export class DecisionsService {
     const account = await this.rpc.call(SUBJECTS.billing.account, { workspaceId: request.workspaceId });
     const limit = account.plan.max_decisions;
     const reply: CopyDecisionsReply = { created: [], skipped: [] };
-    await this.db.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`decisions:${request.workspaceId}`]);
-      let used = await tx.getRepository(DecisionEntity).countBy({ workspaceId: request.workspaceId });
+    await this.decisions.transaction(async (tx) => {
+      await tx.lockCreates(request.workspaceId);
+      let used = await tx.count(request.workspaceId);
       for (const slug of slugs) {
-        const source = await tx.getRepository(DecisionEntity).findOneBy({ workspaceId: request.fromWorkspaceId, slug });
+        const source = await tx.findBySlug({ workspaceId: request.fromWorkspaceId, slug });
         if (!source) {
           reply.skipped.push({ slug, reason: 'not_found' });
           continue;
@@ -178,7 +163,7 @@ export class DecisionsService {
           reply.skipped.push({ slug, reason: 'not_deployed' });
           continue;
         }
-        if (await tx.getRepository(DecisionEntity).existsBy({ workspaceId: request.workspaceId, slug })) {
+        if (await tx.existsBySlug({ workspaceId: request.workspaceId, slug })) {
           reply.skipped.push({ slug, reason: 'exists' });
           continue;
         }
@@ -186,9 +171,9 @@ export class DecisionsService {
           reply.skipped.push({ slug, reason: 'limit' });
           continue;
         }
-        const version = await tx.getRepository(DecisionVersionEntity).findOneByOrFail({ decisionId: source.id, version: source.activeVersion });
+        const version = await tx.versionOrFail(source.id, source.activeVersion);
         const id = newId('dec');
-        await tx.getRepository(DecisionEntity).insert({
+        await tx.insert({
           id,
           workspaceId: request.workspaceId,
           slug,
@@ -199,7 +184,7 @@ export class DecisionsService {
           activeVersion: request.deploy ? 1 : null,
           endpointEnabled: true,
         });
-        if (request.deploy) await tx.getRepository(DecisionVersionEntity).insert({ decisionId: id, version: 1, schema: version.schema });
+        if (request.deploy) await tx.insertVersion({ decisionId: id, version: 1, schema: version.schema });
         used += 1;
         reply.created.push({ slug, id, deployed: request.deploy });
       }
@@ -210,28 +195,7 @@ export class DecisionsService {
 
   /** Removes a deleted workspace's decisions, versions, executions and their rollups; deleting twice deletes nothing more. */
   async purgeWorkspace(workspaceId: string): Promise<void> {
-    const slugs = await this.db.transaction(async (tx) => {
-      await tx.query('DELETE FROM executions WHERE workspace_id = $1', [workspaceId]);
-      await tx.query('DELETE FROM playground_reservations WHERE workspace_id = $1', [workspaceId]);
-      await tx.query('DELETE FROM lab_turns WHERE workspace_id = $1', [workspaceId]);
-      await tx.query('DELETE FROM lab_budgets WHERE workspace_id = $1', [workspaceId]);
-      for (const table of ROLLUP_TABLES) await tx.query(`DELETE FROM ${table} WHERE workspace_id = $1`, [workspaceId]);
-      // Versions go with their decision (ON DELETE CASCADE).
-      return rowsReturned<{ slug: string }>(await tx.query('DELETE FROM decisions WHERE workspace_id = $1 RETURNING slug', [workspaceId]));
-    });
+    const slugs = await this.decisions.purgeWorkspace(workspaceId);
     for (const { slug } of slugs) this.runnable.changed(workspaceId, slug);
   }
-
-  private async find(ref: DecisionRef): Promise<DecisionEntity> {
-    const decision = await this.db.getRepository(DecisionEntity).findOneBy({ id: ref.decisionId, workspaceId: ref.workspaceId });
-    if (!decision) throw new ServiceError('NOT_FOUND', 'No such decision in this workspace.');
-    return decision;
-  }
-}
-
-/** The draft as a deploy takes it: validated again, since rules may have become stricter since it was saved. */
-export function deployableDraft(schema: unknown): NormalizedSchema {
-  const result = validateSchema(schema);
-  if (!result.valid) throw new ServiceError('INVALID_SCHEMA', 'The decision schema is not valid.', result.issues);
-  return result.schema;
 }

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { NormalizedSchema } from '@ds/decision-schema';
 import { LoadingCache } from '@ds/platform';
-import { DecisionVersionEntity } from '../entities';
+import { DecisionStore } from './decision.store';
 
 const MAX_ENTRIES = 5_000;
 
@@ -15,11 +15,15 @@ const MAX_ENTRIES = 5_000;
 export class VersionCache {
   private readonly versions = new LoadingCache<string, NormalizedSchema>({ max: MAX_ENTRIES });
 
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  private readonly store: DecisionStore;
+
+  constructor(@InjectDataSource() db: DataSource) {
+    this.store = DecisionStore.of(db);
+  }
 
   get(decisionId: string, version: number): Promise<NormalizedSchema> {
     return this.versions.get(`${decisionId}@${version}`, async () => {
-      const row = await this.db.getRepository(DecisionVersionEntity).findOneByOrFail({ decisionId, version });
+      const row = await this.store.versionOrFail(decisionId, version);
       return row.schema as NormalizedSchema;
     });
   }
@@ -27,7 +31,7 @@ export class VersionCache {
   /** A version asked for by number (a pinned run); null when the decision has no such version. Misses are not kept. */
   find(decisionId: string, version: number): Promise<NormalizedSchema | null> {
     return this.versions.get(`${decisionId}@${version}`, async () => {
-      const row = await this.db.getRepository(DecisionVersionEntity).findOneBy({ decisionId, version });
+      const row = await this.store.version(decisionId, version);
       return row === null ? null : (row.schema as NormalizedSchema);
     });
   }

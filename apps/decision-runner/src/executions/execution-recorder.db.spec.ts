@@ -5,7 +5,8 @@ import { Evaluation } from '@ds/decision-schema';
 import { decisionRunner } from '../main';
 import { defined } from '../../../../test/e2e/support/api';
 import { waitFor } from '../../../../test/e2e/support/cluster';
-import { ExecutionBase, ExecutionRecorder, STORED_INPUT } from './execution-recorder';
+import { ExecutionBase, ExecutionRecorder } from './execution-recorder';
+import { STORED_INPUT } from './execution.store';
 import { ExecutionsQuery } from './executions.query';
 import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
 

@@ -16,8 +16,7 @@ import {
 } from '@ds/contracts';
 import { looksLikeId } from '@ds/ids';
 import { ExecutionEntity } from '../entities';
-import { ERROR_CODE_SQL, SOURCE_GROUP_SQL } from './source-groups';
-import { STORED_INPUT } from './execution-recorder';
+import { ExecutionStore } from './execution.store';
 
 /**
  * How much JSON one page of executions may carry. Rows can hold mapped state values, so a hundred of them
@@ -25,20 +24,21 @@ import { STORED_INPUT } from './execution-recorder';
  */
 export const EXECUTIONS_PAGE_BYTES = 256 * 1024;
 
-/** An execution answered with a fresh 200 by the engine: what a decision is billed for. */
-const BILLABLE = `status = 'success' AND coalesce(action_reason->>'type', '') <> 'engine_error'`;
-
 /**
  * Newest first, paged by an opaque cursor over the row's sequence number. New rows get higher numbers,
  * so paging down while runs arrive never repeats or skips a row already behind the cursor.
  */
 @Injectable()
 export class ExecutionsQuery {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  private readonly executions: ExecutionStore;
+
+  constructor(@InjectDataSource() db: DataSource) {
+    this.executions = new ExecutionStore(db);
+  }
 
   async list(request: ListExecutionsRequest): Promise<ListExecutionsReply> {
     const query = this.pageQuery(request);
-    const [rows, total] = await Promise.all([query.getMany(), request.includeTotal === true ? this.count(request) : null]);
+    const [rows, total] = await Promise.all([query.getMany(), request.includeTotal === true ? this.executions.count(request) : null]);
     const { page, hasMore } = pageWithin(
       rows.slice(0, request.limit).map((row) => ({ row, body: toPublicExecution(row, request.includeTrace === true) })),
       EXECUTIONS_PAGE_BYTES,
@@ -55,50 +55,17 @@ export class ExecutionsQuery {
 
   /** One page's statement: one row past the limit says whether more follow. */
   pageQuery(request: ListExecutionsRequest): SelectQueryBuilder<ExecutionEntity> {
-    const query = this.filtered(request)
+    const query = this.executions
+      .filtered(request)
       .orderBy('e.seq', 'DESC')
       .limit(request.limit + 1);
     if (request.cursor !== null) query.andWhere('e.seq < :before', { before: decodeCursor(request.cursor) });
     return query;
   }
 
-  /**
-   * The executions matching the filters, whatever the cursor, counted through the same index as the page and no
-   * further than one past the cap: an exact count of a busy workspace would read every row it ever kept.
-   */
-  private async count(request: ListExecutionsRequest): Promise<number> {
-    const [sql, parameters] = this.countStatement(request);
-    const [row] = (await this.db.query(`SELECT count(*)::int AS n FROM (${sql}) matching`, parameters)) as Array<{ n: number }>;
-    return row!.n;
-  }
-
+  /** The count's statement, for a plan to be read. */
   countStatement(request: ListExecutionsRequest): [string, unknown[]] {
-    // Ordered as the page is, so that the count walks the page's index and stops at the cap, rather than a
-    // sequential scan the planner may prefer for a common filter, which reads as far for a rare one.
-    return this.filtered(request)
-      .orderBy('e.seq', 'DESC')
-      .select('1')
-      .limit(EXECUTIONS_COUNT_CAP + 1)
-      .getQueryAndParameters();
-  }
-
-  /**
-   * The workspace's executions narrowed by every filter of the request. The source groups are compared through
-   * SOURCE_GROUP_SQL over the bare columns (the only table of the statement), which is what the list indexes hold.
-   */
-  private filtered(request: ListExecutionsRequest): SelectQueryBuilder<ExecutionEntity> {
-    const query = this.db.getRepository(ExecutionEntity).createQueryBuilder('e').where('e.workspace_id = :workspaceId', { workspaceId: request.workspaceId });
-    if (request.decision !== null) query.andWhere('e.decision_slug = :slug', { slug: request.decision });
-    if (request.sources !== undefined && request.sources !== null) {
-      query.andWhere(`(${SOURCE_GROUP_SQL}) IN (:...sources)`, { sources: request.sources.length > 0 ? request.sources : ['none'] });
-    }
-    if (request.status !== null) query.andWhere('e.status = :status', { status: request.status });
-    if (request.version != null) query.andWhere('e.version = :version', { version: request.version });
-    if (request.action != null) query.andWhere('e.action = :action', { action: request.action });
-    if (request.reason != null) query.andWhere(`e.action_reason->>'type' = :reason`, { reason: request.reason });
-    // A failed run's own error, or the engine error an engine_error fallback answered instead of.
-    if (request.errorCode != null) query.andWhere(`(${ERROR_CODE_SQL}) = :errorCode`, { errorCode: request.errorCode });
-    return query;
+    return this.executions.countStatement(request);
   }
 
   /**
@@ -107,10 +74,7 @@ export class ExecutionsQuery {
    */
   async input(request: ExecutionInputRequest): Promise<ExecutionInputReply> {
     if (!looksLikeId('exec', request.executionId)) throw noSuchExecution();
-    const [row] = (await this.db.query(`SELECT decision_id, decision_slug, ${STORED_INPUT} AS input FROM executions WHERE workspace_id = $1 AND id = $2`, [
-      request.workspaceId,
-      request.executionId,
-    ])) as Array<{ decision_id: string; decision_slug: string; input: { state?: unknown } | null }>;
+    const row = await this.executions.input(request.workspaceId, request.executionId);
     if (!row) throw noSuchExecution();
     const kept = row.input !== null && typeof row.input === 'object' && 'state' in row.input;
     return {
@@ -124,11 +88,7 @@ export class ExecutionsQuery {
 
   /** What billing needs to settle a reservation the runner could not settle itself. */
   async outcomes(request: ExecutionOutcomesRequest): Promise<ExecutionOutcomesReply> {
-    const rows: Array<{ id: string; billable: boolean; decision_id: string }> = await this.db.query(
-      `SELECT id, (${BILLABLE}) AS billable, decision_id
-         FROM executions WHERE workspace_id = $1 AND id = ANY($2)`,
-      [request.workspaceId, request.executionIds],
-    );
+    const rows = await this.executions.billable(request.workspaceId, request.executionIds);
     const known = new Map(rows.map((row) => [row.id, row.billable]));
     return {
       outcomes: Object.fromEntries(request.executionIds.map((id) => [id, known.has(id) ? (known.get(id) ? 'billable' : 'not_billable') : 'unknown'] as const)),
@@ -138,12 +98,7 @@ export class ExecutionsQuery {
 
   /** The billable executions that took a unit of the lease, found through the workspace's time index. */
   async leaseExecutions(request: LeaseExecutionsRequest): Promise<LeaseExecutionsReply> {
-    const rows: Array<{ id: string; decision_id: string }> = await this.db.query(
-      `SELECT id, decision_id FROM executions
-        WHERE workspace_id = $1 AND created_at BETWEEN $3::timestamptz AND $4::timestamptz AND lease_id = $2
-          AND ${BILLABLE}`,
-      [request.workspaceId, request.leaseId, request.from, request.to],
-    );
+    const rows = await this.executions.leaseExecutions(request.workspaceId, request.leaseId, request.from, request.to);
     return { billable: rows.map((row) => row.id), decisions: Object.fromEntries(rows.map((row) => [row.id, row.decision_id])) };
   }
 }

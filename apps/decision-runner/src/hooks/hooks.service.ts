@@ -2,29 +2,12 @@ import { Inject, Injectable, OnApplicationBootstrap, OnModuleInit } from '@nestj
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DecisionRef, HookChangeReply, HookStateReply, ResolveHookReply, ServiceError } from '@ds/contracts';
-import { isUniqueViolation, Logger, PLATFORM, rowsAffected, rowsReturned, sealAtRest, SealingCounts } from '@ds/platform';
+import { isUniqueViolation, Logger, PLATFORM, sealAtRest, SealingCounts } from '@ds/platform';
 import { openWithKeyring, rowAad, sealWithKeyring } from '@ds/sealing';
 import { DecisionRunnerConfig } from '../config';
-import { pgPool } from '../pg-pool';
+import { DecisionStore } from '../decisions/decision.store';
 import { newHookSecret, newHookToken, tokenHash } from './hook-credentials';
-
-/** A URL's secret as stored: none, sealed, or still in plaintext until the start-up sweep reaches it. */
-interface StoredSecret {
-  workspace_id: string;
-  decision_id: string;
-  unsealed_secret: string | null;
-  sealed_secret: Buffer | null;
-  secret_key_id: string | null;
-}
-
-const RESOLVE_HOOK = {
-  name: 'decision-runner.resolve-hook',
-  text: `SELECT h.workspace_id, h.decision_id, d.slug, h.unsealed_secret, h.sealed_secret, h.secret_key_id
-           FROM decision_hooks h JOIN decisions d ON d.id = h.decision_id
-          WHERE h.token_hash = $1`,
-};
-/** Rows sealed per statement by the start-up sweep. */
-const SEAL_BATCH = 100;
+import { HookStore, StoredSecret } from './hook.store';
 
 /** Binds a sealed secret to its workspace and decision: a value copied onto another URL does not open. */
 export function hookSecretAad(workspaceId: string, decisionId: string): Buffer {
@@ -38,11 +21,17 @@ export function hookSecretAad(workspaceId: string, decisionId: string): Buffer {
  */
 @Injectable()
 export class HooksService implements OnModuleInit, OnApplicationBootstrap {
+  private readonly decisions: DecisionStore;
+  private readonly hooks: HookStore;
+
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    @InjectDataSource() db: DataSource,
     @Inject(PLATFORM.config) private readonly config: DecisionRunnerConfig,
     @Inject(PLATFORM.logger) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.decisions = DecisionStore.of(db);
+    this.hooks = new HookStore(db);
+  }
 
   onModuleInit(): void {
     if (this.config.secretsKeyIsDev) {
@@ -59,8 +48,7 @@ export class HooksService implements OnModuleInit, OnApplicationBootstrap {
   }
 
   async resolve(hash: string): Promise<ResolveHookReply> {
-    const { rows } = await pgPool(this.db).query<StoredSecret & { slug: string }>({ ...RESOLVE_HOOK, values: [hash] });
-    const row = rows[0];
+    const row = await this.hooks.resolve(hash);
     if (!row) return null;
     const secret = this.secretOf(row);
     if (secret === undefined) {
@@ -82,24 +70,13 @@ export class HooksService implements OnModuleInit, OnApplicationBootstrap {
         secrets: 'secret-URL secrets',
         keyVariable: 'RUNNER_SECRETS_KEY',
         primaryKeyId: keyring.primaryId,
-        nextBatch: async (after) =>
-          (await this.db.query(
-            `SELECT workspace_id, decision_id, unsealed_secret, sealed_secret, secret_key_id FROM decision_hooks
-              WHERE decision_id > $1 AND (unsealed_secret IS NOT NULL OR secret_key_id <> $2)
-              ORDER BY decision_id LIMIT ${SEAL_BATCH}`,
-            [after ?? '', keyring.primaryId],
-          )) as StoredSecret[],
+        nextBatch: (after) => this.hooks.unsealedBatch(after, keyring.primaryId),
         cursorOf: (row) => row.decision_id,
         isPlaintext: (row) => row.unsealed_secret !== null,
         plaintextOf: (row) => this.secretOf(row) ?? null,
         writeSealed: async (row, secret) => {
           const { sealed, keyId } = sealWithKeyring(keyring, secret, hookSecretAad(row.workspace_id, row.decision_id));
-          const written = await this.db.query(
-            `UPDATE decision_hooks SET sealed_secret = $2, secret_key_id = $3, unsealed_secret = NULL
-              WHERE decision_id = $1 AND unsealed_secret IS NOT DISTINCT FROM $4 AND sealed_secret IS NOT DISTINCT FROM $5`,
-            [row.decision_id, sealed, keyId, row.unsealed_secret, row.sealed_secret],
-          );
-          return rowsAffected(written) > 0;
+          return this.hooks.writeSealed(row, sealed, keyId);
         },
       },
       this.logger,
@@ -108,13 +85,8 @@ export class HooksService implements OnModuleInit, OnApplicationBootstrap {
 
   /** On or off, with or without a secret, and the last run it started. */
   async state(ref: DecisionRef): Promise<HookStateReply> {
-    await this.requireDecision(ref);
-    const [row] = (await this.db.query(
-      `SELECT h.created_at, h.updated_at, num_nonnulls(h.unsealed_secret, h.sealed_secret) > 0 AS secret_set,
-              (SELECT max(e.created_at) FROM executions e WHERE e.decision_id = $1 AND e.workspace_id = $2 AND e.source = 'webhook') AS last_call_at
-         FROM (SELECT 1) one LEFT JOIN decision_hooks h ON h.decision_id = $1 AND h.workspace_id = $2`,
-      [ref.decisionId, ref.workspaceId],
-    )) as Array<{ created_at: Date | null; updated_at: Date | null; secret_set: boolean | null; last_call_at: Date | null }>;
+    await this.decisions.requireExists(ref);
+    const row = await this.hooks.state(ref);
     const iso = (value: Date | null | undefined) => (value ? new Date(value).toISOString() : null);
     return {
       enabled: row?.created_at != null,
@@ -127,14 +99,10 @@ export class HooksService implements OnModuleInit, OnApplicationBootstrap {
 
   /** Off → on. A URL that is already on is not replaced here: that is a rotation, which needs the Admin role. */
   async enable(ref: DecisionRef): Promise<HookChangeReply> {
-    await this.requireDecision(ref);
+    await this.decisions.requireExists(ref);
     const token = newHookToken();
     try {
-      await this.db.query('INSERT INTO decision_hooks (decision_id, workspace_id, token_hash) VALUES ($1, $2, $3)', [
-        ref.decisionId,
-        ref.workspaceId,
-        tokenHash(token),
-      ]);
+      await this.hooks.insert(ref, tokenHash(token));
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw new ServiceError('CONFLICT', 'The secret URL of this decision is already on; rotate it to get a new URL.');
@@ -146,60 +114,35 @@ export class HooksService implements OnModuleInit, OnApplicationBootstrap {
 
   /** On → off: the URL and its secret are gone; turning it on again gives a new URL without a secret. */
   async disable(ref: DecisionRef): Promise<HookChangeReply> {
-    await this.requireDecision(ref);
-    const [removed] = rowsReturned<{ token_hash: string }>(
-      await this.db.query('DELETE FROM decision_hooks WHERE decision_id = $1 AND workspace_id = $2 RETURNING token_hash', [ref.decisionId, ref.workspaceId]),
-    );
-    if (!removed) throw new ServiceError('NOT_FOUND', 'The secret URL of this decision is off.');
-    return { dropped: [removed.token_hash] };
+    await this.decisions.requireExists(ref);
+    const removed = await this.hooks.delete(ref);
+    if (removed === undefined) throw new ServiceError('NOT_FOUND', 'The secret URL of this decision is off.');
+    return { dropped: [removed] };
   }
 
   /** A new URL for the same decision, keeping its secret; the old token stops resolving when this commits. */
   async rotate(ref: DecisionRef): Promise<HookChangeReply> {
-    await this.requireDecision(ref);
+    await this.decisions.requireExists(ref);
     const token = newHookToken();
-    const [rotated] = rowsReturned<{ old_hash: string }>(
-      await this.db.query(
-        `UPDATE decision_hooks h SET token_hash = $3, updated_at = now()
-           FROM (SELECT decision_id, token_hash AS old_hash FROM decision_hooks WHERE decision_id = $1 AND workspace_id = $2 FOR UPDATE) old
-          WHERE h.decision_id = old.decision_id
-          RETURNING old.old_hash`,
-        [ref.decisionId, ref.workspaceId, tokenHash(token)],
-      ),
-    );
-    if (!rotated) throw this.off();
-    return { token, dropped: [rotated.old_hash] };
+    const rotated = await this.hooks.rotate(ref, tokenHash(token));
+    if (rotated === undefined) throw this.off();
+    return { token, dropped: [rotated] };
   }
 
   /** Generates the URL's secret, replacing one that exists (which stops working at once). */
   async createSecret(ref: DecisionRef): Promise<HookChangeReply> {
-    await this.requireDecision(ref);
+    await this.decisions.requireExists(ref);
     const secret = newHookSecret();
     const { sealed, keyId } = sealWithKeyring(this.config.secretsKeys, secret, hookSecretAad(ref.workspaceId, ref.decisionId));
-    const [updated] = rowsReturned<{ token_hash: string }>(
-      await this.db.query(
-        `UPDATE decision_hooks SET sealed_secret = $3, secret_key_id = $4, unsealed_secret = NULL, updated_at = now()
-          WHERE decision_id = $1 AND workspace_id = $2 RETURNING token_hash`,
-        [ref.decisionId, ref.workspaceId, sealed, keyId],
-      ),
-    );
-    if (!updated) throw this.off();
-    return { secret, dropped: [updated.token_hash] };
+    const updated = await this.hooks.setSecret(ref, sealed, keyId);
+    if (updated === undefined) throw this.off();
+    return { secret, dropped: [updated] };
   }
 
   /** Removes the secret: unsigned calls are accepted again. */
   async deleteSecret(ref: DecisionRef): Promise<HookChangeReply> {
-    await this.requireDecision(ref);
-    const [updated] = rowsReturned<{ token_hash: string; had_secret: boolean }>(
-      await this.db.query(
-        `UPDATE decision_hooks h SET unsealed_secret = NULL, sealed_secret = NULL, secret_key_id = NULL, updated_at = now()
-           FROM (SELECT decision_id, num_nonnulls(unsealed_secret, sealed_secret) > 0 AS had_secret
-                   FROM decision_hooks WHERE decision_id = $1 AND workspace_id = $2 FOR UPDATE) old
-          WHERE h.decision_id = old.decision_id
-          RETURNING h.token_hash, old.had_secret`,
-        [ref.decisionId, ref.workspaceId],
-      ),
-    );
+    await this.decisions.requireExists(ref);
+    const updated = await this.hooks.deleteSecret(ref);
     if (!updated) throw this.off();
     if (!updated.had_secret) throw new ServiceError('NOT_FOUND', 'The secret URL of this decision has no secret.');
     return { dropped: [updated.token_hash] };
@@ -214,10 +157,5 @@ export class HooksService implements OnModuleInit, OnApplicationBootstrap {
 
   private off(): ServiceError {
     return new ServiceError('CONFLICT', 'The secret URL of this decision is off; turn it on first.');
-  }
-
-  private async requireDecision(ref: DecisionRef): Promise<void> {
-    const rows: unknown[] = await this.db.query('SELECT 1 FROM decisions WHERE id = $1 AND workspace_id = $2', [ref.decisionId, ref.workspaceId]);
-    if (rows.length === 0) throw new ServiceError('NOT_FOUND', 'No such decision in this workspace.');
   }
 }

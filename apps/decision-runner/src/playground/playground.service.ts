@@ -13,11 +13,12 @@ import {
 } from '@ds/decision-schema';
 import { newId } from '@ds/ids';
 import { currentRequestId } from '@ds/platform';
-import { DecisionEntity, DecisionVersionEntity } from '../entities';
+import { DecisionEntity } from '../entities';
+import { DecisionStore } from '../decisions/decision.store';
 import { answeredRow, executionBase, ExecutionRecorder } from '../executions/execution-recorder';
 import { responseHead, RunExecutor } from '../runs/run-executor';
 import { engineCallNotMade } from './playground-limits';
-import { PlaygroundReservations } from './playground-reservations';
+import { PlaygroundReservations } from './playground-reservations.store';
 
 /** Executions of the draft carry version 0: the draft has no version number of its own. */
 export const DRAFT_VERSION = 0;
@@ -29,16 +30,19 @@ export const DRAFT_VERSION = 0;
  */
 @Injectable()
 export class PlaygroundService {
+  private readonly decisions: DecisionStore;
+
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    @InjectDataSource() db: DataSource,
     private readonly executor: RunExecutor,
     private readonly recorder: ExecutionRecorder,
     private readonly reservations: PlaygroundReservations,
-  ) {}
+  ) {
+    this.decisions = DecisionStore.of(db);
+  }
 
   async run(request: PlaygroundRunRequest): Promise<Record<string, unknown>> {
-    const decision = await this.db.getRepository(DecisionEntity).findOneBy({ id: request.decisionId, workspaceId: request.workspaceId });
-    if (!decision) throw new ServiceError('NOT_FOUND', 'No such decision in this workspace.');
+    const decision = await this.decisions.require(request);
     const { version, schema } = await this.schemaFor(decision, request.version);
     // Before the lab's limits are spent: a state the version refuses costs the author nothing.
     const stateCheck = validateState(schema, request.state);
@@ -72,7 +76,7 @@ export class PlaygroundService {
     }
     const parsed = parseVersionNumber(version, 'version');
     if (!parsed.ok) throw new ServiceError('INVALID_REQUEST', 'version must be a version number, or null for the draft.', [parsed.issue]);
-    const row = await this.db.getRepository(DecisionVersionEntity).findOneBy({ decisionId: decision.id, version: parsed.value });
+    const row = await this.decisions.version(decision.id, parsed.value);
     if (!row) throw new ServiceError('NOT_FOUND', `The decision has no version ${parsed.value}.`);
     return { version: parsed.value, schema: row.schema as NormalizedSchema };
   }

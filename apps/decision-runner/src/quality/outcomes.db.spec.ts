@@ -8,7 +8,7 @@ import { VersionCache } from '../decisions/version-cache';
 import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
 import { OutcomesService } from './outcomes.service';
 import { QualityService } from './quality.service';
-import { LabLimits } from '../lab/lab-limits';
+import { LabLimits } from '../lab/lab-limits.store';
 import { LabGate, LabPool } from '../lab/lab-pool';
 
 /** The ledger's answer to the plan a fit asks for: the free plan, whose daily budget these tests stay under. */

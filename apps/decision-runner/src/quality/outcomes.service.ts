@@ -2,24 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { isLiveExecution, OutcomeReply, RecordOutcomeRequest, ServiceError } from '@ds/contracts';
-import { checkOutcome, outcomeLabels, QualityLabel, RecordedDistributions } from '@ds/decision-schema';
+import { checkOutcome, outcomeLabels, QualityLabel } from '@ds/decision-schema';
 import { looksLikeId } from '@ds/ids';
-import { rowsReturned } from '@ds/platform';
 import { VersionCache } from '../decisions/version-cache';
-
-interface ExecutionFacts {
-  decision_id: string;
-  version: number;
-  source: string;
-  action: string | null;
-  distributions: RecordedDistributions | null;
-  created_at: Date;
-}
-
-/** The labels of one execution, one array per column, unnested side by side. */
-const INSERT_LABELS = `
-  INSERT INTO quality_labels (execution_id, decision_id, version, executed_at, question, kind, source, confidence, predicted, observed, correct)
-  SELECT $1, $2, $3, $4, * FROM unnest($5::text[], $6::text[], $7::text[], $8::float8[], $9::float8[], $10::boolean[], $11::boolean[])`;
+import { ExecutionFacts, ExecutionStore } from '../executions/execution.store';
 
 /**
  * Outcomes: what turned out to be right for an execution, checked against the version that answered it. The
@@ -28,10 +14,14 @@ const INSERT_LABELS = `
  */
 @Injectable()
 export class OutcomesService {
+  private readonly executions: ExecutionStore;
+
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    @InjectDataSource() db: DataSource,
     private readonly versions: VersionCache,
-  ) {}
+  ) {
+    this.executions = new ExecutionStore(db);
+  }
 
   async record(request: RecordOutcomeRequest): Promise<OutcomeReply> {
     const execution = await this.find(request.workspaceId, request.executionId);
@@ -47,30 +37,21 @@ export class OutcomesService {
     const recordedAt = new Date().toISOString();
     const stored = { answers: outcome.answers, action: outcome.action, recorded_at: recordedAt };
 
-    await this.db.transaction(async (tx) => {
-      // The row lock taken here orders concurrent reports of one execution: the last one's labels stay.
-      const updated = rowsReturned(
-        await tx.query('UPDATE executions SET outcome = $1 WHERE id = $2 AND workspace_id = $3 RETURNING id', [
-          stored,
-          request.executionId,
-          request.workspaceId,
-        ]),
-      );
-      // Retention may have deleted the execution since it was read.
-      if (updated.length === 0) throw notFound();
-      await tx.query('DELETE FROM quality_labels WHERE execution_id = $1', [request.executionId]);
-      if (labels.length > 0)
-        await tx.query(INSERT_LABELS, [request.executionId, execution.decision_id, execution.version, execution.created_at, ...labelColumns(labels)]);
-    });
+    const recorded = await this.executions.recordOutcome(
+      request.workspaceId,
+      request.executionId,
+      execution,
+      stored,
+      labels.length > 0 ? labelColumns(labels) : null,
+    );
+    // Retention may have deleted the execution since it was read.
+    if (!recorded) throw notFound();
     return { execution_id: request.executionId, ...stored };
   }
 
   private async find(workspaceId: string, executionId: string): Promise<ExecutionFacts> {
     if (!looksLikeId('exec', executionId)) throw notFound();
-    const [row] = (await this.db.query(
-      'SELECT decision_id, version, source, action, distributions, created_at FROM executions WHERE workspace_id = $1 AND id = $2',
-      [workspaceId, executionId],
-    )) as ExecutionFacts[];
+    const row = await this.executions.facts(workspaceId, executionId);
     if (!row) throw notFound();
     return row;
   }

@@ -10,7 +10,7 @@ import { QualityRollups1796120000000 } from '../migrations/1796120000000-quality
 import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
 import { OutcomesService } from './outcomes.service';
 import { QualityService } from './quality.service';
-import { LabLimits } from '../lab/lab-limits';
+import { LabLimits } from '../lab/lab-limits.store';
 import { LabGate, LabPool } from '../lab/lab-pool';
 
 /** Only the report is read here; a fit would ask the ledger for the plan. */

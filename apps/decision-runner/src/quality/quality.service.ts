@@ -1,12 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { DecisionRef, EXECUTION_SOURCES_SQL, FitCalibrationRequest, QualityReportRequest, ServiceError, SUBJECTS, ValidationIssue } from '@ds/contracts';
+import { FitCalibrationRequest, QualityReportRequest, ServiceError, SUBJECTS, ValidationIssue } from '@ds/contracts';
 import {
   Calibration,
   CalibrationFit,
   FIT_LEASE_SECONDS,
-  FIT_SAMPLE_MAX,
   fitDailyCap,
   fitRestSeconds,
   NormalizedSchema,
@@ -21,81 +20,36 @@ import {
   secondsUntilNextUtcDay,
   validateSchema,
 } from '@ds/decision-schema';
-import { PLATFORM, RpcClient, rowsReturned } from '@ds/platform';
+import { PLATFORM, RpcClient } from '@ds/platform';
 import { DecisionEntity } from '../entities';
 import { VersionCache } from '../decisions/version-cache';
-import { LabLimits } from '../lab/lab-limits';
+import { LabLimits } from '../lab/lab-limits.store';
 import { LabGate, LabPool } from '../lab/lab-pool';
-
-/**
- * What one label adds to its cell, as numeric: the same values the rollup's triggers add, so days read from the
- * rollup and stretches read from the labels sum exactly alike.
- */
-const LABEL_CELL = `
-  question, kind, source,
-  CASE WHEN predicted IS NULL THEN -1 ELSE least(floor(predicted * 10), 9) END::smallint AS bin,
-  CASE WHEN confidence IS NULL THEN -1 ELSE least(floor(confidence * 20), 19) END::smallint AS step,
-  1 AS count,
-  coalesce(predicted::numeric, 0) AS predicted,
-  coalesce(observed::int, 0) AS observed,
-  correct::int AS correct,
-  CASE WHEN kind = 'probability' THEN ((predicted - observed::int) ^ 2)::numeric ELSE 0 END AS brier,
-  CASE WHEN kind = 'probability'
-       THEN (-ln(CASE WHEN observed THEN least(greatest(predicted, 1e-6), 1 - 1e-6)
-                      ELSE 1 - least(greatest(predicted, 1e-6), 1 - 1e-6) END))::numeric
-       ELSE 0 END AS log_loss`;
-
-const CELL_SUMS = ['count', 'predicted', 'observed', 'correct', 'brier', 'log_loss'];
-
-/**
- * The report's cells (at most 10 bins × 20 confidence steps per question and source) over the terms of a range:
- * whole days and hours from quality_rollups, partial hours from quality_labels, each added or subtracted. `terms` is not empty.
- */
-export function reportCellsQuery(terms: readonly ReportTerm[]): { sql: string; parameters: unknown[] } {
-  const parameters: unknown[] = [];
-  // $1 and $2 are the decision and the version.
-  const parameter = (value: unknown) => `$${parameters.push(value) + 2}`;
-  const parts = terms.map((term) => {
-    const sums = CELL_SUMS.map((column) => (term.sign === 1 ? column : `-${column}`)).join(', ');
-    const conditions = ['decision_id = $1', 'version = $2'];
-    if (term.read !== 'labels') {
-      conditions.push(`grain = ${term.read === 'days' ? 86_400 : 3_600}`);
-      if (term.from) conditions.push(`bucket >= ${parameter(term.from)}`);
-      if (term.to) conditions.push(`bucket < ${parameter(term.to)}`);
-      return `SELECT question, kind, source, bin, step, ${sums} FROM quality_rollups WHERE ${conditions.join(' AND ')}`;
-    }
-    conditions.push(`executed_at >= ${parameter(term.from)}`, `executed_at < ${parameter(term.to)}`);
-    return `SELECT question, kind, source, bin, step, ${sums} FROM (SELECT ${LABEL_CELL} FROM quality_labels WHERE ${conditions.join(' AND ')}) AS labels`;
-  });
-  return {
-    sql: `SELECT question, kind, source, nullif(bin, -1)::int AS bin, nullif(step, -1)::int AS step,
-                 sum(count)::int AS count, sum(predicted)::float8 AS predicted, sum(observed)::int AS observed,
-                 sum(correct)::int AS correct, sum(brier)::float8 AS brier, sum(log_loss)::float8 AS log_loss
-            FROM (${parts.join('\n UNION ALL \n')}) AS terms
-           GROUP BY 1, 2, 3, 4, 5
-          -- A subtracted stretch leaves a cell at zero rather than removing it.
-          HAVING sum(count) <> 0
-           ORDER BY 1, 2, 3, 4, 5`,
-    parameters,
-  };
-}
+import { DecisionStore } from '../decisions/decision.store';
+import { QualityStore } from './quality.store';
 
 @Injectable()
 export class QualityService {
   /** Workspaces with a fit running in this process. */
   private readonly fitting = new Set<string>();
 
+  private readonly decisions: DecisionStore;
+  private readonly quality: QualityStore;
+
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    @InjectDataSource() db: DataSource,
     @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
     private readonly versions: VersionCache,
     private readonly limits: LabLimits,
     private readonly pool: LabPool,
     private readonly gate: LabGate,
-  ) {}
+  ) {
+    this.decisions = DecisionStore.of(db);
+    this.quality = new QualityStore(db);
+  }
 
   async report(request: QualityReportRequest): Promise<Record<string, unknown>> {
-    const decision = await this.find(request);
+    const decision = await this.decisions.require(request);
     const issues: ValidationIssue[] = [];
     const from = instantOrNull(request.from, 'from', issues);
     const to = instantOrNull(request.to, 'to', issues);
@@ -119,12 +73,7 @@ export class QualityService {
    * version without any can say where they are. Read from the partial index of executions with an outcome.
    */
   async outcomesByVersion(decisionId: string): Promise<Array<{ version: number; outcomes: number }>> {
-    const rows: Array<{ version: number; outcomes: string }> = await this.db.query(
-      `SELECT version, count(*) AS outcomes FROM executions
-        WHERE decision_id = $1 AND outcome IS NOT NULL AND version >= 1 AND source IN (${EXECUTION_SOURCES_SQL})
-        GROUP BY version ORDER BY version DESC`,
-      [decisionId],
-    );
+    const rows = await this.quality.outcomesByVersion(decisionId);
     return rows.map((row) => ({ version: Number(row.version), outcomes: Number(row.outcomes) }));
   }
 
@@ -134,8 +83,7 @@ export class QualityService {
       ? reportTerms(from, to)
       : [{ read: 'labels', from: from ?? new Date(0), to: to ?? new Date('9999-12-31T00:00:00Z'), sign: 1 }];
     if (terms.length === 0) return [];
-    const query = reportCellsQuery(terms);
-    return (await this.db.query(query.sql, [decisionId, version, ...query.parameters])) as QualityCell[];
+    return this.quality.cells(decisionId, version, terms);
   }
 
   /**
@@ -149,7 +97,7 @@ export class QualityService {
   async fit(request: FitCalibrationRequest): Promise<Record<string, unknown>> {
     // A workspace with a fit running in this process is refused before any I/O: a loop of refused fits costs next to nothing.
     if (this.fitting.has(request.workspaceId)) throw fitRunning();
-    const decision = await this.find(request);
+    const decision = await this.decisions.require(request);
     const issues: ValidationIssue[] = [];
     const version = request.version === undefined || request.version === null ? null : checked(parseVersionNumber(request.version, 'version'), issues);
     if (version === null && issues.length === 0) issues.push({ path: 'version', message: 'is required' });
@@ -198,37 +146,16 @@ export class QualityService {
    * `[distributions, answers]` pairs: PostgreSQL writes it and the lab thread parses it.
    */
   private labelledExecutions(decisionId: string, version: number): Promise<string> {
-    return this.gate.run(async () => {
-      const [row] = (await this.db.query(
-        `SELECT coalesce(json_agg(json_build_array(distributions, outcome->'answers') ORDER BY seq), '[]')::text AS executions
-           FROM (SELECT seq, distributions, outcome FROM executions
-                  WHERE decision_id = $1 AND version = $2 AND source IN (${EXECUTION_SOURCES_SQL}) AND outcome IS NOT NULL AND distributions IS NOT NULL
-                  ORDER BY seq DESC LIMIT ${FIT_SAMPLE_MAX}) AS newest`,
-        [decisionId, version],
-      )) as Array<{ executions: string }>;
-      return row?.executions ?? '[]';
-    });
+    return this.gate.run(() => this.quality.labelledExecutions(decisionId, version));
   }
 
   private async saveCalibration(decision: DecisionEntity, draft: NormalizedSchema, calibration: Calibration): Promise<number> {
     const checked = validateSchema({ ...draft, calibration });
     // The maps come from the fit and the questions from a valid draft: a refusal here is a bug, not the caller's.
     if (!checked.valid) throw new Error(`a fitted calibration does not validate: ${JSON.stringify(checked.issues)}`);
-    const [saved] = rowsReturned<{ revision: number }>(
-      await this.db.query(
-        `UPDATE decisions SET draft_schema = $1, revision = revision + 1, updated_at = now()
-          WHERE id = $2 AND workspace_id = $3 AND revision = $4 RETURNING revision`,
-        [checked.schema, decision.id, decision.workspaceId, decision.revision],
-      ),
-    );
+    const saved = await this.decisions.saveDraft({ decisionId: decision.id, workspaceId: decision.workspaceId }, checked.schema, decision.revision);
     if (!saved) throw new ServiceError('CONFLICT', 'The draft was saved by someone else meanwhile; fit again.');
     return saved.revision;
-  }
-
-  private async find(ref: DecisionRef): Promise<DecisionEntity> {
-    const decision = await this.db.getRepository(DecisionEntity).findOneBy({ id: ref.decisionId, workspaceId: ref.workspaceId });
-    if (!decision) throw new ServiceError('NOT_FOUND', 'No such decision in this workspace.');
-    return decision;
   }
 
   private async version(decision: DecisionEntity, version: number): Promise<NormalizedSchema> {

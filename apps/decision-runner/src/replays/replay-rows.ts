@@ -33,23 +33,13 @@ export interface ItemRow {
   outcome_action: string | null;
 }
 
-/** Items (`i`) joined with the execution they replay (`e`), for its outcome. */
-export const ITEM_COLUMNS = `i.position, i.execution_id, i.replay_execution_id, i.status, i.old_action, i.old_answers, i.new_action, i.new_answers,
-  i.error, i.baseline_action, i.baseline_answers, e.outcome->>'action' AS outcome_action`;
-
 /** What a replay's summary reads of an item. */
 type ComparedItem = Pick<
   ItemRow,
   'status' | 'old_action' | 'old_answers' | 'new_action' | 'new_answers' | 'baseline_action' | 'baseline_answers' | 'outcome_action'
 >;
 
-/**
- * A replay's items as one JSON text that PostgreSQL writes (for a lab thread to parse), each item an array of the
- * `ComparedItem` columns in `SUMMARY_COLUMNS` order. `$1` is the replay's id.
- */
-export const ITEMS_SUMMARY_TEXT = `SELECT coalesce(json_agg(json_build_array(i.status, i.old_action, i.old_answers, i.new_action, i.new_answers,
-    i.baseline_action, i.baseline_answers, e.outcome->>'action') ORDER BY i.position), '[]')::text AS items
-  FROM replay_items i LEFT JOIN executions e ON e.id = i.execution_id WHERE i.replay_id = $1`;
+/** The order of an item's columns in the JSON text `ITEMS_SUMMARY_TEXT` (replay.store.ts) writes. */
 const SUMMARY_COLUMNS = ['status', 'old_action', 'old_answers', 'new_action', 'new_answers', 'baseline_action', 'baseline_answers', 'outcome_action'] as const;
 
 export interface ReplaySummary {

@@ -3,13 +3,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
-import { NormalizedSchema, REPLAY_ENGINE_CONCURRENCY } from '@ds/decision-schema';
+import { REPLAY_ENGINE_CONCURRENCY } from '@ds/decision-schema';
 import { newId, randomAlphanumeric } from '@ds/ids';
 import { Logger, PLATFORM } from '@ds/platform';
-import { answeredRow, executionBase, ExecutionRow, INSERT_EXECUTIONS, insertParameters, STORED_INPUT } from '../executions/execution-recorder';
-import { pgPool } from '../pg-pool';
+import { answeredRow, executionBase, ExecutionRow } from '../executions/execution-recorder';
 import { Executed, RunExecutor } from '../runs/run-executor';
-import { claimNextItem, ClaimedItem, completeIfFinished, releaseItem, takeBackAbandonedClaims } from './replay-queue';
+import { claimNextItem, ClaimedItem, ReplayQueue, ReplaySchemas, takeBackAbandonedClaims } from './replay-queue.store';
 
 /** How often an idle worker looks for work another replica started, and a waiting one retries the lock. */
 const POLL_MS = 1_000;
@@ -17,13 +16,6 @@ const POLL_MS = 1_000;
 const SLOTS_BUSY_BACKOFF_MS = 2_000;
 /** Replays of a draft may run while it changes: the schema is taken once per replay, at its start, and kept here. */
 const SCHEMAS_KEPT = 50;
-
-/** What a replay runs: its own schema, and the active version's for the baseline (null when the replay is of the active version). */
-interface ReplaySchemas {
-  slug: string;
-  schema: NormalizedSchema;
-  baseline: NormalizedSchema | null;
-}
 
 /** Never asked the provider: the execution waits again and is tried once slots free up. */
 const slotsBusy = (executed: Executed) =>
@@ -62,11 +54,15 @@ export class ReplayWorker {
   private claims = 0;
   private readonly schemas = new Map<string, ReplaySchemas>();
 
+  private readonly queue: ReplayQueue;
+
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    @InjectDataSource() db: DataSource,
     private readonly executor: RunExecutor,
     @Inject(PLATFORM.logger) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.queue = new ReplayQueue(db);
+  }
 
   start(): void {
     this.loop ??= this.work();
@@ -145,20 +141,8 @@ export class ReplayWorker {
   /** A session lock held on a connection of its own: it ends with the process, however the process ends. */
   private async holdLock(): Promise<boolean> {
     if (this.lock) return true;
-    const client = await pgPool(this.db).connect();
-    try {
-      const { rows } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(hashtext('decision_runner.replay_worker')) AS locked`);
-      if (rows[0]?.locked) {
-        client.on('error', () => this.releaseLock());
-        this.lock = client;
-        return true;
-      }
-    } catch (error) {
-      client.release(true);
-      throw error;
-    }
-    client.release();
-    return false;
+    this.lock = await this.queue.holdWorkerLock(() => this.releaseLock());
+    return this.lock !== null;
   }
 
   private releaseLock(): void {
@@ -170,15 +154,12 @@ export class ReplayWorker {
 
   private async replayOne(item: ClaimedItem): Promise<'finished' | 'slots-busy'> {
     const { slug, schema, baseline } = await this.schemaOf(item);
-    const [original] = (await this.db.query(`SELECT ${STORED_INPUT} AS input FROM executions WHERE id = $1 AND workspace_id = $2`, [
-      item.execution_id,
-      item.workspace_id,
-    ])) as Array<{ input: { state?: unknown } | null }>;
-    if (!original?.input) {
+    const input = await this.queue.input(item);
+    if (!input) {
       await this.finish(item, { status: 'failed', row: null, error: { code: 'NOT_FOUND', message: 'The execution was purged before it was replayed.' } });
       return 'finished';
     }
-    const state = original.input.state ?? null;
+    const state = input.state ?? null;
     // As the playground's: never billed, and apart from live traffic in the overview, where their tokens show as test traffic.
     const base = executionBase(item.replay_execution_id, item.workspace_id, { id: item.decision_id, slug }, item.version ?? 0, 'replay', newId('req'), false);
 
@@ -187,7 +168,7 @@ export class ReplayWorker {
     if (baseline) {
       const asked = await this.executor.execute('replay', base, baseline, state);
       if (slotsBusy(asked)) {
-        await releaseItem(pgPool(this.db), item);
+        await this.queue.release(item);
         return 'slots-busy';
       }
       baselineAnswer =
@@ -198,7 +179,7 @@ export class ReplayWorker {
 
     const asked = await this.executor.execute('replay', base, schema, state);
     if (slotsBusy(asked)) {
-      await releaseItem(pgPool(this.db), item);
+      await this.queue.release(item);
       return 'slots-busy';
     }
     const finished: Finished =
@@ -221,50 +202,31 @@ export class ReplayWorker {
    * the replay when this was its last item.
    */
   private async finish(item: ClaimedItem, finished: Finished, baseline: BaselineAnswer | null = null): Promise<void> {
-    const client = await pgPool(this.db).connect();
-    try {
-      await client.query('BEGIN');
-      const marked = await client.query(
-        `UPDATE replay_items SET status = $3, new_action = $4, new_answers = $5, error = $6,
-                                 baseline_action = $8, baseline_answers = $9, baseline_error = $10
-          WHERE replay_id = $1 AND position = $2 AND status = 'running' AND claimed_by = $7`,
-        [
-          item.replay_id,
-          item.position,
-          finished.status,
-          finished.status === 'done' ? finished.action : null,
-          finished.status === 'done' && finished.answers ? JSON.stringify(finished.answers) : null,
-          finished.status === 'failed' ? JSON.stringify(finished.error) : null,
-          item.claim,
-          baseline?.action ?? null,
-          baseline?.answers ? JSON.stringify(baseline.answers) : null,
-          baseline?.error ? JSON.stringify(baseline.error) : null,
-        ],
-      );
-      if (marked.rowCount === 0) {
-        await client.query('ROLLBACK');
-        this.logger.warn({ replayId: item.replay_id, position: item.position }, 'a replayed execution finished after its claim was taken back; it runs again');
-        return;
-      }
-      if (finished.row) await client.query({ ...INSERT_EXECUTIONS, values: insertParameters([finished.row]) });
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
+    const recorded = await this.queue.finish(
+      item,
+      {
+        status: finished.status,
+        action: finished.status === 'done' ? finished.action : null,
+        answers: finished.status === 'done' ? finished.answers : null,
+        error: finished.status === 'failed' ? finished.error : null,
+        baselineAction: baseline?.action ?? null,
+        baselineAnswers: baseline?.answers ?? null,
+        baselineError: baseline?.error ?? null,
+      },
+      finished.row,
+    );
+    if (!recorded) {
+      this.logger.warn({ replayId: item.replay_id, position: item.position }, 'a replayed execution finished after its claim was taken back; it runs again');
+      return;
     }
     // After the commit, so that of two items finishing together the later one sees both.
-    await completeIfFinished(pgPool(this.db), item.replay_id);
+    await this.queue.completeIfFinished(item.replay_id);
   }
 
   private async schemaOf(item: ClaimedItem): Promise<ReplaySchemas> {
     const kept = this.schemas.get(item.replay_id);
     if (kept) return kept;
-    const [row] = (await this.db.query(
-      `SELECT d.slug, r.schema, r.baseline_schema AS baseline FROM replays r JOIN decisions d ON d.id = r.decision_id WHERE r.id = $1`,
-      [item.replay_id],
-    )) as Array<ReplaySchemas>;
+    const row = await this.queue.schemas(item.replay_id);
     if (this.schemas.size >= SCHEMAS_KEPT) this.schemas.delete(this.schemas.keys().next().value!);
     this.schemas.set(item.replay_id, row!);
     return row!;

@@ -8,8 +8,8 @@ import { newId } from '@ds/ids';
 import { currentRequestId, Logger, Metrics, PLATFORM, runWithRequestContext } from '@ds/platform';
 import { RunnableDecision } from '../decisions/decision-cache';
 import { VersionCache } from '../decisions/version-cache';
-import { answeredRow, errorRow, executionBase, ExecutionRow, INSERT_SHADOW_EXECUTION, insertParameters } from '../executions/execution-recorder';
-import { pgPool } from '../pg-pool';
+import { answeredRow, errorRow, executionBase, ExecutionRow } from '../executions/execution-recorder';
+import { ExecutionStore } from '../executions/execution.store';
 import { RunExecutor } from '../runs/run-executor';
 import { ShadowQueue } from './shadow-queue';
 
@@ -54,13 +54,16 @@ export class ShadowRunner implements OnModuleDestroy {
   private readonly dropped: Counter<'reason'>;
   private readonly runs: Counter<'status'>;
 
+  private readonly executions: ExecutionStore;
+
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    @InjectDataSource() db: DataSource,
     private readonly executor: RunExecutor,
     @Inject(PLATFORM.logger) private readonly logger: Logger,
     @Inject(PLATFORM.metrics) metrics: Metrics,
     private readonly versions: VersionCache,
   ) {
+    this.executions = new ExecutionStore(db);
     this.dropped = new Counter({
       name: 'decision_service_shadow_dropped_total',
       help: 'Sampled live runs the shadow did not evaluate, by reason (queue_full, shutdown)',
@@ -111,7 +114,7 @@ export class ShadowRunner implements OnModuleDestroy {
       row = errorRow(base, error instanceof ServiceError ? error : new ServiceError('INTERNAL_ERROR', 'The shadow run failed.'));
     }
     try {
-      await pgPool(this.db).query({ ...INSERT_SHADOW_EXECUTION, values: insertParameters([row], sample.liveExecutionId) });
+      await this.executions.insertShadow(row, sample.liveExecutionId);
       this.runs.inc({ status: row.status });
     } catch (recordError) {
       this.logger.warn({ err: recordError, decisionId: sample.decisionId, shadowOf: sample.liveExecutionId }, 'a shadow run could not be recorded');

@@ -3,33 +3,13 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DecisionRef, DeployedReply, PromoteShadowRequest, ServiceError, ShadowReply, StartShadowRequest } from '@ds/contracts';
 import { NormalizedSchema, parseVersionNumber, ShadowComparison, shadowRate, sharedQuestions, SHADOW_RATE_MAX, SHADOW_RATE_MIN } from '@ds/decision-schema';
-import { rowsReturned } from '@ds/platform';
-import { DecisionEntity, DecisionVersionEntity } from '../entities';
+import { DecisionEntity } from '../entities';
 import { DecisionCache } from '../decisions/decision-cache';
-import { deployableDraft } from '../decisions/decisions.service';
+import { DecisionStore } from '../decisions/decision.store';
+import { deployableDraft } from '../decisions/deployable-draft';
 import { VersionCache } from '../decisions/version-cache';
-import { breakingAgainstActive, nextInactiveVersion, nextVersion } from '../decisions/versions.service';
 import { LabGate, LabPool } from '../lab/lab-pool';
-import { pgPool } from '../pg-pool';
-
-/** The comparison reads at most this many of the shadow's most recent runs: its cost stays flat as traffic flows. */
-export const COMPARED_RUNS = 5_000;
-
-/**
- * The compared pairs as one JSON text, newest first: PostgreSQL writes it and a lab thread parses and compares it,
- * so that a read of the comparison never parses thousands of runs on the thread answering live runs.
- */
-const SHADOW_PAIRS = {
-  name: 'decision-runner.shadow-pairs',
-  text: `SELECT coalesce(json_agg(json_build_array(live_status, live_action, live_result, live_metrics, outcome, status, action, result, metrics)
-                              ORDER BY seq DESC), '[]')::text AS pairs
-           FROM (SELECT s.seq, l.status AS live_status, l.action AS live_action, l.result AS live_result, l.metrics AS live_metrics, l.outcome,
-                        s.status, s.action, s.result, s.metrics
-                   FROM executions s JOIN executions l ON l.id = s.shadow_of
-                  WHERE s.decision_id = $1 AND s.source = 'shadow' AND s.version = $2 AND s.created_at >= $3
-                  ORDER BY s.seq DESC
-                  LIMIT ${COMPARED_RUNS}) AS pairs`,
-};
+import { ExecutionStore } from '../executions/execution.store';
 
 /**
  * A decision's shadow: a deployed version that sampled live runs of the active version also go through, compared
@@ -38,17 +18,22 @@ const SHADOW_PAIRS = {
 @Injectable()
 export class ShadowService {
   private readonly comparing = new Map<string, Promise<ShadowComparison>>();
+  private readonly decisions: DecisionStore;
+  private readonly executions: ExecutionStore;
 
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    @InjectDataSource() db: DataSource,
     private readonly runnable: DecisionCache,
     private readonly versions: VersionCache,
     private readonly pool: LabPool,
     private readonly gate: LabGate,
-  ) {}
+  ) {
+    this.decisions = DecisionStore.of(db);
+    this.executions = new ExecutionStore(db);
+  }
 
   async get(ref: DecisionRef): Promise<ShadowReply> {
-    return this.reply(await this.find(ref));
+    return this.reply(await this.decisions.require(ref));
   }
 
   /**
@@ -57,7 +42,7 @@ export class ShadowService {
    * and keeps its comparison; another version replaces it.
    */
   async start(request: StartShadowRequest): Promise<ShadowReply> {
-    const decision = await this.find(request);
+    const decision = await this.decisions.require(request);
     const rate = shadowRate(request.rate);
     if (rate === null) {
       throw new ServiceError('INVALID_REQUEST', `rate must be a whole percent from ${SHADOW_RATE_MIN} to ${SHADOW_RATE_MAX}.`, [
@@ -68,22 +53,13 @@ export class ShadowService {
     if (decision.activeVersion === null) throw new ServiceError('CONFLICT', 'The decision has no active version to shadow; deploy it first.');
     if (named !== null) {
       if (named === decision.activeVersion) throw new ServiceError('CONFLICT', `Version ${named} is the active version; a shadow must be another one.`);
-      const exists = await this.db.getRepository(DecisionVersionEntity).existsBy({ decisionId: decision.id, version: named });
+      const exists = await this.decisions.versionExists(decision.id, named);
       if (!exists) throw new ServiceError('NOT_FOUND', `The decision ${decision.slug} has no version ${named}.`);
     }
     const draft = named === null ? deployableDraft(decision.draftSchema) : null;
-    await this.db.transaction(async (tx) => {
-      const version = draft !== null ? await nextInactiveVersion(tx, decision, draft, request.startedBy ?? null) : named!;
-      const [updated] = rowsReturned(
-        await tx.query(
-          `UPDATE decisions SET shadow_rate = $4,
-                  shadow_started_at = CASE WHEN shadow_version IS NOT DISTINCT FROM $3 THEN shadow_started_at ELSE now() END,
-                  shadow_started_by = CASE WHEN shadow_version IS NOT DISTINCT FROM $3 THEN shadow_started_by ELSE $5::jsonb END,
-                  shadow_version = $3, updated_at = now()
-            WHERE id = $1 AND workspace_id = $2 AND active_version IS NOT DISTINCT FROM $6 RETURNING id`,
-          [decision.id, decision.workspaceId, version, rate, JSON.stringify(request.startedBy ?? null), decision.activeVersion],
-        ),
-      );
+    await this.decisions.transaction(async (tx) => {
+      const version = draft !== null ? await tx.nextInactiveVersion(decision, draft, request.startedBy ?? null) : named!;
+      const updated = await tx.startShadow(decision, version, rate, request.startedBy ?? null);
       if (!updated) throw new ServiceError('CONFLICT', 'Another deploy of this decision finished first; reload and start the shadow again.');
     });
     this.runnable.changed(decision.workspaceId, decision.slug);
@@ -95,27 +71,19 @@ export class ShadowService {
    * it is; an older one is deployed as a copy, as a rollback is, so version numbers only grow.
    */
   async promote(request: PromoteShadowRequest): Promise<DeployedReply> {
-    const decision = await this.find(request);
+    const decision = await this.decisions.require(request);
     const shadow = decision.shadowVersion;
     if (shadow === null) throw new ServiceError('CONFLICT', 'No shadow runs for this decision.');
-    const deployed = await this.db.transaction(async (tx) => {
+    const deployed = await this.decisions.transaction(async (tx) => {
       if (decision.activeVersion !== null && shadow > decision.activeVersion) {
-        const [updated] = rowsReturned(
-          await tx.query(
-            `UPDATE decisions SET active_version = shadow_version, ${CLEARED}, updated_at = now()
-              WHERE id = $1 AND workspace_id = $2 AND active_version = $3 AND shadow_version = $4 RETURNING id`,
-            [decision.id, decision.workspaceId, decision.activeVersion, shadow],
-          ),
-        );
+        const updated = await tx.promoteShadow(decision, decision.activeVersion, shadow);
         if (!updated) throw new ServiceError('CONFLICT', 'The decision changed meanwhile; reload and promote again.');
-        const promoted = await tx.getRepository(DecisionVersionEntity).findOneByOrFail({ decisionId: decision.id, version: shadow });
-        return { version: shadow, breaking: await breakingAgainstActive(tx, decision, promoted.schema) };
+        const promoted = await tx.versionOrFail(decision.id, shadow);
+        return { version: shadow, breaking: await tx.breakingAgainstActive(decision, promoted.schema) };
       }
-      const source = await tx.getRepository(DecisionVersionEntity).findOneByOrFail({ decisionId: decision.id, version: shadow });
-      const copy = await nextVersion(tx, decision, source.schema, request.deployedBy ?? null, shadow);
-      const [cleared] = rowsReturned(
-        await tx.query(`UPDATE decisions SET ${CLEARED} WHERE id = $1 AND shadow_version = $2 RETURNING id`, [decision.id, shadow]),
-      );
+      const source = await tx.versionOrFail(decision.id, shadow);
+      const copy = await tx.nextVersion(decision, source.schema, request.deployedBy ?? null, shadow);
+      const cleared = await tx.clearShadow(decision.id, shadow);
       if (!cleared) throw new ServiceError('CONFLICT', 'The shadow changed meanwhile; reload and promote again.');
       return copy;
     });
@@ -125,8 +93,8 @@ export class ShadowService {
 
   /** Ends the shadow, if one runs; its recorded runs stay. */
   async stop(ref: DecisionRef): Promise<ShadowReply> {
-    const decision = await this.find(ref);
-    await this.db.query(`UPDATE decisions SET ${CLEARED}, updated_at = now() WHERE id = $1 AND workspace_id = $2`, [decision.id, decision.workspaceId]);
+    const decision = await this.decisions.require(ref);
+    await this.decisions.stopShadow(decision);
     this.runnable.changed(decision.workspaceId, decision.slug);
     return this.get(ref);
   }
@@ -165,21 +133,10 @@ export class ShadowService {
       decision.activeVersion === null ? Promise.resolve(null) : this.versions.get(decision.id, decision.activeVersion),
       this.versions.get(decision.id, shadowVersion),
     ]);
-    const pairs = await this.gate.run(async () => {
-      const { rows } = await pgPool(this.db).query<{ pairs: string }>({ ...SHADOW_PAIRS, values: [decision.id, shadowVersion, since] });
-      return rows[0]?.pairs ?? '[]';
-    });
+    const pairs = await this.gate.run(() => this.executions.shadowPairs(decision.id, shadowVersion, since));
     return this.pool.run({ kind: 'shadow', questions: sharedQuestions((live as NormalizedSchema | null)?.questions ?? [], shadow.questions), pairs });
   }
-
-  private async find(ref: DecisionRef): Promise<DecisionEntity> {
-    const decision = await this.db.getRepository(DecisionEntity).findOneBy({ id: ref.decisionId, workspaceId: ref.workspaceId });
-    if (!decision) throw new ServiceError('NOT_FOUND', 'No such decision in this workspace.');
-    return decision;
-  }
 }
-
-const CLEARED = 'shadow_version = NULL, shadow_rate = NULL, shadow_started_at = NULL, shadow_started_by = NULL';
 
 /** The version in a shadow's body: a JSON number, as every body takes a version (a string "2" is refused). */
 function bodyVersion(value: unknown): number {

@@ -1,4 +1,8 @@
-import type { PoolClient } from 'pg';
+import type { Pool, PoolClient } from 'pg';
+import { DataSource } from 'typeorm';
+import { NormalizedSchema } from '@ds/decision-schema';
+import { ExecutionRow, INSERT_EXECUTIONS, insertParameters, STORED_INPUT } from '../executions/execution.store';
+import { pgPool } from '../pg-pool';
 
 /** What runs statements: a pool, or one connection of it (the worker's, which holds its lock). */
 export type Queryable = Pick<PoolClient, 'query'>;
@@ -109,4 +113,136 @@ export async function completeIfFinished(db: Queryable, replayId: string): Promi
         AND NOT EXISTS (SELECT 1 FROM replay_items WHERE replay_id = $1 AND status IN ('pending', 'running'))`,
     [replayId],
   );
+}
+
+/** Takes the worker's session lock on `client`, without waiting. */
+async function tryWorkerLock(client: Queryable): Promise<boolean> {
+  const { rows } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(hashtext('decision_runner.replay_worker')) AS locked`);
+  return rows[0]?.locked === true;
+}
+
+/** What a replay runs: its own schema, and the active version's for the baseline (null when the replay is of the active version). */
+export interface ReplaySchemas {
+  slug: string;
+  schema: NormalizedSchema;
+  baseline: NormalizedSchema | null;
+}
+
+/** The schemas the replay was started with, and its decision's slug. */
+export async function replaySchemas(db: DataSource, replayId: string): Promise<ReplaySchemas | undefined> {
+  const [row] = (await db.query(
+    `SELECT d.slug, r.schema, r.baseline_schema AS baseline FROM replays r JOIN decisions d ON d.id = r.decision_id WHERE r.id = $1`,
+    [replayId],
+  )) as Array<ReplaySchemas>;
+  return row;
+}
+
+/** The input the replayed execution kept; null once it was purged. */
+export async function replayedInput(db: DataSource, item: Pick<ClaimedItem, 'execution_id' | 'workspace_id'>): Promise<{ state?: unknown } | null> {
+  const [original] = (await db.query(`SELECT ${STORED_INPUT} AS input FROM executions WHERE id = $1 AND workspace_id = $2`, [
+    item.execution_id,
+    item.workspace_id,
+  ])) as Array<{ input: { state?: unknown } | null }>;
+  return original?.input ?? null;
+}
+
+/** What a finished item records beside the answers it replayed: its own and, with a baseline, the active version's. */
+export interface ItemResult {
+  status: 'done' | 'failed';
+  action: string | null;
+  answers: object | null;
+  error: { code: string; message: string } | null;
+  baselineAction: string | null;
+  baselineAnswers: object | null;
+  baselineError: { code: string; message: string } | null;
+}
+
+/**
+ * Marks the item and records its execution (when it has one) in one transaction. False, with nothing written, when
+ * the claim is no longer `item.claim` (taken back after the runner stalled past the claim's margin).
+ */
+export async function finishItem(
+  pool: Pool,
+  item: Pick<ClaimedItem, 'replay_id' | 'position' | 'claim'>,
+  result: ItemResult,
+  row: ExecutionRow | null,
+): Promise<boolean> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const marked = await client.query(
+      `UPDATE replay_items SET status = $3, new_action = $4, new_answers = $5, error = $6,
+                               baseline_action = $8, baseline_answers = $9, baseline_error = $10
+        WHERE replay_id = $1 AND position = $2 AND status = 'running' AND claimed_by = $7`,
+      [
+        item.replay_id,
+        item.position,
+        result.status,
+        result.action,
+        result.answers ? JSON.stringify(result.answers) : null,
+        result.error ? JSON.stringify(result.error) : null,
+        item.claim,
+        result.baselineAction,
+        result.baselineAnswers ? JSON.stringify(result.baselineAnswers) : null,
+        result.baselineError ? JSON.stringify(result.baselineError) : null,
+      ],
+    );
+    if (marked.rowCount === 0) {
+      await client.query('ROLLBACK');
+      return false;
+    }
+    if (row) await client.query({ ...INSERT_EXECUTIONS, values: insertParameters([row]) });
+    await client.query('COMMIT');
+    return true;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** The queue as the worker uses it: on the runner's pool, or on the connection that holds the worker's lock. */
+export class ReplayQueue {
+  constructor(private readonly db: DataSource) {}
+
+  /**
+   * A connection of its own holding the worker's session lock: one runner process at a time runs replays, and the
+   * lock ends with the session, however the process ends. Null when another process holds it. `lost` is called
+   * when the connection fails (and the lock with it).
+   */
+  async holdWorkerLock(lost: () => void): Promise<PoolClient | null> {
+    const client = await pgPool(this.db).connect();
+    try {
+      if (await tryWorkerLock(client)) {
+        client.on('error', lost);
+        return client;
+      }
+    } catch (error) {
+      client.release(true);
+      throw error;
+    }
+    client.release();
+    return null;
+  }
+
+  release(item: Pick<ClaimedItem, 'replay_id' | 'position' | 'claim'>): Promise<void> {
+    return releaseItem(pgPool(this.db), item);
+  }
+
+  finish(item: Pick<ClaimedItem, 'replay_id' | 'position' | 'claim'>, result: ItemResult, row: ExecutionRow | null): Promise<boolean> {
+    return finishItem(pgPool(this.db), item, result, row);
+  }
+
+  completeIfFinished(replayId: string): Promise<void> {
+    return completeIfFinished(pgPool(this.db), replayId);
+  }
+
+  schemas(replayId: string): Promise<ReplaySchemas | undefined> {
+    return replaySchemas(this.db, replayId);
+  }
+
+  input(item: Pick<ClaimedItem, 'execution_id' | 'workspace_id'>): Promise<{ state?: unknown } | null> {
+    return replayedInput(this.db, item);
+  }
 }

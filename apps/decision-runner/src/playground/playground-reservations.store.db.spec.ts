@@ -5,7 +5,7 @@ import { dataSourceOptions } from '@ds/platform';
 import { decisionRunner } from '../main';
 import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
 import { PLAYGROUND_RUNS_PER_DAY, PLAYGROUND_RUNS_PER_MINUTE } from './playground-limits';
-import { PlaygroundReservations } from './playground-reservations';
+import { PlaygroundReservations } from './playground-reservations.store';
 
 /** The playground's windows with two runner replicas: two pools against one real PostgreSQL database. */
 

@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { decisionRunner } from '../main';
 import { pgPool } from '../pg-pool';
-import { claimNextItem, ClaimedItem, completeIfFinished, releaseItem, takeBackAbandonedClaims } from './replay-queue';
+import { claimNextItem, ClaimedItem, completeIfFinished, releaseItem, takeBackAbandonedClaims } from './replay-queue.store';
 import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
 
 /** The replay queue's statements against a real PostgreSQL with the runner's own migrations. */

@@ -6,7 +6,7 @@ import { decisionRunner } from '../main';
 import { VersionCache } from '../decisions/version-cache';
 import { QualityService } from '../quality/quality.service';
 import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
-import { LabLimits, LabTurn } from './lab-limits';
+import { LabLimits, LabTurn } from './lab-limits.store';
 import { LabGate, LabPool } from './lab-pool';
 
 /** A workspace's turn and daily budget for fits, against a real PostgreSQL with the runner's own migrations. */
