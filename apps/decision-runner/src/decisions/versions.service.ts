@@ -14,8 +14,6 @@ import {
   VersionListReply,
 } from '@ds/contracts';
 import {
-  BreakingChange,
-  breakingChanges,
   contractChanges,
   headerSecretNames,
   jsonDiff,
