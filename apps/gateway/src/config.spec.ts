@@ -23,7 +23,7 @@ describe('gateway configuration', () => {
       operatorRequestsPerAddress: 6_000,
       attemptsPerAccount: 60,
     });
-    expect(config.sessionPace).toEqual({ perSecond: 50, burst: 500, maxWaitMs: 5_000 });
+    expect(config.sessionPace).toEqual({ perSecond: 20, burst: 500, maxWaitMs: 5_000 });
   });
 
   it('reads a session’s pace from the environment, and refuses a pace of zero', () => {

@@ -104,7 +104,7 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
       attemptsPerAccount: env.int('SIGN_IN_ATTEMPTS_PER_ACCOUNT', 60, 1, 10_000_000),
     },
     sessionPace: {
-      perSecond: env.int('APP_REQUESTS_PER_SECOND', 50, 1, 1_000_000),
+      perSecond: env.int('APP_REQUESTS_PER_SECOND', 20, 1, 1_000_000),
       burst: env.int('APP_REQUEST_BURST', 500, 1, 1_000_000),
       maxWaitMs: SESSION_PACE_MAX_WAIT_MS,
     },
