@@ -152,3 +152,21 @@ export function procCpuMs(pid: number | undefined): number {
     return 0;
   }
 }
+
+/**
+ * Labelled executions of the triage decision drawn in SQL, for the benches that read outcomes (quality, neighbours):
+ * `p` is the engine's top probability for intent, `l` urgency's, `y` p(yes) for fraud, drawn per execution, and the
+ * truth drawn to be right a little less often than the engine says. `LABELLED_DRAWS(count)` is the FROM clause
+ * giving `i` and the draws; the two expressions use them.
+ */
+export const LABELLED_DISTRIBUTIONS = `jsonb_build_object('model', jsonb_build_object(
+                'intent', jsonb_build_object('refund', p, 'exchange', 1 - p, 'other', 0),
+                'urgency', jsonb_build_object('calm', (1 - l) / 2, 'annoyed', l, 'furious', (1 - l) / 2),
+                'fraud', jsonb_build_object('yes', y, 'no', 1 - y)))`;
+export const LABELLED_ANSWERS = `jsonb_build_object('intent', CASE WHEN r1 < p * 0.85 THEN 'refund' ELSE 'exchange' END,
+                                 'urgency', CASE WHEN r2 < l * 0.85 THEN 'annoyed' ELSE 'calm' END,
+                                 'fraud', r3 < y * 0.85)`;
+export function LABELLED_DRAWS(count: string): string {
+  return `(SELECT i, 0.5 + random() * 0.5 AS p, 0.34 + random() * 0.66 AS l, random() AS y, random() AS r1, random() AS r2, random() AS r3
+             FROM generate_series(1, ${count}) AS i) AS draws`;
+}

@@ -3,7 +3,7 @@ import { cpus, loadavg } from 'node:os';
 import { Client } from 'pg';
 import { startOwnCluster } from '../e2e/support/cluster';
 import { triageSchema } from '../e2e/support/schemas';
-import { intEnv, percentile, say } from './bench-support';
+import { intEnv, LABELLED_ANSWERS, LABELLED_DISTRIBUTIONS, LABELLED_DRAWS, percentile, say } from './bench-support';
 
 /**
  * `npm run bench:neighbours`: whether one workspace's calibration fits slow another workspace's live runs. A cluster
@@ -81,16 +81,10 @@ async function seedOutcomes(databaseUrl: string, a: Workspace): Promise<void> {
                                                result, confidence, action, action_reason, distributions, outcome)
        SELECT 'exec_nb' || lpad(i::text, 18, '0'), $1, $2, 'triage', 1, 'api', 'success', 'req_bench', true,
               '{}'::jsonb, '{}'::jsonb, 'escalate', '{"type":"default"}'::jsonb,
-              jsonb_build_object('model', jsonb_build_object(
-                'intent', jsonb_build_object('refund', p, 'exchange', 1 - p, 'other', 0),
-                'urgency', jsonb_build_object('calm', (1 - l) / 2, 'annoyed', l, 'furious', (1 - l) / 2),
-                'fraud', jsonb_build_object('yes', y, 'no', 1 - y))),
-              jsonb_build_object('answers', jsonb_build_object('intent', CASE WHEN r1 < p * 0.85 THEN 'refund' ELSE 'exchange' END,
-                                                               'urgency', CASE WHEN r2 < l * 0.85 THEN 'annoyed' ELSE 'calm' END,
-                                                               'fraud', r3 < y * 0.85),
+              ${LABELLED_DISTRIBUTIONS},
+              jsonb_build_object('answers', ${LABELLED_ANSWERS},
                                  'action', null, 'recorded_at', now())
-         FROM (SELECT i, 0.5 + random() * 0.5 AS p, 0.34 + random() * 0.66 AS l, random() AS y, random() AS r1, random() AS r2, random() AS r3
-                 FROM generate_series(1, $3) AS i) AS draws`,
+         FROM ${LABELLED_DRAWS('$3')}`,
       [a.id, a.decisionId, OUTCOMES],
     );
     await db.query('ANALYZE decision_runner.executions');

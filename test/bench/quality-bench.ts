@@ -7,7 +7,7 @@ import { QualityService } from '../../apps/decision-runner/src/quality/quality.s
 import { LabLimits } from '../../apps/decision-runner/src/lab/lab-limits.store';
 import { LabGate, LabPool } from '../../apps/decision-runner/src/lab/lab-pool';
 import { migratedDatabase } from '../support/service-database';
-import { say } from './bench-support';
+import { LABELLED_ANSWERS, LABELLED_DISTRIBUTIONS, LABELLED_DRAWS, say } from './bench-support';
 
 /** Only the report is read here; a fit would ask the ledger for the plan. */
 const NO_LEDGER = {
@@ -57,24 +57,17 @@ async function main(): Promise<void> {
     await loader.query(`INSERT INTO decision_versions (decision_id, version, schema) VALUES ('dec_bench', 1, $1)`, [SCHEMA]);
 
     let started = performance.now();
-    // p: the engine's top probability for intent, l: urgency's, y: p(yes) for fraud; drawn per execution, the truth
-    // drawn to be right a little less often than the engine says.
+    // The draws and what they mean: LABELLED_DRAWS in bench-support.
     await loader.query(
       `INSERT INTO executions (id, workspace_id, decision_id, decision_slug, version, source, status, request_id, livemode,
                                result, confidence, action, action_reason, distributions, outcome, created_at)
        SELECT 'exec_' || lpad(i::text, 20, '0'), 'ws_bench', 'dec_bench', 'bench', 1, 'api', 'success', 'req_bench', true,
               '{}'::jsonb, '{}'::jsonb, 'continue', '{"type":"default"}'::jsonb,
-              jsonb_build_object('model', jsonb_build_object(
-                'intent', jsonb_build_object('refund', p, 'exchange', 1 - p, 'other', 0),
-                'urgency', jsonb_build_object('calm', (1 - l) / 2, 'annoyed', l, 'furious', (1 - l) / 2),
-                'fraud', jsonb_build_object('yes', y, 'no', 1 - y))),
-              jsonb_build_object('answers', jsonb_build_object('intent', CASE WHEN r1 < p * 0.85 THEN 'refund' ELSE 'exchange' END,
-                                                               'urgency', CASE WHEN r2 < l * 0.85 THEN 'annoyed' ELSE 'calm' END,
-                                                               'fraud', r3 < y * 0.85),
+              ${LABELLED_DISTRIBUTIONS},
+              jsonb_build_object('answers', ${LABELLED_ANSWERS},
                                  'action', CASE WHEN r1 < 0.7 THEN 'continue' ELSE 'block' END, 'recorded_at', now()),
               now() - (i % 86400) * interval '1 second'
-         FROM (SELECT i, 0.5 + random() * 0.5 AS p, 0.34 + random() * 0.66 AS l, random() AS y, random() AS r1, random() AS r2, random() AS r3
-                 FROM generate_series(1, $1) AS i) AS draws`,
+         FROM ${LABELLED_DRAWS('$1')}`,
       [EXECUTIONS],
     );
     say(`  executions written in ${((performance.now() - started) / 1000).toFixed(1)} s`);
