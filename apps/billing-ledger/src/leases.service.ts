@@ -76,7 +76,9 @@ export class LeasesService {
    * Redis, so a unit can never be taken that the ledger does not hold; the put is made under the lease's row
    * lock and only while the lease is still open, so a lease reclaimed in between (a spend cap or plan change)
    * never reaches the counter. A ledger that dies in between leaves a lease no run can take from, which the
-   * sweeper closes.
+   * sweeper closes. A money lease is held again from the front of the consumption order before it is put, once
+   * the lease it replaces has ended and given its rest back; the lease a put still replaces (one granted by another
+   * caller meanwhile) is drained after it.
    */
   async grant(request: GrantLeaseRequest): Promise<GrantLeaseReply> {
     checkIds({ workspaceId: request?.workspaceId });
@@ -93,6 +95,12 @@ export class LeasesService {
     if (outcome.kind === 'existing') return { leaseId: outcome.lease.id, units: outcome.lease.units };
     if (outcome.kind !== 'granted') return NO_LEASE;
     const { lease } = outcome;
+    if (lease.funding === 'credits' && (await this.reclaimOpen(workspaceId, lease.id))) {
+      // The lease it replaces ends first and its untaken rest goes back, so that this lease's money is held again
+      // from the front before any run can take a unit of it: a unit taken before would be paid from a later source.
+      // Runs in between find no lease and reserve on their own.
+      await this.holdFromFront(workspaceId, lease.id);
+    }
     let replaced: { leaseId: string; left: number } | null;
     try {
       const put = await this.db.transaction(async (manager) => {
@@ -118,7 +126,7 @@ export class LeasesService {
     return { leaseId: lease.id, units: lease.units };
   }
 
-  /** See LeaseStore.holdMoneyFromFront: done once the replaced lease's untaken rest is back, before any run settles against it. */
+  /** See LeaseStore.holdMoneyFromFront: done once the replaced lease's untaken rest is back, before any run takes a unit of this one. */
   private async holdFromFront(workspaceId: string, leaseId: string): Promise<void> {
     try {
       await this.db.transaction(async (manager) => {
@@ -187,14 +195,15 @@ export class LeasesService {
   /**
    * Reclaims the workspace's open leases: their untaken units (and their money) go back. Done before a refusal,
    * so that a 402 is only ever given when the budget is held by decisions billed or running; when a spend cap or
-   * plan changes, so that no unit leased under the old one is taken after it; and before a lease past the included
-   * volume while an included one is open. True when any unit was freed.
+   * plan changes, so that no unit leased under the old one is taken after it; before a lease past the included
+   * volume while an included one is open; and before a money lease goes into the counter (`except` is that lease,
+   * not yet put). True when any unit was freed.
    */
-  async reclaimOpen(workspaceId: string): Promise<boolean> {
+  async reclaimOpen(workspaceId: string, except: string | null = null): Promise<boolean> {
     if (!this.counter) return false;
     const open = await new LeaseStore(this.db.manager).open(workspaceId);
     let freed = false;
-    for (const lease of open) freed = (await this.reclaim(lease)) || freed;
+    for (const lease of open) if (lease.id !== except) freed = (await this.reclaim(lease)) || freed;
     return freed;
   }
 
