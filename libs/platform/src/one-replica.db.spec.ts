@@ -42,6 +42,25 @@ describe('work on one replica', () => {
     expect(await onOneReplica(replicas[1]!, key, async () => 'taken')).toBe('taken');
   });
 
+  it('tells the work when the lock’s session is lost, and lets another replica take the lock', async () => {
+    const key = `one-replica-spec-lost:${process.pid}:${Date.now()}`;
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    const first = onOneReplica(replicas[0]!, key, async (held) => {
+      entered();
+      await new Promise((resolve) => held.addEventListener('abort', resolve));
+      return held.aborted;
+    });
+    await inside;
+    // The session holding the advisory lock of this key (its low 32 bits: hashtext is an int4).
+    await replicas[1]!.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND objid::bigint = (hashtext($1)::bigint & 4294967295)`,
+      [key],
+    );
+    expect(await first).toBe(true);
+    expect(await onOneReplica(replicas[1]!, key, async () => 'taken')).toBe('taken');
+  });
+
   it('keeps a periodic job’s rounds to one replica at a time', async () => {
     const key = `one-replica-spec-job:${process.pid}:${Date.now()}`;
     let inRound = 0;

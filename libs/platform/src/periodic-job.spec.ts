@@ -74,6 +74,55 @@ describe('PeriodicJob', () => {
     expect(started).toBe(1);
   });
 
+  it('brings the next round forward when woken, right after the round in progress', async () => {
+    let rounds = 0;
+    let release!: () => void;
+    const job = new PeriodicJob(
+      60_000,
+      async () => {
+        rounds++;
+        if (rounds === 1) await new Promise<void>((resolve) => (release = resolve));
+      },
+      logger,
+      'round failed',
+    );
+    job.wake();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(rounds).toBe(0);
+    job.start();
+    job.wake();
+    await until(() => rounds === 1);
+    // Woken during the round: the next comes as soon as it ends, not a minute later.
+    job.wake();
+    release();
+    await until(() => rounds === 2);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(rounds).toBe(2);
+    await job.stop();
+  });
+
+  it('aborts the round’s signal when stopped, and waits for the round to end', async () => {
+    let aborted = false;
+    let ended = false;
+    const job = new PeriodicJob(
+      5,
+      async (signal) => {
+        await new Promise((resolve) => signal.addEventListener('abort', resolve));
+        aborted = signal.aborted;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        ended = true;
+      },
+      logger,
+      'round failed',
+    );
+    job.start();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(ended).toBe(false);
+    await job.stop();
+    expect(aborted).toBe(true);
+    expect(ended).toBe(true);
+  });
+
   it('does nothing with an interval of 0', async () => {
     let rounds = 0;
     const job = new PeriodicJob(0, async () => void rounds++, logger, 'round failed');

@@ -4,7 +4,7 @@ import { NormalizedSchema } from '@ds/decision-schema';
 import { ExecutionRow, INSERT_EXECUTIONS, insertParameters, STORED_INPUT } from '../executions/execution.store';
 import { pgPool } from '../pg-pool';
 
-/** What runs statements: a pool, or one connection of it (the worker's, which holds its lock). */
+/** What runs statements: a pool, or one connection of it. */
 export type Queryable = Pick<PoolClient, 'query'>;
 
 /** One replay item claimed for its engine call. `claim` identifies this claim, and so the process that made it. */
@@ -115,12 +115,6 @@ export async function completeIfFinished(db: Queryable, replayId: string): Promi
   );
 }
 
-/** Takes the worker's session lock on `client`, without waiting. */
-async function tryWorkerLock(client: Queryable): Promise<boolean> {
-  const { rows } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(hashtext('decision_runner.replay_worker')) AS locked`);
-  return rows[0]?.locked === true;
-}
-
 /** What a replay runs: its own schema, and the active version's for the baseline (null when the replay is of the active version). */
 export interface ReplaySchemas {
   slug: string;
@@ -202,28 +196,16 @@ export async function finishItem(
   }
 }
 
-/** The queue as the worker uses it: on the runner's pool, or on the connection that holds the worker's lock. */
+/** The queue as the worker uses it, on the runner's pool. */
 export class ReplayQueue {
   constructor(private readonly db: DataSource) {}
 
-  /**
-   * A connection of its own holding the worker's session lock: one runner process at a time runs replays, and the
-   * lock ends with the session, however the process ends. Null when another process holds it. `lost` is called
-   * when the connection fails (and the lock with it).
-   */
-  async holdWorkerLock(lost: () => void): Promise<PoolClient | null> {
-    const client = await pgPool(this.db).connect();
-    try {
-      if (await tryWorkerLock(client)) {
-        client.on('error', lost);
-        return client;
-      }
-    } catch (error) {
-      client.release(true);
-      throw error;
-    }
-    client.release();
-    return null;
+  claimNext(claim: string): Promise<ClaimedItem | null> {
+    return claimNextItem(pgPool(this.db), claim);
+  }
+
+  takeBackAbandoned(): Promise<number> {
+    return takeBackAbandonedClaims(pgPool(this.db));
   }
 
   release(item: Pick<ClaimedItem, 'replay_id' | 'position' | 'claim'>): Promise<void> {

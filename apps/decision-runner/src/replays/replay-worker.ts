@@ -1,21 +1,25 @@
 import { hostname } from 'node:os';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
 import { REPLAY_ENGINE_CONCURRENCY } from '@ds/decision-schema';
 import { newId, randomAlphanumeric } from '@ds/ids';
-import { Logger, PLATFORM } from '@ds/platform';
+import { Logger, PeriodicJob, PLATFORM } from '@ds/platform';
 import { answeredRow, executionBase, ExecutionRow } from '../executions/execution-recorder';
 import { Executed, RunExecutor } from '../runs/run-executor';
-import { claimNextItem, ClaimedItem, ReplayQueue, ReplaySchemas, takeBackAbandonedClaims } from './replay-queue.store';
+import { ClaimedItem, ReplayQueue, ReplaySchemas } from './replay-queue.store';
 
-/** How often an idle worker looks for work another replica started, and a waiting one retries the lock. */
+/** How often an idle worker looks for work another replica started, and a draining one for more. */
 const POLL_MS = 1_000;
 /** After the shared key had no slot free: live runs come first, so the replay steps back this long. */
 const SLOTS_BUSY_BACKOFF_MS = 2_000;
 /** Replays of a draft may run while it changes: the schema is taken once per replay, at its start, and kept here. */
 const SCHEMAS_KEPT = 50;
+/**
+ * The advisory lock of the replay rounds. The name is the one the worker's own session lock had, so a runner of
+ * the version before and one of this version never run replays at the same time during an upgrade.
+ */
+const LOCK_KEY = 'decision_runner.replay_worker';
 
 /** Never asked the provider: the execution waits again and is tried once slots free up. */
 const slotsBusy = (executed: Executed) =>
@@ -33,22 +37,21 @@ type Finished =
   | { status: 'failed'; row: ExecutionRow | null; error: { code: string; message: string } };
 
 /**
- * Runs replays in the background. One runner process at a time holds the worker's session lock, so however
- * many replicas run, replays take at most REPLAY_ENGINE_CONCURRENCY engine calls at once: live runs keep the
- * rest of the shared key's slots. Each free slot claims the next item (`claimNextItem`: workspaces in turn), which
- * is `running` until its replay is recorded and the item marked, in one transaction. A cancel leaves a running
- * item alone: its engine call was made, so it is recorded and counts. A crash leaves the item running, taken back
- * by whichever process holds the lock once the claim is older than its engine deadline and a margin.
+ * Runs replays in the background, as a PeriodicJob on one replica at a time: a round holds the job's advisory
+ * lock while it drains the queue, with its engine calls in flight, so however many replicas run, replays take at
+ * most REPLAY_ENGINE_CONCURRENCY engine calls at once and live runs keep the rest of the shared key's slots. Each
+ * free slot claims the next item (`claimNextItem`: workspaces in turn), which is `running` until its replay is
+ * recorded and the item marked, in one transaction; the round ends once nothing waits and nothing is in flight.
+ * A cancel leaves a running item alone: its engine call was made, so it is recorded and counts. A stop, or the
+ * lock's session lost, claims nothing more and lets the calls in flight finish. A crash leaves the item running,
+ * taken back by the next round on any replica once the claim is older than its engine deadline and a margin.
  */
 @Injectable()
 export class ReplayWorker {
-  private lock: PoolClient | null = null;
-  private stopping = false;
-  private loop: Promise<void> | null = null;
-  private wakeUp: (() => void) | null = null;
-  /** Set by a wake that came while the worker was not asleep: its next sleep ends at once. */
-  private woken = false;
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly job: PeriodicJob;
+  /** Ends the wait of a draining round: an execution finished, a replay started, or the round's signal aborted. */
+  private nudge: (() => void) | null = null;
+  private nudged = false;
   private slotsFreeAt = 0;
   private readonly claimant = `${hostname()}/${process.pid}/${randomAlphanumeric(8)}`;
   private claims = 0;
@@ -62,49 +65,62 @@ export class ReplayWorker {
     @Inject(PLATFORM.logger) private readonly logger: Logger,
   ) {
     this.queue = new ReplayQueue(db);
+    this.job = new PeriodicJob(POLL_MS, (signal) => this.drain(signal), logger, 'replay worker round failed; trying again', {
+      oneReplica: { db, lockKey: LOCK_KEY },
+    });
   }
 
   start(): void {
-    this.loop ??= this.work();
+    this.job.start();
+    this.job.wake();
   }
 
   /** A replay started or an execution finished here: no need to wait for the next poll. */
   wake(): void {
-    this.woken = true;
-    this.wakeUp?.();
+    this.job.wake();
+    this.nudgeRound();
   }
 
-  /** Lets the executions in flight finish (each within its engine deadline), then gives the lock back. */
-  async stop(): Promise<void> {
-    this.stopping = true;
-    this.wake();
-    await this.loop;
-    await Promise.all(this.inFlight);
-    this.releaseLock();
+  private nudgeRound(): void {
+    this.nudged = true;
+    this.nudge?.();
   }
 
-  private async work(): Promise<void> {
-    while (!this.stopping) {
-      let pause = POLL_MS;
-      try {
-        if (await this.holdLock()) pause = await this.fillSlots();
-      } catch (error) {
-        this.logger.warn({ err: error }, 'replay worker step failed; trying again');
-        this.releaseLock();
+  /** Claims nothing more and lets the executions in flight finish (each within its engine deadline), then gives the lock back. */
+  stop(): Promise<void> {
+    return this.job.stop();
+  }
+
+  /**
+   * One round: keeps a claimed item in each free slot until nothing waits, then ends once the calls in flight have.
+   * The lock is held until then, so no other replica's calls join these.
+   */
+  private async drain(signal: AbortSignal): Promise<void> {
+    const inFlight = new Set<Promise<void>>();
+    const onAbort = () => this.nudgeRound();
+    signal.addEventListener('abort', onAbort);
+    try {
+      for (;;) {
+        this.nudged = false;
+        const found = signal.aborted ? false : await this.fillSlots(inFlight, signal);
+        if (inFlight.size === 0 && (!found || signal.aborted)) return;
+        await this.pause(this.slotsFreeAt > Date.now() ? this.slotsFreeAt - Date.now() : POLL_MS);
       }
-      if (!this.stopping) await this.sleep(pause);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      // Never give the lock back with calls in flight: another replica's would join them.
+      await Promise.all(inFlight);
     }
   }
 
-  /** Claims an item for each free slot; answers how long to wait before looking again (a finished call wakes it sooner). */
-  private async fillSlots(): Promise<number> {
-    const backoff = this.slotsFreeAt - Date.now();
-    if (backoff > 0) return backoff;
-    if (this.inFlight.size >= REPLAY_ENGINE_CONCURRENCY) return POLL_MS;
-    await takeBackAbandonedClaims(this.lock!);
-    while (!this.stopping && this.inFlight.size < REPLAY_ENGINE_CONCURRENCY) {
-      const item = await claimNextItem(this.lock!, `${this.claimant}#${++this.claims}`);
-      if (!item) break;
+  /** Claims an item for each free slot; answers whether the queue may still hold work for this round. */
+  private async fillSlots(inFlight: Set<Promise<void>>, signal: AbortSignal): Promise<boolean> {
+    if (this.slotsFreeAt > Date.now()) return true;
+    if (inFlight.size >= REPLAY_ENGINE_CONCURRENCY) return true;
+    await this.queue.takeBackAbandoned();
+    while (!signal.aborted && inFlight.size < REPLAY_ENGINE_CONCURRENCY) {
+      const item = await this.queue.claimNext(`${this.claimant}#${++this.claims}`);
+      if (!item) return false;
       const running: Promise<void> = this.replayOne(item)
         .then((outcome) => {
           if (outcome === 'slots-busy') this.slotsFreeAt = Date.now() + SLOTS_BUSY_BACKOFF_MS;
@@ -113,43 +129,26 @@ export class ReplayWorker {
           this.logger.warn({ err: error, replayId: item.replay_id }, 'a replayed execution could not be recorded; it is taken back later'),
         )
         .finally(() => {
-          this.inFlight.delete(running);
-          this.wake();
+          inFlight.delete(running);
+          this.nudgeRound();
         });
-      this.inFlight.add(running);
+      inFlight.add(running);
     }
-    return POLL_MS;
+    return true;
   }
 
-  private sleep(ms: number): Promise<void> {
-    if (this.woken) {
-      this.woken = false;
-      return Promise.resolve();
-    }
+  /** Waits `ms`, or less when nudged; a nudge that came since the round last looked ends it at once. */
+  private pause(ms: number): Promise<void> {
+    if (this.nudged) return Promise.resolve();
     return new Promise((done) => {
       const finish = () => {
         clearTimeout(timer);
-        this.wakeUp = null;
-        this.woken = false;
+        this.nudge = null;
         done();
       };
       const timer = setTimeout(finish, ms);
-      this.wakeUp = finish;
+      this.nudge = finish;
     });
-  }
-
-  /** A session lock held on a connection of its own: it ends with the process, however the process ends. */
-  private async holdLock(): Promise<boolean> {
-    if (this.lock) return true;
-    this.lock = await this.queue.holdWorkerLock(() => this.releaseLock());
-    return this.lock !== null;
-  }
-
-  private releaseLock(): void {
-    const client = this.lock;
-    this.lock = null;
-    // Destroyed rather than returned to the pool: closing the session is what frees the lock.
-    client?.release(true);
   }
 
   private async replayOne(item: ClaimedItem): Promise<'finished' | 'slots-busy'> {
