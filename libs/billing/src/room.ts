@@ -3,8 +3,8 @@ import { centsToMicros } from './units';
 
 /**
  * How many decisions step 6 still lets through in a period, written once for the one-decision verdict
- * (reservation-verdict.ts), the lease grant (lease-rules.ts) and, as SQL over the same two numbers, the
- * one-statement reserve of the ledger (`fast-reserve.ts`).
+ * (reservation-verdict.ts), the lease grant (lease-rules.ts) and the one-statement reserve of the ledger, which
+ * takes what it computed only while the two numbers are still the ones it read.
  */
 
 /** Decisions of the included volume not yet taken (held ones count as taken); 0 or less means none. */
