@@ -450,6 +450,28 @@ describe('no overspend under concurrency', () => {
     expect((await accounts.account(ws)).usage).toMatchObject({ used: 9, reserved: 0 });
   });
 
+  it('the one-statement reserve takes from the budget as it is, after another replica took from it and after a plan change', async () => {
+    const burst = async (replica: ReservationsService, runs: number) =>
+      codes(await settled(Array.from({ length: runs }, () => replica.reserve({ workspaceId: ws, executionId: newId('exec') }))));
+    const ws = await workspace({ included_decisions: 5, price_per_million_cents: null });
+    const other = new ReservationsService(db, config);
+    // Each replica's first reserve takes the locked path; its second, the one-statement path, remembers the budget.
+    expect(await burst(reservations, 1)).toEqual(['ok']);
+    expect(await burst(reservations, 1)).toEqual(['ok']);
+    expect(await burst(other, 1)).toEqual(['ok']);
+    expect(await burst(other, 1)).toEqual(['ok']);
+    // This replica last saw 2 of 5 taken; 4 are: one more fits, not three.
+    expect(count(await burst(reservations, 10), 'ok')).toBe(1);
+    expect((await accounts.account(ws)).usage).toMatchObject({ reserved: 5, included: 5 });
+    await accounts.setPlan({ workspaceId: ws, plan: 'genesis', overrides: { included_decisions: 20, price_per_million_cents: null } });
+    expect(count(await burst(reservations, 3), 'ok')).toBe(3);
+    // Lowered to 10 with 8 taken: the 12 this replica saw room for under the plan it read are not there.
+    await accounts.setPlan({ workspaceId: ws, plan: 'genesis', overrides: { included_decisions: 10, price_per_million_cents: null } });
+    const results = await burst(reservations, 10);
+    expect([count(results, 'ok'), count(results, 'QUOTA_EXCEEDED')]).toEqual([2, 8]);
+    expect((await accounts.account(ws)).usage).toMatchObject({ reserved: 10, included: 10 });
+  });
+
   it('50 runs at the edge of a balance spend at most what remains', async () => {
     const ws = await workspace({ included_decisions: 0, price_per_million_cents: 1_500_000 });
     await grant(ws, 'promo', 'promotional', 4, { expires_at: inDays(30) });
