@@ -1,5 +1,6 @@
 import { createLogger } from './logger';
 import { PeriodicJob } from './periodic-job';
+import { currentDeadline, currentRequestId, runWithRequestContext } from './request-context';
 
 const logger = createLogger('test', 'silent');
 
@@ -99,6 +100,21 @@ describe('PeriodicJob', () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(rounds).toBe(2);
     await job.stop();
+  });
+
+  it('runs a round woken by a request outside that request, so its deadline does not cut the round short', async () => {
+    const seen: Array<[string | undefined, number | undefined]> = [];
+    const job = new PeriodicJob(60_000, async () => void seen.push([currentRequestId(), currentDeadline()]), logger, 'round failed');
+    job.start();
+    runWithRequestContext({ requestId: 'req_waking', deadline: Date.now() - 1 }, () => job.wake());
+    await until(() => seen.length === 1);
+    runWithRequestContext({ requestId: 'req_waking_again', deadline: Date.now() - 1 }, () => job.wake());
+    await until(() => seen.length === 2);
+    await job.stop();
+    expect(seen).toEqual([
+      [undefined, undefined],
+      [undefined, undefined],
+    ]);
   });
 
   it('aborts the round’s signal when stopped, and waits for the round to end', async () => {

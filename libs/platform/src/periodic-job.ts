@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { Logger } from './logger';
 import { onOneReplica } from './one-replica';
+import { outsideRequestContext } from './request-context';
 
 export interface PeriodicJobOptions {
   /**
@@ -65,7 +66,8 @@ export class PeriodicJob {
 
   private schedule(delayMs: number): void {
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.runRound(), delayMs);
+    // A request that wakes the job must not lend the round its deadline: calls made past it would be refused.
+    this.timer = outsideRequestContext(() => setTimeout(() => this.runRound(), delayMs));
     this.timer.unref();
   }
 

@@ -16,6 +16,11 @@ export function runWithRequestContext<T>(context: RequestContext, fn: () => T): 
   return storage.run(context, fn);
 }
 
+/** Runs `fn`, and whatever it schedules, as work of no request: background work a request only woke up. */
+export function outsideRequestContext<T>(fn: () => T): T {
+  return storage.exit(fn);
+}
+
 export function currentRequestId(): string | undefined {
   return storage.getStore()?.requestId;
 }
