@@ -34,10 +34,11 @@ interface Waiting {
 /**
  * Step 6 for the common case, while the period's included volume has room: one decision of it per execution, in
  * the order asked, as many as there is room for, in one statement (IncludedReserveStore) that takes them only if
- * the budget is still the one the room was computed from. The room is includedRoom of `@ds/billing` over the
- * budget this process saw last (its answer to the previous statement on that row), so the common case is one
- * statement; when another writer moved the budget meanwhile, the statement answers it as it is now and the room
- * is computed again (at most TRIES statements). The reserves of one budget row share statements: the first goes
+ * they still fit under the plan they were counted under. The room is includedRoom of `@ds/billing` over the budget
+ * this process saw last (the previous statement's answer on that row), so the common case is one statement, other
+ * writers' takes meanwhile included; when they no longer fit (near the edge, or after a plan change), the
+ * statement takes nothing and answers the budget as it is, and the room is computed again from it (at most TRIES
+ * statements). The reserves of one budget row share statements: the first goes
  * at once, and the ones that arrive while it runs go together in the next (group commit), so a busy workspace pays
  * one round trip and one commit for many runs instead of queueing on its row one commit at a time.
  *
@@ -104,18 +105,15 @@ export class FastReserve {
   private async take(hold: IncludedHold, executionIds: string[]): Promise<string[]> {
     let seen = this.budgets.get(hold.includedVolumeId) ?? null;
     for (let tries = 0; tries < TRIES; tries++) {
-      const room = seen ? includedRoom(effectivePlan(seen.plan, seen.overrides).included_decisions, seen.used) : 0;
-      // Numbers just read under the row lock that leave no room: the locked path decides.
-      if (tries > 0 && room <= 0) return [];
-      const take = Math.max(0, Math.min(room, executionIds.length));
-      const result = await this.store.take({ ...hold, executionIds, seen, take });
-      if (result.kind === 'taken') {
-        this.budgets.set(hold.includedVolumeId, { ...seen!, used: seen!.used + result.held.length });
-        return result.held;
-      }
+      const included = seen ? effectivePlan(seen.plan, seen.overrides).included_decisions : 0;
+      const take = seen ? Math.max(0, Math.min(includedRoom(included, seen.used), executionIds.length)) : 0;
+      const result = await this.store.take({ ...hold, executionIds, seen, included, take });
       if (!result.budget) return [];
-      seen = result.budget;
+      seen = { ...result.budget, used: result.budget.used + result.held.length };
       this.budgets.set(hold.includedVolumeId, seen);
+      if (result.fits && take > 0) return result.held;
+      // Nothing taken: the room is computed again from the budget as the statement found it, unless there is none.
+      if (includedRoom(effectivePlan(seen.plan, seen.overrides).included_decisions, seen.used) <= 0) return [];
     }
     return [];
   }

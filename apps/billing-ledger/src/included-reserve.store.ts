@@ -20,26 +20,34 @@ export interface IncludedTake {
   periodStart: Date;
   /** The budget the room was computed from; null when none is known yet. */
   seen: IncludedBudget | null;
+  /** The included decisions of `seen`'s plan and overrides. */
+  included: number;
   /** How many to take, at most: the room the caller computed from `seen`. */
   take: number;
 }
 
 /**
- * `taken`: the budget was still `seen` and the executions it held; otherwise `budget` is the budget as it is now
- * (read under its row lock), for the caller to compute the room again. `budget` is null when the account or the
- * period's volume does not exist yet.
+ * `fits`: the account still had `seen`'s plan and overrides and `take` more decisions still fit in `included`, and
+ * `held` are the executions taken (fewer than `take` when some had a reservation already). Otherwise nothing was
+ * taken. `budget` is the budget as it was under the row lock, before this statement took from it; null (and nothing
+ * taken) when the account or the period's volume does not exist yet.
  */
-export type IncludedTakeResult = { kind: 'taken'; held: string[] } | { kind: 'moved'; budget: IncludedBudget | null };
+export interface IncludedTakeResult {
+  fits: boolean;
+  held: string[];
+  budget: IncludedBudget | null;
+}
 
 /**
  * One autocommit statement, for one execution or several of one workspace: locks the period's included-volume
  * ledger account (first, as every other writer of the workspace's ledger takes it: see LedgerStore.post;
- * PostgreSQL hands it the newest row version after waiting for a concurrent writer) and, only when the budget is
- * still the one the room was computed from (its debits, pending and posted, and the account's plan and overrides),
- * takes `$6` decisions of it in the order asked: raises its pending debits, records the reservations, writes
- * their hold entries and raises the decisions-billed account's pending credits. It answers the budget as it was
- * under the lock and the executions held. The budget is the ledger account itself, so there is no second counter
- * to keep in step with the ledger, and the lock lasts only for this statement.
+ * PostgreSQL hands it the newest row version after waiting for a concurrent writer) and, only while the account
+ * still has the plan and overrides the room was computed under and the `$6` decisions asked for still fit in their
+ * `$7` (with what is taken now, pending and posted), takes them in the order asked: raises its pending debits,
+ * records the reservations, writes their hold entries and raises the decisions-billed account's pending credits.
+ * It answers the budget as it was under the lock and the executions held. The budget is the ledger account
+ * itself, so there is no second counter to keep in step with the ledger, and the lock lasts only for this
+ * statement. How many to ask for is the caller's (includedRoom); the statement only refuses what no longer fits.
  */
 const TAKE_INCLUDED = `
 WITH wanted AS (
@@ -48,13 +56,13 @@ WITH wanted AS (
   WHERE NOT EXISTS (SELECT 1 FROM reservations WHERE reservations.execution_id = asked.execution_id)
 ), budget AS (
   SELECT volume.id, account.plan, account.overrides, volume.debits_pending + volume.debits_posted AS used,
-         volume.debits_pending + volume.debits_posted = $7::bigint AND account.plan = $8 AND account.overrides = $9::jsonb AS unchanged
+         account.plan = $8 AND account.overrides = $9::jsonb AND volume.debits_pending + volume.debits_posted + $6::bigint <= $7::bigint AS fits
   FROM ledger_accounts AS volume JOIN accounts AS account ON account.workspace_id = $1
   WHERE volume.id = $3
   FOR NO KEY UPDATE OF volume
 ), taken AS (
   UPDATE ledger_accounts AS volume SET debits_pending = volume.debits_pending + LEAST((SELECT count(*) FROM wanted), $6::bigint)
-  FROM budget WHERE volume.id = budget.id AND budget.unchanged AND $6::bigint > 0
+  FROM budget WHERE volume.id = budget.id AND budget.fits AND $6::bigint > 0
   RETURNING LEAST((SELECT count(*) FROM wanted), $6::bigint) AS room
 ), reservation AS (
   INSERT INTO reservations (execution_id, workspace_id, state, period_start)
@@ -68,7 +76,7 @@ WITH wanted AS (
   UPDATE ledger_accounts SET credits_pending = credits_pending + (SELECT count(*) FROM hold)
   WHERE id = $4 AND EXISTS (SELECT 1 FROM hold)
 )
-SELECT budget.plan, budget.overrides, budget.used, budget.unchanged, ARRAY(SELECT cause_id FROM hold) AS held FROM budget`;
+SELECT budget.plan, budget.overrides, budget.used, budget.fits, ARRAY(SELECT cause_id FROM hold) AS held FROM budget`;
 
 /**
  * The one-statement reserve of step 6, run through the pool's own connections as a named (prepared) statement:
@@ -82,7 +90,7 @@ export class IncludedReserveStore {
   }
 
   async take(take: IncludedTake): Promise<IncludedTakeResult> {
-    const { rows } = await this.pool.query<{ plan: PlanName; overrides: PlanOverrides; used: string; unchanged: boolean | null; held: string[] }>({
+    const { rows } = await this.pool.query<{ plan: PlanName; overrides: PlanOverrides; used: string; fits: boolean | null; held: string[] }>({
       name: 'billing-take-included',
       text: TAKE_INCLUDED,
       values: [
@@ -92,14 +100,13 @@ export class IncludedReserveStore {
         take.decisionsBilledId,
         take.periodStart.toISOString(),
         take.take,
-        take.seen?.used ?? -1,
+        take.included,
         take.seen?.plan ?? null,
         take.seen ? JSON.stringify(take.seen.overrides) : null,
       ],
     });
     const row = rows[0];
-    if (!row) return { kind: 'moved', budget: null };
-    if (row.unchanged === true) return { kind: 'taken', held: row.held };
-    return { kind: 'moved', budget: { plan: row.plan, overrides: row.overrides, used: Number(row.used) } };
+    if (!row) return { fits: false, held: [], budget: null };
+    return { fits: row.fits === true, held: row.held, budget: { plan: row.plan, overrides: row.overrides, used: Number(row.used) } };
   }
 }
