@@ -1,0 +1,2 @@
+export * from './parse-body';
+export * from './account';
