@@ -21,10 +21,7 @@ const email = z.string({ error: EMAIL_MESSAGE }).regex(EMAIL_PATTERN, { error: E
 const role = z.enum(['admin', 'member', 'viewer'], { error: ROLE_MESSAGE });
 
 /** 10 to 128 characters with letters and numbers. */
-export const PASSWORD = z
-  .string({ error: PASSWORD_LENGTH })
-  .min(10, { error: PASSWORD_LENGTH, abort: true })
-  .max(128, { error: PASSWORD_LENGTH, abort: true })
+export const PASSWORD = text(10, 128, PASSWORD_LENGTH)
   .regex(/[A-Za-z]/, { error: PASSWORD_MIX, abort: true })
   .regex(/[0-9]/, { error: PASSWORD_MIX });
 

@@ -1,2 +1,3 @@
 export * from './parse-body';
 export * from './account';
+export * from './partner';

@@ -71,6 +71,10 @@ describe('parseBody', () => {
     );
   });
 
+  it('answers one issue per path, where zod reports an array given for text both as the wrong type and as too short', () => {
+    expect(refusal(() => parseBody(NEW_PASSWORD_BODY, { password: [] }, 'm')).details).toEqual([{ path: 'password', message: 'must be 10 to 128 characters' }]);
+  });
+
   it('bodyIssues keeps the messages the schema wrote', () => {
     const parsed = z.object({ n: z.int({ error: 'must be an integer' }) }).safeParse({ n: 1.5 });
     expect(parsed.success).toBe(false);
@@ -84,6 +88,11 @@ describe('text', () => {
     const parsed = name.safeParse(value);
     expect(parsed.success ? [] : parsed.error.issues.map((issue) => issue.message)).toEqual(['must be 1 to 80 characters']);
   });
+  it('counts UTF-16 code units, as String.length does, where zod would count code points', () => {
+    expect(text(1, 80, 'm').safeParse('😀'.repeat(40)).success).toBe(true);
+    expect(text(1, 80, 'm').safeParse('😀'.repeat(41)).success).toBe(false);
+  });
+
   it('passes text within the bounds', () => {
     expect(name.parse(' Ops ')).toBe(' Ops ');
     expect(text(1, 80, 'm').parse(' ')).toBe(' ');

@@ -22,20 +22,33 @@ export function parseValue<S extends z.ZodType>(schema: S, value: unknown, messa
   throw new ServiceError('INVALID_REQUEST', message, bodyIssues(parsed.error, unknownKey));
 }
 
-/** A zod failure as the spec's `details`: each unknown key its own issue, every other issue with its schema's message. */
+/**
+ * A zod failure as the spec's `details`: each unknown key its own issue, every other issue with its schema's
+ * message, and one issue per path (the first), as the checks have always answered: zod can report a value twice,
+ * an array given for a string both as the wrong type and as too short.
+ */
 export function bodyIssues(error: z.ZodError, unknownKey = 'is not a known field'): ValidationIssue[] {
-  return error.issues.flatMap((issue) => {
-    const path = issue.path.map(String).join('.');
-    if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => ({ path: path === '' ? key : `${path}.${key}`, message: unknownKey }));
-    return [{ path, message: issue.message }];
-  });
+  const seen = new Set<string>();
+  return error.issues
+    .flatMap((issue) => {
+      const path = issue.path.map(String).join('.');
+      if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => ({ path: path === '' ? key : `${path}.${key}`, message: unknownKey }));
+      return [{ path, message: issue.message }];
+    })
+    .filter((issue) => !seen.has(issue.path) && seen.add(issue.path));
 }
 
 /**
  * Text of `min` to `max` characters, one message for every way it can be wrong (missing, not a string, too
- * short or too long), stopping at the first; `blank` also refuses text that is only white space.
+ * short or too long); `blank: false` also refuses text that is only white space. Characters are UTF-16 code units
+ * (`String.length`), as the API has always counted them; zod's own min and max count code points.
  */
 export function text(min: number, max: number, message: string, options: { blank?: boolean } = {}) {
-  const base = z.string({ error: message }).min(min, { error: message, abort: true }).max(max, { error: message, abort: true });
-  return options.blank === false ? base.refine((value) => value.trim().length > 0, { error: message }) : base;
+  const fits = (value: string) => value.length >= min && value.length <= max && (options.blank !== false || value.trim().length > 0);
+  return z.string({ error: message }).refine(fits, { error: message, abort: true }).meta({ minLength: min, maxLength: max });
+}
+
+/** A whole number from `min` to `max`, one message for every way it can be wrong, stopping at the first. */
+export function wholeNumber(min: number, max: number, message: string) {
+  return z.number({ error: message }).int({ error: message, abort: true }).min(min, { error: message, abort: true }).max(max, { error: message, abort: true });
 }
