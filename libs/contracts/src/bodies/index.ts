@@ -1,3 +1,4 @@
 export * from './parse-body';
 export * from './account';
 export * from './partner';
+export * from './engine';
