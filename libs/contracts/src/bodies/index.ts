@@ -2,3 +2,4 @@ export * from './parse-body';
 export * from './account';
 export * from './partner';
 export * from './engine';
+export * from './decisions';

@@ -1,4 +1,5 @@
 import { ServiceError } from '../errors';
+import { ENDPOINT_BODY } from './decisions';
 import { ENGINE_SETTINGS_BODY, PROVIDER_KEY_BODY } from './engine';
 import { parseBody } from './parse-body';
 
@@ -61,5 +62,13 @@ describe('engine settings bodies', () => {
       { path: 'use_own_key', message: 'must be true or false' },
       { path: 'default_engine', message: 'must be llm, checkpoint or null' },
     ]);
+  });
+});
+
+describe('the endpoint switch', () => {
+  it('takes a boolean and nothing else', () => {
+    expect(ENDPOINT_BODY.parse({ enabled: false })).toEqual({ enabled: false });
+    for (const enabled of ['true', 1, null, undefined])
+      expect(details(ENDPOINT_BODY, { enabled })).toEqual([{ path: 'enabled', message: 'must be a boolean' }]);
   });
 });
