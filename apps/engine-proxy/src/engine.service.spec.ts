@@ -317,12 +317,12 @@ describe('testing a provider key', () => {
     expect(error.code).toBe('NOT_FOUND');
   });
 
-  it('fails a key for another provider without calling, and refuses a malformed key', async () => {
+  // A malformed key never arrives: the gateway refuses it with PROVIDER_KEY_BODY (libs/contracts/src/bodies).
+  it('fails a key for another provider without calling', async () => {
     expect(await tester().testKey({ workspaceId: 'ws-1', provider: 'anthropic', apiKey: 'sk-ant-12345678' })).toMatchObject({
       ok: false,
       code: 'ENGINE_NOT_CONFIGURED',
     });
-    expect((await failure(tester().testKey({ workspaceId: 'ws-1', provider: 'openai', apiKey: 'short' }))).code).toBe('INVALID_REQUEST');
   });
 });
 

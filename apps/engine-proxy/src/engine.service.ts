@@ -33,7 +33,7 @@ import {
 } from '@ds/engine';
 import { currentSpan, inSpan, Logger, Metrics, PLATFORM, SpanKind, tracer } from '@ds/platform';
 import { EngineProxyConfig, ProviderEndpoint } from './config';
-import { checkedKey, CredentialsService } from './credentials/credentials.service';
+import { CredentialsService } from './credentials/credentials.service';
 import { postJson, ProviderRequestFailed, ProviderResponse } from './provider-http';
 import { SharedSlots } from './slots/shared-slots';
 
@@ -152,13 +152,13 @@ export class EngineService {
   async testKey(request: TestProviderKeyRequest): Promise<TestProviderKeyReply> {
     const endpoint = this.config.llm;
     let key: { provider: LlmProvider; apiKey: string };
-    if (request.provider === undefined && request.apiKey === undefined) {
+    if (request.provider === undefined || request.apiKey === undefined) {
       const credential = await this.credentials.forWorkspace(request.workspaceId);
       if (credential.unreadable) throw new ServiceError('ENGINE_NOT_CONFIGURED', 'The workspace’s provider key cannot be read on this service; save it again.');
       if (!credential.key) throw new ServiceError('NOT_FOUND', 'This workspace has no provider key saved.');
       key = credential.key;
     } else {
-      key = checkedKey(request);
+      key = { provider: request.provider, apiKey: request.apiKey };
     }
     const refused = (code: string, reason: string): TestProviderKeyReply => ({ ok: false, provider: key.provider, model: null, code, reason });
     if (key.provider !== endpoint.protocol)

@@ -232,8 +232,9 @@ export interface ReplayExecutionsReply {
   next_after: number | null;
 }
 
+/** As ENDPOINT_BODY accepts it: the gateway checks the body before it is sent. */
 export interface SetEndpointRequest extends DecisionRef {
-  enabled: unknown;
+  enabled: boolean;
 }
 
 /** `decision` is the decision's id (`dec_…`) or its slug. */

@@ -72,9 +72,10 @@ export type LlmProvider = 'anthropic' | 'openai';
  * workspace holds one key. Refused with INVALID_REQUEST (details paths `provider`, `api_key`) unless
  * `provider` is anthropic or openai and `apiKey` is 8 to 512 printable characters without spaces.
  */
+/** The key as PROVIDER_KEY_BODY accepts it: the gateway checks it before it is sent. */
 export interface SetProviderKeyRequest extends WorkspaceScoped {
-  provider: unknown;
-  apiKey: unknown;
+  provider: LlmProvider;
+  apiKey: string;
 }
 
 /**
@@ -83,8 +84,8 @@ export interface SetProviderKeyRequest extends WorkspaceScoped {
  * NOT_FOUND when none is given and none is saved.
  */
 export interface TestProviderKeyRequest extends WorkspaceScoped {
-  provider?: unknown;
-  apiKey?: unknown;
+  provider?: LlmProvider;
+  apiKey?: string;
 }
 
 /** `ok` false: the provider refused or failed, `code` (an engine error code) and `reason` say how. */
@@ -115,9 +116,10 @@ export interface DeleteProviderKeyReply {
 
 /** `useOwnKey` must be a boolean (INVALID_REQUEST, details path `use_own_key`, otherwise). */
 /** Each setting is changed only when given; `defaultEngine: null` hands the choice back to the service. */
+/** As ENGINE_SETTINGS_BODY accepts them: at least one given; `defaultEngine: null` is back to the service's default. */
 export interface SetEngineSettingsRequest extends WorkspaceScoped {
-  useOwnKey?: unknown;
-  defaultEngine?: unknown;
+  useOwnKey?: boolean;
+  defaultEngine?: EngineName | null;
 }
 
 export interface EngineSettingsReply {

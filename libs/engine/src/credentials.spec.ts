@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { openValue, sealingKeyFingerprint, sealValue } from '@ds/sealing';
-import { credentialAad, DEV_CREDENTIALS_KEY, isProvider, lastFour, providerKeyProblem } from './credentials';
+import { credentialAad, DEV_CREDENTIALS_KEY, isProvider, lastFour } from './credentials';
 
 describe('provider keys at rest', () => {
   it('are bound to their workspace and provider', () => {
@@ -19,14 +19,7 @@ describe('provider keys at rest', () => {
     expect(sealingKeyFingerprint(DEV_CREDENTIALS_KEY)).toMatch(/^[0-9a-f]{12}$/);
   });
 
-  it('accept keys of 8 to 512 printable characters and show only the last four', () => {
-    expect(providerKeyProblem('a'.repeat(8))).toBeNull();
-    expect(providerKeyProblem('a'.repeat(512))).toBeNull();
-    expect(providerKeyProblem('a'.repeat(7))).toContain('8 to 512');
-    expect(providerKeyProblem('a'.repeat(513))).toContain('8 to 512');
-    expect(providerKeyProblem('sk-has space')).toContain('printable');
-    expect(providerKeyProblem('sk-line\nbreak')).toContain('printable');
-    expect(providerKeyProblem(12345678)).toBe('must be a string');
+  it('show only the last four characters of a key and know the two providers', () => {
     expect(lastFour('sk-ant-api03-XYZW')).toBe('XYZW');
     expect(isProvider('openai')).toBe(true);
     expect(isProvider('azure')).toBe(false);

@@ -1,3 +1,4 @@
+import { PROVIDERS } from '@ds/contracts';
 import { developmentKey, rowAad } from '@ds/sealing';
 
 /**
@@ -6,27 +7,13 @@ import { developmentKey, rowAad } from '@ds/sealing';
  * data that binds a sealed key to its workspace and provider, so a row copied onto another workspace does not open.
  */
 
-export const PROVIDERS = ['anthropic', 'openai'] as const;
 export type Provider = (typeof PROVIDERS)[number];
-
-export const PROVIDER_KEY_MIN = 8;
-export const PROVIDER_KEY_MAX = 512;
-/** Printable ASCII without spaces: anything else could not travel in an HTTP header anyway. */
-const PROVIDER_KEY_PATTERN = /^[\x21-\x7e]+$/;
 
 /** Used only when ENGINE_CREDENTIALS_DEV_KEY asks for it; derived from public text, so it protects nothing. */
 export const DEV_CREDENTIALS_KEY = developmentKey('credentials');
 
 export function isProvider(value: unknown): value is Provider {
   return typeof value === 'string' && (PROVIDERS as readonly string[]).includes(value);
-}
-
-/** Why a provider key is refused, or null when it is acceptable. */
-export function providerKeyProblem(value: unknown): string | null {
-  if (typeof value !== 'string') return 'must be a string';
-  if (value.length < PROVIDER_KEY_MIN || value.length > PROVIDER_KEY_MAX) return `must be ${PROVIDER_KEY_MIN} to ${PROVIDER_KEY_MAX} characters`;
-  if (!PROVIDER_KEY_PATTERN.test(value)) return 'must be printable ASCII without spaces';
-  return null;
 }
 
 /** The last four characters, the only part of a saved key ever shown again. */

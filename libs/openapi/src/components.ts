@@ -6,16 +6,18 @@ import {
   ERROR_ISSUE_PATH_MAX_CHARS,
   ERROR_ISSUES_MAX,
   ERROR_MESSAGE_MAX_CHARS,
+  EMBED_PERMISSIONS,
   ERROR_STATUS,
   EXECUTION_SOURCES,
   EXECUTION_STATUSES,
   EXECUTIONS_CURSOR_MAX_LENGTH,
-  INT4_MAX,
+  EXTERNAL_ID_PATTERN,
   PLAN_NAMES,
 } from '@ds/contracts';
 import { ACTIONS, DESTINATION_TYPES, ENGINES, limits, LIST_ITEM_TYPES, QUESTION_KINDS, SLUG_PATTERN, STATE_FIELD_TYPES } from '@ds/decision-schema';
 import { CALLER_TOKEN_PATTERN } from '@ds/ids';
 import type { JsonSchema } from './json-schema';
+import { requestBodyComponents } from './request-bodies';
 
 export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 
@@ -27,8 +29,6 @@ const nonNegativeInteger: JsonSchema = { type: 'integer', minimum: 0 };
 export const SLUG_SCHEMA: JsonSchema = { type: 'string', pattern: SLUG_PATTERN.source, maxLength: limits.SLUG_MAX };
 /** `Idempotency-Key` and `X-Request-ID`. */
 export const CALLER_TOKEN_SCHEMA: JsonSchema = { type: 'string', pattern: CALLER_TOKEN_PATTERN.source, minLength: 1, maxLength: 128 };
-export const EXTERNAL_ID_PATTERN = '^[A-Za-z0-9._:-]{1,128}$';
-export const EMBED_PERMISSIONS = ['decisions:read', 'decisions:write', 'decisions:deploy', 'decisions:delete', 'executions:read', 'agent'] as const;
 
 /** Rich text in a decision: text, or JSON measured by its serialized length. */
 const richText: JsonSchema = { type: ['string', 'object', 'array'] };
@@ -408,7 +408,7 @@ function subWorkspace(inEmbedSession = false): JsonSchema {
     properties: {
       ...(inEmbedSession ? { created: { type: 'boolean', description: 'whether this session created the sub-workspace' } } : {}),
       id: { type: 'string', description: 'UUID form' },
-      external_id: { type: 'string', pattern: EXTERNAL_ID_PATTERN },
+      external_id: { type: 'string', pattern: EXTERNAL_ID_PATTERN.source },
       name: { type: 'string', minLength: 1, maxLength: 80 },
       metadata: ref('Metadata'),
       limits: { type: 'object', properties: { max_decisions: limitValue, monthly_decisions: limitValue } },
@@ -422,54 +422,6 @@ function subWorkspace(inEmbedSession = false): JsonSchema {
           skipped: { type: 'array' },
         },
       },
-    },
-  };
-}
-
-function subWorkspaceWrite(creating: boolean): JsonSchema {
-  const limitValue: JsonSchema = {
-    type: ['integer', 'null'],
-    minimum: 0,
-    maximum: INT4_MAX,
-    description: "at most what the partner's own plan allows (its max_decisions, its included_decisions); null means the partner's default",
-  };
-  const properties: Record<string, JsonSchema> = {
-    name: { type: 'string', minLength: 1, maxLength: 80 },
-    metadata: ref('Metadata'),
-    limits: { type: 'object', properties: { max_decisions: limitValue, monthly_decisions: limitValue } },
-  };
-  if (!creating) return { type: 'object', properties };
-  return {
-    type: 'object',
-    required: ['external_id', 'name'],
-    properties: {
-      external_id: { type: 'string', pattern: EXTERNAL_ID_PATTERN },
-      ...properties,
-      seed: {
-        type: 'object',
-        description: "Creation only: copies the partner's deployed decisions named here.",
-        properties: { decisions: { type: 'array', items: SLUG_SCHEMA }, deploy: { type: 'boolean' } },
-      },
-    },
-  };
-}
-
-function embedSessionRequest(): JsonSchema {
-  return {
-    type: 'object',
-    required: ['workspace', 'user'],
-    properties: {
-      workspace: {
-        description: '`ext:<external_id>` or the sub-workspace id, or an object that creates it on the fly',
-        anyOf: [{ type: 'string' }, ref('SubWorkspaceCreate')],
-      },
-      user: { type: 'object', required: ['id'], properties: { id: { type: 'string' }, name: { type: 'string' }, email: { type: 'string' } } },
-      permissions: { type: 'array', items: { enum: [...EMBED_PERMISSIONS] }, description: 'default all' },
-      start_path: { type: 'string', pattern: '^/decisions(/new|/[^/]+(/(editor|builder|playground|deploy|executions))?)?$', default: '/decisions' },
-      origins: { type: 'array', items: { type: 'string' }, description: 'a subset of the allowed origins (default all)' },
-      locale: { enum: ['en', 'pt', 'es', 'ru', 'zh'] },
-      theme: { enum: ['light', 'dark', 'system'] },
-      ttl_seconds: { type: 'integer', minimum: 300, maximum: 43200, default: 3600 },
     },
   };
 }
@@ -617,18 +569,13 @@ export function componentSchemas(): Record<string, JsonSchema> {
       properties: { openapi: { type: 'string', pattern: '^3\\.1\\.' }, info: { type: 'object' }, paths: { type: 'object' } },
       additionalProperties: true,
     },
-    Metadata: { type: 'object', maxProperties: 20, additionalProperties: { type: 'string' }, description: 'up to 20 string pairs' },
     SubWorkspace: subWorkspace(),
-    SubWorkspaceCreate: subWorkspaceWrite(true),
-    SubWorkspaceUpdate: subWorkspaceWrite(false),
     SubWorkspaceList: {
       type: 'object',
       required: ['data', 'next_cursor'],
       properties: { data: { type: 'array', items: ref('SubWorkspace') }, next_cursor: { type: ['string', 'null'] } },
     },
-    EmbedSessionRequest: embedSessionRequest(),
     EmbedSession: embedSession(),
-    EmbedRevokeRequest: { type: 'object', properties: { workspace: { type: 'string' }, user_id: { type: 'string' } } },
     EmbedRevokeResponse: { type: 'object', required: ['revoked'], properties: { revoked: nonNegativeInteger } },
     DecisionCompletedEvent: {
       type: 'object',
@@ -642,5 +589,6 @@ export function componentSchemas(): Record<string, JsonSchema> {
       },
     },
     ...jsonRpc(),
+    ...requestBodyComponents(),
   };
 }

@@ -109,9 +109,6 @@ export class DecisionsService {
   }
 
   async setEndpoint(request: SetEndpointRequest): Promise<{ enabled: boolean }> {
-    if (typeof request.enabled !== 'boolean') {
-      throw new ServiceError('INVALID_REQUEST', 'enabled must be a boolean.', [{ path: 'enabled', message: 'must be a boolean' }]);
-    }
     const slug = await this.decisions.setEndpoint(request, request.enabled);
     if (slug === undefined) throw decisionNotFound();
     this.runnable.changed(request.workspaceId, slug);

@@ -12,9 +12,8 @@ import {
   ServiceError,
   SetEngineSettingsRequest,
   SetProviderKeyRequest,
-  ValidationIssue,
 } from '@ds/contracts';
-import { credentialAad, isProvider, lastFour, providerKeyProblem } from '@ds/engine';
+import { credentialAad, lastFour } from '@ds/engine';
 import { BroadcastInvalidatedCache, Logger, NatsLink, natsNotices, PLATFORM, rowsAffected, sealAtRest, SealingCounts } from '@ds/platform';
 import { openWithKeyring, sealWithKeyring } from '@ds/sealing';
 import { EngineProxyConfig } from '../config';
@@ -140,7 +139,7 @@ export class CredentialsService implements OnModuleInit, OnApplicationBootstrap,
   }
 
   async setKey(request: SetProviderKeyRequest): Promise<ProviderKeyView> {
-    const { provider, apiKey } = checkedKey(request);
+    const { provider, apiKey } = request;
     const { sealed, keyId } = sealWithKeyring(this.config.credentialsKeys, apiKey, credentialAad(request.workspaceId, provider));
     const view = { provider, last4: lastFour(apiKey) };
     // Saving a key is choosing it: that is what someone who pastes their key in expects.
@@ -184,8 +183,9 @@ export class CredentialsService implements OnModuleInit, OnApplicationBootstrap,
   }
 
   async setSettings(request: SetEngineSettingsRequest): Promise<EngineSettingsReply> {
-    const change = engineSettingsChange(request);
-    if (change.useOwnKey === true && !viewOf(await this.read(request.workspaceId))) {
+    // Leaving a setting out changes nothing; `defaultEngine: null` goes back to the service's default.
+    const useOwnKey = request.useOwnKey ?? null;
+    if (useOwnKey === true && !viewOf(await this.read(request.workspaceId))) {
       // Choosing a key that is not there would make every llm run fail with ENGINE_NOT_CONFIGURED.
       throw new ServiceError('CONFLICT', 'Save a provider key (and test it) before choosing to use it: without one every run would fail.', [
         { path: 'use_own_key', message: 'no provider key is saved' },
@@ -197,7 +197,7 @@ export class CredentialsService implements OnModuleInit, OnApplicationBootstrap,
          use_own_key = COALESCE($2, provider_credentials.use_own_key),
          default_engine = CASE WHEN $4 THEN EXCLUDED.default_engine ELSE provider_credentials.default_engine END,
          updated_at = now()`,
-      [request.workspaceId, change.useOwnKey, change.defaultEngine ?? null, change.defaultEngine !== undefined],
+      [request.workspaceId, useOwnKey, request.defaultEngine ?? null, request.defaultEngine !== undefined],
     );
     this.changed(request.workspaceId);
     return this.settings(request.workspaceId);
@@ -237,35 +237,4 @@ export class CredentialsService implements OnModuleInit, OnApplicationBootstrap,
 
 function viewOf(row: Row | null): ProviderKeyView | null {
   return row?.provider && row.last4 ? { provider: row.provider, last4: row.last4 } : null;
-}
-
-/**
- * The settings a request changes: each is optional, at least one must be given, and `defaultEngine: null` is a
- * change (back to the service's default), where leaving it out is none.
- */
-/** A provider key as given to be saved or tested; INVALID_REQUEST (paths `provider`, `api_key`) otherwise. */
-export function checkedKey(request: { provider?: unknown; apiKey?: unknown }): { provider: LlmProvider; apiKey: string } {
-  const issues: ValidationIssue[] = [];
-  if (!isProvider(request.provider)) issues.push({ path: 'provider', message: 'must be anthropic or openai' });
-  const problem = providerKeyProblem(request.apiKey);
-  if (problem) issues.push({ path: 'api_key', message: problem });
-  if (issues.length > 0 || !isProvider(request.provider) || typeof request.apiKey !== 'string') {
-    throw new ServiceError('INVALID_REQUEST', 'The provider key is not valid.', issues);
-  }
-  return { provider: request.provider, apiKey: request.apiKey };
-}
-
-export function engineSettingsChange(request: SetEngineSettingsRequest): { useOwnKey: boolean | null; defaultEngine?: EngineName | null } {
-  const issues: ValidationIssue[] = [];
-  const hasOwnKey = request.useOwnKey !== undefined;
-  const hasDefaultEngine = request.defaultEngine !== undefined;
-  if (!hasOwnKey && !hasDefaultEngine) issues.push({ path: '', message: 'give use_own_key, default_engine or both' });
-  if (hasOwnKey && typeof request.useOwnKey !== 'boolean') issues.push({ path: 'use_own_key', message: 'must be true or false' });
-  if (hasDefaultEngine && request.defaultEngine !== null && request.defaultEngine !== 'llm' && request.defaultEngine !== 'checkpoint') {
-    issues.push({ path: 'default_engine', message: 'must be llm, checkpoint or null' });
-  }
-  if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The engine settings are not valid.', issues);
-  const change: { useOwnKey: boolean | null; defaultEngine?: EngineName | null } = { useOwnKey: hasOwnKey ? (request.useOwnKey as boolean) : null };
-  if (hasDefaultEngine) change.defaultEngine = request.defaultEngine as EngineName | null;
-  return change;
 }

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
 import { Gauge } from 'prom-client';
 import { DataSource, IsNull } from 'typeorm';
-import { BROADCAST_SUBJECTS, ServiceError, ValidationIssue } from '@ds/contracts';
+import { BROADCAST_SUBJECTS, ServiceError } from '@ds/contracts';
 import { newId } from '@ds/ids';
 import { BroadcastInvalidatedCache, Logger, Metrics, NatsLink, natsNotices, PLATFORM, rowsReturned } from '@ds/platform';
 import { GatewayConfig } from '../config';
@@ -97,12 +97,8 @@ export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
     return row ? { keyId: row.id, workspaceId: row.workspaceId, mode: row.mode, authorId: row.createdBy } : null;
   }
 
-  async create(workspaceId: string, userId: string, input: { name?: unknown; mode?: unknown }) {
-    const issues: ValidationIssue[] = [];
-    if (typeof input.name !== 'string' || input.name.length < 1 || input.name.length > 80) issues.push({ path: 'name', message: 'must be 1 to 80 characters' });
-    if (input.mode !== 'live' && input.mode !== 'test') issues.push({ path: 'mode', message: 'must be live or test' });
-    if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The API key is not valid.', issues);
-    const mode = input.mode as KeyMode;
+  async create(workspaceId: string, userId: string, input: { name: string; mode: KeyMode }) {
+    const { name, mode } = input;
     const secret = newApiKey(mode);
     const id = newId('key');
     await this.db.transaction(async (tx) => {
@@ -110,11 +106,9 @@ export class ApiKeysService implements OnModuleInit, OnModuleDestroy {
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`api-keys:${workspaceId}`]);
       const active = await tx.getRepository(ApiKeyEntity).countBy({ workspaceId, revokedAt: IsNull() });
       if (active >= MAX_ACTIVE_KEYS) throw new ServiceError('CONFLICT', `A workspace can hold ${MAX_ACTIVE_KEYS} active API keys; revoke one first.`);
-      await tx
-        .getRepository(ApiKeyEntity)
-        .insert({ id, workspaceId, name: input.name as string, mode, keyHash: sha256(secret), last4: secret.slice(-4), createdBy: userId });
+      await tx.getRepository(ApiKeyEntity).insert({ id, workspaceId, name, mode, keyHash: sha256(secret), last4: secret.slice(-4), createdBy: userId });
     });
-    return { id, name: input.name as string, mode, key: secret };
+    return { id, name, mode, key: secret };
   }
 
   async list(workspaceId: string) {

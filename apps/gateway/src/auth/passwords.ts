@@ -84,10 +84,3 @@ export class PasswordHasher {
     return parsed.cost.N < this.cost.N || parsed.cost.r < this.cost.r || parsed.cost.p < this.cost.p;
   }
 }
-
-/** 10 to 128 characters with at least one letter and one digit. */
-export function passwordProblem(password: unknown): string | null {
-  if (typeof password !== 'string' || password.length < 10 || password.length > 128) return 'must be 10 to 128 characters';
-  if (!/[A-Za-z]/.test(password) || !/[0-9]/.test(password)) return 'must contain letters and numbers';
-  return null;
-}

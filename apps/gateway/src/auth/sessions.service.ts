@@ -1,14 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, MoreThan } from 'typeorm';
-import { ServiceError, ValidationIssue } from '@ds/contracts';
+import { parseValue, ServiceError, SIGN_UP_BODY } from '@ds/contracts';
 import { newId } from '@ds/ids';
 import { isUniqueViolation, Logger, PLATFORM, rowsReturned } from '@ds/platform';
 import { SessionEntity, SessionMethod, UserEntity } from '../entities';
 import { CredentialLimits, rateLimited } from '../limits/credential-limits';
 import { UUID_PATTERN } from '../workspaces/workspaces.service';
 import { canonicalEmail } from './email-address';
-import { PasswordHasher, passwordProblem } from './passwords';
+import { PasswordHasher } from './passwords';
 import { newSessionToken, sha256 } from './tokens';
 
 const SESSION_DAYS = 30;
@@ -17,7 +17,6 @@ const LOCK_MINUTES = 15;
 const USER_AGENT_MAX = 256;
 /** Last activity moves at most this often per session, so signed-in requests rarely write. */
 const ACTIVITY_RESOLUTION_MS = 60_000;
-export const EMAIL_PATTERN = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
 export const PASSWORDS = Symbol('passwords');
 export const CREDENTIAL_LIMITS = Symbol('credential-limits');
@@ -83,20 +82,14 @@ export class SessionsService {
   ) {}
 
   /** `address` is the client's; the per-address and per-e-mail ceilings are checked before anything is hashed. */
-  async signUp(input: { email?: unknown; password?: unknown; name?: unknown }, address: string, userAgent: string | null = null): Promise<SignedIn> {
+  async signUp(input: Record<string, unknown>, address: string, userAgent: string | null = null): Promise<SignedIn> {
     await this.limits.beforeSignUp(address, input.email);
-    const issues: ValidationIssue[] = [];
-    if (typeof input.email !== 'string' || !EMAIL_PATTERN.test(input.email)) issues.push({ path: 'email', message: 'must be an e-mail address' });
-    const problem = passwordProblem(input.password);
-    if (problem) issues.push({ path: 'password', message: problem });
-    if (typeof input.name !== 'string' || input.name.trim().length < 1 || input.name.length > 80)
-      issues.push({ path: 'name', message: 'must be 1 to 80 characters' });
-    if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The sign-up is not valid.', issues);
+    const { email, password, name } = parseValue(SIGN_UP_BODY, input, 'The sign-up is not valid.');
     const user: UserEntity = this.db.getRepository(UserEntity).create({
       id: newId('usr'),
-      email: canonicalEmail(input.email as string),
-      name: input.name as string,
-      passwordHash: await this.passwords.hash(input.password as string),
+      email: canonicalEmail(email),
+      name,
+      passwordHash: await this.passwords.hash(password),
       failedSignIns: 0,
       lockedUntil: null,
       emailVerifiedAt: null,

@@ -2,14 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
-import { ServiceError } from '@ds/contracts';
+import { CODE_REQUEST_BODY, NEW_PASSWORD_BODY, parseValue, ServiceError } from '@ds/contracts';
 import { Logger, PLATFORM, rowsReturned } from '@ds/platform';
 import { GatewayConfig } from '../config';
 import { CredentialLimits, rateLimited } from '../limits/credential-limits';
 import { Mailer, MAILER } from '../mail/mailer';
 import { canonicalEmail } from './email-address';
-import { PasswordHasher, passwordProblem } from './passwords';
-import { AccountView, CREDENTIAL_LIMITS, EMAIL_PATTERN, PASSWORDS, SessionsService, SignedIn } from './sessions.service';
+import { PasswordHasher } from './passwords';
+import { AccountView, CREDENTIAL_LIMITS, PASSWORDS, SessionsService, SignedIn } from './sessions.service';
 import { CodePurpose, codeMail, codeRequestRefusal, isSignInCode, newSignInCode, SIGN_IN_CODE } from './sign-in-code-rules';
 import { sha256 } from './tokens';
 
@@ -66,11 +66,9 @@ export class SignInCodesService {
 
   private async requestFor(purpose: 'sign_in' | 'password_reset', input: { email?: unknown }, address: string): Promise<{ expires_at: string }> {
     await this.limits.beforeSignIn(address, input.email);
-    if (typeof input.email !== 'string' || !EMAIL_PATTERN.test(input.email)) {
-      throw new ServiceError('INVALID_REQUEST', 'The e-mail is not valid.', [{ path: 'email', message: 'must be an e-mail address' }]);
-    }
+    const { email } = parseValue(CODE_REQUEST_BODY, input, 'The e-mail is not valid.');
     this.requireMail(purpose);
-    return this.issue(purpose, canonicalEmail(input.email));
+    return this.issue(purpose, canonicalEmail(email));
   }
 
   /** Mails a code to the signed-in user's own address; an address already verified needs none (409). */
@@ -149,11 +147,10 @@ export class SignInCodesService {
   async resetPassword(input: { email?: unknown; code?: unknown; password?: unknown }, address: string, userAgent: string | null = null): Promise<SignedIn> {
     await this.limits.beforeSignIn(address, input.email);
     this.requireMail('password_reset');
-    const problem = passwordProblem(input.password);
-    if (problem) throw new ServiceError('INVALID_REQUEST', 'The new password is not valid.', [{ path: 'password', message: problem }]);
+    const { password } = parseValue(NEW_PASSWORD_BODY, input, 'The new password is not valid.');
     if (typeof input.email !== 'string' || !isSignInCode(input.code)) throw wrongCode();
     const user = await this.spend('password_reset', canonicalEmail(input.email), input.code);
-    const passwordHash = await this.passwords.hash(input.password as string);
+    const passwordHash = await this.passwords.hash(password);
     return this.db.transaction(async (tx) => {
       await this.sessions.proveAddress(tx, user.id, null);
       await tx.query('UPDATE users SET password_hash = $2, failed_sign_ins = 0, locked_until = NULL WHERE id = $1', [user.id, passwordHash]);

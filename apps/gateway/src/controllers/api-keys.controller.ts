@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { API_KEY_BODY, parseBody } from '@ds/contracts';
 import { ApiKeysService } from '../auth/api-keys.service';
 import { MemberWorkspace, UserId, WorkspaceRole } from '../http/access';
-import { objectBody } from '../http/request-lifecycle';
 
 /** The workspace's API keys, for `/v1` and `/mcp`; Admin, like the other settings. */
 @Controller('app/v1/workspaces/:ws/api-keys')
@@ -11,7 +11,7 @@ export class ApiKeysController {
   @Post()
   @WorkspaceRole('admin')
   async createApiKey(@UserId() userId: string, @MemberWorkspace() ws: string, @Body() body: unknown) {
-    return this.apiKeys.create(ws, userId, objectBody(body));
+    return this.apiKeys.create(ws, userId, parseBody(API_KEY_BODY, body, 'The API key is not valid.'));
   }
 
   @Get()

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put } from '@nestjs/common';
-import { SUBJECTS } from '@ds/contracts';
+import { ENDPOINT_BODY, parseBody, SUBJECTS } from '@ds/contracts';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { MemberWorkspace, WorkspaceRole } from '../http/access';
 import { objectBody, RequestId } from '../http/request-lifecycle';
@@ -36,7 +36,11 @@ export class DecisionsController {
   @Put(':id/endpoint')
   @WorkspaceRole('admin', 'decisions:deploy')
   async setEndpoint(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Param('id') id: string, @Body() body: unknown) {
-    return this.rpc.call(SUBJECTS.runner.setEndpoint, { workspaceId: ws, decisionId: id, enabled: objectBody(body).enabled }, { requestId });
+    return this.rpc.call(
+      SUBJECTS.runner.setEndpoint,
+      { workspaceId: ws, decisionId: id, enabled: parseBody(ENDPOINT_BODY, body, 'enabled must be a boolean.').enabled },
+      { requestId },
+    );
   }
 
   /** `:id` is the decision's id or its slug: embed start paths name decisions by id, the application's links by slug. */

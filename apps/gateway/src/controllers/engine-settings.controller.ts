@@ -1,8 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Post, Put } from '@nestjs/common';
-import { EngineSettingsReply, ServiceError, SUBJECTS } from '@ds/contracts';
+import { ENGINE_SETTINGS_BODY, EngineSettingsReply, parseBody, PROVIDER_KEY_BODY, ServiceError, SUBJECTS } from '@ds/contracts';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { MemberWorkspace, WorkspaceRole } from '../http/access';
 import { objectBody, RequestId } from '../http/request-lifecycle';
+
+const KEY_INVALID = 'The provider key is not valid.';
 
 /** A workspace's own engine key and whether its runs use it (Admin: provider keys are settings). */
 @Controller('app/v1/workspaces/:ws')
@@ -12,8 +14,8 @@ export class EngineSettingsController {
   @Put('provider-key')
   @WorkspaceRole('admin')
   async setProviderKey(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Body() body: unknown) {
-    const input = objectBody(body);
-    return this.rpc.call(SUBJECTS.engine.setProviderKey, { workspaceId: ws, provider: input.provider, apiKey: input.api_key }, { requestId });
+    const key = parseBody(PROVIDER_KEY_BODY, body, KEY_INVALID);
+    return this.rpc.call(SUBJECTS.engine.setProviderKey, { workspaceId: ws, provider: key.provider, apiKey: key.api_key }, { requestId });
   }
 
   /** A test call with the key in the body (not saved by this), or with the saved key when the body names none. */
@@ -22,9 +24,10 @@ export class EngineSettingsController {
   @HttpCode(200)
   async testProviderKey(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Body() body: unknown) {
     const input = body === undefined || body === null ? {} : objectBody(body);
+    const key = input.provider === undefined && input.api_key === undefined ? null : parseBody(PROVIDER_KEY_BODY, input, KEY_INVALID);
     const reply = await this.rpc.call(
       SUBJECTS.engine.testProviderKey,
-      { workspaceId: ws, provider: input.provider, apiKey: input.api_key },
+      key ? { workspaceId: ws, provider: key.provider, apiKey: key.api_key } : { workspaceId: ws },
       { requestId, timeoutMs: 20_000 },
     );
     return { ok: reply.ok, provider: reply.provider, model: reply.model, code: reply.code, reason: reply.reason };
@@ -55,7 +58,7 @@ export class EngineSettingsController {
   @Put('engine-settings')
   @WorkspaceRole('admin')
   async setSettings(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Body() body: unknown) {
-    const input = objectBody(body);
+    const input = parseBody(ENGINE_SETTINGS_BODY, body, 'The engine settings are not valid.');
     return toPublic(
       await this.rpc.call(SUBJECTS.engine.setSettings, { workspaceId: ws, useOwnKey: input.use_own_key, defaultEngine: input.default_engine }, { requestId }),
     );

@@ -1,7 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { INVITATION_BODY, INVITATION_TOKEN_BODY, parseBody } from '@ds/contracts';
 import { ApplicationEntry, MemberWorkspace, SignedIn, UserId, WorkspaceRole } from '../http/access';
-import { objectBody } from '../http/request-lifecycle';
 import { InvitationsService } from '../workspaces/invitations.service';
+
+const TOKEN_MISSING = 'The invitation token is missing.';
 
 /** Inviting people to a workspace (Admin: members are settings) and joining by an invitation's link. */
 @Controller('app/v1')
@@ -11,7 +13,7 @@ export class InvitationsController {
   @Post('workspaces/:ws/invitations')
   @WorkspaceRole('admin')
   invite(@MemberWorkspace() ws: string, @UserId() userId: string, @Body() body: unknown) {
-    return this.invitations.invite(ws, userId, objectBody(body));
+    return this.invitations.invite(ws, userId, parseBody(INVITATION_BODY, body, 'The invitation is not valid.'));
   }
 
   @Get('workspaces/:ws/invitations')
@@ -32,13 +34,13 @@ export class InvitationsController {
   @ApplicationEntry()
   @HttpCode(200)
   preview(@Body() body: unknown) {
-    return this.invitations.preview(objectBody(body).token);
+    return this.invitations.preview(parseBody(INVITATION_TOKEN_BODY, body, TOKEN_MISSING).token);
   }
 
   @Post('invitations/accept')
   @SignedIn()
   @HttpCode(200)
   accept(@UserId() userId: string, @Body() body: unknown) {
-    return this.invitations.accept(userId, objectBody(body).token);
+    return this.invitations.accept(userId, parseBody(INVITATION_TOKEN_BODY, body, TOKEN_MISSING).token);
   }
 }

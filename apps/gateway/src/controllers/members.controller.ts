@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { MEMBER_BODY, MEMBER_ROLE_BODY, NEW_OWNER_BODY, parseBody } from '@ds/contracts';
 import { MemberWorkspace, UserId, WorkspaceRole } from '../http/access';
-import { objectBody } from '../http/request-lifecycle';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 
 /** Who belongs to a workspace and with which role, the Owner's hand-over, and leaving. */
@@ -11,7 +11,7 @@ export class MembersController {
   @Post('members')
   @WorkspaceRole('admin')
   async addMember(@MemberWorkspace() ws: string, @Body() body: unknown) {
-    return this.workspaces.addMember(ws, objectBody(body));
+    return this.workspaces.addMember(ws, parseBody(MEMBER_BODY, body, 'The member is not valid.'));
   }
 
   @Get('members')
@@ -23,7 +23,7 @@ export class MembersController {
   @Put('members/:user')
   @WorkspaceRole('admin')
   async changeMemberRole(@MemberWorkspace() ws: string, @Param('user') user: string, @Body() body: unknown) {
-    return this.workspaces.changeRole(ws, user, objectBody(body).role);
+    return this.workspaces.changeRole(ws, user, parseBody(MEMBER_ROLE_BODY, body, 'The role is not valid.').role);
   }
 
   @Delete('members/:user')
@@ -37,7 +37,7 @@ export class MembersController {
   @WorkspaceRole('owner')
   @HttpCode(200)
   transferOwnership(@MemberWorkspace() ws: string, @UserId() userId: string, @Body() body: unknown) {
-    return this.workspaces.transferOwnership(ws, userId, objectBody(body).user_id);
+    return this.workspaces.transferOwnership(ws, userId, parseBody(NEW_OWNER_BODY, body, 'The new owner is not valid.').user_id);
   }
 
   @Post('leave')

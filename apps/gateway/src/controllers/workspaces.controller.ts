@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Post } from '@nestjs/common';
-import { SUBJECTS } from '@ds/contracts';
+import { parseBody, SUBJECTS, WORKSPACE_BODY } from '@ds/contracts';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { MemberWorkspace, SignedIn, UserId, WorkspaceRole } from '../http/access';
-import { objectBody, RequestId } from '../http/request-lifecycle';
+import { RequestId } from '../http/request-lifecycle';
 import { WorkspaceDeletionService } from '../workspaces/workspace-deletion.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 
@@ -18,7 +18,7 @@ export class WorkspacesController {
   @Post()
   @SignedIn()
   async createWorkspace(@UserId() userId: string, @RequestId() requestId: string, @Body() body: unknown) {
-    const workspace = await this.workspaces.create(userId, objectBody(body).name);
+    const workspace = await this.workspaces.create(userId, parseBody(WORKSPACE_BODY, body, 'The workspace name must be 1 to 80 characters.').name);
     const account = await this.rpc.call(SUBJECTS.billing.account, { workspaceId: workspace.id }, { requestId });
     return { ...workspace, plan: account.plan.name };
   }

@@ -156,11 +156,14 @@ describe('tool arguments', () => {
       { path: 'state', message: 'must be an object, a string or an array' },
       { path: 'include_probabilities', message: 'must be true or false' },
     ]);
-    for (const version of [0, 1.5, '2', -1]) {
+    for (const version of [0, 1.5, -1, 2 ** 31, null]) {
       expect(problem(() => toolArguments(tool('run_decision'), { slug: 'triage', state: {}, version })).details).toEqual([
-        { path: 'version', message: 'must be a version number, an integer from 1 to 2147483647' },
+        { path: 'version', message: 'must be a version number: a whole number from 1 to 2147483647' },
       ]);
     }
+    expect(problem(() => toolArguments(tool('run_decision'), { slug: 'triage', state: {}, version: '2' })).details).toEqual([
+      { path: 'version', message: 'must be a version number: a whole number from 1 to 2147483647, as a JSON number (1, not "1")' },
+    ]);
     expect(problem(() => toolArguments(tool('validate_schema'), { schema: [] })).details).toEqual([{ path: 'schema', message: 'must be an object' }]);
     expect(problem(() => toolArguments(tool('get_account'), 'x')).details).toEqual([{ path: '', message: 'arguments must be an object' }]);
   });

@@ -1,14 +1,15 @@
 import { z } from 'zod';
+import { boundedIssues, ERROR_ISSUES_MAX, ListDecisionsReply, ListExecutionsReply, ListExecutionsRequest, parseValue, ServiceError } from '@ds/contracts';
 import {
-  boundedIssues,
-  ERROR_ISSUES_MAX,
-  ListDecisionsReply,
-  ListExecutionsReply,
-  ListExecutionsRequest,
-  MAX_DECISION_VERSION,
-  ServiceError,
-} from '@ds/contracts';
-import { checkStateAlone, DecisionContract, isValidSlug, TEMPLATES, templateSummary, validateSchema } from '@ds/decision-schema';
+  checkStateAlone,
+  DecisionContract,
+  isValidSlug,
+  parseVersionNumber,
+  TEMPLATES,
+  templateSummary,
+  validateSchema,
+  VERSION_NUMBER_MAX,
+} from '@ds/decision-schema';
 
 /**
  * The nine tools of the agent tool server: their published input schemas, annotations and what each does.
@@ -89,7 +90,17 @@ const state = z
   .describe("The state, as the decision's state_schema describes it (get_decision): an object, a text or a list.");
 
 const LIMIT_MESSAGE = 'must be an integer from 1 to 100';
-const VERSION_MESSAGE = `must be a version number, an integer from 1 to ${MAX_DECISION_VERSION}`;
+
+/** A version number read by the one parser every route's bodies use; published as the integer it must be. */
+const versionNumber = z
+  .unknown()
+  .transform((value, ctx) => {
+    const parsed = parseVersionNumber(value, 'version');
+    if (parsed.ok) return parsed.value;
+    ctx.addIssue({ code: 'custom', message: parsed.issue.message, input: value });
+    return z.NEVER;
+  })
+  .meta({ type: 'integer', minimum: 1, maximum: VERSION_NUMBER_MAX });
 
 const tools: Tool[] = [
   defineTool({
@@ -144,11 +155,7 @@ const tools: Tool[] = [
         .boolean({ error: 'must be true or false' })
         .optional()
         .describe('true adds the distribution of every question under probabilities.'),
-      version: z
-        .number({ error: VERSION_MESSAGE })
-        .int({ error: VERSION_MESSAGE })
-        .min(1, { error: VERSION_MESSAGE })
-        .max(MAX_DECISION_VERSION, { error: VERSION_MESSAGE })
+      version: versionNumber
         .optional()
         .describe('Runs this deployed version instead of the active one, for reproducible answers; the answer says which version ran.'),
     }),
@@ -243,15 +250,9 @@ export const TOOL_LIST = tools.map((tool) => ({
 
 /** The tool's arguments, or INVALID_REQUEST with every problem in `details` as `{ path, message }`. */
 export function toolArguments(tool: Tool, args: unknown): Record<string, unknown> {
-  const parsed = tool.input.safeParse(args ?? {});
-  if (parsed.success) return parsed.data;
-  const details = parsed.error.issues.flatMap((issue) => {
-    const path = issue.path.map(String).join('.');
-    if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => ({ path: path === '' ? key : `${path}.${key}`, message: `is not an argument of ${tool.name}` }));
-    }
-    if (path === '' && issue.code === 'invalid_type') return [{ path, message: 'arguments must be an object' }];
-    return [{ path, message: issue.message }];
-  });
-  throw new ServiceError('INVALID_REQUEST', `The arguments of ${tool.name} are not valid.`, details);
+  const input = args ?? {};
+  const invalid = `The arguments of ${tool.name} are not valid.`;
+  if (typeof input !== 'object' || Array.isArray(input))
+    throw new ServiceError('INVALID_REQUEST', invalid, [{ path: '', message: 'arguments must be an object' }]);
+  return parseValue(tool.input, input, invalid, `is not an argument of ${tool.name}`);
 }

@@ -1,5 +1,4 @@
-import { ServiceError, ValidationIssue } from '@ds/contracts';
-import { canonicalEmail } from '../auth/email-address';
+import { ServiceError } from '@ds/contracts';
 import { Role } from '../entities';
 
 /** The spec's limits on invitations. */
@@ -9,15 +8,6 @@ export const PENDING_INVITATIONS_MAX = 50;
 const HOUR_MS = 3_600_000;
 
 export type InvitedRole = Exclude<Role, 'owner'>;
-
-/** An invitation's e-mail (in its canonical spelling, as accounts' are) and the role it grants below Owner. */
-export function invitationInput(input: { email?: unknown; role?: unknown }, emailPattern: RegExp): { email: string; role: InvitedRole } {
-  const issues: ValidationIssue[] = [];
-  if (typeof input.email !== 'string' || !emailPattern.test(input.email)) issues.push({ path: 'email', message: 'must be an e-mail address' });
-  if (input.role !== 'admin' && input.role !== 'member' && input.role !== 'viewer') issues.push({ path: 'role', message: 'must be admin, member or viewer' });
-  if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The invitation is not valid.', issues);
-  return { email: canonicalEmail(input.email as string), role: input.role as InvitedRole };
-}
 
 /**
  * Whole seconds until one more invitation fits in the hour, given when the last ones were sent (any order),
@@ -79,12 +69,4 @@ export function unusableInvitation(reason: UnusableReason, expiresAt?: Date): Se
     UNUSABLE_MESSAGES[reason],
     reason === 'expired' && expiresAt ? { reason, expired_at: expiresAt.toISOString() } : { reason },
   );
-}
-
-/** An invitation token as the link carries it; anything else is refused before the database is asked. */
-export function invitationToken(token: unknown): string {
-  if (typeof token !== 'string' || token.length === 0 || token.length > 256) {
-    throw new ServiceError('INVALID_REQUEST', 'The invitation token is missing.', [{ path: 'token', message: 'must be the token of the invitation link' }]);
-  }
-  return token;
 }

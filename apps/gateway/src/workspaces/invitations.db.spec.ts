@@ -183,7 +183,7 @@ describe('accepting', () => {
     expect((await invitations.accept(fay.id, sent.token, at(MINUTE))).role).toBe('member');
   });
 
-  it('is 404 once expired, 409 for someone already a member, 400 without a token', async () => {
+  it('is 404 once expired, 409 for someone already a member', async () => {
     const ws = await workspace();
     const sent = await invitations.invite(ws.id, ws.owner, { email: 'gus@example.com', role: 'member' }, NOW);
     const gus = await user('gus@example.com');
@@ -192,7 +192,6 @@ describe('accepting', () => {
     const again = await invitations.invite(ws.id, ws.owner, { email: 'gus@example.com', role: 'member' }, at(7 * DAY));
     await db.query(`INSERT INTO memberships (workspace_id, user_id, role) VALUES ($1, $2, 'viewer')`, [ws.id, gus.id]);
     expect((await failure(invitations.accept(gus.id, again.token, at(7 * DAY + MINUTE)))).code).toBe('CONFLICT');
-    for (const token of [undefined, '', 42, 'x'.repeat(300)]) expect((await failure(invitations.accept(gus.id, token, NOW))).code).toBe('INVALID_REQUEST');
   });
 
   it('lets only one of two racing acceptances through', async () => {
@@ -220,7 +219,7 @@ describe('previewing', () => {
 
   it('says why a link is unusable: unknown, used, withdrawn or expired', async () => {
     const ws = await workspace();
-    const reason = async (token: unknown, now: Date) => {
+    const reason = async (token: string, now: Date) => {
       const refusal = await failure(invitations.preview(token, now));
       expect(refusal.code).toBe('NOT_FOUND');
       return (refusal.details as { reason: string }).reason;
@@ -242,7 +241,6 @@ describe('previewing', () => {
       reason: 'expired',
       expired_at: at(7 * DAY).toISOString(),
     });
-    for (const token of [undefined, '', 42, 'x'.repeat(300)]) expect((await failure(invitations.preview(token, NOW))).code).toBe('INVALID_REQUEST');
   });
 });
 

@@ -5,7 +5,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ServiceError } from '@ds/contracts';
 import { looksLikeId, newId } from '@ds/ids';
 import { Logger, PLATFORM, rowsReturned } from '@ds/platform';
-import { EMAIL_PATTERN } from '../auth/sessions.service';
+import { canonicalEmail } from '../auth/email-address';
 import { sha256 } from '../auth/tokens';
 import { forbidden, requireVerifiedAddress } from '../auth/verified-address';
 import { GatewayConfig } from '../config';
@@ -13,10 +13,8 @@ import { Mailer, MAILER } from '../mail/mailer';
 import {
   InvitedRole,
   invitationExpiry,
-  invitationInput,
   invitationMail,
   invitationState,
-  invitationToken,
   PENDING_INVITATIONS_MAX,
   secondsUntilInvitationFits,
   unusableInvitation,
@@ -72,8 +70,10 @@ export class InvitationsService {
     @Inject(PLATFORM.logger) private readonly logger: Logger,
   ) {}
 
-  async invite(workspaceId: string, inviterId: string, input: { email?: unknown; role?: unknown }, now = new Date()): Promise<SentInvitation> {
-    const { email, role } = invitationInput(input, EMAIL_PATTERN);
+  /** `input` as INVITATION_BODY parses it; the e-mail is kept in its canonical spelling, as accounts' are. */
+  async invite(workspaceId: string, inviterId: string, input: { email: string; role: InvitedRole }, now = new Date()): Promise<SentInvitation> {
+    const { role } = input;
+    const email = canonicalEmail(input.email);
     const token = `inv_tok_${randomBytes(32).toString('base64url')}`;
     const id = newId('inv');
     const expiresAt = invitationExpiry(now);
@@ -174,12 +174,12 @@ export class InvitationsService {
    * The invitation behind a link, for the page it opens: anyone holding the link may read it, as anyone holding it
    * could forward it; joining still needs an account with the invited e-mail.
    */
-  async preview(token: unknown, now = new Date()): Promise<InvitationPreview> {
+  async preview(token: string, now = new Date()): Promise<InvitationPreview> {
     const [invitation] = (await this.db.query(
       `SELECT i.email, i.role, i.accepted_at, i.revoked_at, i.expires_at, w.name AS workspace, u.name AS inviter, u.email AS inviter_email
          FROM invitations i JOIN workspaces w ON w.id = i.workspace_id LEFT JOIN users u ON u.id = i.invited_by
         WHERE i.token_hash = $1`,
-      [sha256(invitationToken(token))],
+      [sha256(token)],
     )) as Array<InvitationRow & { workspace: string; inviter: string | null; inviter_email: string | null }>;
     if (!invitation) throw unusableInvitation('unknown');
     const state = invitationState(invitation, now);
@@ -193,8 +193,8 @@ export class InvitationsService {
     };
   }
 
-  async accept(userId: string, token: unknown, now = new Date()): Promise<{ workspace: { id: string; name: string }; role: InvitedRole }> {
-    const tokenHash = sha256(invitationToken(token));
+  async accept(userId: string, token: string, now = new Date()): Promise<{ workspace: { id: string; name: string }; role: InvitedRole }> {
+    const tokenHash = sha256(token);
     return this.db.transaction(async (tx) => {
       const [invitation] = (await tx.query(
         'SELECT id, workspace_id, email, role, accepted_at, revoked_at, expires_at FROM invitations WHERE token_hash = $1 FOR UPDATE',

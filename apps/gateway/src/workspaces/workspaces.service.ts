@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { ServiceError, ValidationIssue } from '@ds/contracts';
+import { ServiceError } from '@ds/contracts';
 import { rowsReturned } from '@ds/platform';
 import { MembershipEntity, Role, UserEntity, WorkspaceEntity } from '../entities';
 import { canonicalEmail } from '../auth/email-address';
@@ -21,10 +21,7 @@ export class WorkspacesService {
     @Optional() @Inject(MAILER) private readonly mailer?: Mailer,
   ) {}
 
-  async create(userId: string, name: unknown): Promise<{ id: string; name: string }> {
-    if (typeof name !== 'string' || name.trim().length < 1 || name.length > 80) {
-      throw new ServiceError('INVALID_REQUEST', 'The workspace name must be 1 to 80 characters.', [{ path: 'name', message: 'must be 1 to 80 characters' }]);
-    }
+  async create(userId: string, name: string): Promise<{ id: string; name: string }> {
     const id = randomUUID();
     await this.db.transaction(async (tx) => {
       // Serializes one user's creations so that concurrent requests cannot both pass the count.
@@ -59,12 +56,8 @@ export class WorkspacesService {
    * Adds an existing user with a role below Owner. It stands in for invitations: the e-mail must
    * already have an account, and a current member cannot be added again.
    */
-  async addMember(workspaceId: string, input: { email?: unknown; role?: unknown }): Promise<{ user_id: string; email: string; role: Role }> {
-    const issues: ValidationIssue[] = [];
-    if (typeof input.email !== 'string' || input.email.length === 0) issues.push({ path: 'email', message: 'must be an e-mail address' });
-    if (input.role !== 'admin' && input.role !== 'member' && input.role !== 'viewer') issues.push({ path: 'role', message: 'must be admin, member or viewer' });
-    if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The member is not valid.', issues);
-    const user = await this.db.getRepository(UserEntity).findOneBy({ email: canonicalEmail(input.email as string) });
+  async addMember(workspaceId: string, input: { email: string; role: Exclude<Role, 'owner'> }): Promise<{ user_id: string; email: string; role: Role }> {
+    const user = await this.db.getRepository(UserEntity).findOneBy({ email: canonicalEmail(input.email) });
     // The reason lets the application offer an invitation instead, which works for an address without an account.
     if (!user) throw new ServiceError('NOT_FOUND', 'No account uses this e-mail; send an invitation instead.', { reason: 'no_account' });
     await requireVerifiedAddress(
@@ -74,7 +67,7 @@ export class WorkspacesService {
       conflict,
       'This person has not verified their e-mail address yet; they can do so in the application, or you can send an invitation.',
     );
-    const role = input.role as Role;
+    const { role } = input;
     const inserted: unknown[] = await this.db.query(
       'INSERT INTO memberships (workspace_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING user_id',
       [workspaceId, user.id, role],
@@ -84,10 +77,7 @@ export class WorkspacesService {
   }
 
   /** Changes a member's role below Owner; the Owner's role changes only by transferring ownership. */
-  async changeRole(workspaceId: string, userId: string, role: unknown): Promise<{ user_id: string; role: Role }> {
-    if (role !== 'admin' && role !== 'member' && role !== 'viewer') {
-      throw new ServiceError('INVALID_REQUEST', 'The role is not valid.', [{ path: 'role', message: 'must be admin, member or viewer' }]);
-    }
+  async changeRole(workspaceId: string, userId: string, role: Exclude<Role, 'owner'>): Promise<{ user_id: string; role: Role }> {
     const current = await this.db.getRepository(MembershipEntity).findOneBy({ workspaceId, userId });
     if (!current) throw new ServiceError('NOT_FOUND', 'This person is not a member of the workspace.');
     if (current.role === 'owner') throw new ServiceError('CONFLICT', "The owner's role cannot be changed.");
@@ -107,10 +97,7 @@ export class WorkspacesService {
    * Hands the workspace to another member, who must be able to own one more; the previous Owner stays as an
    * Admin. Serialised with the new owner's workspace creations, so the ceiling on owned workspaces holds.
    */
-  async transferOwnership(workspaceId: string, ownerId: string, newOwnerId: unknown): Promise<{ owner: string; previous_owner: string }> {
-    if (typeof newOwnerId !== 'string' || newOwnerId.length === 0) {
-      throw new ServiceError('INVALID_REQUEST', 'The new owner is not valid.', [{ path: 'user_id', message: 'must be the user id of a member' }]);
-    }
+  async transferOwnership(workspaceId: string, ownerId: string, newOwnerId: string): Promise<{ owner: string; previous_owner: string }> {
     if (newOwnerId === ownerId) throw new ServiceError('CONFLICT', 'You already own this workspace.');
     await this.db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`workspaces:owner:${newOwnerId}`]);

@@ -1,0 +1,5 @@
+export * from './parse-body';
+export * from './account';
+export * from './partner';
+export * from './engine';
+export * from './decisions';
