@@ -28,3 +28,4 @@ export * from './redis-client';
 export * from './one-replica';
 export * from './group-commit';
 export * from './jetstream-durables';
+export * from './subject-handlers';

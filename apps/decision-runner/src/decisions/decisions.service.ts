@@ -15,7 +15,7 @@ import {
   SetEndpointRequest,
   SUBJECTS,
 } from '@ds/contracts';
-import { checkDecisionMeta, decisionContract } from '@ds/decision-schema';
+import { checkDecisionMeta, decisionContract, DecisionContract } from '@ds/decision-schema';
 import { newId } from '@ds/ids';
 import { isUniqueViolation, PLATFORM, RpcClient } from '@ds/platform';
 import { DecisionRunnerConfig } from '../config';
@@ -132,12 +132,12 @@ export class DecisionsService {
     };
   }
 
-  async contract(workspaceId: string, slug: string): Promise<Record<string, unknown>> {
+  async contract(workspaceId: string, slug: string): Promise<DecisionContract> {
     const decision = await this.decisions.findBySlug({ workspaceId, slug });
     if (!decision) throw new ServiceError('DECISION_NOT_FOUND', `No decision ${slug} in this workspace.`);
     if (decision.activeVersion === null) throw new ServiceError('DECISION_NOT_DEPLOYED', `The decision ${slug} has never been deployed.`);
     const schema = await this.versions.get(decision.id, decision.activeVersion);
-    return decisionContract({ slug, status: 'deployed', version: decision.activeVersion, schema }) as unknown as Record<string, unknown>;
+    return decisionContract({ slug, status: 'deployed', version: decision.activeVersion, schema });
   }
 
   /**
