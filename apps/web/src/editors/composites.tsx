@@ -1,8 +1,8 @@
 import { useContext } from 'react';
-import { limits, SchemaIssue } from '@ds/decision-schema';
+import { limits, optionValues, renameReferences, SchemaIssue, termFor } from '@ds/decision-schema';
 import { useApp } from '../context';
 import { fieldId } from '../lib/issues';
-import { freshKey, optionValues, removeItem, renameReferences, termFor } from '../lib/rules';
+import { freshKey, removeItem } from '../lib/lists';
 import { EditorContext, FieldIssues, NumberField, SelectField, TextField, Update } from './fields';
 import { focusSoon, ItemControls } from './parts';
 

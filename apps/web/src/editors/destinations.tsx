@@ -1,21 +1,22 @@
 import { ReactNode, useContext } from 'react';
-import { AGENT_MODES, DESTINATION_TYPES, HTTP_METHODS, limits, SchemaIssue } from '@ds/decision-schema';
-import { useApp } from '../context';
-import { fieldId } from '../lib/issues';
 import {
+  AGENT_MODES,
+  DESTINATION_TYPES,
   DestinationType,
-  freshKey,
-  hasUrl,
-  moveItem,
-  operandsOf,
   freshParamSource,
+  hasUrl,
+  HTTP_METHODS,
+  limits,
+  operandsOf,
   paramSources,
-  removeItem,
-  renameKey,
   retypeDestination,
+  SchemaIssue,
   takesHeaders,
   templatePlaceholders,
-} from '../lib/rules';
+} from '@ds/decision-schema';
+import { useApp } from '../context';
+import { fieldId } from '../lib/issues';
+import { freshKey, moveItem, removeItem, renameKey } from '../lib/lists';
 import { CheckField, describedBy, EditorContext, FieldIssues, NumberField, SelectField, TextField, Update } from './fields';
 import { ConditionList, focusSoon, ItemControls } from './parts';
 import { SortableList } from './sortable';

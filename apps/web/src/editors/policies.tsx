@@ -1,8 +1,8 @@
 import { useCallback, useContext } from 'react';
-import { ACTIONS, limits, SchemaIssue } from '@ds/decision-schema';
+import { ACTIONS, limits, newCondition, operandsOf, SchemaIssue } from '@ds/decision-schema';
 import { useApp } from '../context';
 import { fieldId } from '../lib/issues';
-import { moveItem, newCondition, operandsOf } from '../lib/rules';
+import { moveItem } from '../lib/lists';
 import { EditorContext, FieldIssues, SelectField, Update } from './fields';
 import { ConditionEditor, ConditionList, focusSoon, ItemControls } from './parts';
 import { SortableList } from './sortable';

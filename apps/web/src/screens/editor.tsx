@@ -1,11 +1,11 @@
 import { ReactNode, useCallback, useContext, useEffect, useMemo, useReducer, useRef } from 'react';
-import { Change, jsonDiff, limits, SchemaIssue, STATE_FIELD_TYPES, validateSchema } from '@ds/decision-schema';
+import { Change, jsonDiff, limits, renameReferences, SchemaIssue, STATE_FIELD_TYPES, validateSchema } from '@ds/decision-schema';
 import { api, ApiError, DecisionDetails } from '../lib/api';
 import { fieldId, issuesAt, setIn } from '../lib/issues';
 import { draftToRestore, dropLocalDraft, HEARTBEAT_MS, keepLocalDraft, readLocalDraft, sameJson, thisTab } from '../lib/drafts';
 import { Conflict, editorReducer, initialEditorState } from '../lib/editor-state';
 import { threeWayMerge } from '../lib/merge';
-import { moveItem, renameReferences } from '../lib/rules';
+import { moveItem } from '../lib/lists';
 import { describePath } from '../lib/wording';
 import { guardNavigation } from '../router';
 import { may, useApp } from '../context';
