@@ -6,7 +6,6 @@ import { Transfer } from '@ds/billing';
 import { newId } from '@ds/ids';
 import { createLogger, Metrics, NatsLink } from '@ds/platform';
 import { AccountsService } from './accounts.service';
-import { BillingConfig } from './config';
 import { CreditsService } from './credits.service';
 import { LedgerAccountEntity, ReservationEntity, TransferEntity } from './entities';
 import { LedgerStore } from './ledger.store';
@@ -17,19 +16,13 @@ import { ExecutionOutcomes, Outcomes, Sweeper } from './sweeper';
 import { defined } from '../../../test/e2e/support/api';
 import { checkBooks } from '../../../test/support/ledger-books';
 import { MigratedDatabase, migratedDatabase } from '../../../test/support/service-database';
+import { billingTestConfig } from '../../../test/support/service-configs';
 
 /**
  * The service logic against a real PostgreSQL: a database of its own (dropped at the end), the service's own
  * entities and migrations, the services called directly. Only the runner's answer about outcomes is stubbed.
  */
-const config: BillingConfig = {
-  settleAfterMs: 120_000,
-  sweepIntervalMs: 5_000,
-  billingUrl: 'http://app.test/app/billing',
-  upgradeUrl: 'http://app.test/app/billing/plans',
-  redisUrl: null,
-  moneyLeases: true,
-};
+const config = billingTestConfig();
 const logger = createLogger('billing-ledger', 'silent');
 const DAY = 86_400_000;
 

@@ -2,8 +2,6 @@ import { DataSource } from 'typeorm';
 import { ServiceError } from '@ds/contracts';
 import { Evaluation } from '@ds/decision-schema';
 import { createLogger } from '@ds/platform';
-import { singleKeyring } from '@ds/sealing';
-import { DEV_RUNNER_SECRETS_KEY } from '../config';
 import { decisionRunner } from '../main';
 import { RollupShards1796230000000 } from '../migrations/1796230000000-rollup-shards';
 import { RuleRollups1796330000000 } from '../migrations/1796330000000-rule-rollups';
@@ -14,6 +12,7 @@ import { OverviewQuery } from './overview.query';
 import { ROLLUP_READS, rollupStatements } from './rollups';
 import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
 import { writeGeneratedExecutions } from '../../../../test/support/generated-executions';
+import { runnerTestConfig } from '../../../../test/support/service-configs';
 
 /** Rollups written with the executions, read back as the overview, against a real PostgreSQL. */
 let database: MigratedDatabase;
@@ -178,17 +177,7 @@ describe('decision overview', () => {
     const retention = new ExecutionRetention(
       db,
       { retentionDays: async (ids) => Object.fromEntries(ids.map((id) => [id, 40])) },
-      {
-        appUrl: 'http://app.test',
-        executionPurgeIntervalMs: 0,
-        allowPrivateTargets: false,
-        secretsKeys: singleKeyring(DEV_RUNNER_SECRETS_KEY),
-        secretsKeyIsDev: true,
-        redisUrl: null,
-        billingLeases: false,
-        labWorkers: 1,
-        labDbConnections: 1,
-      },
+      runnerTestConfig(),
       createLogger('decision-runner', 'silent'),
     );
     await retention.purge(now);

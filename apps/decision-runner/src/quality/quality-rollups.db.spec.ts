@@ -1,8 +1,6 @@
 import { DataSource } from 'typeorm';
 import { createLogger, RpcClient } from '@ds/platform';
-import { singleKeyring } from '@ds/sealing';
 import { normalizeSchema, QualityCell } from '@ds/decision-schema';
-import { DecisionRunnerConfig, DEV_RUNNER_SECRETS_KEY } from '../config';
 import { decisionRunner } from '../main';
 import { VersionCache } from '../decisions/version-cache';
 import { ExecutionRetention } from '../retention/execution-retention';
@@ -12,6 +10,7 @@ import { OutcomesService } from './outcomes.service';
 import { QualityService } from './quality.service';
 import { LabLimits } from '../lab/lab-limits.store';
 import { LabGate, LabPool } from '../lab/lab-pool';
+import { runnerTestConfig } from '../../../../test/support/service-configs';
 
 /** Only the report is read here; a fit would ask the ledger for the plan. */
 const NO_LEDGER = {
@@ -247,15 +246,5 @@ describe('the quality rollup', () => {
   });
 });
 
-const runnerConfig: DecisionRunnerConfig = {
-  appUrl: 'http://app.test',
-  executionPurgeIntervalMs: 0,
-  allowPrivateTargets: false,
-  secretsKeys: singleKeyring(DEV_RUNNER_SECRETS_KEY),
-  secretsKeyIsDev: true,
-  redisUrl: null,
-  billingLeases: false,
-  labWorkers: 1,
-  labDbConnections: 1,
-};
+const runnerConfig = runnerTestConfig();
 const silent = createLogger('decision-runner', 'silent');
