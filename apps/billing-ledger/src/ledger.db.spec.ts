@@ -15,7 +15,7 @@ import { ReservationsService } from './reservations.service';
 import { ExecutionOutcomes, Outcomes, Sweeper } from './sweeper';
 import { defined } from '../../../test/e2e/support/api';
 import { checkBooks } from '../../../test/support/ledger-books';
-import { MigratedDatabase, migratedDatabase } from '../../../test/support/service-database';
+import { useMigratedDatabase } from '../../../test/support/service-database';
 import { billingTestConfig } from '../../../test/support/service-configs';
 
 /**
@@ -26,7 +26,7 @@ const config = billingTestConfig();
 const logger = createLogger('billing-ledger', 'silent');
 const DAY = 86_400_000;
 
-let database: MigratedDatabase;
+const database = useMigratedDatabase('billing', billingLedger.database, 20);
 let db: DataSource;
 let accounts: AccountsService;
 let credits: CreditsService;
@@ -39,15 +39,10 @@ const announcing = {
 } as unknown as NatsLink;
 
 beforeAll(async () => {
-  database = await migratedDatabase('billing', billingLedger.database, 20);
   db = database.dataSource;
   accounts = new AccountsService(db, announcing);
   credits = new CreditsService(db);
   reservations = new ReservationsService(db, config);
-});
-
-afterAll(async () => {
-  await database?.drop();
 });
 
 const inDays = (days: number) => new Date(Date.now() + days * DAY).toISOString();

@@ -8,22 +8,17 @@ import { waitFor } from '../../../../test/e2e/support/cluster';
 import { ExecutionBase, ExecutionRecorder } from './execution-recorder';
 import { STORED_INPUT } from './execution.store';
 import { ExecutionsQuery } from './executions.query';
-import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
+import { useMigratedDatabase } from '../../../../test/support/service-database';
 
 /** Group commit against a real PostgreSQL with the runner's own migrations. */
 
-let database: MigratedDatabase;
+const database = useMigratedDatabase('runner_recorder', decisionRunner.database, 4);
 let db: DataSource;
 let recorder: ExecutionRecorder;
 
-beforeAll(async () => {
-  database = await migratedDatabase('runner_recorder', decisionRunner.database, 4);
+beforeAll(() => {
   db = database.dataSource;
   recorder = new ExecutionRecorder(db);
-});
-
-afterAll(async () => {
-  await database?.drop();
 });
 
 function base(workspaceId: string, n: number, input: object | null = null): ExecutionBase {

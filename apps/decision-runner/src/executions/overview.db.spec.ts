@@ -10,12 +10,12 @@ import { ExecutionBase, ExecutionRecorder, successRow } from './execution-record
 import { INSERT_EXECUTIONS, insertParameters } from './execution.store';
 import { OverviewQuery } from './overview.query';
 import { ROLLUP_READS, rollupStatements } from './rollups';
-import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
+import { useMigratedDatabase } from '../../../../test/support/service-database';
 import { writeGeneratedExecutions } from '../../../../test/support/generated-executions';
 import { runnerTestConfig } from '../../../../test/support/service-configs';
 
 /** Rollups written with the executions, read back as the overview, against a real PostgreSQL. */
-let database: MigratedDatabase;
+const database = useMigratedDatabase('runner_overview', decisionRunner.database, 4);
 let db: DataSource;
 let recorder: ExecutionRecorder;
 let overviews: OverviewQuery;
@@ -23,7 +23,6 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
 beforeAll(async () => {
-  database = await migratedDatabase('runner_overview', decisionRunner.database, 4);
   db = database.dataSource;
   recorder = new ExecutionRecorder(db);
   overviews = new OverviewQuery(db);
@@ -35,10 +34,6 @@ beforeAll(async () => {
   ]) {
     await db.query(`INSERT INTO decisions (id, workspace_id, slug, name, draft_schema, revision) VALUES ($1, $2, $3, $3, '{}', 1)`, [id, workspace, slug]);
   }
-});
-
-afterAll(async () => {
-  await database?.drop();
 });
 
 function base(n: number): ExecutionBase {

@@ -5,13 +5,13 @@ import { RpcClient } from '@ds/platform';
 import { decisionRunner } from '../main';
 import { VersionCache } from '../decisions/version-cache';
 import { QualityService } from '../quality/quality.service';
-import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
+import { useMigratedDatabase } from '../../../../test/support/service-database';
 import { LabLimits, LabTurn } from './lab-limits.store';
 import { LabGate, LabPool } from './lab-pool';
 
 /** A workspace's turn and daily budget for fits, against a real PostgreSQL with the runner's own migrations. */
 
-let database: MigratedDatabase;
+const database = useMigratedDatabase('runner_lab_limits', decisionRunner.database, 8);
 let db: DataSource;
 let limits: LabLimits;
 let quality: QualityService;
@@ -33,7 +33,6 @@ const schema = normalizeSchema({
 });
 
 beforeAll(async () => {
-  database = await migratedDatabase('runner_lab_limits', decisionRunner.database, 8);
   db = database.dataSource;
   limits = new LabLimits(db);
   quality = new QualityService(db, ledger, new VersionCache(db), limits, new LabPool(1), new LabGate(1));
@@ -50,10 +49,6 @@ beforeAll(async () => {
             jsonb_build_object('answers', jsonb_build_object('intent', CASE WHEN i % 2 = 0 THEN 'refund' ELSE 'exchange' END), 'action', null)
        FROM generate_series(1, 60) AS i`,
   );
-});
-
-afterAll(async () => {
-  await database?.drop();
 });
 
 const fit = (workspaceId = 'ws_f') => quality.fit({ workspaceId, decisionId: 'dec_f', version: 1 });

@@ -5,7 +5,7 @@ import { decisionRunner } from '../main';
 import { LiveQualityLabels1796240000000 } from '../migrations/1796240000000-live-quality-labels';
 import { labelColumns } from './outcomes.service';
 import { VersionCache } from '../decisions/version-cache';
-import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
+import { useMigratedDatabase } from '../../../../test/support/service-database';
 import { OutcomesService } from './outcomes.service';
 import { QualityService } from './quality.service';
 import { LabLimits } from '../lab/lab-limits.store';
@@ -18,7 +18,7 @@ const LEDGER = {
 
 /** Outcomes and their labels against a real PostgreSQL with the runner's own migrations. */
 
-let database: MigratedDatabase;
+const database = useMigratedDatabase('runner_outcomes', decisionRunner.database, 2);
 let db: DataSource;
 let outcomes: OutcomesService;
 let quality: QualityService;
@@ -33,7 +33,6 @@ const schema = normalizeSchema({
 });
 
 beforeAll(async () => {
-  database = await migratedDatabase('runner_outcomes', decisionRunner.database, 2);
   db = database.dataSource;
   const versions = new VersionCache(db);
   outcomes = new OutcomesService(db, versions);
@@ -43,10 +42,6 @@ beforeAll(async () => {
     [schema],
   );
   await db.query(`INSERT INTO decision_versions (decision_id, version, schema) VALUES ('dec_q', 1, $1)`, [schema]);
-});
-
-afterAll(async () => {
-  await database?.drop();
 });
 
 async function execution(id: string, createdAt = new Date(), ran: { source?: string; version?: number; decision?: string } = {}): Promise<void> {

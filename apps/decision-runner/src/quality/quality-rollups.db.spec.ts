@@ -5,7 +5,7 @@ import { decisionRunner } from '../main';
 import { VersionCache } from '../decisions/version-cache';
 import { ExecutionRetention } from '../retention/execution-retention';
 import { QualityRollups1796120000000 } from '../migrations/1796120000000-quality-rollups';
-import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
+import { useMigratedDatabase } from '../../../../test/support/service-database';
 import { OutcomesService } from './outcomes.service';
 import { QualityService } from './quality.service';
 import { LabLimits } from '../lab/lab-limits.store';
@@ -29,7 +29,7 @@ const DAY = 86_400_000;
 const START = Date.UTC(2030, 5, 1);
 const NOW = new Date(START + 6 * DAY);
 
-let database: MigratedDatabase;
+const database = useMigratedDatabase('runner_quality_rollups', decisionRunner.database, 6);
 let db: DataSource;
 let outcomes: OutcomesService;
 let quality: QualityService;
@@ -50,7 +50,6 @@ const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 
 beforeAll(async () => {
-  database = await migratedDatabase('runner_quality_rollups', decisionRunner.database, 6);
   db = database.dataSource;
   const versions = new VersionCache(db);
   outcomes = new OutcomesService(db, versions);
@@ -65,10 +64,6 @@ beforeAll(async () => {
     );
     await db.query(`INSERT INTO decision_versions (decision_id, version, schema) VALUES ($1, 1, $2)`, [id, schema]);
   }
-});
-
-afterAll(async () => {
-  await database?.drop();
 });
 
 /** An execution with drawn distributions (token probabilities for some), `hours` after START. */
