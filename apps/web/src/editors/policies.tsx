@@ -3,7 +3,7 @@ import { ACTIONS, limits, newCondition, operandsOf, SchemaIssue } from '@ds/deci
 import { useApp } from '../context';
 import { fieldId } from '../lib/issues';
 import { moveItem } from '../lib/lists';
-import { EditorContext, FieldIssues, SelectField, Update } from './fields';
+import { EditorContext, fieldBinding, FieldIssues, SelectField, Update } from './fields';
 import { ConditionEditor, ConditionList, focusSoon, ItemControls } from './parts';
 import { SortableList } from './sortable';
 
@@ -14,6 +14,7 @@ type Json = any;
  * action; then the fallback action the schema applies when answers are unusable.
  */
 export function PoliciesEditor({ doc, issues, update }: { doc: Json; issues: SchemaIssue[]; update: Update }) {
+  const bound = fieldBinding(issues, update);
   const { t } = useApp();
   const { markFresh } = useContext(EditorContext);
   const policies: Json[] = Array.isArray(doc.policies) ? doc.policies : [];
@@ -76,10 +77,7 @@ export function PoliciesEditor({ doc, issues, update }: { doc: Json; issues: Sch
               />
               <SelectField
                 label={t('rule.action')}
-                path={[...base, 'action']}
-                issues={issues}
-                value={policy?.action}
-                update={update}
+                {...bound([...base, 'action'], policy?.action)}
                 options={ACTIONS.map((action): [string, string] => [action, action])}
               />
             </fieldset>
@@ -103,10 +101,7 @@ export function PoliciesEditor({ doc, issues, update }: { doc: Json; issues: Sch
       </div>
       <SelectField
         label={t('ed.fallbackAction')}
-        path={['fallbackAction']}
-        issues={issues}
-        value={doc.fallbackAction}
-        update={update}
+        {...bound(['fallbackAction'], doc.fallbackAction)}
         options={[['', '—'], ...ACTIONS.map((a): [string, string] => [a, a])]}
       />
     </section>
