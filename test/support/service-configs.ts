@@ -1,3 +1,4 @@
+import { expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { EnvReader } from '@ds/platform';
 import { Keyring, sealingKeyFingerprint } from '@ds/sealing';

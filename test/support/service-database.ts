@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { createLogger, DatabaseDefinition, dataSourceOptions, runMigrations } from '@ds/platform';
 import { dropDatabase, freshDatabase } from '../e2e/support/cluster';
