@@ -5,7 +5,7 @@ import { useApp } from '../context';
 import type { MessageKey } from '../lib/i18n';
 import { formatCount, formatUsd } from '../lib/numbers';
 import { Link, navigate, useLocation } from '../router';
-import { CursorListBody, formatDate, Page, useCursorList, useLoad } from '../ui';
+import { Choice, CursorListBody, formatDate, Page, useCursorList, useLoad } from '../ui';
 import { DataTable } from '../components/data-table';
 import { useDeliveryStatuses } from './deliveries';
 import { DeliveryLinks, Execution, metricsOf, ModeBadge, page, queuedDeliveries, VersionLabel } from './executions';
@@ -62,18 +62,13 @@ export function Executions() {
   const decision = query.get('decision') ?? '';
   return (
     <Page title={t('ex.title')}>
-      <label className="field narrow">
-        <span>{t('ex.decision')}</span>
-        <select value={decision} onChange={(event) => setQuery({ decision: event.target.value })}>
-          <option value="">{t('ex.all')}</option>
-          {decisions.state === 'ready' &&
-            decisions.data.data.map((item) => (
-              <option key={item.slug} value={item.slug}>
-                {item.name}
-              </option>
-            ))}
-        </select>
-      </label>
+      <Choice
+        label={t('ex.decision')}
+        value={decision}
+        first={{ value: '', label: t('ex.all') }}
+        options={decisions.state === 'ready' ? decisions.data.data.map((item) => ({ value: item.slug, label: item.name })) : []}
+        onChange={(next) => setQuery({ decision: next })}
+      />
       <ExecutionsTable decision={decision} />
     </Page>
   );
@@ -319,17 +314,14 @@ function FilterSelect({
 }) {
   const { t } = useApp();
   return (
-    <label className="field narrow">
-      <span>{label}</span>
-      <select name={name} value={value} onChange={(event) => onChange({ [name]: event.target.value })}>
-        <option value="">{t('ex.status.any')}</option>
-        {options.map((option) => (
-          <option key={option.value} value={option.value}>
-            {option.label}
-          </option>
-        ))}
-      </select>
-    </label>
+    <Choice
+      name={name}
+      label={label}
+      value={value}
+      first={{ value: '', label: t('ex.status.any') }}
+      options={options}
+      onChange={(next) => onChange({ [name]: next })}
+    />
   );
 }
 
