@@ -29,3 +29,4 @@ export * from './one-replica';
 export * from './group-commit';
 export * from './jetstream-durables';
 export * from './subject-handlers';
+export * from './fair-queue';
