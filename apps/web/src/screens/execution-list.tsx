@@ -3,6 +3,7 @@ import { ACTIONS } from '@ds/decision-schema';
 import { api, DecisionSummary } from '../lib/api';
 import { useApp } from '../context';
 import type { MessageKey } from '../lib/i18n';
+import { RECORDED_FAILURE_CODES } from '../lib/failures';
 import { formatCount, formatUsd } from '../lib/numbers';
 import { Link, navigate, useLocation } from '../router';
 import { Choice, CursorListBody, formatDate, Page, useCursorList, useLoad } from '../ui';
@@ -13,18 +14,6 @@ import { DeliveryLinks, Execution, metricsOf, ModeBadge, page, queuedDeliveries,
 const SOURCE_GROUPS = ['live', 'test', 'playground', 'replay', 'shadow'] as const;
 type SourceGroup = (typeof SOURCE_GROUPS)[number];
 const REASONS = ['policy', 'other_option', 'low_confidence', 'engine_error', 'default'] as const;
-/** The codes a recorded run can carry: a state refused, or what the engine answered. */
-const ERROR_CODES = [
-  'INVALID_STATE',
-  'ENGINE_TIMEOUT',
-  'ENGINE_RATE_LIMITED',
-  'ENGINE_UNAVAILABLE',
-  'ENGINE_INVALID_REQUEST',
-  'ENGINE_AUTH_FAILED',
-  'ENGINE_ERROR',
-  'ENGINE_NOT_CONFIGURED',
-  'INTERNAL_ERROR',
-] as const;
 /** The width under which the app lays tables out as cards (styles.css). */
 const NARROW_SCREEN = '(max-width: 720px)';
 const CANONICAL_VERSION = /^[1-9][0-9]{0,9}$/;
@@ -167,7 +156,7 @@ export function ExecutionsTable({ decision }: { decision: string }) {
             name="error_code"
             label={t('ex.errorCode')}
             value={filters.error_code}
-            options={ERROR_CODES.map((code) => ({ value: code, label: code }))}
+            options={RECORDED_FAILURE_CODES.map((code) => ({ value: code, label: code }))}
             onChange={setQuery}
           />
         </div>
