@@ -14,6 +14,7 @@ import { ExecutionRecorder } from './executions/execution-recorder';
 import { ExecutionStore } from './executions/execution.store';
 import { ExecutionsQuery } from './executions/executions.query';
 import { OverviewQuery } from './executions/overview.query';
+import { HookStore } from './hooks/hook.store';
 import { HooksHandlers } from './hooks/hooks.handlers';
 import { HooksService } from './hooks/hooks.service';
 import { LabLimits } from './lab/lab-limits.store';
@@ -100,6 +101,7 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       { provide: DecisionStore, useFactory: (db: DataSource) => DecisionStore.of(db), inject: [getDataSourceToken()] },
       { provide: ExecutionStore, useFactory: (db: DataSource) => new ExecutionStore(db), inject: [getDataSourceToken()] },
       { provide: ReplayStore, useFactory: (db: DataSource) => ReplayStore.of(db), inject: [getDataSourceToken()] },
+      { provide: HookStore, useFactory: (db: DataSource) => new HookStore(db), inject: [getDataSourceToken()] },
       RunService,
       RunExecutor,
       ShadowRunner,

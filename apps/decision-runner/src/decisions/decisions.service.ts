@@ -1,6 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import {
   CopyDecisionsReply,
   CopyDecisionsRequest,
@@ -26,17 +24,13 @@ import { VersionCache } from './version-cache';
 
 @Injectable()
 export class DecisionsService {
-  private readonly decisions: DecisionStore;
-
   constructor(
-    @InjectDataSource() db: DataSource,
+    private readonly decisions: DecisionStore,
     @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
     @Inject(PLATFORM.config) private readonly config: DecisionRunnerConfig,
     private readonly versions: VersionCache,
     private readonly runnable: DecisionCache,
-  ) {
-    this.decisions = DecisionStore.of(db);
-  }
+  ) {}
 
   async create(request: CreateDecisionRequest): Promise<DecisionCreatedReply> {
     const metaIssues = checkDecisionMeta({ slug: request.slug, name: request.name, description: request.description });

@@ -5,6 +5,7 @@ import { decisionRunner } from '../main';
 import { ExecutionBase, ExecutionRecorder } from './execution-recorder';
 import { ExecutionsQuery } from './executions.query';
 import { useMigratedDatabase } from '../../../../test/support/service-database';
+import { ExecutionStore } from './execution.store';
 
 /** What the runner tells the ledger's sweeper, against a real PostgreSQL with the runner's own migrations. */
 
@@ -18,7 +19,7 @@ const LEASE = 'lease_AAAAAAAAAAAAAAAAAAAA';
 beforeAll(async () => {
   db = database.dataSource;
   recorder = new ExecutionRecorder(db);
-  query = new ExecutionsQuery(db);
+  query = new ExecutionsQuery(new ExecutionStore(db));
 });
 
 function base(id: string, decisionId: string, leaseId: string | null = null): ExecutionBase {

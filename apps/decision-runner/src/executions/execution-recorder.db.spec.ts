@@ -9,6 +9,7 @@ import { ExecutionBase, ExecutionRecorder } from './execution-recorder';
 import { STORED_INPUT } from './execution.store';
 import { ExecutionsQuery } from './executions.query';
 import { useMigratedDatabase } from '../../../../test/support/service-database';
+import { ExecutionStore } from './execution.store';
 
 /** Group commit against a real PostgreSQL with the runner's own migrations. */
 
@@ -170,7 +171,7 @@ describe('ExecutionRecorder', () => {
     // One text, sent once: kept as sent in input_json; the jsonb copy reorders it (shorter keys first).
     expect(row!.kept).toBe(JSON.stringify({ state }));
     expect(JSON.stringify(JSON.parse(row!.sorted))).not.toBe(JSON.stringify({ state }));
-    const reads = new ExecutionsQuery(db);
+    const reads = new ExecutionsQuery(new ExecutionStore(db));
     const read = await reads.input({ workspaceId: 'ordered', executionId: 'exec_ordered1' } as never);
     expect(JSON.stringify(read.state)).toBe(JSON.stringify(state));
 

@@ -3,6 +3,7 @@ import { EXECUTIONS_COUNT_CAP, ListExecutionsRequest } from '@ds/contracts';
 import { decisionRunner } from '../main';
 import { ExecutionsQuery } from './executions.query';
 import { useMigratedDatabase } from '../../../../test/support/service-database';
+import { ExecutionStore } from './execution.store';
 
 /** The executions lists' filters and bounded count, against a real PostgreSQL with rows of every source. */
 const database = useMigratedDatabase('runner_explorer', decisionRunner.database, 2);
@@ -54,7 +55,7 @@ async function ids(filters: Partial<ListExecutionsRequest>, workspaceId = 'ws_mi
 
 beforeAll(async () => {
   db = database.dataSource;
-  executions = new ExecutionsQuery(db);
+  executions = new ExecutionsQuery(new ExecutionStore(db));
   await seed('ws_mixed', [
     { id: 'exe_api_live', source: 'api', livemode: true, action: 'block', reason: { type: 'policy', rule: 0 } },
     { id: 'exe_hook_live', source: 'webhook', livemode: true, version: 2 },

@@ -13,6 +13,8 @@ import { ROLLUP_READS, rollupStatements } from './rollups';
 import { useMigratedDatabase } from '../../../../test/support/service-database';
 import { writeGeneratedExecutions } from '../../../../test/support/generated-executions';
 import { runnerTestConfig } from '../../../../test/support/service-configs';
+import { ExecutionStore } from './execution.store';
+import { DecisionStore } from '../decisions/decision.store';
 
 /** Rollups written with the executions, read back as the overview, against a real PostgreSQL. */
 const database = useMigratedDatabase('runner_overview', decisionRunner.database, 4);
@@ -25,7 +27,7 @@ const DAY = 24 * HOUR;
 beforeAll(async () => {
   db = database.dataSource;
   recorder = new ExecutionRecorder(db);
-  overviews = new OverviewQuery(db);
+  overviews = new OverviewQuery(DecisionStore.of(db), new ExecutionStore(db));
   for (const [workspace, id, slug] of [
     ['ws_live', 'dec_live', 'triage'],
     ['ws_bulk', 'dec_bulk', 'bulk'],

@@ -10,6 +10,8 @@ import { MigratedDatabase, migratedDatabase } from '../../../../test/support/ser
 import { newHookSecret, newHookToken, tokenHash } from './hook-credentials';
 import { HooksService } from './hooks.service';
 import { keyring, randomKeyText, refusal } from '../../../../test/support/keyrings';
+import { DecisionStore } from '../decisions/decision.store';
+import { HookStore } from './hook.store';
 
 /**
  * Secret-URL secrets at rest against a real PostgreSQL: the database starts at the runner schema from before
@@ -23,7 +25,7 @@ let database: MigratedDatabase;
 let db: DataSource;
 
 function service(keys: Keyring): HooksService {
-  return new HooksService(db, { secretsKeys: keys, secretsKeyIsDev: false } as DecisionRunnerConfig, logger);
+  return new HooksService(DecisionStore.of(db), new HookStore(db), { secretsKeys: keys, secretsKeyIsDev: false } as DecisionRunnerConfig, logger);
 }
 
 let sequence = 0;

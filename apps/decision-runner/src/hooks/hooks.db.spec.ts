@@ -9,6 +9,8 @@ import { defined } from '../../../../test/e2e/support/api';
 import { useMigratedDatabase } from '../../../../test/support/service-database';
 import { tokenHash } from './hook-credentials';
 import { HooksService } from './hooks.service';
+import { DecisionStore } from '../decisions/decision.store';
+import { HookStore } from './hook.store';
 
 /** The secret-URL state machine on a real PostgreSQL, concurrent changes included. */
 const database = useMigratedDatabase('runner_hooks', decisionRunner.database, 8);
@@ -18,7 +20,7 @@ let hooks: HooksService;
 beforeAll(() => {
   db = database.dataSource;
   const config = { secretsKeys: singleKeyring(randomBytes(32)), secretsKeyIsDev: false } as DecisionRunnerConfig;
-  hooks = new HooksService(db, config, createLogger('decision-runner', 'silent'));
+  hooks = new HooksService(DecisionStore.of(db), new HookStore(db), config, createLogger('decision-runner', 'silent'));
 });
 
 let sequence = 0;

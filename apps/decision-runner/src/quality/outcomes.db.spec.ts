@@ -10,6 +10,7 @@ import { OutcomesService } from './outcomes.service';
 import { QualityService } from './quality.service';
 import { LabLimits } from '../lab/lab-limits.store';
 import { LabGate, LabPool } from '../lab/lab-pool';
+import { ExecutionStore } from '../executions/execution.store';
 
 /** The ledger's answer to the plan a fit asks for: the free plan, whose daily budget these tests stay under. */
 const LEDGER = {
@@ -35,7 +36,7 @@ const schema = normalizeSchema({
 beforeAll(async () => {
   db = database.dataSource;
   const versions = new VersionCache(db);
-  outcomes = new OutcomesService(db, versions);
+  outcomes = new OutcomesService(new ExecutionStore(db), versions);
   quality = new QualityService(db, LEDGER, versions, new LabLimits(db), new LabPool(1), new LabGate(1));
   await db.query(
     `INSERT INTO decisions (id, workspace_id, slug, name, draft_schema, revision, active_version, endpoint_enabled) VALUES ('dec_q', 'ws_q', 'q', 'Q', $1, 1, 1, true)`,

@@ -11,6 +11,7 @@ import { QualityService } from './quality.service';
 import { LabLimits } from '../lab/lab-limits.store';
 import { LabGate, LabPool } from '../lab/lab-pool';
 import { runnerTestConfig } from '../../../../test/support/service-configs';
+import { ExecutionStore } from '../executions/execution.store';
 
 /** Only the report is read here; a fit would ask the ledger for the plan. */
 const NO_LEDGER = {
@@ -52,7 +53,7 @@ const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.le
 beforeAll(async () => {
   db = database.dataSource;
   const versions = new VersionCache(db);
-  outcomes = new OutcomesService(db, versions);
+  outcomes = new OutcomesService(new ExecutionStore(db), versions);
   quality = new QualityService(db, NO_LEDGER, versions, new LabLimits(db), new LabPool(1), new LabGate(1));
   for (const [id, workspace] of [
     ['dec_r', 'ws_r'],
