@@ -44,6 +44,7 @@ import { PlaygroundReservations } from './playground/playground-reservations.sto
 import { PlaygroundService } from './playground/playground.service';
 import { OutcomesService } from './quality/outcomes.service';
 import { QualityService } from './quality/quality.service';
+import { QualityStore } from './quality/quality.store';
 import { ReplayWorker } from './replays/replay-worker';
 import { ReplayStore } from './replays/replay.store';
 import { ReplaysHandlers } from './replays/replays.handlers';
@@ -102,6 +103,7 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       { provide: ExecutionStore, useFactory: (db: DataSource) => new ExecutionStore(db), inject: [getDataSourceToken()] },
       { provide: ReplayStore, useFactory: (db: DataSource) => ReplayStore.of(db), inject: [getDataSourceToken()] },
       { provide: HookStore, useFactory: (db: DataSource) => new HookStore(db), inject: [getDataSourceToken()] },
+      { provide: QualityStore, useFactory: (db: DataSource) => new QualityStore(db), inject: [getDataSourceToken()] },
       RunService,
       RunExecutor,
       ShadowRunner,

@@ -8,6 +8,8 @@ import { QualityService } from '../quality/quality.service';
 import { useMigratedDatabase } from '../../../../test/support/service-database';
 import { LabLimits, LabTurn } from './lab-limits.store';
 import { LabGate, LabPool } from './lab-pool';
+import { DecisionStore } from '../decisions/decision.store';
+import { QualityStore } from '../quality/quality.store';
 
 /** A workspace's turn and daily budget for fits, against a real PostgreSQL with the runner's own migrations. */
 
@@ -35,7 +37,7 @@ const schema = normalizeSchema({
 beforeAll(async () => {
   db = database.dataSource;
   limits = new LabLimits(db);
-  quality = new QualityService(db, ledger, new VersionCache(db), limits, new LabPool(1), new LabGate(1));
+  quality = new QualityService(DecisionStore.of(db), new QualityStore(db), ledger, new VersionCache(db), limits, new LabPool(1), new LabGate(1));
   await db.query(
     `INSERT INTO decisions (id, workspace_id, slug, name, draft_schema, revision, active_version, endpoint_enabled) VALUES ('dec_f', 'ws_f', 'f', 'F', $1, 1, 1, true)`,
     [schema],

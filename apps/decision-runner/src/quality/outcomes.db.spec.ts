@@ -11,6 +11,8 @@ import { QualityService } from './quality.service';
 import { LabLimits } from '../lab/lab-limits.store';
 import { LabGate, LabPool } from '../lab/lab-pool';
 import { ExecutionStore } from '../executions/execution.store';
+import { DecisionStore } from '../decisions/decision.store';
+import { QualityStore } from './quality.store';
 
 /** The ledger's answer to the plan a fit asks for: the free plan, whose daily budget these tests stay under. */
 const LEDGER = {
@@ -37,7 +39,7 @@ beforeAll(async () => {
   db = database.dataSource;
   const versions = new VersionCache(db);
   outcomes = new OutcomesService(new ExecutionStore(db), versions);
-  quality = new QualityService(db, LEDGER, versions, new LabLimits(db), new LabPool(1), new LabGate(1));
+  quality = new QualityService(DecisionStore.of(db), new QualityStore(db), LEDGER, versions, new LabLimits(db), new LabPool(1), new LabGate(1));
   await db.query(
     `INSERT INTO decisions (id, workspace_id, slug, name, draft_schema, revision, active_version, endpoint_enabled) VALUES ('dec_q', 'ws_q', 'q', 'Q', $1, 1, 1, true)`,
     [schema],

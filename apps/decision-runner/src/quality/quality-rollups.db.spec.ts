@@ -12,6 +12,8 @@ import { LabLimits } from '../lab/lab-limits.store';
 import { LabGate, LabPool } from '../lab/lab-pool';
 import { runnerTestConfig } from '../../../../test/support/service-configs';
 import { ExecutionStore } from '../executions/execution.store';
+import { DecisionStore } from '../decisions/decision.store';
+import { QualityStore } from './quality.store';
 
 /** Only the report is read here; a fit would ask the ledger for the plan. */
 const NO_LEDGER = {
@@ -54,7 +56,7 @@ beforeAll(async () => {
   db = database.dataSource;
   const versions = new VersionCache(db);
   outcomes = new OutcomesService(new ExecutionStore(db), versions);
-  quality = new QualityService(db, NO_LEDGER, versions, new LabLimits(db), new LabPool(1), new LabGate(1));
+  quality = new QualityService(DecisionStore.of(db), new QualityStore(db), NO_LEDGER, versions, new LabLimits(db), new LabPool(1), new LabGate(1));
   for (const [id, workspace] of [
     ['dec_r', 'ws_r'],
     ['dec_gone', 'ws_gone'],
