@@ -3,6 +3,7 @@ import { decisionRunner } from '../../apps/decision-runner/src/main';
 import { ExecutionsQuery } from '../../apps/decision-runner/src/executions/executions.query';
 import { migratedDatabase } from '../support/service-database';
 import { intEnv, percentile, say } from './bench-support';
+import { ExecutionStore } from '../../apps/decision-runner/src/executions/execution.store';
 
 /**
  * `npm run bench:explorer`: loads BENCH_EXECUTIONS (default 1,000,000) executions into one workspace of a fresh
@@ -39,7 +40,7 @@ async function main(): Promise<void> {
     await db.query('VACUUM ANALYZE executions');
     say(`loaded ${EXECUTIONS.toLocaleString('en-US')} executions in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`);
 
-    const executions = new ExecutionsQuery(db);
+    const executions = new ExecutionsQuery(new ExecutionStore(db));
     const base: ListExecutionsRequest = { workspaceId: 'ws_bench', limit: 20, cursor: null, decision: null, status: null, includeTotal: true };
     const cases: Array<[string, Partial<ListExecutionsRequest>]> = [
       ['live (the application default)', { sources: ['live'] }],

@@ -11,6 +11,8 @@ import { OverviewQuery } from '../../apps/decision-runner/src/executions/overvie
 import { writeGeneratedExecutions } from '../support/generated-executions';
 import { migratedDatabase } from '../support/service-database';
 import { intEnv, percentile, say } from './bench-support';
+import { ExecutionStore } from '../../apps/decision-runner/src/executions/execution.store';
+import { DecisionStore } from '../../apps/decision-runner/src/decisions/decision.store';
 
 /**
  * `npm run bench:overview`: loads BENCH_EXECUTIONS (default 1,000,000) executions of one decision, spread over 30
@@ -84,7 +86,7 @@ async function main(): Promise<void> {
     )) as Array<{ executions: number; rollups: number; histograms: number }>;
     say(`${sizes!.executions} executions: ${sizes!.rollups} rollup rows, ${sizes!.histograms} histogram rows`);
 
-    const overviews = new OverviewQuery(db);
+    const overviews = new OverviewQuery(DecisionStore.of(db), new ExecutionStore(db));
     const ranges: Array<[string, number]> = [
       ['last hour', HOUR],
       ['last day', DAY],

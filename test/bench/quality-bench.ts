@@ -8,6 +8,8 @@ import { LabLimits } from '../../apps/decision-runner/src/lab/lab-limits.store';
 import { LabGate, LabPool } from '../../apps/decision-runner/src/lab/lab-pool';
 import { migratedDatabase } from '../support/service-database';
 import { LABELLED_ANSWERS, LABELLED_DISTRIBUTIONS, LABELLED_DRAWS, say } from './bench-support';
+import { DecisionStore } from '../../apps/decision-runner/src/decisions/decision.store';
+import { QualityStore } from '../../apps/decision-runner/src/quality/quality.store';
 
 /** Only the report is read here; a fit would ask the ledger for the plan. */
 const NO_LEDGER = {
@@ -101,7 +103,15 @@ async function main(): Promise<void> {
     const [{ rollups }] = (await db.query('SELECT count(*)::int AS rollups FROM quality_rollups')) as [{ rollups: number }];
     say(`  ${rollups.toLocaleString('en-US')} rollup rows (days and hours)`);
 
-    const service = new QualityService(db, NO_LEDGER, new VersionCache(db), new LabLimits(db), new LabPool(1), new LabGate(1));
+    const service = new QualityService(
+      DecisionStore.of(db),
+      new QualityStore(db),
+      NO_LEDGER,
+      new VersionCache(db),
+      new LabLimits(db),
+      new LabPool(1),
+      new LabGate(1),
+    );
     const day = (offset: number) => new Date(Math.floor(Date.now() / 86_400_000 + offset) * 86_400_000).toISOString().slice(0, 10);
     const ranges: Array<[string, string | undefined, string | undefined]> = [
       ['every execution', undefined, undefined],

@@ -1,83 +1,24 @@
-import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import {
-  BillingReserveRequest,
-  BillingSettleRequest,
-  GrantCreditsRequest,
-  GrantLeaseRequest,
-  RetentionRequest,
-  SetExecutionRetentionRequest,
-  SetPlanRequest,
-  SetSpendCapRequest,
-  SUBJECTS,
-  WorkspaceScoped,
-} from '@ds/contracts';
+import { SUBJECTS } from '@ds/contracts';
+import { subjectHandlers } from '@ds/platform';
 import { AccountsService } from './accounts.service';
 import { CreditsService } from './credits.service';
 import { LeasesService } from './leases.service';
 import { ReservationsService } from './reservations.service';
 
-@Controller()
-export class BillingHandlers {
-  constructor(
-    private readonly accounts: AccountsService,
-    private readonly credits: CreditsService,
-    private readonly reservations: ReservationsService,
-    private readonly leases: LeasesService,
-  ) {}
-
-  @MessagePattern(SUBJECTS.billing.reserve)
-  reserve(@Payload() request: BillingReserveRequest) {
-    return this.reservations.reserve(request);
-  }
-
-  @MessagePattern(SUBJECTS.billing.settle)
-  settle(@Payload() request: BillingSettleRequest) {
-    return this.reservations.settle(request);
-  }
-
-  @MessagePattern(SUBJECTS.billing.grantLease)
-  grantLease(@Payload() request: GrantLeaseRequest) {
-    return this.leases.grant(request);
-  }
-
-  @MessagePattern(SUBJECTS.billing.account)
-  account(@Payload() request: WorkspaceScoped) {
-    return this.accounts.account(request.workspaceId);
-  }
-
-  @MessagePattern(SUBJECTS.billing.usageByDay)
-  usageByDay(@Payload() request: WorkspaceScoped) {
-    return this.accounts.usageByDay(request.workspaceId);
-  }
-
-  @MessagePattern(SUBJECTS.billing.setPlan)
-  setPlan(@Payload() request: SetPlanRequest) {
-    return this.accounts.setPlan(request);
-  }
-
-  @MessagePattern(SUBJECTS.billing.grantCredits)
-  grantCredits(@Payload() request: GrantCreditsRequest) {
-    return this.credits.grant(request);
-  }
-
-  @MessagePattern(SUBJECTS.billing.retention)
-  retention(@Payload() request: RetentionRequest) {
-    return this.accounts.retention(request);
-  }
-
-  @MessagePattern(SUBJECTS.billing.getExecutionRetention)
-  executionRetention(@Payload() request: WorkspaceScoped) {
-    return this.accounts.executionRetention(request);
-  }
-
-  @MessagePattern(SUBJECTS.billing.setExecutionRetention)
-  setExecutionRetention(@Payload() request: SetExecutionRetentionRequest) {
-    return this.accounts.setExecutionRetention(request);
-  }
-
-  @MessagePattern(SUBJECTS.billing.setSpendCap)
-  setSpendCap(@Payload() request: SetSpendCapRequest) {
-    return this.accounts.setSpendCap(request);
-  }
-}
+export const BillingHandlers = subjectHandlers(
+  'BillingHandlers',
+  { accounts: AccountsService, credits: CreditsService, reservations: ReservationsService, leases: LeasesService },
+  (on) => [
+    on(SUBJECTS.billing.reserve, ({ reservations }, request) => reservations.reserve(request)),
+    on(SUBJECTS.billing.settle, ({ reservations }, request) => reservations.settle(request)),
+    on(SUBJECTS.billing.grantLease, ({ leases }, request) => leases.grant(request)),
+    on(SUBJECTS.billing.account, ({ accounts }, request) => accounts.account(request.workspaceId)),
+    on(SUBJECTS.billing.usageByDay, ({ accounts }, request) => accounts.usageByDay(request.workspaceId)),
+    on(SUBJECTS.billing.setPlan, ({ accounts }, request) => accounts.setPlan(request)),
+    on(SUBJECTS.billing.grantCredits, ({ credits }, request) => credits.grant(request)),
+    on(SUBJECTS.billing.retention, ({ accounts }, request) => accounts.retention(request)),
+    on(SUBJECTS.billing.getExecutionRetention, ({ accounts }, request) => accounts.executionRetention(request)),
+    on(SUBJECTS.billing.setExecutionRetention, ({ accounts }, request) => accounts.setExecutionRetention(request)),
+    on(SUBJECTS.billing.setSpendCap, ({ accounts }, request) => accounts.setSpendCap(request)),
+  ],
+);

@@ -6,7 +6,6 @@ import { Transfer } from '@ds/billing';
 import { newId } from '@ds/ids';
 import { createLogger, Metrics, NatsLink } from '@ds/platform';
 import { AccountsService } from './accounts.service';
-import { BillingConfig } from './config';
 import { CreditsService } from './credits.service';
 import { LedgerAccountEntity, ReservationEntity, TransferEntity } from './entities';
 import { LedgerStore } from './ledger.store';
@@ -16,24 +15,18 @@ import { ReservationsService } from './reservations.service';
 import { ExecutionOutcomes, Outcomes, Sweeper } from './sweeper';
 import { defined } from '../../../test/e2e/support/api';
 import { checkBooks } from '../../../test/support/ledger-books';
-import { MigratedDatabase, migratedDatabase } from '../../../test/support/service-database';
+import { useMigratedDatabase } from '../../../test/support/service-database';
+import { billingTestConfig } from '../../../test/support/service-configs';
 
 /**
  * The service logic against a real PostgreSQL: a database of its own (dropped at the end), the service's own
  * entities and migrations, the services called directly. Only the runner's answer about outcomes is stubbed.
  */
-const config: BillingConfig = {
-  settleAfterMs: 120_000,
-  sweepIntervalMs: 5_000,
-  billingUrl: 'http://app.test/app/billing',
-  upgradeUrl: 'http://app.test/app/billing/plans',
-  redisUrl: null,
-  moneyLeases: true,
-};
+const config = billingTestConfig();
 const logger = createLogger('billing-ledger', 'silent');
 const DAY = 86_400_000;
 
-let database: MigratedDatabase;
+const database = useMigratedDatabase('billing', billingLedger.database, 20);
 let db: DataSource;
 let accounts: AccountsService;
 let credits: CreditsService;
@@ -46,15 +39,10 @@ const announcing = {
 } as unknown as NatsLink;
 
 beforeAll(async () => {
-  database = await migratedDatabase('billing', billingLedger.database, 20);
   db = database.dataSource;
   accounts = new AccountsService(db, announcing);
   credits = new CreditsService(db);
   reservations = new ReservationsService(db, config);
-});
-
-afterAll(async () => {
-  await database?.drop();
 });
 
 const inDays = (days: number) => new Date(Date.now() + days * DAY).toISOString();

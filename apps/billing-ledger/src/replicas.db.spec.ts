@@ -10,13 +10,13 @@ import { ADMIN_DATABASE_URL, NatsServer, startNats, waitFor } from '../../../tes
 import { checkBooks } from '../../../test/support/ledger-books';
 import { MigratedDatabase, migratedDatabase } from '../../../test/support/service-database';
 import { AccountsService } from './accounts.service';
-import { BillingConfig } from './config';
 import { CreditsService } from './credits.service';
 import { ReservationEntity, TransferEntity } from './entities';
 import { billingLedger } from './main';
 import { PlanOverrides } from './plans';
 import { ReservationsService } from './reservations.service';
 import { declareSettlementStream, SettlementConsumer } from './settlement-stream';
+import { billingTestConfig } from '../../../test/support/service-configs';
 
 /**
  * Step 6 and the settlement batches with two ledger replicas: two ReservationsService instances, each on a
@@ -25,14 +25,7 @@ import { declareSettlementStream, SettlementConsumer } from './settlement-stream
  * them the way a dying process would.
  */
 const REPLICA_B = `replica_b_${randomBytes(3).toString('hex')}`;
-const config: BillingConfig = {
-  settleAfterMs: 120_000,
-  sweepIntervalMs: 5_000,
-  billingUrl: 'http://app.test/app/billing',
-  upgradeUrl: 'http://app.test/app/billing/plans',
-  redisUrl: null,
-  moneyLeases: true,
-};
+const config = billingTestConfig();
 const logger = createLogger('billing-ledger', 'silent');
 const BURST = 200;
 

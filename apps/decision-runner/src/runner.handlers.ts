@@ -1,30 +1,5 @@
-import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import {
-  ExecutionInputRequest,
-  CopyDecisionsRequest,
-  CreateDecisionRequest,
-  CompareVersionsRequest,
-  DecisionOverviewRequest,
-  DecisionRef,
-  DeployRequest,
-  RollbackRequest,
-  ReviewVersionRequest,
-  ExecutionOutcomesRequest,
-  LeaseExecutionsRequest,
-  FitCalibrationRequest,
-  GetContractRequest,
-  GetDecisionRequest,
-  ListExecutionsRequest,
-  PlaygroundRunRequest,
-  QualityReportRequest,
-  RecordOutcomeRequest,
-  RunDecisionRequest,
-  SaveDraftRequest,
-  SetEndpointRequest,
-  SUBJECTS,
-  WorkspaceScoped,
-} from '@ds/contracts';
+import { SUBJECTS } from '@ds/contracts';
+import { subjectHandlers } from '@ds/platform';
 import { DecisionDetails } from './decisions/decision-details';
 import { DecisionsService } from './decisions/decisions.service';
 import { VersionsService } from './decisions/versions.service';
@@ -35,127 +10,41 @@ import { OutcomesService } from './quality/outcomes.service';
 import { QualityService } from './quality/quality.service';
 import { RunService } from './runs/run.service';
 
-@Controller()
-export class RunnerHandlers {
-  constructor(
-    private readonly runs: RunService,
-    private readonly decisions: DecisionsService,
-    private readonly executions: ExecutionsQuery,
-    private readonly details: DecisionDetails,
-    private readonly playground: PlaygroundService,
-    private readonly versions: VersionsService,
-    private readonly outcomes: OutcomesService,
-    private readonly quality: QualityService,
-    private readonly overviews: OverviewQuery,
-  ) {}
-
-  @MessagePattern(SUBJECTS.runner.run)
-  run(@Payload() request: RunDecisionRequest) {
-    return this.runs.run(request);
-  }
-
-  @MessagePattern(SUBJECTS.runner.listDecisions)
-  listDecisions(@Payload() request: WorkspaceScoped) {
-    return this.decisions.list(request.workspaceId);
-  }
-
-  @MessagePattern(SUBJECTS.runner.getContract)
-  getContract(@Payload() request: GetContractRequest) {
-    return this.decisions.contract(request.workspaceId, request.slug);
-  }
-
-  @MessagePattern(SUBJECTS.runner.createDecision)
-  create(@Payload() request: CreateDecisionRequest) {
-    return this.decisions.create(request);
-  }
-
-  @MessagePattern(SUBJECTS.runner.saveDraft)
-  saveDraft(@Payload() request: SaveDraftRequest) {
-    return this.decisions.saveDraft(request);
-  }
-
-  @MessagePattern(SUBJECTS.runner.deploy)
-  deploy(@Payload() request: DeployRequest) {
-    return this.decisions.deploy(request);
-  }
-
-  @MessagePattern(SUBJECTS.runner.listVersions)
-  listVersions(@Payload() request: DecisionRef) {
-    return this.versions.list(request);
-  }
-
-  @MessagePattern(SUBJECTS.runner.compareVersions)
-  compareVersions(@Payload() request: CompareVersionsRequest) {
-    return this.versions.compare(request);
-  }
-
-  @MessagePattern(SUBJECTS.runner.reviewVersion)
-  reviewVersion(@Payload() request: ReviewVersionRequest) {
-    return this.versions.review(request);
-  }
-
-  @MessagePattern(SUBJECTS.runner.rollback)
-  rollback(@Payload() request: RollbackRequest) {
-    return this.versions.rollback(request);
-  }
-
-  @MessagePattern(SUBJECTS.runner.setEndpoint)
-  setEndpoint(@Payload() request: SetEndpointRequest) {
-    return this.decisions.setEndpoint(request);
-  }
-
-  @MessagePattern(SUBJECTS.runner.copyDecisions)
-  copyDecisions(@Payload() request: CopyDecisionsRequest) {
-    return this.decisions.copy(request);
-  }
-
-  @MessagePattern(SUBJECTS.runner.executionOutcomes)
-  executionOutcomes(@Payload() request: ExecutionOutcomesRequest) {
-    return this.executions.outcomes(request);
-  }
-
-  @MessagePattern(SUBJECTS.runner.leaseExecutions)
-  leaseExecutions(@Payload() request: LeaseExecutionsRequest) {
-    return this.executions.leaseExecutions(request);
-  }
-
-  @MessagePattern(SUBJECTS.runner.listExecutions)
-  listExecutions(@Payload() request: ListExecutionsRequest) {
-    return this.executions.list(request);
-  }
-
-  @MessagePattern(SUBJECTS.runner.decisionOverview)
-  decisionOverview(@Payload() request: DecisionOverviewRequest) {
-    return this.overviews.overview(request);
-  }
-
-  @MessagePattern(SUBJECTS.runner.getDecision)
-  getDecision(@Payload() request: GetDecisionRequest) {
-    return this.details.get(request);
-  }
-
-  @MessagePattern(SUBJECTS.runner.playground)
-  playgroundRun(@Payload() request: PlaygroundRunRequest) {
-    return this.playground.run(request);
-  }
-
-  @MessagePattern(SUBJECTS.runner.executionInput)
-  executionInput(@Payload() request: ExecutionInputRequest) {
-    return this.executions.input(request);
-  }
-
-  @MessagePattern(SUBJECTS.runner.recordOutcome)
-  recordOutcome(@Payload() request: RecordOutcomeRequest) {
-    return this.outcomes.record(request);
-  }
-
-  @MessagePattern(SUBJECTS.runner.qualityReport)
-  qualityReport(@Payload() request: QualityReportRequest) {
-    return this.quality.report(request);
-  }
-
-  @MessagePattern(SUBJECTS.runner.fitCalibration)
-  fitCalibration(@Payload() request: FitCalibrationRequest) {
-    return this.quality.fit(request);
-  }
-}
+export const RunnerHandlers = subjectHandlers(
+  'RunnerHandlers',
+  {
+    runs: RunService,
+    decisions: DecisionsService,
+    executions: ExecutionsQuery,
+    details: DecisionDetails,
+    playground: PlaygroundService,
+    versions: VersionsService,
+    outcomes: OutcomesService,
+    quality: QualityService,
+    overviews: OverviewQuery,
+  },
+  (on) => [
+    on(SUBJECTS.runner.run, ({ runs }, request) => runs.run(request)),
+    on(SUBJECTS.runner.listDecisions, ({ decisions }, request) => decisions.list(request.workspaceId)),
+    on(SUBJECTS.runner.getContract, ({ decisions }, request) => decisions.contract(request.workspaceId, request.slug)),
+    on(SUBJECTS.runner.createDecision, ({ decisions }, request) => decisions.create(request)),
+    on(SUBJECTS.runner.saveDraft, ({ decisions }, request) => decisions.saveDraft(request)),
+    on(SUBJECTS.runner.deploy, ({ decisions }, request) => decisions.deploy(request)),
+    on(SUBJECTS.runner.listVersions, ({ versions }, request) => versions.list(request)),
+    on(SUBJECTS.runner.compareVersions, ({ versions }, request) => versions.compare(request)),
+    on(SUBJECTS.runner.reviewVersion, ({ versions }, request) => versions.review(request)),
+    on(SUBJECTS.runner.rollback, ({ versions }, request) => versions.rollback(request)),
+    on(SUBJECTS.runner.setEndpoint, ({ decisions }, request) => decisions.setEndpoint(request)),
+    on(SUBJECTS.runner.copyDecisions, ({ decisions }, request) => decisions.copy(request)),
+    on(SUBJECTS.runner.executionOutcomes, ({ executions }, request) => executions.outcomes(request)),
+    on(SUBJECTS.runner.leaseExecutions, ({ executions }, request) => executions.leaseExecutions(request)),
+    on(SUBJECTS.runner.listExecutions, ({ executions }, request) => executions.list(request)),
+    on(SUBJECTS.runner.decisionOverview, ({ overviews }, request) => overviews.overview(request)),
+    on(SUBJECTS.runner.getDecision, ({ details }, request) => details.get(request)),
+    on(SUBJECTS.runner.playground, ({ playground }, request) => playground.run(request)),
+    on(SUBJECTS.runner.executionInput, ({ executions }, request) => executions.input(request)),
+    on(SUBJECTS.runner.recordOutcome, ({ outcomes }, request) => outcomes.record(request)),
+    on(SUBJECTS.runner.qualityReport, ({ quality }, request) => quality.report(request)),
+    on(SUBJECTS.runner.fitCalibration, ({ quality }, request) => quality.fit(request)),
+  ],
+);

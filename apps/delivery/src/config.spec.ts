@@ -1,39 +1,13 @@
-import { randomBytes } from 'node:crypto';
-import { EnvReader } from '@ds/platform';
-import { sealingKeyFingerprint } from '@ds/sealing';
 import { DEV_DELIVERY_SECRETS_KEY, readDeliveryConfig } from './config';
+import { itReadsSealingKeys, readConfig } from '../../../test/support/service-configs';
 
-function read(env: Record<string, string>) {
-  const reader = new EnvReader(env);
-  const config = readDeliveryConfig(reader);
-  let problem: string | null = null;
-  try {
-    reader.done();
-  } catch (error) {
-    problem = (error as Error).message;
-  }
-  return { config, problem };
-}
+const read = (env: Record<string, string>) => readConfig(readDeliveryConfig, env);
 
 describe('delivery signing-secrets key configuration', () => {
-  it('requires DELIVERY_SECRETS_KEY unless the development key is asked for explicitly', () => {
-    expect(read({}).problem).toBe(
-      'invalid configuration: DELIVERY_SECRETS_KEY is required (openssl rand -base64 32); only the all-in-one launcher runs without it, with DELIVERY_SECRETS_DEV_KEY=true',
-    );
-    const dev = read({ DELIVERY_SECRETS_DEV_KEY: 'true' });
-    expect(dev.problem).toBeNull();
-    expect(dev.config.secretsKeyIsDev).toBe(true);
-    expect(dev.config.secretsKeys.primaryId).toBe(sealingKeyFingerprint(DEV_DELIVERY_SECRETS_KEY));
-  });
-
-  it('reads a ring of named keys, the first sealing', () => {
-    const first = randomBytes(32);
-    const { config, problem } = read({ DELIVERY_SECRETS_KEY: `2025-06:${first.toString('base64')},2024-01:${randomBytes(32).toString('base64')}` });
-    expect(problem).toBeNull();
-    expect(config.secretsKeyIsDev).toBe(false);
-    expect(config.secretsKeys.primaryId).toBe('2025-06');
-    expect(config.secretsKeys.keys.get('2025-06')?.equals(first)).toBe(true);
-  });
+  itReadsSealingKeys(read, { variable: 'DELIVERY_SECRETS_KEY', devSwitch: 'DELIVERY_SECRETS_DEV_KEY', developmentKey: DEV_DELIVERY_SECRETS_KEY }, (config) => ({
+    keyring: config.secretsKeys,
+    development: config.secretsKeyIsDev,
+  }));
 });
 
 describe('delivery configuration', () => {

@@ -10,17 +10,16 @@ import { delivery } from './main';
 import { DeliveryPurge } from './purge';
 import { SigningSecretsService } from './signing-secrets.service';
 import { defined } from '../../../test/e2e/support/api';
-import { MigratedDatabase, migratedDatabase } from '../../../test/support/service-database';
+import { useMigratedDatabase } from '../../../test/support/service-database';
 
 /** Against a real PostgreSQL with the delivery service's own migrations. */
-let database: MigratedDatabase;
+const database = useMigratedDatabase('delivery_store', delivery.database, 5);
 let db: DataSource;
 let store: DeliveriesStore;
 let secrets: SigningSecretsService;
 let counter = 0;
 
-beforeAll(async () => {
-  database = await migratedDatabase('delivery_store', delivery.database, 5);
+beforeAll(() => {
   db = database.dataSource;
   store = new DeliveriesStore(db);
   secrets = new SigningSecretsService(
@@ -28,10 +27,6 @@ beforeAll(async () => {
     { secretsKeys: singleKeyring(randomBytes(32)), secretsKeyIsDev: false } as DeliveryConfig,
     createLogger('delivery', 'silent'),
   );
-});
-
-afterAll(async () => {
-  await database?.drop();
 });
 
 function message(workspaceId: string, overrides: Partial<DeliveryMessage> = {}): DeliveryMessage {

@@ -1,8 +1,7 @@
 import { Counter } from 'prom-client';
 import { Logger, OutageLog, redact } from '@ds/platform';
-import { WindowDecision, WORKSPACE_ATTEMPTS_PER_MINUTE, WORKSPACE_WINDOW_MS } from '@ds/webhooks';
+import { SlidingWindow, WindowDecision, WORKSPACE_ATTEMPTS_PER_MINUTE, WORKSPACE_WINDOW_MS } from '@ds/webhooks';
 import { RedisWindow, WindowStoreUnavailable } from './redis-window';
-import { SlidingWindow } from './workspace-window';
 
 /** An attempt may start: `startedAt` is the moment it was counted. Or it has to wait `waitMs` and ask again. */
 export type WindowSlot = { startedAt: number } | { waitMs: number };

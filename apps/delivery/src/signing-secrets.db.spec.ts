@@ -1,32 +1,26 @@
-import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { ServiceError } from '@ds/contracts';
 import { createLogger, migrateDatabase } from '@ds/platform';
-import { Keyring, parseKeyring } from '@ds/sealing';
+import { Keyring } from '@ds/sealing';
 import { isSigningSecret, newSigningSecret } from '@ds/webhooks';
 import { DeliveryConfig } from './config';
 import { delivery } from './main';
 import { Deliveries1795448851605 } from './migrations/1795448851605-deliveries';
 import { SigningSecretsService } from './signing-secrets.service';
-import { MigratedDatabase, migratedDatabase } from '../../../test/support/service-database';
+import { useMigratedDatabase } from '../../../test/support/service-database';
+import { keyring, randomKeyText, refusal } from '../../../test/support/keyrings';
 
 /**
  * Signing secrets at rest against a real PostgreSQL: the database starts at the delivery schema from before sealing,
  * holds plaintext secrets there, and is then migrated, as an installation that upgrades.
  */
 const logger = createLogger('delivery', 'silent');
-const oldKey = randomBytes(32).toString('base64');
-const newKey = randomBytes(32).toString('base64');
+const oldKey = randomKeyText();
+const newKey = randomKeyText();
 
-let database: MigratedDatabase;
+const database = useMigratedDatabase('delivery_sealing', { ...delivery.database, migrations: [Deliveries1795448851605] }, 4);
 let db: DataSource;
 const legacy = { current: newSigningSecret(), previous: newSigningSecret(), expired: newSigningSecret() };
-
-function ring(raw: string): Keyring {
-  const parsed = parseKeyring(raw);
-  if ('problem' in parsed) throw new Error(parsed.problem);
-  return parsed;
-}
 
 function service(keys: Keyring): SigningSecretsService {
   return new SigningSecretsService(db, { secretsKeys: keys, secretsKeyIsDev: false } as DeliveryConfig, logger);
@@ -60,17 +54,7 @@ function expectNoPlaintext(rows: RawRow[], secrets: readonly string[]): void {
   }
 }
 
-async function refusal(work: Promise<unknown>): Promise<unknown> {
-  try {
-    await work;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a refusal');
-}
-
 beforeAll(async () => {
-  database = await migratedDatabase('delivery_sealing', { ...delivery.database, migrations: [Deliveries1795448851605] }, 4);
   db = database.dataSource;
   // Written by the delivery service before signing secrets were sealed.
   await db.query(`INSERT INTO signing_secrets (workspace_id, secret, expires_at) VALUES ('ws_legacy', $1, now() + interval '1 hour')`, [legacy.previous]);
@@ -81,13 +65,9 @@ beforeAll(async () => {
   await migrateDatabase(database.url, delivery.database, logger);
 });
 
-afterAll(async () => {
-  await database?.drop();
-});
-
 describe('signing secrets at rest', () => {
   it('from before the migration are read as they are, then sealed at start-up, once', async () => {
-    const secrets = service(ring(`old:${oldKey}`));
+    const secrets = service(keyring(`old:${oldKey}`));
     expect(await secrets.signing('ws_legacy')).toEqual([legacy.current, legacy.previous]);
     expect((await raw('ws_legacy')).map((row) => row.unsealed_secret)).toEqual([legacy.previous, legacy.current]);
 
@@ -102,7 +82,7 @@ describe('signing secrets at rest', () => {
   });
 
   it('are stored sealed when created and when rotated', async () => {
-    const secrets = service(ring(`old:${oldKey}`));
+    const secrets = service(keyring(`old:${oldKey}`));
     const [first] = await secrets.signing('ws_new');
     const rotated = await secrets.rotate('ws_new');
     expect(isSigningSecret(first)).toBe(true);
@@ -115,10 +95,10 @@ describe('signing secrets at rest', () => {
   });
 
   it('are read after DELIVERY_SECRETS_KEY is rotated, sealed again under the new key, and then need only it', async () => {
-    const before = service(ring(`old:${oldKey}`));
+    const before = service(keyring(`old:${oldKey}`));
     const [secret] = await before.signing('ws_rotate_key');
 
-    const rotated = service(ring(`new:${newKey},old:${oldKey}`));
+    const rotated = service(keyring(`new:${newKey},old:${oldKey}`));
     expect(await rotated.signing('ws_rotate_key')).toEqual([secret]);
     const [created] = await rotated.signing('ws_created_after');
     expect((await raw('ws_created_after')).map((row) => row.key_id)).toEqual(['new']);
@@ -129,7 +109,7 @@ describe('signing secrets at rest', () => {
     expect(swept.unreadable).toBe(0);
     expect((await raw('ws_rotate_key')).map((row) => row.key_id)).toEqual(['new']);
 
-    const newOnly = service(ring(`new:${newKey}`));
+    const newOnly = service(keyring(`new:${newKey}`));
     expect(await newOnly.signing('ws_rotate_key')).toEqual([secret]);
     expect(await newOnly.signing('ws_created_after')).toEqual([created]);
     expect(await newOnly.signing('ws_legacy')).toEqual([legacy.current, legacy.previous]);
@@ -137,9 +117,9 @@ describe('signing secrets at rest', () => {
   });
 
   it('under a key no longer listed are reported and never signed with, nor replaced', async () => {
-    const gone = service(ring(`gone:${randomBytes(32).toString('base64')}`));
+    const gone = service(keyring(`gone:${randomKeyText()}`));
     await gone.signing('ws_orphan');
-    const keys = ring(`new:${newKey}`);
+    const keys = keyring(`new:${newKey}`);
     const secrets = service(keys);
     expect(await secrets.sealAtRest()).toEqual({ sealed: 0, resealed: 0, unreadable: 1 });
     expect(String(await refusal(secrets.signing('ws_orphan')))).toContain('DELIVERY_SECRETS_KEY does not open');
@@ -148,7 +128,7 @@ describe('signing secrets at rest', () => {
   });
 
   it('copied onto another workspace’s row, or another row of the same workspace, do not open', async () => {
-    const secrets = service(ring(`new:${newKey}`));
+    const secrets = service(keyring(`new:${newKey}`));
     await secrets.signing('ws_victim');
     await secrets.signing('ws_thief');
     await secrets.rotate('ws_thief');
@@ -165,7 +145,7 @@ describe('signing secrets at rest', () => {
   });
 
   it('refuse a row that holds its secret twice, or neither way', async () => {
-    const secrets = service(ring(`new:${newKey}`));
+    const secrets = service(keyring(`new:${newKey}`));
     await secrets.signing('ws_constraint');
     const [row] = await raw('ws_constraint');
     await expect(db.query(`UPDATE signing_secrets SET unsealed_secret = 'whsec_x' WHERE id = $1`, [row!.id])).rejects.toThrow(/signing_secrets_held_once/);

@@ -1,37 +1,26 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { createLogger } from '@ds/platform';
-import { Keyring, parseKeyring } from '@ds/sealing';
 import { DeliveryConfig } from './config';
 import { delivery } from './main';
 import { WorkspaceSecretsService } from './workspace-secrets.service';
-import { MigratedDatabase, migratedDatabase } from '../../../test/support/service-database';
+import { useMigratedDatabase } from '../../../test/support/service-database';
+import { keyring, randomKeyText } from '../../../test/support/keyrings';
 
 /** Workspace secrets against a real PostgreSQL: sealed at rest, 50 per workspace under races, resealed after a key rotation. */
 const logger = createLogger('delivery', 'silent');
-const firstKey = randomBytes(32).toString('base64');
-const secondKey = randomBytes(32).toString('base64');
+const firstKey = randomKeyText();
+const secondKey = randomKeyText();
 
-let database: MigratedDatabase;
+const database = useMigratedDatabase('delivery_workspace_secrets', delivery.database, 8);
 let db: DataSource;
 
-function ring(raw: string): Keyring {
-  const parsed = parseKeyring(raw);
-  if ('problem' in parsed) throw new Error(parsed.problem);
-  return parsed;
-}
-
-function service(keys = ring(firstKey)): WorkspaceSecretsService {
+function service(keys = keyring(firstKey)): WorkspaceSecretsService {
   return new WorkspaceSecretsService(db, { secretsKeys: keys, secretsKeyIsDev: false } as DeliveryConfig, logger);
 }
 
 beforeAll(async () => {
-  database = await migratedDatabase('delivery_workspace_secrets', delivery.database, 8);
   db = database.dataSource;
-});
-
-afterAll(async () => {
-  await database?.drop();
 });
 
 describe('workspace secrets', () => {
@@ -95,11 +84,11 @@ describe('workspace secrets', () => {
 
   it('seals every secret again under the new first key after a rotation, so the old key can go', async () => {
     const ws = randomUUID();
-    await service(ring(firstKey)).put(ws, 'ROTATED', 'kept-across-rotation');
-    const rotated = service(ring(`${secondKey},${firstKey}`));
+    await service(keyring(firstKey)).put(ws, 'ROTATED', 'kept-across-rotation');
+    const rotated = service(keyring(`${secondKey},${firstKey}`));
     const counts = await rotated.sealAtRest();
     // The copied row of the test above opens under no key: it is counted and left, the rest go on.
     expect(counts.resealed).toBeGreaterThanOrEqual(1);
-    expect(await service(ring(secondKey)).values(ws, ['ROTATED'])).toEqual({ ROTATED: 'kept-across-rotation' });
+    expect(await service(keyring(secondKey)).values(ws, ['ROTATED'])).toEqual({ ROTATED: 'kept-across-rotation' });
   });
 });

@@ -195,6 +195,44 @@ export function useCursorList<T extends { id: string }>(fetchPage: (cursor: stri
   return { rows, error, busy, cursor, load, replace };
 }
 
+/**
+ * A labelled drop-down of `options`, after `first` (an "any" or "draft" choice) when given; `onChange` hears the
+ * value chosen.
+ */
+export function Choice({
+  label,
+  value,
+  options,
+  onChange,
+  first,
+  name,
+  id,
+  className = 'field narrow',
+}: {
+  label: string;
+  value: string | number;
+  options: ReadonlyArray<{ value: string | number; label: ReactNode }>;
+  onChange: (value: string) => void;
+  first?: { value: string; label: string };
+  name?: string;
+  id?: string;
+  className?: string;
+}) {
+  return (
+    <label className={className} htmlFor={id}>
+      <span>{label}</span>
+      <select id={id} name={name} value={value} onChange={(event) => onChange(event.target.value)}>
+        {first && <option value={first.value}>{first.label}</option>}
+        {options.map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 /** A status filter and a refresh button above a cursor list. */
 export function ListToolbar({
   label,
@@ -214,16 +252,7 @@ export function ListToolbar({
   const { t } = useApp();
   return (
     <div className="toolbar">
-      <label className="field narrow">
-        <span>{label}</span>
-        <select value={value} onChange={(event) => onChange(event.target.value)}>
-          {options.map((option) => (
-            <option key={option.value} value={option.value}>
-              {option.label}
-            </option>
-          ))}
-        </select>
-      </label>
+      <Choice label={label} value={value} options={options} onChange={onChange} />
       <button type="button" onClick={onRefresh} disabled={busy}>
         {t('ex.refresh')}
       </button>

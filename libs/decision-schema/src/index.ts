@@ -48,6 +48,28 @@ export { estimateTokens, questionTokens, type QuestionTokens } from './tokens';
 export { jsonDiff, type Change } from './json-diff';
 export { contractChanges, breakingChanges, type BreakingChange } from './contract-changes';
 export {
+  operandsOf,
+  operandId,
+  operatorsFor,
+  optionValues,
+  levelLabelsOf,
+  valueFits,
+  conditionFor,
+  newCondition,
+  renameReferences,
+  termFor,
+  retypeDestination,
+  hasUrl,
+  takesHeaders,
+  templatePlaceholders,
+  paramSources,
+  freshParamSource,
+  type Operand,
+  type ConditionOn,
+  type ValueKind,
+} from './draft-forms';
+export { DESTINATION_FIELDS, DESTINATION_COMMON_FIELDS } from './validate-destinations';
+export {
   reviewVersions,
   describeSchema,
   missingSecrets,

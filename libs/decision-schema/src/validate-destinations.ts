@@ -45,8 +45,10 @@ import { mentionsSecrets, referencedSecrets, SECRET_NAME, withoutSecretReference
 import { AGENT_MODES, DESTINATION_TYPES, HTTP_METHODS, PARAM_ROOTS, type DestinationType } from './schema-types';
 import { validateConditionList, type ConditionScope } from './validate-conditions';
 
-const COMMON_PROPERTIES = ['key', 'type', 'description', 'when', 'params', 'headers'];
-const TYPE_PROPERTIES: Record<DestinationType, readonly string[]> = {
+/** The fields every destination may have. */
+export const DESTINATION_COMMON_FIELDS: readonly string[] = ['key', 'type', 'description', 'when', 'params', 'headers'];
+/** The fields each destination type has besides the common ones. */
+export const DESTINATION_FIELDS: Record<DestinationType, readonly string[]> = {
   reply: ['text', 'buttons'],
   function: ['function'],
   llm: ['prompt', 'input', 'model', 'maxTokens', 'temperature', 'timeoutMs'],
@@ -78,7 +80,7 @@ export function validateDestinations(value: unknown, path: Path, issues: Issues,
     const typeKnown =
       expectRequired(destination, 'type', destinationPath, issues) && expectOneOf(destination.type, DESTINATION_TYPES, [...destinationPath, 'type'], issues);
     const type = destination.type as DestinationType;
-    if (typeKnown) expectObject(destination, destinationPath, issues, [...COMMON_PROPERTIES, ...TYPE_PROPERTIES[type]]);
+    if (typeKnown) expectObject(destination, destinationPath, issues, [...DESTINATION_COMMON_FIELDS, ...DESTINATION_FIELDS[type]]);
     if (expectRequired(destination, 'key', destinationPath, issues) && expectKey(destination.key, [...destinationPath, 'key'], issues)) {
       claimUnique(keys, destination.key, [...destinationPath, 'key'], issues);
     }
@@ -92,8 +94,8 @@ export function validateDestinations(value: unknown, path: Path, issues: Issues,
     if (isGiven(destination.headers)) validateHeaders(destination.headers, [...destinationPath, 'headers'], issues);
     if (!typeKnown) return;
     validateTypeFields(type, destination, destinationPath, issues);
-    if (params) checkPlaceholders(destination, TYPE_PROPERTIES[type], params, destinationPath, issues);
-    checkSecretsOutsideHeaders(destination, TYPE_PROPERTIES[type], destinationPath, issues);
+    if (params) checkPlaceholders(destination, DESTINATION_FIELDS[type], params, destinationPath, issues);
+    checkSecretsOutsideHeaders(destination, DESTINATION_FIELDS[type], destinationPath, issues);
   });
 }
 

@@ -28,3 +28,5 @@ export * from './redis-client';
 export * from './one-replica';
 export * from './group-commit';
 export * from './jetstream-durables';
+export * from './subject-handlers';
+export * from './fair-queue';

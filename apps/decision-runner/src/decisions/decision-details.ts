@@ -1,17 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { DecisionDetailsReply, GetDecisionRequest } from '@ds/contracts';
 import { DecisionStore } from './decision.store';
 
 /** One decision as the application's editor and deploy screen read it. */
 @Injectable()
 export class DecisionDetails {
-  private readonly decisions: DecisionStore;
-
-  constructor(@InjectDataSource() db: DataSource) {
-    this.decisions = DecisionStore.of(db);
-  }
+  constructor(private readonly decisions: DecisionStore) {}
 
   async get(request: GetDecisionRequest): Promise<DecisionDetailsReply> {
     const decision = await this.decisions.requireByIdOrSlug(request.workspaceId, request.decision);

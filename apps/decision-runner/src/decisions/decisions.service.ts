@@ -1,6 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import {
   CopyDecisionsReply,
   CopyDecisionsRequest,
@@ -15,7 +13,7 @@ import {
   SetEndpointRequest,
   SUBJECTS,
 } from '@ds/contracts';
-import { checkDecisionMeta, decisionContract } from '@ds/decision-schema';
+import { checkDecisionMeta, decisionContract, DecisionContract } from '@ds/decision-schema';
 import { newId } from '@ds/ids';
 import { isUniqueViolation, PLATFORM, RpcClient } from '@ds/platform';
 import { DecisionRunnerConfig } from '../config';
@@ -26,17 +24,13 @@ import { VersionCache } from './version-cache';
 
 @Injectable()
 export class DecisionsService {
-  private readonly decisions: DecisionStore;
-
   constructor(
-    @InjectDataSource() db: DataSource,
+    private readonly decisions: DecisionStore,
     @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
     @Inject(PLATFORM.config) private readonly config: DecisionRunnerConfig,
     private readonly versions: VersionCache,
     private readonly runnable: DecisionCache,
-  ) {
-    this.decisions = DecisionStore.of(db);
-  }
+  ) {}
 
   async create(request: CreateDecisionRequest): Promise<DecisionCreatedReply> {
     const metaIssues = checkDecisionMeta({ slug: request.slug, name: request.name, description: request.description });
@@ -129,12 +123,12 @@ export class DecisionsService {
     };
   }
 
-  async contract(workspaceId: string, slug: string): Promise<Record<string, unknown>> {
+  async contract(workspaceId: string, slug: string): Promise<DecisionContract> {
     const decision = await this.decisions.findBySlug({ workspaceId, slug });
     if (!decision) throw new ServiceError('DECISION_NOT_FOUND', `No decision ${slug} in this workspace.`);
     if (decision.activeVersion === null) throw new ServiceError('DECISION_NOT_DEPLOYED', `The decision ${slug} has never been deployed.`);
     const schema = await this.versions.get(decision.id, decision.activeVersion);
-    return decisionContract({ slug, status: 'deployed', version: decision.activeVersion, schema }) as unknown as Record<string, unknown>;
+    return decisionContract({ slug, status: 'deployed', version: decision.activeVersion, schema });
   }
 
   /**

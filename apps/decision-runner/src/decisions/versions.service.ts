@@ -1,6 +1,4 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import {
   CompareVersionsReply,
   CompareVersionsRequest,
@@ -36,15 +34,12 @@ import { DecisionStore } from './decision.store';
 @Injectable()
 export class VersionsService {
   private readonly logger = new Logger(VersionsService.name);
-  private readonly decisions: DecisionStore;
 
   constructor(
-    @InjectDataSource() db: DataSource,
+    private readonly decisions: DecisionStore,
     @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
     private readonly runnable: DecisionCache,
-  ) {
-    this.decisions = DecisionStore.of(db);
-  }
+  ) {}
 
   /** Newest first, each with its contract changes and its review against the version before it. */
   async list(ref: DecisionRef): Promise<VersionListReply> {

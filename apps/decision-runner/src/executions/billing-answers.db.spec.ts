@@ -4,11 +4,12 @@ import { Evaluation } from '@ds/decision-schema';
 import { decisionRunner } from '../main';
 import { ExecutionBase, ExecutionRecorder } from './execution-recorder';
 import { ExecutionsQuery } from './executions.query';
-import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
+import { useMigratedDatabase } from '../../../../test/support/service-database';
+import { ExecutionStore } from './execution.store';
 
 /** What the runner tells the ledger's sweeper, against a real PostgreSQL with the runner's own migrations. */
 
-let database: MigratedDatabase;
+const database = useMigratedDatabase('runner_billing_answers', decisionRunner.database, 2);
 let db: DataSource;
 let recorder: ExecutionRecorder;
 let query: ExecutionsQuery;
@@ -16,14 +17,9 @@ const WS = 'ws_billing_answers';
 const LEASE = 'lease_AAAAAAAAAAAAAAAAAAAA';
 
 beforeAll(async () => {
-  database = await migratedDatabase('runner_billing_answers', decisionRunner.database, 2);
   db = database.dataSource;
   recorder = new ExecutionRecorder(db);
-  query = new ExecutionsQuery(db);
-});
-
-afterAll(async () => {
-  await database?.drop();
+  query = new ExecutionsQuery(new ExecutionStore(db));
 });
 
 function base(id: string, decisionId: string, leaseId: string | null = null): ExecutionBase {

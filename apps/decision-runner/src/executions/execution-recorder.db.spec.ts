@@ -8,22 +8,18 @@ import { waitFor } from '../../../../test/e2e/support/cluster';
 import { ExecutionBase, ExecutionRecorder } from './execution-recorder';
 import { STORED_INPUT } from './execution.store';
 import { ExecutionsQuery } from './executions.query';
-import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
+import { useMigratedDatabase } from '../../../../test/support/service-database';
+import { ExecutionStore } from './execution.store';
 
 /** Group commit against a real PostgreSQL with the runner's own migrations. */
 
-let database: MigratedDatabase;
+const database = useMigratedDatabase('runner_recorder', decisionRunner.database, 4);
 let db: DataSource;
 let recorder: ExecutionRecorder;
 
-beforeAll(async () => {
-  database = await migratedDatabase('runner_recorder', decisionRunner.database, 4);
+beforeAll(() => {
   db = database.dataSource;
   recorder = new ExecutionRecorder(db);
-});
-
-afterAll(async () => {
-  await database?.drop();
 });
 
 function base(workspaceId: string, n: number, input: object | null = null): ExecutionBase {
@@ -175,7 +171,7 @@ describe('ExecutionRecorder', () => {
     // One text, sent once: kept as sent in input_json; the jsonb copy reorders it (shorter keys first).
     expect(row!.kept).toBe(JSON.stringify({ state }));
     expect(JSON.stringify(JSON.parse(row!.sorted))).not.toBe(JSON.stringify({ state }));
-    const reads = new ExecutionsQuery(db);
+    const reads = new ExecutionsQuery(new ExecutionStore(db));
     const read = await reads.input({ workspaceId: 'ordered', executionId: 'exec_ordered1' } as never);
     expect(JSON.stringify(read.state)).toBe(JSON.stringify(state));
 

@@ -2,10 +2,11 @@ import { DataSource } from 'typeorm';
 import { EXECUTIONS_COUNT_CAP, ListExecutionsRequest } from '@ds/contracts';
 import { decisionRunner } from '../main';
 import { ExecutionsQuery } from './executions.query';
-import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
+import { useMigratedDatabase } from '../../../../test/support/service-database';
+import { ExecutionStore } from './execution.store';
 
 /** The executions lists' filters and bounded count, against a real PostgreSQL with rows of every source. */
-let database: MigratedDatabase;
+const database = useMigratedDatabase('runner_explorer', decisionRunner.database, 2);
 let db: DataSource;
 let executions: ExecutionsQuery;
 
@@ -53,9 +54,8 @@ async function ids(filters: Partial<ListExecutionsRequest>, workspaceId = 'ws_mi
 }
 
 beforeAll(async () => {
-  database = await migratedDatabase('runner_explorer', decisionRunner.database, 2);
   db = database.dataSource;
-  executions = new ExecutionsQuery(db);
+  executions = new ExecutionsQuery(new ExecutionStore(db));
   await seed('ws_mixed', [
     { id: 'exe_api_live', source: 'api', livemode: true, action: 'block', reason: { type: 'policy', rule: 0 } },
     { id: 'exe_hook_live', source: 'webhook', livemode: true, version: 2 },
@@ -68,10 +68,6 @@ beforeAll(async () => {
     { id: 'exe_other_decision', source: 'api', livemode: true, slug: 'other' },
   ]);
   await seed('ws_other', [{ id: 'exe_elsewhere', source: 'api', livemode: true }]);
-});
-
-afterAll(async () => {
-  await database?.drop();
 });
 
 describe('executions list filters', () => {

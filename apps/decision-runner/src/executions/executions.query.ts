@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, SelectQueryBuilder } from 'typeorm';
+import { SelectQueryBuilder } from 'typeorm';
 import {
   ExecutionInputReply,
   ExecutionInputRequest,
@@ -30,11 +29,7 @@ export const EXECUTIONS_PAGE_BYTES = 256 * 1024;
  */
 @Injectable()
 export class ExecutionsQuery {
-  private readonly executions: ExecutionStore;
-
-  constructor(@InjectDataSource() db: DataSource) {
-    this.executions = new ExecutionStore(db);
-  }
+  constructor(private readonly executions: ExecutionStore) {}
 
   async list(request: ListExecutionsRequest): Promise<ListExecutionsReply> {
     const query = this.pageQuery(request);

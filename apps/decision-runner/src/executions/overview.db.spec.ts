@@ -2,8 +2,6 @@ import { DataSource } from 'typeorm';
 import { ServiceError } from '@ds/contracts';
 import { Evaluation } from '@ds/decision-schema';
 import { createLogger } from '@ds/platform';
-import { singleKeyring } from '@ds/sealing';
-import { DEV_RUNNER_SECRETS_KEY } from '../config';
 import { decisionRunner } from '../main';
 import { RollupShards1796230000000 } from '../migrations/1796230000000-rollup-shards';
 import { RuleRollups1796330000000 } from '../migrations/1796330000000-rule-rollups';
@@ -12,11 +10,14 @@ import { ExecutionBase, ExecutionRecorder, successRow } from './execution-record
 import { INSERT_EXECUTIONS, insertParameters } from './execution.store';
 import { OverviewQuery } from './overview.query';
 import { ROLLUP_READS, rollupStatements } from './rollups';
-import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
+import { useMigratedDatabase } from '../../../../test/support/service-database';
 import { writeGeneratedExecutions } from '../../../../test/support/generated-executions';
+import { runnerTestConfig } from '../../../../test/support/service-configs';
+import { ExecutionStore } from './execution.store';
+import { DecisionStore } from '../decisions/decision.store';
 
 /** Rollups written with the executions, read back as the overview, against a real PostgreSQL. */
-let database: MigratedDatabase;
+const database = useMigratedDatabase('runner_overview', decisionRunner.database, 4);
 let db: DataSource;
 let recorder: ExecutionRecorder;
 let overviews: OverviewQuery;
@@ -24,10 +25,9 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
 beforeAll(async () => {
-  database = await migratedDatabase('runner_overview', decisionRunner.database, 4);
   db = database.dataSource;
   recorder = new ExecutionRecorder(db);
-  overviews = new OverviewQuery(db);
+  overviews = new OverviewQuery(DecisionStore.of(db), new ExecutionStore(db));
   for (const [workspace, id, slug] of [
     ['ws_live', 'dec_live', 'triage'],
     ['ws_bulk', 'dec_bulk', 'bulk'],
@@ -36,10 +36,6 @@ beforeAll(async () => {
   ]) {
     await db.query(`INSERT INTO decisions (id, workspace_id, slug, name, draft_schema, revision) VALUES ($1, $2, $3, $3, '{}', 1)`, [id, workspace, slug]);
   }
-});
-
-afterAll(async () => {
-  await database?.drop();
 });
 
 function base(n: number): ExecutionBase {
@@ -178,17 +174,7 @@ describe('decision overview', () => {
     const retention = new ExecutionRetention(
       db,
       { retentionDays: async (ids) => Object.fromEntries(ids.map((id) => [id, 40])) },
-      {
-        appUrl: 'http://app.test',
-        executionPurgeIntervalMs: 0,
-        allowPrivateTargets: false,
-        secretsKeys: singleKeyring(DEV_RUNNER_SECRETS_KEY),
-        secretsKeyIsDev: true,
-        redisUrl: null,
-        billingLeases: false,
-        labWorkers: 1,
-        labDbConnections: 1,
-      },
+      runnerTestConfig(),
       createLogger('decision-runner', 'silent'),
     );
     await retention.purge(now);

@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { DecisionOverviewRequest, ServiceError } from '@ds/contracts';
 import { CountRow, DecisionOverview, foldOverview, HistogramRow, parseOverviewRange, planOverview, PolicyRuleRow, summarizePolicy } from '@ds/decision-schema';
 import { ExecutionStore } from './execution.store';
@@ -9,13 +7,10 @@ import { DecisionStore } from '../decisions/decision.store';
 /** A decision's overview over a range, read from the rollups the run path keeps (never from the execution log). */
 @Injectable()
 export class OverviewQuery {
-  private readonly decisions: DecisionStore;
-  private readonly executions: ExecutionStore;
-
-  constructor(@InjectDataSource() db: DataSource) {
-    this.decisions = DecisionStore.of(db);
-    this.executions = new ExecutionStore(db);
-  }
+  constructor(
+    private readonly decisions: DecisionStore,
+    private readonly executions: ExecutionStore,
+  ) {}
 
   async overview(request: DecisionOverviewRequest, now = new Date()): Promise<DecisionOverview> {
     const checked = parseOverviewRange(request, now);

@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { createLogger, migrateDatabase } from '@ds/platform';
-import { Keyring, parseKeyring } from '@ds/sealing';
+import { Keyring } from '@ds/sealing';
 import { DecisionRunnerConfig } from '../config';
 import { decisionRunner } from '../main';
 import { DecisionHooks1795448775114 } from '../migrations/1795448775114-decision-hooks';
@@ -10,26 +9,23 @@ import { Initial1763780000000 } from '../migrations/1763780000000-initial';
 import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
 import { newHookSecret, newHookToken, tokenHash } from './hook-credentials';
 import { HooksService } from './hooks.service';
+import { keyring, randomKeyText, refusal } from '../../../../test/support/keyrings';
+import { DecisionStore } from '../decisions/decision.store';
+import { HookStore } from './hook.store';
 
 /**
  * Secret-URL secrets at rest against a real PostgreSQL: the database starts at the runner schema from before
  * sealing, holds plaintext secrets there, and is then migrated, as an installation that upgrades.
  */
 const logger = createLogger('decision-runner', 'silent');
-const oldKey = randomBytes(32).toString('base64');
-const newKey = randomBytes(32).toString('base64');
+const oldKey = randomKeyText();
+const newKey = randomKeyText();
 
 let database: MigratedDatabase;
 let db: DataSource;
 
-function ring(raw: string): Keyring {
-  const parsed = parseKeyring(raw);
-  if ('problem' in parsed) throw new Error(parsed.problem);
-  return parsed;
-}
-
 function service(keys: Keyring): HooksService {
-  return new HooksService(db, { secretsKeys: keys, secretsKeyIsDev: false } as DecisionRunnerConfig, logger);
+  return new HooksService(DecisionStore.of(db), new HookStore(db), { secretsKeys: keys, secretsKeyIsDev: false } as DecisionRunnerConfig, logger);
 }
 
 let sequence = 0;
@@ -65,15 +61,6 @@ function expectNoPlaintext(row: RawRow, secret: string): void {
   expect(row.whole_row).not.toContain('whsec_');
   expect(row.whole_row).not.toContain(secret.slice('whsec_'.length));
   expect(row.sealed_secret!.includes(Buffer.from(secret))).toBe(false);
-}
-
-async function refusal(work: Promise<unknown>): Promise<unknown> {
-  try {
-    await work;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a refusal');
 }
 
 const legacySecret = newHookSecret();
@@ -112,7 +99,7 @@ afterAll(async () => {
 
 describe('secret-URL secrets at rest', () => {
   it('from before the migration are read as they are, then sealed at start-up, once', async () => {
-    const hooks = service(ring(`old:${oldKey}`));
+    const hooks = service(keyring(`old:${oldKey}`));
     expect((await hooks.resolve(tokenHash(legacyToken)))?.secret).toBe(legacySecret);
     expect((await raw(legacy.decisionId)).unsealed_secret).toBe(legacySecret);
 
@@ -128,7 +115,7 @@ describe('secret-URL secrets at rest', () => {
   });
 
   it('are stored sealed when created, and gone when deleted', async () => {
-    const hooks = service(ring(`old:${oldKey}`));
+    const hooks = service(keyring(`old:${oldKey}`));
     const ref = await decision('ws_new');
     const token = (await hooks.enable(ref)).token!;
     const secret = (await hooks.createSecret(ref)).secret!;
@@ -144,30 +131,30 @@ describe('secret-URL secrets at rest', () => {
   });
 
   it('are read after RUNNER_SECRETS_KEY is rotated, sealed again under the new key, and then need only it', async () => {
-    const before = service(ring(`old:${oldKey}`));
+    const before = service(keyring(`old:${oldKey}`));
     const ref = await decision('ws_rotate_key');
     const token = (await before.enable(ref)).token!;
     const secret = (await before.createSecret(ref)).secret!;
 
-    const rotated = service(ring(`new:${newKey},old:${oldKey}`));
+    const rotated = service(keyring(`new:${newKey},old:${oldKey}`));
     expect((await rotated.resolve(tokenHash(token)))?.secret).toBe(secret);
     const swept = await rotated.sealAtRest();
     expect(swept).toMatchObject({ sealed: 0, unreadable: 0 });
     expect(swept.resealed).toBeGreaterThanOrEqual(2);
     expect((await raw(ref.decisionId)).secret_key_id).toBe('new');
 
-    const newOnly = service(ring(`new:${newKey}`));
+    const newOnly = service(keyring(`new:${newKey}`));
     expect((await newOnly.resolve(tokenHash(token)))?.secret).toBe(secret);
     expect((await newOnly.resolve(tokenHash(legacyToken)))?.secret).toBe(legacySecret);
     expect(await newOnly.sealAtRest()).toEqual({ sealed: 0, resealed: 0, unreadable: 0 });
   });
 
   it('under a key no longer listed are reported and refuse the call, never answered as no secret', async () => {
-    const gone = service(ring(`gone:${randomBytes(32).toString('base64')}`));
+    const gone = service(keyring(`gone:${randomKeyText()}`));
     const ref = await decision('ws_orphan');
     const token = (await gone.enable(ref)).token!;
     await gone.createSecret(ref);
-    const hooks = service(ring(`new:${newKey}`));
+    const hooks = service(keyring(`new:${newKey}`));
     expect(await hooks.sealAtRest()).toEqual({ sealed: 0, resealed: 0, unreadable: 1 });
     expect(await refusal(hooks.resolve(tokenHash(token)))).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
     expect((await raw(ref.decisionId)).secret_key_id).toBe('gone');
@@ -177,7 +164,7 @@ describe('secret-URL secrets at rest', () => {
   });
 
   it('copied onto another workspace’s URL, or another URL of the same workspace, do not open', async () => {
-    const hooks = service(ring(`new:${newKey}`));
+    const hooks = service(keyring(`new:${newKey}`));
     const victim = await decision('ws_victim');
     const thief = await decision('ws_thief');
     const sibling = await decision('ws_victim');
@@ -198,7 +185,7 @@ describe('secret-URL secrets at rest', () => {
   });
 
   it('refuse a row that holds its secret twice, or a sealed value without its key id', async () => {
-    const hooks = service(ring(`new:${newKey}`));
+    const hooks = service(keyring(`new:${newKey}`));
     const ref = await decision('ws_constraint');
     await hooks.enable(ref);
     await hooks.createSecret(ref);

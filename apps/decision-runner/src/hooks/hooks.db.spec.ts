@@ -6,24 +6,21 @@ import { singleKeyring } from '@ds/sealing';
 import { DecisionRunnerConfig } from '../config';
 import { decisionRunner } from '../main';
 import { defined } from '../../../../test/e2e/support/api';
-import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
+import { useMigratedDatabase } from '../../../../test/support/service-database';
 import { tokenHash } from './hook-credentials';
 import { HooksService } from './hooks.service';
+import { DecisionStore } from '../decisions/decision.store';
+import { HookStore } from './hook.store';
 
 /** The secret-URL state machine on a real PostgreSQL, concurrent changes included. */
-let database: MigratedDatabase;
+const database = useMigratedDatabase('runner_hooks', decisionRunner.database, 8);
 let db: DataSource;
 let hooks: HooksService;
 
-beforeAll(async () => {
-  database = await migratedDatabase('runner_hooks', decisionRunner.database, 8);
+beforeAll(() => {
   db = database.dataSource;
   const config = { secretsKeys: singleKeyring(randomBytes(32)), secretsKeyIsDev: false } as DecisionRunnerConfig;
-  hooks = new HooksService(db, config, createLogger('decision-runner', 'silent'));
-});
-
-afterAll(async () => {
-  await database?.drop();
+  hooks = new HooksService(DecisionStore.of(db), new HookStore(db), config, createLogger('decision-runner', 'silent'));
 });
 
 let sequence = 0;

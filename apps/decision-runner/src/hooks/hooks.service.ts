@@ -1,6 +1,4 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { DecisionRef, HookChangeReply, HookStateReply, ResolveHookReply, ServiceError } from '@ds/contracts';
 import { isUniqueViolation, Logger, PLATFORM, sealAtRest, SealingCounts } from '@ds/platform';
 import { openWithKeyring, rowAad, sealWithKeyring } from '@ds/sealing';
@@ -21,17 +19,12 @@ export function hookSecretAad(workspaceId: string, decisionId: string): Buffer {
  */
 @Injectable()
 export class HooksService implements OnModuleInit, OnApplicationBootstrap {
-  private readonly decisions: DecisionStore;
-  private readonly hooks: HookStore;
-
   constructor(
-    @InjectDataSource() db: DataSource,
+    private readonly decisions: DecisionStore,
+    private readonly hooks: HookStore,
     @Inject(PLATFORM.config) private readonly config: DecisionRunnerConfig,
     @Inject(PLATFORM.logger) private readonly logger: Logger,
-  ) {
-    this.decisions = DecisionStore.of(db);
-    this.hooks = new HookStore(db);
-  }
+  ) {}
 
   onModuleInit(): void {
     if (this.config.secretsKeyIsDev) {

@@ -5,13 +5,15 @@ import { RpcClient } from '@ds/platform';
 import { decisionRunner } from '../main';
 import { VersionCache } from '../decisions/version-cache';
 import { QualityService } from '../quality/quality.service';
-import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
+import { useMigratedDatabase } from '../../../../test/support/service-database';
 import { LabLimits, LabTurn } from './lab-limits.store';
 import { LabGate, LabPool } from './lab-pool';
+import { DecisionStore } from '../decisions/decision.store';
+import { QualityStore } from '../quality/quality.store';
 
 /** A workspace's turn and daily budget for fits, against a real PostgreSQL with the runner's own migrations. */
 
-let database: MigratedDatabase;
+const database = useMigratedDatabase('runner_lab_limits', decisionRunner.database, 8);
 let db: DataSource;
 let limits: LabLimits;
 let quality: QualityService;
@@ -33,10 +35,9 @@ const schema = normalizeSchema({
 });
 
 beforeAll(async () => {
-  database = await migratedDatabase('runner_lab_limits', decisionRunner.database, 8);
   db = database.dataSource;
   limits = new LabLimits(db);
-  quality = new QualityService(db, ledger, new VersionCache(db), limits, new LabPool(1), new LabGate(1));
+  quality = new QualityService(DecisionStore.of(db), new QualityStore(db), ledger, new VersionCache(db), limits, new LabPool(1), new LabGate(1));
   await db.query(
     `INSERT INTO decisions (id, workspace_id, slug, name, draft_schema, revision, active_version, endpoint_enabled) VALUES ('dec_f', 'ws_f', 'f', 'F', $1, 1, 1, true)`,
     [schema],
@@ -50,10 +51,6 @@ beforeAll(async () => {
             jsonb_build_object('answers', jsonb_build_object('intent', CASE WHEN i % 2 = 0 THEN 'refund' ELSE 'exchange' END), 'action', null)
        FROM generate_series(1, 60) AS i`,
   );
-});
-
-afterAll(async () => {
-  await database?.drop();
 });
 
 const fit = (workspaceId = 'ws_f') => quality.fit({ workspaceId, decisionId: 'dec_f', version: 1 });

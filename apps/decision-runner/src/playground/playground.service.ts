@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { PlaygroundRunRequest, ServiceError } from '@ds/contracts';
 import {
   planDestinations,
@@ -30,16 +28,12 @@ export const DRAFT_VERSION = 0;
  */
 @Injectable()
 export class PlaygroundService {
-  private readonly decisions: DecisionStore;
-
   constructor(
-    @InjectDataSource() db: DataSource,
+    private readonly decisions: DecisionStore,
     private readonly executor: RunExecutor,
     private readonly recorder: ExecutionRecorder,
     private readonly reservations: PlaygroundReservations,
-  ) {
-    this.decisions = DecisionStore.of(db);
-  }
+  ) {}
 
   async run(request: PlaygroundRunRequest): Promise<Record<string, unknown>> {
     const decision = await this.decisions.require(request);

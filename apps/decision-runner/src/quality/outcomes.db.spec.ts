@@ -5,11 +5,14 @@ import { decisionRunner } from '../main';
 import { LiveQualityLabels1796240000000 } from '../migrations/1796240000000-live-quality-labels';
 import { labelColumns } from './outcomes.service';
 import { VersionCache } from '../decisions/version-cache';
-import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
+import { useMigratedDatabase } from '../../../../test/support/service-database';
 import { OutcomesService } from './outcomes.service';
 import { QualityService } from './quality.service';
 import { LabLimits } from '../lab/lab-limits.store';
 import { LabGate, LabPool } from '../lab/lab-pool';
+import { ExecutionStore } from '../executions/execution.store';
+import { DecisionStore } from '../decisions/decision.store';
+import { QualityStore } from './quality.store';
 
 /** The ledger's answer to the plan a fit asks for: the free plan, whose daily budget these tests stay under. */
 const LEDGER = {
@@ -18,7 +21,7 @@ const LEDGER = {
 
 /** Outcomes and their labels against a real PostgreSQL with the runner's own migrations. */
 
-let database: MigratedDatabase;
+const database = useMigratedDatabase('runner_outcomes', decisionRunner.database, 2);
 let db: DataSource;
 let outcomes: OutcomesService;
 let quality: QualityService;
@@ -33,20 +36,15 @@ const schema = normalizeSchema({
 });
 
 beforeAll(async () => {
-  database = await migratedDatabase('runner_outcomes', decisionRunner.database, 2);
   db = database.dataSource;
   const versions = new VersionCache(db);
-  outcomes = new OutcomesService(db, versions);
-  quality = new QualityService(db, LEDGER, versions, new LabLimits(db), new LabPool(1), new LabGate(1));
+  outcomes = new OutcomesService(new ExecutionStore(db), versions);
+  quality = new QualityService(DecisionStore.of(db), new QualityStore(db), LEDGER, versions, new LabLimits(db), new LabPool(1), new LabGate(1));
   await db.query(
     `INSERT INTO decisions (id, workspace_id, slug, name, draft_schema, revision, active_version, endpoint_enabled) VALUES ('dec_q', 'ws_q', 'q', 'Q', $1, 1, 1, true)`,
     [schema],
   );
   await db.query(`INSERT INTO decision_versions (decision_id, version, schema) VALUES ('dec_q', 1, $1)`, [schema]);
-});
-
-afterAll(async () => {
-  await database?.drop();
 });
 
 async function execution(id: string, createdAt = new Date(), ran: { source?: string; version?: number; decision?: string } = {}): Promise<void> {

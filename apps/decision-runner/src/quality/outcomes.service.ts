@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { isLiveExecution, OutcomeReply, RecordOutcomeRequest, ServiceError } from '@ds/contracts';
 import { checkOutcome, outcomeLabels, QualityLabel } from '@ds/decision-schema';
 import { looksLikeId } from '@ds/ids';
@@ -14,14 +12,10 @@ import { ExecutionFacts, ExecutionStore } from '../executions/execution.store';
  */
 @Injectable()
 export class OutcomesService {
-  private readonly executions: ExecutionStore;
-
   constructor(
-    @InjectDataSource() db: DataSource,
+    private readonly executions: ExecutionStore,
     private readonly versions: VersionCache,
-  ) {
-    this.executions = new ExecutionStore(db);
-  }
+  ) {}
 
   async record(request: RecordOutcomeRequest): Promise<OutcomeReply> {
     const execution = await this.find(request.workspaceId, request.executionId);

@@ -1,17 +1,19 @@
 import { DataSource } from 'typeorm';
 import { createLogger, RpcClient } from '@ds/platform';
-import { singleKeyring } from '@ds/sealing';
 import { normalizeSchema, QualityCell } from '@ds/decision-schema';
-import { DecisionRunnerConfig, DEV_RUNNER_SECRETS_KEY } from '../config';
 import { decisionRunner } from '../main';
 import { VersionCache } from '../decisions/version-cache';
 import { ExecutionRetention } from '../retention/execution-retention';
 import { QualityRollups1796120000000 } from '../migrations/1796120000000-quality-rollups';
-import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
+import { useMigratedDatabase } from '../../../../test/support/service-database';
 import { OutcomesService } from './outcomes.service';
 import { QualityService } from './quality.service';
 import { LabLimits } from '../lab/lab-limits.store';
 import { LabGate, LabPool } from '../lab/lab-pool';
+import { runnerTestConfig } from '../../../../test/support/service-configs';
+import { ExecutionStore } from '../executions/execution.store';
+import { DecisionStore } from '../decisions/decision.store';
+import { QualityStore } from './quality.store';
 
 /** Only the report is read here; a fit would ask the ledger for the plan. */
 const NO_LEDGER = {
@@ -30,7 +32,7 @@ const DAY = 86_400_000;
 const START = Date.UTC(2030, 5, 1);
 const NOW = new Date(START + 6 * DAY);
 
-let database: MigratedDatabase;
+const database = useMigratedDatabase('runner_quality_rollups', decisionRunner.database, 6);
 let db: DataSource;
 let outcomes: OutcomesService;
 let quality: QualityService;
@@ -51,11 +53,10 @@ const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 
 beforeAll(async () => {
-  database = await migratedDatabase('runner_quality_rollups', decisionRunner.database, 6);
   db = database.dataSource;
   const versions = new VersionCache(db);
-  outcomes = new OutcomesService(db, versions);
-  quality = new QualityService(db, NO_LEDGER, versions, new LabLimits(db), new LabPool(1), new LabGate(1));
+  outcomes = new OutcomesService(new ExecutionStore(db), versions);
+  quality = new QualityService(DecisionStore.of(db), new QualityStore(db), NO_LEDGER, versions, new LabLimits(db), new LabPool(1), new LabGate(1));
   for (const [id, workspace] of [
     ['dec_r', 'ws_r'],
     ['dec_gone', 'ws_gone'],
@@ -66,10 +67,6 @@ beforeAll(async () => {
     );
     await db.query(`INSERT INTO decision_versions (decision_id, version, schema) VALUES ($1, 1, $2)`, [id, schema]);
   }
-});
-
-afterAll(async () => {
-  await database?.drop();
 });
 
 /** An execution with drawn distributions (token probabilities for some), `hours` after START. */
@@ -247,15 +244,5 @@ describe('the quality rollup', () => {
   });
 });
 
-const runnerConfig: DecisionRunnerConfig = {
-  appUrl: 'http://app.test',
-  executionPurgeIntervalMs: 0,
-  allowPrivateTargets: false,
-  secretsKeys: singleKeyring(DEV_RUNNER_SECRETS_KEY),
-  secretsKeyIsDev: true,
-  redisUrl: null,
-  billingLeases: false,
-  labWorkers: 1,
-  labDbConnections: 1,
-};
+const runnerConfig = runnerTestConfig();
 const silent = createLogger('decision-runner', 'silent');

@@ -1,6 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { FitCalibrationRequest, QualityReportRequest, ServiceError, SUBJECTS, ValidationIssue } from '@ds/contracts';
 import {
   Calibration,
@@ -33,20 +31,15 @@ export class QualityService {
   /** Workspaces with a fit running in this process. */
   private readonly fitting = new Set<string>();
 
-  private readonly decisions: DecisionStore;
-  private readonly quality: QualityStore;
-
   constructor(
-    @InjectDataSource() db: DataSource,
+    private readonly decisions: DecisionStore,
+    private readonly quality: QualityStore,
     @Inject(PLATFORM.rpc) private readonly rpc: RpcClient,
     private readonly versions: VersionCache,
     private readonly limits: LabLimits,
     private readonly pool: LabPool,
     private readonly gate: LabGate,
-  ) {
-    this.decisions = DecisionStore.of(db);
-    this.quality = new QualityStore(db);
-  }
+  ) {}
 
   async report(request: QualityReportRequest): Promise<Record<string, unknown>> {
     const decision = await this.decisions.require(request);

@@ -3,21 +3,16 @@ import { DataSource } from 'typeorm';
 import { decisionRunner } from '../main';
 import { pgPool } from '../pg-pool';
 import { claimNextItem, ClaimedItem, completeIfFinished, releaseItem, takeBackAbandonedClaims } from './replay-queue.store';
-import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
+import { useMigratedDatabase } from '../../../../test/support/service-database';
 
 /** The replay queue's statements against a real PostgreSQL with the runner's own migrations. */
-let database: MigratedDatabase;
+const database = useMigratedDatabase('runner_replay_queue', decisionRunner.database, 4);
 let db: DataSource;
 let pool: Pool;
 
-beforeAll(async () => {
-  database = await migratedDatabase('runner_replay_queue', decisionRunner.database, 4);
+beforeAll(() => {
   db = database.dataSource;
   pool = pgPool(db);
-});
-
-afterAll(async () => {
-  await database?.drop();
 });
 
 beforeEach(async () => {

@@ -1,39 +1,12 @@
-import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { DecisionRef, ReplayEligibleRequest, ReplayExecutionsRequest, ReplayRef, StartReplayRequest, SUBJECTS } from '@ds/contracts';
+import { SUBJECTS } from '@ds/contracts';
+import { subjectHandlers } from '@ds/platform';
 import { ReplaysService } from './replays.service';
 
-@Controller()
-export class ReplaysHandlers {
-  constructor(private readonly replays: ReplaysService) {}
-
-  @MessagePattern(SUBJECTS.runner.startReplay)
-  start(@Payload() request: StartReplayRequest) {
-    return this.replays.start(request);
-  }
-
-  @MessagePattern(SUBJECTS.runner.listReplays)
-  list(@Payload() request: DecisionRef) {
-    return this.replays.list(request);
-  }
-
-  @MessagePattern(SUBJECTS.runner.getReplay)
-  get(@Payload() request: ReplayRef) {
-    return this.replays.get(request);
-  }
-
-  @MessagePattern(SUBJECTS.runner.replayExecutions)
-  executions(@Payload() request: ReplayExecutionsRequest) {
-    return this.replays.executions(request);
-  }
-
-  @MessagePattern(SUBJECTS.runner.replayEligible)
-  eligible(@Payload() request: ReplayEligibleRequest) {
-    return this.replays.eligible(request);
-  }
-
-  @MessagePattern(SUBJECTS.runner.cancelReplay)
-  cancel(@Payload() request: ReplayRef) {
-    return this.replays.cancel(request);
-  }
-}
+export const ReplaysHandlers = subjectHandlers('ReplaysHandlers', { replays: ReplaysService }, (on) => [
+  on(SUBJECTS.runner.startReplay, ({ replays }, request) => replays.start(request)),
+  on(SUBJECTS.runner.listReplays, ({ replays }, request) => replays.list(request)),
+  on(SUBJECTS.runner.getReplay, ({ replays }, request) => replays.get(request)),
+  on(SUBJECTS.runner.replayExecutions, ({ replays }, request) => replays.executions(request)),
+  on(SUBJECTS.runner.replayEligible, ({ replays }, request) => replays.eligible(request)),
+  on(SUBJECTS.runner.cancelReplay, ({ replays }, request) => replays.cancel(request)),
+]);

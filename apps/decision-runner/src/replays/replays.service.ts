@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import {
   DecisionRef,
   ReplayEligibleReply,
@@ -47,18 +45,13 @@ export class ReplaysService {
   /** Summaries computed or being computed, by replay and status, for `SUMMARY_FRESH_MS`. */
   private readonly summaries = new LRUCache<string, Promise<ReplaySummary>>({ max: SUMMARIES_MAX, ttl: SUMMARY_FRESH_MS });
 
-  private readonly decisions: DecisionStore;
-  private readonly replays: ReplayStore;
-
   constructor(
-    @InjectDataSource() db: DataSource,
+    private readonly decisions: DecisionStore,
+    private readonly replays: ReplayStore,
     private readonly worker: ReplayWorker,
     private readonly pool: LabPool,
     private readonly gate: LabGate,
-  ) {
-    this.decisions = DecisionStore.of(db);
-    this.replays = ReplayStore.of(db);
-  }
+  ) {}
 
   async start(request: StartReplayRequest): Promise<ReplayView> {
     const decision = await this.decisions.require(request);

@@ -1,38 +1,22 @@
 import { DataSource } from 'typeorm';
 import { createLogger } from '@ds/platform';
-import { singleKeyring } from '@ds/sealing';
-import { DecisionRunnerConfig, DEV_RUNNER_SECRETS_KEY } from '../config';
 import { decisionRunner } from '../main';
 import { ExecutionRetention, RetentionSource } from './execution-retention';
 import { ROLLUP_TABLES, ROLLUP_WRITES, RULE_ROLLUPS } from '../executions/rollups';
-import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
+import { useMigratedDatabase } from '../../../../test/support/service-database';
+import { runnerTestConfig } from '../../../../test/support/service-configs';
 
 /** The purge against a real PostgreSQL with the runner's own migrations; only the ledger's answer is stubbed. */
-const config: DecisionRunnerConfig = {
-  appUrl: 'http://app.test',
-  executionPurgeIntervalMs: 0,
-  allowPrivateTargets: false,
-  secretsKeys: singleKeyring(DEV_RUNNER_SECRETS_KEY),
-  secretsKeyIsDev: true,
-  redisUrl: null,
-  billingLeases: false,
-  labWorkers: 1,
-  labDbConnections: 1,
-};
+const config = runnerTestConfig();
 const logger = createLogger('decision-runner', 'silent');
 const DAY = 86_400_000;
 const NOW = new Date('2030-06-01T12:00:00Z');
 
-let database: MigratedDatabase;
+const database = useMigratedDatabase('runner_retention', decisionRunner.database, 4);
 let db: DataSource;
 
-beforeAll(async () => {
-  database = await migratedDatabase('runner_retention', decisionRunner.database, 4);
+beforeAll(() => {
   db = database.dataSource;
-});
-
-afterAll(async () => {
-  await database?.drop();
 });
 
 /** `count` executions of one workspace, all `ageDays` old at NOW. */

@@ -1,10 +1,9 @@
 import { connect, type NatsConnection } from 'nats';
 import { DELIVERY_STREAM, type DeliveryMessage } from '@ds/contracts';
 import { createLogger, Metrics, type RpcClient } from '@ds/platform';
-import { singleKeyring } from '@ds/sealing';
 import { startNats, type NatsServer } from '../../../../test/e2e/support/cluster';
-import { DecisionRunnerConfig, DEV_RUNNER_SECRETS_KEY } from '../config';
 import { DestinationCalls } from './destination-calls';
+import { runnerTestConfig } from '../../../../test/support/service-configs';
 
 /** Publishing deliveries against a real nats-server with JetStream (on the PATH, as for the e2e tests). */
 let server: NatsServer;
@@ -12,17 +11,7 @@ let nats: NatsConnection;
 let calls: DestinationCalls;
 let metrics: Metrics;
 
-const config: DecisionRunnerConfig = {
-  appUrl: 'http://app.test',
-  executionPurgeIntervalMs: 0,
-  allowPrivateTargets: false,
-  secretsKeys: singleKeyring(DEV_RUNNER_SECRETS_KEY),
-  secretsKeyIsDev: true,
-  redisUrl: null,
-  billingLeases: false,
-  labWorkers: 1,
-  labDbConnections: 1,
-};
+const config = runnerTestConfig();
 
 beforeAll(async () => {
   server = await startNats();

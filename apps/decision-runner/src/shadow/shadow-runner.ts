@@ -5,13 +5,12 @@ import { DataSource } from 'typeorm';
 import { RunDecisionRequest, ServiceError } from '@ds/contracts';
 import { shadowSampled } from '@ds/decision-schema';
 import { newId } from '@ds/ids';
-import { currentRequestId, Logger, Metrics, PLATFORM, runWithRequestContext } from '@ds/platform';
+import { currentRequestId, FairQueue, Logger, Metrics, PLATFORM, runWithRequestContext } from '@ds/platform';
 import { RunnableDecision } from '../decisions/decision-cache';
 import { VersionCache } from '../decisions/version-cache';
 import { answeredRow, errorRow, executionBase, ExecutionRow } from '../executions/execution-recorder';
 import { ExecutionStore } from '../executions/execution.store';
 import { RunExecutor } from '../runs/run-executor';
-import { ShadowQueue } from './shadow-queue';
 
 /**
  * Per replica: shadow runs waiting for a worker, of them those of one workspace, and shadow runs at once. The last
@@ -45,7 +44,7 @@ interface ShadowSample {
  */
 @Injectable()
 export class ShadowRunner implements OnModuleDestroy {
-  private readonly queue = new ShadowQueue<ShadowSample>(
+  private readonly queue = new FairQueue<ShadowSample>(
     { queued: SHADOW_QUEUE_LIMIT, queuedPerKey: SHADOW_QUEUE_PER_WORKSPACE, concurrency: SHADOW_CONCURRENCY },
     (sample) => runWithRequestContext({ requestId: sample.requestId }, () => this.evaluate(sample)),
     // Workspaces take turns for the workers.

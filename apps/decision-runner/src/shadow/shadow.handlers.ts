@@ -1,29 +1,10 @@
-import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { DecisionRef, PromoteShadowRequest, StartShadowRequest, SUBJECTS } from '@ds/contracts';
+import { SUBJECTS } from '@ds/contracts';
+import { subjectHandlers } from '@ds/platform';
 import { ShadowService } from './shadow.service';
 
-@Controller()
-export class ShadowHandlers {
-  constructor(private readonly shadows: ShadowService) {}
-
-  @MessagePattern(SUBJECTS.runner.getShadow)
-  get(@Payload() request: DecisionRef) {
-    return this.shadows.get(request);
-  }
-
-  @MessagePattern(SUBJECTS.runner.startShadow)
-  start(@Payload() request: StartShadowRequest) {
-    return this.shadows.start(request);
-  }
-
-  @MessagePattern(SUBJECTS.runner.promoteShadow)
-  promote(@Payload() request: PromoteShadowRequest) {
-    return this.shadows.promote(request);
-  }
-
-  @MessagePattern(SUBJECTS.runner.stopShadow)
-  stop(@Payload() request: DecisionRef) {
-    return this.shadows.stop(request);
-  }
-}
+export const ShadowHandlers = subjectHandlers('ShadowHandlers', { shadows: ShadowService }, (on) => [
+  on(SUBJECTS.runner.getShadow, ({ shadows }, request) => shadows.get(request)),
+  on(SUBJECTS.runner.startShadow, ({ shadows }, request) => shadows.start(request)),
+  on(SUBJECTS.runner.promoteShadow, ({ shadows }, request) => shadows.promote(request)),
+  on(SUBJECTS.runner.stopShadow, ({ shadows }, request) => shadows.stop(request)),
+]);

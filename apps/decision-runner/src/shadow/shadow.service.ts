@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { DecisionRef, DeployedReply, PromoteShadowRequest, ServiceError, ShadowReply, StartShadowRequest } from '@ds/contracts';
 import { NormalizedSchema, parseVersionNumber, ShadowComparison, shadowRate, sharedQuestions, SHADOW_RATE_MAX, SHADOW_RATE_MIN } from '@ds/decision-schema';
 import { DecisionEntity } from '../entities';
@@ -18,19 +16,15 @@ import { ExecutionStore } from '../executions/execution.store';
 @Injectable()
 export class ShadowService {
   private readonly comparing = new Map<string, Promise<ShadowComparison>>();
-  private readonly decisions: DecisionStore;
-  private readonly executions: ExecutionStore;
 
   constructor(
-    @InjectDataSource() db: DataSource,
+    private readonly decisions: DecisionStore,
+    private readonly executions: ExecutionStore,
     private readonly runnable: DecisionCache,
     private readonly versions: VersionCache,
     private readonly pool: LabPool,
     private readonly gate: LabGate,
-  ) {
-    this.decisions = DecisionStore.of(db);
-    this.executions = new ExecutionStore(db);
-  }
+  ) {}
 
   async get(ref: DecisionRef): Promise<ShadowReply> {
     return this.reply(await this.decisions.require(ref));

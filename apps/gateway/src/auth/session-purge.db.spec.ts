@@ -4,23 +4,18 @@ import { GatewayConfig } from '../config';
 import { gateway } from '../main';
 import { MAX_OWNED_WORKSPACES, WorkspacesService } from '../workspaces/workspaces.service';
 import { SessionPurge, UNKNOWN_EMAIL_ATTEMPTS_KEPT_DAYS } from './session-purge';
-import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
+import { useMigratedDatabase } from '../../../../test/support/service-database';
 
 /** Against a real PostgreSQL with the gateway's own migrations. */
 const logger = createLogger('gateway', 'silent');
 const NOW = new Date('2030-06-01T12:00:00Z');
 const HOUR = 3_600_000;
 
-let database: MigratedDatabase;
+const database = useMigratedDatabase('gateway_retention', gateway.database, 20);
 let db: DataSource;
 
-beforeAll(async () => {
-  database = await migratedDatabase('gateway_retention', gateway.database, 20);
+beforeAll(() => {
   db = database.dataSource;
-});
-
-afterAll(async () => {
-  await database?.drop();
 });
 
 async function user(id: string): Promise<void> {

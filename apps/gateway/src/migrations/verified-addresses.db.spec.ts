@@ -1,23 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { gateway } from '../main';
-import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
+import { useMigratedDatabase } from '../../../../test/support/service-database';
 import { VerifiedAddresses1796041733120 } from './1796041733120-verified-addresses';
 
 /**
  * The migration that rewrites stored addresses to their canonical spelling, run again over rows written the way
  * earlier versions wrote them (lower-cased only, in whatever Unicode form they arrived).
  */
-let database: MigratedDatabase;
+const database = useMigratedDatabase('gateway_addresses', gateway.database, 4);
 let db: DataSource;
 
-beforeAll(async () => {
-  database = await migratedDatabase('gateway_addresses', gateway.database, 4);
+beforeAll(() => {
   db = database.dataSource;
-});
-
-afterAll(async () => {
-  await database?.drop();
 });
 
 async function user(email: string, createdAt: string): Promise<string> {

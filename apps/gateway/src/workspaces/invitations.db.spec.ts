@@ -8,7 +8,7 @@ import { openMailer } from '../mail/mailer';
 import { gateway } from '../main';
 import { INVITATIONS_PER_HOUR, PENDING_INVITATIONS_MAX } from './invitation-rules';
 import { InvitationsService } from './invitations.service';
-import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
+import { useMigratedDatabase } from '../../../../test/support/service-database';
 
 /** Against a real PostgreSQL with the gateway's own migrations; time is passed in, so hours and days are exact. */
 const NOW = new Date('2030-06-01T12:00:00Z');
@@ -16,19 +16,14 @@ const MINUTE = 60_000;
 const DAY = 86_400_000;
 const at = (offsetMs: number) => new Date(NOW.getTime() + offsetMs);
 
-let database: MigratedDatabase;
+const database = useMigratedDatabase('gateway_invitations', gateway.database, 20);
 let db: DataSource;
 let invitations: InvitationsService;
 const logger = createLogger('gateway', 'silent');
 
 beforeAll(async () => {
-  database = await migratedDatabase('gateway_invitations', gateway.database, 20);
   db = database.dataSource;
   invitations = new InvitationsService(db, { appUrl: 'https://app.example.com' } as GatewayConfig, openMailer(null, 'x@example.com', logger), logger);
-});
-
-afterAll(async () => {
-  await database?.drop();
 });
 
 async function user(email = `u-${randomUUID()}@example.com`): Promise<{ id: string; email: string }> {

@@ -5,26 +5,21 @@ import { MembershipEntity, UserEntity, WorkspaceEntity } from '../entities';
 import { ActingUserPipe } from '../http/request-lifecycle';
 import { gateway } from '../main';
 import { WorkspacesService } from './workspaces.service';
-import { MigratedDatabase, migratedDatabase } from '../../../../test/support/service-database';
+import { useMigratedDatabase } from '../../../../test/support/service-database';
 
 /** A query without its owner must fail, never widen to "any owner": checked on a real PostgreSQL. */
 
-let database: MigratedDatabase;
+const database = useMigratedDatabase('gateway', gateway.database, 2);
 let db: DataSource;
 const workspaceId = randomUUID();
 
 beforeAll(async () => {
-  database = await migratedDatabase('gateway', gateway.database, 2);
   db = database.dataSource;
   await db
     .getRepository(UserEntity)
     .insert({ id: 'usr_owner', email: 'owner@example.com', name: 'Owner', passwordHash: 'x', failedSignIns: 0, lockedUntil: null });
   await db.getRepository(WorkspaceEntity).insert({ id: workspaceId, name: 'Acme' });
   await db.getRepository(MembershipEntity).insert({ workspaceId, userId: 'usr_owner', role: 'owner' });
-});
-
-afterAll(async () => {
-  await database?.drop();
 });
 
 describe('queries without their owner', () => {

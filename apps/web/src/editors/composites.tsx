@@ -1,15 +1,16 @@
 import { useContext } from 'react';
-import { limits, SchemaIssue } from '@ds/decision-schema';
+import { limits, optionValues, renameReferences, SchemaIssue, termFor } from '@ds/decision-schema';
 import { useApp } from '../context';
 import { fieldId } from '../lib/issues';
-import { freshKey, optionValues, removeItem, renameReferences, termFor } from '../lib/rules';
-import { EditorContext, FieldIssues, NumberField, SelectField, TextField, Update } from './fields';
+import { freshKey, removeItem } from '../lib/lists';
+import { EditorContext, fieldBinding, FieldIssues, NumberField, SelectField, TextField, Update } from './fields';
 import { focusSoon, ItemControls } from './parts';
 
 type Json = any;
 
 /** Composites: a key, a description and weighted terms, each naming a question (and, for a choice, an option). */
 export function CompositesEditor({ doc, issues, update }: { doc: Json; issues: SchemaIssue[]; update: Update }) {
+  const bound = fieldBinding(issues, update);
   const { t } = useApp();
   const { markFresh } = useContext(EditorContext);
   const composites: Json[] = Array.isArray(doc.composites) ? doc.composites : [];
@@ -44,17 +45,13 @@ export function CompositesEditor({ doc, issues, update }: { doc: Json; issues: S
             <div className="grid compact">
               <TextField
                 label={t('comp.key')}
-                path={[...base, 'key']}
-                issues={issues}
-                value={composite?.key}
+                {...bound([...base, 'key'], composite?.key)}
                 // Rules and destination conditions follow the composite to its new key.
                 update={(path, value) => update(path, value, (next) => renameReferences(next, 'composite', composite?.key, value))}
               />
               <TextField
                 label={t('comp.description')}
-                path={[...base, 'description']}
-                issues={issues}
-                value={composite?.description}
+                {...bound([...base, 'description'], composite?.description)}
                 update={(path, value) => update(path, value === '' ? undefined : value)}
               />
             </div>
@@ -70,9 +67,7 @@ export function CompositesEditor({ doc, issues, update }: { doc: Json; issues: S
                   <div className="grid compact">
                     <SelectField
                       label={t('comp.question')}
-                      path={[...termPath, 'question']}
-                      issues={issues}
-                      value={term?.question}
+                      {...bound([...termPath, 'question'], term?.question)}
                       update={(path, key) => {
                         const chosen = questionNamed(key);
                         if (chosen) update(termPath, termFor(chosen, term));
@@ -87,22 +82,11 @@ export function CompositesEditor({ doc, issues, update }: { doc: Json; issues: S
                     {question?.kind === 'choice' && (
                       <SelectField
                         label={t('comp.option')}
-                        path={[...termPath, 'option']}
-                        issues={issues}
-                        value={term?.option}
-                        update={update}
+                        {...bound([...termPath, 'option'], term?.option)}
                         options={optionValues(question).map((value): [string, string] => [value, value])}
                       />
                     )}
-                    <NumberField
-                      label={t('comp.weight')}
-                      path={[...termPath, 'weight']}
-                      issues={issues}
-                      value={term?.weight}
-                      update={update}
-                      min={-100}
-                      max={100}
-                    />
+                    <NumberField label={t('comp.weight')} {...bound([...termPath, 'weight'], term?.weight)} min={-100} max={100} />
                   </div>
                   <button type="button" className="link" onClick={() => update([...base, 'terms'], removeItem(terms, i))}>
                     {t('comp.termRemove')} <span className="visually-hidden">{legend}</span>

@@ -1,22 +1,23 @@
 import { ReactNode, useContext } from 'react';
-import { AGENT_MODES, DESTINATION_TYPES, HTTP_METHODS, limits, SchemaIssue } from '@ds/decision-schema';
-import { useApp } from '../context';
-import { fieldId } from '../lib/issues';
 import {
+  AGENT_MODES,
+  DESTINATION_TYPES,
   DestinationType,
-  freshKey,
-  hasUrl,
-  moveItem,
-  operandsOf,
   freshParamSource,
+  hasUrl,
+  HTTP_METHODS,
+  limits,
+  operandsOf,
   paramSources,
-  removeItem,
-  renameKey,
   retypeDestination,
+  SchemaIssue,
   takesHeaders,
   templatePlaceholders,
-} from '../lib/rules';
-import { CheckField, describedBy, EditorContext, FieldIssues, NumberField, SelectField, TextField, Update } from './fields';
+} from '@ds/decision-schema';
+import { useApp } from '../context';
+import { fieldId } from '../lib/issues';
+import { freshKey, moveItem, removeItem, renameKey } from '../lib/lists';
+import { CheckField, describedBy, EditorContext, fieldBinding, FieldIssues, NumberField, SelectField, TextField, Update } from './fields';
 import { ConditionList, focusSoon, ItemControls } from './parts';
 import { SortableList } from './sortable';
 
@@ -25,6 +26,7 @@ type Path = Array<string | number>;
 
 /** Destinations: the common parts (key, type, description, conditions, params, headers) and each type's own fields. */
 export function DestinationsEditor({ doc, issues, update }: { doc: Json; issues: SchemaIssue[]; update: Update }) {
+  const bound = fieldBinding(issues, update);
   const { t } = useApp();
   const { markFresh } = useContext(EditorContext);
   const destinations: Json[] = Array.isArray(doc.destinations) ? doc.destinations : [];
@@ -55,18 +57,16 @@ export function DestinationsEditor({ doc, issues, update }: { doc: Json; issues:
           const name = nameOf(index);
           const when: Json[] = Array.isArray(destination?.when) ? destination.when : [];
           const placeholders = templatePlaceholders(destination);
-          const text = (field: string, label: string, multiline = false) => (
+          const text = (property: string, label: string, multiline = false) => (
             <TextField
               label={label}
-              path={[...base, field]}
-              issues={issues}
-              value={destination?.[field]}
-              update={(path, value) => update(path, value === '' && !REQUIRED_TEXT.has(field) ? undefined : value)}
+              {...bound([...base, property], destination?.[property])}
+              update={(path, value) => update(path, value === '' && !REQUIRED_TEXT.has(property) ? undefined : value)}
               multiline={multiline}
             />
           );
-          const number = (field: string, label: string, min: number, max: number) => (
-            <NumberField label={label} path={[...base, field]} issues={issues} value={destination?.[field]} update={update} min={min} max={max} />
+          const number = (property: string, label: string, min: number, max: number) => (
+            <NumberField label={label} {...bound([...base, property], destination?.[property])} min={min} max={max} />
           );
           return (
             <fieldset key={index} className="rule" id={fieldId(base.join('.'))} tabIndex={-1}>
@@ -86,19 +86,14 @@ export function DestinationsEditor({ doc, issues, update }: { doc: Json; issues:
                 {text('key', t('dest.key'))}
                 <SelectField
                   label={t('dest.type')}
-                  path={[...base, 'type']}
-                  issues={issues}
-                  value={type}
+                  {...bound([...base, 'type'], type)}
                   update={(_path, next) => update(base, retypeDestination(destination, next as DestinationType))}
                   options={DESTINATION_TYPES.map((value): [string, string] => [value, value])}
                 />
                 {type === 'http' && (
                   <SelectField
                     label={t('dest.method')}
-                    path={[...base, 'method']}
-                    issues={issues}
-                    value={destination?.method ?? 'POST'}
-                    update={update}
+                    {...bound([...base, 'method'], destination?.method ?? 'POST')}
                     options={HTTP_METHODS.map((value): [string, string] => [value, value])}
                   />
                 )}
@@ -107,10 +102,7 @@ export function DestinationsEditor({ doc, issues, update }: { doc: Json; issues:
                 {type === 'agent' && (
                   <SelectField
                     label={t('dest.mode')}
-                    path={[...base, 'mode']}
-                    issues={issues}
-                    value={destination?.mode ?? 'sync'}
-                    update={update}
+                    {...bound([...base, 'mode'], destination?.mode ?? 'sync')}
                     options={AGENT_MODES.map((value): [string, string] => [value, value])}
                   />
                 )}
@@ -361,6 +353,7 @@ function Params({
   owner: string;
   source: string;
 }) {
+  const bound = fieldBinding(issues, update);
   const { t } = useApp();
   return (
     <MapRows<Json>
@@ -381,9 +374,7 @@ function Params({
             <NameInput label={t('dest.paramName')} path={path} name={name} issues={issues} onRename={rename} />
             <SelectField
               label={t('dest.paramSource')}
-              path={[...at, 'kind']}
-              issues={issues}
-              value={fixed ? 'value' : 'from'}
+              {...bound([...at, 'kind'], fixed ? 'value' : 'from')}
               update={(_p, kind) => update(at, kind === 'value' ? { value: '' } : { from: source })}
               options={[
                 ['from', t('dest.paramFrom')],
@@ -391,7 +382,7 @@ function Params({
               ]}
             />
             {fixed ? (
-              <TextField label={t('dest.paramValue')} path={[...at, 'value']} issues={issues} value={spec.value} update={update} />
+              <TextField label={t('dest.paramValue')} {...bound([...at, 'value'], spec.value)} />
             ) : (
               <>
                 <label className="field">

@@ -32,6 +32,11 @@ export function describedBy(issues: SchemaIssue[], path: string) {
   return issuesAt(issues, path).length > 0 ? { 'aria-invalid': true, 'aria-describedby': `${fieldId(path)}-issues` } : {};
 }
 
+/** The props a control takes from the form around it: `field(path, value)` adds the form's issues and update. */
+export function fieldBinding(issues: SchemaIssue[], update: Update) {
+  return (path: Array<string | number>, value: unknown) => ({ path, value, issues, update });
+}
+
 export interface FieldProps {
   label: string;
   path: Array<string | number>;

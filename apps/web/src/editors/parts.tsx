@@ -3,8 +3,9 @@ import type { SchemaIssue } from '@ds/decision-schema';
 import { useApp } from '../context';
 import { fieldId, issuesAt } from '../lib/issues';
 import type { MessageKey } from '../lib/i18n';
-import { conditionFor, moveItem, newCondition, Operand, operandId, operatorsFor, removeItem } from '../lib/rules';
-import { EditorContext, FieldIssues, NumberField, SelectField, Update } from './fields';
+import { conditionFor, newCondition, Operand, operandId, operatorsFor } from '@ds/decision-schema';
+import { moveItem, removeItem } from '../lib/lists';
+import { EditorContext, fieldBinding, FieldIssues, NumberField, SelectField, Update } from './fields';
 import { DragHandle, useSortableList } from './sortable';
 import { ConfirmDialog } from '../ui';
 
@@ -128,6 +129,7 @@ export function ConditionEditor({
   legend: string;
   onRemove?: () => void;
 }) {
+  const bound = fieldBinding(issues, update);
   const { t } = useApp();
   const base = dotted(path);
   const currentId = operandId(condition);
@@ -167,10 +169,7 @@ export function ConditionEditor({
         </label>
         <SelectField
           label={t('cond.op')}
-          path={[...path, 'op']}
-          issues={issues}
-          value={condition?.op}
-          update={update}
+          {...bound([...path, 'op'], condition?.op)}
           options={(operand ? operatorsFor(operand.kind) : (['eq', 'neq', 'gt', 'gte', 'lt', 'lte'] as const)).map((op): [string, string] => [
             op,
             t(`op.${op}` as MessageKey),
@@ -179,10 +178,7 @@ export function ConditionEditor({
         {operand?.values ? (
           <SelectField
             label={t('cond.value')}
-            path={[...path, 'value']}
-            issues={issues}
-            value={condition?.value}
-            update={update}
+            {...bound([...path, 'value'], condition?.value)}
             options={[
               ...(operand.values.includes(condition?.value)
                 ? []
@@ -201,10 +197,7 @@ export function ConditionEditor({
           <div>
             <NumberField
               label={t('cond.value')}
-              path={[...path, 'value']}
-              issues={issues}
-              value={condition?.value}
-              update={update}
+              {...bound([...path, 'value'], condition?.value)}
               min={operand?.min}
               max={operand?.max}
               step={operand?.kind === 'weighted' ? '0.5' : '0.05'}

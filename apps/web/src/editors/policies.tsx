@@ -1,9 +1,9 @@
 import { useCallback, useContext } from 'react';
-import { ACTIONS, limits, SchemaIssue } from '@ds/decision-schema';
+import { ACTIONS, limits, newCondition, operandsOf, SchemaIssue } from '@ds/decision-schema';
 import { useApp } from '../context';
 import { fieldId } from '../lib/issues';
-import { moveItem, newCondition, operandsOf } from '../lib/rules';
-import { EditorContext, FieldIssues, SelectField, Update } from './fields';
+import { moveItem } from '../lib/lists';
+import { EditorContext, fieldBinding, FieldIssues, SelectField, Update } from './fields';
 import { ConditionEditor, ConditionList, focusSoon, ItemControls } from './parts';
 import { SortableList } from './sortable';
 
@@ -14,6 +14,7 @@ type Json = any;
  * action; then the fallback action the schema applies when answers are unusable.
  */
 export function PoliciesEditor({ doc, issues, update }: { doc: Json; issues: SchemaIssue[]; update: Update }) {
+  const bound = fieldBinding(issues, update);
   const { t } = useApp();
   const { markFresh } = useContext(EditorContext);
   const policies: Json[] = Array.isArray(doc.policies) ? doc.policies : [];
@@ -76,10 +77,7 @@ export function PoliciesEditor({ doc, issues, update }: { doc: Json; issues: Sch
               />
               <SelectField
                 label={t('rule.action')}
-                path={[...base, 'action']}
-                issues={issues}
-                value={policy?.action}
-                update={update}
+                {...bound([...base, 'action'], policy?.action)}
                 options={ACTIONS.map((action): [string, string] => [action, action])}
               />
             </fieldset>
@@ -103,10 +101,7 @@ export function PoliciesEditor({ doc, issues, update }: { doc: Json; issues: Sch
       </div>
       <SelectField
         label={t('ed.fallbackAction')}
-        path={['fallbackAction']}
-        issues={issues}
-        value={doc.fallbackAction}
-        update={update}
+        {...bound(['fallbackAction'], doc.fallbackAction)}
         options={[['', '—'], ...ACTIONS.map((a): [string, string] => [a, a])]}
       />
     </section>

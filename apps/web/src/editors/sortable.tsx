@@ -1,7 +1,7 @@
 import { createContext, ReactNode, useCallback, useContext, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { DndContext, DragStartEvent, PointerSensor, useDraggable, useSensor, useSensors } from '@dnd-kit/core';
 import { useApp } from '../context';
-import { dropIndex, DropPlacement, dropPlacement } from '../lib/rules';
+import { dropIndex, DropPlacement, dropPlacement } from '../lib/lists';
 
 // Pointer dragging for an ordered list whose items also have Move up / Move down buttons. The buttons stay the
 // keyboard and screen-reader path (they already move the focus with the item), so the grip is for pointers only and

@@ -1,11 +1,11 @@
 import { ReactNode, useCallback, useContext, useEffect, useMemo, useReducer, useRef } from 'react';
-import { Change, jsonDiff, limits, SchemaIssue, STATE_FIELD_TYPES, validateSchema } from '@ds/decision-schema';
+import { Change, jsonDiff, limits, renameReferences, SchemaIssue, STATE_FIELD_TYPES, validateSchema } from '@ds/decision-schema';
 import { api, ApiError, DecisionDetails } from '../lib/api';
 import { fieldId, issuesAt, setIn } from '../lib/issues';
 import { draftToRestore, dropLocalDraft, HEARTBEAT_MS, keepLocalDraft, readLocalDraft, sameJson, thisTab } from '../lib/drafts';
 import { Conflict, editorReducer, initialEditorState } from '../lib/editor-state';
 import { threeWayMerge } from '../lib/merge';
-import { moveItem, renameReferences } from '../lib/rules';
+import { moveItem } from '../lib/lists';
 import { describePath } from '../lib/wording';
 import { guardNavigation } from '../router';
 import { may, useApp } from '../context';
@@ -13,7 +13,7 @@ import { ConfirmButton, ConfirmDialog, Dialog, ErrorBox, formatDate } from '../u
 import { CompositesEditor } from '../editors/composites';
 import { DestinationsEditor } from '../editors/destinations';
 import { PoliciesEditor } from '../editors/policies';
-import { CheckField, describedBy, EditorContext, FieldIssues, NumberField, SelectField, TextField, Update } from '../editors/fields';
+import { CheckField, describedBy, EditorContext, fieldBinding, FieldIssues, NumberField, SelectField, TextField, Update } from '../editors/fields';
 import { ItemControls } from '../editors/parts';
 import { SortableList } from '../editors/sortable';
 import { lazyScreen, ScreenSlot } from '../components/lazy-screen';
@@ -559,6 +559,7 @@ function Outline({ questions }: { questions: Json[] }) {
 }
 
 function SchemaForm({ doc, issues, update }: { doc: Json; issues: SchemaIssue[]; update: Update }) {
+  const bound = fieldBinding(issues, update);
   const { t } = useApp();
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
     return (
@@ -577,7 +578,7 @@ function SchemaForm({ doc, issues, update }: { doc: Json; issues: SchemaIssue[];
         <h2 tabIndex={-1} id="sec-context">
           {t('ed.context')}
         </h2>
-        <TextField label={t('ed.context')} path={['context']} issues={issues} value={doc.context} update={update} multiline />
+        <TextField label={t('ed.context')} {...bound(['context'], doc.context)} multiline />
       </section>
       <QuestionsSection questions={Array.isArray(doc.questions) ? doc.questions : []} issues={issues} update={update} />
       <CompositesEditor doc={doc} issues={issues} update={update} />
@@ -590,10 +591,7 @@ function SchemaForm({ doc, issues, update }: { doc: Json; issues: SchemaIssue[];
         <div className="grid">
           <SelectField
             label={t('ed.settings.engine')}
-            path={['settings', 'engine']}
-            issues={issues}
-            value={settings.engine}
-            update={update}
+            {...bound(['settings', 'engine'], settings.engine)}
             options={[
               ['', t('ed.settings.engineDefault')],
               ['llm', 'llm'],
@@ -602,25 +600,13 @@ function SchemaForm({ doc, issues, update }: { doc: Json; issues: SchemaIssue[];
           />
           <TextField
             label={t('ed.settings.model')}
-            path={['settings', 'model']}
-            issues={issues}
-            value={settings.model}
+            {...bound(['settings', 'model'], settings.model)}
             update={(path, value) => update(path, value === '' ? undefined : value)}
           />
-          <NumberField
-            label={t('ed.settings.timeoutMs')}
-            path={['settings', 'timeoutMs']}
-            issues={issues}
-            value={settings.timeoutMs}
-            update={update}
-            step="1"
-          />
+          <NumberField label={t('ed.settings.timeoutMs')} {...bound(['settings', 'timeoutMs'], settings.timeoutMs)} step="1" />
           <SelectField
             label={t('ed.settings.onEngineError')}
-            path={['settings', 'onEngineError']}
-            issues={issues}
-            value={settings.onEngineError}
-            update={update}
+            {...bound(['settings', 'onEngineError'], settings.onEngineError)}
             options={[
               ['', '—'],
               ['fallback', 'fallback'],
@@ -629,10 +615,7 @@ function SchemaForm({ doc, issues, update }: { doc: Json; issues: SchemaIssue[];
           />
           <SelectField
             label={t('ed.settings.confidenceSource')}
-            path={['settings', 'confidenceSource']}
-            issues={issues}
-            value={settings.confidenceSource}
-            update={update}
+            {...bound(['settings', 'confidenceSource'], settings.confidenceSource)}
             options={[
               ['', t('ed.settings.confidenceModel')],
               ['tokens', t('ed.settings.confidenceTokens')],
@@ -648,6 +631,7 @@ function SchemaForm({ doc, issues, update }: { doc: Json; issues: SchemaIssue[];
 }
 
 function StateSection({ state, issues, update }: { state: Json; issues: SchemaIssue[]; update: Update }) {
+  const bound = fieldBinding(issues, update);
   const { t } = useApp();
   const type = state?.type;
   return (
@@ -657,9 +641,7 @@ function StateSection({ state, issues, update }: { state: Json; issues: SchemaIs
       </h2>
       <SelectField
         label={t('ed.state.type')}
-        path={['state', 'type']}
-        issues={issues}
-        value={type}
+        {...bound(['state', 'type'], type)}
         update={(_path, value) =>
           update(['state'], value === 'object' ? { type: 'object', fields: {} } : value === 'list' ? { type: 'list', items: 'string' } : { type: value })
         }
@@ -672,10 +654,7 @@ function StateSection({ state, issues, update }: { state: Json; issues: SchemaIs
       {type === 'list' && (
         <SelectField
           label={t('ed.field.type')}
-          path={['state', 'items']}
-          issues={issues}
-          value={state.items}
-          update={update}
+          {...bound(['state', 'items'], state.items)}
           options={[
             ['string', 'string'],
             ['object', 'object'],
@@ -693,6 +672,7 @@ function StateSection({ state, issues, update }: { state: Json; issues: SchemaIs
  * the schema allows.
  */
 function StateFields({ fields, path, depth, issues, update }: { fields: unknown; path: string[]; depth: number; issues: SchemaIssue[]; update: Update }) {
+  const bound = fieldBinding(issues, update);
   const { t } = useApp();
   const entries: Array<[string, Json]> = fields && typeof fields === 'object' ? Object.entries(fields) : [];
   const dotted = path.join('.');
@@ -730,16 +710,14 @@ function StateFields({ fields, path, depth, issues, update }: { fields: unknown;
               </label>
               <SelectField
                 label={t('ed.field.type')}
-                path={[...fieldPath, 'type']}
-                issues={issues}
-                value={field?.type}
+                {...bound([...fieldPath, 'type'], field?.type)}
                 update={(typePath, value) =>
                   // Sub-fields belong to object fields only: a type change away from object drops them.
                   value !== 'object' && field?.fields !== undefined ? update(fieldPath, { ...field, type: value, fields: undefined }) : update(typePath, value)
                 }
                 options={STATE_FIELD_TYPES.map((value): [string, string] => [value, value])}
               />
-              <TextField label={t('ed.field.description')} path={[...fieldPath, 'description']} issues={issues} value={field?.description} update={update} />
+              <TextField label={t('ed.field.description')} {...bound([...fieldPath, 'description'], field?.description)} />
               <CheckField label={t('ed.field.required')} path={[...fieldPath, 'required']} value={field?.required} update={update} />
             </div>
             {(field?.type === 'string' || field?.enum !== undefined) && <EnumValues path={fieldPath} values={field?.enum} issues={issues} update={update} />}
@@ -873,6 +851,7 @@ function Question({
   issues: SchemaIssue[];
   update: Update;
 }) {
+  const bound = fieldBinding(issues, update);
   const { t } = useApp();
   const question = questions[index];
   const { ask, markFresh } = useContext(EditorContext);
@@ -927,17 +906,13 @@ function Question({
       <div className="grid">
         <TextField
           label={t('ed.question.key')}
-          path={[...base, 'key']}
-          issues={issues}
-          value={question?.key}
+          {...bound([...base, 'key'], question?.key)}
           // Rules, destination conditions and composite terms follow the question to its new key.
           update={(path, value) => update(path, value, (next) => renameReferences(next, 'question', question?.key, value))}
         />
         <SelectField
           label={t('ed.question.kind')}
-          path={[...base, 'kind']}
-          issues={issues}
-          value={kind}
+          {...bound([...base, 'kind'], kind)}
           update={(_path, value) => changeKind(value as string)}
           options={[
             ['choice', 'choice'],
@@ -945,16 +920,9 @@ function Question({
             ['probability', 'probability'],
           ]}
         />
-        <NumberField label={t('ed.question.minConfidence')} path={[...base, 'minConfidence']} issues={issues} value={question?.minConfidence} update={update} />
+        <NumberField label={t('ed.question.minConfidence')} {...bound([...base, 'minConfidence'], question?.minConfidence)} />
       </div>
-      <TextField
-        label={t('ed.question.instructions')}
-        path={[...base, 'instructions']}
-        issues={issues}
-        value={question?.instructions}
-        update={update}
-        multiline
-      />
+      <TextField label={t('ed.question.instructions')} {...bound([...base, 'instructions'], question?.instructions)} multiline />
       {kind === 'choice' && (
         <div className="rows">
           <h3>{t('ed.question.options')}</h3>
@@ -972,15 +940,9 @@ function Question({
                     <small className="muted">{t('ed.question.otherFixed')}</small>
                   </p>
                 ) : (
-                  <TextField label={t('ed.question.option')} path={[...base, 'options', i, 'value']} issues={issues} value={option?.value} update={update} />
+                  <TextField label={t('ed.question.option')} {...bound([...base, 'options', i, 'value'], option?.value)} />
                 )}
-                <TextField
-                  label={t('ed.question.optionDescription')}
-                  path={[...base, 'options', i, 'description']}
-                  issues={issues}
-                  value={option?.description}
-                  update={update}
-                />
+                <TextField label={t('ed.question.optionDescription')} {...bound([...base, 'options', i, 'description'], option?.description)} />
                 <button type="button" className="link" onClick={() => update([...base, 'options', i], undefined)}>
                   {t('ed.remove')} <span className="visually-hidden">{String(option?.value ?? '')}</span>
                 </button>
@@ -1008,20 +970,20 @@ function Question({
           {(Array.isArray(question.levels) ? question.levels : []).map((level: Json, i: number) =>
             typeof level === 'string' ? (
               <div key={i} className="row inline">
-                <TextField label={t('ed.question.level')} path={[...base, 'levels', i]} issues={issues} value={level} update={update} />
+                <TextField label={t('ed.question.level')} {...bound([...base, 'levels', i], level)} />
                 <button type="button" className="link" onClick={() => update([...base, 'levels', i], undefined)}>
                   {t('ed.remove')} <span className="visually-hidden">{level}</span>
                 </button>
               </div>
             ) : (
               <div key={i} className="row inline">
-                <TextField label={t('ed.question.level')} path={[...base, 'levels', i, 'label']} issues={issues} value={level?.label} update={update} />
+                <TextField label={t('ed.question.level')} {...bound([...base, 'levels', i, 'label'], level?.label)} />
                 <TextField
                   label={t('ed.question.levelDescription')}
-                  path={[...base, 'levels', i, 'rubric' in (level ?? {}) ? 'rubric' : 'description']}
-                  issues={issues}
-                  value={'rubric' in (level ?? {}) ? level.rubric : level?.description}
-                  update={update}
+                  {...bound(
+                    [...base, 'levels', i, 'rubric' in (level ?? {}) ? 'rubric' : 'description'],
+                    'rubric' in (level ?? {}) ? level.rubric : level?.description,
+                  )}
                 />
                 <button type="button" className="link" onClick={() => update([...base, 'levels', i], undefined)}>
                   {t('ed.remove')} <span className="visually-hidden">{String(level?.label ?? '')}</span>
@@ -1036,8 +998,8 @@ function Question({
       )}
       {kind === 'probability' && (
         <div className="grid">
-          <TextField label={t('ed.question.criterion')} path={[...base, 'criterion']} issues={issues} value={question.criterion} update={update} multiline />
-          <NumberField label={t('ed.question.threshold')} path={[...base, 'threshold']} issues={issues} value={question.threshold} update={update} />
+          <TextField label={t('ed.question.criterion')} {...bound([...base, 'criterion'], question.criterion)} multiline />
+          <NumberField label={t('ed.question.threshold')} {...bound([...base, 'threshold'], question.threshold)} />
         </div>
       )}
     </fieldset>

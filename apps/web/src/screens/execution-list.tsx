@@ -3,9 +3,10 @@ import { ACTIONS } from '@ds/decision-schema';
 import { api, DecisionSummary } from '../lib/api';
 import { useApp } from '../context';
 import type { MessageKey } from '../lib/i18n';
+import { RECORDED_FAILURE_CODES } from '../lib/failures';
 import { formatCount, formatUsd } from '../lib/numbers';
 import { Link, navigate, useLocation } from '../router';
-import { CursorListBody, formatDate, Page, useCursorList, useLoad } from '../ui';
+import { Choice, CursorListBody, formatDate, Page, useCursorList, useLoad } from '../ui';
 import { DataTable } from '../components/data-table';
 import { useDeliveryStatuses } from './deliveries';
 import { DeliveryLinks, Execution, metricsOf, ModeBadge, page, queuedDeliveries, VersionLabel } from './executions';
@@ -13,18 +14,6 @@ import { DeliveryLinks, Execution, metricsOf, ModeBadge, page, queuedDeliveries,
 const SOURCE_GROUPS = ['live', 'test', 'playground', 'replay', 'shadow'] as const;
 type SourceGroup = (typeof SOURCE_GROUPS)[number];
 const REASONS = ['policy', 'other_option', 'low_confidence', 'engine_error', 'default'] as const;
-/** The codes a recorded run can carry: a state refused, or what the engine answered. */
-const ERROR_CODES = [
-  'INVALID_STATE',
-  'ENGINE_TIMEOUT',
-  'ENGINE_RATE_LIMITED',
-  'ENGINE_UNAVAILABLE',
-  'ENGINE_INVALID_REQUEST',
-  'ENGINE_AUTH_FAILED',
-  'ENGINE_ERROR',
-  'ENGINE_NOT_CONFIGURED',
-  'INTERNAL_ERROR',
-] as const;
 /** The width under which the app lays tables out as cards (styles.css). */
 const NARROW_SCREEN = '(max-width: 720px)';
 const CANONICAL_VERSION = /^[1-9][0-9]{0,9}$/;
@@ -62,18 +51,13 @@ export function Executions() {
   const decision = query.get('decision') ?? '';
   return (
     <Page title={t('ex.title')}>
-      <label className="field narrow">
-        <span>{t('ex.decision')}</span>
-        <select value={decision} onChange={(event) => setQuery({ decision: event.target.value })}>
-          <option value="">{t('ex.all')}</option>
-          {decisions.state === 'ready' &&
-            decisions.data.data.map((item) => (
-              <option key={item.slug} value={item.slug}>
-                {item.name}
-              </option>
-            ))}
-        </select>
-      </label>
+      <Choice
+        label={t('ex.decision')}
+        value={decision}
+        first={{ value: '', label: t('ex.all') }}
+        options={decisions.state === 'ready' ? decisions.data.data.map((item) => ({ value: item.slug, label: item.name })) : []}
+        onChange={(next) => setQuery({ decision: next })}
+      />
       <ExecutionsTable decision={decision} />
     </Page>
   );
@@ -172,7 +156,7 @@ export function ExecutionsTable({ decision }: { decision: string }) {
             name="error_code"
             label={t('ex.errorCode')}
             value={filters.error_code}
-            options={ERROR_CODES.map((code) => ({ value: code, label: code }))}
+            options={RECORDED_FAILURE_CODES.map((code) => ({ value: code, label: code }))}
             onChange={setQuery}
           />
         </div>
@@ -319,17 +303,14 @@ function FilterSelect({
 }) {
   const { t } = useApp();
   return (
-    <label className="field narrow">
-      <span>{label}</span>
-      <select name={name} value={value} onChange={(event) => onChange({ [name]: event.target.value })}>
-        <option value="">{t('ex.status.any')}</option>
-        {options.map((option) => (
-          <option key={option.value} value={option.value}>
-            {option.label}
-          </option>
-        ))}
-      </select>
-    </label>
+    <Choice
+      name={name}
+      label={label}
+      value={value}
+      first={{ value: '', label: t('ex.status.any') }}
+      options={options}
+      onChange={(next) => onChange({ [name]: next })}
+    />
   );
 }
 

@@ -4,7 +4,7 @@ import { api, DecisionDetails } from '../lib/api';
 import { may, useApp } from '../context';
 import { formatCount, formatUsd } from '../lib/numbers';
 import { Link } from '../router';
-import { ErrorBox, formatDate, Loaded, Page, useAction, useLoad } from '../ui';
+import { Choice, ErrorBox, formatDate, Loaded, Page, useAction, useLoad } from '../ui';
 import { ExecutionFailure } from '../components/execution-failure';
 import { DeliveryStatus, useDeliveryStatuses } from './deliveries';
 import { RunResult } from './playground';
@@ -371,17 +371,15 @@ function OutcomeForm({
             </select>
           </label>
         ))}
-        <label className="field" htmlFor={`${id}-action`}>
-          <span>{t('oc.action')}</span>
-          <select id={`${id}-action`} value={action} onChange={(event) => setAction(event.target.value)}>
-            <option value="">{t('oc.notReported')}</option>
-            {ACTIONS.map((one) => (
-              <option key={one} value={one}>
-                {one}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Choice
+          className="field"
+          id={`${id}-action`}
+          label={t('oc.action')}
+          value={action}
+          first={{ value: '', label: t('oc.notReported') }}
+          options={ACTIONS.map((one) => ({ value: one, label: one }))}
+          onChange={setAction}
+        />
       </div>
       {error !== null && <ErrorBox error={error} />}
       {saved && (

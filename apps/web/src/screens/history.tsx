@@ -2,7 +2,7 @@ import { useState } from 'react';
 import type { Change, MissingSecret, VersionReview } from '@ds/decision-schema';
 import { api, DecisionDetails, ReviewReply } from '../lib/api';
 import { may, useApp } from '../context';
-import { ConfirmDialog, ErrorBox, formatDate, Loaded, Outcome, useAction, useLoad } from '../ui';
+import { Choice, ConfirmDialog, ErrorBox, formatDate, Loaded, Outcome, useAction, useLoad } from '../ui';
 import { DataTable } from '../components/data-table';
 import { BreakingList, MissingSecretsNote, ReviewView } from './changes';
 import { ShadowPanel } from './shadow';
@@ -183,16 +183,12 @@ function Compare({ base, versions }: { base: string; versions: number[] }) {
   const [result, setResult] = useState<Comparison | null>(null);
   const { busy, error, act } = useAction();
   const pick = (label: string, value: number, set: (next: number) => void) => (
-    <label className="field narrow">
-      <span>{label}</span>
-      <select value={value} onChange={(event) => set(Number(event.target.value))}>
-        {versions.map((version) => (
-          <option key={version} value={version}>
-            {t('pg.versionN', { version })}
-          </option>
-        ))}
-      </select>
-    </label>
+    <Choice
+      label={label}
+      value={value}
+      options={versions.map((version) => ({ value: version, label: t('pg.versionN', { version }) }))}
+      onChange={(next) => set(Number(next))}
+    />
   );
   return (
     <section className="card" aria-labelledby="compare-title">

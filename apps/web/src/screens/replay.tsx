@@ -2,7 +2,7 @@ import { useEffect, useId, useState } from 'react';
 import { REPLAY_MAX_EXECUTIONS } from '@ds/decision-schema';
 import { api, DecisionDetails } from '../lib/api';
 import { may, useApp } from '../context';
-import { ErrorBox, formatDate, Loaded, TableWrap, useAction, useLoad } from '../ui';
+import { Choice, ErrorBox, formatDate, Loaded, TableWrap, useAction, useLoad } from '../ui';
 import { DataTable } from '../components/data-table';
 
 type Answers = Record<string, string | number> | null;
@@ -137,17 +137,13 @@ function StartReplay({ decision, base, onStarted }: { decision: DecisionDetails;
           void start();
         }}
       >
-        <label className="field narrow">
-          <span>{t('rpl.what')}</span>
-          <select value={version} onChange={(event) => setVersion(event.target.value)}>
-            <option value="draft">{t('rpl.draft')}</option>
-            {[...decision.versions].reverse().map((number) => (
-              <option key={number} value={String(number)}>
-                {t('pg.versionN', { version: number })}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Choice
+          label={t('rpl.what')}
+          value={version}
+          first={{ value: 'draft', label: t('rpl.draft') }}
+          options={[...decision.versions].reverse().map((number) => ({ value: String(number), label: t('pg.versionN', { version: number }) }))}
+          onChange={setVersion}
+        />
         <label className="field narrow">
           <span>{t('rpl.by')}</span>
           <select value={by} onChange={(event) => setBy(event.target.value as 'last' | 'range')}>

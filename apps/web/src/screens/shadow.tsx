@@ -3,7 +3,7 @@ import type { BreakingChange, ShadowComparison } from '@ds/decision-schema';
 import { api, DecisionDetails, DeployedReply, ReviewReply } from '../lib/api';
 import { BreakingList } from './changes';
 import { useApp } from '../context';
-import { ConfirmDialog, formatDate, Loaded, Outcome, TableWrap, useAction, useLoad } from '../ui';
+import { Choice, ConfirmDialog, formatDate, Loaded, Outcome, TableWrap, useAction, useLoad } from '../ui';
 import { DataTable } from '../components/data-table';
 
 interface ShadowState {
@@ -154,17 +154,13 @@ function StartForm({
   return (
     <>
       <form className="inline-form" onSubmit={submit}>
-        <label className="field narrow">
-          <span>{t('shadow.candidate')}</span>
-          <select value={candidate} onChange={(event) => setCandidate(event.target.value)}>
-            <option value={DRAFT}>{t('shadow.draft')}</option>
-            {versions.map((version) => (
-              <option key={version} value={String(version)}>
-                {t('pg.versionN', { version })}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Choice
+          label={t('shadow.candidate')}
+          value={candidate}
+          first={{ value: DRAFT, label: t('shadow.draft') }}
+          options={versions.map((version) => ({ value: String(version), label: t('pg.versionN', { version }) }))}
+          onChange={setCandidate}
+        />
         <RateInput rate={rate} onRate={setRate} />
         <button type="submit" className="primary" disabled={busy}>
           {t('shadow.start')}

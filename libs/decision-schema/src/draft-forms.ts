@@ -1,10 +1,12 @@
-import { ACTIONS, DESTINATION_TYPES, EQUALITY_OPERATORS, levelLabel, OPERATORS, OTHER_OPTION, PARAM_ROOTS, THRESHOLD_VALUE } from '@ds/decision-schema';
+import { levelLabel } from './outcomes';
+import { ACTIONS, EQUALITY_OPERATORS, OPERATORS, OTHER_OPTION, PARAM_ROOTS, THRESHOLD_VALUE, type DestinationType, type Operator } from './schema-types';
+import { DESTINATION_COMMON_FIELDS, DESTINATION_FIELDS } from './validate-destinations';
 
-// The rule, composite and destination forms offer only what the validator accepts: these answer which operands a
-// condition may name in a draft, which operators and values fit each, and how lists and maps are rearranged.
+// A draft's editing forms offer only what the validator accepts: these answer which operands a condition may name
+// in a draft, which operators and values fit each, and what a change of operand, key or destination type leaves
+// valid. They sit beside the validator so that the two cannot disagree.
 
 type Json = any;
-export type Operator = (typeof OPERATORS)[number];
 export type ConditionOn = 'answer' | 'confidence' | 'score' | 'composite' | 'action';
 
 /**
@@ -161,65 +163,6 @@ export function renameReferences(doc: Json, of: 'question' | 'composite', from: 
   return next;
 }
 
-/** `items` with the one at `from` moved to `to`; out-of-range moves answer the list unchanged. */
-export function moveItem<T>(items: readonly T[], from: number, to: number): T[] {
-  if (from === to || from < 0 || to < 0 || from >= items.length || to >= items.length) return [...items];
-  const next = [...items];
-  next.splice(to, 0, ...next.splice(from, 1));
-  return next;
-}
-
-/** Where a dragged item would go: beside the item at `over`, before it or after it. */
-export interface DropPlacement {
-  over: number;
-  before: boolean;
-}
-
-/**
- * The placement for a pointer at height `y` over a list whose items occupy `rects` (top to bottom): the item under
- * the pointer, or the nearest one when the pointer is in a gap or past either end; before it in its upper half.
- */
-export function dropPlacement(rects: ReadonlyArray<{ top: number; bottom: number }>, y: number): DropPlacement | undefined {
-  let best: { index: number; distance: number } | undefined;
-  rects.forEach((rect, index) => {
-    const distance = y < rect.top ? rect.top - y : y > rect.bottom ? y - rect.bottom : 0;
-    if (!best || distance < best.distance) best = { index, distance };
-  });
-  if (!best) return undefined;
-  const rect = rects[best.index]!;
-  return { over: best.index, before: y < (rect.top + rect.bottom) / 2 };
-}
-
-/** The index the item at `from` takes when dropped at `placement` (for `moveItem`); `from` itself when it stays. */
-export function dropIndex(from: number, placement: DropPlacement): number {
-  const gap = placement.before ? placement.over : placement.over + 1;
-  return gap > from ? gap - 1 : gap;
-}
-
-/** `items` without the one at `index`. */
-export function removeItem<T>(items: readonly T[], index: number): T[] {
-  return items.filter((_, i) => i !== index);
-}
-
-/** A key not yet used in `taken`, `${stem}_1`, `${stem}_2`… */
-export function freshKey(stem: string, taken: Iterable<string>): string {
-  const used = new Set(taken);
-  let n = 1;
-  while (used.has(`${stem}_${n}`)) n++;
-  return `${stem}_${n}`;
-}
-
-/**
- * A map with one key renamed in place, the order of the others kept (headers and params are shown in order). A name
- * another entry already has is refused (the map comes back unchanged): taking it would silently drop that entry.
- */
-export function renameKey<T>(map: Readonly<Record<string, T>>, from: string, to: string): Record<string, T> {
-  if (to !== from && Object.prototype.hasOwnProperty.call(map, to)) return { ...map };
-  const next: Record<string, T> = {};
-  for (const [name, value] of Object.entries(map)) next[name === from ? to : name] = value;
-  return next;
-}
-
 /** A composite term for `question`: choice questions need an option, other kinds must not have one. */
 export function termFor(question: Json, previous?: Json): Json {
   const weight = typeof previous?.weight === 'number' && previous.weight !== 0 ? previous.weight : 1;
@@ -229,19 +172,6 @@ export function termFor(question: Json, previous?: Json): Json {
   return { question: question.key, option, weight };
 }
 
-export type DestinationType = (typeof DESTINATION_TYPES)[number];
-
-/** The fields each destination type has besides the common ones, as the validator lists them. */
-export const DESTINATION_FIELDS: Record<DestinationType, readonly string[]> = {
-  reply: ['text', 'buttons'],
-  function: ['function'],
-  llm: ['prompt', 'input', 'model', 'maxTokens', 'temperature', 'timeoutMs'],
-  agent: ['url', 'mode', 'instructions', 'tools', 'timeoutMs'],
-  workflow: ['url'],
-  webhook: ['url'],
-  http: ['url', 'method', 'body'],
-};
-const COMMON_FIELDS = ['key', 'type', 'description', 'when', 'params', 'headers'];
 const REQUIRED_START: Record<DestinationType, Json> = {
   reply: { text: '' },
   function: { function: '' },
@@ -257,7 +187,7 @@ const REQUIRED_START: Record<DestinationType, Json> = {
  * others dropped (the validator refuses fields of another type), and the new type's required fields added.
  */
 export function retypeDestination(destination: Json, type: DestinationType): Json {
-  const keep = new Set([...COMMON_FIELDS, ...DESTINATION_FIELDS[type]]);
+  const keep = new Set([...DESTINATION_COMMON_FIELDS, ...DESTINATION_FIELDS[type]]);
   const next: Json = { ...REQUIRED_START[type] };
   for (const [name, value] of Object.entries(destination ?? {})) if (keep.has(name)) next[name] = value;
   next.type = type;
@@ -276,12 +206,12 @@ export function templatePlaceholders(destination: Json): string[] {
   return params.map((name) => `{{params.${name}}}`);
 }
 
-/** The paths a param may read, offered as suggestions: state fields of an object state, then the other roots. */
 /** Where a new param reads from: the first source the draft offers, so a param just added is valid as it stands. */
 export function freshParamSource(doc: Json): string {
   return paramSources(doc)[0] ?? 'action';
 }
 
+/** The paths a param may read, offered as suggestions: state fields of an object state, then the other roots. */
 export function paramSources(doc: Json): string[] {
   const fields = doc?.state?.type === 'object' && doc.state.fields && typeof doc.state.fields === 'object' ? Object.keys(doc.state.fields) : [];
   const questions = list(doc?.questions)

@@ -1,4 +1,4 @@
-export interface ShadowQueueLimits {
+export interface FairQueueLimits {
   /** Samples waiting for a worker; an offer beyond this is dropped. */
   queued: number;
   /** Samples of one key (a workspace) waiting at once; an offer beyond this is dropped. All of `queued` without it. */
@@ -14,7 +14,7 @@ export interface ShadowQueueLimits {
  * item waits for at most one item of each other key, however many they offered first; and no key holds more than
  * its share of the queue.
  */
-export class ShadowQueue<T> {
+export class FairQueue<T> {
   /** Each key's items, oldest first; the map's order is the rotation, the key served next first. */
   private readonly waiting = new Map<string, T[]>();
   private waitingCount = 0;
@@ -24,7 +24,7 @@ export class ShadowQueue<T> {
   private readonly queuedPerKey: number;
 
   constructor(
-    private readonly limits: ShadowQueueLimits,
+    private readonly limits: FairQueueLimits,
     private readonly work: (item: T) => Promise<void>,
     private readonly keyOf: (item: T) => string = () => '',
   ) {

@@ -1,4 +1,4 @@
-import { ShadowQueue, ShadowQueueLimits } from './shadow-queue';
+import { FairQueue, FairQueueLimits } from './fair-queue';
 
 /** A job that finishes when the test says so. */
 function gate() {
@@ -9,10 +9,10 @@ function gate() {
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-describe('ShadowQueue', () => {
+describe('FairQueue', () => {
   it('starts nothing on the turn of the offer', async () => {
     const started: number[] = [];
-    const queue = new ShadowQueue<number>({ queued: 5, concurrency: 2 }, async (n) => void started.push(n));
+    const queue = new FairQueue<number>({ queued: 5, concurrency: 2 }, async (n) => void started.push(n));
     expect(queue.offer(1)).toBe(true);
     expect(started).toEqual([]);
     await turn();
@@ -22,7 +22,7 @@ describe('ShadowQueue', () => {
   it('runs at most `concurrency` at once and drops offers past the queue limit', async () => {
     const gates = new Map<number, ReturnType<typeof gate>>();
     const started: number[] = [];
-    const queue = new ShadowQueue<number>({ queued: 2, concurrency: 2 }, (n) => {
+    const queue = new FairQueue<number>({ queued: 2, concurrency: 2 }, (n) => {
       started.push(n);
       const g = gate();
       gates.set(n, g);
@@ -43,7 +43,7 @@ describe('ShadowQueue', () => {
 
   it('keeps going after a job fails', async () => {
     const done: number[] = [];
-    const queue = new ShadowQueue<number>({ queued: 5, concurrency: 1 }, async (n) => {
+    const queue = new FairQueue<number>({ queued: 5, concurrency: 1 }, async (n) => {
       if (n === 1) throw new Error('engine down');
       done.push(n);
     });
@@ -56,7 +56,7 @@ describe('ShadowQueue', () => {
   it('on close drops what waits, refuses offers and waits for the work in flight', async () => {
     const g = gate();
     let finished = false;
-    const queue = new ShadowQueue<number>({ queued: 5, concurrency: 1 }, async () => {
+    const queue = new FairQueue<number>({ queued: 5, concurrency: 1 }, async () => {
       await g.opened;
       finished = true;
     });
@@ -72,23 +72,23 @@ describe('ShadowQueue', () => {
   });
 
   it('stops waiting for work in flight after the grace period', async () => {
-    const queue = new ShadowQueue<number>({ queued: 1, concurrency: 1 }, () => new Promise<void>(() => undefined));
+    const queue = new FairQueue<number>({ queued: 1, concurrency: 1 }, () => new Promise<void>(() => undefined));
     queue.offer(1);
     await turn();
     expect(await queue.close(5)).toBe(0);
   });
 
   it('refuses limits it cannot honour', () => {
-    expect(() => new ShadowQueue({ queued: 1, concurrency: 0 }, async () => undefined)).toThrow(RangeError);
-    expect(() => new ShadowQueue({ queued: -1, concurrency: 1 }, async () => undefined)).toThrow(RangeError);
-    expect(() => new ShadowQueue({ queued: 1, queuedPerKey: 0.5, concurrency: 1 }, async () => undefined)).toThrow(RangeError);
+    expect(() => new FairQueue({ queued: 1, concurrency: 0 }, async () => undefined)).toThrow(RangeError);
+    expect(() => new FairQueue({ queued: -1, concurrency: 1 }, async () => undefined)).toThrow(RangeError);
+    expect(() => new FairQueue({ queued: 1, queuedPerKey: 0.5, concurrency: 1 }, async () => undefined)).toThrow(RangeError);
   });
 
   describe('with keys', () => {
     /** Items named `<key><n>`; one worker that finishes each job on the next turn. Answers the start order. */
-    async function served(offers: string[], limits: ShadowQueueLimits = { queued: 100, concurrency: 1 }): Promise<{ started: string[]; accepted: boolean[] }> {
+    async function served(offers: string[], limits: FairQueueLimits = { queued: 100, concurrency: 1 }): Promise<{ started: string[]; accepted: boolean[] }> {
       const started: string[] = [];
-      const queue = new ShadowQueue<string>(
+      const queue = new FairQueue<string>(
         limits,
         async (item) => void started.push(item),
         (item) => item[0]!,
@@ -113,7 +113,7 @@ describe('ShadowQueue', () => {
     it('a newcomer waits behind the keys already in rotation, one item each', async () => {
       const g = gate();
       const started: string[] = [];
-      const queue = new ShadowQueue<string>(
+      const queue = new FairQueue<string>(
         { queued: 100, concurrency: 1 },
         async (item) => {
           started.push(item);
