@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { LRUCache } from 'lru-cache';
-import { HAND_BACK_SCRIPT, leaseCounterKey, TAKE_UNIT_SCRIPT } from '@ds/billing';
+import { HAND_BACK_SCRIPT, leaseCounterKey, refillShare, TAKE_UNIT_SCRIPT } from '@ds/billing';
 import { SUBJECTS } from '@ds/contracts';
 import { Logger, redisClient, RpcClient } from '@ds/platform';
 
@@ -8,20 +8,15 @@ export const LEASE_TAKER = Symbol('lease-taker');
 
 /** A workspace the ledger granted no lease (its last decisions before an edge) is not asked again for this long. */
 const NO_LEASE_QUIET_MS = 1_000;
-/**
- * A new lease is asked for once fewer than this share of the current one's units are left: early enough that
- * the grant (a ledger transaction, slower under load) lands before the lease runs out and runs fall back to a
- * reserve of their own. The untaken rest comes back when the new lease replaces it.
- */
-const REFILL_SHARE = 0.5;
 const WORKSPACES_REMEMBERED = 10_000;
 /**
  * A run that finds the counter empty while a grant for its workspace is on its way waits this long at most for it
- * before reserving on its own. A reserve is a ledger transaction on the same account row the grant waits for, so
- * under load it is no faster than the grant, and a crowd of them (every run until the grant lands) slows the grant
- * and every settlement behind them: with a 1 s engine and 1,000 runs in flight, four runs in five reserved alone.
+ * before reserving on its own. A reserve is a ledger transaction on the same account row the grant waits for, and a
+ * crowd of them (every run until the grant lands) slows the grant and every settlement behind it: with a 1 s engine
+ * and 1,000 runs in flight, four runs in five reserved alone. Short, because a grant slower than this means a
+ * ledger under load, where a run that waited and then reserved would pay both.
  */
-const GRANT_WAIT_MS = 1_000;
+const GRANT_WAIT_MS = 250;
 
 type LeaseCommands = Redis & {
   takeUnit(key: string): Promise<[string, number, number] | null>;
@@ -69,7 +64,9 @@ export class LeaseTaker {
       }
       const [leaseId, left, units] = reply ?? [null, -1, 0];
       if (leaseId !== null && left >= 0) {
-        if (left < units * REFILL_SHARE) this.refill(workspaceId, leaseId, units - left);
+        // Early enough that the grant (a ledger transaction, slower under load) lands before the lease runs out;
+        // the untaken rest comes back when the new lease replaces it.
+        if (left < units * refillShare(this.grantMs)) this.refill(workspaceId, leaseId, units - left);
         return leaseId;
       }
       const grant = this.refill(workspaceId, leaseId, units);
@@ -96,14 +93,19 @@ export class LeaseTaker {
     this.redis.disconnect();
   }
 
+  /** How long grants take to come back, a moving average over about the last 20 (ms). */
+  private grantMs = 0;
+
   /** The grant on its way for the workspace, asked for now unless one already is; null while it is quiet. */
   private refill(workspaceId: string, seenLeaseId: string | null, seenTaken: number): Promise<void> | null {
-    const asked = this.asking.get(workspaceId);
-    if (asked) return asked;
+    const pending = this.asking.get(workspaceId);
+    if (pending) return pending;
     if ((this.quietUntil.get(workspaceId) ?? 0) > Date.now()) return null;
+    const asked = performance.now();
     const grant = this.rpc
       .call(SUBJECTS.billing.grantLease, { workspaceId, seenLeaseId, seenTaken })
       .then((reply) => {
+        this.grantMs += (performance.now() - asked - this.grantMs) / 20;
         if (reply.leaseId === null) this.quietUntil.set(workspaceId, Date.now() + NO_LEASE_QUIET_MS);
       })
       .catch((error: unknown) => {
