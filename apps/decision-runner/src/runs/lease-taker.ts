@@ -67,7 +67,7 @@ export class LeaseTaker {
       if (leaseId !== null && left >= 0) {
         // Early enough that the grant (a ledger transaction, slower under load) lands before the lease runs out;
         // the untaken rest comes back when the new lease replaces it.
-        if (left < units * refillShare(this.grantMs)) this.refill(workspaceId, leaseId, units - left);
+        if (left < units * refillShare(this.grantMs)) void this.refill(workspaceId, leaseId, units - left);
         return leaseId;
       }
       const grant = this.refill(workspaceId, leaseId, units);
