@@ -27,6 +27,7 @@ import {
   WARMUP_S,
 } from './bench-support';
 import { backendClients, pgCounters, PgCounters, sampleLockWaits } from './pg-activity';
+import { printStep, SLOW_DELAY_MS, SLOW_IN_FLIGHT, slowEnginePhase, SlowStep } from './slow-engine';
 
 /**
  * `npm run bench`: requests per second and latency of POST /v1/decisions/{slug} through the whole
@@ -65,6 +66,11 @@ const PROFILE_DIR = process.env.BENCH_CPU_PROFILE === '1' ? join(LOG_DIR, 'profi
 const RUN_LIMIT_MS = 10 * 60_000;
 /** `BENCH_ONLY=alone`: only the sequential runs, with where their time went; for chasing a lone run's latency. */
 const ALONE_ONLY = process.env.BENCH_ONLY === 'alone';
+/**
+ * `BENCH_ONLY=slow`: only the slow-engine phase (test/bench/slow-engine.ts), in a cluster whose engine simulator
+ * answers after BENCH_SLOW_DELAY_MS; a plain `npm run bench` runs it last, in a cluster of its own.
+ */
+const SLOW_ONLY = process.env.BENCH_ONLY === 'slow';
 /** `BENCH_ONLY=serve`: set everything up, print the addresses and a key, and keep it running until interrupted. */
 const SERVE_ONLY = process.env.BENCH_ONLY === 'serve';
 /** `BENCH_REPLICAS=decision-runner`: which services the last phase starts a second replica of. */
@@ -455,7 +461,7 @@ async function main(): Promise<void> {
         .join(' ')}`,
     );
     say(`bench: ${CONNECTIONS} connections, ${WARMUP_S} s warm-up, ${DURATION_S} s measured, 1 KB bodies`);
-    const perRun = STEP6 === 'leases' && !COMPARE_ONLY && !ALONE_ONLY && !SERVE_ONLY ? await perRunFigures() : null;
+    const perRun = STEP6 === 'leases' && !COMPARE_ONLY && !ALONE_ONLY && !SERVE_ONLY && !SLOW_ONLY ? await perRunFigures() : null;
 
     const [echoPort, simulatorPort, gatewayPort, opsBase] = await Promise.all([freePort(), freePort(), freePort(), freePortBlock(6)]);
     receiver = TRACE ? await startSpanReceiver() : null;
@@ -463,7 +469,11 @@ async function main(): Promise<void> {
 
     const echo = spawnLogged(LOG_DIR, 'echo', [__filename, '--echo', String(echoPort)], {});
     children.push(echo.child);
-    const simulator = spawnLogged(LOG_DIR, 'simulator', [SIMULATOR], { ENGINE_SIMULATOR_PORT: String(simulatorPort), ENGINE_SIMULATOR_HOST: '127.0.0.1' });
+    const simulator = spawnLogged(LOG_DIR, 'simulator', [SIMULATOR], {
+      ENGINE_SIMULATOR_PORT: String(simulatorPort),
+      ENGINE_SIMULATOR_HOST: '127.0.0.1',
+      ENGINE_SIMULATOR_DELAY_MS: SLOW_ONLY ? String(SLOW_DELAY_MS) : '0',
+    });
     children.push(simulator.child);
     const simulatorUrl = `http://127.0.0.1:${simulatorPort}`;
     await waitFor(async () => (await fetch(`${simulatorUrl}/health`)).ok, 15_000, 'engine simulator');
@@ -477,7 +487,7 @@ async function main(): Promise<void> {
       ENGINE_LLM_API_KEY: 'bench-key',
       ENGINE_LLM_MODEL: 'sim-standard',
       // Above the connection count: the bench measures what a slot costs, not queueing for one.
-      ENGINE_SHARED_SLOTS: String(Math.max(256, CONNECTIONS * 2)),
+      ENGINE_SHARED_SLOTS: String(Math.max(256, CONNECTIONS * 2, ...(SLOW_ONLY ? SLOW_IN_FLIGHT.map((n) => n * 2) : []))),
     };
     const cluster = spawnLogged(LOG_DIR, 'cluster', [LAUNCHER], {
       DATABASE_URL: databaseUrl,
@@ -528,6 +538,21 @@ async function main(): Promise<void> {
       clearTimeout(limit);
       say(`bench: serving: POST ${runUrl} with Bearer ${firstKey}; ops ports from ${opsBase}; echo at ${echoUrl}; Ctrl-C stops`);
       await new Promise(() => undefined);
+    }
+    if (SLOW_ONLY) {
+      const slow = await slowEnginePhase({
+        runUrl,
+        keys,
+        body,
+        ports: SERVICES.map((service, index) => ({ service, port: opsBase + index })),
+        others: [
+          { name: 'nats-server', pid: nats.process?.pid },
+          { name: 'engine simulator', pid: simulator.child.pid },
+        ],
+        spans: receiver?.spans ?? null,
+      });
+      writeFileSync(join(LOG_DIR, 'results.json'), `${JSON.stringify({ machine: machineJson(), ...slow }, null, 2)}\n`);
+      return;
     }
     if (ALONE_ONLY) {
       await loneRuns(runUrl, firstKey, body, opsBase);
@@ -643,7 +668,7 @@ async function main(): Promise<void> {
     roundTrips.sort((a, b) => a - b);
 
     const results = {
-      machine: { cpus: cpus().length, model: cpus()[0]?.model ?? null, memory_gib: Number((totalmem() / 2 ** 30).toFixed(1)), node: process.version },
+      machine: machineJson(),
       step6: STEP6,
       settings: {
         connections: CONNECTIONS,
@@ -748,6 +773,29 @@ async function main(): Promise<void> {
   }
   // The services write their profiles as they stop, so the summary comes after the cleanup.
   if (PROFILE_DIR) say(`\nCPU profiles of the whole bench (${PROFILE_DIR}):\n${formatSummaries(summarizeProfiles(PROFILE_DIR))}`);
+  if (!COMPARE_ONLY && !ALONE_ONLY && !SERVE_ONLY && !SLOW_ONLY) await slowFigures();
+}
+
+function machineJson() {
+  return { cpus: cpus().length, model: cpus()[0]?.model ?? null, memory_gib: Number((totalmem() / 2 ** 30).toFixed(1)), node: process.version };
+}
+
+/** The slow-engine phase in a cluster of its own (its simulator answers after a delay), printed here. */
+async function slowFigures(): Promise<void> {
+  const dir = join(LOG_DIR, 'slow');
+  mkdirSync(dir, { recursive: true });
+  rmSync(join(dir, 'results.json'), { force: true });
+  say(`\nbench: last, the slow-engine phase (${SLOW_DELAY_MS} ms engine), in a cluster of its own`);
+  const child = spawnLogged(LOG_DIR, 'slow-bench', [__filename], { BENCH_ONLY: 'slow', BENCH_LOG_DIR: dir });
+  const code = await new Promise<number | null>((resolve) => child.child.once('exit', resolve));
+  if (code !== 0) {
+    say(`bench: the slow-engine phase failed (${code}); see ${join(LOG_DIR, 'slow-bench.log')}`);
+    process.exitCode = 1;
+    return;
+  }
+  const results = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as { steps: SlowStep[] };
+  for (const step of results.steps) printStep(step);
+  say(`bench: slow-engine results in ${join(dir, 'results.json')}`);
 }
 
 /** Sequential runs with nothing else going on: the latency a single caller sees, and each hop's share of it. */

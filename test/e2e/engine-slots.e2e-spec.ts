@@ -243,6 +243,41 @@ describe('shared-key slots across two engine-proxy replicas', () => {
     expect(result).toMatchObject({ ok: false, error: { code: 'ENGINE_NOT_CONFIGURED', status: 424 } });
   });
 
+  it('refuses at once with 503 ENGINE_RATE_LIMITED and when to retry once the queue for a slot is full', async () => {
+    // A replica of its own on a NATS of its own, so that every call below reaches it, with room for one waiter.
+    const ownNats = await startNats();
+    const bounded = await startReplica(3, { NATS_URL: ownNats.url, ENGINE_SLOT_QUEUE: '1' });
+    const ownRpc = new ServiceRpc(ownNats.url);
+    try {
+      await waitFor(async () => (await call('GET', '/readyz', {}, ops(bounded))).status === 200, 60_000, 'the replica with a queue of one');
+      const holder = uniqueMarker();
+      await script(holder, [{ delayMs: 2_000 }]);
+      const held = ownRpc.call(SUBJECTS.engine.answer, questionFor(holder, 8_000, 'ws-bounded'));
+      await waitFor(async () => (await arrivals(holder)).length === 1, 5_000, 'the call holding the slot');
+      const queued = ownRpc.call(SUBJECTS.engine.answer, questionFor(uniqueMarker(), 8_000, 'ws-bounded'));
+      // Time for the second call to reach the replica and find the slot held.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+
+      const refused = uniqueMarker();
+      const started = Date.now();
+      const result = await ownRpc.call(SUBJECTS.engine.answer, questionFor(refused, 8_000, 'ws-bounded'));
+      const ms = Date.now() - started;
+      expect(result).toMatchObject({ ok: false, error: { code: 'ENGINE_RATE_LIMITED', status: 503, details: { retryAfter: expect.any(Number) } } });
+      // Not a wait to its 8 s deadline behind the slot: the answer came while the slot was still held.
+      expect(ms).toBeLessThan(1_500);
+      expect(await arrivals(refused)).toEqual([]);
+      const metrics = (await call('GET', '/metrics', {}, ops(bounded))).text;
+      expect(metrics).toMatch(/decision_service_engine_slot_wait_seconds_count\{[^}]*outcome="queue_full"[^}]*\} 1/);
+
+      expect(await held).toMatchObject({ ok: true });
+      expect(await queued).toMatchObject({ ok: true });
+    } finally {
+      await ownRpc.close();
+      await stop(bounded.process);
+      await ownNats.stop();
+    }
+  }, 90_000);
+
   it('counts in its own process while Redis cannot be reached, and says so in readiness', async () => {
     // A replica of its own on a NATS of its own, so that every call below reaches it; Redis is a closed port.
     const lonelyNats = await startNats();

@@ -15,6 +15,12 @@ export interface EngineProxyConfig {
   llm: ProviderEndpoint;
   checkpoint: ProviderEndpoint;
   sharedSlots: number;
+  /**
+   * Calls that may wait for a shared-key slot in one process; a call past it is refused at once (503
+   * ENGINE_RATE_LIMITED with Retry-After) rather than left to wait to its deadline behind calls that will not all
+   * get a slot in time either.
+   */
+  slotQueue: number;
   prices: PriceTable;
   /** Redis for shared-key slots counted across replicas; null counts them in this process only. */
   redisUrl: string | null;
@@ -35,6 +41,7 @@ export function readEngineProxyConfig(env: EnvReader): EngineProxyConfig {
       env.fail('ENGINE_PRICES_JSON', 'must be a JSON object of model name to USD per million input tokens');
     }
   }
+  const sharedSlots = env.int('ENGINE_SHARED_SLOTS', 32, 1, 100_000);
   const credentials = readSealingKeys(env, 'ENGINE_CREDENTIALS_KEY', 'ENGINE_CREDENTIALS_DEV_KEY', DEV_CREDENTIALS_KEY);
   return {
     defaultEngine: env.oneOf('ENGINE_DEFAULT', 'llm', ['llm', 'checkpoint'] as const),
@@ -50,7 +57,8 @@ export function readEngineProxyConfig(env: EnvReader): EngineProxyConfig {
       apiKey: env.string('ENGINE_CHECKPOINT_API_KEY') ?? null,
       model: env.string('ENGINE_CHECKPOINT_MODEL') ?? null,
     },
-    sharedSlots: env.int('ENGINE_SHARED_SLOTS', 32, 1, 100_000),
+    sharedSlots,
+    slotQueue: env.int('ENGINE_SLOT_QUEUE', Math.max(64, 2 * sharedSlots), 0, 1_000_000),
     prices,
     redisUrl: env.url('REDIS_URL', undefined, ['redis', 'rediss']) ?? null,
     credentialsKeys: credentials.keyring,

@@ -6,7 +6,7 @@ import { createLogger } from '@ds/platform';
 import { EngineProxyConfig } from './config';
 import { CredentialsService, WorkspaceCredential } from './credentials/credentials.service';
 import { EngineService } from './engine.service';
-import { LocalSemaphores, SlotLease } from './slots/local-semaphore';
+import { LocalSemaphores, QUEUE_FULL, QueueFull, SlotLease } from './slots/local-semaphore';
 import { SharedSlots } from './slots/shared-slots';
 import { defined } from '../../../test/e2e/support/api';
 
@@ -25,6 +25,7 @@ function config(protocol: 'openai' | 'anthropic', overrides: Partial<EngineProxy
     llm: { protocol, baseUrl: protocol === 'openai' ? `${sim.url}/v1` : sim.url, apiKey: 'shared-key', model: 'sim-standard' },
     checkpoint: { protocol: 'openai', baseUrl: '', apiKey: null, model: null },
     sharedSlots: 1,
+    slotQueue: 64,
     prices: DEFAULT_PRICES,
     redisUrl: null,
     credentialsKeys: singleKeyring(DEV_CREDENTIALS_KEY),
@@ -36,10 +37,14 @@ function config(protocol: 'openai' | 'anthropic', overrides: Partial<EngineProxy
 class MemorySlots {
   readonly semaphores = new LocalSemaphores();
   acquired = 0;
-  async acquire(fingerprint: string, deadline: number): Promise<SlotLease | null> {
-    const lease = await this.semaphores.acquire(fingerprint, 1, deadline);
-    if (lease) this.acquired++;
+  constructor(private readonly queue = 64) {}
+  async acquire(fingerprint: string, deadline: number): Promise<SlotLease | null | QueueFull> {
+    const lease = await this.semaphores.acquire(fingerprint, 1, deadline, this.queue);
+    if (lease && lease !== QUEUE_FULL) this.acquired++;
     return lease;
+  }
+  retryAfterSeconds(): number {
+    return 2;
   }
 }
 
@@ -166,6 +171,28 @@ describe('which key a call uses', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(450);
     expect(await requests(`${marker}-second`)).toHaveLength(0);
     await first;
+  });
+
+  it('answers 503 ENGINE_RATE_LIMITED at once, with when to retry, when the slot is held and the queue for it is full', async () => {
+    const marker = newMarker();
+    const { engine } = service('openai', SHARED, new MemorySlots(1));
+    await script(marker, [{ delayMs: 1_000 }]);
+    const first = engine.answer(request(marker, 3_000));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const queued = engine.answer(request(`${marker}-queued`, 3_000));
+    const started = Date.now();
+    const error = await failure(engine.answer(request(`${marker}-third`, 3_000)));
+    expect({ code: error.code, status: error.status, details: error.details }).toEqual({
+      code: 'ENGINE_RATE_LIMITED',
+      status: 503,
+      details: { retryAfter: 2 },
+    });
+    // Refused without waiting for the slot: far less than the second it is held.
+    expect(Date.now() - started).toBeLessThan(500);
+    expect(await requests(`${marker}-third`)).toHaveLength(0);
+    await first;
+    // The one that queued got the slot when it came back.
+    await expect(queued).resolves.toMatchObject({ engine: 'llm' });
   });
 
   it('gives the slot back when the call fails', async () => {

@@ -35,6 +35,7 @@ import { currentSpan, inSpan, Logger, Metrics, PLATFORM, SpanKind, tracer } from
 import { EngineProxyConfig, ProviderEndpoint } from './config';
 import { CredentialsService } from './credentials/credentials.service';
 import { postJson, ProviderRequestFailed, ProviderResponse } from './provider-http';
+import { QUEUE_FULL } from './slots/local-semaphore';
 import { SharedSlots } from './slots/shared-slots';
 
 const ANTHROPIC_VERSION = '2023-06-01';
@@ -186,6 +187,12 @@ export class EngineService {
     deadline: number,
   ): Promise<TAnswer> {
     const lease = route.sharedKey === null ? null : await this.slots.acquire(route.sharedKey, deadline);
+    if (lease === QUEUE_FULL) {
+      const retryAfter = this.slots.retryAfterSeconds();
+      throw new ServiceError('ENGINE_RATE_LIMITED', `The shared engine key is at its limit and its queue is full; retry after ${retryAfter} seconds.`, {
+        retryAfter,
+      });
+    }
     if (route.sharedKey !== null && lease === null) {
       throw new ServiceError('ENGINE_RATE_LIMITED', 'No slot on the shared engine key became free within the timeout.');
     }

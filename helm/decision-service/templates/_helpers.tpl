@@ -224,6 +224,9 @@ SHUTDOWN_GRACE_MS override, then services.<name>.env (which wins). Empty values 
 {{- if not (kindIs "invalid" $c.engine.sharedSlots) }}
 {{- $_ := set $data "ENGINE_SHARED_SLOTS" (int64 $c.engine.sharedSlots | toString) }}
 {{- end }}
+{{- if not (kindIs "invalid" $c.engine.slotQueue) }}
+{{- $_ := set $data "ENGINE_SLOT_QUEUE" (int64 $c.engine.slotQueue | toString) }}
+{{- end }}
 {{- else if eq .key "delivery" }}
 {{- $_ := set $data "DELIVERY_ALLOW_PRIVATE_TARGETS" (toString $c.delivery.allowPrivateTargets) }}
 {{- $_ := set $data "DELIVERY_RETRY_SCALE" (toString $c.delivery.retryScale) }}

@@ -1,5 +1,5 @@
 import { chart } from './chart';
-import { LEASE_LIMITS, leaseHold, leaseRate, leaseSettlement, leaseSize } from './leases';
+import { LEASE_LIMITS, leaseHold, leaseRate, leaseSettlement, leaseSize, refillShare } from './leases';
 import { LedgerError, replayEntries } from './ledger';
 
 const WS = '8f9f2c1e-0000-4000-8000-000000000001';
@@ -50,6 +50,17 @@ describe('leaseSize', () => {
         expect(size * 2).toBeLessThanOrEqual(room);
       }
     }
+  });
+});
+
+describe('when the next lease is asked for', () => {
+  it('asks at half while grants are quick, earlier as they slow, and at once when they take half a window', () => {
+    expect(refillShare(0)).toBe(0.5);
+    expect(refillShare(120)).toBe(0.5);
+    expect(refillShare(LEASE_LIMITS.windowMs * 0.3)).toBeCloseTo(0.6, 9);
+    expect(refillShare(LEASE_LIMITS.windowMs * 0.5)).toBe(1);
+    expect(refillShare(LEASE_LIMITS.windowMs * 3)).toBe(1);
+    expect(refillShare(-5)).toBe(0.5);
   });
 });
 

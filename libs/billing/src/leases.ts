@@ -39,6 +39,16 @@ export function leaseSize(input: { ratePerSecond: number; room: number }): numbe
   return size >= LEASE_LIMITS.minUnits ? size : 0;
 }
 
+/**
+ * The share of a lease still untaken when a runner asks for the next one: half, or more when grants are slow. A
+ * lease holds about LEASE_LIMITS.windowMs of the workspace's rate, so what is left at the ask must last twice the
+ * time a grant takes now (`grantMs`), else runs find the counter empty while the grant is on its way; with grants
+ * as slow as half a window the next is asked for as soon as a lease starts to be used.
+ */
+export function refillShare(grantMs: number): number {
+  return Math.min(1, Math.max(0.5, (2 * Math.max(grantMs, 0)) / LEASE_LIMITS.windowMs));
+}
+
 export interface LeaseAccounts {
   includedVolumeId: string;
   decisionsBilledId: string;

@@ -11,12 +11,18 @@ async function main(): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new Error(`ENGINE_SIMULATOR_PORT must be a port number, got ${JSON.stringify(rawPort)}`);
   }
+  const rawDelay = process.env.ENGINE_SIMULATOR_DELAY_MS || '0';
+  const delayMs = Number(rawDelay);
+  if (!Number.isInteger(delayMs) || delayMs < 0) {
+    throw new Error(`ENGINE_SIMULATOR_DELAY_MS must be a whole number of milliseconds, got ${JSON.stringify(rawDelay)}`);
+  }
   const simulator = await startEngineSimulator({
+    delayMs,
     port,
     host: process.env.ENGINE_SIMULATOR_HOST || undefined,
     apiKey: process.env.ENGINE_SIMULATOR_API_KEY || undefined,
   });
-  log({ level: 'info', msg: 'engine simulator listening', url: simulator.url });
+  log({ level: 'info', msg: 'engine simulator listening', url: simulator.url, delay_ms: delayMs });
 
   const stop = (signal: NodeJS.Signals) => {
     simulator.close().then(

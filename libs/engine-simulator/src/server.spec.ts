@@ -526,6 +526,31 @@ describe('with an apiKey', () => {
   });
 });
 
+describe('a set delay', () => {
+  it('answers every provider request after the delay, many at once, and the control API at once', async () => {
+    const slow = await startEngineSimulator({ delayMs: 300 });
+    try {
+      const started = Date.now();
+      const replies = await Promise.all([0, 1, 2, 3].map(() => chat(openAiBody(newMarker()), undefined, slow.url)));
+      const took = Date.now() - started;
+      for (const reply of replies) expectDistributions(await chatAnswers(reply));
+      // Waiting side by side, not one after another: four answers in about one delay.
+      expect(took).toBeGreaterThanOrEqual(290);
+      expect(took).toBeLessThan(1_200);
+      const health = Date.now();
+      expect((await fetch(`${slow.url}/health`)).status).toBe(200);
+      expect(Date.now() - health).toBeLessThan(250);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('refuses a delay that is not a whole number of milliseconds', async () => {
+    await expect(startEngineSimulator({ delayMs: -1 })).rejects.toThrow(/delayMs/);
+    await expect(startEngineSimulator({ delayMs: 1.5 })).rejects.toThrow(/delayMs/);
+  });
+});
+
 describe('close', () => {
   it('cuts scripted delays short, drops open connections and can be called twice', async () => {
     const own = await startEngineSimulator();

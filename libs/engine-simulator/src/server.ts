@@ -17,6 +17,11 @@ export interface EngineSimulatorOptions {
   host?: string;
   /** When set, a provider request presenting any other key gets the provider's 401. */
   apiKey?: string;
+  /**
+   * Every provider answer waits this long (ms) after its request arrived, as a real provider takes seconds;
+   * a script's own delay comes on top. 0 (the default) answers at once.
+   */
+  delayMs?: number;
 }
 
 export interface EngineSimulator {
@@ -30,6 +35,7 @@ const PROTOCOLS: Protocol[] = [openAi, anthropic];
 
 interface Context {
   apiKey: string | undefined;
+  delayMs: number;
   scripts: ScriptBook;
   requests: RequestLog;
   /** Aborted by close(), so scripted delays do not hold the process open. */
@@ -50,7 +56,9 @@ const CONTROL_ROUTES: Record<string, ControlRoute> = {
 export async function startEngineSimulator(opts: EngineSimulatorOptions = {}): Promise<EngineSimulator> {
   const host = opts.host ?? '127.0.0.1';
   const closing = new AbortController();
-  const ctx: Context = { apiKey: opts.apiKey, scripts: new ScriptBook(), requests: new RequestLog(), closing: closing.signal };
+  const delayMs = opts.delayMs ?? 0;
+  if (!Number.isInteger(delayMs) || delayMs < 0) throw new Error(`delayMs must be a whole number of milliseconds, 0 or more, got ${delayMs}`);
+  const ctx: Context = { apiKey: opts.apiKey, delayMs, scripts: new ScriptBook(), requests: new RequestLog(), closing: closing.signal };
 
   const server = createServer((req, res) => {
     handle(ctx, req, res).catch((error: unknown) => {
@@ -122,6 +130,7 @@ async function answerProvider(ctx: Context, protocol: Protocol, req: IncomingMes
   }
 
   const step = ctx.scripts.take(raw);
+  if (ctx.delayMs > 0) await sleep(ctx.delayMs, undefined, { signal: ctx.closing });
   if (step?.delayMs) await sleep(step.delayMs, undefined, { signal: ctx.closing });
   if (step?.drop) {
     req.socket.destroy();

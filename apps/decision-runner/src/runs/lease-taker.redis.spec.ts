@@ -66,6 +66,34 @@ describe('LeaseTaker', () => {
     expect(asked).toEqual([{ workspaceId, seenLeaseId: null, seenTaken: 0 }]);
   });
 
+  it('lets runs that find the lease used up wait for the grant on its way and take from the new lease', async () => {
+    const workspaceId = randomUUID();
+    await putLease(workspaceId, 'lease_eeeeeeeeeeeeeeeeeeee', 2);
+    grant = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await putLease(workspaceId, 'lease_ffffffffffffffffffff', 10);
+      return { leaseId: 'lease_ffffffffffffffffffff', units: 10 };
+    };
+    const taken = await Promise.all(Array.from({ length: 6 }, () => taker.take(workspaceId)));
+    expect(taken.filter((leaseId) => leaseId === 'lease_eeeeeeeeeeeeeeeeeeee')).toHaveLength(2);
+    // None of the four that found the counter empty reserved on its own: they waited for the one grant.
+    expect(taken.filter((leaseId) => leaseId === 'lease_ffffffffffffffffffff')).toHaveLength(4);
+    expect(asked).toHaveLength(1);
+  });
+
+  it('waits for a slow grant only so long, then leaves the run to reserve', async () => {
+    const workspaceId = randomUUID();
+    let answer: (reply: { leaseId: string | null; units: number }) => void = () => undefined;
+    grant = () => new Promise((resolve) => (answer = resolve));
+    const started = Date.now();
+    expect(await taker.take(workspaceId)).toBeNull();
+    const waited = Date.now() - started;
+    // A second, not the grant's whole time.
+    expect(waited).toBeGreaterThanOrEqual(950);
+    expect(waited).toBeLessThan(3_000);
+    answer({ leaseId: null, units: 0 });
+  });
+
   it('hands a unit back while its lease gives units, and refuses once the lease was replaced or reclaimed', async () => {
     const workspaceId = randomUUID();
     await putLease(workspaceId, 'lease_bbbbbbbbbbbbbbbbbbbb', 3);

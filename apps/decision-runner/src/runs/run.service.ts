@@ -1,4 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Histogram } from 'prom-client';
 import { DeliveryMessage, RunDecisionReply, RunDecisionRequest, ServiceError } from '@ds/contracts';
 import {
   deliveryBody,
@@ -12,7 +13,7 @@ import {
   unavailableEntry,
 } from '@ds/decision-schema';
 import { newId } from '@ds/ids';
-import { CallerGaveUp, callerGaveUp, currentRequestId, NatsLink, PLATFORM } from '@ds/platform';
+import { CallerGaveUp, callerGaveUp, currentRequestId, Metrics, NatsLink, PLATFORM } from '@ds/platform';
 import { DecisionCache, RunnableDecision } from '../decisions/decision-cache';
 import { VersionCache } from '../decisions/version-cache';
 import { answeredRow, ExecutionBase, executionBase, ExecutionRecorder } from '../executions/execution-recorder';
@@ -29,6 +30,12 @@ type ResponseBody = Record<string, unknown> & { destinations?: DestinationEntry[
 /** Steps 5 to 10 of the run endpoint's order of checks. */
 @Injectable()
 export class RunService {
+  /**
+   * Where a run's own time goes, so that what it adds to a slow engine can be split (docs/performance.md): the
+   * engine call itself is the runner's `v1.engine-proxy.answer` call duration.
+   */
+  private readonly steps: Histogram<'step'> | null;
+
   constructor(
     private readonly decisions: DecisionCache,
     private readonly executor: RunExecutor,
@@ -38,19 +45,38 @@ export class RunService {
     private readonly billing: ReservationClient,
     private readonly calls: DestinationCalls,
     private readonly shadows: ShadowRunner,
-  ) {}
+    @Optional() @Inject(PLATFORM.metrics) metrics: Metrics | null = null,
+  ) {
+    this.steps = metrics
+      ? new Histogram({
+          name: 'decision_service_run_step_duration_seconds',
+          help: 'Time a live run spent in each of its waits besides the engine: step 6, recording and answering, settling',
+          labelNames: ['step'],
+          buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+          registers: [metrics.registry],
+        })
+      : null;
+  }
 
   async run(request: RunDecisionRequest): Promise<RunDecisionReply> {
     const decision = await this.findRunnable(request.workspaceId, request.slug);
     const { version, schema } = await this.versionToRun(request, decision);
     const executionId = newId('exec');
+    let mark = performance.now();
+    const lap = (step: 'reserve' | 'execute' | 'record and answer' | 'settle') => {
+      const now = performance.now();
+      this.steps?.observe({ step }, (now - mark) / 1000);
+      mark = now;
+    };
     const leaseId = await this.billing.reserve(request.workspaceId, executionId);
+    lap('reserve');
     let billable = false;
     try {
       // Steps 7 to 10, recorded as an execution whatever their outcome.
       const input = schema.settings.storeInput ? { state: request.body.state ?? null } : null;
       const base = executionBase(executionId, request.workspaceId, decision, version, request.source, currentRequestId()!, request.livemode, input, leaseId);
       const executed = await this.executor.execute('live', base, schema, request.body.state);
+      lap('execute');
       if (executed.status === 'failed') {
         await this.recorder.record(executed.row);
         throw executed.error;
@@ -62,11 +88,13 @@ export class RunService {
       }
       const reply = await this.answer(request, decision, version, schema, base, executed.evaluation, executed.metrics, executed.status === 'answered');
       billable = reply.billable;
+      lap('record and answer');
       if (billable) this.shadows.follow(request, decision, version, executionId);
       return reply;
     } finally {
       // Nobody is told about an answer finished after the caller stopped waiting, so it is not billed.
       await this.billing.settle(request.workspaceId, executionId, decision.id, billable && !callerGaveUp(), leaseId);
+      if (billable) lap('settle');
     }
   }
 

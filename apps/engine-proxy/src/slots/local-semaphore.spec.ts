@@ -1,4 +1,4 @@
-import { LocalSemaphores } from './local-semaphore';
+import { LocalSemaphores, QUEUE_FULL, SlotLease } from './local-semaphore';
 
 describe('slots counted in this process', () => {
   it('grants up to the limit, then makes callers wait until a slot is released, first come first served', async () => {
@@ -36,6 +36,24 @@ describe('slots counted in this process', () => {
     held!.release();
     expect(slots.held('k')).toBe(0);
     expect(await slots.acquire('k', 1, Date.now() + 10)).not.toBeNull();
+  });
+
+  it('refuses at once when as many callers as allowed already wait, and queues again once one is served', async () => {
+    const slots = new LocalSemaphores();
+    const deadline = Date.now() + 5_000;
+    const held = await slots.acquire('k', 1, deadline, 1);
+    expect(held).not.toBe(QUEUE_FULL);
+    const waiting = slots.acquire('k', 1, deadline, 1);
+    expect(await slots.acquire('k', 1, deadline, 1)).toBe(QUEUE_FULL);
+    (held as SlotLease).release();
+    const next = await waiting;
+    expect(next).not.toBeNull();
+    expect(next).not.toBe(QUEUE_FULL);
+    // The queue is empty again: the next caller waits rather than being refused.
+    const again = slots.acquire('k', 1, Date.now() + 30, 1);
+    expect(await again).toBeNull();
+    (next as SlotLease).release();
+    expect(slots.held('k')).toBe(0);
   });
 
   it('counts every credential on its own', async () => {

@@ -3,6 +3,10 @@ export interface SlotLease {
   release(): void;
 }
 
+/** Answered instead of a wait when as many calls as allowed already wait for a slot of the credential. */
+export const QUEUE_FULL = 'queue-full';
+export type QueueFull = typeof QUEUE_FULL;
+
 interface Waiter {
   grant(lease: SlotLease): void;
 }
@@ -14,13 +18,19 @@ interface Waiter {
 export class LocalSemaphores {
   private readonly states = new Map<string, { held: number; waiters: Waiter[] }>();
 
-  /** A lease, or null when no slot frees before `deadline` (epoch ms). */
-  acquire(name: string, limit: number, deadline: number): Promise<SlotLease | null> {
+  /**
+   * A lease, or null when no slot frees before `deadline` (epoch ms), or QUEUE_FULL at once when `maxWaiters`
+   * calls already wait.
+   */
+  acquire(name: string, limit: number, deadline: number): Promise<SlotLease | null>;
+  acquire(name: string, limit: number, deadline: number, maxWaiters: number): Promise<SlotLease | null | QueueFull>;
+  acquire(name: string, limit: number, deadline: number, maxWaiters = Infinity): Promise<SlotLease | null | QueueFull> {
     const state = this.stateOf(name);
     if (state.held < limit && state.waiters.length === 0) {
       state.held++;
       return Promise.resolve(this.lease(name));
     }
+    if (state.waiters.length >= maxWaiters) return Promise.resolve(QUEUE_FULL);
     const msLeft = deadline - Date.now();
     if (msLeft <= 0) return Promise.resolve(null);
     return new Promise((resolve) => {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { slotFreedChannel, slotLeaseMs, slotPollDelayMs, slotSetKey } from '@ds/engine';
 import { Logger, redact, redisClient } from '@ds/platform';
-import { SlotLease } from './local-semaphore';
+import { QUEUE_FULL, QueueFull, SlotLease } from './local-semaphore';
 
 /**
  * Takes a slot when fewer than ARGV[1] unexpired leases exist. Expiry is read from Redis's own clock, so
@@ -59,6 +59,8 @@ export class RedisSlots {
   private readonly subscribed = new Set<string>();
   /** Waiters of this process per channel, oldest first. */
   private readonly wakers = new Map<string, Array<() => void>>();
+  /** Calls of this process waiting for a slot, per credential. */
+  private readonly waiting = new Map<string, number>();
 
   constructor(
     readonly url: string,
@@ -97,26 +99,42 @@ export class RedisSlots {
   }
 
   /**
-   * A lease, or null when none frees before `deadline`. Throws SlotStoreUnavailable when Redis fails, so
-   * that the caller can go on waiting in its own process for the time left.
+   * A lease, or null when none frees before `deadline`, or QUEUE_FULL at once when none is free and `maxWaiters`
+   * calls of this process already wait. Throws SlotStoreUnavailable when Redis fails, so that the caller can go on
+   * waiting in its own process for the time left.
    */
-  async acquire(fingerprint: string, limit: number, deadline: number): Promise<SlotLease | null> {
+  async acquire(fingerprint: string, limit: number, deadline: number, maxWaiters = Infinity): Promise<SlotLease | null | QueueFull> {
     const key = slotSetKey(fingerprint);
     const channel = slotFreedChannel(fingerprint);
     const leaseId = `${LEASE_ID_PREFIX}${++leaseCount}`;
     this.subscribe(channel);
-    for (let attempt = 0; ; attempt++) {
-      const msLeft = deadline - Date.now();
-      let taken: number;
-      try {
-        taken = await this.redis.acquireSlot(key, limit, slotLeaseMs(Math.max(msLeft, 0)), leaseId);
-      } catch (error) {
-        throw new SlotStoreUnavailable((error as Error).message);
+    let queued = false;
+    try {
+      for (let attempt = 0; ; attempt++) {
+        const msLeft = deadline - Date.now();
+        let taken: number;
+        try {
+          taken = await this.redis.acquireSlot(key, limit, slotLeaseMs(Math.max(msLeft, 0)), leaseId);
+        } catch (error) {
+          throw new SlotStoreUnavailable((error as Error).message);
+        }
+        if (taken === 1) return this.lease(key, channel, leaseId);
+        const left = deadline - Date.now();
+        if (left <= 0) return null;
+        if (!queued) {
+          const waiting = this.waiting.get(fingerprint) ?? 0;
+          if (waiting >= maxWaiters) return QUEUE_FULL;
+          this.waiting.set(fingerprint, waiting + 1);
+          queued = true;
+        }
+        await this.nap(channel, slotPollDelayMs(attempt, left));
       }
-      if (taken === 1) return this.lease(key, channel, leaseId);
-      const left = deadline - Date.now();
-      if (left <= 0) return null;
-      await this.nap(channel, slotPollDelayMs(attempt, left));
+    } finally {
+      if (queued) {
+        const waiting = (this.waiting.get(fingerprint) ?? 1) - 1;
+        if (waiting > 0) this.waiting.set(fingerprint, waiting);
+        else this.waiting.delete(fingerprint);
+      }
     }
   }
 

@@ -2,7 +2,7 @@ import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { Histogram } from 'prom-client';
 import { Logger, Metrics, OutageLog, PLATFORM, redact } from '@ds/platform';
 import { EngineProxyConfig } from '../config';
-import { LocalSemaphores, SlotLease } from './local-semaphore';
+import { LocalSemaphores, QUEUE_FULL, QueueFull, SlotLease } from './local-semaphore';
 import { RedisSlots, SlotStoreUnavailable } from './redis-slots';
 
 /**
@@ -63,27 +63,56 @@ export class SharedSlots implements OnModuleInit, OnModuleDestroy {
     return redis ? { redis: () => redis.ping() } : {};
   }
 
-  /** A slot on the shared credential `fingerprint`, or null when none freed before `deadline` (epoch ms). */
-  async acquire(fingerprint: string, deadline: number): Promise<SlotLease | null> {
+  /**
+   * A slot on the shared credential `fingerprint`; null when none freed before `deadline` (epoch ms); QUEUE_FULL at
+   * once when none is free and ENGINE_SLOT_QUEUE calls of this process already wait for one.
+   */
+  async acquire(fingerprint: string, deadline: number): Promise<SlotLease | null | QueueFull> {
     const started = performance.now();
+    const { sharedSlots, slotQueue } = this.config;
     let store = 'memory';
-    let lease: SlotLease | null = null;
+    let lease: SlotLease | null | QueueFull = null;
     if (this.redis?.available) {
       store = 'redis';
       try {
-        lease = await this.redis.acquire(fingerprint, this.config.sharedSlots, deadline);
+        lease = await this.redis.acquire(fingerprint, sharedSlots, deadline, slotQueue);
         this.outage.restored();
       } catch (error) {
         if (!(error instanceof SlotStoreUnavailable)) throw error;
         this.outage.lost(error.message);
         store = 'memory';
-        lease = await this.local.acquire(fingerprint, this.config.sharedSlots, deadline);
+        lease = await this.local.acquire(fingerprint, sharedSlots, deadline, slotQueue);
       }
     } else {
       if (this.redis) this.outage.lost('not connected');
-      lease = await this.local.acquire(fingerprint, this.config.sharedSlots, deadline);
+      lease = await this.local.acquire(fingerprint, sharedSlots, deadline, slotQueue);
     }
-    this.waits.observe({ store, outcome: lease ? 'acquired' : 'rejected' }, (performance.now() - started) / 1000);
-    return lease;
+    const outcome = lease === QUEUE_FULL ? 'queue_full' : lease ? 'acquired' : 'rejected';
+    this.waits.observe({ store, outcome }, (performance.now() - started) / 1000);
+    return lease === null || lease === QUEUE_FULL ? lease : this.timed(lease);
+  }
+
+  /**
+   * When a caller refused at once may try again: about how long a slot is held now (a moving average), by when
+   * the calls ahead of it have mostly given theirs back. Whole seconds, 1 to 60.
+   */
+  retryAfterSeconds(): number {
+    return Math.min(60, Math.max(1, Math.ceil(this.heldMs / 1000)));
+  }
+
+  /** Moving average of how long a slot was held, over about the last 100 calls. */
+  private heldMs = 1_000;
+
+  private timed(lease: SlotLease): SlotLease {
+    const taken = performance.now();
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        this.heldMs += (performance.now() - taken - this.heldMs) / 100;
+        lease.release();
+      },
+    };
   }
 }

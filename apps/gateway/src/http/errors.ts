@@ -41,7 +41,9 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: W
   // The route that matched, not the URL's text: `/%6Dcp` reaches the MCP route too and must be answered alike.
   if (error.code === 'INVALID_API_KEY' && request.routeOptions?.url === '/mcp') reply.header('www-authenticate', 'Bearer');
   if (error.code === 'SERVICE_UNAVAILABLE' && !reply.hasHeader('retry-after')) reply.header('retry-after', String(SERVICE_UNAVAILABLE_RETRY_AFTER_S));
-  const retryAfter = error.code === 'RATE_LIMITED' && !Array.isArray(error.details) ? error.details?.retryAfter : undefined;
+  // A refusal that knows when to come back says so: the workspace's window, or a full queue for the engine's key.
+  const retryAfter =
+    (error.code === 'RATE_LIMITED' || error.code === 'ENGINE_RATE_LIMITED') && !Array.isArray(error.details) ? error.details?.retryAfter : undefined;
   if (typeof retryAfter === 'number' && !reply.hasHeader('retry-after')) reply.header('retry-after', String(retryAfter));
   // Set here as well as in the onRequest hook: some failures (a path the router cannot decode for a method it
   // has no routes for) are answered without the hooks running.
