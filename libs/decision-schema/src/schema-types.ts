@@ -176,7 +176,30 @@ export interface Settings {
    * questions from them. Absent means `model`, so schemas without it normalize exactly as before.
    */
   confidenceSource?: 'tokens';
+  /**
+   * Present only when the decision sends runs to human review (docs/reviews.md). Absent means no review, so
+   * schemas without it normalize exactly as before.
+   */
+  review?: ReviewSettings;
 }
+
+/** Why a run was sent to review: its action, a low confidence, an engine error, or the audit share of the rest. */
+export const REVIEW_REASONS = ['action', 'low_confidence', 'engine_error', 'audit'] as const;
+export type ReviewReason = (typeof REVIEW_REASONS)[number];
+
+export interface ReviewSettings {
+  when: { actions: Action[]; lowConfidence: boolean; engineError: boolean };
+  /** The share (0..1) of the runs `when` does not match that is sampled for an audit. */
+  auditRate: number;
+  /** How long after the run an item is due. */
+  dueMinutes: number;
+}
+
+export type ReviewSettingsInput = {
+  when?: { actions?: Action[]; lowConfidence?: boolean; engineError?: boolean } | null;
+  auditRate?: number | null;
+  dueMinutes?: number | null;
+};
 
 // ---- destinations ------------------------------------------------------------------------------------------
 
@@ -311,6 +334,11 @@ export type DestinationInput = DestinationCommonInput &
     | { type: 'http'; url: string; method?: HttpMethod; body?: string | null }
   );
 
+export type SettingsInput = Partial<Omit<Settings, 'confidenceSource' | 'review'>> & {
+  confidenceSource?: ConfidenceSourceSetting;
+  review?: ReviewSettingsInput | null;
+};
+
 export interface SchemaInput {
   state: StateSchemaInput;
   context?: string | null;
@@ -318,7 +346,7 @@ export interface SchemaInput {
   composites?: CompositeInput[];
   policies?: PolicyInput[];
   fallbackAction: Action;
-  settings?: Partial<Omit<Settings, 'confidenceSource'>> & { confidenceSource?: ConfidenceSourceSetting };
+  settings?: SettingsInput;
   destinations?: DestinationInput[];
   calibration?: Calibration | null;
 }
