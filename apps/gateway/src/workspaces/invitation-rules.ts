@@ -1,6 +1,7 @@
 import { ServiceError, ValidationIssue } from '@ds/contracts';
 import { canonicalEmail } from '../auth/email-address';
 import { Role } from '../entities';
+import { GRANTED_ROLE_ISSUE, isGrantedRole } from './roles';
 
 /** The spec's limits on invitations. */
 export const INVITATION_VALID_DAYS = 7;
@@ -14,7 +15,7 @@ export type InvitedRole = Exclude<Role, 'owner'>;
 export function invitationInput(input: { email?: unknown; role?: unknown }, emailPattern: RegExp): { email: string; role: InvitedRole } {
   const issues: ValidationIssue[] = [];
   if (typeof input.email !== 'string' || !emailPattern.test(input.email)) issues.push({ path: 'email', message: 'must be an e-mail address' });
-  if (input.role !== 'admin' && input.role !== 'member' && input.role !== 'viewer') issues.push({ path: 'role', message: 'must be admin, member or viewer' });
+  if (!isGrantedRole(input.role)) issues.push({ ...GRANTED_ROLE_ISSUE });
   if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The invitation is not valid.', issues);
   return { email: canonicalEmail(input.email as string), role: input.role as InvitedRole };
 }

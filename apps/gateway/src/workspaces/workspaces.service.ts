@@ -8,7 +8,7 @@ import { MembershipEntity, Role, UserEntity, WorkspaceEntity } from '../entities
 import { canonicalEmail } from '../auth/email-address';
 import { conflict, requireVerifiedAddress } from '../auth/verified-address';
 import { Mailer, MAILER } from '../mail/mailer';
-import { roleReaches } from './roles';
+import { GRANTED_ROLE_ISSUE, isGrantedRole, roleReaches, roleRefusal } from './roles';
 
 /** The spec's ceiling on workspaces one user owns. */
 export const MAX_OWNED_WORKSPACES = 10;
@@ -51,7 +51,7 @@ export class WorkspacesService {
   async requireRole(workspaceId: string, userId: string, minimum: Role): Promise<Role> {
     const membership = UUID_PATTERN.test(workspaceId) ? await this.db.getRepository(MembershipEntity).findOneBy({ workspaceId, userId }) : null;
     if (!membership) throw new ServiceError('FORBIDDEN', 'You are not a member of this workspace.', { reason: 'workspace_access' });
-    if (!roleReaches(membership.role, minimum)) throw new ServiceError('FORBIDDEN', `This needs the ${minimum} role or higher.`);
+    if (!roleReaches(membership.role, minimum)) throw roleRefusal(membership.role, minimum);
     return membership.role;
   }
 
@@ -62,7 +62,7 @@ export class WorkspacesService {
   async addMember(workspaceId: string, input: { email?: unknown; role?: unknown }): Promise<{ user_id: string; email: string; role: Role }> {
     const issues: ValidationIssue[] = [];
     if (typeof input.email !== 'string' || input.email.length === 0) issues.push({ path: 'email', message: 'must be an e-mail address' });
-    if (input.role !== 'admin' && input.role !== 'member' && input.role !== 'viewer') issues.push({ path: 'role', message: 'must be admin, member or viewer' });
+    if (!isGrantedRole(input.role)) issues.push({ ...GRANTED_ROLE_ISSUE });
     if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The member is not valid.', issues);
     const user = await this.db.getRepository(UserEntity).findOneBy({ email: canonicalEmail(input.email as string) });
     // The reason lets the application offer an invitation instead, which works for an address without an account.
@@ -85,8 +85,8 @@ export class WorkspacesService {
 
   /** Changes a member's role below Owner; the Owner's role changes only by transferring ownership. */
   async changeRole(workspaceId: string, userId: string, role: unknown): Promise<{ user_id: string; role: Role }> {
-    if (role !== 'admin' && role !== 'member' && role !== 'viewer') {
-      throw new ServiceError('INVALID_REQUEST', 'The role is not valid.', [{ path: 'role', message: 'must be admin, member or viewer' }]);
+    if (!isGrantedRole(role)) {
+      throw new ServiceError('INVALID_REQUEST', 'The role is not valid.', [{ ...GRANTED_ROLE_ISSUE }]);
     }
     const current = await this.db.getRepository(MembershipEntity).findOneBy({ workspaceId, userId });
     if (!current) throw new ServiceError('NOT_FOUND', 'This person is not a member of the workspace.');
