@@ -38,12 +38,16 @@ import { ExecutionLeases1796100000000 } from './migrations/1796100000000-executi
 import { ExecutionRollups1796031415926 } from './migrations/1796031415926-execution-rollups';
 import { ShadowVersions1796052483117 } from './migrations/1796052483117-shadow-versions';
 import { ExecutionSourceGroups1796400000000 } from './migrations/1796400000000-execution-source-groups';
+import { ReviewItems1796500000000 } from './migrations/1796500000000-review-items';
 import { BillingRetention, ExecutionRetention, RETENTION_SOURCE } from './retention/execution-retention';
 import { PlaygroundReservations } from './playground/playground-reservations.store';
 import { PlaygroundService } from './playground/playground.service';
 import { ReplayWorker } from './replays/replay-worker';
 import { ReplaysHandlers } from './replays/replays.handlers';
 import { ReplaysService } from './replays/replays.service';
+import { ReviewRecorder } from './reviews/review-recorder';
+import { ReviewsHandlers } from './reviews/reviews.handlers';
+import { ReviewsService } from './reviews/reviews.service';
 import { RunnerHandlers } from './runner.handlers';
 import { ReservationClient } from './runs/reservation-client';
 import { DestinationCalls } from './runs/destination-calls';
@@ -84,13 +88,14 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       RuleRollups1796330000000,
       OrderedInputs1796331739000,
       ExecutionSourceGroups1796400000000,
+      ReviewItems1796500000000,
     ],
   },
   readConfig: readDecisionRunnerConfig,
   module: () => ({
     module: DecisionRunnerModule,
     imports: [TypeOrmModule.forFeature([DecisionEntity, DecisionVersionEntity, ExecutionEntity])],
-    controllers: [RunnerHandlers, HooksHandlers, ReplaysHandlers, ShadowHandlers],
+    controllers: [RunnerHandlers, HooksHandlers, ReplaysHandlers, ShadowHandlers, ReviewsHandlers],
     providers: [
       RunService,
       RunExecutor,
@@ -115,6 +120,8 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       ExecutionRecorder,
       ExecutionsQuery,
       OutcomesService,
+      ReviewRecorder,
+      ReviewsService,
       QualityService,
       LabLimits,
       { provide: LabPool, useFactory: (config: DecisionRunnerConfig) => new LabPool(config.labWorkers), inject: [PLATFORM.config] },

@@ -12,3 +12,4 @@ export * from './nats-permissions';
 export * from './public-api';
 export * from './column-ranges';
 export * from './deploy-note';
+export * from './reviews';

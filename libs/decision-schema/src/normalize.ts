@@ -196,8 +196,9 @@ function normalizeDestination(destination: DestinationInput): NormalizedDestinat
         timeoutMs: destination.timeoutMs ?? DEFAULT_AGENT.timeoutMs,
       };
     case 'workflow':
+      return { ...common, type: 'workflow', url: destination.url };
     case 'webhook':
-      return { ...common, type: destination.type, url: destination.url };
+      return { ...common, type: 'webhook', url: destination.url, ...(destination.on === 'reviewed' ? { on: 'reviewed' as const } : {}) };
     case 'http':
       return {
         ...common,

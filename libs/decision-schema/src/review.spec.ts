@@ -6,7 +6,10 @@ import {
   resolveVerdict,
   REVIEW_CLAIM_MINUTES,
   reviewDueAt,
+  reviewedDelivery,
+  reviewedWebhooks,
   reviewOutcomeSource,
+  type ReviewedEventData,
   reviewReason,
   reviewStatus,
   type ReviewItemState,
@@ -185,5 +188,39 @@ describe('review item states', () => {
 
   it('are due dueMinutes after the run', () => {
     expect(reviewDueAt({ when: { actions: [], lowConfidence: false, engineError: false }, auditRate: 0, dueMinutes: 240 }, now)).toEqual(minutes(240));
+  });
+});
+
+describe('webhooks on review', () => {
+  const destinations = [
+    { key: 'ops', type: 'webhook', url: 'https://hooks.example.com/completed' },
+    { key: 'crm', type: 'webhook', url: 'https://hooks.example.com/reviewed', on: 'reviewed', headers: { 'X-Team': 'review' } },
+  ];
+  const schema = () => normalized({ ...minimalSchema(), destinations });
+
+  it('are told apart from the run’s webhooks, and schemas without them normalize as before', () => {
+    expect(reviewedWebhooks(schema()).map((destination) => destination.key)).toEqual(['crm']);
+    expect(schema().destinations[0]).not.toHaveProperty('on');
+    expect(normalized({ ...minimalSchema(), destinations: [{ ...destinations[0], on: 'completed' }] }).destinations[0]).not.toHaveProperty('on');
+  });
+
+  it('take no conditions, and `on` only on a webhook', () => {
+    expect(issuesOf({ ...minimalSchema(), destinations: [{ ...destinations[1], when: [{ on: 'action', op: 'eq', value: 'escalate' }] }] })).toEqual([
+      { path: 'destinations.0.when', message: 'must be empty: a webhook on "reviewed" fires for every resolved review' },
+    ]);
+    expect(issuesOf({ ...minimalSchema(), destinations: [{ ...destinations[1], on: 'resolved' }] })).toEqual([
+      { path: 'destinations.0.on', message: 'must be one of completed, reviewed' },
+    ]);
+    expect(issuesOf({ ...minimalSchema(), destinations: [{ key: 'flow', type: 'workflow', url: 'https://flows.example.com/x', on: 'reviewed' }] })).toEqual([
+      { path: 'destinations.0.on', message: 'unknown property' },
+    ]);
+  });
+
+  it('send the decision.reviewed event with the destination’s headers', () => {
+    const [crm] = reviewedWebhooks(schema());
+    const data = { review_id: 'rev_a' } as unknown as ReviewedEventData;
+    const request = reviewedDelivery(crm!, { deliveryId: 'dlv_a', created: 1_800_000_000, livemode: false }, data);
+    expect(request.headers).toEqual({ 'X-Team': 'review', 'content-type': 'application/json' });
+    expect(JSON.parse(request.body)).toEqual({ id: 'dlv_a', type: 'decision.reviewed', created: 1_800_000_000, livemode: false, data: { review_id: 'rev_a' } });
   });
 });

@@ -3,7 +3,7 @@
 import { claimUnique, expectArray, expectBoolean, expectNumber, expectObject, expectOneOf, isGiven } from './field-checks';
 import type { Issues, Path } from './issues';
 import { REVIEW_DUE_MINUTES_DEFAULT, REVIEW_DUE_MINUTES_MAX, REVIEW_DUE_MINUTES_MIN } from './limits';
-import { ACTIONS, type ReviewReason, type ReviewSettings, type ReviewSettingsInput } from './schema-types';
+import { ACTIONS, type NormalizedSchema, type ReviewReason, type WebhookDestination, type ReviewSettings, type ReviewSettingsInput } from './schema-types';
 
 const REVIEW = ['when', 'auditRate', 'dueMinutes'];
 const WHEN = ['actions', 'lowConfidence', 'engineError'];
@@ -149,4 +149,46 @@ export function reviewOutcomeSource(reason: ReviewReason): 'review' | 'audit' {
 /** A review's due time: `dueMinutes` after the run. */
 export function reviewDueAt(review: ReviewSettings, executedAt: Date): Date {
   return new Date(executedAt.getTime() + review.dueMinutes * 60_000);
+}
+
+/** The webhooks a resolved review of this version fires (`on: "reviewed"`), in schema order. */
+export function reviewedWebhooks(schema: NormalizedSchema): WebhookDestination[] {
+  return schema.destinations.filter((destination): destination is WebhookDestination => destination.type === 'webhook' && destination.on === 'reviewed');
+}
+
+/** What a `decision.reviewed` event carries: the execution, the machine's action and the reviewer's. */
+export interface ReviewedEventData {
+  review_id: string;
+  reason: ReviewReason;
+  decision_id: string;
+  decision: string;
+  version: number;
+  execution: {
+    id: string;
+    result: Record<string, unknown> | null;
+    confidence: Record<string, number> | null;
+    action: string | null;
+    action_reason: unknown;
+    created_at: string;
+  };
+  review: {
+    answers: Record<string, unknown>;
+    action: string | null;
+    note: string | null;
+    source: 'review' | 'audit';
+    resolved_by: string;
+    resolved_at: string;
+  };
+}
+
+/** The request of one `decision.reviewed` delivery: the event as every webhook's, its headers as the run's webhooks' are. */
+export function reviewedDelivery(
+  destination: WebhookDestination,
+  envelope: { deliveryId: string; created: number; livemode: boolean },
+  data: ReviewedEventData,
+): { method: 'POST'; headers: Record<string, string>; body: string } {
+  const headers: Record<string, string> = { ...destination.headers };
+  if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+  const body = JSON.stringify({ id: envelope.deliveryId, type: 'decision.reviewed', created: envelope.created, livemode: envelope.livemode, data });
+  return { method: 'POST', headers, body };
 }

@@ -256,9 +256,15 @@ export interface WorkflowDestination extends DestinationCommon {
   type: 'workflow';
   url: string;
 }
+/** When a webhook fires: `completed` after each run (`decision.completed`), `reviewed` when a review is resolved (`decision.reviewed`). */
+export const WEBHOOK_EVENTS = ['completed', 'reviewed'] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
 export interface WebhookDestination extends DestinationCommon {
   type: 'webhook';
   url: string;
+  /** Present only as `reviewed`; absent means after each run, so schemas without it normalize exactly as before. */
+  on?: 'reviewed';
 }
 export interface HttpDestination extends DestinationCommon {
   type: 'http';
@@ -330,7 +336,8 @@ export type DestinationInput = DestinationCommonInput &
         timeoutMs?: number;
       }
     | { type: 'agent'; url: string; mode?: AgentMode; instructions?: string | null; tools?: string[]; timeoutMs?: number }
-    | { type: 'workflow' | 'webhook'; url: string }
+    | { type: 'workflow'; url: string }
+    | { type: 'webhook'; url: string; on?: WebhookEvent | null }
     | { type: 'http'; url: string; method?: HttpMethod; body?: string | null }
   );
 

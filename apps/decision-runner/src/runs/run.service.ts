@@ -20,6 +20,7 @@ import { ReservationClient } from './reservation-client';
 import { DestinationCalls, entryAt } from './destination-calls';
 import { responseHead, RunExecutor, RunMetrics } from './run-executor';
 import { ShadowRunner } from '../shadow/shadow-runner';
+import { ReviewRecorder } from '../reviews/review-recorder';
 
 /** Room left in a NATS message for the reply's envelope and headers around the run response. */
 const REPLY_ENVELOPE_BYTES = 4_096;
@@ -38,6 +39,7 @@ export class RunService {
     private readonly billing: ReservationClient,
     private readonly calls: DestinationCalls,
     private readonly shadows: ShadowRunner,
+    private readonly reviews: ReviewRecorder,
   ) {}
 
   async run(request: RunDecisionRequest): Promise<RunDecisionReply> {
@@ -53,6 +55,7 @@ export class RunService {
       const executed = await this.executor.execute('live', base, schema, request.body.state);
       if (executed.status === 'failed') {
         await this.recorder.record(executed.row);
+        this.reviews.follow(schema, base, { action: null, reasonType: null, engineError: executed.error.code.startsWith('ENGINE_') });
         throw executed.error;
       }
       if (executed.status === 'answered' && callerGaveUp()) {
@@ -63,6 +66,9 @@ export class RunService {
       const reply = await this.answer(request, decision, version, schema, base, executed.evaluation, executed.metrics, executed.status === 'answered');
       billable = reply.billable;
       if (billable) this.shadows.follow(request, decision, version, executionId);
+      // The run's execution is written by now; its review item is written after the answer, and nobody waits for it.
+      const { action, action_reason } = executed.evaluation;
+      this.reviews.follow(schema, base, { action, reasonType: action_reason.type, engineError: executed.status === 'fallback' });
       return reply;
     } finally {
       // Nobody is told about an answer finished after the caller stopped waiting, so it is not billed.
