@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
 import { auditSampled } from '@ds/decision-schema';
-import { call, deployedDecision, expectError, roomyWorkspace, runDecision, scriptEngine, signUp, uniqueMarker, Workspace } from './support/api';
+import { call, deployedDecision, Reply, expectError, roomyWorkspace, runDecision, scriptEngine, signUp, uniqueMarker, Workspace } from './support/api';
 import { eventually, Receiver, startReceiver } from './support/deliveries';
 
 /**
@@ -62,7 +62,7 @@ async function allReviews(query: string): Promise<Array<Record<string, any>>> {
 async function executionNamed(id: string): Promise<Record<string, any>> {
   let cursor: string | null = null;
   do {
-    const page = await call('GET', `/v1/executions?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { token: ws.apiKey });
+    const page: Reply = await call('GET', `/v1/executions?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { token: ws.apiKey });
     const found = page.body.data.find((row: { id: string }) => row.id === id);
     if (found) return found;
     cursor = page.body.next_cursor;
@@ -214,6 +214,27 @@ describe('review items', () => {
     const resolved = await call('POST', `${path}/resolve`, { token: ws.session, body: { action: 'continue' } });
     expect(resolved.body.outcome).toMatchObject({ action: 'continue', source: 'audit' });
     expectError(await call('GET', `/app/v1/workspaces/${ws.workspaceId}/reviews/rev_unknown0000000000000`, { token: ws.session }), 404, 'NOT_FOUND');
+  });
+
+  it('are listed and resolved by an agent through the MCP tools, under the same rules', async () => {
+    const tool = async (name: string, args: Record<string, unknown>) => {
+      const reply = await call('POST', '/mcp', {
+        token: ws.apiKey,
+        headers: { accept: 'application/json, text/event-stream' },
+        body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
+      });
+      expect(reply.status).toBe(200);
+      return { isError: reply.body.result.isError === true, json: reply.body.result.structuredContent as Record<string, any> };
+    };
+    const listed = await tool('list_reviews', { reason: 'low_confidence', limit: 2 });
+    expect(listed.isError).toBe(false);
+    expect(listed.json.data.map((item: { reason: string }) => item.reason)).toEqual(['low_confidence', 'low_confidence']);
+    const id = listed.json.data[0].id;
+    const bad = await tool('resolve_review', { id, answers: { urgency: 'calm' } });
+    expect(bad).toMatchObject({ isError: true, json: { error: { code: 'INVALID_REQUEST', details: [{ path: 'answers.urgency' }] } } });
+    const resolved = await tool('resolve_review', { id, answers: { intent: 'refund' }, action: 'escalate' });
+    expect(resolved.json).toMatchObject({ id, status: 'resolved', resolved_by: ws.keyId, outcome: { source: 'review', action: 'escalate' } });
+    expect((await tool('resolve_review', { id, action: 'block' })).json).toMatchObject({ error: { code: 'CONFLICT' } });
   });
 
   it('are all a reviewer reaches', async () => {
