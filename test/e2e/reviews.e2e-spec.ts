@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
 import { auditSampled } from '@ds/decision-schema';
-import { call, deployedDecision, Reply, expectError, roomyWorkspace, runDecision, scriptEngine, signUp, uniqueMarker, Workspace } from './support/api';
+import { call, deployedDecision, opsPort, Reply, expectError, roomyWorkspace, runDecision, scriptEngine, signUp, uniqueMarker, Workspace } from './support/api';
 import { eventually, Receiver, startReceiver } from './support/deliveries';
 
 /**
@@ -235,6 +235,18 @@ describe('review items', () => {
     const resolved = await tool('resolve_review', { id, answers: { intent: 'refund' }, action: 'escalate' });
     expect(resolved.json).toMatchObject({ id, status: 'resolved', resolved_by: ws.keyId, outcome: { source: 'review', action: 'escalate' } });
     expect((await tool('resolve_review', { id, action: 'block' })).json).toMatchObject({ error: { code: 'CONFLICT' } });
+  });
+
+  it('are counted in the runner’s metrics: open items, the oldest, resolutions by reason', async () => {
+    const page = (await call('GET', '/metrics', {}, `http://127.0.0.1:${opsPort(1)}`)).text;
+    const value = (pattern: RegExp) => Number(pattern.exec(page)?.[1] ?? NaN);
+    // The shared cluster holds other files' items too: these are lower bounds.
+    expect(value(/^decision_service_review_open_items\{[^}]*\} (\d+)$/m)).toBeGreaterThan(0);
+    expect(value(/^decision_service_review_oldest_open_age_seconds\{[^}]*\} ([\d.e+-]+)$/m)).toBeGreaterThan(0);
+    expect(value(/^decision_service_review_resolutions_total\{reason="action"[^}]*\} (\d+)$/m)).toBeGreaterThanOrEqual(1);
+    expect(value(/^decision_service_review_resolutions_total\{reason="audit"[^}]*\} (\d+)$/m)).toBeGreaterThanOrEqual(1);
+    expect(value(/^decision_service_review_items_created_total\{reason="low_confidence"[^}]*\} (\d+)$/m)).toBeGreaterThanOrEqual(RUNS.unsure);
+    expect(page).toMatch(/^decision_service_review_oldest_overdue_seconds\{[^}]*\} [\d.e+-]+$/m);
   });
 
   it('are all a reviewer reaches', async () => {
