@@ -92,7 +92,7 @@ describe('the tools, through the SDK client', () => {
     await client?.close();
   });
 
-  it('lists the nine tools with their input schemas, every one read-only except run_decision', async () => {
+  it('lists the eleven tools with their input schemas, every one read-only except run_decision and resolve_review', async () => {
     expect(client.getServerVersion()).toMatchObject({ name: 'decision-service' });
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual([
@@ -102,13 +102,18 @@ describe('the tools, through the SDK client', () => {
       'check_state',
       'run_decision',
       'list_executions',
+      'list_reviews',
+      'resolve_review',
       'list_templates',
       'get_template',
       'validate_schema',
     ]);
     for (const t of tools) {
       expect(t.inputSchema.type).toBe('object');
-      expect({ name: t.name, readOnly: t.annotations?.readOnlyHint }).toEqual({ name: t.name, readOnly: t.name !== 'run_decision' });
+      expect({ name: t.name, readOnly: t.annotations?.readOnlyHint }).toEqual({
+        name: t.name,
+        readOnly: t.name !== 'run_decision' && t.name !== 'resolve_review',
+      });
     }
     const run = tools.find((t) => t.name === 'run_decision')!;
     expect(run.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: false });
@@ -366,7 +371,7 @@ describe('the transport, over plain HTTP', () => {
     expect(reply.headers.get('x-request-id')).toMatch(/^req_/);
     expect(reply.headers.get('x-ratelimit-limit')).toBe('1000000');
     expect(reply.body).toMatchObject({ jsonrpc: '2.0', id: 'first', result: { tools: expect.any(Array) } });
-    expect(reply.body.result.tools).toHaveLength(9);
+    expect(reply.body.result.tools).toHaveLength(11);
 
     const called = await rpc(ws.apiKey, toolsCall(2, 'list_templates'), { 'x-request-id': 'my-request-1' });
     expect(called.body.result.structuredContent.data).toHaveLength(9);

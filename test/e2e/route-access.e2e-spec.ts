@@ -264,6 +264,44 @@ describe('without ADMIN_TOKEN', () => {
   });
 });
 
+/**
+ * A reviewer sees and resolves reviews and nothing else: every route of a workspace that asks for another role
+ * refuses it, however harmless, and the routes that ask for `reviewer` let it through.
+ */
+describe('a reviewer', () => {
+  it('is refused on every workspace route but the reviews', async () => {
+    const ws = await newWorkspace();
+    const user = await signUp();
+    const added = await call('POST', `/app/v1/workspaces/${ws.workspaceId}/members`, { token: ws.session, body: { email: user.email, role: 'reviewer' } });
+    expect(added.status).toBe(201);
+    const workspaceRoutes = routes.filter((route) => route.access.kind === 'session' && route.access.role !== undefined);
+    const reviewRoutes = workspaceRoutes.filter((route) => route.access.role === 'reviewer');
+    expect(reviewRoutes.map((route) => `${route.method} ${route.url}`).sort()).toEqual(
+      [
+        'GET /app/v1/workspaces/:ws/reviews',
+        'GET /app/v1/workspaces/:ws/reviews/:id',
+        'HEAD /app/v1/workspaces/:ws/reviews',
+        'HEAD /app/v1/workspaces/:ws/reviews/:id',
+        'POST /app/v1/workspaces/:ws/reviews/:id/claim',
+        'POST /app/v1/workspaces/:ws/reviews/:id/release',
+        'POST /app/v1/workspaces/:ws/reviews/:id/resolve',
+      ].sort(),
+    );
+    const path = (url: string) => url.replace(':ws', ws.workspaceId).replace(/:\w+/g, `rev_${'a1'.repeat(10)}`);
+    const wrong: string[] = [];
+    await inBatches(workspaceRoutes, 8, async (route) => {
+      const hasBody = !['GET', 'HEAD', 'DELETE'].includes(route.method);
+      const reply = await call(route.method, path(route.url), { token: user.session, ...(hasBody ? { body: { name: 'reviewer', role: 'owner' } } : {}) });
+      const refused = reply.status === 403 && (route.method === 'HEAD' || reply.body?.error?.code === 'FORBIDDEN');
+      const shouldRefuse = route.access.role !== 'reviewer';
+      // A review route gets past the role check: an unknown item is 404, the list 200.
+      if (refused !== shouldRefuse || reply.status >= 500) wrong.push(`${route.method} ${route.url}: ${reply.status}`);
+    });
+    expect(wrong).toEqual([]);
+    expect(workspaceRoutes.length - reviewRoutes.length).toBeGreaterThan(50);
+  }, 120_000);
+});
+
 type Role = 'viewer' | 'member' | 'admin' | 'owner';
 /** From the least to the most a member may do: a route's `access.role` admits its own and every later one. */
 const ROLES: readonly Role[] = ['viewer', 'member', 'admin', 'owner'];

@@ -40,6 +40,7 @@ import { ReplayClaims1796318420000 } from './migrations/1796318420000-replay-cla
 import { RuleRollups1796330000000 } from './migrations/1796330000000-rule-rollups';
 import { OrderedInputs1796331739000 } from './migrations/1796331739000-ordered-inputs';
 import { ExecutionSourceGroups1796400000000 } from './migrations/1796400000000-execution-source-groups';
+import { ReviewItems1796500000000 } from './migrations/1796500000000-review-items';
 import { PlaygroundReservations } from './playground/playground-reservations.store';
 import { PlaygroundService } from './playground/playground.service';
 import { OutcomesService } from './quality/outcomes.service';
@@ -50,6 +51,9 @@ import { ReplayStore } from './replays/replay.store';
 import { ReplaysHandlers } from './replays/replays.handlers';
 import { ReplaysService } from './replays/replays.service';
 import { BillingRetention, ExecutionRetention, RETENTION_SOURCE } from './retention/execution-retention';
+import { ReviewRecorder } from './reviews/review-recorder';
+import { ReviewsHandlers } from './reviews/reviews.handlers';
+import { ReviewsService } from './reviews/reviews.service';
 import { RunnerHandlers } from './runner.handlers';
 import { DestinationCalls } from './runs/destination-calls';
 import { RUNNER_JETSTREAM, runnerJetStream } from './runs/jetstream';
@@ -90,13 +94,14 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       RuleRollups1796330000000,
       OrderedInputs1796331739000,
       ExecutionSourceGroups1796400000000,
+      ReviewItems1796500000000,
     ],
   },
   readConfig: readDecisionRunnerConfig,
   module: () => ({
     module: DecisionRunnerModule,
     imports: [TypeOrmModule.forFeature([DecisionEntity, DecisionVersionEntity, ExecutionEntity])],
-    controllers: [RunnerHandlers, HooksHandlers, ReplaysHandlers, ShadowHandlers],
+    controllers: [RunnerHandlers, HooksHandlers, ReplaysHandlers, ShadowHandlers, ReviewsHandlers],
     providers: [
       // The stores over the service's one data source, injected where a service needs no transaction of its own.
       { provide: DecisionStore, useFactory: (db: DataSource) => DecisionStore.of(db), inject: [getDataSourceToken()] },
@@ -127,6 +132,8 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       ExecutionRecorder,
       ExecutionsQuery,
       OutcomesService,
+      ReviewRecorder,
+      ReviewsService,
       QualityService,
       LabLimits,
       { provide: LabPool, useFactory: (config: DecisionRunnerConfig) => new LabPool(config.labWorkers), inject: [PLATFORM.config] },

@@ -1,6 +1,7 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 
-export type Role = 'owner' | 'admin' | 'member' | 'viewer';
+/** `reviewer` stands apart from the others' order: it sees and resolves reviews and reaches no other route. */
+export type Role = 'owner' | 'admin' | 'member' | 'viewer' | 'reviewer';
 export type KeyMode = 'live' | 'test';
 /** How a session was opened. */
 export type SessionMethod = 'sign_up' | 'password' | 'sign_in_code' | 'password_reset';

@@ -15,6 +15,7 @@ import { DecisionsController } from './controllers/decisions.controller';
 import { ExecutionsController } from './controllers/executions.controller';
 import { MembersController } from './controllers/members.controller';
 import { QualityController } from './controllers/quality.controller';
+import { ReviewsController } from './controllers/reviews.controller';
 import { ShadowController } from './controllers/shadow.controller';
 import { TemplatesController } from './controllers/templates.controller';
 import { VersionsController } from './controllers/versions.controller';
@@ -55,6 +56,7 @@ import { VerifiedAddresses1796041733120 } from './migrations/1796041733120-verif
 import { AccountController } from './controllers/account.controller';
 import { ApiKeyHints1796000374215 } from './migrations/1796000374215-api-key-hints';
 import { SessionActivity1796100000000 } from './migrations/1796100000000-session-activity';
+import { ReviewerRole1796500000000 } from './migrations/1796500000000-reviewer-role';
 import { WorkspaceDeletionService } from './workspaces/workspace-deletion.service';
 import { InvitationsService } from './workspaces/invitations.service';
 
@@ -78,6 +80,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
       VerifiedAddresses1796041733120,
       ApiKeyHints1796000374215,
       SessionActivity1796100000000,
+      ReviewerRole1796500000000,
     ],
   },
   readConfig: readGatewayConfig,
@@ -100,6 +103,7 @@ export const gateway: ServiceDefinition<GatewayConfig> = {
       ShadowController,
       ExecutionsController,
       QualityController,
+      ReviewsController,
       ReplaysController,
       AccountController,
       InvitationsController,

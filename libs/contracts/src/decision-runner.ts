@@ -4,6 +4,7 @@
  */
 import type { BreakingChange, DecisionContract, DecisionOverview, MissingSecret, ShadowComparison, VersionReview } from '@ds/decision-schema';
 import type { WorkspaceScoped } from './common';
+import type { ListReviewsRequest, ResolveReviewRequest, ReviewDetail, ReviewListReply, ReviewRef, ReviewResolvedReply, ReviewSummary } from './reviews';
 import { broadcastSubject, rpcSubject } from './typed-subjects';
 
 export type ExecutionSource = 'api' | 'webhook' | 'mcp' | 'playground' | 'shadow';
@@ -531,6 +532,11 @@ export const RUNNER_SUBJECTS = {
   /** What turned out to be right for an execution; a repeat replaces it. */
   recordOutcome: rpcSubject<RecordOutcomeRequest, OutcomeReply>('v1.decision-runner.executions.outcome'),
   /** The stored state of one execution, for people who may edit the decision. */
+  listReviews: rpcSubject<ListReviewsRequest, ReviewListReply>('v1.decision-runner.reviews.list'),
+  getReview: rpcSubject<ReviewRef, ReviewDetail>('v1.decision-runner.reviews.get'),
+  claimReview: rpcSubject<ReviewRef, ReviewSummary>('v1.decision-runner.reviews.claim'),
+  releaseReview: rpcSubject<ReviewRef, ReviewSummary>('v1.decision-runner.reviews.release'),
+  resolveReview: rpcSubject<ResolveReviewRequest, ReviewResolvedReply>('v1.decision-runner.reviews.resolve'),
   executionInput: rpcSubject<ExecutionInputRequest, ExecutionInputReply>('v1.decision-runner.executions.input'),
   /** Calibration, accuracy and agreement of one version over its executions with outcomes. */
   qualityReport: rpcSubject<QualityReportRequest, Record<string, unknown>>('v1.decision-runner.decisions.quality'),

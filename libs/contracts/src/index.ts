@@ -13,3 +13,4 @@ export * from './public-api';
 export * from './column-ranges';
 export * from './deploy-note';
 export * from './bodies';
+export * from './reviews';

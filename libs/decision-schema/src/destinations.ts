@@ -36,6 +36,8 @@ export function matchingDestinations(schema: NormalizedSchema, evaluation: Evalu
   let firing = 0;
   let waiting = 0;
   for (const destination of schema.destinations) {
+    // Fires when a review is resolved, never after the run.
+    if (destination.type === 'webhook' && destination.on === 'reviewed') continue;
     if (!destination.when.every((condition) => conditionHolds(condition, evaluation, schema))) continue;
     const params = resolveParams(destination.params, evaluation, context);
     const missing = Object.entries(destination.params).find(([name, spec]) => 'from' in spec && spec.required && params[name] === null);

@@ -144,4 +144,24 @@ export {
   type ShadowSide,
   type ComparedQuestion,
 } from './shadow';
+export {
+  validateReviewSettings,
+  auditDraw,
+  auditSampled,
+  reviewReason,
+  reviewStatus,
+  claimVerdict,
+  resolveVerdict,
+  reviewOutcomeSource,
+  reviewDueAt,
+  reviewedWebhooks,
+  reviewedDelivery,
+  type ReviewedEventData,
+  REVIEW_STATUSES,
+  REVIEW_CLAIM_MINUTES,
+  type ReviewStatus,
+  type ReviewedRun,
+  type ReviewItemState,
+  type ClaimVerdict,
+} from './review';
 export { parseInstant, parseVersionText, parseVersionNumber, VERSION_NUMBER_MAX, type ParsedValue } from './request-values';

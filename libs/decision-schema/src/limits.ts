@@ -90,3 +90,8 @@ export const CHARS_PER_TOKEN = 4;
 export const DECISION_NAME_MAX = 80;
 export const DECISION_DESCRIPTION_MAX = 500;
 export const SLUG_MAX = 64;
+
+/** Ours: the due time a review setting may give its items, 1 minute to 30 days (default 240 minutes). */
+export const REVIEW_DUE_MINUTES_MIN = 1;
+export const REVIEW_DUE_MINUTES_MAX = 43_200;
+export const REVIEW_DUE_MINUTES_DEFAULT = 240;

@@ -17,12 +17,13 @@
 // - agent: mode 'async' (a hand-off that does not hold the caller and does not count toward the three waiting
 //   destinations), tools [], timeoutMs 20,000 (spec, used in sync mode).
 // - http: method 'POST' (the body template only makes sense with a method that carries one).
+// - settings.review: absent (no review); when given, `when` parts false or empty, auditRate 0, dueMinutes 240.
 // - A rubric level without a label gets its 1-based position as its label.
 import { isRecord, jsonCopy } from './json';
 import { levelLabel } from './outcomes';
+import { normalizeReview } from './review';
 import { normalizeCalibration } from './quality/validate-calibration';
 import {
-  type ConfidenceSourceSetting,
   OTHER_OPTION,
   type ChoiceOption,
   type DestinationInput,
@@ -39,6 +40,7 @@ import {
   type ScoreLevel,
   type ScoreLevelInput,
   type Settings,
+  type SettingsInput,
   type StateField,
   type StateFieldInput,
   type StateSchema,
@@ -139,7 +141,7 @@ function normalizeLevel(level: ScoreLevelInput, index: number): ScoreLevel {
   return { label: labelled.label, description: jsonCopy(labelled.description ?? null) };
 }
 
-function normalizeSettings(settings: Partial<Omit<Settings, 'confidenceSource'>> & { confidenceSource?: ConfidenceSourceSetting }): Settings {
+function normalizeSettings(settings: SettingsInput): Settings {
   const normalized: Settings = {
     engine: settings.engine ?? DEFAULT_SETTINGS.engine,
     model: settings.model ?? DEFAULT_SETTINGS.model,
@@ -149,6 +151,7 @@ function normalizeSettings(settings: Partial<Omit<Settings, 'confidenceSource'>>
     storeOutput: settings.storeOutput ?? DEFAULT_SETTINGS.storeOutput,
   };
   if (settings.confidenceSource === 'tokens') normalized.confidenceSource = 'tokens';
+  if (settings.review != null) normalized.review = normalizeReview(settings.review);
   return normalized;
 }
 
@@ -193,8 +196,9 @@ function normalizeDestination(destination: DestinationInput): NormalizedDestinat
         timeoutMs: destination.timeoutMs ?? DEFAULT_AGENT.timeoutMs,
       };
     case 'workflow':
+      return { ...common, type: 'workflow', url: destination.url };
     case 'webhook':
-      return { ...common, type: destination.type, url: destination.url };
+      return { ...common, type: 'webhook', url: destination.url, ...(destination.on === 'reviewed' ? { on: 'reviewed' as const } : {}) };
     case 'http':
       return {
         ...common,

@@ -176,7 +176,30 @@ export interface Settings {
    * questions from them. Absent means `model`, so schemas without it normalize exactly as before.
    */
   confidenceSource?: 'tokens';
+  /**
+   * Present only when the decision sends runs to human review (docs/reviews.md). Absent means no review, so
+   * schemas without it normalize exactly as before.
+   */
+  review?: ReviewSettings;
 }
+
+/** Why a run was sent to review: its action, a low confidence, an engine error, or the audit share of the rest. */
+export const REVIEW_REASONS = ['action', 'low_confidence', 'engine_error', 'audit'] as const;
+export type ReviewReason = (typeof REVIEW_REASONS)[number];
+
+export interface ReviewSettings {
+  when: { actions: Action[]; lowConfidence: boolean; engineError: boolean };
+  /** The share (0..1) of the runs `when` does not match that is sampled for an audit. */
+  auditRate: number;
+  /** How long after the run an item is due. */
+  dueMinutes: number;
+}
+
+export type ReviewSettingsInput = {
+  when?: { actions?: Action[]; lowConfidence?: boolean; engineError?: boolean } | null;
+  auditRate?: number | null;
+  dueMinutes?: number | null;
+};
 
 // ---- destinations ------------------------------------------------------------------------------------------
 
@@ -233,9 +256,15 @@ export interface WorkflowDestination extends DestinationCommon {
   type: 'workflow';
   url: string;
 }
+/** When a webhook fires: `completed` after each run (`decision.completed`), `reviewed` when a review is resolved (`decision.reviewed`). */
+export const WEBHOOK_EVENTS = ['completed', 'reviewed'] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
 export interface WebhookDestination extends DestinationCommon {
   type: 'webhook';
   url: string;
+  /** Present only as `reviewed`; absent means after each run, so schemas without it normalize exactly as before. */
+  on?: 'reviewed';
 }
 export interface HttpDestination extends DestinationCommon {
   type: 'http';
@@ -307,9 +336,15 @@ export type DestinationInput = DestinationCommonInput &
         timeoutMs?: number;
       }
     | { type: 'agent'; url: string; mode?: AgentMode; instructions?: string | null; tools?: string[]; timeoutMs?: number }
-    | { type: 'workflow' | 'webhook'; url: string }
+    | { type: 'workflow'; url: string }
+    | { type: 'webhook'; url: string; on?: WebhookEvent | null }
     | { type: 'http'; url: string; method?: HttpMethod; body?: string | null }
   );
+
+export type SettingsInput = Partial<Omit<Settings, 'confidenceSource' | 'review'>> & {
+  confidenceSource?: ConfidenceSourceSetting;
+  review?: ReviewSettingsInput | null;
+};
 
 export interface SchemaInput {
   state: StateSchemaInput;
@@ -318,7 +353,7 @@ export interface SchemaInput {
   composites?: CompositeInput[];
   policies?: PolicyInput[];
   fallbackAction: Action;
-  settings?: Partial<Omit<Settings, 'confidenceSource'>> & { confidenceSource?: ConfidenceSourceSetting };
+  settings?: SettingsInput;
   destinations?: DestinationInput[];
   calibration?: Calibration | null;
 }

@@ -42,7 +42,7 @@ import {
 } from './limits';
 import { referencedParams } from './param-template';
 import { mentionsSecrets, referencedSecrets, SECRET_NAME, withoutSecretReferences } from './secret-references';
-import { AGENT_MODES, DESTINATION_TYPES, HTTP_METHODS, PARAM_ROOTS, type DestinationType } from './schema-types';
+import { AGENT_MODES, DESTINATION_TYPES, HTTP_METHODS, PARAM_ROOTS, WEBHOOK_EVENTS, type DestinationType } from './schema-types';
 import { validateConditionList, type ConditionScope } from './validate-conditions';
 
 /** The fields every destination may have. */
@@ -54,7 +54,7 @@ export const DESTINATION_FIELDS: Record<DestinationType, readonly string[]> = {
   llm: ['prompt', 'input', 'model', 'maxTokens', 'temperature', 'timeoutMs'],
   agent: ['url', 'mode', 'instructions', 'tools', 'timeoutMs'],
   workflow: ['url'],
-  webhook: ['url'],
+  webhook: ['url', 'on'],
   http: ['url', 'method', 'body'],
 };
 /** Fields whose text may hold `{{params.NAME}}` placeholders. */
@@ -145,8 +145,15 @@ function validateTypeFields(type: DestinationType, destination: Record<string, u
       timeout();
       return;
     case 'workflow':
+      validateUrl(destination, path, issues);
+      return;
     case 'webhook':
       validateUrl(destination, path, issues);
+      if (isGiven(destination.on) && expectOneOf(destination.on, WEBHOOK_EVENTS, at('on'), issues) && destination.on === 'reviewed') {
+        // It fires when a person resolves a review, long after the run: there is no run to test conditions on.
+        if (Array.isArray(destination.when) && destination.when.length > 0)
+          issues.add(at('when'), 'must be empty: a webhook on "reviewed" fires for every resolved review');
+      }
       return;
     case 'http':
       validateUrl(destination, path, issues);

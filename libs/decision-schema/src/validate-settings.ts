@@ -1,9 +1,10 @@
 import { expectBoolean, expectNumber, expectObject, expectOneOf, expectString, isGiven } from './field-checks';
 import type { Issues, Path } from './issues';
 import { ENGINE_TIMEOUT_MAX_MS, ENGINE_TIMEOUT_MIN_MS, MODEL_NAME_MAX } from './limits';
+import { validateReviewSettings } from './review';
 import { CONFIDENCE_SOURCE_SETTINGS, ENGINE_ERROR_MODES, ENGINES } from './schema-types';
 
-const SETTINGS = ['engine', 'model', 'timeoutMs', 'onEngineError', 'storeInput', 'storeOutput', 'confidenceSource'];
+const SETTINGS = ['engine', 'model', 'timeoutMs', 'onEngineError', 'storeInput', 'storeOutput', 'confidenceSource', 'review'];
 
 /** Every setting is optional; normalization fills what is missing (see normalize.ts). */
 export function validateSettings(value: unknown, path: Path, issues: Issues): void {
@@ -17,4 +18,5 @@ export function validateSettings(value: unknown, path: Path, issues: Issues): vo
   if (isGiven(value.storeInput)) expectBoolean(value.storeInput, [...path, 'storeInput'], issues);
   if (isGiven(value.storeOutput)) expectBoolean(value.storeOutput, [...path, 'storeOutput'], issues);
   if (isGiven(value.confidenceSource)) expectOneOf(value.confidenceSource, CONFIDENCE_SOURCE_SETTINGS, [...path, 'confidenceSource'], issues);
+  validateReviewSettings(value.review, [...path, 'review'], issues, { storeInput: value.storeInput, storeOutput: value.storeOutput });
 }

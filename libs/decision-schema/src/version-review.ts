@@ -2,6 +2,7 @@
 // Questions, composites and destinations are matched by their key; rules have no identity of their own, so they
 // are matched by content (a longest common subsequence over each rule's canonical form): inserting one rule at
 // the top reads as one rule added, not as every later rule changed.
+import { formatNumber } from './json';
 import { type BreakingChange, breakingChanges } from './contract-changes';
 import { referencedSecrets } from './secret-references';
 import type {
@@ -531,6 +532,7 @@ function settingItems(before: NormalizedSchema, after: NormalizedSchema): Review
   if (a.storeOutput !== b.storeOutput) setting('storeOutput', `keep answers: ${onOff(a.storeOutput)} → ${onOff(b.storeOutput)}`);
   if ((a.confidenceSource ?? 'model') !== (b.confidenceSource ?? 'model'))
     setting('confidenceSource', `confidence from: ${a.confidenceSource ?? 'model'} → ${b.confidenceSource ?? 'model'}`);
+  if (!same(a.review ?? null, b.review ?? null)) setting('review', `review: ${reviewText(a.review)} → ${reviewText(b.review)}`);
   if (before.context !== after.context)
     items.push(
       item('settings', 'changed', 'context', before.context === null ? 'Context added' : after.context === null ? 'Context removed' : 'Context changed'),
@@ -545,6 +547,17 @@ function settingItems(before: NormalizedSchema, after: NormalizedSchema): Review
       ),
     );
   return items;
+}
+
+/** "off", or what sends a run to review: "escalate, low confidence, 2 % audited, due in 240 min". */
+function reviewText(review: Settings['review']): string {
+  if (review === undefined) return 'off';
+  const parts: string[] = [...review.when.actions];
+  if (review.when.lowConfidence) parts.push('low confidence');
+  if (review.when.engineError) parts.push('engine errors');
+  if (review.auditRate > 0) parts.push(`${formatNumber(Math.round(review.auditRate * 1e6) / 1e4)} % audited`);
+  if (parts.length === 0) parts.push('nothing');
+  return `${parts.join(', ')}, due in ${formatNumber(review.dueMinutes)} min`;
 }
 
 function item(area: ReviewArea, kind: ReviewItem['kind'], subject: string, text: string, breaking = false): ReviewItem {

@@ -9,7 +9,7 @@ export function randomAlphanumeric(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'dec' | 'exec' | 'key' | 'dlv' | 'req' | 'emb' | 'usr' | 'ws' | 'ses' | 'ent' | 'inv' | 'rpl' | 'lease';
+export type IdPrefix = 'dec' | 'exec' | 'key' | 'dlv' | 'req' | 'emb' | 'usr' | 'ws' | 'ses' | 'ent' | 'inv' | 'rpl' | 'lease' | 'rev';
 
 /** Letters and digits after the prefix of every id newId makes. */
 const ID_RANDOM_LENGTH = 20;

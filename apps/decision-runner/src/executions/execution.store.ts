@@ -1,4 +1,4 @@
-import { DataSource, SelectQueryBuilder } from 'typeorm';
+import { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
 import { EXECUTIONS_COUNT_CAP, ListExecutionsRequest } from '@ds/contracts';
 import { RecordedDistributions } from '@ds/decision-schema';
 import { rowsReturned } from '@ds/platform';
@@ -321,14 +321,24 @@ export class ExecutionStore {
    * concurrent reports of one execution: the last one's labels stay.
    */
   recordOutcome(workspaceId: string, executionId: string, facts: ExecutionFacts, stored: object, labels: unknown[][] | null): Promise<boolean> {
-    return this.db.transaction(async (tx) => {
-      const updated = rowsReturned(
-        await tx.query('UPDATE executions SET outcome = $1 WHERE id = $2 AND workspace_id = $3 RETURNING id', [stored, executionId, workspaceId]),
-      );
-      if (updated.length === 0) return false;
-      await tx.query('DELETE FROM quality_labels WHERE execution_id = $1', [executionId]);
-      if (labels !== null) await tx.query(INSERT_LABELS, [executionId, facts.decision_id, facts.version, facts.created_at, ...labels]);
-      return true;
-    });
+    return this.db.transaction((tx) => ExecutionStore.recordOutcomeIn(tx, workspaceId, executionId, facts, stored, labels));
+  }
+
+  /** recordOutcome inside a caller's transaction (a review's resolution is recorded with its outcome). */
+  static async recordOutcomeIn(
+    tx: EntityManager,
+    workspaceId: string,
+    executionId: string,
+    facts: ExecutionFacts,
+    stored: object,
+    labels: unknown[][] | null,
+  ): Promise<boolean> {
+    const updated = rowsReturned(
+      await tx.query('UPDATE executions SET outcome = $1 WHERE id = $2 AND workspace_id = $3 RETURNING id', [stored, executionId, workspaceId]),
+    );
+    if (updated.length === 0) return false;
+    await tx.query('DELETE FROM quality_labels WHERE execution_id = $1', [executionId]);
+    if (labels !== null) await tx.query(INSERT_LABELS, [executionId, facts.decision_id, facts.version, facts.created_at, ...labels]);
+    return true;
   }
 }

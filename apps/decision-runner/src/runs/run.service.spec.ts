@@ -20,6 +20,7 @@ import type { DestinationCalls } from './destination-calls';
 import { RunExecutor } from './run-executor';
 import { RunService } from './run.service';
 import type { ShadowRunner } from '../shadow/shadow-runner';
+import type { ReviewRecorder } from '../reviews/review-recorder';
 import { defined } from '../../../../test/e2e/support/api';
 
 /**
@@ -71,6 +72,8 @@ interface Harness {
   published: DeliveryMessage[][];
   /** Live runs handed to the shadow, as `version executionId after steps so far`. */
   followed: string[];
+  /** Live runs handed to review, as `executionId action reasonType engineError after steps so far`. */
+  reviewed: string[];
   context: RequestContext;
   run(request?: Partial<RunDecisionRequest>): ReturnType<RunService['run']>;
 }
@@ -132,7 +135,24 @@ function harness(options: { schema?: NormalizedSchema; answers?: Record<string, 
     },
   } as unknown as ShadowRunner;
 
-  const service = new RunService(decisions, new RunExecutor(rpc), nats, versions, recorder, new ReservationClient(rpc, jetstream, logger), calls, shadows);
+  const reviewed: string[] = [];
+  const reviews = {
+    follow: (_schema: NormalizedSchema, base: { id: string }, run: { action: string | null; reasonType: string | null; engineError: boolean }) => {
+      reviewed.push(`${base.id} ${run.action} ${run.reasonType} ${run.engineError} after ${steps.join(', ')}`);
+    },
+  } as unknown as ReviewRecorder;
+
+  const service = new RunService(
+    decisions,
+    new RunExecutor(rpc),
+    nats,
+    versions,
+    recorder,
+    new ReservationClient(rpc, jetstream, logger),
+    calls,
+    shadows,
+    reviews,
+  );
   const context: RequestContext = { requestId: 'req_run_service_spec', deadline: Date.now() + 60_000 };
   const run = (request: Partial<RunDecisionRequest> = {}) =>
     runWithRequestContext(context, () =>
@@ -147,7 +167,7 @@ function harness(options: { schema?: NormalizedSchema; answers?: Record<string, 
         ...request,
       }),
     );
-  return { service, steps, rpcCalls, settlements, published, followed, context, run };
+  return { service, steps, rpcCalls, settlements, published, followed, reviewed, context, run };
 }
 
 const engineFails =
@@ -172,6 +192,28 @@ describe('RunService', () => {
     const failing = harness({ answers: { [SUBJECTS.engine.answer]: engineFails('ENGINE_ERROR') } });
     await expect(failing.run()).rejects.toThrow();
     expect(failing.followed).toEqual([]);
+  });
+
+  it('hands review every live run once it is recorded: an answer, a fallback for an engine error, a run that failed on one', async () => {
+    const h = harness();
+    const reply = await h.run();
+    const executionId = (JSON.parse(reply.body) as { execution_id: string }).execution_id;
+    expect(h.reviewed).toEqual([`${executionId} escalate policy false after ${SUBJECTS.billing.reserve}, ${SUBJECTS.engine.answer}, record success`]);
+
+    const fallback = harness({
+      schema: schemaWith({ settings: { onEngineError: 'fallback' } }),
+      answers: { [SUBJECTS.engine.answer]: engineFails('ENGINE_TIMEOUT') },
+    });
+    await fallback.run();
+    expect(fallback.reviewed).toEqual([expect.stringMatching(/^exec_\w+ continue engine_error true after .*record success$/)]);
+
+    const failing = harness({ answers: { [SUBJECTS.engine.answer]: engineFails('ENGINE_ERROR') } });
+    await expect(failing.run()).rejects.toThrow();
+    expect(failing.reviewed).toEqual([expect.stringMatching(/^exec_\w+ null null true after .*record error ENGINE_ERROR$/)]);
+
+    const badState = harness();
+    await expect(badState.run({ body: { state: { message: 42 } } })).rejects.toThrow();
+    expect(badState.reviewed).toEqual([expect.stringMatching(/^exec_\w+ null null false after .*record error INVALID_STATE$/)]);
   });
 
   it('reserves and settles the execution the reply names, with its decision, in a batch message of the runner’s settlements', async () => {

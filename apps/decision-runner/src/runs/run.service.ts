@@ -21,6 +21,7 @@ import { ReservationClient } from './reservation-client';
 import { DestinationCalls, entryAt } from './destination-calls';
 import { responseHead, RunExecutor, RunMetrics } from './run-executor';
 import { ShadowRunner } from '../shadow/shadow-runner';
+import { ReviewRecorder } from '../reviews/review-recorder';
 
 /** Room left in a NATS message for the reply's envelope and headers around the run response. */
 const REPLY_ENVELOPE_BYTES = 4_096;
@@ -45,6 +46,7 @@ export class RunService {
     private readonly billing: ReservationClient,
     private readonly calls: DestinationCalls,
     private readonly shadows: ShadowRunner,
+    private readonly reviews: ReviewRecorder,
     @Optional() @Inject(PLATFORM.metrics) metrics: Metrics | null = null,
   ) {
     this.steps = metrics
@@ -79,6 +81,7 @@ export class RunService {
       lap('execute');
       if (executed.status === 'failed') {
         await this.recorder.record(executed.row);
+        this.reviews.follow(schema, base, { action: null, reasonType: null, engineError: executed.error.code.startsWith('ENGINE_') });
         throw executed.error;
       }
       if (executed.status === 'answered' && callerGaveUp()) {
@@ -90,6 +93,9 @@ export class RunService {
       billable = reply.billable;
       lap('record and answer');
       if (billable) this.shadows.follow(request, decision, version, executionId);
+      // The run's execution is written by now; its review item is written after the answer, and nobody waits for it.
+      const { action, action_reason } = executed.evaluation;
+      this.reviews.follow(schema, base, { action, reasonType: action_reason.type, engineError: executed.status === 'fallback' });
       return reply;
     } finally {
       // Nobody is told about an answer finished after the caller stopped waiting, so it is not billed.

@@ -1,4 +1,14 @@
-import { ListDecisionsReply, ListExecutionsReply, ListExecutionsRequest, RunDecisionRequest, ServiceError, SUBJECTS } from '@ds/contracts';
+import {
+  ListDecisionsReply,
+  ListExecutionsReply,
+  ListExecutionsRequest,
+  ListReviewsRequest,
+  ReviewListReply,
+  ReviewResolvedReply,
+  RunDecisionRequest,
+  ServiceError,
+  SUBJECTS,
+} from '@ds/contracts';
 import { DecisionContract } from '@ds/decision-schema';
 import { RpcClient } from '@ds/platform';
 import { AuthenticatedKey } from '../auth/api-keys.service';
@@ -60,5 +70,18 @@ export class GatewayToolBackend implements ToolBackend {
 
   listExecutions(query: Omit<ListExecutionsRequest, 'workspaceId'>): Promise<ListExecutionsReply> {
     return this.services.rpc.call(SUBJECTS.runner.listExecutions, { workspaceId: this.key.workspaceId, ...query }, { requestId: this.requestId });
+  }
+
+  listReviews(query: Omit<ListReviewsRequest, 'workspaceId'>): Promise<ReviewListReply> {
+    return this.services.rpc.call(SUBJECTS.runner.listReviews, { workspaceId: this.key.workspaceId, ...query }, { requestId: this.requestId });
+  }
+
+  /** The key is the reviewer: its id is who resolved the item. */
+  resolveReview(reviewId: string, body: Record<string, unknown>): Promise<ReviewResolvedReply> {
+    return this.services.rpc.call(
+      SUBJECTS.runner.resolveReview,
+      { workspaceId: this.key.workspaceId, reviewId, userId: this.key.keyId, body },
+      { requestId: this.requestId },
+    );
   }
 }

@@ -32,7 +32,7 @@ function problem(run: () => unknown): { code: string; details: unknown } {
 }
 
 describe('the published tools', () => {
-  it('are the nine of the spec, every one read-only except run_decision', () => {
+  it('are the nine of the spec and the two of review, every one read-only except run_decision and resolve_review', () => {
     expect(TOOL_LIST.map((tool) => tool.name)).toEqual([
       'get_account',
       'list_decisions',
@@ -40,11 +40,13 @@ describe('the published tools', () => {
       'check_state',
       'run_decision',
       'list_executions',
+      'list_reviews',
+      'resolve_review',
       'list_templates',
       'get_template',
       'validate_schema',
     ]);
-    for (const tool of TOOL_LIST.filter((candidate) => candidate.name !== 'run_decision')) {
+    for (const tool of TOOL_LIST.filter((candidate) => candidate.name !== 'run_decision' && candidate.name !== 'resolve_review')) {
       expect({ name: tool.name, readOnlyHint: tool.annotations.readOnlyHint }).toEqual({ name: tool.name, readOnlyHint: true });
     }
     expect(TOOLS.get('run_decision')!.annotations).toEqual({
@@ -54,7 +56,33 @@ describe('the published tools', () => {
       idempotentHint: false,
       openWorldHint: true,
     });
+    expect(TOOLS.get('resolve_review')!.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: false, openWorldHint: true });
+    // A resolution is not a run: it does not count in the decisions window.
+    expect([...TOOLS.values()].filter((tool) => tool.countsAsRun).map((tool) => tool.name)).toEqual(['run_decision']);
     expect(TOOL_LIST.every((tool) => tool.description.length > 20 && tool.title.length > 0)).toBe(true);
+  });
+
+  it('resolve a review with the rest of the arguments as the body, and list reviews with the REST query', async () => {
+    const asked: unknown[] = [];
+    const backend = {
+      resolveReview: async (id: string, body: unknown) => (asked.push({ id, body }), { id }),
+      listReviews: async (query: unknown) => (asked.push(query), { data: [], has_more: false, next_cursor: null }),
+    } as unknown as ToolBackend;
+    const resolve = TOOLS.get('resolve_review')!;
+    await resolve.call(toolArguments(resolve, { id: 'rev_a', answers: { intent: 'refund' }, action: 'continue' }), backend);
+    const list = TOOLS.get('list_reviews')!;
+    await list.call(toolArguments(list, { reason: 'audit', decision_id: 'dec_a1' }), backend);
+    expect(asked).toEqual([
+      { id: 'rev_a', body: { answers: { intent: 'refund' }, action: 'continue' } },
+      { limit: 20, cursor: null, status: null, decisionId: 'dec_a1', reason: 'audit' },
+    ]);
+    expect(problem(() => toolArguments(list, { status: 'pending', decision_id: 'dec-1' }))).toEqual({
+      code: 'INVALID_REQUEST',
+      details: [
+        { path: 'status', message: 'must be one of open, claimed, expired, resolved' },
+        { path: 'decision_id', message: 'must be a decision id (dec_…)' },
+      ],
+    });
   });
 
   it('publish exactly the input schemas their arguments are checked against', () => {
@@ -91,6 +119,30 @@ describe('the published tools', () => {
           limit: { type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Executions per page, 1 to 100.' },
           cursor: { type: 'string', minLength: 1, maxLength: 200, description: 'next_cursor of the previous page.' },
         },
+        additionalProperties: false,
+      },
+      list_reviews: {
+        $schema: SCHEMA,
+        type: 'object',
+        properties: {
+          status: { type: 'string', enum: ['open', 'claimed', 'expired', 'resolved'], description: 'Only items in this status.' },
+          decision_id: { type: 'string', pattern: '^dec_[A-Za-z0-9]{1,64}$', description: 'Only items of this decision (its id).' },
+          reason: { type: 'string', enum: ['action', 'low_confidence', 'engine_error', 'audit'], description: 'Only items sent to review for this reason.' },
+          limit: { type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Items per page, 1 to 100.' },
+          cursor: { type: 'string', minLength: 1, maxLength: 200, description: 'next_cursor of the previous page.' },
+        },
+        additionalProperties: false,
+      },
+      resolve_review: {
+        $schema: SCHEMA,
+        type: 'object',
+        properties: {
+          id: { type: 'string', description: 'The review item id (rev_…), as listed by list_reviews.' },
+          answers: { type: 'object', propertyNames: { type: 'string' }, additionalProperties: {}, description: 'The right answer per question key.' },
+          action: { type: 'string', description: 'The right action: continue, block, escalate or fallback.' },
+          note: { type: 'string', maxLength: 2000, description: 'Why, in the reviewer’s words.' },
+        },
+        required: ['id'],
         additionalProperties: false,
       },
       get_template: {

@@ -1,5 +1,20 @@
 import { z } from 'zod';
-import { boundedIssues, ERROR_ISSUES_MAX, ListDecisionsReply, ListExecutionsReply, ListExecutionsRequest, parseValue, ServiceError } from '@ds/contracts';
+import {
+  boundedIssues,
+  ERROR_ISSUES_MAX,
+  ListDecisionsReply,
+  ListExecutionsReply,
+  ListExecutionsRequest,
+  ListReviewsRequest,
+  parseValue,
+  REVIEW_LIST_REASONS,
+  REVIEW_LIST_STATUSES,
+  REVIEW_NOTE_MAX,
+  ReviewListReply,
+  ReviewResolvedReply,
+  REVIEWS_PAGE,
+  ServiceError,
+} from '@ds/contracts';
 import {
   checkStateAlone,
   DecisionContract,
@@ -12,7 +27,7 @@ import {
 } from '@ds/decision-schema';
 
 /**
- * The nine tools of the agent tool server: their published input schemas, annotations and what each does.
+ * The eleven tools of the agent tool server: their published input schemas, annotations and what each does.
  * A tool only maps its arguments onto the calls the REST routes make (ToolBackend); every rule of the API
  * (windows, billing, the runner's checks) stays where the REST routes have it.
  */
@@ -29,6 +44,10 @@ export interface ToolBackend {
   /** Runs the decision as the run endpoint does (billed, `source: "mcp"`); answers the runner's response text. */
   run(slug: string, state: unknown, includeProbabilities: boolean, version: number | null): Promise<string>;
   listExecutions(query: Omit<ListExecutionsRequest, 'workspaceId'>): Promise<ListExecutionsReply>;
+  /** As GET /app/v1/workspaces/{ws}/reviews answers it. */
+  listReviews(query: Omit<ListReviewsRequest, 'workspaceId'>): Promise<ReviewListReply>;
+  /** As POST …/reviews/{id}/resolve does it, the API key as the reviewer. */
+  resolveReview(reviewId: string, body: Record<string, unknown>): Promise<ReviewResolvedReply>;
 }
 
 /** A tool's answer: its JSON, and the text of it when a service already serialised it (a run response). */
@@ -62,11 +81,14 @@ function defineTool<S extends z.ZodType<Record<string, unknown>>>(tool: {
   description: string;
   input: S;
   readOnly: boolean;
+  /** Counted in the decisions window; every tool that changes something is a run but resolve_review. */
+  countsAsRun?: boolean;
   call(args: z.output<S>, backend: ToolBackend): Promise<ToolOutput>;
 }): Tool {
   const annotations: ToolAnnotations = tool.readOnly
     ? { title: tool.title, readOnlyHint: true, openWorldHint: false }
     : // A run creates an execution, is billed and may call out to the decision's destinations; running twice runs twice.
+      // A resolution records an outcome and fires the decision.reviewed webhooks; the second is refused.
       { title: tool.title, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
   return {
     name: tool.name,
@@ -74,7 +96,7 @@ function defineTool<S extends z.ZodType<Record<string, unknown>>>(tool: {
     description: tool.description,
     input: tool.input,
     annotations,
-    countsAsRun: !tool.readOnly,
+    countsAsRun: tool.countsAsRun ?? !tool.readOnly,
     call: (args, backend) => tool.call(args as z.output<S>, backend),
   };
 }
@@ -191,6 +213,78 @@ const tools: Tool[] = [
         ...(await backend.listExecutions({ limit: args.limit, cursor: args.cursor ?? null, decision: args.decision ?? null, status: args.status ?? null })),
       },
     }),
+  }),
+  defineTool({
+    name: 'list_reviews',
+    title: 'List reviews',
+    description:
+      'Review items of runs sent to human review, oldest due first: status, reason, the machine’s action, due time and claim. ' +
+      'Without status, the items not yet resolved. Page with next_cursor.',
+    input: z.strictObject({
+      status: z
+        .enum(REVIEW_LIST_STATUSES, { error: `must be one of ${REVIEW_LIST_STATUSES.join(', ')}` })
+        .optional()
+        .describe('Only items in this status.'),
+      decision_id: z
+        .string({ error: 'must be a decision id (dec_…)' })
+        .regex(/^dec_[A-Za-z0-9]{1,64}$/, { error: 'must be a decision id (dec_…)' })
+        .optional()
+        .describe('Only items of this decision (its id).'),
+      reason: z
+        .enum(REVIEW_LIST_REASONS, { error: `must be one of ${REVIEW_LIST_REASONS.join(', ')}` })
+        .optional()
+        .describe('Only items sent to review for this reason.'),
+      limit: z
+        .int({ error: LIMIT_MESSAGE })
+        .min(REVIEWS_PAGE.min, { error: LIMIT_MESSAGE })
+        .max(REVIEWS_PAGE.max, { error: LIMIT_MESSAGE })
+        .default(REVIEWS_PAGE.default)
+        .describe('Items per page, 1 to 100.'),
+      cursor: z
+        .string({ error: 'is not a valid cursor' })
+        .min(1, { error: 'is not a valid cursor' })
+        .max(200, { error: 'is not a valid cursor' })
+        .optional()
+        .describe('next_cursor of the previous page.'),
+    }),
+    readOnly: true,
+    call: async (args, backend) => ({
+      json: {
+        ...(await backend.listReviews({
+          limit: args.limit,
+          cursor: args.cursor ?? null,
+          status: args.status ?? null,
+          decisionId: args.decision_id ?? null,
+          reason: args.reason ?? null,
+        })),
+      },
+    }),
+  }),
+  defineTool({
+    name: 'resolve_review',
+    title: 'Resolve a review',
+    description:
+      'Resolves a review item: answers (question key → option value, level label, or true/false for a probability) and/or action, as an outcome takes them, ' +
+      'recorded as the execution’s outcome; fires the decision.reviewed webhooks. Refused (CONFLICT) when resolved already or claimed by someone else.',
+    input: z.strictObject({
+      id: z.string({ error: presence('must be a string') }).describe('The review item id (rev_…), as listed by list_reviews.'),
+      answers: z
+        .record(z.string(), z.unknown(), { error: 'must be an object keyed by question key' })
+        .optional()
+        .describe('The right answer per question key.'),
+      action: z.string({ error: 'must be a string' }).optional().describe('The right action: continue, block, escalate or fallback.'),
+      note: z
+        .string({ error: `must be text of at most ${REVIEW_NOTE_MAX} characters` })
+        .max(REVIEW_NOTE_MAX, { error: `must be text of at most ${REVIEW_NOTE_MAX} characters` })
+        .optional()
+        .describe('Why, in the reviewer’s words.'),
+    }),
+    readOnly: false,
+    countsAsRun: false,
+    call: async (args, backend) => {
+      const { id, ...body } = args;
+      return { json: { ...(await backend.resolveReview(id, body)) } };
+    },
   }),
   defineTool({
     name: 'list_templates',

@@ -8,7 +8,7 @@ import { MembershipEntity, Role, UserEntity, WorkspaceEntity } from '../entities
 import { canonicalEmail } from '../auth/email-address';
 import { conflict, requireVerifiedAddress } from '../auth/verified-address';
 import { Mailer, MAILER } from '../mail/mailer';
-import { roleReaches } from './roles';
+import { roleReaches, roleRefusal } from './roles';
 
 /** The spec's ceiling on workspaces one user owns. */
 export const MAX_OWNED_WORKSPACES = 10;
@@ -48,7 +48,7 @@ export class WorkspacesService {
   async requireRole(workspaceId: string, userId: string, minimum: Role): Promise<Role> {
     const membership = UUID_PATTERN.test(workspaceId) ? await this.db.getRepository(MembershipEntity).findOneBy({ workspaceId, userId }) : null;
     if (!membership) throw new ServiceError('FORBIDDEN', 'You are not a member of this workspace.', { reason: 'workspace_access' });
-    if (!roleReaches(membership.role, minimum)) throw new ServiceError('FORBIDDEN', `This needs the ${minimum} role or higher.`);
+    if (!roleReaches(membership.role, minimum)) throw roleRefusal(membership.role, minimum);
     return membership.role;
   }
 

@@ -58,6 +58,11 @@ describe('reachesRole', () => {
     expect(reachesRole({ role: 'owner', permissions: [...EMBED_PERMISSIONS] }, 'viewer')).toBe(false);
     expect(reachesRole(null, 'viewer')).toBe(false);
   });
+
+  it('gives a reviewer no role of the order and no permission: the API refuses it everything but reviews', () => {
+    expect(ROLES.some((role) => reachesRole({ role: 'reviewer' }, role))).toBe(false);
+    expect(EMBED_PERMISSIONS.some((permission) => permits({ role: 'reviewer' }, permission))).toBe(false);
+  });
 });
 
 describe('offersView', () => {

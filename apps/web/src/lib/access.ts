@@ -5,7 +5,8 @@
  */
 export const EMBED_PERMISSIONS = ['decisions:read', 'decisions:write', 'decisions:deploy', 'decisions:delete', 'executions:read', 'agent'] as const;
 export type EmbedPermission = (typeof EMBED_PERMISSIONS)[number];
-export type Role = 'owner' | 'admin' | 'member' | 'viewer';
+/** `reviewer` is outside the others' order: it reaches no screen of theirs (its inbox is its own). */
+export type Role = 'owner' | 'admin' | 'member' | 'viewer' | 'reviewer';
 
 export interface Access {
   role: Role;
@@ -13,7 +14,7 @@ export interface Access {
   permissions?: readonly EmbedPermission[];
 }
 
-const RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
+const RANK: Record<Role, number> = { reviewer: -1, viewer: 0, member: 1, admin: 2, owner: 3 };
 
 /** The role a member needs for what each permission allows, as the API's route declarations pair them. */
 const ROLE_FOR: Record<EmbedPermission, Role> = {

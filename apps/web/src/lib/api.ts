@@ -82,7 +82,7 @@ export async function api<T = any>(method: string, path: string, body?: unknown)
 export interface Workspace {
   id: string;
   name: string;
-  role: 'owner' | 'admin' | 'member' | 'viewer';
+  role: 'owner' | 'admin' | 'member' | 'viewer' | 'reviewer';
   /** Only in an embed session, which holds permissions rather than a role. */
   permissions?: EmbedPermission[];
 }

@@ -11,14 +11,17 @@ export const EMAIL_PATTERN = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
 const EMAIL_MESSAGE = 'must be an e-mail address';
 const NAME_MESSAGE = 'must be 1 to 80 characters';
-const ROLE_MESSAGE = 'must be admin, member or viewer';
+/** The roles a member may be given below Owner, as invitations, additions and role changes name them. */
+export const GRANTED_ROLES = ['admin', 'member', 'viewer', 'reviewer'] as const;
+export type GrantedRole = (typeof GRANTED_ROLES)[number];
+const ROLE_MESSAGE = 'must be admin, member, viewer or reviewer';
 const OWNER_MESSAGE = 'must be the user id of a member';
 const PASSWORD_LENGTH = 'must be 10 to 128 characters';
 const PASSWORD_MIX = 'must contain letters and numbers';
 
 const email = z.string({ error: EMAIL_MESSAGE }).regex(EMAIL_PATTERN, { error: EMAIL_MESSAGE });
 /** A role below Owner: the Owner's role changes only by transferring ownership. */
-const role = z.enum(['admin', 'member', 'viewer'], { error: ROLE_MESSAGE });
+const role = z.enum(GRANTED_ROLES, { error: ROLE_MESSAGE });
 
 /** 10 to 128 characters with letters and numbers. */
 export const PASSWORD = text(10, 128, PASSWORD_LENGTH)

@@ -140,7 +140,7 @@ describe('account bodies', () => {
     expect(MEMBER_BODY.parse({ email: 'Ana', role: 'viewer' })).toEqual({ email: 'Ana', role: 'viewer' });
     expect(issuesOf(MEMBER_BODY, { email: '', role: 'owner' })).toEqual([
       { path: 'email', message: 'must be an e-mail address' },
-      { path: 'role', message: 'must be admin, member or viewer' },
+      { path: 'role', message: 'must be admin, member, viewer or reviewer' },
     ]);
   });
 
