@@ -4,3 +4,4 @@ export * from './partner';
 export * from './engine';
 export * from './decisions';
 export * from './billing';
+export * from './delivery';
