@@ -6,7 +6,9 @@ import {
   UsageByDayReply,
   BROADCAST_SUBJECTS,
   DecisionUsage,
+  executionRetentionBody,
   ExecutionRetentionReply,
+  parseValue,
   PlanName,
   RETENTION_BATCH_MAX,
   RetentionReply,
@@ -17,17 +19,7 @@ import {
   SetSpendCapRequest,
   WorkspaceScoped,
 } from '@ds/contracts';
-import {
-  accountView,
-  consumptionOrder,
-  currentPeriod,
-  effectiveRetentionDays,
-  parseRetentionSetting,
-  parseSpendCap,
-  PeriodAccounts,
-  periodAccounts,
-  usageByDecision,
-} from '@ds/billing';
+import { accountView, consumptionOrder, currentPeriod, effectiveRetentionDays, PeriodAccounts, periodAccounts, usageByDecision } from '@ds/billing';
 import { NatsLink, PLATFORM, publishBroadcast } from '@ds/platform';
 import { AccountEntity } from './entities';
 import { LeaseStore } from './lease.store';
@@ -135,10 +127,10 @@ export class AccountsService {
     return this.db.transaction(async (manager) => {
       const ledger = new LedgerStore(manager);
       const account = await ledger.lockAccount(request.workspaceId, new Date());
-      const setting = parseRetentionSetting(request.days, effectivePlan(account.plan, account.overrides).retention_days);
-      if (!setting.ok) throw new ServiceError('INVALID_REQUEST', 'The execution-log retention is not valid.', setting.issues);
-      await ledger.updateAccount(request.workspaceId, { executionRetentionDays: setting.value });
-      return retentionView({ ...account, executionRetentionDays: setting.value });
+      const planDays = effectivePlan(account.plan, account.overrides).retention_days;
+      const { days } = parseValue(executionRetentionBody(planDays), { days: request.days }, 'The execution-log retention is not valid.');
+      await ledger.updateAccount(request.workspaceId, { executionRetentionDays: days });
+      return retentionView({ ...account, executionRetentionDays: days });
     });
   }
 
@@ -158,9 +150,7 @@ export class AccountsService {
   /** The cap counts what credits and balance paid in the billing cycle; 0 allows only the included volume. */
   async setSpendCap(request: SetSpendCapRequest): Promise<AccountReply> {
     checkIds({ workspaceId: request.workspaceId });
-    const cap = parseSpendCap(request.spend_cap_cents);
-    if (!cap.ok) throw new ServiceError('INVALID_REQUEST', 'The spend cap is not valid.', cap.issues);
-    await this.update(request.workspaceId, { spendCapCents: cap.value });
+    await this.update(request.workspaceId, { spendCapCents: request.spend_cap_cents });
     return this.account(request.workspaceId);
   }
 

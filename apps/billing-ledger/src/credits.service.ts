@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { CreditGrantReply, GrantCreditsRequest, ServiceError, ValidationIssue } from '@ds/contracts';
-import { CreditGrant, expiryEntries, expiryIssues, grantEntries, parseGrant, sameGrant } from '@ds/billing';
+import { CreditGrant, expiryEntries, expiryIssues, grantEntries, sameGrant } from '@ds/billing';
 import { CreditGrantEntity } from './entities';
 import { LedgerStore } from './ledger.store';
 import { checkIds } from './id-checks';
@@ -20,9 +20,12 @@ export class CreditsService {
    */
   async grant(request: GrantCreditsRequest): Promise<CreditGrantReply> {
     checkIds({ workspaceId: request.workspaceId, grantId: request.grantId });
-    const parsed = parseGrant(request);
-    if (!parsed.ok) throw invalid(parsed.issues);
-    const grant = parsed.value;
+    const grant: CreditGrant = {
+      kind: request.kind,
+      amountCents: request.amount_cents,
+      currency: request.currency,
+      expiresAt: request.expires_at ? new Date(request.expires_at) : null,
+    };
     const now = new Date();
     return this.db.transaction(async (manager) => {
       const ledger = new LedgerStore(manager);

@@ -2,7 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ListWorkspaceSecretsReply, PutWorkspaceSecretReply, ServiceError, WorkspaceSecretView } from '@ds/contracts';
-import { checkSecret, SECRET_NAME, SECRETS_PER_WORKSPACE } from '@ds/decision-schema';
+import { SECRET_NAME, SECRETS_PER_WORKSPACE } from '@ds/decision-schema';
 import { Logger, PLATFORM, rowsAffected, sealAtRest, SealingCounts } from '@ds/platform';
 import { openWithKeyring, rowAad, sealWithKeyring } from '@ds/sealing';
 import { DeliveryConfig } from './config';
@@ -57,11 +57,8 @@ export class WorkspaceSecretsService implements OnApplicationBootstrap {
   }
 
   /** Creates or replaces a secret; the 51st name is refused, replacing one of the 50 is not. */
-  async put(workspaceId: string, name: unknown, value: unknown): Promise<PutWorkspaceSecretReply> {
-    const issues = checkSecret(name, value);
-    if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The secret is not valid.', issues);
-    const secretName = name as string;
-    const { sealed, keyId } = sealWithKeyring(this.config.secretsKeys, value as string, workspaceSecretAad(workspaceId, secretName));
+  async put(workspaceId: string, secretName: string, value: string): Promise<PutWorkspaceSecretReply> {
+    const { sealed, keyId } = sealWithKeyring(this.config.secretsKeys, value, workspaceSecretAad(workspaceId, secretName));
     return this.db.transaction(async (manager) => {
       // One workspace's writes queue here, so the count holds when creates race.
       await manager.query(`SELECT pg_advisory_xact_lock(hashtext('delivery.workspace-secrets'), hashtext($1))`, [workspaceId]);

@@ -90,6 +90,7 @@ export interface PlanView {
 }
 
 export type Currency = 'usd' | 'brl';
+export type GrantKind = 'promotional' | 'paid';
 
 /** At most RETENTION_BATCH_MAX workspace ids per request. */
 export interface RetentionRequest {
@@ -155,11 +156,12 @@ export interface SetPlanRequest extends WorkspaceScoped {
   overrides: unknown;
 }
 
+/** A grant as CREDIT_GRANT_BODY accepts it: the gateway checks it before it is sent; `expires_at` in ISO form. */
 export interface GrantCreditsRequest extends WorkspaceScoped {
-  kind: unknown;
-  amount_cents: unknown;
-  currency: unknown;
-  expires_at: unknown;
+  kind: GrantKind;
+  amount_cents: number;
+  currency: Currency;
+  expires_at?: string | null;
   /** The caller's idempotency id for the grant: the same id twice grants once. */
   grantId: string;
 }
@@ -173,11 +175,12 @@ export interface CreditGrantReply {
   granted_at: string;
 }
 
+/** As SPEND_CAP_BODY accepts it: the gateway checks it before it is sent. */
 export interface SetSpendCapRequest extends WorkspaceScoped {
-  spend_cap_cents: unknown;
+  spend_cap_cents: number | null;
 }
 
-/** `days`: whole days from 1 to the plan's retention, or null to keep the plan's. */
+/** `days`: checked by the ledger against the plan with executionRetentionBody (whole days from 1 to the plan's, or null). */
 export interface SetExecutionRetentionRequest extends WorkspaceScoped {
   days: unknown;
 }

@@ -162,9 +162,10 @@ export interface ListWorkspaceSecretsReply {
   data: WorkspaceSecretView[];
 }
 
+/** As WORKSPACE_SECRET accepts them: the gateway checks the name and the value before they are sent. */
 export interface PutWorkspaceSecretRequest extends WorkspaceScoped {
-  name: unknown;
-  value: unknown;
+  name: string;
+  value: string;
 }
 
 /** `created` decides 201 or 200. */

@@ -38,7 +38,6 @@ export {
   fillSecrets,
   fillSecretsFrom,
   secretsNotSet,
-  checkSecret,
   SECRET_NAME,
   SECRET_VALUE_MAX,
   SECRETS_PER_WORKSPACE,

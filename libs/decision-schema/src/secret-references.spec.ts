@@ -1,11 +1,9 @@
 import {
-  checkSecret,
   fillSecrets,
   fillSecretsFrom,
   headerSecretNames,
   mentionsSecrets,
   referencedSecrets,
-  SECRET_VALUE_MAX,
   secretsNotSet,
   withoutSecretReferences,
 } from './secret-references';
@@ -64,34 +62,6 @@ describe('fillSecretsFrom', () => {
   it('says which secrets are not set, in one clause', () => {
     expect(secretsNotSet(['A'])).toBe('the secret A is not set in this workspace.');
     expect(secretsNotSet(['A', 'B'])).toBe('the secrets A, B are not set in this workspace.');
-  });
-});
-
-describe('checkSecret', () => {
-  it('accepts names of capitals, digits and _ starting with a letter, and values of 1 to 4,096 characters', () => {
-    expect(checkSecret('CRM_TOKEN_2', 'x')).toEqual([]);
-    expect(checkSecret('A'.repeat(64), 'v'.repeat(SECRET_VALUE_MAX))).toEqual([]);
-  });
-
-  it.each([
-    ['lower case', 'token'],
-    ['a leading digit', '1TOKEN'],
-    ['a dash', 'CRM-TOKEN'],
-    ['65 characters', 'A'.repeat(65)],
-    ['empty', ''],
-    ['not a string', 7],
-  ])('refuses a name with %s', (_, name) => {
-    expect(checkSecret(name, 'v')).toEqual([{ path: 'name', message: expect.any(String) }]);
-  });
-
-  it.each([
-    ['empty', ''],
-    ['too long', 'v'.repeat(SECRET_VALUE_MAX + 1)],
-    ['a line break', 'a\r\nInjected: yes'],
-    ['a NUL', 'a\0b'],
-    ['not a string', { value: 'x' }],
-  ])('refuses a value that is %s', (_, value) => {
-    expect(checkSecret('OK', value)).toEqual([{ path: 'value', message: expect.any(String) }]);
   });
 });
 

@@ -66,18 +66,3 @@ export function secretsNotSet(names: readonly string[]): string {
   const listed = names.join(', ');
   return names.length === 1 ? `the secret ${listed} is not set in this workspace.` : `the secrets ${listed} are not set in this workspace.`;
 }
-
-/** The problems with a secret as a workspace admin sets it, one `{ path, message }` each. */
-export function checkSecret(name: unknown, value: unknown): Array<{ path: string; message: string }> {
-  const issues: Array<{ path: string; message: string }> = [];
-  if (typeof name !== 'string' || !SECRET_NAME.test(name)) {
-    issues.push({ path: 'name', message: 'must be 1 to 64 characters: capital letters, digits and _, starting with a letter' });
-  }
-  if (typeof value !== 'string' || value.length < 1 || value.length > SECRET_VALUE_MAX) {
-    issues.push({ path: 'value', message: `must be a string of 1 to ${SECRET_VALUE_MAX} characters` });
-  } else if (/[\r\n\0]/.test(value)) {
-    // It goes into a header line.
-    issues.push({ path: 'value', message: 'must not contain line breaks or NUL' });
-  }
-  return issues;
-}

@@ -1,5 +1,5 @@
 import { Body, Controller, Headers, Inject, Param, Post, Put } from '@nestjs/common';
-import { PLAN_NAMES, ServiceError, SUBJECTS } from '@ds/contracts';
+import { CREDIT_GRANT_BODY, parseValue, PLAN_NAMES, ServiceError, SPEND_CAP_BODY, SUBJECTS } from '@ds/contracts';
 import { newId } from '@ds/ids';
 import { parseIdempotencyKey, PLATFORM, RpcClient } from '@ds/platform';
 import { OperatorRoute } from '../http/access';
@@ -40,16 +40,10 @@ export class AdminController {
     const input = objectBody(body);
     const idempotencyKey = parseIdempotencyKey(idempotencyHeader);
     await this.requireWorkspace(ws);
+    const grant = parseValue(CREDIT_GRANT_BODY, input, 'The credit grant is not valid.');
     return this.rpc.call(
       SUBJECTS.billing.grantCredits,
-      {
-        workspaceId: ws,
-        kind: input.kind,
-        amount_cents: input.amount_cents,
-        currency: input.currency,
-        expires_at: input.expires_at,
-        grantId: idempotencyKey ?? newId('ent'),
-      },
+      { workspaceId: ws, ...grant, expires_at: grant.expires_at?.toISOString() ?? null, grantId: idempotencyKey ?? newId('ent') },
       { requestId },
     );
   }
@@ -59,7 +53,8 @@ export class AdminController {
   async setSpendCap(@RequestId() requestId: string, @Param('ws') ws: string, @Body() body: unknown) {
     const input = objectBody(body);
     await this.requireWorkspace(ws);
-    return this.rpc.call(SUBJECTS.billing.setSpendCap, { workspaceId: ws, spend_cap_cents: input.spend_cap_cents }, { requestId });
+    const { spend_cap_cents } = parseValue(SPEND_CAP_BODY, input, 'The spend cap is not valid.');
+    return this.rpc.call(SUBJECTS.billing.setSpendCap, { workspaceId: ws, spend_cap_cents }, { requestId });
   }
 
   /** Partner mode: sub-workspaces and embed sessions for the workspace's keys, framed by `allowed_origins`. */

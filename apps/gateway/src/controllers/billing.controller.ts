@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Inject, Put } from '@nestjs/common';
-import { SUBJECTS } from '@ds/contracts';
+import { parseBody, SPEND_CAP_BODY, SUBJECTS } from '@ds/contracts';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { MemberWorkspace, WorkspaceRole } from '../http/access';
 import { objectBody, RequestId } from '../http/request-lifecycle';
@@ -37,6 +37,7 @@ export class BillingController {
   @Put('spend-cap')
   @WorkspaceRole('owner')
   setSpendCap(@MemberWorkspace() ws: string, @RequestId() requestId: string, @Body() body: unknown) {
-    return this.rpc.call(SUBJECTS.billing.setSpendCap, { workspaceId: ws, spend_cap_cents: objectBody(body).spend_cap_cents }, { requestId });
+    const { spend_cap_cents } = parseBody(SPEND_CAP_BODY, body, 'The spend cap is not valid.');
+    return this.rpc.call(SUBJECTS.billing.setSpendCap, { workspaceId: ws, spend_cap_cents }, { requestId });
   }
 }

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Put, Res } from '@nestjs/common';
 import { FastifyReply } from 'fastify';
-import { SUBJECTS } from '@ds/contracts';
+import { parseValue, SUBJECTS, WORKSPACE_SECRET } from '@ds/contracts';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { MemberWorkspace, WorkspaceRole } from '../http/access';
 import { objectBody, RequestId } from '../http/request-lifecycle';
@@ -29,7 +29,8 @@ export class SecretsController {
     @Body() body: unknown,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const answer = await this.rpc.call(SUBJECTS.delivery.putSecret, { workspaceId: ws, name, value: objectBody(body).value }, { requestId });
+    const secret = parseValue(WORKSPACE_SECRET, { name, value: objectBody(body).value }, 'The secret is not valid.');
+    const answer = await this.rpc.call(SUBJECTS.delivery.putSecret, { workspaceId: ws, ...secret }, { requestId });
     reply.status(answer.created ? 201 : 200);
     return answer.secret;
   }

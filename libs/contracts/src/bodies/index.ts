@@ -3,3 +3,5 @@ export * from './account';
 export * from './partner';
 export * from './engine';
 export * from './decisions';
+export * from './billing';
+export * from './delivery';
