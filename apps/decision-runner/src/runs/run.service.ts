@@ -33,7 +33,7 @@ type ResponseBody = Record<string, unknown> & { destinations?: DestinationEntry[
 export class RunService {
   /**
    * Where a run's own time goes, so that what it adds to a slow engine can be split (docs/performance.md): the
-   * engine call itself is the runner's `v1.engine-proxy.answer` call duration.
+   * engine call itself is the duration of the runner's call to the engine proxy's answer subject.
    */
   private readonly steps: Histogram<'step'> | null;
 
