@@ -173,6 +173,33 @@ describe('the editor keeps unsaved work', () => {
     await page.close();
   }, 120_000);
 
+  it('turns human review on in the settings, asks for the kept inputs first, and saves what the author picked', async () => {
+    const ws = await newWorkspace();
+    const { id } = await createDecision(ws, `review-${uniqueMarker().slice(-8)}`, triageSchema(uniqueMarker()));
+    const context = await signedIn(ws);
+    const page = await open(context, `/decisions/${id}/editor`);
+
+    await page.getByLabel('Send runs to review (needs Store input and Store output)').check();
+    // Review needs the state a reviewer reads: without stored inputs the form says so under the setting.
+    await page.locator('#f-settings_review').locator('xpath=ancestor::fieldset[1]').getByText(/input/i).first().waitFor();
+    await page.getByLabel('Store input').check();
+    await page.getByLabel('block', { exact: true }).check();
+    await page.getByLabel('Review runs decided on low confidence').uncheck();
+    await page.getByLabel('Audit share of the other runs (0 to 1)').fill('0.1');
+    await page.getByText('The schema is valid.').waitFor();
+    await screen(page, 'editor-review-settings', false);
+
+    await page.keyboard.press('Control+s');
+    await page.getByText(/Saved revision \d+\./).waitFor();
+    const saved = await savedDraft(ws, id);
+    expect(saved.draft.settings.review).toEqual({
+      when: { actions: ['escalate', 'block'], lowConfidence: false, engineError: false },
+      auditRate: 0.1,
+      dueMinutes: 240,
+    });
+    await page.close();
+  }, 120_000);
+
   it('shows a new question’s issues only after an edit or a save, in the form’s words, with links that focus the field', async () => {
     const ws = await newWorkspace();
     const schema = schemaWithOther();

@@ -13,6 +13,7 @@ import { ConfirmButton, ConfirmDialog, Dialog, ErrorBox, formatDate } from '../u
 import { CompositesEditor } from '../editors/composites';
 import { DestinationsEditor } from '../editors/destinations';
 import { PoliciesEditor } from '../editors/policies';
+import { ReviewSettingsEditor } from '../editors/review-settings';
 import { CheckField, describedBy, EditorContext, fieldBinding, FieldIssues, NumberField, SelectField, TextField, Update } from '../editors/fields';
 import { ItemControls } from '../editors/parts';
 import { SortableList } from '../editors/sortable';
@@ -624,6 +625,7 @@ function SchemaForm({ doc, issues, update }: { doc: Json; issues: SchemaIssue[];
           <CheckField label={t('ed.settings.storeInput')} path={['settings', 'storeInput']} value={settings.storeInput} update={update} />
           <CheckField label={t('ed.settings.storeOutput')} path={['settings', 'storeOutput']} value={settings.storeOutput ?? true} update={update} />
         </div>
+        <ReviewSettingsEditor review={settings.review} issues={issues} update={update} />
         <FieldIssues issues={issues} path="settings" />
       </section>
     </div>
