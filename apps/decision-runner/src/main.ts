@@ -39,6 +39,7 @@ import { ExecutionRollups1796031415926 } from './migrations/1796031415926-execut
 import { ShadowVersions1796052483117 } from './migrations/1796052483117-shadow-versions';
 import { ExecutionSourceGroups1796400000000 } from './migrations/1796400000000-execution-source-groups';
 import { ReviewItems1796500000000 } from './migrations/1796500000000-review-items';
+import { ReviewAuditReads1796510000000 } from './migrations/1796510000000-review-audit-reads';
 import { BillingRetention, ExecutionRetention, RETENTION_SOURCE } from './retention/execution-retention';
 import { PlaygroundReservations } from './playground/playground-reservations.store';
 import { PlaygroundService } from './playground/playground.service';
@@ -89,6 +90,7 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       OrderedInputs1796331739000,
       ExecutionSourceGroups1796400000000,
       ReviewItems1796500000000,
+      ReviewAuditReads1796510000000,
     ],
   },
   readConfig: readDecisionRunnerConfig,
