@@ -260,7 +260,9 @@ describe('review items', () => {
     for (const [index, item] of open.entries()) {
       const miss = index % 3 === 0;
       if (miss) wrong++;
-      const body = miss ? { answers: { intent: 'refund', fraud: false }, action: 'escalate' } : { answers: { intent: 'exchange', fraud: false }, action: 'continue' };
+      const body = miss
+        ? { answers: { intent: 'refund', fraud: false }, action: 'escalate' }
+        : { answers: { intent: 'exchange', fraud: false }, action: 'continue' };
       const resolved = await call('POST', `/app/v1/workspaces/${ws.workspaceId}/reviews/${item.id}/resolve`, { token: ws.session, body });
       expect(resolved.status).toBe(200);
     }
@@ -285,7 +287,13 @@ describe('review items', () => {
       action: { audited: audits, correct: audits - wrong, accuracy: expect.closeTo((audits - wrong) / audits, 12), interval: wilson(audits - wrong, audits) },
     });
     const [intent, fraud] = audit.questions;
-    expect(intent).toMatchObject({ key: 'intent', source: 'model', audited: open.length, correct: open.length - wrong, interval: wilson(open.length - wrong, open.length) });
+    expect(intent).toMatchObject({
+      key: 'intent',
+      source: 'model',
+      audited: open.length,
+      correct: open.length - wrong,
+      interval: wilson(open.length - wrong, open.length),
+    });
     expect(fraud).toMatchObject({ key: 'fraud', audited: open.length, correct: open.length, accuracy: 1, interval: wilson(open.length, open.length) });
     // Plain runs are sure of intent at 0.82 (step 16), unsure ones at 0.04 (step 0), held back by intent's 0.5.
     const at = (minConfidence: number) => intent.thresholds.find((row: { min_confidence: number }) => Math.abs(row.min_confidence - minConfidence) < 1e-9);

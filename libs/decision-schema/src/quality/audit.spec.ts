@@ -76,7 +76,14 @@ describe('auditReport', () => {
   const review = { when: { actions: ['escalate'], lowConfidence: true, engineError: false }, auditRate: 0.1, dueMinutes: 240 };
   const schema = normalized({ ...fullSchema(), settings: { ...(fullSchema().settings as object), storeInput: true, review } });
 
-  const cell = (question: string, kind: AuditedCell['kind'], step: number | null, count: number, correct: number, source: AuditedCell['source'] = 'model'): AuditedCell => ({
+  const cell = (
+    question: string,
+    kind: AuditedCell['kind'],
+    step: number | null,
+    count: number,
+    correct: number,
+    source: AuditedCell['source'] = 'model',
+  ): AuditedCell => ({
     question,
     kind,
     source,
@@ -85,13 +92,26 @@ describe('auditReport', () => {
     correct,
   });
   const audit = (question: string, step: number, count: number): ItemConfidence => ({ reason: 'audit', held_by: null, question, step, count });
-  const low = (question: string, step: number, count: number, heldBy = question): ItemConfidence => ({ reason: 'low_confidence', held_by: heldBy, question, step, count });
+  const low = (question: string, step: number, count: number, heldBy = question): ItemConfidence => ({
+    reason: 'low_confidence',
+    held_by: heldBy,
+    question,
+    step,
+    count,
+  });
 
   // 200 runs: 30 escalated, 20 held back by intent's confidence, 150 automated of which 10 audited (9 resolved).
   const input = {
     runs: 200,
     items: { action: 30, low_confidence: 20, audit: 10 },
-    confidences: [audit('intent', 19, 6), audit('intent', 14, 3), audit('intent', 12, 1), low('intent', 10, 15), low('intent', 4, 5), low('urgency', 10, 20, 'intent')],
+    confidences: [
+      audit('intent', 19, 6),
+      audit('intent', 14, 3),
+      audit('intent', 12, 1),
+      low('intent', 10, 15),
+      low('intent', 4, 5),
+      low('urgency', 10, 20, 'intent'),
+    ],
     audited: [
       cell('', 'action', null, 9, 7),
       cell('intent', 'choice', 19, 5, 5),
