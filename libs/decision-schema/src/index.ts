@@ -101,6 +101,7 @@ export {
   type ReplaySelectionCheck,
   compareReplay,
   answersAgree,
+  answerMatchesReview,
   replayAllowance,
   type ReplayPlan,
   type ReplaySelection,
@@ -108,6 +109,7 @@ export {
   type ReplayAnswer,
   type ReplayedExecution,
   type ReplayComparison,
+  type ReviewerAgreement,
 } from './replay';
 export {
   compareShadow,
