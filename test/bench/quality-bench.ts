@@ -1,6 +1,6 @@
 import { RpcClient } from '@ds/platform';
 import { cpus, loadavg } from 'node:os';
-import { normalizeSchema } from '@ds/decision-schema';
+import { NormalizedSchema, normalizeSchema } from '@ds/decision-schema';
 import { decisionRunner } from '../../apps/decision-runner/src/main';
 import { VersionCache } from '../../apps/decision-runner/src/decisions/version-cache';
 import { QualityService } from '../../apps/decision-runner/src/quality/quality.service';
@@ -26,7 +26,8 @@ const NO_LEDGER = {
  * rollups as they do for outcomes recorded one by one. The report is then asked for REPEATS times through the
  * runner's own QualityService, without a range, for a range of whole days (what the Quality tab asks) and for a
  * range of timestamps whose first and last days and hours are partial; the first (cold) and the median of the rest
- * are printed for each.
+ * are printed for each. Then 2 % of the executions become resolved audit samples and 10 % low-confidence review
+ * items, and the report's audit figures of a version with review on are asked for as the report is.
  */
 
 const EXECUTIONS = Number(process.env.QUALITY_BENCH_EXECUTIONS ?? 1_000_000);
@@ -41,6 +42,16 @@ const SCHEMA = normalizeSchema({
   ],
   fallbackAction: 'escalate',
 });
+
+/** The same decision sending low-confidence runs to review and auditing 2 % of the rest. */
+const REVIEWED_SCHEMA: NormalizedSchema = {
+  ...SCHEMA,
+  settings: {
+    ...SCHEMA.settings,
+    storeInput: true,
+    review: { when: { actions: [], lowConfidence: true, engineError: false }, auditRate: 0.02, dueMinutes: 240 },
+  },
+};
 
 async function main(): Promise<void> {
   say(`quality bench: ${EXECUTIONS.toLocaleString('en-US')} executions with outcomes; ${cpus().length} cores, load ${loadavg()[0]!.toFixed(1)}`);
@@ -133,6 +144,44 @@ async function main(): Promise<void> {
         `  report, ${name}: cold ${timings[0]!.toFixed(0)} ms, warm median ${warm[Math.floor(warm.length / 2)]!.toFixed(0)} ms (${warm.map((t) => t.toFixed(0)).join(', ')})`,
       );
       say(`    ${questions.map((q) => `${q.key}: ${q.labelled.toLocaleString('en-US')} labelled, ECE ${q.sources.model.ece.toFixed(3)}`).join('; ')}`);
+    }
+
+    // Review items: every 50th execution a resolved audit sample (its outcome the audit's), every 10th one more a
+    // low-confidence item; each with a confidence per question.
+    const items = db.createQueryRunner();
+    await items.connect();
+    await items.query('SET statement_timeout = 0');
+    await items.query(
+      `UPDATE executions SET confidence = jsonb_build_object('intent', ((hashtext(id) & 1023) / 1023.0)::float8, 'urgency', 0.5, 'fraud', 0.8),
+              action_reason = CASE WHEN right(id, 1) = '1' THEN '{"type":"low_confidence","question":"intent"}'::jsonb ELSE action_reason END,
+              outcome = CASE WHEN right(id, 2) IN ('00', '50') THEN outcome || '{"source":"audit"}'::jsonb ELSE outcome END
+        WHERE right(id, 2) IN ('00', '50') OR right(id, 1) = '1'`,
+    );
+    await items.query(
+      `INSERT INTO review_items (id, workspace_id, decision_id, decision_slug, version, execution_id, reason, executed_at, due_at, resolved_at, resolved_by)
+       SELECT 'rev_' || substr(id, 6), workspace_id, decision_id, decision_slug, version, id,
+              CASE WHEN right(id, 1) = '1' THEN 'low_confidence' ELSE 'audit' END, created_at, created_at + interval '4 hours',
+              CASE WHEN right(id, 1) = '1' THEN NULL ELSE created_at + interval '1 hour' END, CASE WHEN right(id, 1) = '1' THEN NULL ELSE 'usr_bench' END
+         FROM executions WHERE right(id, 2) IN ('00', '50') OR right(id, 1) = '1'`,
+    );
+    await items.query('VACUUM ANALYZE executions');
+    await items.query('VACUUM ANALYZE review_items');
+    await items.release();
+    for (const [name, from, to] of ranges.slice(0, 2)) {
+      const timings: number[] = [];
+      let audit: Awaited<ReturnType<QualityService['audit']>> = null;
+      for (let i = 0; i < REPEATS; i++) {
+        const t0 = performance.now();
+        audit = await service.audit('dec_bench', 1, REVIEWED_SCHEMA, from ? new Date(from) : null, to ? new Date(to) : null);
+        timings.push(performance.now() - t0);
+      }
+      const warm = timings.slice(1).sort((a, b) => a - b);
+      say(
+        `  audit figures, ${name}: cold ${timings[0]!.toFixed(0)} ms, warm median ${warm[Math.floor(warm.length / 2)]!.toFixed(0)} ms (${warm.map((t) => t.toFixed(0)).join(', ')})`,
+      );
+      say(
+        `    ${audit!.runs.toLocaleString('en-US')} runs, ${audit!.reviewed.audit.toLocaleString('en-US')} audits, automation ${audit!.automation_rate?.toFixed(3)}, action accuracy ${audit!.action.accuracy?.toFixed(3)} [${audit!.action.interval?.low.toFixed(3)}, ${audit!.action.interval?.high.toFixed(3)}]`,
+      );
     }
   } finally {
     await database.drop();

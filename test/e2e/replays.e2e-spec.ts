@@ -137,6 +137,12 @@ const EXPECTED_RESULT = {
       [40, 60],
     ],
   },
+  // Outcomes reported by the customer are not reviewers' answers.
+  reviewers: {
+    executions: 0,
+    action: { compared: 0, old: null, new: null },
+    questions: ['intent', 'urgency', 'fraud'].map((key) => ({ key, compared: 0, old: null, new: null })),
+  },
 };
 
 describe('replays', () => {

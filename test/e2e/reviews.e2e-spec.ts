@@ -41,6 +41,7 @@ const SCRIPTED = {
 type Kind = keyof typeof SCRIPTED;
 
 let ws: Workspace;
+let decisionId: string;
 let receiver: Receiver;
 let secret: string;
 let reviewer: { session: string; userId: string };
@@ -75,7 +76,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   secret = (await call('POST', `/app/v1/workspaces/${ws.workspaceId}/signing-secret/rotate`, { token: ws.session })).body.secret;
   const marker = uniqueMarker();
-  await deployedDecision(ws, 'triage-reviewed', reviewSchema(marker, receiver.url));
+  decisionId = await deployedDecision(ws, 'triage-reviewed', reviewSchema(marker, receiver.url));
   for (const kind of Object.keys(SCRIPTED) as Kind[]) await scriptEngine(`${marker}-${kind}`, [{ answers: SCRIPTED[kind] }], true);
   const planned = (Object.keys(RUNS) as Kind[]).flatMap((kind) => Array.from({ length: RUNS[kind] }, (_, i) => ({ kind, i })));
   for (let start = 0; start < planned.length; start += 8) {
@@ -248,6 +249,59 @@ describe('review items', () => {
     expect(value(/^decision_service_review_items_created_total\{reason="low_confidence"[^}]*\} (\d+)$/m)).toBeGreaterThanOrEqual(RUNS.unsure);
     expect(page).toMatch(/^decision_service_review_oldest_overdue_seconds\{[^}]*\} [\d.e+-]+$/m);
   });
+
+  it('give the quality report the accuracy of the runs decided without review, from the audit samples, with Wilson’s interval', async () => {
+    // One audit sample was resolved above with an action only. Every third of the rest is answered as the machine
+    // did not (refund, escalate), the others as it did (exchange, continue); fraud's 0.1 "no" is right each time.
+    expect(runs.filter((run) => run.kind === 'plain').every((run) => run.action === 'continue')).toBe(true);
+    const open = await allReviews('reason=audit');
+    expect(open.length).toBeGreaterThan(5);
+    let wrong = 0;
+    for (const [index, item] of open.entries()) {
+      const miss = index % 3 === 0;
+      if (miss) wrong++;
+      const body = miss
+        ? { answers: { intent: 'refund', fraud: false }, action: 'escalate' }
+        : { answers: { intent: 'exchange', fraud: false }, action: 'continue' };
+      const resolved = await call('POST', `/app/v1/workspaces/${ws.workspaceId}/reviews/${item.id}/resolve`, { token: ws.session, body });
+      expect(resolved.status).toBe(200);
+    }
+    const report = await call('GET', `/app/v1/workspaces/${ws.workspaceId}/decisions/${decisionId}/quality?version=1`, { token: ws.session });
+    expect(report.status).toBe(200);
+    const audit = report.body.audit;
+    const audits = open.length + 1;
+    // By hand: Wilson's bounds (p + z²/2n ± z·√(p(1−p)/n + z²/4n²)) / (1 + z²/n), z = 1.959964.
+    const wilson = (right: number, n: number) => {
+      const z = 1.959964;
+      const p = right / n;
+      const centre = p + (z * z) / (2 * n);
+      const half = z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n));
+      const scale = 1 + (z * z) / n;
+      return { low: expect.closeTo((centre - half) / scale, 5) as number, high: right === n ? 1 : (expect.closeTo((centre + half) / scale, 5) as number) };
+    };
+    expect(audit).toMatchObject({
+      runs: 200,
+      reviewed: { action: RUNS.escalated, low_confidence: RUNS.unsure, engine_error: 0, audit: audits },
+      audits_resolved: audits,
+      automation_rate: RUNS.plain / 200,
+      action: { audited: audits, correct: audits - wrong, accuracy: expect.closeTo((audits - wrong) / audits, 12), interval: wilson(audits - wrong, audits) },
+    });
+    const [intent, fraud] = audit.questions;
+    expect(intent).toMatchObject({
+      key: 'intent',
+      source: 'model',
+      audited: open.length,
+      correct: open.length - wrong,
+      interval: wilson(open.length - wrong, open.length),
+    });
+    expect(fraud).toMatchObject({ key: 'fraud', audited: open.length, correct: open.length, accuracy: 1, interval: wilson(open.length, open.length) });
+    // Plain runs are sure of intent at 0.82 (step 16), unsure ones at 0.04 (step 0), held back by intent's 0.5.
+    const at = (minConfidence: number) => intent.thresholds.find((row: { min_confidence: number }) => Math.abs(row.min_confidence - minConfidence) < 1e-9);
+    expect(at(0.8)).toMatchObject({ automation_rate: 0.7, covered: true, audited: open.length });
+    expect(at(0.85)).toMatchObject({ automation_rate: 0, covered: true, audited: 0, accuracy: null });
+    expect(at(0.45)).toMatchObject({ automation_rate: 0.7, covered: false, accuracy: null });
+    expect(at(0)).toMatchObject({ automation_rate: (RUNS.plain + RUNS.unsure) / 200, covered: false });
+  }, 120_000);
 
   it('are all a reviewer reaches', async () => {
     const { userId } = reviewer;

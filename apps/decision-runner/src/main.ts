@@ -41,6 +41,7 @@ import { RuleRollups1796330000000 } from './migrations/1796330000000-rule-rollup
 import { OrderedInputs1796331739000 } from './migrations/1796331739000-ordered-inputs';
 import { ExecutionSourceGroups1796400000000 } from './migrations/1796400000000-execution-source-groups';
 import { ReviewItems1796500000000 } from './migrations/1796500000000-review-items';
+import { ReviewAuditReads1796510000000 } from './migrations/1796510000000-review-audit-reads';
 import { PlaygroundReservations } from './playground/playground-reservations.store';
 import { PlaygroundService } from './playground/playground.service';
 import { OutcomesService } from './quality/outcomes.service';
@@ -95,6 +96,7 @@ export const decisionRunner: ServiceDefinition<DecisionRunnerConfig> = {
       OrderedInputs1796331739000,
       ExecutionSourceGroups1796400000000,
       ReviewItems1796500000000,
+      ReviewAuditReads1796510000000,
     ],
   },
   readConfig: readDecisionRunnerConfig,

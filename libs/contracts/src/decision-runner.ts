@@ -184,6 +184,12 @@ export interface ReplayView {
     questions: Array<{ key: string; compared: number; agreed: number; agreement: number | null }>;
     confusion: { actions: string[]; counts: number[][] };
     accuracy: { labelled: number; old: number | null; new: number | null };
+    /** Over compared executions a reviewer resolved (outcome source `review` or `audit`): how often each side matched the reviewer. */
+    reviewers: {
+      executions: number;
+      action: { compared: number; old: number | null; new: number | null };
+      questions: Array<{ key: string; compared: number; old: number | null; new: number | null }>;
+    };
   };
   /**
    * The active version (when the replay started) replayed on the same executions, compared with the recorded runs

@@ -122,6 +122,7 @@ export {
   type ReplaySelectionCheck,
   compareReplay,
   answersAgree,
+  answerMatchesReview,
   replayAllowance,
   type ReplayPlan,
   type ReplaySelection,
@@ -129,6 +130,7 @@ export {
   type ReplayAnswer,
   type ReplayedExecution,
   type ReplayComparison,
+  type ReviewerAgreement,
 } from './replay';
 export {
   compareShadow,

@@ -1,4 +1,13 @@
-import { answersAgree, checkReplayPlan, checkReplaySelectionQuery, compareReplay, REPLAY_DAILY_CAP, replayAllowance, type ReplayedExecution } from './replay';
+import {
+  answerMatchesReview,
+  answersAgree,
+  checkReplayPlan,
+  checkReplaySelectionQuery,
+  compareReplay,
+  REPLAY_DAILY_CAP,
+  replayAllowance,
+  type ReplayedExecution,
+} from './replay';
 import type { NormalizedQuestion } from './schema-types';
 
 const intent = { key: 'intent', kind: 'choice' } as NormalizedQuestion;
@@ -167,6 +176,49 @@ describe('compareReplay', () => {
         ],
       },
       accuracy: { labelled: 3, old: 1 / 3, new: 2 / 3 },
+      reviewers: {
+        executions: 0,
+        action: { compared: 0, old: null, new: null },
+        questions: [
+          { key: 'intent', compared: 0, old: null, new: null },
+          { key: 'fraud', compared: 0, old: null, new: null },
+        ],
+      },
+    });
+  });
+
+  it('measures each side against the reviewers’ answers where a reviewer resolved the recorded run', () => {
+    const reviewed = (
+      oldAnswers: Record<string, string | number>,
+      newAnswers: Record<string, string | number> | null,
+      review: ReplayedExecution['reviewed'],
+    ) => ({
+      old: { action: 'escalate', answers: oldAnswers },
+      new: newAnswers === null ? null : { action: 'continue', answers: newAnswers },
+      outcomeAction: review?.action ?? null,
+      reviewed: review,
+    });
+    const comparison = compareReplay(
+      [intent, fraud],
+      [
+        // The reviewer agrees with the draft on intent and the action, with both sides on fraud.
+        reviewed({ intent: 'exchange', fraud: 0.3 }, { intent: 'refund', fraud: 0.2 }, { action: 'continue', answers: { intent: 'refund', fraud: false } }),
+        // With the recorded run on intent; fraud 0.75 and 0.69 fall either side of its 0.7 threshold: yes happened.
+        reviewed({ intent: 'refund', fraud: 0.75 }, { intent: 'exchange', fraud: 0.69 }, { action: null, answers: { intent: 'refund', fraud: true } }),
+        // Answers only for intent, and the action.
+        reviewed({ intent: 'refund', fraud: 0.1 }, { intent: 'refund', fraud: 0.1 }, { action: 'escalate', answers: { intent: 'refund' } }),
+        // A failed replay and an execution nobody reviewed are not counted.
+        reviewed({ intent: 'refund', fraud: 0.1 }, null, { action: 'escalate', answers: { intent: 'refund' } }),
+        reviewed({ intent: 'refund', fraud: 0.1 }, { intent: 'exchange', fraud: 0.1 }, null),
+      ],
+    );
+    expect(comparison.reviewers).toEqual({
+      executions: 3,
+      action: { compared: 2, old: 0.5, new: 0.5 },
+      questions: [
+        { key: 'intent', compared: 3, old: 2 / 3, new: 2 / 3 },
+        { key: 'fraud', compared: 2, old: 1, new: 0.5 },
+      ],
     });
   });
 
@@ -194,6 +246,18 @@ describe('compareReplay', () => {
     expect(comparison.action).toEqual({ agreed: 0, agreement: null });
     expect(comparison.accuracy).toEqual({ labelled: 0, old: null, new: null });
     expect(comparison.confusion).toEqual({ actions: [], counts: [] });
+  });
+});
+
+describe('answerMatchesReview', () => {
+  it('matches choice and score answers by value and a probability by the side of its threshold', () => {
+    expect(answerMatchesReview(intent, 'refund', 'refund')).toBe(true);
+    expect(answerMatchesReview(intent, 'refund', 'exchange')).toBe(false);
+    expect(answerMatchesReview(fraud, 0.7, true)).toBe(true);
+    expect(answerMatchesReview(fraud, 0.69, true)).toBe(false);
+    expect(answerMatchesReview(fraud, 0.69, false)).toBe(true);
+    expect(answerMatchesReview(fraud, 0.9, 'yes')).toBe(false);
+    expect(answerMatchesReview(fraud, 'refund', true)).toBe(false);
   });
 });
 

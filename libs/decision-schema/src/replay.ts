@@ -96,6 +96,19 @@ export interface ReplayedExecution {
   new: { action: string; answers: Record<string, ReplayAnswer> | null } | null;
   /** The right action, when one was reported (docs/quality.md). */
   outcomeAction: string | null;
+  /**
+   * What a reviewer answered for the recorded run, when its outcome came from a review or an audit
+   * (docs/reviews.md); absent or null otherwise.
+   */
+  reviewed?: { action: string | null; answers: Record<string, unknown> } | null;
+}
+
+/** How often each side's answers matched a reviewer's, over compared executions a reviewer resolved. */
+export interface ReviewerAgreement {
+  executions: number;
+  action: { compared: number; old: number | null; new: number | null };
+  /** Per question of the replayed schema; `compared` counts executions where the reviewer and both sides answered it. */
+  questions: Array<{ key: string; compared: number; old: number | null; new: number | null }>;
 }
 
 export interface ReplayComparison {
@@ -109,6 +122,7 @@ export interface ReplayComparison {
   confusion: { actions: string[]; counts: number[][] };
   /** Over compared executions with a reported action: how often each side's action was the right one. */
   accuracy: { labelled: number; old: number | null; new: number | null };
+  reviewers: ReviewerAgreement;
 }
 
 /**
@@ -120,6 +134,49 @@ export function answersAgree(question: NormalizedQuestion, left: ReplayAnswer, r
   if (typeof left !== 'number' || typeof right !== 'number') return false;
   const threshold = question.threshold ?? 0.5;
   return left >= threshold === right >= threshold;
+}
+
+/**
+ * Whether an answer matches a reviewer's: choice and score answers by value; a probability answer (p(yes)) when the
+ * side of the question's threshold (0.5 without one) it falls on is what the reviewer said happened.
+ */
+export function answerMatchesReview(question: NormalizedQuestion, answer: ReplayAnswer, reviewed: unknown): boolean {
+  if (question.kind !== 'probability') return answer === reviewed;
+  if (typeof answer !== 'number' || typeof reviewed !== 'boolean') return false;
+  return answer >= (question.threshold ?? 0.5) === reviewed;
+}
+
+function reviewerAgreement(
+  questions: readonly NormalizedQuestion[],
+  compared: ReadonlyArray<ReplayedExecution & { new: NonNullable<ReplayedExecution['new']> }>,
+): ReviewerAgreement {
+  const reviewed = compared.filter((execution) => execution.reviewed) as Array<
+    ReplayedExecution & { new: NonNullable<ReplayedExecution['new']>; reviewed: NonNullable<ReplayedExecution['reviewed']> }
+  >;
+  const withAction = reviewed.filter((execution) => execution.reviewed.action !== null);
+  return {
+    executions: reviewed.length,
+    action: {
+      compared: withAction.length,
+      old: rate(withAction.filter((execution) => execution.old.action === execution.reviewed.action).length, withAction.length),
+      new: rate(withAction.filter((execution) => execution.new.action === execution.reviewed.action).length, withAction.length),
+    },
+    questions: questions.map((question) => {
+      let both = 0;
+      let old = 0;
+      let now = 0;
+      for (const execution of reviewed) {
+        const truth = execution.reviewed.answers[question.key];
+        const left = execution.old.answers?.[question.key];
+        const right = execution.new.answers?.[question.key];
+        if (truth === undefined || left === undefined || right === undefined) continue;
+        both++;
+        if (answerMatchesReview(question, left, truth)) old++;
+        if (answerMatchesReview(question, right, truth)) now++;
+      }
+      return { key: question.key, compared: both, old: rate(old, both), new: rate(now, both) };
+    }),
+  };
 }
 
 export function compareReplay(questions: readonly NormalizedQuestion[], executions: readonly ReplayedExecution[]): ReplayComparison {
@@ -156,6 +213,7 @@ export function compareReplay(questions: readonly NormalizedQuestion[], executio
     questions: perQuestion,
     confusion: { actions, counts },
     accuracy: { labelled: labelled.length, old: rate(rightOld, labelled.length), new: rate(rightNew, labelled.length) },
+    reviewers: reviewerAgreement(questions, compared),
   };
 }
 

@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { FitCalibrationRequest, QualityReportRequest, ServiceError, SUBJECTS, ValidationIssue } from '@ds/contracts';
 import {
+  auditReport,
+  AuditReport,
   Calibration,
   CalibrationFit,
   FIT_LEASE_SECONDS,
@@ -50,7 +52,11 @@ export class QualityService {
     if (issues.length > 0) throw new ServiceError('INVALID_REQUEST', 'The query parameters are not valid.', issues);
     if (version === null) throw new ServiceError('DECISION_NOT_DEPLOYED', 'The decision has never been deployed: name a version.');
     const schema = await this.version(decision, version);
-    const [cells, outcomesByVersion] = await Promise.all([this.cells(decision.id, version, from, to), this.outcomesByVersion(decision.id)]);
+    const [cells, outcomesByVersion, audit] = await Promise.all([
+      this.cells(decision.id, version, from, to),
+      this.outcomesByVersion(decision.id),
+      this.audit(decision.id, version, schema, from, to),
+    ]);
     return {
       decision_id: decision.id,
       version,
@@ -58,7 +64,17 @@ export class QualityService {
       to: to?.toISOString() ?? null,
       ...qualityReport(schema, cells),
       outcomes_by_version: outcomesByVersion,
+      audit,
     };
+  }
+
+  /**
+   * The audited figures of a version that sends runs to review (docs/reviews.md); null for one that does not. The
+   * count of the range's runs reads every run, so it waits its turn at the lab gate with the other heavy reads.
+   */
+  async audit(decisionId: string, version: number, schema: NormalizedSchema, from: Date | null, to: Date | null): Promise<AuditReport | null> {
+    if (schema.settings.review === undefined) return null;
+    return auditReport(schema, await this.gate.run(() => this.quality.auditCounts(decisionId, version, from, to)));
   }
 
   /**

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { EXECUTION_SOURCES_SQL } from '@ds/contracts';
-import { FIT_SAMPLE_MAX, QualityCell, ReportTerm } from '@ds/decision-schema';
+import { AuditInput, FIT_SAMPLE_MAX, QualityCell, ReportTerm } from '@ds/decision-schema';
 
 /**
  * What one label adds to its cell, as numeric: the same values the rollup's triggers add, so days read from the
@@ -55,7 +55,39 @@ export function reportCellsQuery(terms: readonly ReportTerm[]): { sql: string; p
   };
 }
 
-/** The quality report's reads: labels and their rollup, and the live executions with an outcome. */
+/**
+ * The audit figures' counts of one version over [$3, $4) (either null for unbounded), in one statement so one
+ * snapshot answers: the live runs, the review items by reason, the audit and low-confidence items per question and
+ * confidence step, and the labels of resolved audit samples per question, source and step. Only the runs' count
+ * reads every run of the range; the rest read the version's items, a few per hundred runs.
+ */
+const AUDIT_COUNTS = `
+  WITH items AS (
+    SELECT r.reason, r.resolved_at, e.id, e.confidence, e.action_reason, e.outcome
+      FROM review_items r JOIN executions e ON e.id = r.execution_id
+     WHERE r.decision_id = $1 AND r.version = $2
+       AND e.created_at >= coalesce($3::timestamptz, '-infinity') AND e.created_at < coalesce($4::timestamptz, 'infinity'))
+  SELECT
+    (SELECT count(*) FROM executions
+      WHERE decision_id = $1 AND version = $2 AND source IN (${EXECUTION_SOURCES_SQL})
+        AND created_at >= coalesce($3::timestamptz, '-infinity') AND created_at < coalesce($4::timestamptz, 'infinity'))::int AS runs,
+    (SELECT coalesce(json_object_agg(reason, count), '{}') FROM (SELECT reason, count(*)::int AS count FROM items GROUP BY reason) AS r) AS items,
+    (SELECT coalesce(json_agg(c ORDER BY c.reason, c.question, c.step), '[]') FROM (
+       SELECT i.reason, CASE WHEN i.reason = 'low_confidence' THEN i.action_reason->>'question' END AS held_by,
+              c.key AS question, least(floor(c.value::float8 * 20), 19)::int AS step, count(*)::int AS count
+         FROM items i CROSS JOIN LATERAL jsonb_each(CASE WHEN jsonb_typeof(i.confidence) = 'object' THEN i.confidence ELSE '{}' END) AS c
+        WHERE i.reason IN ('audit', 'low_confidence') AND jsonb_typeof(c.value) = 'number'
+        GROUP BY 1, 2, 3, 4) AS c) AS confidences,
+    -- An audit sample counts once resolved, and only while its outcome is the audit's (a customer's later outcome replaces it).
+    (SELECT coalesce(json_agg(a ORDER BY a.question, a.source, a.step), '[]') FROM (
+       SELECT l.question, l.kind, l.source,
+              CASE WHEN l.confidence IS NULL THEN NULL ELSE least(floor(l.confidence * 20), 19)::int END AS step,
+              count(*)::int AS count, sum(l.correct::int)::int AS correct
+         FROM items i JOIN quality_labels l ON l.execution_id = i.id
+        WHERE i.reason = 'audit' AND i.resolved_at IS NOT NULL AND i.outcome->>'source' = 'audit'
+        GROUP BY 1, 2, 3, 4) AS a) AS audited`;
+
+/** The quality report's reads: labels and their rollup, the live executions with an outcome, and review items. */
 export class QualityStore {
   constructor(private readonly db: DataSource) {}
 
@@ -76,6 +108,12 @@ export class QualityStore {
   async cells(decisionId: string, version: number, terms: readonly ReportTerm[]): Promise<QualityCell[]> {
     const query = reportCellsQuery(terms);
     return (await this.db.query(query.sql, [decisionId, version, ...query.parameters])) as QualityCell[];
+  }
+
+  /** The counts the audit figures are computed from (`AUDIT_COUNTS`). */
+  async auditCounts(decisionId: string, version: number, from: Date | null, to: Date | null): Promise<AuditInput> {
+    const [row] = (await this.db.query(AUDIT_COUNTS, [decisionId, version, from, to])) as AuditInput[];
+    return row!;
   }
 
   /**

@@ -54,6 +54,23 @@ describe('a replay’s summary', () => {
     });
   });
 
+  it('reads a reviewer’s outcome of the replayed run, and compares each side with it', () => {
+    const reviewed = [
+      [...items[0]!, { action: 'refund', answers: { intent: 'refund', spam: false } }],
+      [...items[1]!, { action: 'refund', answers: { intent: 'refund', spam: false } }],
+      ...items.slice(2),
+    ];
+    expect(summarizeReplay(questions, null, JSON.stringify(reviewed)).result.reviewers).toEqual({
+      executions: 2,
+      action: { compared: 2, old: 1, new: 0.5 },
+      questions: [
+        { key: 'intent', compared: 2, old: 1, new: 0.5 },
+        { key: 'spam', compared: 2, old: 1, new: 0.5 },
+      ],
+    });
+    expect(summarizeReplay(questions, null, JSON.stringify(items)).result.reviewers.executions).toBe(0);
+  });
+
   it('is what a lab thread answers for a replay task', () => {
     const text = JSON.stringify(items);
     expect(runLabTask({ kind: 'replay', questions, baselineQuestions: questions, items: text })).toEqual(summarizeReplay(questions, questions, text));

@@ -33,14 +33,24 @@ export interface ItemRow {
   outcome_action: string | null;
 }
 
-/** What a replay's summary reads of an item. */
+/** What a replay's summary reads of an item: with, when a reviewer resolved the replayed run, the reviewer's outcome. */
 type ComparedItem = Pick<
   ItemRow,
   'status' | 'old_action' | 'old_answers' | 'new_action' | 'new_answers' | 'baseline_action' | 'baseline_answers' | 'outcome_action'
->;
+> & { reviewed?: ReplayedExecution['reviewed'] };
 
 /** The order of an item's columns in the JSON text `ITEMS_SUMMARY_TEXT` (replay.store.ts) writes. */
-const SUMMARY_COLUMNS = ['status', 'old_action', 'old_answers', 'new_action', 'new_answers', 'baseline_action', 'baseline_answers', 'outcome_action'] as const;
+const SUMMARY_COLUMNS = [
+  'status',
+  'old_action',
+  'old_answers',
+  'new_action',
+  'new_answers',
+  'baseline_action',
+  'baseline_answers',
+  'outcome_action',
+  'reviewed',
+] as const;
 
 export interface ReplaySummary {
   progress: ReplayView['progress'];
@@ -82,6 +92,7 @@ export function toReplayed(item: ComparedItem): ReplayedExecution {
     old: { action: item.old_action, answers: item.old_answers },
     new: item.status === 'done' && item.new_action !== null ? { action: item.new_action, answers: item.new_answers } : null,
     outcomeAction: item.outcome_action,
+    reviewed: item.reviewed ?? null,
   };
 }
 
@@ -91,6 +102,7 @@ export function toBaseline(item: ComparedItem): ReplayedExecution {
     old: { action: item.old_action, answers: item.old_answers },
     new: item.status === 'done' || item.status === 'failed' ? baselineOf(item) : null,
     outcomeAction: item.outcome_action,
+    reviewed: item.reviewed ?? null,
   };
 }
 

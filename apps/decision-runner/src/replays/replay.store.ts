@@ -13,7 +13,9 @@ const ITEM_COLUMNS = `i.position, i.execution_id, i.replay_execution_id, i.statu
  * `ComparedItem` columns in `SUMMARY_COLUMNS` order (replay-rows.ts). `$1` is the replay's id.
  */
 const ITEMS_SUMMARY_TEXT = `SELECT coalesce(json_agg(json_build_array(i.status, i.old_action, i.old_answers, i.new_action, i.new_answers,
-    i.baseline_action, i.baseline_answers, e.outcome->>'action') ORDER BY i.position), '[]')::text AS items
+    i.baseline_action, i.baseline_answers, e.outcome->>'action',
+    CASE WHEN e.outcome->>'source' IN ('review', 'audit') THEN json_build_object('action', e.outcome->'action', 'answers', coalesce(e.outcome->'answers', '{}'::jsonb)) END)
+    ORDER BY i.position), '[]')::text AS items
   FROM replay_items i LEFT JOIN executions e ON e.id = i.execution_id WHERE i.replay_id = $1`;
 
 /** Runs a replay may take, whether or not they kept their input: successful, never a replay's or a shadow's own. */

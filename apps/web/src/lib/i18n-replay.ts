@@ -31,6 +31,11 @@ export const REPLAY_EN = {
   'rpl.agreedOf': '{agreed} of {compared}',
   'rpl.accuracy': 'Right action, over {count} executions with a reported outcome',
   'rpl.accuracyOldNew': 'then {old}, replay {new}',
+  'rpl.reviewers':
+    '{count, plural, one {Agreement with the reviewers, over # execution a reviewer resolved} other {Agreement with the reviewers, over # executions a reviewer resolved}}',
+  'rpl.reviewersAction': 'Action',
+  'rpl.reviewersOld': 'Then',
+  'rpl.reviewersNew': 'Replay',
   'rpl.questions': 'Same answer, per question',
   'rpl.question': 'Question',
   'rpl.agreement': 'Agreement',

@@ -1,5 +1,17 @@
 import type { Bin, Threshold } from '@ds/decision-schema';
-import { binLabel, dayAfter, openingVersion, percent, reliabilityPoints, score, sourcesOf, thresholdAt, thresholdCurves } from './quality';
+import {
+  auditCurves,
+  binLabel,
+  intervalText,
+  dayAfter,
+  openingVersion,
+  percent,
+  reliabilityPoints,
+  score,
+  sourcesOf,
+  thresholdAt,
+  thresholdCurves,
+} from './quality';
 
 const bin = (from: number, count: number, confidence: number | null, accuracy: number | null): Bin => ({
   from,
@@ -109,5 +121,36 @@ describe('openingVersion', () => {
         { version: 1, outcomes: 1 },
       ]),
     ).toBe(1);
+  });
+});
+
+describe('intervalText', () => {
+  it('writes both bounds as percentages with one decimal, and a dash without an interval', () => {
+    expect(intervalText({ low: 0.452589, high: 0.936775 })).toBe('45.3–93.7 %');
+    expect(intervalText({ low: 0.83887, high: 1 })).toBe('83.9–100.0 %');
+    expect(intervalText(null)).toBe('—');
+  });
+});
+
+describe('auditCurves', () => {
+  it('gives automation, accuracy and the interval per step, with gaps where the audit says nothing', () => {
+    const row = (min_confidence: number, automation_rate: number | null, accuracy: number | null, interval: { low: number; high: number } | null) => ({
+      min_confidence,
+      automation_rate,
+      covered: accuracy !== null,
+      audited: 9,
+      correct: 7,
+      accuracy,
+      interval,
+    });
+    const curves = auditCurves([row(0, 0.85, null, null), row(0.05, 0.75, 7 / 9, { low: 0.45, high: 0.94 }), row(0.1, null, 1, { low: 0.8, high: 1 })]);
+    expect(curves.automation.map((point) => point.y)).toEqual([0.85, 0.75, null]);
+    expect(curves.accuracy.map((point) => point.y)).toEqual([null, 7 / 9, 1]);
+    expect(curves.low).toEqual([
+      { x: 0, y: null },
+      { x: 0.05, y: 0.45 },
+      { x: 0.1, y: 0.8 },
+    ]);
+    expect(curves.high.map((point) => point.y)).toEqual([null, 0.94, 1]);
   });
 });

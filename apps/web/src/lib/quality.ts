@@ -1,4 +1,4 @@
-import type { Bin, SourceQuality, Threshold } from '@ds/decision-schema';
+import type { AuditThreshold, Bin, Interval, SourceQuality, Threshold } from '@ds/decision-schema';
 
 /** The confidence sources a report may hold, in the order they are shown. */
 export const SOURCES = ['model', 'tokens'] as const;
@@ -81,4 +81,24 @@ export function openingVersion(active: number, withOutcomes: readonly VersionOut
   if (withOutcomes.length === 0 || withOutcomes.some((entry) => entry.version === active && entry.outcomes > 0)) return active;
   const newest = [...withOutcomes].filter((entry) => entry.outcomes > 0).sort((a, b) => b.version - a.version)[0];
   return newest?.version ?? active;
+}
+
+/** An interval of shares as "45.3–93.7 %"; a dash without one. */
+export function intervalText(interval: Interval | null | undefined): string {
+  if (!interval) return '—';
+  const tenth = (value: number) => (Math.round(value * 1000) / 10).toFixed(1);
+  return `${tenth(interval.low)}–${tenth(interval.high)} %`;
+}
+
+/**
+ * The audit's curves per minConfidence step: automation rate, audited accuracy and its interval's bounds. A step
+ * the audit does not cover, or without audited answers, leaves a gap rather than a point at 0.
+ */
+export function auditCurves(thresholds: readonly AuditThreshold[]): { automation: Point[]; accuracy: Point[]; low: Point[]; high: Point[] } {
+  return {
+    automation: thresholds.map((row) => ({ x: row.min_confidence, y: row.automation_rate })),
+    accuracy: thresholds.map((row) => ({ x: row.min_confidence, y: row.accuracy })),
+    low: thresholds.map((row) => ({ x: row.min_confidence, y: row.interval?.low ?? null })),
+    high: thresholds.map((row) => ({ x: row.min_confidence, y: row.interval?.high ?? null })),
+  };
 }

@@ -1,5 +1,5 @@
 import { useEffect, useId, useState } from 'react';
-import type { QualityReport, QuestionQuality } from '@ds/decision-schema';
+import type { AuditReport, QualityReport, QuestionQuality } from '@ds/decision-schema';
 import { ChartFrame } from '../charts/chart-frame';
 import { BarsChart, Curve, CurvesChart, Datum } from '../charts/charts';
 import { may, useApp } from '../context';
@@ -20,6 +20,7 @@ import {
 import { Link, navigate, useLocation } from '../router';
 import { Empty, ErrorBox, Loaded, useAction, useLoad } from '../ui';
 import { DataTable } from '../components/data-table';
+import { AuditView } from './quality-audit';
 
 type Report = QualityReport & {
   decision_id: string;
@@ -28,6 +29,8 @@ type Report = QualityReport & {
   to: string | null;
   /** Versions whose live runs have outcomes, newest first (whatever the range). */
   outcomes_by_version?: VersionOutcomes[];
+  /** Audited figures; null for a version that sends no run to review. */
+  audit?: AuditReport | null;
 };
 
 interface FittedQuestion {
@@ -175,6 +178,7 @@ function ReportView({ report, decision, onDraftChanged }: { report: Report; deci
         </div>
       </dl>
       {!labelled && <Empty>{t('q.noOutcomes')}</Empty>}
+      {report.audit && <AuditView audit={report.audit} version={report.version} />}
       {report.questions.map((question) => (
         <QuestionReport key={question.key} question={question} />
       ))}

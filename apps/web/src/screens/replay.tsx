@@ -14,6 +14,12 @@ type Comparison = {
   questions: Array<{ key: string; compared: number; agreed: number; agreement: number | null }>;
   confusion: { actions: string[]; counts: number[][] };
   accuracy: { labelled: number; old: number | null; new: number | null };
+  /** Absent from servers before reviews. */
+  reviewers?: {
+    executions: number;
+    action: { compared: number; old: number | null; new: number | null };
+    questions: Array<{ key: string; compared: number; old: number | null; new: number | null }>;
+  };
 };
 
 interface Eligible {
@@ -306,6 +312,25 @@ function ReplayCard({ replay, base, onChanged }: { replay: ReplayView; base: str
               { key: 'compared', header: t('rpl.compared'), cell: (question) => question.compared },
             ]}
           />
+          {result.reviewers && result.reviewers.executions > 0 && (
+            <DataTable
+              label={t('rpl.reviewers', { count: result.reviewers.executions })}
+              caption="shown"
+              cards={false}
+              testId="rpl-reviewers"
+              rows={[
+                { key: '', compared: result.reviewers.action.compared, old: result.reviewers.action.old, new: result.reviewers.action.new },
+                ...result.reviewers.questions,
+              ]}
+              rowKey={(row) => row.key || '(action)'}
+              columns={[
+                { key: 'subject', header: t('rpl.question'), rowHeader: true, cell: (row) => (row.key ? <code>{row.key}</code> : t('rpl.reviewersAction')) },
+                { key: 'old', header: t('rpl.reviewersOld'), cell: (row) => percent(row.old) },
+                { key: 'new', header: t('rpl.reviewersNew'), cell: (row) => percent(row.new) },
+                { key: 'compared', header: t('rpl.compared'), cell: (row) => row.compared },
+              ]}
+            />
+          )}
           <Differences base={`${base}/${replay.id}`} />
         </>
       )}

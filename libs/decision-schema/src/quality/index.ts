@@ -18,3 +18,16 @@ export {
   type LabelledExecution,
   type NotFitted,
 } from './fit-run';
+export {
+  auditReport,
+  wilsonInterval,
+  Z_95,
+  type AuditedAccuracy,
+  type AuditedCell,
+  type AuditInput,
+  type AuditReport,
+  type AuditThreshold,
+  type Interval,
+  type ItemConfidence,
+  type QuestionAudit,
+} from './audit';
