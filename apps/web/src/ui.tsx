@@ -389,6 +389,7 @@ export function RoleSelect(props: Omit<SelectHTMLAttributes<HTMLSelectElement>, 
       <option value="admin">admin</option>
       <option value="member">member</option>
       <option value="viewer">viewer</option>
+      <option value="reviewer">reviewer</option>
     </select>
   );
 }
