@@ -146,6 +146,28 @@ export function Reviews() {
     if (list.rows !== null && (selected === null || !ids.includes(selected))) setSelected(ids[0] ?? null);
   }, [ids, list.rows, selected]);
 
+  // The item after the chosen one is read ahead, so that moving on (or resolving) answers at once; an item read
+  // ahead is used once, and read afresh when the reviewer comes back to it.
+  const ahead = useRef(new Map<string, Promise<ReviewDetail>>());
+  const readItem = useCallback(
+    (id: string, keep: boolean) => {
+      const path = `/workspaces/${ws}/reviews/${id}`;
+      let read = ahead.current.get(path);
+      if (!read) {
+        read = api<ReviewDetail>('GET', path);
+        read.catch(() => ahead.current.delete(path));
+      }
+      if (keep) ahead.current.set(path, read);
+      else ahead.current.delete(path);
+      return read;
+    },
+    [ws],
+  );
+  useEffect(() => {
+    const next = selected === null ? null : stepItem(ids, selected, 1);
+    if (next !== null && next !== selected) readItem(next, true).catch(() => undefined);
+  }, [ids, selected, readItem]);
+
   const say = useCallback((text: string) => setAnnouncement(text), []);
   const position = selected ? ids.indexOf(selected) : -1;
   const current = position >= 0 ? rows[position]! : null;
@@ -272,6 +294,7 @@ export function Reviews() {
             key={current.id}
             ws={ws}
             id={current.id}
+            read={readItem}
             me={me.state === 'ready' ? me.data.id : null}
             label={t('rv.position', { n: position + 1, total: ids.length })}
             say={say}
@@ -305,6 +328,7 @@ function ClaimTimer({ expiresAt, onLapse }: { expiresAt: string; onLapse: () => 
 function ReviewItem({
   ws,
   id,
+  read,
   me,
   label,
   say,
@@ -313,6 +337,7 @@ function ReviewItem({
 }: {
   ws: string;
   id: string;
+  read: (id: string, keep: boolean) => Promise<ReviewDetail>;
   me: string | null;
   label: string;
   say: (text: string) => void;
@@ -321,7 +346,13 @@ function ReviewItem({
 }) {
   const { t } = useApp();
   const path = `/workspaces/${ws}/reviews/${id}`;
-  const [detail, reload, setDetail] = useLoad(() => api<ReviewDetail>('GET', path), [path]);
+  const first = useRef(true);
+  const [detail, reload, setDetail] = useLoad(() => {
+    // Only the first read may be the one made ahead; "Try again" reads afresh.
+    const reading = first.current ? read(id, false) : api<ReviewDetail>('GET', path);
+    first.current = false;
+    return reading;
+  }, [path]);
   const [draft, setDraft] = useState<ReviewDraft | null>(null);
   const [note, setNote] = useState('');
   const [busy, setBusy] = useState(false);
