@@ -57,6 +57,19 @@ const STEP6 = process.env.BENCH_STEP6 === 'per-run' ? 'per-run' : 'leases';
 /** `BENCH_ONLY=compare`: only the phases compared between the two ways of step 6 (run by the bench itself). */
 const COMPARE_ONLY = process.env.BENCH_ONLY === 'compare';
 
+/**
+ * `BENCH_REVIEW=all`: the bench decision sends every run to human review (an audit share of 1, docs/reviews.md);
+ * `BENCH_REVIEW=off`: the same decision keeping its inputs as review needs, without review. The two compare what
+ * creating review items adds to the run path. Unset: the decision as before.
+ */
+const REVIEW = process.env.BENCH_REVIEW === 'all' || process.env.BENCH_REVIEW === 'off' ? process.env.BENCH_REVIEW : null;
+
+function benchSchema(): ReturnType<typeof triageSchema> {
+  if (REVIEW === null) return triageSchema();
+  const review = REVIEW === 'all' ? { review: { auditRate: 1 } } : {};
+  return triageSchema(undefined, { settings: { storeInput: true, ...review } });
+}
+
 /** The second measured run spreads the same load over this many workspaces, as real traffic is spread. */
 const WORKSPACES = intEnv('BENCH_WORKSPACES', 10);
 /** `BENCH_CPU_PROFILE=1`: every service writes a CPU profile, summarised at the end (test/bench/profile-summary.ts). */
@@ -405,7 +418,7 @@ async function benchWorkspace(base: string, index: number): Promise<string> {
   const key = (await must('api key', http('POST', `${base}/app/v1/workspaces/${workspace.id}/api-keys`, session, { name: 'bench', mode: 'live' }), 201)).key;
   const decision = await must(
     'decision',
-    http('POST', `${base}/app/v1/workspaces/${workspace.id}/decisions`, session, { slug: 'bench-triage', name: 'Bench', schema: triageSchema() }),
+    http('POST', `${base}/app/v1/workspaces/${workspace.id}/decisions`, session, { slug: 'bench-triage', name: 'Bench', schema: benchSchema() }),
     201,
   );
   await must('deploy', http('POST', `${base}/app/v1/workspaces/${workspace.id}/decisions/${decision.id}/deploy`, session), 201);

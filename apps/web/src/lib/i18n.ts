@@ -446,6 +446,7 @@ const en = {
   'inv.role.admin': 'Admins manage API keys, members, deploys and the workspace settings.',
   'inv.role.member': 'Members edit decisions and run them in the playground.',
   'inv.role.viewer': 'Viewers see decisions and executions without changing them.',
+  'inv.role.reviewer': 'Reviewers see and resolve the runs sent to human review, and nothing else.',
   'inv.lead': '{inviter} invited you to join {workspace}.',
   'inv.leadAnonymous': 'You are invited to join {workspace}.',
   'inv.fact.workspace': 'Workspace',

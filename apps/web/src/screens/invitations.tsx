@@ -19,7 +19,7 @@ interface SentInvitation extends PendingInvitation {
   emailed: boolean;
 }
 
-type Role = 'admin' | 'member' | 'viewer';
+type Role = 'admin' | 'member' | 'viewer' | 'reviewer';
 
 /**
  * Sending invitations and the pending list, shared by the invitations card and the member form's "invite instead":

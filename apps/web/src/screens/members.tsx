@@ -25,7 +25,7 @@ export function Members() {
   const { error, act } = useAction(reload);
   const invitations = useInvitations(ws, admin);
   // An address without an account cannot be added, but it can be invited: offered in place of the bare refusal.
-  const [withoutAccount, setWithoutAccount] = useState<{ email: string; role: 'admin' | 'member' | 'viewer' } | null>(null);
+  const [withoutAccount, setWithoutAccount] = useState<{ email: string; role: 'admin' | 'member' | 'viewer' | 'reviewer' } | null>(null);
   const handOver = (member: Member) =>
     act(async () => {
       await api('POST', `/workspaces/${ws}/ownership`, { user_id: member.user_id });
@@ -42,7 +42,7 @@ export function Members() {
     const form = event.currentTarget;
     const data = new FormData(form);
     const email = String(data.get('email') ?? '');
-    const role = data.get('role') as 'admin' | 'member' | 'viewer';
+    const role = data.get('role') as 'admin' | 'member' | 'viewer' | 'reviewer';
     setWithoutAccount(null);
     await act(async () => {
       try {
@@ -55,7 +55,7 @@ export function Members() {
       form.reset();
     });
   };
-  const inviteInstead = (person: { email: string; role: 'admin' | 'member' | 'viewer' }) =>
+  const inviteInstead = (person: { email: string; role: 'admin' | 'member' | 'viewer' | 'reviewer' }) =>
     void invitations.send(person.email, person.role, () => setWithoutAccount(null));
   return (
     <Page title={t('mem.title')}>
