@@ -50,6 +50,7 @@ const ROUTES: Array<[route: string, screens: string[]]> = [
   ['/decisions/{id}/replay', ['src/screens/decision.tsx', 'src/screens/replay.tsx']],
   ['/executions', ['src/screens/execution-list.tsx']],
   ['/executions/{id}', ['src/screens/executions.tsx']],
+  ['/reviews', ['src/screens/reviews.tsx']],
   ['/deliveries, /deliveries/{id}, /signing-secret', ['src/screens/deliveries.tsx']],
   ['/keys', ['src/screens/keys.tsx']],
   ['/members', ['src/screens/members.tsx']],

@@ -150,6 +150,7 @@ describe('the executions screen', () => {
         '/decisions',
         '/decisions/new',
         '/executions',
+        '/reviews',
         '/deliveries',
         '/keys',
         '/members',
@@ -238,7 +239,14 @@ describe('the executions screen', () => {
     watch(memberPage);
     await memberPage.goto(`/decisions/${decisionId}/overview`);
     await memberPage.locator('nav.tabs [aria-current="page"]').waitFor();
-    expect(await memberPage.locator('nav.side a').allInnerTexts()).toEqual(['Decisions', 'Executions', 'Deliveries', 'Members', 'Usage and billing']);
+    expect(await memberPage.locator('nav.side a').allInnerTexts()).toEqual([
+      'Decisions',
+      'Executions',
+      'Reviews',
+      'Deliveries',
+      'Members',
+      'Usage and billing',
+    ]);
     expect(await memberPage.locator('nav.tabs a').allInnerTexts()).toEqual([
       'Overview',
       'Quality',

@@ -1,6 +1,6 @@
 import { ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
 import { api, authenticateWithEmbedCookie, EmbedSessionView, session, Workspace } from './lib/api';
-import { embedAllows, isEmbedPermission, mayBeEmbedded, offersScreen, permits, screenOf, WORKSPACE_SCREENS, WorkspaceScreen } from './lib/access';
+import { embedAllows, homePath, isEmbedPermission, mayBeEmbedded, offersScreen, permits, screenOf, WORKSPACE_SCREENS, WorkspaceScreen } from './lib/access';
 import { isLocale, LOCALES, Locale, MessageKey, translate } from './lib/i18n';
 import { initialPreferences, isTheme, Theme } from './lib/prefs';
 import { local, tabStorage } from './lib/storage';
@@ -30,6 +30,7 @@ const Settings = lazyScreen(() => import('./screens/settings'), 'Settings');
 const Deliveries = lazyScreen(() => import('./screens/deliveries'), 'Deliveries');
 const DeliveryDetail = lazyScreen(() => import('./screens/deliveries'), 'DeliveryDetail');
 const SigningSecret = lazyScreen(() => import('./screens/deliveries'), 'SigningSecret');
+const Reviews = lazyScreen(() => import('./screens/reviews'), 'Reviews');
 
 const WORKSPACE_KEY = 'ds.workspace';
 
@@ -152,6 +153,7 @@ export function App() {
 function Routes() {
   const app = useApp();
   const { path } = useLocation();
+  const home = homePath(app.workspace);
 
   useEffect(() => {
     const publicPage = path === '/sign-in' || path === '/sign-up';
@@ -161,9 +163,9 @@ function Routes() {
       // No account pages in an embed: its session came from the partner and ends there.
       if (publicPage || path === '/') navigate(app.embed.start_path, true);
     } else if (!app.signedIn && !openPage) navigate(`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`, true);
-    else if (app.signedIn && publicPage) navigate('/decisions', true);
-    else if (app.signedIn && path === '/') navigate('/decisions', true);
-  }, [app.signedIn, app.embed, path]);
+    // Where to land depends on the role in the workspace, known once the workspaces are read.
+    else if (app.signedIn && (publicPage || path === '/') && app.workspaces !== null) navigate(home, true);
+  }, [app.signedIn, app.embed, app.workspaces, path, home]);
 
   if (app.embed) return <EmbedRoutes path={path} />;
   if (path === '/sign-in')
@@ -216,12 +218,15 @@ function Routes() {
   const closed = WORKSPACE_SCREENS.find(([href]) => href === path && !offersScreen(app.workspace, href));
   // Typed by each assignment: match names the pattern's params.
   let params;
-  if (closed) screen = <p role="alert">{app.t('error.forbidden')}</p>;
+  // A reviewer reaches the inbox and nothing else of the workspace: the API refuses every other route.
+  const reviewerOnly = app.workspace.role === 'reviewer' && path !== '/reviews';
+  if (closed || reviewerOnly) screen = <p role="alert">{app.t('error.forbidden')}</p>;
   else if (path === '/decisions') screen = <DecisionsList />;
   else if (path === '/decisions/new') screen = <NewDecision />;
   else if ((params = match('/decisions/:id', path))) screen = <DecisionPage id={params.id} view="editor" />;
   else if ((params = match('/decisions/:id/:view', path))) screen = <DecisionPage id={params.id} view={params.view} />;
   else if (path === '/executions') screen = <Executions />;
+  else if (path === '/reviews') screen = <Reviews />;
   else if ((params = match('/executions/:id', path))) screen = <ExecutionDetail id={params.id} />;
   else if (path === '/keys') screen = <ApiKeys />;
   else if (path === '/members') screen = <Members />;
@@ -304,6 +309,7 @@ function AuthShell({ children }: { children: ReactNode }) {
 const SCREEN_NAMES: Record<WorkspaceScreen, MessageKey> = {
   '/decisions': 'nav.decisions',
   '/executions': 'nav.executions',
+  '/reviews': 'nav.reviews',
   '/deliveries': 'nav.deliveries',
   '/keys': 'nav.keys',
   '/signing-secret': 'nav.signingSecret',
@@ -332,7 +338,7 @@ function Shell({ children }: { children: ReactNode }) {
         {t('nav.skip')}
       </a>
       <header className="top">
-        <Link href="/decisions" className="brand">
+        <Link href={homePath(workspace)} className="brand">
           {t('app.name')}
         </Link>
         {/* Embedded: the partner's page owns the account, the workspace, the theme and the language. */}
@@ -353,7 +359,7 @@ function Shell({ children }: { children: ReactNode }) {
                       else
                         leaveThen(() => {
                           app.chooseWorkspace(chosen);
-                          navigate('/decisions');
+                          navigate(homePath(workspaces.find((candidate) => candidate.id === chosen) ?? null));
                         });
                     }}
                   >

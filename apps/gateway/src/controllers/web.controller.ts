@@ -49,6 +49,7 @@ export const APP_ROUTES = [
   'decisions/:id/:view',
   'executions',
   'executions/:id',
+  'reviews',
   'keys',
   'members',
   'billing',

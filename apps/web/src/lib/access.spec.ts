@@ -7,6 +7,7 @@ import {
   isEmbedPermission,
   mayBeEmbedded,
   DECISION_VIEWS,
+  homePath,
   offersScreen,
   offersView,
   permits,
@@ -59,9 +60,20 @@ describe('reachesRole', () => {
     expect(reachesRole(null, 'viewer')).toBe(false);
   });
 
-  it('gives a reviewer no role of the order and no permission: the API refuses it everything but reviews', () => {
-    expect(ROLES.some((role) => reachesRole({ role: 'reviewer' }, role))).toBe(false);
-    expect(EMBED_PERMISSIONS.some((permission) => permits({ role: 'reviewer' }, permission))).toBe(false);
+  it('lets a reviewer reach the reviews alone, and Members and up stand in for one', () => {
+    expect((['reviewer', ...ROLES] as Role[]).filter((role) => reachesRole({ role }, 'reviewer'))).toEqual(['reviewer', 'member', 'admin', 'owner']);
+    expect((['viewer', 'member', 'admin', 'owner'] as Role[]).filter((role) => reachesRole({ role: 'reviewer' }, role))).toEqual([]);
+    expect(DECISION_VIEWS.filter((view) => offersView({ role: 'reviewer' }, view))).toEqual([]);
+    expect(EMBED_PERMISSIONS.filter((permission) => permits({ role: 'reviewer' }, permission))).toEqual([]);
+    expect(reachesRole({ role: 'owner', permissions: [...EMBED_PERMISSIONS] }, 'reviewer')).toBe(false);
+  });
+});
+
+describe('homePath', () => {
+  it('lands a reviewer in the inbox and everyone else among the decisions', () => {
+    expect(homePath({ role: 'reviewer' })).toBe('/reviews');
+    expect(ROLES.map((role) => homePath({ role }))).toEqual(ROLES.map(() => '/decisions'));
+    expect(homePath(null)).toBe('/decisions');
   });
 });
 
@@ -156,11 +168,12 @@ describe('embedAllows', () => {
 });
 
 describe('offersScreen', () => {
-  it('hides the keys, signing secret, secrets and engine settings below Admin, and keeps the rest for every role', () => {
+  it('hides the keys, signing secret, secrets and engine settings below Admin, the reviews below Member, and offers a reviewer the reviews alone', () => {
     const offered = (access: Access | null) => WORKSPACE_SCREENS.filter(([path]) => offersScreen(access, path)).map(([path]) => path);
     const forAll = ['/decisions', '/executions', '/deliveries', '/members', '/billing'];
     expect(offered({ role: 'viewer' })).toEqual(forAll);
-    expect(offered({ role: 'member' })).toEqual(forAll);
+    expect(offered({ role: 'member' })).toEqual(['/decisions', '/executions', '/reviews', '/deliveries', '/members', '/billing']);
+    expect(offered({ role: 'reviewer' })).toEqual(['/reviews']);
     expect(offered({ role: 'admin' })).toEqual(WORKSPACE_SCREENS.map(([path]) => path));
     expect(offered({ role: 'owner' })).toEqual(WORKSPACE_SCREENS.map(([path]) => path));
   });

@@ -5,7 +5,7 @@
  */
 export const EMBED_PERMISSIONS = ['decisions:read', 'decisions:write', 'decisions:deploy', 'decisions:delete', 'executions:read', 'agent'] as const;
 export type EmbedPermission = (typeof EMBED_PERMISSIONS)[number];
-/** `reviewer` is outside the others' order: it reaches no screen of theirs (its inbox is its own). */
+/** `reviewer` stands outside the others' order: it reaches the review inbox and nothing else, as the API rules. */
 export type Role = 'owner' | 'admin' | 'member' | 'viewer' | 'reviewer';
 
 export interface Access {
@@ -32,7 +32,15 @@ export function isEmbedPermission(value: unknown): value is EmbedPermission {
 
 /** Whether a member's role reaches `minimum`. An embed session has no role: it reaches none (keys, members, billing, settings). */
 export function reachesRole(access: Access | null, minimum: Role): boolean {
-  return access !== null && access.permissions === undefined && RANK[access.role] >= RANK[minimum];
+  if (access === null || access.permissions !== undefined) return false;
+  // The reviews ask for a reviewer, whom Members and up stand in for; a reviewer reaches no other role's screens.
+  if (minimum === 'reviewer') return access.role === 'reviewer' || RANK[access.role] >= RANK.member;
+  return RANK[access.role] >= RANK[minimum];
+}
+
+/** Where a member lands: a reviewer's one screen is the inbox. */
+export function homePath(access: Access | null): string {
+  return access !== null && access.permissions === undefined && access.role === 'reviewer' ? '/reviews' : '/decisions';
 }
 
 /** Whether `permission`'s actions are allowed: the embed session's list, or the member's role. */
@@ -159,6 +167,7 @@ export function embedAllows(screen: Screen, permissions: readonly EmbedPermissio
 export const WORKSPACE_SCREENS = [
   ['/decisions', 'viewer'],
   ['/executions', 'viewer'],
+  ['/reviews', 'reviewer'],
   ['/deliveries', 'viewer'],
   ['/keys', 'admin'],
   ['/signing-secret', 'admin'],

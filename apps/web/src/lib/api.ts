@@ -1,5 +1,5 @@
 import type { BreakingChange, MissingSecret, VersionReview } from '@ds/decision-schema';
-import type { EmbedPermission } from './access';
+import type { EmbedPermission, Role } from './access';
 import { local } from './storage';
 
 /**
@@ -82,7 +82,7 @@ export async function api<T = any>(method: string, path: string, body?: unknown)
 export interface Workspace {
   id: string;
   name: string;
-  role: 'owner' | 'admin' | 'member' | 'viewer' | 'reviewer';
+  role: Role;
   /** Only in an embed session, which holds permissions rather than a role. */
   permissions?: EmbedPermission[];
 }

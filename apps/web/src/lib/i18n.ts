@@ -8,6 +8,7 @@ import { VERSIONS_EN } from './i18n-versions';
 import { RULES_EN } from './i18n-rules';
 import { FAILURE_EN } from './i18n-failures';
 import { EXPLORER_EN } from './i18n-explorer';
+import { REVIEWS_EN } from './i18n-reviews';
 
 export const LOCALES = ['en', 'pt', 'es', 'ru', 'zh'] as const;
 export type Locale = (typeof LOCALES)[number];
@@ -19,9 +20,12 @@ const en = {
   ...RULES_EN,
   ...FAILURE_EN,
   ...EXPLORER_EN,
+  ...REVIEWS_EN,
   'app.name': 'Decision service',
   'nav.decisions': 'Decisions',
   'nav.executions': 'Executions',
+  'nav.reviews': 'Reviews',
+  'common.refresh': 'Refresh',
   'nav.keys': 'API keys',
   'nav.members': 'Members',
   'nav.billing': 'Usage and billing',
@@ -716,6 +720,7 @@ const pt: Catalogue = {
   'app.name': 'Serviço de decisões',
   'nav.decisions': 'Decisões',
   'nav.executions': 'Execuções',
+  'nav.reviews': 'Revisões',
   'nav.keys': 'Chaves de API',
   'nav.members': 'Membros',
   'nav.billing': 'Uso e faturamento',
@@ -763,6 +768,7 @@ const es: Catalogue = {
   'app.name': 'Servicio de decisiones',
   'nav.decisions': 'Decisiones',
   'nav.executions': 'Ejecuciones',
+  'nav.reviews': 'Revisiones',
   'nav.keys': 'Claves de API',
   'nav.members': 'Miembros',
   'nav.billing': 'Uso y facturación',
@@ -810,6 +816,7 @@ const ru: Catalogue = {
   'app.name': 'Сервис решений',
   'nav.decisions': 'Решения',
   'nav.executions': 'Запуски',
+  'nav.reviews': 'Проверки',
   'nav.keys': 'API-ключи',
   'nav.members': 'Участники',
   'nav.billing': 'Использование и оплата',
@@ -857,6 +864,7 @@ const zh: Catalogue = {
   'app.name': '决策服务',
   'nav.decisions': '决策',
   'nav.executions': '执行记录',
+  'nav.reviews': '人工审核',
   'nav.keys': 'API 密钥',
   'nav.members': '成员',
   'nav.billing': '用量与账单',

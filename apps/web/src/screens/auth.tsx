@@ -7,8 +7,8 @@ import { signInAndJoin, useInvitationOnAuth } from './invitations';
 
 function nextPath(): string {
   const next = new URLSearchParams(location.search).get('next');
-  // Only a path of this application, never another origin.
-  return next && next.startsWith('/') && !next.startsWith('//') ? next : '/decisions';
+  // Only a path of this application, never another origin; without one, `/` lands where the role's home is.
+  return next && next.startsWith('/') && !next.startsWith('//') ? next : '/';
 }
 
 export function SignIn() {
