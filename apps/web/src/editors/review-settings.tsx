@@ -2,7 +2,6 @@ import { ACTIONS, SchemaIssue } from '@ds/decision-schema';
 import { useApp } from '../context';
 import { CheckField, fieldBinding, FieldIssues, NumberField, Update } from './fields';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
 
 /** What turning review on starts from: escalations and low confidence to people, 2 % of the rest audited. */
