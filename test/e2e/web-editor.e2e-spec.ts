@@ -182,7 +182,7 @@ describe('the editor keeps unsaved work', () => {
     await page.getByLabel('Send runs to review (needs Store input and Store output)').check();
     // Review needs the state a reviewer reads: without stored inputs the form says so under the setting.
     await page.locator('#f-settings_review').locator('xpath=ancestor::fieldset[1]').getByText(/input/i).first().waitFor();
-    await page.getByLabel('Store input').check();
+    await page.getByLabel('Store input', { exact: true }).check();
     await page.getByLabel('block', { exact: true }).check();
     await page.getByLabel('Review runs decided on low confidence').uncheck();
     await page.getByLabel('Audit share of the other runs (0 to 1)').fill('0.1');
