@@ -226,6 +226,7 @@ const schema = {
       engine: obj({
         default: { type: 'string', enum: ['llm', 'checkpoint'] },
         sharedSlots: ref('nullablePositiveInt'),
+        slotQueue: ref('nullablePositiveInt'),
         llm: obj({
           provider: { type: 'string', enum: ['anthropic', 'openai'] },
           baseUrl: urlOrEmpty(['http', 'https'], 'ENGINE_LLM_BASE_URL'),
