@@ -4,10 +4,14 @@ import { DataSource } from 'typeorm';
 import {
   BROADCAST_SUBJECTS,
   DeleteProviderKeyReply,
+  ENGINE_SETTINGS_BODY,
   EngineName,
   EngineSettingsReply,
   GetProviderKeyReply,
   LlmProvider,
+  parseValue,
+  PROVIDER_KEY_BODY,
+  PROVIDER_KEY_INVALID,
   ProviderKeyView,
   ServiceError,
   SetEngineSettingsRequest,
@@ -139,7 +143,9 @@ export class CredentialsService implements OnModuleInit, OnApplicationBootstrap,
   }
 
   async setKey(request: SetProviderKeyRequest): Promise<ProviderKeyView> {
-    const { provider, apiKey } = request;
+    // The gateway checked the body already; the bus is checked again with the same schema, so no caller reaches the
+    // keyring with a value of another shape.
+    const { provider, api_key: apiKey } = parseValue(PROVIDER_KEY_BODY, { provider: request.provider, api_key: request.apiKey }, PROVIDER_KEY_INVALID);
     const { sealed, keyId } = sealWithKeyring(this.config.credentialsKeys, apiKey, credentialAad(request.workspaceId, provider));
     const view = { provider, last4: lastFour(apiKey) };
     // Saving a key is choosing it: that is what someone who pastes their key in expects.
@@ -184,6 +190,7 @@ export class CredentialsService implements OnModuleInit, OnApplicationBootstrap,
 
   async setSettings(request: SetEngineSettingsRequest): Promise<EngineSettingsReply> {
     // Leaving a setting out changes nothing; `defaultEngine: null` goes back to the service's default.
+    parseValue(ENGINE_SETTINGS_BODY, { use_own_key: request.useOwnKey, default_engine: request.defaultEngine }, 'The engine settings are not valid.');
     const useOwnKey = request.useOwnKey ?? null;
     if (useOwnKey === true && !viewOf(await this.read(request.workspaceId))) {
       // Choosing a key that is not there would make every llm run fail with ENGINE_NOT_CONFIGURED.

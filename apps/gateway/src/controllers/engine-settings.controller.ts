@@ -1,10 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Post, Put } from '@nestjs/common';
-import { ENGINE_SETTINGS_BODY, EngineSettingsReply, parseBody, PROVIDER_KEY_BODY, ServiceError, SUBJECTS } from '@ds/contracts';
+import { ENGINE_SETTINGS_BODY, EngineSettingsReply, parseBody, PROVIDER_KEY_BODY, PROVIDER_KEY_INVALID, ServiceError, SUBJECTS } from '@ds/contracts';
 import { PLATFORM, RpcClient } from '@ds/platform';
 import { MemberWorkspace, WorkspaceRole } from '../http/access';
 import { objectBody, RequestId } from '../http/request-lifecycle';
-
-const KEY_INVALID = 'The provider key is not valid.';
 
 /** A workspace's own engine key and whether its runs use it (Admin: provider keys are settings). */
 @Controller('app/v1/workspaces/:ws')
@@ -14,7 +12,7 @@ export class EngineSettingsController {
   @Put('provider-key')
   @WorkspaceRole('admin')
   async setProviderKey(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Body() body: unknown) {
-    const key = parseBody(PROVIDER_KEY_BODY, body, KEY_INVALID);
+    const key = parseBody(PROVIDER_KEY_BODY, body, PROVIDER_KEY_INVALID);
     return this.rpc.call(SUBJECTS.engine.setProviderKey, { workspaceId: ws, provider: key.provider, apiKey: key.api_key }, { requestId });
   }
 
@@ -24,7 +22,7 @@ export class EngineSettingsController {
   @HttpCode(200)
   async testProviderKey(@RequestId() requestId: string, @MemberWorkspace() ws: string, @Body() body: unknown) {
     const input = body === undefined || body === null ? {} : objectBody(body);
-    const key = input.provider === undefined && input.api_key === undefined ? null : parseBody(PROVIDER_KEY_BODY, input, KEY_INVALID);
+    const key = input.provider === undefined && input.api_key === undefined ? null : parseBody(PROVIDER_KEY_BODY, input, PROVIDER_KEY_INVALID);
     const reply = await this.rpc.call(
       SUBJECTS.engine.testProviderKey,
       key ? { workspaceId: ws, provider: key.provider, apiKey: key.api_key } : { workspaceId: ws },

@@ -19,6 +19,9 @@ export const PROVIDER_KEY = z
   .regex(PROVIDER_KEY_PATTERN, { error: 'must be printable ASCII without spaces' });
 
 /** PUT …/provider-key, and POST …/provider-key/test when it names a key (else the saved one is tested). */
+/** What a refused provider key answers, at the gateway and again at the engine proxy. */
+export const PROVIDER_KEY_INVALID = 'The provider key is not valid.';
+
 export const PROVIDER_KEY_BODY = z.object({
   provider: z.enum(PROVIDERS, { error: 'must be anthropic or openai' }),
   api_key: PROVIDER_KEY,
