@@ -341,7 +341,22 @@ describe("a delivery's headers and bodies", () => {
   const answerMarker = uniqueMarker();
   const path = (url: string) => url.replace(':ws', team.workspaceId).replace(/:\w+/g, deliveryId);
   const delivery = () => call('GET', path('/app/v1/workspaces/:ws/deliveries/:id'), { token: team.session });
-  const failedAgain = () => eventually(async () => (await delivery()).body.status === 'failed', 20_000, 'the delivery to fail');
+  // A resend answers 202 before its attempt is made: the delivery still reads failed from the attempt before, and a
+  // second resend then would meet the first in flight (409). So after an accepted resend, wait for its own sequence to fail.
+  let sequenceSeen = 0;
+  let resent = false;
+  const failedAgain = () =>
+    eventually(
+      async () => {
+        const { status, sequence } = (await delivery()).body;
+        if (status !== 'failed' || (resent && sequence <= sequenceSeen)) return false;
+        sequenceSeen = sequence;
+        resent = false;
+        return true;
+      },
+      20_000,
+      'the delivery to fail',
+    );
 
   beforeAll(async () => {
     receiver = await startReceiver((_request, _index, response) =>
@@ -373,6 +388,7 @@ describe("a delivery's headers and bodies", () => {
           continue;
         }
         expect(seen).toEqual({ ...seen, status: method === 'POST' ? 202 : 200 });
+        if (method === 'POST') resent = true;
         const shown = reaches(role, 'admin');
         const { request, attempts, bodies_shown } = reply.body;
         const response = attempts[0].response;
